@@ -1,0 +1,33 @@
+import { approvalPoliciesSchema, type ApprovalPolicies, type ApprovalPolicyInput } from './policy.js';
+
+/**
+ * The shipped policy, documented in docs/approval-policy.md; override it per environment with
+ * MVE_APPROVAL_POLICY_FILE or MVE_APPROVAL_POLICY. Staging orders are not charged, so staging is lenient.
+ */
+const staging: ApprovalPolicyInput = {
+  alwaysRequireHuman: false,
+  autoApproveBelow: { USD: 2000, EUR: 2000, GBP: 1600, AUD: 3000 },
+  tiers: [
+    { name: 'team', roles: ['finance-approver', 'engineering-manager'], approvals: 1, upTo: { USD: 10000, EUR: 10000, GBP: 8000, AUD: 15000 } },
+    { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
+  ],
+  deadline: '72h',
+  reminders: { beforeDeadline: ['24h', '1h'] },
+  maxRiseWithoutApproval: { percent: 5 },
+  maxQuoteAge: '24h',
+};
+
+const production: ApprovalPolicyInput = {
+  alwaysRequireHuman: false,
+  autoApproveBelow: { USD: 500, EUR: 500, GBP: 400, AUD: 750 },
+  tiers: [
+    { name: 'finance', roles: ['finance-approver'], approvals: 1, upTo: { USD: 5000, EUR: 5000, GBP: 4000, AUD: 7500 } },
+    { name: 'finance-senior', roles: ['finance-approver', 'finance-director'], approvals: 2 },
+  ],
+  deadline: '72h',
+  reminders: { beforeDeadline: ['48h', '24h', '1h'] },
+  maxRiseWithoutApproval: { percent: 2, amount: { USD: 50, EUR: 50, GBP: 40, AUD: 75 } },
+  maxQuoteAge: '12h',
+};
+
+export const DEFAULT_APPROVAL_POLICIES: ApprovalPolicies = approvalPoliciesSchema.parse({ staging, production });

@@ -1,0 +1,49 @@
+/**
+ * The approval policy and the pure decisions behind the order workflow's approval gate. Deterministic and
+ * free of I/O, so the workflow may import it; times are epoch milliseconds supplied by the caller.
+ */
+export { DURATION_RULE } from './duration.js';
+export {
+  ENVIRONMENTS,
+  MAX_REMINDERS,
+  approvalPoliciesSchema,
+  approvalPolicySchema,
+  type ApprovalPolicies,
+  type ApprovalPolicy,
+  type ApprovalPolicyInput,
+  type ApprovalTierPolicy,
+  type Environment,
+} from './policy.js';
+export { DEFAULT_APPROVAL_POLICIES } from './defaults.js';
+export {
+  ApprovalPolicyError,
+  POLICY_FILE_VARIABLE,
+  POLICY_JSON_VARIABLE,
+  loadApprovalPolicies,
+  parseApprovalPolicy,
+  type PolicyIssue,
+} from './load.js';
+export {
+  approvalRequirement,
+  formatQuote,
+  requoteDecision,
+  type ApprovalRequirement,
+  type ApprovalTier,
+  type HumanApprovalCause,
+  type Quote,
+  type RequoteDecision,
+} from './requirement.js';
+export {
+  approvalVoteSchema,
+  tallyVotes,
+  validateApprovalVote,
+  type ApprovalRound,
+  type ApprovalState,
+  type ApprovalVote,
+  type Approver,
+  type TallyResult,
+  type VoteCheck,
+  type VoteRefusal,
+  type VoteRefusalCode,
+} from './votes.js';
+export { approvalDeadline, isQuoteStale, reminderTimes } from './timing.js';

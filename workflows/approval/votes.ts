@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import type { OrderState } from '../order/states.js';
+import { formatQuote, type ApprovalTier, type Quote } from './requirement.js';
+
+/** An approver as the directory knows them; the workflow gets a snapshot from an activity. */
+export interface Approver {
+  id: string;
+  roles: readonly string[];
+  active: boolean;
+}
+
+/**
+ * A vote, as sent with the `approve`/`reject` update or signal. The approver names the quote they saw, so a
+ * vote can never approve a price they were not shown.
+ */
+export const approvalVoteSchema = z.strictObject({
+  approverId: z.string().trim().min(1, 'must name the approver'),
+  decision: z.enum(['approve', 'reject']),
+  monthlyRate: z.number().finite().nonnegative(),
+  currency: z.string().min(1, 'must name the currency of the quote'),
+  comment: z.string().max(2000, 'must be at most 2000 characters').optional(),
+});
+
+export type ApprovalVote = z.output<typeof approvalVoteSchema>;
+
+/** One approval round: the votes cast on the current quote (the workflow starts a new list when it asks again). */
+export interface ApprovalRound {
+  requesterId: string;
+  quote: Quote;
+  tier: ApprovalTier;
+  approvers: readonly Approver[];
+  /** Votes accepted so far in this round, oldest first. */
+  votes: readonly ApprovalVote[];
+}
+
+export interface ApprovalState extends Omit<ApprovalRound, 'tier'> {
+  status: OrderState;
+  /** The tier of the current round; null when the order has none (auto-approved, or not yet quoted). */
+  tier: ApprovalTier | null;
+}
+
+export type VoteRefusalCode =
+  | 'INVALID_VOTE'
+  | 'NOT_AWAITING_APPROVAL'
+  | 'APPROVER_UNKNOWN'
+  | 'APPROVER_INACTIVE'
+  | 'REQUESTER_CANNOT_VOTE'
+  | 'APPROVER_LACKS_ROLE'
+  | 'QUOTE_NOT_CURRENT'
+  | 'ALREADY_VOTED';
+
+export interface VoteRefusal {
+  ok: false;
+  code: VoteRefusalCode;
+  /** For people: says what is wrong and, where it helps, what to do. Holds no secret. */
+  reason: string;
+}
+
+export type VoteCheck = { ok: true; vote: ApprovalVote } | VoteRefusal;
+
+/**
+ * May this vote be accepted now? Pure, so it serves as the update validator (a refusal changes nothing) and
+ * as the check on the signal path (a refused signal is recorded and ignored).
+ */
+export function validateApprovalVote(state: ApprovalState, vote: unknown): VoteCheck {
+  const parsed = approvalVoteSchema.safeParse(vote);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'vote';
+    return refuse('INVALID_VOTE', `${field}: ${issue.message}`);
+  }
+  if (state.status !== 'AWAITING_APPROVAL' || state.tier === null) {
+    return refuse('NOT_AWAITING_APPROVAL', `the order is ${state.status}, not awaiting approval`);
+  }
+  const refusal = refusalFor({ ...state, tier: state.tier }, parsed.data, state.votes);
+  return refusal ?? { ok: true, vote: parsed.data };
+}
+
+/** Why this vote does not count in the round, given the votes before it; undefined when it counts. */
+function refusalFor(round: ApprovalRound, vote: ApprovalVote, earlier: readonly ApprovalVote[]): VoteRefusal | undefined {
+  const approver = round.approvers.find((candidate) => candidate.id === vote.approverId);
+  if (!approver) return refuse('APPROVER_UNKNOWN', `approver "${vote.approverId}" is not in the approver directory`);
+  if (!approver.active) return refuse('APPROVER_INACTIVE', `approver "${vote.approverId}" is not active`);
+  if (approver.id === round.requesterId) {
+    return refuse(
+      'REQUESTER_CANNOT_VOTE',
+      `approver "${vote.approverId}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`,
+    );
+  }
+  if (!approver.roles.some((role) => round.tier.roles.includes(role))) {
+    return refuse(
+      'APPROVER_LACKS_ROLE',
+      `approver "${vote.approverId}" has none of the roles the "${round.tier.name}" tier needs (${round.tier.roles.join(', ')})`,
+    );
+  }
+  if (vote.monthlyRate !== round.quote.monthlyRate || vote.currency !== round.quote.currency) {
+    return refuse(
+      'QUOTE_NOT_CURRENT',
+      `the vote names ${formatQuote(vote)} but the current quote is ${formatQuote(round.quote)}; read the order's status and vote on the current quote`,
+    );
+  }
+  if (earlier.some((previous) => previous.approverId === vote.approverId)) {
+    return refuse('ALREADY_VOTED', `approver "${vote.approverId}" has already voted on this quote`);
+  }
+  return undefined;
+}
+
+function refuse(code: VoteRefusalCode, reason: string): VoteRefusal {
+  return { ok: false, code, reason };
+}
+
+export type TallyResult =
+  | { outcome: 'waiting'; approvedBy: string[]; stillNeeded: number }
+  | { outcome: 'approved'; approvedBy: string[] }
+  | { outcome: 'rejected'; rejectedBy: string; comment?: string };
+
+/**
+ * Counts the round's votes in order. Each vote is checked again (defence in depth: a vote that would be
+ * refused never counts), and an approver's first counted vote is their only one. The first decisive vote
+ * wins: one reject from an authorised approver rejects the order (any approver allowed to approve may
+ * veto); it is approved once `tier.approvals` distinct authorised approvers have approved.
+ */
+export function tallyVotes(round: ApprovalRound): TallyResult {
+  const counted: ApprovalVote[] = [];
+  const approvedBy: string[] = [];
+  for (const vote of round.votes) {
+    if (refusalFor(round, vote, counted)) continue;
+    counted.push(vote);
+    if (vote.decision === 'reject') {
+      return vote.comment === undefined
+        ? { outcome: 'rejected', rejectedBy: vote.approverId }
+        : { outcome: 'rejected', rejectedBy: vote.approverId, comment: vote.comment };
+    }
+    approvedBy.push(vote.approverId);
+    if (approvedBy.length >= round.tier.approvals) return { outcome: 'approved', approvedBy };
+  }
+  return { outcome: 'waiting', approvedBy, stillNeeded: round.tier.approvals - approvedBy.length };
+}
