@@ -1,0 +1,161 @@
+import test from 'ava';
+import {
+  ApprovalPolicyError,
+  DEFAULT_APPROVAL_POLICIES,
+  loadApprovalPolicies,
+  parseApprovalPolicy,
+  type ApprovalPolicyInput,
+} from '../../workflows/approval/index.js';
+import { HOUR, TEST_POLICY_INPUT } from './fixtures.js';
+
+const noFile = (path: string): string => {
+  throw new Error(`unexpected read of ${path}`);
+};
+
+function policyErrorFor(input: unknown): ApprovalPolicyError {
+  const error = (() => {
+    try {
+      parseApprovalPolicy(input);
+    } catch (caught) {
+      return caught;
+    }
+    throw new Error('the policy was accepted');
+  })();
+  if (!(error instanceof ApprovalPolicyError)) throw error;
+  return error;
+}
+
+const paths = (error: ApprovalPolicyError) => error.issues.map((issue) => issue.path);
+
+test('the shipped defaults cover staging and production with durations in milliseconds', (t) => {
+  const { staging, production } = DEFAULT_APPROVAL_POLICIES;
+  t.is(production.autoApproveBelow.USD, 500);
+  t.is(production.deadline, 72 * HOUR);
+  t.deepEqual(production.reminders.beforeDeadline, [48 * HOUR, 24 * HOUR, HOUR]);
+  t.is(production.maxQuoteAge, 12 * HOUR);
+  t.is(production.tiers.at(-1)!.approvals, 2);
+  t.false(production.alwaysRequireHuman);
+  t.is(staging.autoApproveBelow.USD, 2000);
+});
+
+test('a parsed policy parses again to the same value (the workflow may re-check its input)', (t) => {
+  const once = parseApprovalPolicy(TEST_POLICY_INPUT);
+  t.deepEqual(parseApprovalPolicy(JSON.parse(JSON.stringify(once))), once);
+});
+
+test('durations accept text units and milliseconds, and refuse anything else', (t) => {
+  const policy = parseApprovalPolicy({ ...TEST_POLICY_INPUT, deadline: '2d', maxQuoteAge: 90_000 });
+  t.is(policy.deadline, 48 * HOUR);
+  t.is(policy.maxQuoteAge, 90_000);
+  for (const bad of ['3 days', '-1h', '0s', 1.5, 0, 'soon']) {
+    const error = policyErrorFor({ ...TEST_POLICY_INPUT, deadline: bad });
+    t.deepEqual(paths(error), ['deadline'], `deadline ${String(bad)}`);
+    t.regex(error.message, /deadline: must be a positive whole number of milliseconds/);
+  }
+});
+
+test('structural errors name each field and its rule', (t) => {
+  const error = policyErrorFor({
+    ...TEST_POLICY_INPUT,
+    tiers: [{ name: 'x', roles: [], approvals: 0 }],
+    autoApproveBelow: { usd: 5 },
+    surprise: true,
+  });
+  t.true(paths(error).includes('tiers[0].roles'));
+  t.true(paths(error).includes('tiers[0].approvals'));
+  t.true(paths(error).includes('autoApproveBelow.usd'));
+  t.regex(error.message, /tiers\[0\]\.roles: must name at least one approver role/);
+  t.regex(error.message, /surprise/, 'an unknown key (a typo) is refused, not ignored');
+});
+
+test('tiers must rise in order and only the last is open-ended', (t) => {
+  const tiers: ApprovalPolicyInput['tiers'] = [
+    { name: 'a', roles: ['r'], approvals: 1, upTo: { USD: 900, AUD: 2000 } },
+    { name: 'b', roles: ['r'], approvals: 1, upTo: { USD: 800, AUD: 3000 } },
+    { name: 'b', roles: ['r'], approvals: 1, upTo: { USD: 9000, AUD: 9000 } },
+  ];
+  const error = policyErrorFor({ ...TEST_POLICY_INPUT, tiers });
+  t.deepEqual(paths(error).sort(), ['tiers[0].upTo.USD', 'tiers[1].upTo.USD', 'tiers[2].name', 'tiers[2].upTo'].sort());
+  t.regex(error.message, /tiers\[0\]\.upTo\.USD: must be at least autoApproveBelow\.USD \(1000\)/);
+  t.regex(error.message, /tiers\[1\]\.upTo\.USD: must be greater than tiers\[0\]\.upTo\.USD \(900\)/);
+});
+
+test('every lower tier needs a limit for each currency with an auto-approve line, and only those', (t) => {
+  const error = policyErrorFor({
+    ...TEST_POLICY_INPUT,
+    tiers: [
+      { name: 'a', roles: ['r'], approvals: 1, upTo: { USD: 5000, EUR: 10 } },
+      { name: 'b', roles: ['r'], approvals: 1 },
+    ],
+  });
+  t.deepEqual(paths(error).sort(), ['tiers[0].upTo.AUD', 'tiers[0].upTo.EUR']);
+  const missing = policyErrorFor({
+    ...TEST_POLICY_INPUT,
+    tiers: [
+      { name: 'a', roles: ['r'], approvals: 1 },
+      { name: 'b', roles: ['r'], approvals: 1 },
+    ],
+  });
+  t.deepEqual(paths(missing), ['tiers[0].upTo']);
+});
+
+test('reminders must fall inside the round and stay few', (t) => {
+  const early = policyErrorFor({ ...TEST_POLICY_INPUT, reminders: { beforeDeadline: ['1h', '72h'] } });
+  t.deepEqual(paths(early), ['reminders.beforeDeadline[1]']);
+  const many = policyErrorFor({ ...TEST_POLICY_INPUT, reminders: { every: '1h' } });
+  t.deepEqual(paths(many), ['reminders.every']);
+  t.notThrows(() => parseApprovalPolicy({ ...TEST_POLICY_INPUT, reminders: { every: '12h' } }));
+});
+
+test('without overrides the loader returns the defaults and reads nothing', (t) => {
+  t.is(loadApprovalPolicies({}, noFile), DEFAULT_APPROVAL_POLICIES);
+});
+
+test('an override from the environment replaces only the environment it names, whole', (t) => {
+  const policies = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile);
+  t.deepEqual(policies.staging, DEFAULT_APPROVAL_POLICIES.staging);
+  t.is(policies.production.autoApproveBelow.USD, 1000);
+  t.is(policies.production.autoApproveBelow.EUR, undefined, 'no field-by-field merge with the default');
+});
+
+test('an override from a file is read through the injected reader', (t) => {
+  const read: string[] = [];
+  const policies = loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: '/etc/mve/policy.json' }, (path) => {
+    read.push(path);
+    return JSON.stringify({ staging: { ...TEST_POLICY_INPUT, alwaysRequireHuman: true } });
+  });
+  t.deepEqual(read, ['/etc/mve/policy.json']);
+  t.true(policies.staging.alwaysRequireHuman);
+  t.deepEqual(policies.production, DEFAULT_APPROVAL_POLICIES.production);
+});
+
+test('loader errors name the source, the field path and the rule', (t) => {
+  const invalid = t.throws(
+    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: { ...TEST_POLICY_INPUT, maxQuoteAge: 'soon' } }) }, noFile),
+    { instanceOf: ApprovalPolicyError },
+  );
+  t.regex(invalid.message, /\(MVE_APPROVAL_POLICY\): production\.maxQuoteAge: must be a positive whole number/);
+
+  const unknownEnvironment = t.throws(
+    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ prod: TEST_POLICY_INPUT }) }, noFile),
+    { instanceOf: ApprovalPolicyError },
+  );
+  t.regex(unknownEnvironment.message, /prod/);
+
+  const notJson = t.throws(() => loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: 'p.json' }, () => '{ nope'), {
+    instanceOf: ApprovalPolicyError,
+  });
+  t.regex(notJson.message, /\(file p\.json\): \(document\): must be JSON/);
+
+  const unreadable = t.throws(
+    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: 'missing.json' }, () => { throw new Error('ENOENT'); }),
+    { instanceOf: ApprovalPolicyError },
+  );
+  t.regex(unreadable.message, /missing\.json.*cannot be read: ENOENT/);
+
+  const both = t.throws(
+    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: 'p.json', MVE_APPROVAL_POLICY: '{}' }, noFile),
+    { instanceOf: ApprovalPolicyError },
+  );
+  t.regex(both.message, /set only one of MVE_APPROVAL_POLICY_FILE and MVE_APPROVAL_POLICY/);
+});
