@@ -8,6 +8,7 @@ import {
   type ApprovalTier,
   type ApprovalVote,
   type Approver,
+  type VoteRefusalCode,
 } from '../../workflows/approval/index.js';
 import { testPolicy } from './fixtures.js';
 
@@ -49,7 +50,7 @@ test('an authorised approver voting on the current quote is accepted', (t) => {
   t.true(validateApprovalVote(state(), reject('ben', 'too dear')).ok);
 });
 
-const refusals: Array<[string, ApprovalState, unknown, string, RegExp]> = [
+const refusals: Array<[string, ApprovalState, unknown, VoteRefusalCode, RegExp]> = [
   ['malformed vote', state(), { approverId: 'ana', decision: 'maybe', ...quote }, 'INVALID_VOTE', /decision/],
   ['missing approver id', state(), { decision: 'approve', ...quote }, 'INVALID_VOTE', /approverId/],
   ['order already approved', state({ status: 'APPROVED' }), approve('ana'), 'NOT_AWAITING_APPROVAL', /the order is APPROVED, not awaiting approval/],
