@@ -1,0 +1,83 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { Keyring } from './keyring.js';
+
+/** Metadata of a payload this codec encrypted; anything else passes through decode unchanged. */
+export const ENCRYPTED_ENCODING = 'binary/encrypted';
+export const KEY_ID_METADATA = 'encryption-key-id';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const ProtoPayload = temporal.api.common.v1.Payload;
+const text = new TextEncoder();
+const untext = new TextDecoder();
+
+/** A payload that is ours but cannot be decrypted. Never carries plaintext or key material. */
+export class PayloadDecryptionError extends Error {
+  override name = 'PayloadDecryptionError';
+}
+
+/**
+ * AES-256-GCM over the whole original payload (its protobuf bytes, so metadata such as the encoding is
+ * hidden too). Data is `iv (12 bytes) | ciphertext | tag (16 bytes)`, with a fresh random IV per payload; the
+ * key id is authenticated as additional data, so it cannot be swapped without the tag failing.
+ */
+export class AesGcmPayloadCodec implements PayloadCodec {
+  constructor(private readonly keyring: Keyring) {}
+
+  async encode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => this.encrypt(payload));
+  }
+
+  async decode(payloads: Payload[]): Promise<Payload[]> {
+    return payloads.map((payload) => (isEncrypted(payload) ? this.decrypt(payload) : payload));
+  }
+
+  private encrypt(payload: Payload): Payload {
+    const keyId = this.keyring.currentKeyId;
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.keyring.currentKey(), iv);
+    cipher.setAAD(text.encode(keyId));
+    const plain = ProtoPayload.encode(payload).finish();
+    const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    return {
+      metadata: { encoding: text.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: text.encode(keyId) },
+      data,
+    };
+  }
+
+  private decrypt(payload: Payload): Payload {
+    const idBytes = payload.metadata?.[KEY_ID_METADATA];
+    if (!idBytes) throw new PayloadDecryptionError(`encrypted payload has no "${KEY_ID_METADATA}" metadata`);
+    const keyId = untext.decode(idBytes);
+    const key = this.keyring.keyFor(keyId);
+    if (!key) {
+      throw new PayloadDecryptionError(
+        `payload was encrypted with key id "${keyId}", which is not in the keyring (known: ${this.keyring.ids.join(', ')}); add that key to MVE_CODEC_KEYS`,
+      );
+    }
+    const data = payload.data ?? new Uint8Array();
+    if (data.length < IV_BYTES + TAG_BYTES) {
+      throw new PayloadDecryptionError(`encrypted payload (key id "${keyId}") is too short to be ours`);
+    }
+    const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
+    decipher.setAAD(idBytes);
+    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+    let plain: Buffer;
+    try {
+      plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+    } catch {
+      throw new PayloadDecryptionError(
+        `encrypted payload failed authentication with key id "${keyId}": it was altered, or the key under that id is not the one that encrypted it`,
+      );
+    }
+    const original = ProtoPayload.decode(plain);
+    return { metadata: original.metadata, data: original.data };
+  }
+}
+
+function isEncrypted(payload: Payload): boolean {
+  const encoding = payload.metadata?.encoding;
+  return encoding !== undefined && encoding !== null && untext.decode(encoding) === ENCRYPTED_ENCODING;
+}
