@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type { Keyring } from './keyring.js';
 
 /** Metadata of a payload this codec encrypted; anything else passes through decode unchanged. */
@@ -9,7 +9,8 @@ export const KEY_ID_METADATA = 'encryption-key-id';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const ProtoPayload = temporal.api.common.v1.Payload;
+// @temporalio/proto is CommonJS: its namespaces hang off the default export under ESM.
+const ProtoPayload = proto.temporal.api.common.v1.Payload;
 const text = new TextEncoder();
 const untext = new TextDecoder();
 
