@@ -1,0 +1,78 @@
+/**
+ * Builds what the API receives from a checked request and the resolved location and image: the order
+ * object (spec 2.3), the validate body (4.3) and the buy envelope (4.4). The result is checked again with
+ * checkOrderObject, so nothing that breaks a rule leaves here.
+ */
+import type { BuyEnvelope, OrderObject, OrderRequest, ValidateBody } from '../schemas/index.js';
+import { checkOrderObject } from './check-order.js';
+import { kindScope } from './check-request.js';
+import type { Issue } from './issues.js';
+import { DEFAULT_KIND_MAP, type KindMap } from './kind-map.js';
+import { omittedVnicsWarning } from './kind-rules.js';
+import { COMMON_VENDOR_FIELDS, type KindId } from './kinds.js';
+import { resolveKind } from './resolve-kind.js';
+import { resolveRequestSize } from './sizes.js';
+
+export interface BuiltOrder {
+  order: OrderObject;
+  validateBody: ValidateBody;
+  buyEnvelope: BuyEnvelope;
+  kind: KindId;
+  warnings: Issue[];
+}
+
+/** Thrown when the request cannot make a valid order; `issues` say why (no secret values). */
+export class OrderBuildError extends Error {
+  constructor(readonly issues: Issue[]) {
+    super(`the order cannot be built: ${issues.map((entry) => `${entry.path}: ${entry.message}`).join('; ')}`);
+    this.name = 'OrderBuildError';
+  }
+}
+
+export function buildOrder(
+  request: OrderRequest,
+  location: { id: number },
+  image: { id: number; vendor: string; product: string; availableSizes?: readonly string[] },
+  options: { kindMap?: KindMap } = {},
+): BuiltOrder {
+  const kindMap = options.kindMap ?? DEFAULT_KIND_MAP;
+  const size = resolveRequestSize(request.size, request.productSize);
+  if (size.label === undefined || size.errors.length > 0) throw new OrderBuildError(size.errors.length > 0 ? size.errors : [{ path: 'size', rule: 'required', message: 'size is required' }]);
+
+  const scope = kindScope(image, kindMap);
+  if (!scope.ok) throw new OrderBuildError([scope.issue]);
+  const resolution = resolveKind(
+    { config: request.vendorConfig, size: size.label, ...(request.vnics ? { vnicCount: request.vnics.length } : {}), hint: request.kind },
+    scope.value,
+  );
+  if (!resolution.ok) throw new OrderBuildError([resolution.issue]);
+
+  const promoCode = request.promoCode?.trim() ? request.promoCode : null;
+  const order = {
+    locationId: location.id,
+    productName: request.productName,
+    productType: 'MVE',
+    term: request.term,
+    promoCode,
+    vendorConfig: { imageId: image.id, mveLabel: size.label, ...withoutEngineFields(request.vendorConfig) },
+    ...(request.vnics ? { vnics: request.vnics.map((vnic) => ({ ...vnic })) } : {}),
+  } as OrderObject;
+
+  const checked = checkOrderObject(order, image, { kindMap });
+  if (!checked.ok) throw new OrderBuildError(checked.errors);
+
+  const warnings = [...size.warnings];
+  if (!request.vnics) warnings.push(omittedVnicsWarning(resolution.kind));
+  return {
+    order,
+    validateBody: [order],
+    buyEnvelope: { networkDesign: [order], discountCodes: [] },
+    kind: resolution.kind,
+    warnings,
+  };
+}
+
+/** imageId and mveLabel come from the resolved image and size, never from the ticket. */
+function withoutEngineFields(config: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([name]) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name)));
+}

@@ -1,0 +1,142 @@
+/**
+ * Checks an order request (the ticket's document) offline against every rule, and, when catalogs are
+ * given, against them too: the image exists, the size is offered for it, the location is usable.
+ * Everything is reported at once; nothing here touches the network.
+ */
+import {
+  imageSelectorSchema,
+  locationSelectorSchema,
+  orderRequestSchema,
+  vnicsSchema,
+  type ImageGroup,
+  type Location,
+  type OrderRequest,
+} from '../schemas/index.js';
+import { issue, issuesFromZod, ROOT_PATH, type Issue } from './issues.js';
+import { DEFAULT_KIND_MAP, KIND_MAP_ENV, kindsForFamily, type KindMap } from './kind-map.js';
+import { checkSizeForKind, checkVendorConfig, checkVnicCount, omittedVnicsWarning } from './kind-rules.js';
+import type { KindId } from './kinds.js';
+import { ALL_KINDS, resolveKind, type KindScope } from './resolve-kind.js';
+import { selectImage, sizeOfferedIssue, type CatalogImage } from './select-image.js';
+import { selectLocation } from './select-location.js';
+import { resolveRequestSize, undocumentedSizeWarning } from './sizes.js';
+
+export interface CheckOptions {
+  images?: readonly ImageGroup[];
+  locations?: readonly Location[];
+  kindMap?: KindMap;
+}
+
+export interface RequestCheck {
+  ok: boolean;
+  kind?: KindId;
+  errors: Issue[];
+  warnings: Issue[];
+  /** The parsed request, when its shape is valid (even if other rules fail). */
+  request?: OrderRequest;
+  /** The catalog choices, when catalogs were given and the selection succeeded. */
+  location?: Location;
+  image?: CatalogImage;
+}
+
+export function checkOrderRequest(input: unknown, options: CheckOptions = {}): RequestCheck {
+  if (!isRecord(input)) {
+    return { ok: false, errors: [issue(ROOT_PATH, 'type', 'the order request must be a JSON object')], warnings: [] };
+  }
+  const parsed = orderRequestSchema.safeParse(input);
+  const errors: Issue[] = parsed.success ? [] : issuesFromZod(parsed.error, input);
+  const warnings: Issue[] = [];
+  const result: RequestCheck = { ok: false, errors, warnings, ...(parsed.success ? { request: parsed.data } : {}) };
+
+  const size = resolveRequestSize(input['size'], input['productSize']);
+  errors.push(...size.errors);
+  warnings.push(...size.warnings);
+
+  // Each part is read on its own, so one broken field does not hide the problems of the others.
+  const imageSelector = imageSelectorSchema.safeParse(input['image']);
+  let family: { vendor: string; product: string } | undefined;
+  if (imageSelector.success && options.images) {
+    const selected = selectImage(options.images, imageSelector.data);
+    if (selected.ok) {
+      result.image = selected.value;
+      family = selected.value;
+      warnings.push(...selected.warnings);
+      const notOffered = size.label === undefined ? null : sizeOfferedIssue(selected.value, size.label, size.path);
+      if (notOffered) errors.push(notOffered);
+    } else {
+      errors.push(...selected.issues);
+    }
+  } else if (imageSelector.success && imageSelector.data.vendor !== undefined && imageSelector.data.product !== undefined) {
+    family = { vendor: imageSelector.data.vendor, product: imageSelector.data.product };
+  }
+  if (size.label !== undefined && !options.images) {
+    const undocumented = undocumentedSizeWarning(size.label, size.path);
+    if (undocumented) warnings.push(undocumented);
+  }
+
+  const locationSelector = locationSelectorSchema.safeParse(input['location']);
+  if (locationSelector.success && options.locations) {
+    const selected = selectLocation(options.locations, locationSelector.data);
+    if (selected.ok) {
+      result.location = selected.value;
+      warnings.push(...selected.warnings);
+    } else {
+      errors.push(...selected.issues);
+    }
+  }
+
+  const vendorConfig = input['vendorConfig'];
+  if (isRecord(vendorConfig)) {
+    const scope = kindScope(family, options.kindMap ?? DEFAULT_KIND_MAP);
+    if (scope.ok) {
+      const vnics = vnicsSchema.safeParse(input['vnics']);
+      const resolution = resolveKind(
+        {
+          config: vendorConfig,
+          ...(size.label === undefined ? {} : { size: size.label }),
+          ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
+          hint: input['kind'],
+        },
+        scope.value,
+      );
+      if (resolution.ok) {
+        result.kind = resolution.kind;
+        errors.push(...checkVendorConfig(resolution.kind, vendorConfig, 'request'));
+        if (size.label !== undefined) errors.push(...checkSizeForKind(resolution.kind, size.label, size.path));
+        if (vnics.success) errors.push(...checkVnicCount(resolution.kind, vnics.data.length));
+        else if (input['vnics'] === undefined) warnings.push(omittedVnicsWarning(resolution.kind));
+      } else {
+        errors.push(resolution.issue);
+      }
+    } else {
+      errors.push(scope.issue);
+    }
+  }
+
+  const promoCode = input['promoCode'];
+  if (typeof promoCode === 'string' && promoCode.trim() === '') {
+    warnings.push(issue('promoCode', 'promo-code-empty', 'promoCode is empty: it is treated as no promo code and sent as null'));
+  }
+
+  result.ok = errors.length === 0;
+  return result;
+}
+
+type ScopeResult = { ok: true; value: KindScope } | { ok: false; issue: Issue };
+
+/** The kinds an image family allows, from the kind map; every kind when the family is not known yet. */
+export function kindScope(family: { vendor: string; product: string } | undefined, kindMap: KindMap, path = 'image'): ScopeResult {
+  if (family === undefined) return { ok: true, value: ALL_KINDS };
+  const kinds = kindsForFamily(kindMap, family.vendor, family.product);
+  const name = `${family.vendor} / ${family.product}`;
+  if (kinds) return { ok: true, value: { allowed: kinds, family: name } };
+  const entry = JSON.stringify({ vendor: family.vendor, product: family.product, kinds: ['K…'] });
+  return {
+    ok: false,
+    issue: issue(path, 'kind-unknown-image', `no appliance kind is known for image family ${name}; add ${entry} to the kind-map file named by ${KIND_MAP_ENV} (docs/order-request.md)`),
+  };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,83 @@
+/** The one shape every check reports: where, which rule, and what is wrong (never a secret value). */
+import type { z } from 'zod';
+
+export interface Issue {
+  /** Dotted path into the checked document, e.g. `vendorConfig.sshPublicKey`, `vnics.2.description`. */
+  path: string;
+  /** Short stable identifier of the broken rule, e.g. `ssh-key-rsa-bits`. */
+  rule: string;
+  message: string;
+}
+
+/** The path used when the document itself (not one of its fields) is wrong. */
+export const ROOT_PATH = 'request';
+
+export function joinPath(...parts: ReadonlyArray<string | number>): string {
+  return parts.filter((part) => part !== '').join('.');
+}
+
+export function issue(path: string, rule: string, message: string): Issue {
+  return { path: path === '' ? ROOT_PATH : path, rule, message };
+}
+
+/**
+ * Turns zod issues into ours. Messages are rebuilt from the issue's code and our own custom messages,
+ * never from the input, so no value (secret or not) is echoed.
+ */
+export function issuesFromZod(error: z.ZodError, input: unknown, prefix: ReadonlyArray<string | number> = []): Issue[] {
+  const issues: Issue[] = [];
+  for (const zodIssue of error.issues) {
+    const path = [...prefix, ...zodIssue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))];
+    if (zodIssue.code === 'unrecognized_keys') {
+      for (const key of zodIssue.keys) {
+        issues.push(issue(joinPath(...path, key), 'unknown-field', `${key} is not a known field here`));
+      }
+      continue;
+    }
+    const leaf = path.length > 0 ? String(path[path.length - 1]) : ROOT_PATH;
+    const [rule, message] = describeZodIssue(zodIssue, leaf, valueAt(input, zodIssue.path));
+    issues.push(issue(joinPath(...path), rule, message));
+  }
+  return issues;
+}
+
+function describeZodIssue(zodIssue: z.core.$ZodIssue, leaf: string, value: unknown): [string, string] {
+  switch (zodIssue.code) {
+    case 'invalid_type':
+      if (value === undefined) return ['required', `${leaf} is required`];
+      return ['type', `${leaf} must be ${article(zodIssue.expected)}`];
+    case 'custom': {
+      const rule = typeof zodIssue.params?.['rule'] === 'string' ? (zodIssue.params['rule'] as string) : 'invalid';
+      return [rule, `${leaf} ${zodIssue.message}`];
+    }
+    case 'invalid_value':
+    case 'invalid_union':
+      return ['allowed-values', `${leaf} ${ownMessage(zodIssue.message, 'is not one of the allowed values')}`];
+    case 'too_small':
+    case 'too_big':
+      return [zodIssue.origin === 'array' ? 'count' : 'length', `${leaf} ${ownMessage(zodIssue.message, 'has the wrong size')}`];
+    case 'invalid_format':
+      return ['format', `${leaf} ${ownMessage(zodIssue.message, 'has the wrong format')}`];
+    default:
+      return ['invalid', `${leaf} is invalid`];
+  }
+}
+
+/** Our schemas phrase their messages as "must …"; zod's own defaults are replaced by a neutral fallback. */
+function ownMessage(message: string, fallback: string): string {
+  return /^(must|is|give)\b/.test(message) ? message : fallback;
+}
+
+function article(expected: string): string {
+  const names: Record<string, string> = { int: 'an integer', number: 'a number', string: 'a string', boolean: 'a boolean', object: 'an object', array: 'an array' };
+  return names[expected] ?? expected;
+}
+
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

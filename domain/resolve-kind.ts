@@ -1,0 +1,85 @@
+/**
+ * Picks the appliance kind for a vendorConfig among the kinds an image family allows (all kinds when the
+ * family is not known). The supplied field names choose first; when several kinds fit, the one whose rules
+ * (field formats, size, vNIC count) all pass wins; an explicit `kind` hint settles the rest.
+ */
+import { issue, type Issue } from './issues.js';
+import { checkSizeForKind, checkVendorConfig, checkVnicCount } from './kind-rules.js';
+import { APPLIANCE_KINDS, COMMON_VENDOR_FIELDS, isKindId, KIND_IDS, type KindId } from './kinds.js';
+
+export interface KindEvidence {
+  config: Record<string, unknown>;
+  /** Size label, when known: some kinds restrict sizes (K6, K15). */
+  size?: string;
+  /** vNIC count, when given. */
+  vnicCount?: number;
+  /** The request's explicit `kind`, if any. */
+  hint?: unknown;
+}
+
+export interface KindScope {
+  allowed: readonly KindId[];
+  /** Human name of the image family the kinds come from, e.g. `Cisco C8000`; absent when unknown. */
+  family?: string;
+}
+
+export type KindResolution = { ok: true; kind: KindId } | { ok: false; issue: Issue };
+
+export const ALL_KINDS: KindScope = { allowed: KIND_IDS };
+
+export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResolution {
+  if (evidence.hint !== undefined) return resolveHint(evidence.hint, scope);
+  if (scope.allowed.length === 1) return { ok: true, kind: scope.allowed[0]! };
+
+  const supplied = Object.keys(evidence.config).filter((name) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name));
+  const accepting = scope.allowed.filter((kind) => supplied.every((name) => hasField(kind, name)));
+  const fitting = accepting.filter((kind) => requiredFields(kind).every((name) => evidence.config[name] !== undefined));
+  // With no complete fit, a single kind that at least knows every supplied field is the evident intent:
+  // choosing it lets the checks say which of its fields is missing.
+  const candidates = fitting.length > 0 ? fitting : accepting;
+  if (candidates.length === 1) return { ok: true, kind: candidates[0]! };
+  if (candidates.length === 0) return { ok: false, issue: noMatch(scope) };
+
+  const clean = candidates.filter((kind) => passesAllRules(kind, evidence));
+  if (clean.length === 1) return { ok: true, kind: clean[0]! };
+  return { ok: false, issue: ambiguous(candidates, scope) };
+}
+
+function resolveHint(hint: unknown, scope: KindScope): KindResolution {
+  if (!isKindId(hint)) return { ok: false, issue: issue('kind', 'kind-unknown', `kind must be one of ${KIND_IDS.join(', ')}`) };
+  if (!scope.allowed.includes(hint)) {
+    return { ok: false, issue: issue('kind', 'kind-not-allowed', `kind ${hint} is not allowed for image family ${scope.family ?? '(unknown)'}, which allows ${scope.allowed.join(', ')}`) };
+  }
+  return { ok: true, kind: hint };
+}
+
+function hasField(kind: KindId, name: string): boolean {
+  return APPLIANCE_KINDS[kind].fields.some((field) => field.name === name);
+}
+
+function requiredFields(kind: KindId): string[] {
+  return APPLIANCE_KINDS[kind].fields.filter((field) => field.presence === 'required').map((field) => field.name);
+}
+
+function passesAllRules(kind: KindId, evidence: KindEvidence): boolean {
+  return (
+    checkVendorConfig(kind, evidence.config, 'order').length === 0 &&
+    (evidence.size === undefined || checkSizeForKind(kind, evidence.size, 'size').length === 0) &&
+    (evidence.vnicCount === undefined || checkVnicCount(kind, evidence.vnicCount).length === 0)
+  );
+}
+
+function noMatch(scope: KindScope): Issue {
+  if (scope.family === undefined) {
+    return issue('vendorConfig', 'kind-no-match', 'vendorConfig fields match no appliance kind; see docs/order-request.md for each kind\'s fields, or add "kind"');
+  }
+  const needs = scope.allowed.map((kind) => `${kind} needs ${requiredFields(kind).join(' + ')}`).join('; ');
+  return issue('vendorConfig', 'kind-no-match', `vendorConfig fits none of the kinds image family ${scope.family} allows: ${needs}`);
+}
+
+function ambiguous(candidates: readonly KindId[], scope: KindScope): Issue {
+  const where = scope.family === undefined
+    ? 'name the image by {vendor, product, version} (or check with --images), or add "kind"'
+    : 'add "kind"';
+  return issue('vendorConfig', 'kind-ambiguous', `vendorConfig fits kinds ${candidates.join(', ')} alike; ${where} with one of them`);
+}
