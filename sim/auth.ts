@@ -82,10 +82,13 @@ export class TokenAuthority {
     return { ok: true, token };
   }
 
-  /** Makes one token (or every token) expire now, as if its lifetime had run out. */
-  expire(accessToken?: string): void {
-    for (const [value, token] of this.#tokens) {
-      if (accessToken === undefined || value === accessToken) token.expiresAt = Date.now();
-    }
+  /** Makes this token expire now, as if its lifetime had run out. */
+  expire(accessToken: string): void {
+    const token = this.#tokens.get(accessToken);
+    if (token) token.expiresAt = Date.now();
+  }
+
+  expireAll(): void {
+    for (const token of this.#tokens.values()) token.expiresAt = Date.now();
   }
 }

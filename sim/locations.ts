@@ -1,8 +1,8 @@
 import { METROS } from './markets.js';
 import { createRandom } from './random.js';
 
-/** A location as the simulator serves it (spec 2.1), plus nothing the spec does not list. */
-export interface SimLocation {
+/** A location as the simulator serves it (spec 2.1). A type alias, so it reads as the schemas' Location. */
+export type SimLocation = {
   id: number;
   name: string;
   address: { street: string; suburb: string | null; city: string; state: string; postcode: string; country: string };
@@ -11,14 +11,14 @@ export interface SimLocation {
   market: string;
   status: string;
   diversityZones: Record<string, SimZone>;
-}
+};
 
-export interface SimZone {
+export type SimZone = {
   mcrSpeedMbps: number[];
   portSpeedMbps: number[];
   mveMaxCpuCoreCount: number | null;
   mveAvailable: boolean;
-}
+};
 
 const OPERATORS = ['Northgate', 'Harbourline', 'Meridian', 'Stratus', 'Corefield', 'Bluewater', 'Ironbark', 'Lumen Park'];
 const STREETS = ['Bourke St', 'Harbour Rd', 'Exchange Pl', 'Fibre Way', 'Station St', 'Dock Rd', 'Quarry Ln', 'Mill Ave'];

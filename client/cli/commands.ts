@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { registerDevCommand } from './commands/dev.js';
+import { registerImagesCommand } from './commands/images.js';
+import { registerLocationsCommand } from './commands/locations.js';
+import { registerSimCommand } from './commands/sim.js';
 
 /** Every subcommand lives in its own module under ./commands/ and is registered here, in help order. */
 export function registerCommands(program: Command): void {
   registerDevCommand(program);
+  registerSimCommand(program);
+  registerLocationsCommand(program);
+  registerImagesCommand(program);
 }
