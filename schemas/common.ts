@@ -6,7 +6,7 @@ export type Term = (typeof TERMS)[number];
 
 export const termSchema = z.union(
   TERMS.map((term) => z.literal(term)),
-  { error: `term must be one of ${TERMS.join(', ')} (months)` },
+  { error: `must be one of ${TERMS.join(', ')} (months)` },
 );
 
 /** An id we must use (location, image): an integer, or a string of digits some servers send. */

@@ -11,7 +11,8 @@ export const vnicSchema = z.strictObject({ description: z.string().optional() })
 
 export const MAX_VNICS = 5;
 
-export const vnicsSchema = z.array(vnicSchema).min(1).max(MAX_VNICS, { error: `at most ${MAX_VNICS} vNICs are allowed` });
+const VNIC_COUNT = `must hold 1 to ${MAX_VNICS} vNICs (omit vnics to get the appliance kind's minimum)`;
+export const vnicsSchema = z.array(vnicSchema).min(1, { error: VNIC_COUNT }).max(MAX_VNICS, { error: VNIC_COUNT });
 
 export const sizeLabelSchema = z.string().regex(SIZE_LABEL_PATTERN, { error: 'must be a size label "MVE <vCPU>/<GB>", e.g. "MVE 4/16"' });
 
@@ -27,8 +28,9 @@ export const vendorConfigSchema = z
   })
   .catchall(z.union([z.string(), z.boolean()]))
   .refine((config) => config.mveLabel !== undefined || config.productSize !== undefined, {
-    error: 'mveLabel is required',
+    error: 'is required (or the deprecated productSize)',
     path: ['mveLabel'],
+    params: { rule: 'required' },
   });
 
 export const orderObjectSchema = z.strictObject({

@@ -14,8 +14,8 @@ const label = (max: number) =>
     .string()
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` })
-    .refine((value) => value.trim() !== '', { error: 'must not be blank' })
-    .refine((value) => !hasControlCharacters(value), { error: 'must not contain control characters (line breaks, tabs)' });
+    .refine((value) => value.trim() !== '', { error: 'must not be blank', params: { rule: 'blank' } })
+    .refine((value) => !hasControlCharacters(value), { error: 'must not contain control characters (line breaks, tabs)', params: { rule: 'forbidden-character' } });
 
 const SELECTOR_FIELDS = ['name', 'metro', 'market', 'country'] as const;
 
@@ -30,9 +30,9 @@ export const locationSelectorSchema = z
   .superRefine((selector, context) => {
     const byField = SELECTOR_FIELDS.filter((field) => selector[field] !== undefined);
     if (selector.id !== undefined && byField.length > 0) {
-      context.addIssue({ code: 'custom', message: `give either id or ${byField.join('/')}, not both`, params: { rule: 'location-selector' } });
+      context.addIssue({ code: 'custom', message: `must be either {id} or a selector by ${byField.join('/')}, not both`, params: { rule: 'location-selector' } });
     } else if (selector.id === undefined && byField.length === 0) {
-      context.addIssue({ code: 'custom', message: 'give id, or at least one of name, metro, market, country', params: { rule: 'location-selector' } });
+      context.addIssue({ code: 'custom', message: 'must give id, or at least one of name, metro, market, country', params: { rule: 'location-selector' } });
     }
   });
 
@@ -47,7 +47,7 @@ export const imageSelectorSchema = z
     const given = (['vendor', 'product', 'version'] as const).filter((field) => selector[field] !== undefined);
     if (selector.id !== undefined) {
       if (given.length > 0) {
-        context.addIssue({ code: 'custom', message: `give either id or vendor/product/version, not both`, params: { rule: 'image-selector' } });
+        context.addIssue({ code: 'custom', message: 'must be either {id} or {vendor, product, version}, not both', params: { rule: 'image-selector' } });
       }
       return;
     }
@@ -77,7 +77,7 @@ export const orderRequestSchema = z
     vnics: vnicsSchema.optional(),
     callbackUrl: z
       .string()
-      .refine((value) => httpUrlProblem(value) === null, { error: 'must be an http or https URL' })
+      .refine((value) => httpUrlProblem(value) === null, { error: 'must be an http or https URL', params: { rule: 'url' } })
       .optional(),
   })
   .superRefine((request, context) => {
