@@ -109,6 +109,6 @@ export function keyringFromEnvironment(env: Readonly<Record<string, string | und
 /** Entries are numbered from 1 in messages, as a person counts them in MVE_CODEC_KEYS. */
 function describePath(path: readonly PropertyKey[]): string {
   const [first, index, field] = path;
-  if (first === 'keys' && typeof index === 'number') return `key ${index + 1}${field ? ` ${String(field)}` : ''}`;
+  if (first === 'keys' && typeof index === 'number') return `entry ${index + 1}${field ? ` ${String(field)}` : ''}`;
   return path.length > 0 ? path.map(String).join('.') : '(document)';
 }

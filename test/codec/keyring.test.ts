@@ -14,13 +14,13 @@ test('MVE_CODEC_KEYS lists id:base64key pairs, the first is current, all decrypt
 });
 
 const invalid: Array<[string, string, RegExp]> = [
-  ['a 16-byte key', `k1:${Buffer.alloc(16, 7).toString('base64')}`, /key 1 key: must decode to 32 bytes for AES-256, not 16/],
-  ['bad base64', 'k1:not*base64!', /key 1 key: must be standard base64/],
-  ['unpadded base64', `k1:${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`, /key 1 key: must be standard base64/],
-  ['a duplicate id', `k1:${newKeyText()},k1:${newKeyText()}`, /key 2 id: is a duplicate: key id "k1" appears twice/],
+  ['a 16-byte key', `k1:${Buffer.alloc(16, 7).toString('base64')}`, /entry 1 key: must decode to 32 bytes for AES-256, not 16/],
+  ['bad base64', 'k1:not*base64!', /entry 1 key: must be standard base64/],
+  ['unpadded base64', `k1:${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`, /entry 1 key: must be standard base64/],
+  ['a duplicate id', `k1:${newKeyText()},k1:${newKeyText()}`, /entry 2 id: is a duplicate: key id "k1" appears twice/],
   ['no colon', 'justakey', /entry 1 must be written id:base64key/],
   ['an empty id', `:${newKeyText()}`, /entry 1 must be written id:base64key/],
-  ['an id with spaces', `my key:${newKeyText()}`, /key 1 id: must be 1 to 64 characters/],
+  ['an id with spaces', `my key:${newKeyText()}`, /entry 1 id: must be 1 to 64 characters/],
   ['nothing but commas', ' , ', /must hold at least one key/],
 ];
 

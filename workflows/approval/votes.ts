@@ -14,7 +14,7 @@ export interface Approver {
  * vote can never approve a price they were not shown.
  */
 export const approvalVoteSchema = z.strictObject({
-  approverId: z.string().trim().min(1, 'must name the approver'),
+  approverId: z.string().trim().min(1, 'must name the approver').max(200, 'must be at most 200 characters'),
   decision: z.enum(['approve', 'reject']),
   monthlyRate: z.number().finite().nonnegative(),
   currency: z.string().min(1, 'must name the currency of the quote'),
