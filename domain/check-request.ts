@@ -50,6 +50,10 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
 
   const size = resolveRequestSize(input['size'], input['productSize']);
   errors.push(...size.errors);
+  // The schema's own "size is required" is skipped by zod when other fields already failed.
+  if (input['size'] === undefined && input['productSize'] === undefined && !errors.some((entry) => entry.path === 'size')) {
+    errors.push(issue('size', 'required', 'size is required (an "MVE <vCPU>/<GB>" label, e.g. "MVE 4/16")'));
+  }
   warnings.push(...size.warnings);
 
   // Each part is read on its own, so one broken field does not hide the problems of the others.

@@ -42,9 +42,10 @@ export function issuesFromZod(error: z.ZodError, input: unknown, prefix: Readonl
 }
 
 function describeZodIssue(zodIssue: z.core.$ZodIssue, leaf: string, value: unknown): [string, string] {
+  const missing = value === undefined && ['invalid_type', 'invalid_value', 'invalid_union'].includes(zodIssue.code);
+  if (missing) return ['required', `${leaf} is required`];
   switch (zodIssue.code) {
     case 'invalid_type':
-      if (value === undefined) return ['required', `${leaf} is required`];
       return ['type', `${leaf} must be ${article(zodIssue.expected)}`];
     case 'custom': {
       const rule = typeof zodIssue.params?.['rule'] === 'string' ? (zodIssue.params['rule'] as string) : 'invalid';

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCheckCommand } from './commands/check.js';
 import { registerDevCommand } from './commands/dev.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
@@ -10,4 +11,5 @@ export function registerCommands(program: Command): void {
   registerSimCommand(program);
   registerLocationsCommand(program);
   registerImagesCommand(program);
+  registerCheckCommand(program);
 }
