@@ -159,3 +159,12 @@ test('loader errors name the source, the field path and the rule', (t) => {
   );
   t.regex(both.message, /set only one of MVE_APPROVAL_POLICY_FILE and MVE_APPROVAL_POLICY/);
 });
+
+test('the production example in docs/approval-policy.md is the shipped default', async (t) => {
+  const { readFile } = await import('node:fs/promises');
+  const doc = await readFile(new URL('../../docs/approval-policy.md', import.meta.url), 'utf8');
+  const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+  t.truthy(example, 'the document has a JSON example');
+  const policies = loadApprovalPolicies({ MVE_APPROVAL_POLICY: example! }, noFile);
+  t.deepEqual(policies.production, DEFAULT_APPROVAL_POLICIES.production);
+});
