@@ -183,8 +183,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     listLocations: () => call('locations', undefined, locationsResponseSchema),
     listImages: () => call('images', undefined, imagesResponseSchema),
     listVariants: () => call('variants', undefined, variantsResponseSchema),
-    validate: (body) => call('validate', writeExactly('validate', validateBodySchema, body), validateResponseSchema),
-    buy: (envelope) => call('buy', writeExactly('buy', buyEnvelopeSchema, envelope), buyResponseSchema),
+    validate: async (body) => call('validate', writeExactly('validate', validateBodySchema, body), validateResponseSchema),
+    buy: async (envelope) => call('buy', writeExactly('buy', buyEnvelopeSchema, envelope), buyResponseSchema),
     callCounts,
     close: () => transport.close(),
   };
