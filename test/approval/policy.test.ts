@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import {
   ApprovalPolicyError,
@@ -161,7 +162,6 @@ test('loader errors name the source, the field path and the rule', (t) => {
 });
 
 test('the production example in docs/approval-policy.md is the shipped default', async (t) => {
-  const { readFile } = await import('node:fs/promises');
   const doc = await readFile(new URL('../../docs/approval-policy.md', import.meta.url), 'utf8');
   const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
   t.truthy(example, 'the document has a JSON example');
