@@ -83,7 +83,7 @@ export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
     throw new ApiConfigError(
       parsed.error.issues.map((issue) => {
         const variable = String(issue.path[0]);
-        const message = issue.code === 'invalid_type' && env[variable] === undefined ? 'is not set' : issue.message;
+        const message = env[variable] === undefined ? 'is not set' : issue.message;
         return `${variable} ${message}`;
       }),
     );

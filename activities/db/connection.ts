@@ -1,0 +1,47 @@
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+
+/** What a user sees when no database was named anywhere. */
+export const NO_DATABASE_URL_MESSAGE =
+  'no database given: set DATABASE_URL or pass --database-url ' +
+  '(for local development, `mve-orders dev` starts an embedded PostgreSQL and prints its URL)';
+
+/** The database URL from an explicit option, else DATABASE_URL; a clear error when neither is set. */
+export function resolveDatabaseUrl(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const url = explicit?.trim() || env.DATABASE_URL?.trim();
+  if (!url) throw new Error(NO_DATABASE_URL_MESSAGE);
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new Error(`database URL must start with postgres:// or postgresql:// (got ${redactDatabaseUrl(url)})`);
+  }
+  return url;
+}
+
+/** The URL with its password replaced, safe to print or log. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable database URL>';
+  }
+}
+
+export interface ConnectOptions {
+  /** Pool size; the worker's activities share one pool. */
+  maxConnections?: number;
+}
+
+/**
+ * Opens a connection pool (connections are made lazily, on the first query). Server notices
+ * ("relation already exists, skipping") are dropped: they are not for users. Close with `sql.end()`.
+ */
+export function connectDatabase(url: string, options: ConnectOptions = {}): Sql {
+  return postgres(url, {
+    max: options.maxConnections ?? 10,
+    connect_timeout: 10,
+    idle_timeout: 60,
+    onnotice: () => {},
+  });
+}

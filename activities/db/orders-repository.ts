@@ -1,0 +1,263 @@
+import type postgres from 'postgres';
+import type { Sql } from './connection.js';
+import { RepositoryError } from './errors.js';
+import {
+  toBuyAttempt,
+  toEvent,
+  toOrder,
+  toVote,
+  type ApprovalVoteRecord,
+  type BuyAttemptRecord,
+  type OrderRecord,
+  type OrderView,
+} from './records.js';
+import {
+  approvalVoteInput,
+  buyIntentInput,
+  buyOutcomeInput,
+  lastErrorInput,
+  listOrdersInput,
+  orderReceivedInput,
+  productInput,
+  quoteInput,
+  transitionInput,
+  type ApprovalVoteInput,
+  type BuyIntentInput,
+  type BuyOutcomeInput,
+  type LastErrorInput,
+  type ListOrdersInput,
+  type OrderReceivedInput,
+  type ProductInput,
+  type QuoteInput,
+  type TransitionInput,
+} from './schemas.js';
+import { operation } from './validate.js';
+import { z } from 'zod';
+
+/**
+ * What the order workflow records (through its activities) and what ops read.
+ *
+ * Every write is keyed by the workflow (workflow id + a number the workflow chose), so an activity retry
+ * that repeats a committed write changes nothing. The repository never receives secrets: callers
+ * redact requests, errors and details before they get here, and nothing here logs.
+ */
+export interface OrdersRepository {
+  /** Records the order and its event 0 (→ RECEIVED). `created: false` when it was already recorded. */
+  recordOrderReceived(input: OrderReceivedInput): Promise<{ created: boolean }>;
+  /** Records a state change; the order's status follows its newest event. */
+  recordTransition(input: TransitionInput): Promise<{ recorded: boolean }>;
+  /** Records the current quote; an older quote number arriving late is ignored (`recorded: false`). */
+  recordQuote(input: QuoteInput): Promise<{ recorded: boolean }>;
+  /** One vote per approver per quote: a second vote returns the first, unchanged. */
+  recordApprovalVote(input: ApprovalVoteInput): Promise<{ recorded: boolean; vote: ApprovalVoteRecord }>;
+  /** The write-ahead record, BEFORE the buy call. `recorded: false` means this attempt was begun before. */
+  recordBuyIntent(input: BuyIntentInput): Promise<{ recorded: boolean; attempt: BuyAttemptRecord }>;
+  /** The buy's outcome, AFTER the call. Only an `uncertain` outcome may later be resolved. */
+  recordBuyOutcome(input: BuyOutcomeInput): Promise<BuyAttemptRecord>;
+  recordProduct(input: ProductInput): Promise<void>;
+  /** Sets (or, with `error: null`, clears) the order's last error. The message must be redacted. */
+  recordLastError(input: LastErrorInput): Promise<void>;
+  /** The order with its events, votes and buy attempts, read as one consistent snapshot; null if unknown. */
+  getOrder(workflowId: string): Promise<OrderView | null>;
+  /** Newest first. */
+  listOrders(filter?: ListOrdersInput): Promise<OrderRecord[]>;
+}
+
+const workflowIdInput = z.string().min(1, 'must not be empty');
+
+export function createOrdersRepository(sql: Sql): OrdersRepository {
+  const json = (value: Record<string, unknown>) => sql.json(value as postgres.JSONValue);
+
+  async function requireOrder(op: string, workflowId: string): Promise<void> {
+    const [row] = await sql`SELECT 1 FROM orders WHERE workflow_id = ${workflowId}`;
+    if (!row) throw new RepositoryError('not-found', `${op}: no order recorded with workflow id ${workflowId}`);
+  }
+
+  return {
+    recordOrderReceived: (input) =>
+      operation('recordOrderReceived', orderReceivedInput, input, (order) =>
+        sql.begin(async (tx) => {
+          const inserted = await tx`
+            INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request)
+            VALUES (${order.workflowId}, ${order.ticketId}, ${order.environment}, ${order.requestedBy},
+                    ${json(order.request)})
+            ON CONFLICT (workflow_id) DO NOTHING
+            RETURNING workflow_id`;
+          if (inserted.length === 0) {
+            const [existing] = await tx`
+              SELECT ticket_id, environment FROM orders WHERE workflow_id = ${order.workflowId}`;
+            if (existing!.ticket_id !== order.ticketId || existing!.environment !== order.environment) {
+              throw new RepositoryError(
+                'conflict',
+                `recordOrderReceived: order ${order.workflowId} is already recorded for ticket ` +
+                  `${existing!.ticket_id} in ${existing!.environment}`,
+              );
+            }
+            return { created: false };
+          }
+          await tx`
+            INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, at)
+            VALUES (${order.workflowId}, 0, NULL, 'RECEIVED', ${order.requestedBy}, 'order received',
+                    coalesce(${order.at ?? null}::timestamptz, now()))`;
+          return { created: true };
+        }),
+      ),
+
+    recordTransition: (input) =>
+      operation('recordTransition', transitionInput, input, async (event) => {
+        const [result] = await sql`
+          WITH inserted AS (
+            INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, details, at)
+            VALUES (${event.workflowId}, ${event.sequence}, ${event.from}, ${event.to}, ${event.actor},
+                    ${event.reason ?? null}, ${json(event.details)},
+                    coalesce(${event.at ?? null}::timestamptz, now()))
+            ON CONFLICT (workflow_id, sequence) DO NOTHING
+            RETURNING sequence
+          ), moved AS (
+            UPDATE orders SET status = ${event.to}, last_event_sequence = ${event.sequence}, updated_at = now()
+            WHERE workflow_id = ${event.workflowId} AND last_event_sequence < ${event.sequence}
+              AND EXISTS (SELECT 1 FROM inserted)
+            RETURNING 1
+          )
+          SELECT EXISTS (SELECT 1 FROM inserted) AS recorded`;
+        if (result!.recorded) return { recorded: true };
+        const [existing] = await sql`
+          SELECT from_status, to_status FROM order_events
+          WHERE workflow_id = ${event.workflowId} AND sequence = ${event.sequence}`;
+        if (existing!.from_status !== event.from || existing!.to_status !== event.to) {
+          throw new RepositoryError(
+            'conflict',
+            `recordTransition: event ${event.sequence} of order ${event.workflowId} is already recorded as ` +
+              `${existing!.from_status ?? '(none)'} -> ${existing!.to_status}, not ${event.from ?? '(none)'} -> ${event.to}`,
+          );
+        }
+        return { recorded: false };
+      }),
+
+    recordQuote: (input) =>
+      operation('recordQuote', quoteInput, input, async (quote) => {
+        const updated = await sql`
+          UPDATE orders SET quote_number = ${quote.quoteNumber}, quote_monthly_rate = ${quote.monthlyRate}::numeric,
+                 quote_currency = ${quote.currency}, quoted_at = ${quote.quotedAt}::timestamptz, updated_at = now()
+          WHERE workflow_id = ${quote.workflowId} AND (quote_number IS NULL OR quote_number <= ${quote.quoteNumber})
+          RETURNING 1`;
+        if (updated.length === 0) await requireOrder('recordQuote', quote.workflowId);
+        return { recorded: updated.length > 0 };
+      }),
+
+    recordApprovalVote: (input) =>
+      operation('recordApprovalVote', approvalVoteInput, input, async (vote) => {
+        const inserted = await sql`
+          INSERT INTO approvals (workflow_id, quote_number, approver_id, decision, monthly_rate, currency, reason, at)
+          VALUES (${vote.workflowId}, ${vote.quoteNumber}, ${vote.approverId}, ${vote.decision},
+                  ${vote.monthlyRate}::numeric, ${vote.currency}, ${vote.reason ?? null},
+                  coalesce(${vote.at ?? null}::timestamptz, now()))
+          ON CONFLICT (workflow_id, quote_number, approver_id) DO NOTHING
+          RETURNING *`;
+        if (inserted.length > 0) return { recorded: true, vote: toVote(inserted[0]!) };
+        const [existing] = await sql`
+          SELECT * FROM approvals WHERE workflow_id = ${vote.workflowId}
+            AND quote_number = ${vote.quoteNumber} AND approver_id = ${vote.approverId}`;
+        return { recorded: false, vote: toVote(existing!) };
+      }),
+
+    recordBuyIntent: (input) =>
+      operation('recordBuyIntent', buyIntentInput, input, async (intent) => {
+        const inserted = await sql`
+          INSERT INTO buy_attempts (workflow_id, attempt, intent_at)
+          VALUES (${intent.workflowId}, ${intent.attempt}, coalesce(${intent.at ?? null}::timestamptz, now()))
+          ON CONFLICT (workflow_id, attempt) DO NOTHING
+          RETURNING *`;
+        if (inserted.length > 0) return { recorded: true, attempt: toBuyAttempt(inserted[0]!) };
+        const [existing] = await sql`
+          SELECT * FROM buy_attempts WHERE workflow_id = ${intent.workflowId} AND attempt = ${intent.attempt}`;
+        return { recorded: false, attempt: toBuyAttempt(existing!) };
+      }),
+
+    recordBuyOutcome: (input) =>
+      operation('recordBuyOutcome', buyOutcomeInput, input, (result) =>
+        sql.begin(async (tx) => {
+          const [row] = await tx`
+            SELECT * FROM buy_attempts WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}
+            FOR UPDATE`;
+          if (!row) {
+            throw new RepositoryError(
+              'not-found',
+              `recordBuyOutcome: no buy intent recorded for attempt ${result.attempt} of order ` +
+                `${result.workflowId}; the intent must be recorded before the buy call`,
+            );
+          }
+          const current = toBuyAttempt(row);
+          const uid = result.technicalServiceUid ?? null;
+          if (current.outcome === result.outcome && current.technicalServiceUid === uid) return current;
+          const resolving = current.outcome === 'uncertain' && result.outcome !== 'uncertain';
+          if (current.outcome !== null && !resolving) {
+            throw new RepositoryError(
+              'conflict',
+              `recordBuyOutcome: attempt ${result.attempt} of order ${result.workflowId} already ended as ` +
+                `${current.outcome}${current.technicalServiceUid ? ` (${current.technicalServiceUid})` : ''}; ` +
+                `refusing to record ${result.outcome}`,
+            );
+          }
+          const [updated] = await tx`
+            UPDATE buy_attempts SET outcome = ${result.outcome}, technical_service_uid = ${uid},
+                   error_class = ${result.errorClass ?? null}, error_message = ${result.errorMessage ?? null},
+                   resolved_by = ${result.resolvedBy ?? null},
+                   finished_at = coalesce(${result.at ?? null}::timestamptz, now())
+            WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}
+            RETURNING *`;
+          return toBuyAttempt(updated!);
+        }),
+      ),
+
+    recordProduct: (input) =>
+      operation('recordProduct', productInput, input, async (product) => {
+        const updated = await sql`
+          UPDATE orders SET product_technical_service_uid = ${product.technicalServiceUid},
+                 product_provisioning_status = ${product.provisioningStatus}, updated_at = now()
+          WHERE workflow_id = ${product.workflowId} RETURNING 1`;
+        if (updated.length === 0) await requireOrder('recordProduct', product.workflowId);
+      }),
+
+    recordLastError: (input) =>
+      operation('recordLastError', lastErrorInput, input, async ({ workflowId, error, at }) => {
+        const updated = await sql`
+          UPDATE orders SET last_error = ${error},
+                 last_error_at = CASE WHEN ${error}::text IS NULL THEN NULL
+                                      ELSE coalesce(${at ?? null}::timestamptz, now()) END,
+                 updated_at = now()
+          WHERE workflow_id = ${workflowId} RETURNING 1`;
+        if (updated.length === 0) await requireOrder('recordLastError', workflowId);
+      }),
+
+    getOrder: (workflowId) =>
+      operation('getOrder', workflowIdInput, workflowId, (id) =>
+        sql.begin('isolation level repeatable read read only', async (tx) => {
+          const [order] = await tx`SELECT * FROM orders WHERE workflow_id = ${id}`;
+          if (!order) return null;
+          const events = await tx`SELECT * FROM order_events WHERE workflow_id = ${id} ORDER BY sequence`;
+          const approvals = await tx`
+            SELECT * FROM approvals WHERE workflow_id = ${id} ORDER BY quote_number, at, approver_id`;
+          const attempts = await tx`SELECT * FROM buy_attempts WHERE workflow_id = ${id} ORDER BY attempt`;
+          return {
+            order: toOrder(order),
+            events: events.map(toEvent),
+            approvals: approvals.map(toVote),
+            buyAttempts: attempts.map(toBuyAttempt),
+          };
+        }),
+      ),
+
+    listOrders: (filter = {}) =>
+      operation('listOrders', listOrdersInput, filter, async ({ status, environment, ticketId, limit }) => {
+        const rows = await sql`
+          SELECT * FROM orders WHERE true
+            ${status ? sql`AND status = ${status}` : sql``}
+            ${environment ? sql`AND environment = ${environment}` : sql``}
+            ${ticketId ? sql`AND ticket_id = ${ticketId}` : sql``}
+          ORDER BY created_at DESC, workflow_id
+          LIMIT ${limit}`;
+        return rows.map(toOrder);
+      }),
+  };
+}

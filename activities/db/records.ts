@@ -1,0 +1,150 @@
+import type { BuyOutcome, Environment, OrderStatus } from './schemas.js';
+
+// What the repository returns. Plain JSON-safe objects (times as ISO strings, money as decimal
+// strings) so they cross a Temporal activity boundary unchanged.
+
+export interface OrderRecord {
+  workflowId: string;
+  ticketId: string;
+  environment: Environment;
+  requestedBy: string;
+  /** The request as recorded: secrets were redacted by the caller. */
+  request: Record<string, unknown>;
+  status: OrderStatus;
+  quote: { number: number; monthlyRate: string; currency: string; quotedAt: string } | null;
+  product: { technicalServiceUid: string; provisioningStatus: string } | null;
+  lastError: { message: string; at: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface OrderEventRecord {
+  sequence: number;
+  from: OrderStatus | null;
+  to: OrderStatus;
+  actor: string;
+  reason: string | null;
+  details: Record<string, unknown>;
+  at: string;
+}
+
+export interface ApprovalVoteRecord {
+  quoteNumber: number;
+  approverId: string;
+  decision: 'approve' | 'reject';
+  monthlyRate: string;
+  currency: string;
+  reason: string | null;
+  at: string;
+}
+
+export interface BuyAttemptRecord {
+  attempt: number;
+  intentAt: string;
+  /** null: the intent was recorded and no outcome yet — a buy whose result nobody saw. */
+  outcome: BuyOutcome | null;
+  technicalServiceUid: string | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+  finishedAt: string | null;
+  resolvedBy: string | null;
+}
+
+/** Everything ops see about one order; events, votes and attempts in the order they happened. */
+export interface OrderView {
+  order: OrderRecord;
+  events: OrderEventRecord[];
+  approvals: ApprovalVoteRecord[];
+  buyAttempts: BuyAttemptRecord[];
+}
+
+export interface ApproverRecord {
+  id: string;
+  displayName: string;
+  roles: string[];
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Record<string, any>;
+
+const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
+
+export function toOrder(row: Row): OrderRecord {
+  return {
+    workflowId: row.workflow_id,
+    ticketId: row.ticket_id,
+    environment: row.environment,
+    requestedBy: row.requested_by,
+    request: row.request,
+    status: row.status,
+    quote:
+      row.quote_number === null
+        ? null
+        : {
+            number: row.quote_number,
+            monthlyRate: row.quote_monthly_rate,
+            currency: row.quote_currency,
+            quotedAt: row.quoted_at.toISOString(),
+          },
+    product:
+      row.product_technical_service_uid === null
+        ? null
+        : {
+            technicalServiceUid: row.product_technical_service_uid,
+            provisioningStatus: row.product_provisioning_status,
+          },
+    lastError: row.last_error === null ? null : { message: row.last_error, at: row.last_error_at.toISOString() },
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function toEvent(row: Row): OrderEventRecord {
+  return {
+    sequence: row.sequence,
+    from: row.from_status,
+    to: row.to_status,
+    actor: row.actor,
+    reason: row.reason,
+    details: row.details,
+    at: row.at.toISOString(),
+  };
+}
+
+export function toVote(row: Row): ApprovalVoteRecord {
+  return {
+    quoteNumber: row.quote_number,
+    approverId: row.approver_id,
+    decision: row.decision,
+    monthlyRate: row.monthly_rate,
+    currency: row.currency,
+    reason: row.reason,
+    at: row.at.toISOString(),
+  };
+}
+
+export function toBuyAttempt(row: Row): BuyAttemptRecord {
+  return {
+    attempt: row.attempt,
+    intentAt: row.intent_at.toISOString(),
+    outcome: row.outcome,
+    technicalServiceUid: row.technical_service_uid,
+    errorClass: row.error_class,
+    errorMessage: row.error_message,
+    finishedAt: iso(row.finished_at),
+    resolvedBy: row.resolved_by,
+  };
+}
+
+export function toApprover(row: Row): ApproverRecord {
+  return {
+    id: row.id,
+    displayName: row.display_name,
+    roles: row.roles,
+    active: row.active,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

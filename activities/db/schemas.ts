@@ -1,0 +1,176 @@
+import { z } from 'zod';
+
+/** The order states, as the workflow names them and the database checks them. */
+export const ORDER_STATUSES = [
+  'RECEIVED',
+  'LOOKING_UP',
+  'VALIDATING',
+  'AWAITING_APPROVAL',
+  'APPROVED',
+  'BUYING',
+  'BOUGHT',
+  'REJECTED',
+  'EXPIRED',
+  'CANCELLED',
+  'FAILED',
+  'BUY_UNCERTAIN',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+export const ENVIRONMENTS = ['staging', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const BUY_OUTCOMES = ['created', 'not-created', 'uncertain'] as const;
+export type BuyOutcome = (typeof BUY_OUTCOMES)[number];
+
+const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `at most ${max} characters`);
+const workflowId = text(255);
+const status = z.enum(ORDER_STATUSES);
+const positiveInt = z.number().int('must be a whole number').min(1, 'must be at least 1');
+
+/** A moment: a Date or an ISO 8601 string with offset; stored as timestamptz. */
+const moment = z
+  .union([z.date(), z.iso.datetime({ offset: true })])
+  .transform((value) => new Date(value).toISOString());
+
+/**
+ * Money is exact: a decimal string ("1234.50") or a JS number, which is turned into its shortest
+ * decimal form before it reaches the numeric column, so no float arithmetic happens on our side.
+ */
+const money = z
+  .union([z.number().finite(), z.string()])
+  .transform(String)
+  .pipe(z.string().regex(/^\d{1,15}(\.\d{1,6})?$/, 'must be a non-negative decimal amount, e.g. 1234.50'));
+
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code, e.g. USD');
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const approverIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'must be letters, digits and . _ @ - (at most 128)');
+export const roleSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9._-]{0,63}$/, 'must be a lowercase word (letters, digits, . _ -), e.g. finance');
+
+export const orderReceivedInput = z.object({
+  workflowId,
+  ticketId: text(255),
+  environment: z.enum(ENVIRONMENTS),
+  requestedBy: text(255),
+  /** The order request WITH SECRETS ALREADY REDACTED by the caller. */
+  request: jsonObject,
+  at: moment.optional(),
+});
+
+export const transitionInput = z.object({
+  workflowId,
+  /** Chosen by the workflow, 1, 2, 3… (0 is the "received" event); the idempotency key. */
+  sequence: positiveInt,
+  from: status.nullable(),
+  to: status,
+  actor: text(255),
+  reason: z.string().max(2000).nullish(),
+  details: jsonObject.default({}),
+  at: moment.optional(),
+});
+
+export const quoteInput = z.object({
+  workflowId,
+  /** 1 for the first quote; the workflow increments it when a re-validation needs a new approval. */
+  quoteNumber: positiveInt,
+  monthlyRate: money,
+  currency,
+  quotedAt: moment,
+});
+
+export const approvalVoteInput = z.object({
+  workflowId,
+  quoteNumber: positiveInt,
+  approverId: approverIdSchema,
+  decision: z.enum(['approve', 'reject']),
+  /** The quote the approver saw. */
+  monthlyRate: money,
+  currency,
+  reason: z.string().max(2000).nullish(),
+  at: moment.optional(),
+});
+
+export const buyIntentInput = z.object({
+  workflowId,
+  attempt: positiveInt,
+  at: moment.optional(),
+});
+
+export const buyOutcomeInput = z
+  .object({
+    workflowId,
+    attempt: positiveInt,
+    outcome: z.enum(BUY_OUTCOMES),
+    technicalServiceUid: text(255).nullish(),
+    errorClass: text(100).nullish(),
+    errorMessage: z.string().max(4000).nullish(),
+    /** Set when ops resolved an uncertain buy: who said so. */
+    resolvedBy: text(255).nullish(),
+    at: moment.optional(),
+  })
+  .refine((input) => input.outcome !== 'created' || input.technicalServiceUid, {
+    message: 'a created buy needs its technicalServiceUid',
+    path: ['technicalServiceUid'],
+  });
+
+export const productInput = z.object({
+  workflowId,
+  technicalServiceUid: text(255),
+  provisioningStatus: text(100),
+});
+
+export const lastErrorInput = z.object({
+  workflowId,
+  /** A redacted, human-readable message; null clears it. */
+  error: z.string().min(1).max(4000).nullable(),
+  at: moment.optional(),
+});
+
+export const listOrdersInput = z.object({
+  status: status.optional(),
+  environment: z.enum(ENVIRONMENTS).optional(),
+  ticketId: text(255).optional(),
+  limit: z.number().int().min(1).max(1000).default(100),
+});
+
+const roles = z.array(roleSchema).max(50).transform((list) => [...new Set(list)].sort());
+
+export const newApproverInput = z.object({
+  id: approverIdSchema,
+  displayName: text(255),
+  roles,
+});
+
+export const approverUpdateInput = z
+  .object({
+    id: approverIdSchema,
+    displayName: text(255).optional(),
+    roles: roles.optional(),
+    active: z.boolean().optional(),
+  })
+  .refine((input) => input.displayName !== undefined || input.roles !== undefined || input.active !== undefined, {
+    message: 'name at least one of displayName, roles, active',
+  });
+
+export const listApproversInput = z.object({
+  activeOnly: z.boolean().default(false),
+  role: roleSchema.optional(),
+});
+
+export type OrderReceivedInput = z.input<typeof orderReceivedInput>;
+export type TransitionInput = z.input<typeof transitionInput>;
+export type QuoteInput = z.input<typeof quoteInput>;
+export type ApprovalVoteInput = z.input<typeof approvalVoteInput>;
+export type BuyIntentInput = z.input<typeof buyIntentInput>;
+export type BuyOutcomeInput = z.input<typeof buyOutcomeInput>;
+export type ProductInput = z.input<typeof productInput>;
+export type LastErrorInput = z.input<typeof lastErrorInput>;
+export type ListOrdersInput = z.input<typeof listOrdersInput>;
+export type NewApproverInput = z.input<typeof newApproverInput>;
+export type ApproverUpdateInput = z.input<typeof approverUpdateInput>;
+export type ListApproversInput = z.input<typeof listApproversInput>;

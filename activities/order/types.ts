@@ -1,0 +1,136 @@
+/**
+ * The order workflow's activities as types: the workflow imports only this file (as types), never the
+ * implementations. Inputs and outputs are plain JSON; outputs never carry a secret or the catalog.
+ */
+import type { Approver } from '../../workflows/approval/index.js';
+import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderRequest } from '../../schemas/index.js';
+
+export type Environment = OrderRequest['environment'];
+
+export interface ChosenLocation {
+  id: number;
+  name: string;
+  metro: string | null;
+  country: string | null;
+}
+
+export interface ChosenImage {
+  id: number;
+  vendor: string;
+  product: string;
+  version: string;
+}
+
+export interface OrderTargets {
+  location: ChosenLocation;
+  image: ChosenImage;
+  kind: string;
+  /** Choices the lookup made that a person should know of (several locations matched, vnics omitted…). */
+  warnings: string[];
+}
+
+export interface QuoteRecord {
+  monthlyRate: number;
+  currency: string;
+  /** When the API quoted it (epoch ms, the activity's clock). */
+  quotedAt: number;
+  productUid?: string;
+  traceId?: string;
+}
+
+export interface ProductRecord {
+  technicalServiceUid: string;
+  provisioningStatus: string;
+  serviceName?: string;
+  contractTermMonths?: number;
+}
+
+/** What the API said about one buy request. Never thrown: the workflow decides on each outcome. */
+export type BuyOutcome =
+  | { outcome: 'created'; product: ProductRecord; traceId?: string }
+  /** Provably not applied and worth retrying (429, connection refused, 401 before processing). */
+  | { outcome: 'not-created'; retryable: true; retryAfterMs?: number; error: ErrorSummary }
+  /** Provably not applied and retrying cannot help (refused with 400, permission denied). */
+  | { outcome: 'not-created'; retryable: false; error: ErrorSummary }
+  /** May or may not have been carried out (timeout after sending, connection cut, 5xx). */
+  | { outcome: 'uncertain'; error: ErrorSummary };
+
+export interface ErrorSummary {
+  type: string;
+  message: string;
+  status?: number;
+  traceId?: string;
+}
+
+export interface OrderContext {
+  workflowId: string;
+  environment: Environment;
+}
+
+/** One line of the order's journal, written to Postgres in order and idempotently (key: workflowId + seq). */
+export type JournalEntry =
+  | {
+      type: 'received';
+      seq: number;
+      at: number;
+      /** Redacted by the activity before it is stored. */
+      request: OrderRequest;
+    }
+  | {
+      type: 'transition';
+      seq: number;
+      at: number;
+      from: OrderState | null;
+      to: OrderState;
+      actor: string;
+      reason: string;
+      details?: Record<string, unknown>;
+    }
+  | { type: 'quote'; seq: number; at: number; quote: QuoteRecord }
+  | {
+      type: 'vote';
+      seq: number;
+      at: number;
+      approverId: string;
+      decision: 'approve' | 'reject';
+      monthlyRate: number;
+      currency: string;
+      comment?: string;
+    }
+  | { type: 'note'; seq: number; at: number; actor: string; message: string; details?: Record<string, unknown> }
+  | { type: 'buy-intent'; seq: number; at: number; attempt: number }
+  | {
+      type: 'buy-outcome';
+      seq: number;
+      at: number;
+      attempt: number;
+      outcome: 'created' | 'not-created' | 'uncertain';
+      product?: ProductRecord;
+      error?: ErrorSummary;
+    }
+  | { type: 'product'; seq: number; at: number; product: ProductRecord; actor: string };
+
+/** A change of the order, as POSTed (signed) to the ticket system's callback URL. */
+export interface TicketNotification {
+  workflowId: string;
+  ticketId: string;
+  seq: number;
+  at: string;
+  state: OrderState;
+  event: string;
+  message: string;
+  quote?: { monthlyRate: number; currency: string };
+  product?: ProductRecord;
+}
+
+export interface OrderActivities {
+  /** Makes sure this worker holds a fresh API token for the environment; returns only its expiry. */
+  refreshApiToken(input: { environment: Environment }): Promise<{ expiresAt: number }>;
+  lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
+  validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<QuoteRecord>;
+  buyOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets; attempt: number }): Promise<BuyOutcome>;
+  loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
+  recordJournal(input: OrderContext & { ticketId: string; entries: JournalEntry[] }): Promise<void>;
+  notifyTicketSystem(input: { callbackUrl: string; notification: TicketNotification }): Promise<void>;
+}
