@@ -1,0 +1,109 @@
+/**
+ * The server's clock and its timers. Every server-side deadline (timers, timeouts, retry backoff) is
+ * scheduled here, so that with time skipping the clock can jump straight to the next deadline.
+ *
+ * Time skipping follows the Java test server's model: time is skipped only while it is "unlocked" and the
+ * server is idle (no workflow or activity task in the hands of a worker). It is unlocked while the
+ * TestService lock count is zero, or while a client waits for a workflow result.
+ */
+export type TimerId = number;
+
+interface Timer {
+  id: TimerId;
+  at: number;
+  fire: () => void;
+}
+
+export class Clock {
+  private offsetMs = 0;
+  private timers: Timer[] = [];
+  private nextId = 1;
+  private handle: NodeJS.Timeout | undefined;
+  private skipScheduled = false;
+  private closed = false;
+
+  /** Returns true when nothing is in flight, so that jumping to the next deadline changes no outcome. */
+  isIdle: () => boolean = () => false;
+
+  constructor(
+    readonly timeSkipping: boolean,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  at(atMs: number, fire: () => void): TimerId {
+    const timer = { id: this.nextId++, at: atMs, fire };
+    let i = this.timers.length;
+    while (i > 0 && this.timers[i - 1]!.at > atMs) i--;
+    this.timers.splice(i, 0, timer);
+    if (i === 0) this.arm();
+    this.requestSkip();
+    return timer.id;
+  }
+
+  after(delayMs: number, fire: () => void): TimerId {
+    return this.at(this.now() + delayMs, fire);
+  }
+
+  cancel(id: TimerId | undefined): void {
+    if (id === undefined) return;
+    const i = this.timers.findIndex((t) => t.id === id);
+    if (i < 0) return;
+    this.timers.splice(i, 1);
+    if (i === 0) this.arm();
+  }
+
+  nextDeadline(): number | undefined {
+    return this.timers[0]?.at;
+  }
+
+  /** Moves the clock forward (never back) and fires what fell due. */
+  advanceTo(targetMs: number): void {
+    if (targetMs > this.now()) this.offsetMs += targetMs - this.now();
+    this.fireDue();
+  }
+
+  /** With time skipping on, asks for a jump to the next deadline once the server is idle. */
+  requestSkip(): void {
+    if (!this.timeSkipping || this.skipScheduled || this.closed) return;
+    this.skipScheduled = true;
+    setImmediate(() => {
+      this.skipScheduled = false;
+      const next = this.timers[0];
+      if (!next || this.closed || !this.isIdle()) return;
+      this.advanceTo(next.at);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.handle);
+    this.timers = [];
+  }
+
+  private arm(): void {
+    clearTimeout(this.handle);
+    this.handle = undefined;
+    const next = this.timers[0];
+    if (!next || this.closed) return;
+    const delay = Math.min(Math.max(0, next.at - this.now()), 2 ** 31 - 1);
+    this.handle = setTimeout(() => this.fireDue(), delay);
+  }
+
+  private fireDue(): void {
+    const now = this.now();
+    while (this.timers.length && this.timers[0]!.at <= now) {
+      const timer = this.timers.shift()!;
+      try {
+        timer.fire();
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    this.arm();
+    this.requestSkip();
+  }
+}

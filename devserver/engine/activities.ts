@@ -1,0 +1,298 @@
+/**
+ * Activities: scheduling with the real server's timeout defaults, dispatch to pollers, the four timeouts
+ * (schedule-to-start, start-to-close, heartbeat, schedule-to-close), heartbeats, server-side retries with
+ * the retry policy (backoff, maximum attempts, non-retryable types, an ApplicationFailure's nextRetryDelay)
+ * and cancellation. ActivityTaskStarted is written only when the activity closes, with its last attempt,
+ * as the real server does for retried activities.
+ */
+import { randomUUID } from 'node:crypto';
+import { invalidArgument, notFound } from '../errors.js';
+import type { ActivityState, Execution } from '../execution.js';
+import { durationToMs, EventType, msToDuration, msToTimestamp, RetryState, TimeoutType } from '../proto.js';
+import type { Failure, Payloads } from '../proto.js';
+import type proto from '@temporalio/proto';
+import { isRunning } from './context.js';
+import type { EngineContext } from './context.js';
+import { decodeToken, encodeToken } from './tokens.js';
+
+type ScheduleAttributes = proto.temporal.api.command.v1.IScheduleActivityTaskCommandAttributes;
+/** A PollActivityTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
+export type PollActivityTaskResponse = object;
+
+const DEFAULT_INITIAL_INTERVAL_MS = 1000;
+const DEFAULT_BACKOFF_COEFFICIENT = 2;
+const DEFAULT_MAXIMUM_INTERVAL_FACTOR = 100;
+
+/** Refuses schedule attributes the real server refuses (before anything is written). */
+export function validateScheduleActivity(attrs: ScheduleAttributes | null | undefined): void {
+  if (!attrs?.activityId) throw invalidArgument('ScheduleActivityTask: activityId is required');
+  if (!attrs.activityType?.name) throw invalidArgument('ScheduleActivityTask: activityType.name is required');
+  if (!durationToMs(attrs.scheduleToCloseTimeout) && !durationToMs(attrs.startToCloseTimeout))
+    throw invalidArgument('ScheduleActivityTask: a valid StartToClose or ScheduleToClose timeout is required');
+  const rp = attrs.retryPolicy;
+  if (rp?.backoffCoefficient && rp.backoffCoefficient < 1) throw invalidArgument('retryPolicy.backoffCoefficient must be 1 or more');
+  if ((rp?.maximumAttempts ?? 0) < 0) throw invalidArgument('retryPolicy.maximumAttempts must not be negative');
+}
+
+export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs: ScheduleAttributes, workflowTaskCompletedEventId: number, userMetadata?: object | null): void {
+  const runTimeoutMs = execution.runTimeoutMs;
+  // the real server's defaults: schedule-to-close falls back to the run timeout (0 = none), the others to it
+  const scheduleToCloseMs = durationToMs(attrs.scheduleToCloseTimeout) || runTimeoutMs;
+  const capToClose = (ms: number) => (scheduleToCloseMs ? Math.min(ms || scheduleToCloseMs, scheduleToCloseMs) : ms);
+  const startToCloseMs = capToClose(durationToMs(attrs.startToCloseTimeout));
+  const scheduleToStartMs = capToClose(durationToMs(attrs.scheduleToStartTimeout));
+  const heartbeatMs = Math.min(durationToMs(attrs.heartbeatTimeout), startToCloseMs || Infinity);
+  const rp = attrs.retryPolicy ?? {};
+  const initialIntervalMs = durationToMs(rp.initialInterval) || DEFAULT_INITIAL_INTERVAL_MS;
+  const retryPolicy = {
+    initialIntervalMs,
+    backoffCoefficient: rp.backoffCoefficient || DEFAULT_BACKOFF_COEFFICIENT,
+    maximumIntervalMs: durationToMs(rp.maximumInterval) || initialIntervalMs * DEFAULT_MAXIMUM_INTERVAL_FACTOR,
+    maximumAttempts: rp.maximumAttempts ?? 0,
+    nonRetryableErrorTypes: rp.nonRetryableErrorTypes ?? [],
+  };
+  const taskQueue = attrs.taskQueue?.name || execution.taskQueue;
+  const event = ctx.appendEvent(
+    execution,
+    EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+    {
+      activityId: attrs.activityId,
+      activityType: attrs.activityType,
+      taskQueue: { name: taskQueue, kind: attrs.taskQueue?.kind ?? 1 },
+      header: attrs.header,
+      input: attrs.input,
+      scheduleToCloseTimeout: msToDuration(scheduleToCloseMs),
+      scheduleToStartTimeout: msToDuration(scheduleToStartMs),
+      startToCloseTimeout: msToDuration(startToCloseMs),
+      heartbeatTimeout: msToDuration(heartbeatMs),
+      retryPolicy: {
+        initialInterval: msToDuration(retryPolicy.initialIntervalMs),
+        backoffCoefficient: retryPolicy.backoffCoefficient,
+        maximumInterval: msToDuration(retryPolicy.maximumIntervalMs),
+        maximumAttempts: retryPolicy.maximumAttempts,
+        nonRetryableErrorTypes: retryPolicy.nonRetryableErrorTypes,
+      },
+      priority: attrs.priority,
+      workflowTaskCompletedEventId,
+    },
+    userMetadata ? { userMetadata } : {},
+  );
+  const now = ctx.clock.now();
+  const activity: ActivityState = {
+    scheduledEventId: Number(event.eventId),
+    activityId: attrs.activityId!,
+    activityType: attrs.activityType!.name!,
+    taskQueue,
+    input: attrs.input,
+    header: attrs.header,
+    timeouts: { scheduleToCloseMs, scheduleToStartMs, startToCloseMs, heartbeatMs },
+    retryPolicy,
+    state: 'scheduled',
+    attempt: 1,
+    firstScheduledTime: now,
+    attemptScheduledTime: now,
+    timers: {},
+  };
+  execution.activities.set(activity.scheduledEventId, activity);
+  if (scheduleToCloseMs)
+    activity.timers.scheduleToClose = ctx.clock.after(scheduleToCloseMs, () =>
+      attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE), 'timeout'),
+    );
+  enqueue(ctx, execution, activity);
+}
+
+function enqueue(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
+  const { attempt } = activity;
+  if (activity.timeouts.scheduleToStartMs && activity.timeouts.scheduleToStartMs !== activity.timeouts.scheduleToCloseMs)
+    activity.timers.scheduleToStart = ctx.clock.after(activity.timeouts.scheduleToStartMs, () =>
+      attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), 'timeout'),
+    );
+  ctx.matching.offer('activity', execution.namespace, activity.taskQueue, (identity) => start(ctx, execution, activity, attempt, identity));
+}
+
+function start(ctx: EngineContext, execution: Execution, activity: ActivityState, attempt: number, identity: string): PollActivityTaskResponse | null {
+  if (!isRunning(execution) || execution.activities.get(activity.scheduledEventId) !== activity) return null;
+  if (activity.state !== 'scheduled' || activity.attempt !== attempt) return null;
+  ctx.clock.cancel(activity.timers.scheduleToStart);
+  activity.state = 'started';
+  activity.startedTime = ctx.clock.now();
+  activity.startedIdentity = identity;
+  activity.timers.startToClose = ctx.clock.after(activity.timeouts.startToCloseMs, () =>
+    attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
+  );
+  armHeartbeatTimeout(ctx, execution, activity);
+  return {
+    taskToken: encodeToken({ kind: 'activity', runId: execution.runId, scheduledEventId: activity.scheduledEventId, attempt }),
+    workflowNamespace: execution.namespace,
+    workflowType: { name: execution.workflowType },
+    workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+    activityType: { name: activity.activityType },
+    activityId: activity.activityId,
+    header: activity.header,
+    input: activity.input,
+    heartbeatDetails: activity.heartbeatDetails,
+    scheduledTime: msToTimestamp(activity.firstScheduledTime),
+    currentAttemptScheduledTime: msToTimestamp(activity.attemptScheduledTime),
+    startedTime: msToTimestamp(activity.startedTime),
+    attempt,
+    scheduleToCloseTimeout: msToDuration(activity.timeouts.scheduleToCloseMs),
+    startToCloseTimeout: msToDuration(activity.timeouts.startToCloseMs),
+    heartbeatTimeout: msToDuration(activity.timeouts.heartbeatMs),
+    retryPolicy: {
+      initialInterval: msToDuration(activity.retryPolicy.initialIntervalMs),
+      backoffCoefficient: activity.retryPolicy.backoffCoefficient,
+      maximumInterval: msToDuration(activity.retryPolicy.maximumIntervalMs),
+      maximumAttempts: activity.retryPolicy.maximumAttempts,
+      nonRetryableErrorTypes: activity.retryPolicy.nonRetryableErrorTypes,
+    },
+  };
+}
+
+function armHeartbeatTimeout(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
+  if (!activity.timeouts.heartbeatMs) return;
+  ctx.clock.cancel(activity.timers.heartbeat);
+  activity.timers.heartbeat = ctx.clock.after(activity.timeouts.heartbeatMs, () =>
+    attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_HEARTBEAT), 'timeout'),
+  );
+}
+
+function timeoutFailure(activity: ActivityState, timeoutType: number): Failure {
+  const name = { [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart', [TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose', [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat', [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose' }[timeoutType];
+  return {
+    message: `activity ${name} timeout`,
+    source: 'Server',
+    timeoutFailureInfo: { timeoutType, lastHeartbeatDetails: activity.heartbeatDetails },
+    cause: timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE ? activity.lastFailure : undefined,
+  };
+}
+
+/** Cancels the clock deadlines of an activity (its attempt ended, or the run closed). */
+export function cancelActivityTimers(ctx: EngineContext, activity: ActivityState, keep: (keyof ActivityState['timers'])[] = []): void {
+  for (const key of Object.keys(activity.timers) as (keyof ActivityState['timers'])[]) {
+    if (keep.includes(key)) continue;
+    ctx.clock.cancel(activity.timers[key]);
+    delete activity.timers[key];
+  }
+}
+
+/** The retry decision for a failed attempt: the delay before the next one, or why there is none. */
+function retryDecision(ctx: EngineContext, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): { retryState: number; delayMs: number } {
+  const timeoutType = failure.timeoutFailureInfo?.timeoutType;
+  if (kind === 'timeout' && timeoutType !== TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE && timeoutType !== TimeoutType.TIMEOUT_TYPE_HEARTBEAT)
+    return { retryState: timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE ? RetryState.RETRY_STATE_TIMEOUT : RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
+  const app = failure.applicationFailureInfo;
+  const policy = activity.retryPolicy;
+  if (app?.nonRetryable || (app?.type && policy.nonRetryableErrorTypes.includes(app.type)))
+    return { retryState: RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
+  if (policy.maximumAttempts && activity.attempt >= policy.maximumAttempts)
+    return { retryState: RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, delayMs: 0 };
+  const delayMs = app?.nextRetryDelay
+    ? durationToMs(app.nextRetryDelay)
+    : Math.min(policy.initialIntervalMs * policy.backoffCoefficient ** (activity.attempt - 1), policy.maximumIntervalMs);
+  const deadline = activity.timeouts.scheduleToCloseMs ? activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs : Infinity;
+  if (ctx.clock.now() + delayMs >= deadline) return { retryState: RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
+  return { retryState: RetryState.RETRY_STATE_IN_PROGRESS, delayMs };
+}
+
+function attemptFailed(ctx: EngineContext, execution: Execution, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): void {
+  if (execution.activities.get(activity.scheduledEventId) !== activity) return;
+  const { retryState, delayMs } = retryDecision(ctx, activity, failure, kind);
+  if (retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
+    cancelActivityTimers(ctx, activity, ['scheduleToClose']);
+    ctx.log(`activity ${activity.activityType} (${activity.activityId}) of ${execution.workflowId}: attempt ${activity.attempt} failed (${failure.message}); retry in ${delayMs} ms`);
+    activity.lastFailure = failure;
+    activity.lastAttemptCompleteTime = ctx.clock.now();
+    activity.nextAttemptTime = ctx.clock.now() + delayMs;
+    activity.attempt++;
+    activity.state = 'backoff';
+    activity.timers.backoff = ctx.clock.after(delayMs, () => {
+      delete activity.timers.backoff;
+      activity.state = 'scheduled';
+      activity.nextAttemptTime = undefined;
+      activity.attemptScheduledTime = ctx.clock.now();
+      enqueue(ctx, execution, activity);
+    });
+    return;
+  }
+  const eventType = kind === 'timeout' ? EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT : EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED;
+  close(ctx, execution, activity, eventType, { failure, retryState, ...(kind === 'failure' ? { identity: activity.startedIdentity } : {}) });
+}
+
+/** Removes the activity and records how it ended (with its Started event carrying the last attempt). */
+function close(ctx: EngineContext, execution: Execution, activity: ActivityState, eventType: number, attributes: object): void {
+  cancelActivityTimers(ctx, activity);
+  execution.activities.delete(activity.scheduledEventId);
+  const lastFailureBeforeClose = activity.lastFailure;
+  ctx.external(execution, () => {
+    let startedEventId = 0;
+    if (activity.startedTime !== undefined) {
+      const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED, {
+        scheduledEventId: activity.scheduledEventId,
+        identity: activity.startedIdentity,
+        requestId: randomUUID(),
+        attempt: activity.attempt,
+        lastFailure: lastFailureBeforeClose,
+      });
+      startedEventId = Number(started.eventId);
+    }
+    ctx.appendEvent(execution, eventType, { scheduledEventId: activity.scheduledEventId, startedEventId, ...attributes });
+  });
+}
+
+function findStarted(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined): { execution: Execution; activity: ActivityState } {
+  const token = decodeToken(tokenBytes);
+  const execution = token.kind === 'activity' ? ctx.store.getRun(token.runId) : undefined;
+  const activity = token.kind === 'activity' ? execution?.activities.get(token.scheduledEventId) : undefined;
+  if (token.kind !== 'activity' || !execution || !activity || activity.attempt !== token.attempt || activity.state !== 'started')
+    throw notFound('Activity task not found (it timed out, was retried, or its workflow has closed).');
+  return { execution, activity };
+}
+
+export function completeActivity(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, result: Payloads | null | undefined, identity: string): void {
+  const { execution, activity } = findStarted(ctx, tokenBytes);
+  close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, { result, identity });
+}
+
+export function failActivity(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, failure: Failure | null | undefined, lastHeartbeatDetails: Payloads | null | undefined): void {
+  const { execution, activity } = findStarted(ctx, tokenBytes);
+  if (lastHeartbeatDetails?.payloads?.length) activity.heartbeatDetails = lastHeartbeatDetails;
+  attemptFailed(ctx, execution, activity, failure ?? { message: 'activity failed without a failure' }, 'failure');
+}
+
+export function activityCanceled(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, details: Payloads | null | undefined, identity: string): void {
+  const { execution, activity } = findStarted(ctx, tokenBytes);
+  close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED, {
+    details,
+    latestCancelRequestedEventId: activity.cancelRequestedEventId ?? 0,
+    identity,
+  });
+}
+
+/** Records a heartbeat; answers whether the workflow asked for the activity to be cancelled. */
+export function heartbeat(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, details: Payloads | null | undefined): { cancelRequested: boolean } {
+  const { execution, activity } = findStarted(ctx, tokenBytes);
+  if (details) activity.heartbeatDetails = details;
+  activity.lastHeartbeatTime = ctx.clock.now();
+  armHeartbeatTimeout(ctx, execution, activity);
+  return { cancelRequested: activity.cancelRequestedEventId !== undefined };
+}
+
+/**
+ * The workflow asks to cancel an activity. One not running on a worker ends at once (returns true: the
+ * workflow has a new event to see); a running one learns it from its next heartbeat.
+ */
+export function requestActivityCancel(ctx: EngineContext, execution: Execution, scheduledEventId: number, workflowTaskCompletedEventId: number): boolean {
+  const requested = ctx.appendEvent(execution, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED, { scheduledEventId, workflowTaskCompletedEventId });
+  const activity = execution.activities.get(scheduledEventId);
+  if (!activity) return false;
+  activity.cancelRequestedEventId = Number(requested.eventId);
+  if (activity.state === 'started') return false;
+  cancelActivityTimers(ctx, activity);
+  execution.activities.delete(scheduledEventId);
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED, {
+    latestCancelRequestedEventId: activity.cancelRequestedEventId,
+    scheduledEventId,
+    startedEventId: 0,
+  });
+  return true;
+}

@@ -1,0 +1,162 @@
+/**
+ * Applying the commands of a completed workflow task to the run's history. Commands are checked first
+ * and refused as a whole (nothing written) when one is invalid or not implemented by this server.
+ */
+import { status } from '@grpc/grpc-js';
+import { invalidArgument, RpcError, unimplemented } from '../errors.js';
+import type { Execution } from '../execution.js';
+import { CommandType, durationToMs, EventType, ExecutionStatus, RetryState } from '../proto.js';
+import type proto from '@temporalio/proto';
+import { mergeSearchAttributes, validateSearchAttributes } from '../visibility/search-attributes.js';
+import { isRunning } from './context.js';
+import type { EngineContext } from './context.js';
+import { requestActivityCancel, scheduleActivity, validateScheduleActivity } from './activities.js';
+import { close, continueAsNew } from './executions.js';
+import { applyUpdateMessage } from './updates.js';
+import type { DecodedMessage } from './updates.js';
+
+type Command = proto.temporal.api.command.v1.ICommand;
+
+const CLOSE_COMMANDS: number[] = [
+  CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
+  CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION,
+  CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION,
+  CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
+];
+
+const SUPPORTED_COMMANDS = new Set<number>([
+  ...CLOSE_COMMANDS,
+  CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+  CommandType.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK,
+  CommandType.COMMAND_TYPE_START_TIMER,
+  CommandType.COMMAND_TYPE_CANCEL_TIMER,
+  CommandType.COMMAND_TYPE_RECORD_MARKER,
+  CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+  CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES,
+  CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE,
+]);
+
+export function isCloseCommand(command: Command): boolean {
+  return CLOSE_COMMANDS.includes(command.commandType ?? 0);
+}
+
+/** Throws (before anything is written) when a command cannot be applied. */
+export function checkCommands(ctx: EngineContext, execution: Execution, commands: Command[], messages: Map<string, DecodedMessage>): void {
+  const namespace = ctx.store.getNamespace(execution.namespace)!;
+  for (const command of commands) {
+    const type = command.commandType ?? 0;
+    if (!SUPPORTED_COMMANDS.has(type)) throw unimplemented(`devserver: workflow command ${CommandType[type] ?? type} is not implemented`);
+    if (type === CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK) validateScheduleActivity(command.scheduleActivityTaskCommandAttributes);
+    if (type === CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)
+      validateSearchAttributes(command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes, namespace.searchAttributes, execution.namespace);
+    if (type === CommandType.COMMAND_TYPE_START_TIMER && durationToMs(command.startTimerCommandAttributes?.startToFireTimeout) <= 0)
+      throw invalidArgument('StartTimer: startToFireTimeout must be positive');
+    if (type === CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE && !messages.has(command.protocolMessageCommandAttributes?.messageId ?? ''))
+      throw invalidArgument(`ProtocolMessage: message ${command.protocolMessageCommandAttributes?.messageId} is not in the completion`);
+  }
+}
+
+/** Applies the commands in order; returns whether the workflow needs another task right away. */
+export function applyCommands(
+  ctx: EngineContext,
+  execution: Execution,
+  commands: Command[],
+  messages: Map<string, DecodedMessage>,
+  completedEventId: number,
+  identity: string,
+): boolean {
+  let needsTask = false;
+  for (const command of commands) {
+    if (!isRunning(execution)) break;
+    needsTask = applyCommand(ctx, execution, command, messages, completedEventId, identity) || needsTask;
+  }
+  // acceptances/responses the worker sent without a protocol-message command still take effect
+  if (isRunning(execution)) for (const message of messages.values()) applyUpdateMessage(ctx, execution, message);
+  return needsTask;
+}
+
+function applyCommand(
+  ctx: EngineContext,
+  execution: Execution,
+  command: Command,
+  messages: Map<string, DecodedMessage>,
+  workflowTaskCompletedEventId: number,
+  identity: string,
+): boolean {
+  const completed = { workflowTaskCompletedEventId };
+  switch (command.commandType) {
+    case CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
+      scheduleActivity(ctx, execution, command.scheduleActivityTaskCommandAttributes!, workflowTaskCompletedEventId, command.userMetadata);
+      return false;
+    case CommandType.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
+      return requestActivityCancel(ctx, execution, Number(command.requestCancelActivityTaskCommandAttributes?.scheduledEventId ?? 0), workflowTaskCompletedEventId);
+    case CommandType.COMMAND_TYPE_START_TIMER: {
+      const attrs = command.startTimerCommandAttributes!;
+      const timerId = attrs.timerId ?? '';
+      const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_STARTED, { timerId, startToFireTimeout: attrs.startToFireTimeout, ...completed }, command.userMetadata ? { userMetadata: command.userMetadata } : {});
+      const startedEventId = Number(started.eventId);
+      const handle = ctx.clock.after(durationToMs(attrs.startToFireTimeout), () => {
+        if (execution.timers.get(timerId)?.startedEventId !== startedEventId) return;
+        execution.timers.delete(timerId);
+        ctx.external(execution, () => ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_FIRED, { timerId, startedEventId }));
+      });
+      execution.timers.set(timerId, { timerId, startedEventId, handle });
+      return false;
+    }
+    case CommandType.COMMAND_TYPE_CANCEL_TIMER: {
+      const timerId = command.cancelTimerCommandAttributes?.timerId ?? '';
+      const timer = execution.timers.get(timerId);
+      if (!timer) return false;
+      ctx.clock.cancel(timer.handle);
+      execution.timers.delete(timerId);
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_CANCELED, { timerId, startedEventId: timer.startedEventId, identity, ...completed });
+      return false;
+    }
+    case CommandType.COMMAND_TYPE_RECORD_MARKER: {
+      const attrs = command.recordMarkerCommandAttributes!;
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_MARKER_RECORDED, { markerName: attrs.markerName, details: attrs.details, header: attrs.header, failure: attrs.failure, ...completed });
+      return false;
+    }
+    case CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
+      const searchAttributes = command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes;
+      execution.searchAttributes = mergeSearchAttributes(execution.searchAttributes, searchAttributes);
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, { searchAttributes, ...completed });
+      return false;
+    }
+    case CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES: {
+      const upsertedMemo = command.modifyWorkflowPropertiesCommandAttributes?.upsertedMemo;
+      const fields = { ...(execution.memo?.fields ?? {}) };
+      for (const [key, value] of Object.entries(upsertedMemo?.fields ?? {})) {
+        if (value.data?.length) fields[key] = value;
+        else delete fields[key];
+      }
+      execution.memo = { fields };
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED, { upsertedMemo, ...completed });
+      return false;
+    }
+    case CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, { result: command.completeWorkflowExecutionCommandAttributes?.result, ...completed });
+      close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+      return false;
+    case CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, {
+        failure: command.failWorkflowExecutionCommandAttributes?.failure,
+        retryState: RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET,
+        ...completed,
+      });
+      close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED);
+      return false;
+    case CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, { details: command.cancelWorkflowExecutionCommandAttributes?.details, ...completed });
+      close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED);
+      return false;
+    case CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
+      continueAsNew(ctx, execution, command.continueAsNewWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId);
+      return false;
+    case CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE:
+      applyUpdateMessage(ctx, execution, messages.get(command.protocolMessageCommandAttributes!.messageId!)!);
+      return false;
+    default:
+      throw new RpcError(status.INTERNAL, `command ${command.commandType} passed the check but has no handler`);
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * What every part of the engine shares: the store, the clock, matching, watchers, logging, and the one
+ * way history is written (appendEvent), with the rule that events caused from outside the workflow while
+ * one of its workflow tasks is running wait until that task completes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Execution } from '../execution.js';
+import type { Matching } from '../matching.js';
+import { eventAttributesKey, ExecutionStatus, msToTimestamp } from '../proto.js';
+import type { HistoryEvent } from '../proto.js';
+import type { ExecutionStore } from '../store.js';
+import type { Watchers } from './watchers.js';
+
+export interface EngineOptions {
+  /** How long a task poll, history long poll or update wait is held before an empty answer. */
+  longPollMs: number;
+  /** How long a query waits for a worker to answer. */
+  queryTimeoutMs: number;
+}
+
+export class EngineContext {
+  private lastTaskId = 1_000_000;
+  /** Outstanding waits for a workflow's close event: with time skipping, time runs while one is open. */
+  resultWaiters = 0;
+  /** TestService lock count; the server starts locked, as the Java test server does. */
+  timeSkippingLocks = 1;
+  /** Open query tasks by id. */
+  readonly queries = new Map<string, { resolve(value: unknown): void; reject(error: Error): void; timeout: NodeJS.Timeout }>();
+  /** Hooks the workflow-task module installs, so other modules can ask for a workflow task. */
+  scheduleWorkflowTask: (execution: Execution) => void = () => {
+    throw new Error('workflow tasks not wired');
+  };
+
+  constructor(
+    readonly store: ExecutionStore,
+    readonly clock: Clock,
+    readonly matching: Matching,
+    readonly watchers: Watchers,
+    readonly options: EngineOptions,
+    readonly log: (line: string) => void,
+  ) {}
+
+  newRunId(): string {
+    return randomUUID();
+  }
+
+  appendEvent(execution: Execution, eventType: number, attributes: object, extra: object = {}): HistoryEvent {
+    const event: HistoryEvent = {
+      eventId: execution.history.length + 1,
+      eventTime: msToTimestamp(this.clock.now()),
+      eventType,
+      version: 0,
+      taskId: ++this.lastTaskId,
+      [eventAttributesKey(eventType)]: attributes,
+      ...extra,
+    };
+    execution.history.push(event);
+    this.watchers.changed(historyKey(execution.runId));
+    return event;
+  }
+
+  /**
+   * Runs a change caused from outside the workflow (signal, activity result, timer): at once, followed by
+   * a new workflow task, or after the running workflow task completes.
+   */
+  external(execution: Execution, write: () => void): void {
+    if (!isRunning(execution)) return;
+    if (execution.workflowTask?.state === 'started') {
+      execution.buffered.push(write);
+      return;
+    }
+    write();
+    this.scheduleWorkflowTask(execution);
+  }
+
+  /** Writes the buffered events; returns whether there were any. */
+  flushBuffered(execution: Execution): boolean {
+    const writes = execution.buffered.splice(0);
+    for (const write of writes) write();
+    return writes.length > 0;
+  }
+
+  /** True when nothing is in a worker's hands or queued for one, so time may jump. */
+  isQuiescent(): boolean {
+    if (this.queries.size) return false;
+    for (const execution of this.store.allRuns()) {
+      if (!isRunning(execution)) continue;
+      if (execution.workflowTask) return false;
+      for (const activity of execution.activities.values()) if (activity.state !== 'backoff') return false;
+    }
+    return true;
+  }
+
+  /** Time may be skipped when unlocked (or a client waits for a result) and nothing is in flight. */
+  canSkipTime(): boolean {
+    if (this.timeSkippingLocks > 0 && this.resultWaiters <= 0) return false;
+    return this.isQuiescent();
+  }
+}
+
+export const historyKey = (runId: string) => `history:${runId}`;
+export const updateKey = (runId: string, updateId: string) => `update:${runId}:${updateId}`;
+
+export function isRunning(execution: Execution): boolean {
+  return execution.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+}

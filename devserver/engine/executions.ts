@@ -1,0 +1,305 @@
+/**
+ * The life of a run as a whole: starting it (with the workflow-id reuse and conflict policies and
+ * request-id dedupe), signals, cancel requests, termination, run/execution timeouts, closing, and
+ * continuing as new.
+ */
+import { alreadyExists, invalidArgument, notFound, requireField, unimplemented } from '../errors.js';
+import type { Execution, StartRequest } from '../execution.js';
+import {
+  durationToMs,
+  EventType,
+  ExecutionStatus,
+  IdConflictPolicy,
+  IdReusePolicy,
+  msToDuration,
+  RetryState,
+  TaskQueueKind,
+  WorkflowTaskFailedCause,
+} from '../proto.js';
+import type { Failure, Header, Payloads } from '../proto.js';
+import { validateSearchAttributes } from '../visibility/search-attributes.js';
+import { historyKey, isRunning, updateKey } from './context.js';
+import type { EngineContext } from './context.js';
+import { cancelActivityTimers } from './activities.js';
+
+const DEFAULT_WORKFLOW_TASK_TIMEOUT_MS = 10_000;
+const MAX_WORKFLOW_TASK_TIMEOUT_MS = 120_000;
+
+export interface StartOutcome {
+  execution: Execution;
+  started: boolean;
+}
+
+interface ContinuedFrom {
+  previous: Execution;
+  runId: string;
+  initiator: number;
+  lastCompletionResult?: Payloads | null;
+  continuedFailure?: Failure | null;
+}
+
+/** Checks a start request's own fields; the namespace must exist. */
+export function validateStartRequest(ctx: EngineContext, request: StartRequest): void {
+  const namespace = requireField(request.namespace, 'namespace');
+  const record = ctx.store.getNamespace(namespace);
+  if (!record) throw notFound(`Namespace ${namespace} is not found.`);
+  requireField(request.workflowId, 'workflowId');
+  requireField(request.workflowType?.name, 'workflowType.name');
+  requireField(request.taskQueue?.name, 'taskQueue.name');
+  for (const field of ['workflowExecutionTimeout', 'workflowRunTimeout', 'workflowTaskTimeout'] as const) {
+    if (durationToMs(request[field]) < 0) throw invalidArgument(`${field} must not be negative`);
+  }
+  if (request.cronSchedule) throw unimplemented('devserver: cron schedules are not supported');
+  if (durationToMs(request.workflowStartDelay) > 0) throw unimplemented('devserver: workflowStartDelay is not supported');
+  const reuse = request.workflowIdReusePolicy ?? 0;
+  const conflict = request.workflowIdConflictPolicy ?? 0;
+  if (reuse === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING && conflict !== IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED)
+    throw invalidArgument('workflowIdReusePolicy TERMINATE_IF_RUNNING cannot be combined with a workflowIdConflictPolicy');
+  validateSearchAttributes(request.searchAttributes, record.searchAttributes, namespace);
+}
+
+/**
+ * Starts a workflow, or answers with the run the policies say to use instead. Throws ALREADY_EXISTS
+ * when the policies refuse.
+ */
+export function startWorkflow(ctx: EngineContext, request: StartRequest): StartOutcome {
+  validateStartRequest(ctx, request);
+  const namespace = request.namespace!;
+  const workflowId = request.workflowId!;
+  const requestId = request.requestId || ctx.newRunId();
+  const current = ctx.store.getCurrentRun(namespace, workflowId);
+  if (current && current.requestIds.has(requestId)) return { execution: current, started: true };
+  if (current && isRunning(current)) {
+    const conflict = request.workflowIdConflictPolicy ?? 0;
+    const terminateIfRunning = request.workflowIdReusePolicy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING;
+    if (conflict === IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING) {
+      current.requestIds.add(requestId);
+      return { execution: current, started: false };
+    }
+    if (conflict === IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING || terminateIfRunning) {
+      terminate(ctx, current, 'terminated by a new start of the same workflow id (conflict policy)', request.identity ?? '');
+    } else {
+      throw alreadyExists(`Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${current.runId}.`);
+    }
+  } else if (current) {
+    checkReusePolicy(current, request.workflowIdReusePolicy ?? 0);
+  }
+  return { execution: createRun(ctx, { ...request, requestId }), started: true };
+}
+
+function checkReusePolicy(previous: Execution, policy: number): void {
+  const failedStatuses: number[] = [
+    ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED,
+    ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED,
+    ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED,
+    ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT,
+  ];
+  const ids = `WorkflowId: ${previous.workflowId}, RunId: ${previous.runId}`;
+  if (policy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+    throw alreadyExists(`Workflow execution already finished. ${ids}. Workflow id reuse policy: reject duplicate.`);
+  if (policy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY && !failedStatuses.includes(previous.status))
+    throw alreadyExists(
+      `Workflow execution already finished successfully. ${ids}. Workflow id reuse policy: allow duplicate workflows if last run failed.`,
+    );
+}
+
+/** Creates a run, writes WorkflowExecutionStarted and schedules its first workflow task. */
+export function createRun(ctx: EngineContext, request: StartRequest, continued?: ContinuedFrom): Execution {
+  const now = ctx.clock.now();
+  const runId = continued?.runId ?? ctx.newRunId();
+  const executionTimeoutMs = durationToMs(request.workflowExecutionTimeout);
+  const executionDeadline = continued ? continued.previous.executionDeadline : executionTimeoutMs ? now + executionTimeoutMs : undefined;
+  let runTimeoutMs = durationToMs(request.workflowRunTimeout) || executionTimeoutMs;
+  if (executionDeadline !== undefined) runTimeoutMs = Math.min(runTimeoutMs || Infinity, Math.max(1, executionDeadline - now));
+  const workflowTaskTimeoutMs = Math.min(
+    durationToMs(request.workflowTaskTimeout) || DEFAULT_WORKFLOW_TASK_TIMEOUT_MS,
+    MAX_WORKFLOW_TASK_TIMEOUT_MS,
+    runTimeoutMs || Infinity,
+  );
+  const execution: Execution = {
+    namespace: request.namespace!,
+    workflowId: request.workflowId!,
+    runId,
+    firstRunId: continued?.previous.firstRunId ?? runId,
+    workflowType: request.workflowType!.name!,
+    taskQueue: request.taskQueue!.name!,
+    status: ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
+    startTime: now,
+    executionTime: now,
+    requestIds: new Set(request.requestId ? [request.requestId] : []),
+    startRequest: request,
+    workflowTaskTimeoutMs,
+    runTimeoutMs,
+    executionTimeoutMs,
+    executionDeadline,
+    memo: request.memo,
+    searchAttributes: { indexedFields: { ...(request.searchAttributes?.indexedFields ?? {}) } },
+    history: [],
+    buffered: [],
+    nextWorkflowTaskAttempt: 1,
+    lastCompletedStartedEventId: 0,
+    activities: new Map(),
+    timers: new Map(),
+    updates: new Map(),
+    cancelRequested: false,
+  };
+  ctx.store.insertRun(execution);
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, {
+    workflowType: { name: execution.workflowType },
+    taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    input: request.input,
+    workflowExecutionTimeout: msToDuration(executionTimeoutMs),
+    workflowRunTimeout: msToDuration(runTimeoutMs),
+    workflowTaskTimeout: msToDuration(workflowTaskTimeoutMs),
+    continuedExecutionRunId: continued?.previous.runId ?? '',
+    initiator: continued?.initiator ?? 0,
+    continuedFailure: continued?.continuedFailure,
+    lastCompletionResult: continued?.lastCompletionResult,
+    originalExecutionRunId: runId,
+    identity: request.identity,
+    firstExecutionRunId: execution.firstRunId,
+    retryPolicy: request.retryPolicy,
+    attempt: 1,
+    workflowExecutionExpirationTime: executionDeadline ? { seconds: Math.floor(executionDeadline / 1000) } : undefined,
+    memo: request.memo,
+    searchAttributes: request.searchAttributes,
+    header: request.header,
+    workflowId: execution.workflowId,
+    priority: request.priority,
+  }, request.userMetadata ? { userMetadata: request.userMetadata } : {});
+  if (runTimeoutMs) execution.runTimeoutTimer = ctx.clock.after(runTimeoutMs, () => timeOut(ctx, execution));
+  ctx.scheduleWorkflowTask(execution);
+  return execution;
+}
+
+/** Finds the run a request names: by run id, or the current run of the workflow id. */
+export function findRun(ctx: EngineContext, namespace: string | null | undefined, ref: { workflowId?: string | null; runId?: string | null } | null | undefined): Execution {
+  const ns = requireField(namespace, 'namespace');
+  if (!ctx.store.getNamespace(ns)) throw notFound(`Namespace ${ns} is not found.`);
+  const workflowId = requireField(ref?.workflowId, 'workflowExecution.workflowId');
+  const execution = ref?.runId ? ctx.store.getRun(ref.runId) : ctx.store.getCurrentRun(ns, workflowId);
+  if (!execution || execution.namespace !== ns || execution.workflowId !== workflowId)
+    throw notFound(`Workflow execution not found. WorkflowId: ${workflowId}${ref?.runId ? `, RunId: ${ref.runId}` : ''}.`);
+  return execution;
+}
+
+export function requireRunning(execution: Execution): void {
+  if (!isRunning(execution)) throw notFound('workflow execution already completed');
+}
+
+export function signal(
+  ctx: EngineContext,
+  execution: Execution,
+  signal: { signalName: string; input?: Payloads | null; header?: Header | null; identity?: string | null; requestId?: string | null },
+): void {
+  requireRunning(execution);
+  ctx.external(execution, () => {
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, {
+      signalName: signal.signalName,
+      input: signal.input,
+      identity: signal.identity,
+      header: signal.header,
+      requestId: signal.requestId,
+    });
+  });
+}
+
+export function requestCancel(ctx: EngineContext, execution: Execution, reason: string, identity: string): void {
+  requireRunning(execution);
+  if (execution.cancelRequested) return; // asking twice changes nothing, as on the real server
+  execution.cancelRequested = true;
+  ctx.external(execution, () => {
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED, { cause: reason, identity });
+  });
+}
+
+export function terminate(ctx: EngineContext, execution: Execution, reason: string, identity: string, details?: Payloads | null): void {
+  requireRunning(execution);
+  const task = execution.workflowTask;
+  if (task?.state === 'started') {
+    // the task in a worker's hands can no longer complete: record it failed first, as the real server does
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.startedEventId,
+      cause: WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND,
+    });
+  }
+  ctx.flushBuffered(execution);
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, { reason, details, identity });
+  close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+}
+
+function timeOut(ctx: EngineContext, execution: Execution): void {
+  if (!isRunning(execution)) return;
+  ctx.flushBuffered(execution);
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { retryState: RetryState.RETRY_STATE_TIMEOUT });
+  close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
+}
+
+/** Marks a run closed and drops everything still pending on it. */
+export function close(ctx: EngineContext, execution: Execution, status: number): void {
+  execution.status = status;
+  execution.closeTime = ctx.clock.now();
+  ctx.clock.cancel(execution.runTimeoutTimer);
+  for (const timer of execution.timers.values()) ctx.clock.cancel(timer.handle);
+  execution.timers.clear();
+  for (const activity of execution.activities.values()) cancelActivityTimers(ctx, activity);
+  execution.activities.clear();
+  execution.buffered = [];
+  ctx.clock.cancel(execution.workflowTask?.timeoutTimer);
+  execution.workflowTask = undefined;
+  // updates still waiting for an outcome learn that the run is gone
+  for (const update of execution.updates.values()) ctx.watchers.changed(updateKey(execution.runId, update.updateId));
+  ctx.watchers.changed(historyKey(execution.runId));
+}
+
+/** Closes `previous` as continued-as-new and starts the next run of the chain. */
+export function continueAsNew(
+  ctx: EngineContext,
+  previous: Execution,
+  attrs: import('@temporalio/proto').temporal.api.command.v1.IContinueAsNewWorkflowExecutionCommandAttributes,
+  workflowTaskCompletedEventId: number,
+): void {
+  const record = ctx.store.getNamespace(previous.namespace)!;
+  validateSearchAttributes(attrs.searchAttributes, record.searchAttributes, previous.namespace);
+  const newRunId = ctx.newRunId();
+  const taskQueue = attrs.taskQueue?.name ? attrs.taskQueue : previous.startRequest.taskQueue;
+  const workflowType = attrs.workflowType?.name ? attrs.workflowType : previous.startRequest.workflowType;
+  ctx.appendEvent(previous, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, {
+    newExecutionRunId: newRunId,
+    workflowType,
+    taskQueue: { name: taskQueue!.name, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    input: attrs.input,
+    workflowRunTimeout: attrs.workflowRunTimeout,
+    workflowTaskTimeout: attrs.workflowTaskTimeout,
+    header: attrs.header,
+    initiator: attrs.initiator,
+    failure: attrs.failure,
+    lastCompletionResult: attrs.lastCompletionResult,
+    workflowTaskCompletedEventId,
+  });
+  close(ctx, previous, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW);
+  createRun(
+    ctx,
+    {
+      ...previous.startRequest,
+      workflowType,
+      taskQueue,
+      input: attrs.input,
+      header: attrs.header,
+      memo: attrs.memo ?? previous.memo,
+      searchAttributes: attrs.searchAttributes ?? previous.searchAttributes,
+      workflowRunTimeout: attrs.workflowRunTimeout ?? previous.startRequest.workflowRunTimeout,
+      workflowTaskTimeout: attrs.workflowTaskTimeout ?? previous.startRequest.workflowTaskTimeout,
+      retryPolicy: attrs.retryPolicy ?? previous.startRequest.retryPolicy,
+      requestId: ctx.newRunId(),
+    },
+    {
+      previous,
+      runId: newRunId,
+      initiator: attrs.initiator ?? 0,
+      lastCompletionResult: attrs.lastCompletionResult,
+      continuedFailure: attrs.failure,
+    },
+  );
+}

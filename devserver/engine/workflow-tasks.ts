@@ -1,0 +1,181 @@
+/**
+ * Workflow tasks: scheduling one when the workflow has something new to see, handing it to a poller with
+ * the full history (sticky queues are never used, so any worker can take any task), its start-to-close
+ * timeout, and its completion or failure. Commands in a completion are applied by ./commands.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { notFound } from '../errors.js';
+import type { Execution, WorkflowTaskState } from '../execution.js';
+import { EventType, msToDuration, msToTimestamp, packAny, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from '../proto.js';
+import type proto from '@temporalio/proto';
+import { isRunning } from './context.js';
+import type { EngineContext } from './context.js';
+import { decodeToken, encodeToken } from './tokens.js';
+import { applyCommands, checkCommands, isCloseCommand } from './commands.js';
+import { RpcError } from '../errors.js';
+import { decodeUpdateMessages, hasAdmittedUpdates, returnUnansweredUpdates, takeUpdateRequests } from './updates.js';
+
+type WS = typeof proto.temporal.api.workflowservice.v1;
+/** A PollWorkflowTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
+export type PollWorkflowTaskResponse = object;
+type CompleteRequest = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest;
+type CompleteResponse = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse;
+type FailRequest = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskFailedRequest;
+export type { WS };
+
+export function installWorkflowTasks(ctx: EngineContext): void {
+  ctx.scheduleWorkflowTask = (execution) => scheduleWorkflowTask(ctx, execution);
+}
+
+export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): void {
+  if (execution.workflowTask || !isRunning(execution)) return;
+  const attempt = execution.nextWorkflowTaskAttempt;
+  const event = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, {
+    taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    startToCloseTimeout: msToDuration(execution.workflowTaskTimeoutMs),
+    attempt,
+  });
+  const task: WorkflowTaskState = {
+    scheduledEventId: Number(event.eventId),
+    startedEventId: 0,
+    attempt,
+    state: 'scheduled',
+    scheduledTime: ctx.clock.now(),
+  };
+  execution.workflowTask = task;
+  ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) => startWorkflowTask(ctx, execution, task, identity));
+}
+
+function startWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, identity: string): PollWorkflowTaskResponse | null {
+  if (execution.workflowTask !== task || task.state !== 'scheduled' || !isRunning(execution)) return null;
+  const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, {
+    scheduledEventId: task.scheduledEventId,
+    identity,
+    requestId: randomUUID(),
+    historySizeBytes: 0,
+  });
+  task.state = 'started';
+  task.startedEventId = Number(started.eventId);
+  task.timeoutTimer = ctx.clock.after(execution.workflowTaskTimeoutMs, () => timeOutWorkflowTask(ctx, execution, task));
+  // the sequencing id is the event before WorkflowTaskStarted, as on the real server
+  const messages = takeUpdateRequests(execution, task.startedEventId - 1).map((m) => ({
+    ...m,
+    body: packAny('temporal.api.update.v1.Request', m.body),
+  }));
+  return {
+    taskToken: encodeToken({ kind: 'workflow', runId: execution.runId, scheduledEventId: task.scheduledEventId, attempt: task.attempt }),
+    workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+    workflowType: { name: execution.workflowType },
+    previousStartedEventId: execution.lastCompletedStartedEventId,
+    startedEventId: task.startedEventId,
+    attempt: task.attempt,
+    backlogCountHint: 0,
+    history: { events: execution.history.slice() },
+    nextPageToken: Buffer.alloc(0),
+    workflowExecutionTaskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    scheduledTime: msToTimestamp(task.scheduledTime),
+    startedTime: msToTimestamp(ctx.clock.now()),
+    queries: {},
+    messages,
+  };
+}
+
+function findStartedTask(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined): { execution: Execution; task: WorkflowTaskState } {
+  const token = decodeToken(tokenBytes);
+  const execution = token.kind === 'workflow' ? ctx.store.getRun(token.runId) : undefined;
+  const task = execution?.workflowTask;
+  if (token.kind !== 'workflow' || !execution || !task || task.scheduledEventId !== token.scheduledEventId || task.state !== 'started')
+    throw notFound('Workflow task not found (it timed out, failed, or the run has closed).');
+  return { execution, task };
+}
+
+/** Ends the current task and schedules the next one: retried (attempt + 1) or fresh (attempt 1). */
+function endTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, nextAttempt: number, forceNew: boolean): void {
+  ctx.clock.cancel(task.timeoutTimer);
+  execution.workflowTask = undefined;
+  execution.nextWorkflowTaskAttempt = nextAttempt;
+  returnUnansweredUpdates(execution);
+  const hadBuffered = ctx.flushBuffered(execution);
+  if (forceNew || hadBuffered || nextAttempt > 1 || hasAdmittedUpdates(execution)) scheduleWorkflowTask(ctx, execution);
+}
+
+function timeOutWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
+  if (execution.workflowTask !== task) return;
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+    scheduledEventId: task.scheduledEventId,
+    startedEventId: task.startedEventId,
+    timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+  });
+  ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} timed out (attempt ${task.attempt})`);
+  endTask(ctx, execution, task, task.attempt + 1, true);
+}
+
+export function completeWorkflowTask(ctx: EngineContext, request: CompleteRequest): CompleteResponse {
+  const { execution, task } = findStartedTask(ctx, request.taskToken);
+  const commands = request.commands ?? [];
+  if (execution.buffered.length && commands.some(isCloseCommand)) {
+    // new events arrived while the worker decided to close: the real server rejects the close so the
+    // workflow sees them first
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.startedEventId,
+      cause: WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
+      identity: request.identity,
+    });
+    endTask(ctx, execution, task, 1, true);
+    return {};
+  }
+  const messages = decodeUpdateMessages(request.messages ?? []);
+  try {
+    checkCommands(ctx, execution, commands, messages);
+  } catch (error) {
+    // a completion the server cannot apply fails the task, visibly in history, and the task is retried
+    const message = error instanceof Error ? error.message : String(error);
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.startedEventId,
+      cause: WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
+      failure: { message, source: 'devserver' },
+      identity: request.identity,
+    });
+    ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} refused: ${message}`);
+    endTask(ctx, execution, task, task.attempt + 1, true);
+    throw error instanceof RpcError ? error : new RpcError(13, message);
+  }
+  ctx.clock.cancel(task.timeoutTimer);
+  const completed = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
+    scheduledEventId: task.scheduledEventId,
+    startedEventId: task.startedEventId,
+    identity: request.identity,
+    binaryChecksum: request.binaryChecksum,
+    workerVersion: request.workerVersionStamp,
+    sdkMetadata: request.sdkMetadata,
+    meteringMetadata: request.meteringMetadata,
+    deployment: request.deployment,
+    versioningBehavior: request.versioningBehavior,
+  });
+  execution.lastCompletedStartedEventId = task.startedEventId;
+  execution.workflowTask = undefined;
+  execution.nextWorkflowTaskAttempt = 1;
+  const needsTask = applyCommands(ctx, execution, commands, messages, Number(completed.eventId), request.identity ?? '');
+  if (!isRunning(execution)) return {};
+  returnUnansweredUpdates(execution);
+  const hadBuffered = ctx.flushBuffered(execution);
+  if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask || hasAdmittedUpdates(execution))
+    scheduleWorkflowTask(ctx, execution);
+  return {};
+}
+
+export function failWorkflowTask(ctx: EngineContext, request: FailRequest): void {
+  const { execution, task } = findStartedTask(ctx, request.taskToken);
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+    scheduledEventId: task.scheduledEventId,
+    startedEventId: task.startedEventId,
+    cause: request.cause,
+    failure: request.failure,
+    identity: request.identity,
+    binaryChecksum: request.binaryChecksum,
+  });
+  ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} failed (attempt ${task.attempt}): ${request.failure?.message ?? ''}`);
+  endTask(ctx, execution, task, task.attempt + 1, true);
+}

@@ -1,0 +1,23 @@
+/** Errors that become gRPC statuses: every refusal carries the right code and a message naming the problem. */
+import { status } from '@grpc/grpc-js';
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (message: string) => new RpcError(status.NOT_FOUND, message);
+export const invalidArgument = (message: string) => new RpcError(status.INVALID_ARGUMENT, message);
+export const alreadyExists = (message: string) => new RpcError(status.ALREADY_EXISTS, message);
+export const failedPrecondition = (message: string) => new RpcError(status.FAILED_PRECONDITION, message);
+export const unimplemented = (message: string) => new RpcError(status.UNIMPLEMENTED, message);
+
+/** Refuses a request whose required string field is empty. */
+export function requireField(value: string | null | undefined, field: string): string {
+  if (!value) throw invalidArgument(`${field} is required and must not be empty`);
+  return value;
+}

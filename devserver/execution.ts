@@ -1,0 +1,109 @@
+/**
+ * The state of one workflow run: its history and the mutable state the history implies (the pending
+ * workflow task, activities, timers, updates). The store keeps these records; the engine changes them.
+ */
+import type { TimerId } from './clock.js';
+import type { Failure, Header, HistoryEvent, Memo, Payloads, SearchAttributes } from './proto.js';
+import type proto from '@temporalio/proto';
+
+export type StartRequest = proto.temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest;
+export type UpdateRequest = proto.temporal.api.update.v1.IRequest;
+export type UpdateOutcome = proto.temporal.api.update.v1.IOutcome;
+
+export interface WorkflowTaskState {
+  scheduledEventId: number;
+  startedEventId: number;
+  attempt: number;
+  state: 'scheduled' | 'started';
+  scheduledTime: number;
+  timeoutTimer?: TimerId;
+}
+
+export interface ActivityTimeouts {
+  scheduleToCloseMs: number; // 0 = unlimited
+  scheduleToStartMs: number;
+  startToCloseMs: number;
+  heartbeatMs: number; // 0 = no heartbeat timeout
+}
+
+export interface ActivityState {
+  scheduledEventId: number;
+  activityId: string;
+  activityType: string;
+  taskQueue: string;
+  input?: Payloads | null;
+  header?: Header | null;
+  timeouts: ActivityTimeouts;
+  retryPolicy: {
+    initialIntervalMs: number;
+    backoffCoefficient: number;
+    maximumIntervalMs: number;
+    maximumAttempts: number; // 0 = unlimited
+    nonRetryableErrorTypes: string[];
+  };
+  /** `backoff`: waiting for the retry delay before the next attempt is queued. */
+  state: 'scheduled' | 'started' | 'backoff';
+  attempt: number;
+  firstScheduledTime: number;
+  attemptScheduledTime: number;
+  startedTime?: number;
+  startedIdentity?: string;
+  lastAttemptCompleteTime?: number;
+  nextAttemptTime?: number;
+  lastFailure?: Failure | null;
+  heartbeatDetails?: Payloads | null;
+  lastHeartbeatTime?: number;
+  cancelRequestedEventId?: number;
+  /** Deadlines on the clock, cancelled when the attempt or the activity ends. */
+  timers: { scheduleToClose?: TimerId; scheduleToStart?: TimerId; startToClose?: TimerId; heartbeat?: TimerId; backoff?: TimerId };
+}
+
+export interface TimerState {
+  timerId: string;
+  startedEventId: number;
+  handle: TimerId;
+}
+
+export type UpdateStageName = 'admitted' | 'sent' | 'accepted' | 'completed';
+
+export interface UpdateState {
+  updateId: string;
+  request: UpdateRequest;
+  stage: UpdateStageName;
+  acceptedEventId?: number;
+  outcome?: UpdateOutcome;
+}
+
+export interface Execution {
+  namespace: string;
+  workflowId: string;
+  runId: string;
+  firstRunId: string;
+  workflowType: string;
+  taskQueue: string;
+  status: number; // WorkflowExecutionStatus
+  startTime: number;
+  executionTime: number;
+  closeTime?: number;
+  /** Request ids that started or attached to this run (start dedupe). */
+  requestIds: Set<string>;
+  startRequest: StartRequest;
+  workflowTaskTimeoutMs: number;
+  runTimeoutMs: number;
+  executionTimeoutMs: number;
+  /** When the whole chain of runs (continue-as-new) must end; undefined = no limit. */
+  executionDeadline?: number;
+  runTimeoutTimer?: TimerId;
+  memo?: Memo | null;
+  searchAttributes: SearchAttributes;
+  history: HistoryEvent[];
+  /** Events caused from outside while a workflow task is started; written once it completes. */
+  buffered: (() => void)[];
+  workflowTask?: WorkflowTaskState;
+  nextWorkflowTaskAttempt: number;
+  lastCompletedStartedEventId: number;
+  activities: Map<number, ActivityState>;
+  timers: Map<string, TimerState>;
+  updates: Map<string, UpdateState>;
+  cancelRequested: boolean;
+}

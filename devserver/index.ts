@@ -1,0 +1,9 @@
+/**
+ * The embedded Temporal-compatible development server: one process speaking Temporal's gRPC API
+ * (WorkflowService, OperatorService search attributes, TestService time skipping) to the real SDK.
+ * See docs/devserver.md.
+ */
+export { startDevServer } from './server.js';
+export type { DevServer, DevServerOptions } from './server.js';
+export type { ExecutionStore, NamespaceRecord } from './store.js';
+export { InMemoryStore } from './store.js';

@@ -1,0 +1,93 @@
+/**
+ * Task matching: one FIFO queue per (kind, namespace, task queue). A task is a function that builds the
+ * poll response at hand-over time, or returns null when it has gone stale (its run closed, the attempt
+ * moved on); stale tasks are skipped. Polls with nothing to take wait (long poll) and are answered empty
+ * when the long-poll window ends; a poll its caller abandoned is dropped so no task goes to a dead poller.
+ */
+/** Sticky queues are polled but never given tasks: every workflow task carries the full history. */
+export type TaskKind = 'workflow' | 'activity' | 'sticky';
+export type Task<R> = (pollerIdentity: string) => R | null;
+
+interface Poller<R> {
+  identity: string;
+  deliver(response: R): void;
+}
+
+class TaskQueue<R> {
+  readonly tasks: Task<R>[] = [];
+  readonly pollers: Poller<R>[] = [];
+}
+
+export interface PollOptions {
+  identity: string;
+  /** Called when the caller goes away, to drop the poll. */
+  onCancel(listener: () => void): void;
+}
+
+export class Matching {
+  private readonly queues = new Map<string, TaskQueue<unknown>>();
+  private readonly idleAnswers = new Set<() => void>();
+
+  constructor(private readonly longPollMs: number) {}
+
+  offer<R>(kind: TaskKind, namespace: string, queueName: string, task: Task<R>): void {
+    const queue = this.queue<R>(kind, namespace, queueName);
+    while (queue.pollers.length) {
+      const poller = queue.pollers.shift()!;
+      const response = task(poller.identity);
+      if (response === null) {
+        queue.pollers.unshift(poller);
+        return;
+      }
+      poller.deliver(response);
+      return;
+    }
+    queue.tasks.push(task);
+  }
+
+  /** Resolves with a task's response, or with `empty` when the long poll ends without one. */
+  poll<R>(kind: TaskKind, namespace: string, queueName: string, options: PollOptions, empty: R): Promise<R> {
+    const queue = this.queue<R>(kind, namespace, queueName);
+    while (queue.tasks.length) {
+      const response = queue.tasks.shift()!(options.identity);
+      if (response !== null) return Promise.resolve(response);
+    }
+    return new Promise<R>((resolve) => {
+      let done = false;
+      const finish = (response: R) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.idleAnswers.delete(answerEmpty);
+        const i = queue.pollers.indexOf(poller);
+        if (i >= 0) queue.pollers.splice(i, 1);
+        resolve(response);
+      };
+      const answerEmpty = () => finish(empty);
+      const poller: Poller<R> = { identity: options.identity, deliver: finish };
+      const timer = setTimeout(answerEmpty, this.longPollMs);
+      this.idleAnswers.add(answerEmpty);
+      options.onCancel(answerEmpty);
+      queue.pollers.push(poller);
+    });
+  }
+
+  /** Number of tasks waiting in queues (stale ones included), for diagnostics. */
+  backlog(): number {
+    let n = 0;
+    for (const q of this.queues.values()) n += q.tasks.length;
+    return n;
+  }
+
+  /** Answers every waiting poll empty (server shutdown). */
+  releaseAll(): void {
+    for (const answer of [...this.idleAnswers]) answer();
+  }
+
+  private queue<R>(kind: TaskKind, namespace: string, name: string): TaskQueue<R> {
+    const key = `${kind}\u0000${namespace}\u0000${name}`;
+    let queue = this.queues.get(key);
+    if (!queue) this.queues.set(key, (queue = new TaskQueue<unknown>()));
+    return queue as TaskQueue<R>;
+  }
+}

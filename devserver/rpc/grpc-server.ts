@@ -1,0 +1,76 @@
+/**
+ * gRPC wiring by reflection: each Temporal service's methods are registered from the SDK's protobuf root,
+ * requests decoded and responses encoded with it. A method without a handler answers UNIMPLEMENTED and
+ * is logged; a handler's RpcError becomes its gRPC status; anything else is INTERNAL and logged.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { reflection } from '../proto.js';
+import type { ReflectedType } from '../proto.js';
+import { RpcError } from '../errors.js';
+
+export interface CallContext {
+  /** Registers a listener for the caller going away (cancelled or deadline passed). */
+  onCancel(listener: () => void): void;
+}
+
+// Handlers receive decoded protobufjs messages; each service module types its own requests.
+export type Handler = (request: any, call: CallContext) => unknown;
+export type ServiceHandlers = Record<string, Handler>;
+
+export interface RpcObserver {
+  log(line: string): void;
+  /** Called once per RPC, with its method name. */
+  onCall(method: string): void;
+  /** Called after every handled RPC (time skipping re-checks whether it may jump). */
+  afterCall(): void;
+  unimplemented: Map<string, number>;
+}
+
+export function addService(server: grpc.Server, serviceName: string, handlers: ServiceHandlers, observer: RpcObserver): void {
+  const service = reflection.lookupService(serviceName).resolveAll();
+  const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [method, reflected] of Object.entries(service.methods)) {
+    const requestType = reflected.resolvedRequestType as ReflectedType;
+    const responseType = reflected.resolvedResponseType as ReflectedType;
+    definition[method] = {
+      path: `/${serviceName}/${method}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (message: object) => Buffer.from(requestType.encode(message).finish()),
+      requestDeserialize: (bytes: Buffer) => requestType.decode(bytes),
+      responseSerialize: (message: object) => Buffer.from(responseType.encode(responseType.fromObject(message)).finish()),
+      responseDeserialize: (bytes: Buffer) => responseType.decode(bytes),
+    };
+    const handler = handlers[method];
+    implementation[method] = (call: grpc.ServerUnaryCall<object, object>, callback: grpc.sendUnaryData<object>) => {
+      observer.onCall(method);
+      if (!handler) {
+        observer.unimplemented.set(method, (observer.unimplemented.get(method) ?? 0) + 1);
+        observer.log(`UNIMPLEMENTED: ${serviceName}/${method}`);
+        callback({ code: grpc.status.UNIMPLEMENTED, details: `unknown method ${method}: not implemented by the mve-orders devserver` });
+        return;
+      }
+      const fail = (error: unknown) => {
+        if (error instanceof RpcError) {
+          callback({ code: error.code, details: error.message });
+        } else {
+          observer.log(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          callback({ code: grpc.status.INTERNAL, details: `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      };
+      const context: CallContext = {
+        onCancel: (listener) => {
+          call.on('cancelled', listener);
+        },
+      };
+      try {
+        Promise.resolve(handler(call.request, context)).then((response) => callback(null, (response ?? {}) as object), fail);
+      } catch (error) {
+        fail(error);
+      }
+      observer.afterCall();
+    };
+  }
+  server.addService(definition as grpc.ServiceDefinition, implementation);
+}

@@ -1,0 +1,39 @@
+/**
+ * temporal.api.testservice.v1.TestService, which @temporalio/testing's time-skipping environment calls:
+ * lock/unlock automatic time skipping, sleep in server time, read the server's clock.
+ */
+import type proto from '@temporalio/proto';
+import { durationToMs, msToTimestamp, timestampToMs } from '../proto.js';
+import type { EngineContext } from '../engine/context.js';
+import { sleepUntil } from '../engine/time-skipping.js';
+import type { ServiceHandlers } from './grpc-server.js';
+
+type V1 = typeof proto.temporal.api.testservice.v1;
+type Req<K extends keyof V1> = V1[K] extends { create(properties?: infer P): unknown } ? NonNullable<P> : never;
+
+export function testServiceHandlers(ctx: EngineContext): ServiceHandlers {
+  const unlock = () => {
+    ctx.timeSkippingLocks = Math.max(0, ctx.timeSkippingLocks - 1);
+    ctx.clock.requestSkip();
+  };
+  return {
+    LockTimeSkipping: () => {
+      ctx.timeSkippingLocks++;
+      return {};
+    },
+    UnlockTimeSkipping: () => (unlock(), {}),
+    GetCurrentTime: () => ({ time: msToTimestamp(ctx.clock.now()) }),
+    Sleep: async (req: Req<'SleepRequest'>) => (await sleepUntil(ctx, ctx.clock.now() + durationToMs(req.duration)), {}),
+    SleepUntil: async (req: Req<'SleepUntilRequest'>) => (await sleepUntil(ctx, timestampToMs(req.timestamp)), {}),
+    // as in the Java test server: unlocked for the duration of the sleep, locked again after it
+    UnlockTimeSkippingWithSleep: async (req: Req<'SleepRequest'>) => {
+      unlock();
+      try {
+        await sleepUntil(ctx, ctx.clock.now() + durationToMs(req.duration));
+      } finally {
+        ctx.timeSkippingLocks++;
+      }
+      return {};
+    },
+  };
+}

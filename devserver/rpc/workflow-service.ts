@@ -1,0 +1,239 @@
+/** temporal.api.workflowservice.v1.WorkflowService: what the SDK client and worker call. */
+import type proto from '@temporalio/proto';
+import { alreadyExists, invalidArgument, notFound, requireField } from '../errors.js';
+import type { Execution } from '../execution.js';
+import { api, durationToMs, EventType, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
+import type { EngineContext } from '../engine/context.js';
+import { historyKey, isRunning } from '../engine/context.js';
+import { findRun, requestCancel, signal, startWorkflow, terminate } from '../engine/executions.js';
+import { completeWorkflowTask, failWorkflowTask } from '../engine/workflow-tasks.js';
+import { activityCanceled, completeActivity, failActivity, heartbeat } from '../engine/activities.js';
+import { query, respondQuery } from '../engine/queries.js';
+import { admitUpdate, findUpdate, waitForUpdate } from '../engine/updates.js';
+import { countExecutions, executionInfo, listExecutions, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
+import type { NamespaceRecord } from '../store.js';
+import type { CallContext, ServiceHandlers } from './grpc-server.js';
+
+type V1 = typeof proto.temporal.api.workflowservice.v1;
+/** The request interface of a WorkflowService message, e.g. Req<"StartWorkflowExecutionRequest">. */
+type Req<K extends keyof V1> = V1[K] extends { create(properties?: infer P): unknown } ? NonNullable<P> : never;
+
+export const SERVER_VERSION = '1.27.0-mve-devserver';
+const DEFAULT_RETENTION_MS = 24 * 3600_000;
+
+function namespaceOf(ctx: EngineContext, name: string | null | undefined): NamespaceRecord {
+  const ns = requireField(name, 'namespace');
+  const record = ctx.store.getNamespace(ns);
+  if (!record) throw notFound(`Namespace ${ns} is not found.`);
+  return record;
+}
+
+function describeNamespace(record: NamespaceRecord): object {
+  return {
+    namespaceInfo: {
+      name: record.name,
+      id: record.id,
+      state: api.enums.v1.NamespaceState.NAMESPACE_STATE_REGISTERED,
+      capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
+    },
+    config: { workflowExecutionRetentionTtl: msToDuration(record.retentionMs) },
+    isGlobalNamespace: false,
+  };
+}
+
+/** The history page a GetWorkflowExecutionHistory request asks for, or null when it must wait. */
+function historyAnswer(execution: Execution, request: Req<'GetWorkflowExecutionHistoryRequest'>, from: number): object | null {
+  const closeOnly = request.historyEventFilterType === api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+  if (closeOnly) return isRunning(execution) ? null : { history: { events: execution.history.slice(-1) } };
+  const pageSize = request.maximumPageSize && request.maximumPageSize > 0 ? request.maximumPageSize : 1000;
+  const events = execution.history.slice(from, from + pageSize);
+  if (!events.length && request.waitNewEvent && isRunning(execution)) return null;
+  const next = from + events.length;
+  const more = next < execution.history.length || (request.waitNewEvent && isRunning(execution));
+  return { history: { events }, nextPageToken: more ? Buffer.from(String(next)) : Buffer.alloc(0) };
+}
+
+async function getHistory(ctx: EngineContext, request: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext): Promise<object> {
+  const execution = findRun(ctx, request.namespace, request.execution);
+  const from = request.nextPageToken?.length ? Number(Buffer.from(request.nextPageToken).toString('utf8')) : 0;
+  if (!Number.isInteger(from) || from < 0) throw invalidArgument('nextPageToken is not one this server issued');
+  const answer = historyAnswer(execution, request, from);
+  if (answer || !request.waitNewEvent) return answer ?? { history: { events: [] } };
+  const waitsForResult = request.historyEventFilterType === api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+  if (waitsForResult) {
+    ctx.resultWaiters++;
+    ctx.clock.requestSkip();
+  }
+  try {
+    await ctx.watchers.waitUntil(historyKey(execution.runId), () => historyAnswer(execution, request, from) !== null, ctx.options.longPollMs, call.onCancel);
+  } finally {
+    if (waitsForResult) ctx.resultWaiters--;
+  }
+  return historyAnswer(execution, request, from) ?? { history: { events: [] }, nextPageToken: Buffer.from(String(from)) };
+}
+
+function describeExecution(ctx: EngineContext, execution: Execution): object {
+  const now = ctx.clock.now();
+  return {
+    executionConfig: {
+      taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      workflowExecutionTimeout: msToDuration(execution.executionTimeoutMs),
+      workflowRunTimeout: msToDuration(execution.runTimeoutMs),
+      defaultWorkflowTaskTimeout: msToDuration(execution.workflowTaskTimeoutMs),
+    },
+    workflowExecutionInfo: executionInfo(execution),
+    pendingActivities: [...execution.activities.values()].map((a) => ({
+      activityId: a.activityId,
+      activityType: { name: a.activityType },
+      state:
+        a.cancelRequestedEventId !== undefined
+          ? PendingActivityState.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED
+          : a.state === 'started'
+            ? PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+            : PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED,
+      heartbeatDetails: a.heartbeatDetails,
+      lastHeartbeatTime: a.lastHeartbeatTime === undefined ? undefined : msToTimestamp(a.lastHeartbeatTime),
+      lastStartedTime: a.startedTime === undefined ? undefined : msToTimestamp(a.startedTime),
+      attempt: a.attempt,
+      maximumAttempts: a.retryPolicy.maximumAttempts,
+      scheduledTime: msToTimestamp(a.attemptScheduledTime),
+      expirationTime: a.timeouts.scheduleToCloseMs ? msToTimestamp(a.firstScheduledTime + a.timeouts.scheduleToCloseMs) : undefined,
+      lastFailure: a.lastFailure,
+      lastWorkerIdentity: a.startedIdentity,
+      currentRetryInterval: a.nextAttemptTime === undefined ? undefined : msToDuration(Math.max(0, a.nextAttemptTime - (a.lastAttemptCompleteTime ?? now))),
+      lastAttemptCompleteTime: a.lastAttemptCompleteTime === undefined ? undefined : msToTimestamp(a.lastAttemptCompleteTime),
+      nextAttemptScheduleTime: a.nextAttemptTime === undefined ? undefined : msToTimestamp(a.nextAttemptTime),
+    })),
+    pendingWorkflowTask: execution.workflowTask
+      ? {
+          state: execution.workflowTask.state === 'started' ? 2 : 1,
+          scheduledTime: msToTimestamp(execution.workflowTask.scheduledTime),
+          attempt: execution.workflowTask.attempt,
+        }
+      : undefined,
+  };
+}
+
+export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
+  return {
+    GetSystemInfo: () => ({
+      serverVersion: SERVER_VERSION,
+      capabilities: {
+        signalAndQueryHeader: true,
+        internalErrorDifferentiation: true,
+        activityFailureIncludeHeartbeat: true,
+        supportsSchedules: false,
+        encodedFailureAttributes: true,
+        buildIdBasedVersioning: false,
+        upsertMemo: true,
+        eagerWorkflowStart: false,
+        sdkMetadata: true,
+        countGroupByExecutionStatus: false,
+        nexus: false,
+      },
+    }),
+    GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'mve-devserver', historyShardCount: 1, persistenceStore: 'memory', visibilityStore: 'memory' }),
+    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(namespaceOf(ctx, req.namespace)),
+    ListNamespaces: () => ({ namespaces: ctx.store.listNamespaces().map(describeNamespace) }),
+    RegisterNamespace: (req: Req<'RegisterNamespaceRequest'>) => {
+      const name = requireField(req.namespace, 'namespace');
+      if (ctx.store.getNamespace(name)) throw alreadyExists(`Namespace ${name} already exists.`);
+      ctx.store.addNamespace(name, durationToMs(req.workflowExecutionRetentionPeriod) || DEFAULT_RETENTION_MS);
+      return {};
+    },
+    GetSearchAttributes: () => {
+      const keys: Record<string, number> = {};
+      for (const [name, type] of Object.entries(SYSTEM_SEARCH_ATTRIBUTES)) keys[name] = toIndexedValueType(type);
+      for (const ns of ctx.store.listNamespaces()) for (const [name, type] of ns.searchAttributes) keys[name] = toIndexedValueType(type);
+      return { keys };
+    },
+
+    StartWorkflowExecution: (req: Req<'StartWorkflowExecutionRequest'>) => {
+      const { execution, started } = startWorkflow(ctx, req);
+      return { runId: execution.runId, started };
+    },
+    SignalWithStartWorkflowExecution: (req: Req<'SignalWithStartWorkflowExecutionRequest'>) => {
+      const signalName = requireField(req.signalName, 'signalName');
+      const namespace = namespaceOf(ctx, req.namespace).name;
+      const current = ctx.store.getCurrentRun(namespace, requireField(req.workflowId, 'workflowId'));
+      let execution = current && isRunning(current) ? current : undefined;
+      let started = false;
+      if (!execution) {
+        const outcome = startWorkflow(ctx, { ...req, workflowIdConflictPolicy: undefined });
+        execution = outcome.execution;
+        started = outcome.started;
+      }
+      signal(ctx, execution, { signalName, input: req.signalInput, header: req.header, identity: req.identity, requestId: req.requestId });
+      return { runId: execution.runId, started };
+    },
+    SignalWorkflowExecution: (req: Req<'SignalWorkflowExecutionRequest'>) => {
+      const execution = findRun(ctx, req.namespace, req.workflowExecution);
+      signal(ctx, execution, { signalName: requireField(req.signalName, 'signalName'), input: req.input, header: req.header, identity: req.identity, requestId: req.requestId });
+      return {};
+    },
+    QueryWorkflow: (req: Req<'QueryWorkflowRequest'>) => query(ctx, findRun(ctx, req.namespace, req.execution), req.query!),
+    RespondQueryTaskCompleted: (req: Req<'RespondQueryTaskCompletedRequest'>) => (respondQuery(ctx, req), {}),
+    TerminateWorkflowExecution: (req: Req<'TerminateWorkflowExecutionRequest'>) => {
+      terminate(ctx, findRun(ctx, req.namespace, req.workflowExecution), req.reason ?? '', req.identity ?? '', req.details);
+      return {};
+    },
+    RequestCancelWorkflowExecution: (req: Req<'RequestCancelWorkflowExecutionRequest'>) => {
+      requestCancel(ctx, findRun(ctx, req.namespace, req.workflowExecution), req.reason ?? '', req.identity ?? '');
+      return {};
+    },
+    GetWorkflowExecutionHistory: (req: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext) => getHistory(ctx, req, call),
+    DescribeWorkflowExecution: (req: Req<'DescribeWorkflowExecutionRequest'>) => describeExecution(ctx, findRun(ctx, req.namespace, req.execution)),
+    ListWorkflowExecutions: (req: Req<'ListWorkflowExecutionsRequest'>) =>
+      listExecutions(ctx.store, namespaceOf(ctx, req.namespace), req.query ?? '', req.pageSize ?? 0, req.nextPageToken),
+    CountWorkflowExecutions: (req: Req<'CountWorkflowExecutionsRequest'>) => ({
+      count: countExecutions(ctx.store, namespaceOf(ctx, req.namespace), req.query ?? ''),
+    }),
+
+    UpdateWorkflowExecution: (req: Req<'UpdateWorkflowExecutionRequest'>, call: CallContext) => {
+      const execution = findRun(ctx, req.namespace, req.workflowExecution);
+      const updateId = requireField(req.request?.meta?.updateId, 'request.meta.updateId');
+      requireField(req.request?.input?.name, 'request.input.name');
+      const stage = req.waitPolicy?.lifecycleStage || UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED;
+      if (stage === UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED)
+        throw invalidArgument('waitPolicy.lifecycleStage ADMITTED is not supported for UpdateWorkflowExecution; use ACCEPTED or COMPLETED');
+      const update = execution.updates.get(updateId) ?? admitUpdate(ctx, execution, req.request!);
+      return waitForUpdate(ctx, execution, update, stage, call.onCancel);
+    },
+    PollWorkflowExecutionUpdate: (req: Req<'PollWorkflowExecutionUpdateRequest'>, call: CallContext) => {
+      const execution = findRun(ctx, req.namespace, req.updateRef?.workflowExecution);
+      const update = findUpdate(execution, requireField(req.updateRef?.updateId, 'updateRef.updateId'));
+      const stage = req.waitPolicy?.lifecycleStage || UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED;
+      return waitForUpdate(ctx, execution, update, stage, call.onCancel);
+    },
+
+    PollWorkflowTaskQueue: (req: Req<'PollWorkflowTaskQueueRequest'>, call: CallContext) => {
+      const namespace = namespaceOf(ctx, req.namespace).name;
+      const name = requireField(req.taskQueue?.name, 'taskQueue.name');
+      const kind = req.taskQueue?.kind === TaskQueueKind.TASK_QUEUE_KIND_STICKY ? 'sticky' : 'workflow';
+      return ctx.matching.poll(kind, namespace, name, { identity: req.identity ?? '', onCancel: call.onCancel }, {});
+    },
+    RespondWorkflowTaskCompleted: (req: Req<'RespondWorkflowTaskCompletedRequest'>) => completeWorkflowTask(ctx, req),
+    RespondWorkflowTaskFailed: (req: Req<'RespondWorkflowTaskFailedRequest'>) => (failWorkflowTask(ctx, req), {}),
+    PollActivityTaskQueue: (req: Req<'PollActivityTaskQueueRequest'>, call: CallContext) => {
+      const namespace = namespaceOf(ctx, req.namespace).name;
+      const name = requireField(req.taskQueue?.name, 'taskQueue.name');
+      return ctx.matching.poll('activity', namespace, name, { identity: req.identity ?? '', onCancel: call.onCancel }, {});
+    },
+    RespondActivityTaskCompleted: (req: Req<'RespondActivityTaskCompletedRequest'>) => (completeActivity(ctx, req.taskToken, req.result, req.identity ?? ''), {}),
+    RespondActivityTaskFailed: (req: Req<'RespondActivityTaskFailedRequest'>) => (failActivity(ctx, req.taskToken, req.failure, req.lastHeartbeatDetails), {}),
+    RespondActivityTaskCanceled: (req: Req<'RespondActivityTaskCanceledRequest'>) => (activityCanceled(ctx, req.taskToken, req.details, req.identity ?? ''), {}),
+    RecordActivityTaskHeartbeat: (req: Req<'RecordActivityTaskHeartbeatRequest'>) => ({
+      ...heartbeat(ctx, req.taskToken, req.details),
+      activityPaused: false,
+      activityReset: false,
+    }),
+    // The worker tells the server it is going away / drops its sticky queue: nothing is bound to a worker here.
+    ShutdownWorker: () => ({}),
+    ResetStickyTaskQueue: () => ({}),
+  };
+}
+
+/** For tests and diagnostics: the event types of a run's history, by name. */
+export function eventTypeNames(execution: Execution): string[] {
+  return execution.history.map((e) => EventType[e.eventType] ?? String(e.eventType));
+}

@@ -1,0 +1,107 @@
+/** Assembles the server: store, clock, matching and engine behind the gRPC services, on one port. */
+import * as grpc from '@grpc/grpc-js';
+import { Clock } from './clock.js';
+import { EngineContext } from './engine/context.js';
+import { Watchers } from './engine/watchers.js';
+import { installWorkflowTasks } from './engine/workflow-tasks.js';
+import { Matching } from './matching.js';
+import { addService } from './rpc/grpc-server.js';
+import type { RpcObserver } from './rpc/grpc-server.js';
+import { operatorServiceHandlers } from './rpc/operator-service.js';
+import { testServiceHandlers } from './rpc/test-service.js';
+import { workflowServiceHandlers } from './rpc/workflow-service.js';
+import { InMemoryStore } from './store.js';
+import type { ExecutionStore } from './store.js';
+
+export interface DevServerOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+  /** Registered at start, besides `default`. */
+  namespace?: string;
+  /** Virtual clock that jumps to the next deadline whenever nothing is in flight (see docs/devserver.md). */
+  timeSkipping?: boolean;
+  /** Receives the server's log lines (unimplemented RPCs, retries, failures). Defaults to silence. */
+  log?: (line: string) => void;
+  /** How long polls and waits are held before an empty answer; default 15 s. */
+  longPollMs?: number;
+  /** Where executions live; default in memory. */
+  store?: ExecutionStore;
+}
+
+export interface DevServer {
+  /** host:port, what TEMPORAL_ADDRESS takes. */
+  address: string;
+  port: number;
+  namespace: string;
+  timeSkipping: boolean;
+  /** Unimplemented RPCs called so far, with counts. */
+  unimplementedCalls(): Record<string, number>;
+  /** RPCs served so far, with counts. */
+  callCounts(): Record<string, number>;
+  /** Moves the server's clock forward, firing what falls due (tests without the TestService). */
+  skipTime(ms: number): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_NAMESPACE = 'default';
+const RETENTION_MS = 24 * 3600_000;
+
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const log = options.log ?? (() => {});
+  const namespace = options.namespace || DEFAULT_NAMESPACE;
+  const timeSkipping = options.timeSkipping ?? false;
+  const store = options.store ?? new InMemoryStore();
+  for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, RETENTION_MS);
+
+  const clock = new Clock(timeSkipping, (error) => log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+  const longPollMs = options.longPollMs ?? 15_000;
+  const matching = new Matching(longPollMs);
+  const watchers = new Watchers();
+  const ctx = new EngineContext(store, clock, matching, watchers, { longPollMs, queryTimeoutMs: 30_000 }, log);
+  installWorkflowTasks(ctx);
+  clock.isIdle = () => ctx.canSkipTime();
+
+  const calls = new Map<string, number>();
+  const observer: RpcObserver = {
+    log,
+    unimplemented: new Map(),
+    onCall: (method) => calls.set(method, (calls.get(method) ?? 0) + 1),
+    afterCall: () => clock.requestSkip(),
+  };
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 128 * 1024 * 1024 });
+  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', workflowServiceHandlers(ctx), observer);
+  addService(server, 'temporal.api.operatorservice.v1.OperatorService', operatorServiceHandlers(ctx), observer);
+  addService(server, 'temporal.api.testservice.v1.TestService', timeSkipping ? testServiceHandlers(ctx) : {}, observer);
+
+  const host = options.host ?? '127.0.0.1';
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  const hostForAddress = host.includes(':') ? `[${host}]` : host;
+  return {
+    address: `${hostForAddress}:${port}`,
+    port,
+    namespace,
+    timeSkipping,
+    unimplementedCalls: () => Object.fromEntries(observer.unimplemented),
+    callCounts: () => Object.fromEntries(calls),
+    skipTime: (ms) => clock.advanceTo(clock.now() + ms),
+    close: async () => {
+      matching.releaseAll();
+      watchers.releaseAll();
+      clock.close();
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2000);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Where executions, namespaces and search-attribute registrations live. The engine only talks to this
+ * interface; the in-memory store is the only one so far, and a durable one can replace it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Execution } from './execution.js';
+import type { SearchAttributeType } from './visibility/search-attributes.js';
+
+export interface NamespaceRecord {
+  id: string;
+  name: string;
+  retentionMs: number;
+  /** Custom search attributes registered through the OperatorService. */
+  searchAttributes: Map<string, SearchAttributeType>;
+}
+
+export interface ExecutionStore {
+  getNamespace(name: string): NamespaceRecord | undefined;
+  listNamespaces(): NamespaceRecord[];
+  addNamespace(name: string, retentionMs: number): NamespaceRecord;
+
+  getRun(runId: string): Execution | undefined;
+  /** The latest run of a workflow id in a namespace (running or closed). */
+  getCurrentRun(namespace: string, workflowId: string): Execution | undefined;
+  /** Records a new run and makes it the current one for its workflow id. */
+  insertRun(execution: Execution): void;
+  runsInNamespace(namespace: string): Iterable<Execution>;
+  allRuns(): Iterable<Execution>;
+}
+
+export class InMemoryStore implements ExecutionStore {
+  private readonly namespaces = new Map<string, NamespaceRecord>();
+  private readonly runs = new Map<string, Execution>();
+  private readonly current = new Map<string, string>();
+  private readonly byNamespace = new Map<string, Execution[]>();
+
+  getNamespace(name: string) {
+    return this.namespaces.get(name);
+  }
+
+  listNamespaces() {
+    return [...this.namespaces.values()];
+  }
+
+  addNamespace(name: string, retentionMs: number) {
+    const record = { id: randomUUID(), name, retentionMs, searchAttributes: new Map<string, SearchAttributeType>() };
+    this.namespaces.set(name, record);
+    return record;
+  }
+
+  getRun(runId: string) {
+    return this.runs.get(runId);
+  }
+
+  getCurrentRun(namespace: string, workflowId: string) {
+    const runId = this.current.get(`${namespace}\u0000${workflowId}`);
+    return runId === undefined ? undefined : this.runs.get(runId);
+  }
+
+  insertRun(execution: Execution) {
+    this.runs.set(execution.runId, execution);
+    this.current.set(`${execution.namespace}\u0000${execution.workflowId}`, execution.runId);
+    let list = this.byNamespace.get(execution.namespace);
+    if (!list) this.byNamespace.set(execution.namespace, (list = []));
+    list.push(execution);
+  }
+
+  runsInNamespace(namespace: string) {
+    return this.byNamespace.get(namespace) ?? [];
+  }
+
+  allRuns() {
+    return this.runs.values();
+  }
+}
