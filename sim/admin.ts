@@ -25,7 +25,7 @@ export function handleAdmin(state: SimState, method: string, path: string, body:
     case 'POST /faults': {
       const parsed = parseJsonBody(body);
       if (!parsed.ok) return parsed.response;
-      const faults = z.union([faultSchema, z.array(faultSchema)]).safeParse(parsed.value);
+      const faults = (Array.isArray(parsed.value) ? z.array(faultSchema) : faultSchema).safeParse(parsed.value);
       if (!faults.success) {
         return apiError(400, 'Invalid fault', faults.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
       }

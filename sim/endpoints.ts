@@ -1,3 +1,4 @@
+import type { KindMap } from '../domain/index.js';
 import type { SimEnvironment, SimClient } from './auth.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
@@ -8,6 +9,8 @@ import type { SimState } from './server.js';
 import type { SimVariant } from './variants.js';
 
 export interface SimCatalog {
+  /** Which kinds each image family allows; validate and buy check orders against it. */
+  kindMap: KindMap;
   locations: SimLocation[];
   imageGroups: SimImageGroup[];
   variants: SimVariant[];

@@ -1,4 +1,4 @@
-import { APPLIANCE_KINDS, DEFAULT_KIND_MAP, type KindId } from '../domain/index.js';
+import { APPLIANCE_KINDS, DEFAULT_KIND_MAP, mergeKindMap, type KindId, type KindMap } from '../domain/index.js';
 import { SIZE_LABELS } from '../schemas/index.js';
 
 /** A size label beyond the documented five, as real catalogs carry; offered by one image. */
@@ -21,6 +21,15 @@ export interface SimImageGroup {
   images: SimImage[];
 }
 
+/**
+ * The domain's default kind map, plus one family for the kind it leaves unmapped (K5: the spec names no
+ * image for it), so that the simulated catalog offers every kind. An engine that orders this family needs
+ * the same entry in its kind-map override (MVE_KIND_MAP), as it would for any family it does not know.
+ */
+export const SIM_KIND_MAP: KindMap = mergeKindMap(DEFAULT_KIND_MAP, [
+  { vendor: 'Stonewall', product: 'vFirewall', kinds: ['K5'], note: 'simulator-only family for K5' },
+]);
+
 /** Three versions per product: an older and a newer release image, and a newer pre-release one. */
 const VERSIONS = [
   { minor: 2, patch: 1, release: true },
@@ -29,13 +38,13 @@ const VERSIONS = [
 ] as const;
 
 /**
- * One image group per (vendor, product) of the domain's default kind map, so every kind is covered by
+ * One image group per (vendor, product) of the kind map, so every kind the map names is covered by
  * construction. Sizes are the documented five narrowed by the kinds' restrictions; the newest release image
  * of the first unrestricted product also offers EXTRA_SIZE_LABEL.
  */
-export function generateImageGroups(): SimImageGroup[] {
+export function generateImageGroups(kindMap: KindMap = SIM_KIND_MAP): SimImageGroup[] {
   let extraOffered = false;
-  return DEFAULT_KIND_MAP.map((entry, index) => {
+  return kindMap.map((entry, index) => {
     const sizes = sizesFor(entry.kinds);
     const offersExtra = !extraOffered && sizes.length === SIZE_LABELS.length;
     extraOffered ||= offersExtra;

@@ -121,7 +121,7 @@ function checkOrder(catalog: SimCatalog, order: unknown): CheckedOrder | { issue
   if (!group || !image) {
     issues.push({ path: 'vendorConfig.imageId', rule: 'image-not-found', message: `imageId ${String(imageId)} is not an image of the images catalog` });
   } else {
-    issues.push(...checkOrderObject(order, { vendor: group.vendor, product: group.product, availableSizes: image.availableSizes }).errors);
+    issues.push(...checkOrderObject(order, { vendor: group.vendor, product: group.product, availableSizes: image.availableSizes }, { kindMap: catalog.kindMap }).errors);
   }
   const location = catalog.locations.find((candidate) => candidate.id === fields['locationId']);
   const sizeLabel = sizeOf(vendorConfig);

@@ -16,6 +16,7 @@ import {
   type ApiError,
   type ApiLogEntry,
 } from '../../activities/api/index.js';
+import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
 import { priceOf, startSimulator } from '../../sim/index.js';
 import { configFor, keyWithRole, simWithClient, validOrder } from './helpers.js';
 
@@ -51,7 +52,7 @@ test('a rejected order carries the message, the data and the trace id, and is no
   t.teardown(close);
   const { order } = await validOrder(client);
   const { token: _omitted, ...withoutToken } = order.vendorConfig;
-  const error = await t.throwsAsync(client.validate([{ ...order, vendorConfig: withoutToken }]), { instanceOf: ApiRejectedError });
+  const error = await t.throwsAsync(client.validate([{ ...order, vendorConfig: withoutToken as typeof order.vendorConfig }]), { instanceOf: ApiRejectedError });
   t.is(error.status, 400);
   t.regex(error.message, /vendorConfig\.token/);
   t.truthy((error.data as Array<{ path: string }>).find((issue) => issue.path === 'vendorConfig.token'));
@@ -265,12 +266,12 @@ test('a 2xx buy with an unreadable body took effect: outcome unknown, not retry-
     server.closeAllConnections();
     server.close();
   });
-  const order = {
+  const order: OrderObject = {
     locationId: 1,
     productName: 'x',
-    productType: 'MVE' as const,
-    term: 12 as const,
-    vendorConfig: { imageId: 1, mveLabel: 'MVE 2/8', token: 't' },
+    productType: 'MVE',
+    term: 12,
+    vendorConfig: vendorConfigSchema.parse({ imageId: 1, mveLabel: 'MVE 2/8', token: 't' }),
   };
   const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiInvalidResponseError });
   t.true(error.outcomeUnknown);

@@ -1,4 +1,5 @@
 import { createApiClient, Secret, type ApiClient, type ApiClientOptions, type ApiConfig } from '../../activities/api/index.js';
+import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
 import { startSimulator, type SimClient, type Simulator, type SimulatorOptions } from '../../sim/index.js';
 
 /** Config of the API client pointed at one key of the simulator (by default its primary staging key). */
@@ -50,7 +51,7 @@ export async function simWithClient(
 }
 
 /** An order object the simulator accepts: a cloud-managed appliance (token + exactly 2 vNICs) in an MVE location. */
-export async function validOrder(client: ApiClient, overrides: { term?: number; mveLabel?: string } = {}) {
+export async function validOrder(client: ApiClient, overrides: { term?: OrderObject['term']; mveLabel?: string } = {}) {
   const [locations, images] = await Promise.all([client.listLocations(), client.listImages()]);
   const location = locations.find(
     (candidate) =>
@@ -60,15 +61,13 @@ export async function validOrder(client: ApiClient, overrides: { term?: number; 
   const group = images.data.mveImages.find((candidate) => candidate.vendor === 'Meraki');
   const image = group?.images.find((candidate) => candidate.releaseImage);
   if (!location || !image) throw new Error('the simulated catalog lacks an MVE location or a Meraki release image');
-  return {
-    location,
-    order: {
-      locationId: location.id,
-      productName: 'CHG-1042 edge',
-      productType: 'MVE' as const,
-      term: (overrides.term ?? 12) as 12,
-      vendorConfig: { imageId: image.id, mveLabel: overrides.mveLabel ?? 'MVE 4/16', token: 'vendor-dashboard-token-123' },
-      vnics: [{ description: 'wan' }, { description: 'lan' }],
-    },
+  const order: OrderObject = {
+    locationId: location.id,
+    productName: 'CHG-1042 edge',
+    productType: 'MVE',
+    term: overrides.term ?? 12,
+    vendorConfig: vendorConfigSchema.parse({ imageId: image.id, mveLabel: overrides.mveLabel ?? 'MVE 4/16', token: 'vendor-dashboard-token-123' }),
+    vnics: [{ description: 'wan' }, { description: 'lan' }],
   };
+  return { location, order };
 }
