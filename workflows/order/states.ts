@@ -1,0 +1,54 @@
+/**
+ * The order's states, as an ops person reads them, and the transitions the workflow may take.
+ * Pure data: the workflow asserts every move against this table so a bug cannot invent a path.
+ */
+export const ORDER_STATES = [
+  'RECEIVED',
+  'LOOKING_UP',
+  'VALIDATING',
+  'AWAITING_APPROVAL',
+  'APPROVED',
+  'BUYING',
+  'BOUGHT',
+  'BUY_UNCERTAIN',
+  'REJECTED',
+  'EXPIRED',
+  'CANCELLED',
+  'FAILED',
+] as const;
+
+export type OrderState = (typeof ORDER_STATES)[number];
+
+export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['BOUGHT', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED']);
+
+/** States from which a `cancel` is still possible: nothing has been sent to the buy endpoint yet. */
+export const CANCELLABLE_STATES: ReadonlySet<OrderState> = new Set([
+  'RECEIVED',
+  'LOOKING_UP',
+  'VALIDATING',
+  'AWAITING_APPROVAL',
+  'APPROVED',
+]);
+
+const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
+  RECEIVED: ['LOOKING_UP', 'CANCELLED', 'FAILED'],
+  LOOKING_UP: ['VALIDATING', 'CANCELLED', 'FAILED'],
+  VALIDATING: ['AWAITING_APPROVAL', 'APPROVED', 'CANCELLED', 'FAILED'],
+  AWAITING_APPROVAL: ['APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED'],
+  // APPROVED -> VALIDATING: the quote went stale before buying and is checked again.
+  APPROVED: ['BUYING', 'VALIDATING', 'CANCELLED', 'FAILED'],
+  // BUYING -> BUYING is not a transition: retries of a buy that provably did not happen stay in BUYING.
+  BUYING: ['BOUGHT', 'BUY_UNCERTAIN', 'FAILED'],
+  // Ops resolves an uncertain buy: it was created (BOUGHT), or it was not and we try again (BUYING),
+  // validating first when the quote has gone stale meanwhile (VALIDATING).
+  BUY_UNCERTAIN: ['BOUGHT', 'BUYING', 'VALIDATING', 'FAILED'],
+  BOUGHT: [],
+  REJECTED: [],
+  EXPIRED: [],
+  CANCELLED: [],
+  FAILED: [],
+};
+
+export function canTransition(from: OrderState, to: OrderState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
