@@ -49,10 +49,10 @@ const kindMapEntrySchema = z.strictObject({
 });
 
 /** An override file: a bare array of entries, or `{ "replaceDefaults"?: boolean, "entries": [...] }`. */
-export const kindMapFileSchema = z.union([
-  z.array(kindMapEntrySchema),
+export const kindMapFileSchema = z.preprocess(
+  (body) => (Array.isArray(body) ? { entries: body } : body),
   z.strictObject({ replaceDefaults: z.boolean().optional(), entries: z.array(kindMapEntrySchema) }),
-]);
+);
 export type KindMapFile = z.infer<typeof kindMapFileSchema>;
 
 const familyKey = (vendor: string, product: string) => `${vendor.trim().toLowerCase()}\u0000${product.trim().toLowerCase()}`;
@@ -62,9 +62,9 @@ export function sameFamily(a: { vendor: string; product: string }, b: { vendor: 
 }
 
 /** Override entries replace base entries of the same family; new families are appended. */
-export function mergeKindMap(base: KindMap, override: KindMapFile): KindMap {
-  const entries = Array.isArray(override) ? override : override.entries;
-  const replaceDefaults = !Array.isArray(override) && override.replaceDefaults === true;
+export function mergeKindMap(base: KindMap, override: KindMapFile | readonly KindMapEntry[]): KindMap {
+  const entries = Array.isArray(override) ? (override as readonly KindMapEntry[]) : (override as KindMapFile).entries;
+  const replaceDefaults = !Array.isArray(override) && (override as KindMapFile).replaceDefaults === true;
   const kept = replaceDefaults ? [] : base.filter((entry) => !entries.some((replacement) => sameFamily(entry, replacement)));
   return [...kept, ...entries];
 }
