@@ -59,6 +59,9 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
   // Each part is read on its own, so one broken field does not hide the problems of the others.
   const imageSelector = imageSelectorSchema.safeParse(input['image']);
   let family: { vendor: string; product: string } | undefined;
+  // When the catalog has no such image, the kind falls back to the fields' signature, and a failure to
+  // tell it from them is a consequence of the image error, not a second problem.
+  let imageMissing = false;
   if (imageSelector.success && options.images) {
     const selected = selectImage(options.images, imageSelector.data);
     if (selected.ok) {
@@ -69,6 +72,7 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
       if (notOffered) errors.push(notOffered);
     } else {
       errors.push(...selected.issues);
+      imageMissing = selected.issues.some((entry) => entry.path.startsWith('image'));
     }
   } else if (imageSelector.success && imageSelector.data.vendor !== undefined && imageSelector.data.product !== undefined) {
     family = { vendor: imageSelector.data.vendor, product: imageSelector.data.product };
@@ -109,7 +113,7 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
         if (size.label !== undefined) errors.push(...checkSizeForKind(resolution.kind, size.label, size.path));
         if (vnics.success) errors.push(...checkVnicCount(resolution.kind, vnics.data.length));
         else if (input['vnics'] === undefined) warnings.push(omittedVnicsWarning(resolution.kind));
-      } else {
+      } else if (!imageMissing) {
         errors.push(resolution.issue);
       }
     } else {
