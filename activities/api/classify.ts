@@ -1,3 +1,4 @@
+import { redactOrderRequest } from '../../domain/index.js';
 import { apiErrorBodySchema } from '../../schemas/index.js';
 import {
   ApiAuthenticationError,
@@ -14,9 +15,12 @@ import type { HttpResponse } from './transport.js';
 /** When a 429 carries no usable Retry-After, wait this long. */
 export const DEFAULT_RETRY_AFTER_MS = 1_000;
 
-/** Turns a non-2xx response into the typed error for its status, with the body's message, data and trace id. */
-export function errorFromResponse(context: ApiErrorContext, response: HttpResponse): ApiError {
-  const body = readErrorBody(response);
+/**
+ * Turns a non-2xx response into the typed error for its status, with the body's message, data and trace id.
+ * `credentials` (token, client secret) are blanked out of whatever the server wrote, in case it echoes them.
+ */
+export function errorFromResponse(context: ApiErrorContext, response: HttpResponse, credentials: readonly string[] = []): ApiError {
+  const body = withoutCredentials(readErrorBody(response), credentials);
   const traceId = body.traceId ?? response.header('trace-id');
   const status = response.status;
   if (status === 401) return new ApiAuthenticationError(context, body.message, status, traceId);
@@ -41,13 +45,25 @@ function readErrorBody(response: HttpResponse): ErrorBody {
     return { message: snippet === '' ? `HTTP ${response.status} with an empty body` : snippet };
   }
   const parsed = apiErrorBodySchema.safeParse(json);
-  if (!parsed.success) return { message: `HTTP ${response.status}`, data: json };
+  if (!parsed.success) return { message: `HTTP ${response.status}`, data: redactOrderRequest(json) };
   const { message, data, trace_id: traceId } = parsed.data;
   return {
     message: typeof message === 'string' && message !== '' ? message : `HTTP ${response.status}`,
-    ...(data === undefined || data === null ? {} : { data }),
+    // A server may echo the order back; its vendorConfig secrets must not travel on in our errors.
+    ...(data === undefined || data === null ? {} : { data: redactOrderRequest(data) }),
     ...(typeof traceId === 'string' && traceId !== '' ? { traceId } : {}),
   };
+}
+
+function withoutCredentials<T>(value: T, credentials: readonly string[]): T {
+  if (typeof value === 'string') {
+    return credentials.reduce((text, credential) => (credential ? text.replaceAll(credential, '[redacted]') : text), value as string) as T;
+  }
+  if (Array.isArray(value)) return value.map((item) => withoutCredentials(item, credentials)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withoutCredentials(inner, credentials)])) as T;
+  }
+  return value;
 }
 
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 section 10.2.3). */

@@ -124,9 +124,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
-      const scrubbed = withoutCredentials(response, [token.reveal(), config.clientSecret.reveal()]);
-      if (response.status >= 200 && response.status <= 299) return readBody(context, scrubbed, responseSchema);
-      const error = errorFromResponse(context, scrubbed);
+      if (response.status >= 200 && response.status <= 299) return readBody(context, response, responseSchema);
+      const error = errorFromResponse(context, response, [token.reveal(), config.clientSecret.reveal()]);
       if (error instanceof ApiAuthenticationError && !refreshedAfter401) {
         refreshedAfter401 = true;
         tokenProvider.invalidate(token);
@@ -198,12 +197,6 @@ function readBody<T>(context: ApiErrorContext, response: HttpResponse, schema: z
     .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
     .join('; ');
   throw new ApiInvalidResponseError(context, response.status, where);
-}
-
-/** Defence in depth: a server that echoes a credential back must not put it into our errors. */
-function withoutCredentials(response: HttpResponse, credentials: string[]): HttpResponse {
-  const text = credentials.reduce((acc, credential) => (credential ? acc.replaceAll(credential, '[redacted]') : acc), response.text);
-  return { ...response, text };
 }
 
 function elapsed(started: number): number {

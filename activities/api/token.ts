@@ -75,7 +75,7 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
         response.header('trace-id'),
       );
     }
-    if (response.status < 200 || response.status > 299) throw errorFromResponse(context, response);
+    if (response.status < 200 || response.status > 299) throw errorFromResponse(context, response, [options.clientSecret.reveal()]);
     const parsed = tokenResponseSchema.safeParse(parseJsonLeniently(response.text));
     if (!parsed.success) {
       throw new ApiInvalidResponseError(context, response.status, 'expected access_token, expires_in and token_type');

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   ApiAuthenticationError,
@@ -250,33 +250,66 @@ test('a body that is not an exact order is refused before anything is sent', asy
   t.is(sim.state().calls.buy, 0);
 });
 
-test('a 2xx buy with an unreadable body took effect: outcome unknown, not retry-safe', async (t) => {
+/** A bare HTTP server standing in for an API that misbehaves in ways the simulator does not. */
+async function rawApi(t: { teardown(fn: () => void): void }, answer: (res: ServerResponse) => void) {
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     if (req.url === '/oauth2/token') res.end(JSON.stringify({ access_token: 'opaque-token', expires_in: 3600, token_type: 'Bearer' }));
-    else res.end(JSON.stringify({ message: 'created', data: 'not a list' }));
+    else answer(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = createApiClient({
-    config: { environment: 'staging', baseUrl: url, authUrl: url, clientId: 'id', clientSecret: new Secret('s'), connectTimeoutMs: 1000, responseTimeoutMs: 2000 },
+    config: { environment: 'staging', baseUrl: url, authUrl: url, clientId: 'raw-key', clientSecret: new Secret('raw-secret-value'), connectTimeoutMs: 1000, responseTimeoutMs: 2000 },
   });
   t.teardown(() => {
     client.close();
     server.closeAllConnections();
     server.close();
   });
-  const order: OrderObject = {
-    locationId: 1,
-    productName: 'x',
-    productType: 'MVE',
-    term: 12,
-    vendorConfig: vendorConfigSchema.parse({ imageId: 1, mveLabel: 'MVE 2/8', token: 't' }),
-  };
-  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiInvalidResponseError });
+  return client;
+}
+
+const ANY_ORDER: OrderObject = {
+  locationId: 1,
+  productName: 'x',
+  productType: 'MVE',
+  term: 12,
+  vendorConfig: vendorConfigSchema.parse({ imageId: 1, mveLabel: 'MVE 2/8', adminPassword: 'Sup3rSecret!', sshPublicKey: 'ssh-rsa AAAA' }),
+};
+
+test('a 2xx buy with an unreadable body took effect: outcome unknown, not retry-safe', async (t) => {
+  const client = await rawApi(t, (res) => res.end(JSON.stringify({ message: 'created', data: 'not a list' })));
+  const error = await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }), { instanceOf: ApiInvalidResponseError });
   t.true(error.outcomeUnknown);
   t.false(error.retrySafe);
   t.regex(error.message, /data/);
+});
+
+test('an error body that echoes the order has its vendorConfig secrets redacted', async (t) => {
+  const client = await rawApi(t, (res) => {
+    res.statusCode = 400;
+    res.setHeader('trace-id', 'trace-from-header');
+    res.end(JSON.stringify({ message: 'Invalid order', data: { order: ANY_ORDER } }));
+  });
+  const error = await t.throwsAsync(client.validate([ANY_ORDER]), { instanceOf: ApiRejectedError });
+  t.is(error.traceId, 'trace-from-header');
+  const shown = JSON.stringify(error);
+  t.false(shown.includes('Sup3rSecret!'));
+  t.regex(shown, /"adminPassword":"\[redacted\]"/);
+  t.regex(error.message, /Invalid order/);
+});
+
+test('a server that echoes the token or the client secret does not put them into our errors', async (t) => {
+  const client = await rawApi(t, (res) => {
+    res.statusCode = 500;
+    res.end(JSON.stringify({ message: 'boom for Bearer opaque-token', data: { secret: 'raw-secret-value' } }));
+  });
+  const error = await t.throwsAsync(client.listImages(), { instanceOf: ApiServerError });
+  const shown = `${error.message} ${JSON.stringify(error)}`;
+  t.false(shown.includes('opaque-token'));
+  t.false(shown.includes('raw-secret-value'));
+  t.regex(error.message, /boom for Bearer \[redacted\]/);
 });
 
 test('errors serialise to plain details; neither errors nor logs carry the token or the client secret', async (t) => {
