@@ -61,7 +61,7 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
   let family: { vendor: string; product: string } | undefined;
   // When the catalog has no such image, the kind falls back to the fields' signature, and a failure to
   // tell it from them is a consequence of the image error, not a second problem.
-  let imageMissing = false;
+  let imageMissing = !imageSelector.success;
   if (imageSelector.success && options.images) {
     const selected = selectImage(options.images, imageSelector.data);
     if (selected.ok) {

@@ -56,12 +56,25 @@ function describeZodIssue(zodIssue: z.core.$ZodIssue, leaf: string, value: unkno
       return ['allowed-values', `${leaf} ${ownMessage(zodIssue.message, 'is not one of the allowed values')}`];
     case 'too_small':
     case 'too_big':
-      return [zodIssue.origin === 'array' ? 'count' : 'length', `${leaf} ${ownMessage(zodIssue.message, 'has the wrong size')}`];
+      return [sizeRule(zodIssue.origin), `${leaf} ${ownMessage(zodIssue.message, sizeFallback(zodIssue))}`];
     case 'invalid_format':
       return ['format', `${leaf} ${ownMessage(zodIssue.message, 'has the wrong format')}`];
     default:
       return ['invalid', `${leaf} is invalid`];
   }
+}
+
+function sizeRule(origin: string): string {
+  if (origin === 'array' || origin === 'set') return 'count';
+  return origin === 'string' ? 'length' : 'range';
+}
+
+function sizeFallback(zodIssue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const bound = zodIssue.code === 'too_small' ? zodIssue.minimum : zodIssue.maximum;
+  const comparison = zodIssue.code === 'too_small' ? 'at least' : 'at most';
+  return zodIssue.origin === 'string' || zodIssue.origin === 'array'
+    ? `must have ${comparison} ${String(bound)} ${zodIssue.origin === 'string' ? 'characters' : 'items'}`
+    : `must be ${comparison} ${String(bound)}`;
 }
 
 /** Our schemas phrase their messages as "must …"; zod's own defaults are replaced by a neutral fallback. */

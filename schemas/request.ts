@@ -14,7 +14,7 @@ const label = (max: number) =>
     .string()
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` })
-    .refine((value) => value.trim() !== '', { error: 'must not be blank', params: { rule: 'blank' } })
+    .refine((value) => value === '' || value.trim() !== '', { error: 'must not be blank', params: { rule: 'blank' } })
     .refine((value) => !hasControlCharacters(value), { error: 'must not contain control characters (line breaks, tabs)', params: { rule: 'forbidden-character' } });
 
 const SELECTOR_FIELDS = ['name', 'metro', 'market', 'country'] as const;

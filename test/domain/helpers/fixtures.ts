@@ -1,5 +1,5 @@
 /** Valid inputs for every appliance kind, built with real generated keys; tests break them one rule at a time. */
-import type { KindId } from '../../../domain/index.js';
+import { APPLIANCE_KINDS, type KindId } from '../../../domain/index.js';
 import { openSshKey, rfc4716Key } from './ssh-keys.js';
 
 export const SHA512_CRYPT = '$6$Qx7mP2vLk9sT4wZr$D/n/9SN8yfg7qUwekZmAtlgtjwOnYGoAv6q0ba.Z6kdckje24zXQsTobDwrEt6tQR.pCWxdJFqME/f801556k1';
@@ -77,6 +77,11 @@ export function validSize(kind: KindId): string {
   return kind === 'K15B' ? 'MVE 8/32' : 'MVE 4/16';
 }
 
+/** The kind's minimum number of vNICs, each with a description. */
+export function minimumVnics(kind: KindId): Array<{ description: string }> {
+  return Array.from({ length: APPLIANCE_KINDS[kind].vnics.min }, (_, index) => ({ description: `nic ${index}` }));
+}
+
 /** A valid order request for the kind, naming the image by family (or by id with a `kind` hint for K5). */
 export function validRequest(kind: KindId, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const family = FAMILY[kind];
@@ -91,6 +96,7 @@ export function validRequest(kind: KindId, overrides: Record<string, unknown> = 
     term: 12,
     size: validSize(kind),
     vendorConfig: validVendorConfig(kind),
+    vnics: minimumVnics(kind),
     ...overrides,
   };
 }
