@@ -22,7 +22,7 @@ import {
   type ApiErrorContext,
 } from './errors.js';
 import { createTokenProvider, type TokenProvider } from './token.js';
-import { createTransport, TransportError, type HttpResponse, type Transport } from './transport.js';
+import { createTransport, TransportError, type HttpRequest, type HttpResponse } from './transport.js';
 
 export type LocationsResponse = z.infer<typeof locationsResponseSchema>;
 export type ImagesResponse = z.infer<typeof imagesResponseSchema>;
@@ -114,7 +114,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let rateLimitWaits = 0;
     for (let attempt = 1; ; attempt += 1) {
       const token = await tokenProvider.getToken();
-      const response = await exchange(context, attempt, transport, {
+      const response = await exchange(operation, context, attempt, {
         method,
         url: `${config.baseUrl}${path}`,
         headers: {
@@ -149,13 +149,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  async function exchange(context: ApiErrorContext, attempt: number, t: Transport, request: Parameters<Transport['send']>[0]) {
-    const operation = context.call as ApiOperation;
+  /** One HTTP exchange, counted and logged; a transport failure becomes an ApiNetworkError of this call. */
+  async function exchange(operation: ApiOperation, context: ApiErrorContext, attempt: number, request: HttpRequest): Promise<HttpResponse> {
     callCounts[operation] += 1;
     const started = performance.now();
     const logLine = { call: context.call, environment: context.environment, request: context.request, attempt };
     try {
-      const response = await t.send(request);
+      const response = await transport.send(request);
       const traceId = response.header('trace-id');
       options.log?.({ ...logLine, status: response.status, ...(traceId ? { traceId } : {}), durationMs: elapsed(started) });
       return response;
