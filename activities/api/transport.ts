@@ -17,7 +17,7 @@ export interface HttpResponse {
   text: string;
 }
 
-export type TransportFailureReason = 'refused' | 'dns' | 'connect-timeout' | 'response-timeout' | 'connection-lost';
+export type TransportFailureReason = 'refused' | 'dns' | 'unreachable' | 'connect-timeout' | 'response-timeout' | 'connection-lost';
 
 /**
  * The request failed without an HTTP response. `requestSent` is false only when the connection was never
@@ -46,7 +46,14 @@ export interface Transport {
 }
 
 const CONNECT_TIMEOUT_CODE = 'MVE_CONNECT_TIMEOUT';
-const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Failures that happen before a connection exists, so the server cannot have seen the request. */
+const NOT_CONNECTED_REASONS: Record<string, TransportFailureReason> = {
+  ECONNREFUSED: 'refused',
+  ENOTFOUND: 'dns',
+  EAI_AGAIN: 'dns',
+  EHOSTUNREACH: 'unreachable',
+  ENETUNREACH: 'unreachable',
+};
 
 /** node-fetch over keep-alive agents, with a connect timeout and a knowledge of whether the request left. */
 export function createTransport(options: TransportOptions): Transport {
@@ -135,10 +142,8 @@ function classifyFailure(error: unknown, connected: boolean, url: string, option
     if (code === CONNECT_TIMEOUT_CODE) {
       return new TransportError('connect-timeout', false, `could not connect to ${where} within ${options.connectTimeoutMs} ms`);
     }
-    if (!connected && NOT_CONNECTED_CODES.has(code)) {
-      const reason = code === 'ECONNREFUSED' ? 'refused' : 'dns';
-      return new TransportError(reason, false, `could not connect to ${where} (${code})`);
-    }
+    const notConnected = NOT_CONNECTED_REASONS[code];
+    if (!connected && notConnected) return new TransportError(notConnected, false, `could not connect to ${where} (${code})`);
     return new TransportError('connection-lost', connected, `connection to ${where} lost (${code || error.message})`);
   }
   if (error instanceof FetchError) {
