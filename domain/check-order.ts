@@ -4,7 +4,7 @@
  */
 import { LEGACY_SIZE_LABELS, isLegacySize, orderObjectSchema, SIZE_LABEL_PATTERN, vnicsSchema } from '../schemas/index.js';
 import { isRecord, kindScope } from './check-request.js';
-import { issue, issuesFromZod, ROOT_PATH, type Issue } from './issues.js';
+import { issue, issuesFromZod, type Issue } from './issues.js';
 import { DEFAULT_KIND_MAP, type KindMap } from './kind-map.js';
 import { checkSizeForKind, checkVendorConfig, checkVnicCount } from './kind-rules.js';
 import type { KindId } from './kinds.js';
@@ -25,7 +25,7 @@ export interface OrderCheck {
 }
 
 export function checkOrderObject(order: unknown, image: OrderImageFacts, options: { kindMap?: KindMap } = {}): OrderCheck {
-  if (!isRecord(order)) return { ok: false, errors: [issue(ROOT_PATH, 'type', 'the order must be a JSON object')] };
+  if (!isRecord(order)) return { ok: false, errors: [issue('order', 'type', 'the order must be a JSON object')] };
   const parsed = orderObjectSchema.safeParse(order);
   const errors: Issue[] = parsed.success ? [] : issuesFromZod(parsed.error, order);
   const vendorConfig = order['vendorConfig'];
