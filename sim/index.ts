@@ -32,6 +32,8 @@ export interface SimulatorOptions {
   locationCount?: number;
   /** Image families and their kinds; by default the domain's map plus a family for K5 (SIM_KIND_MAP). */
   kindMap?: KindMap;
+  /** Faults armed from the start, as if injected through injectFault. */
+  faults?: FaultInput[];
   /** One line per request (method, path, status, time); never credentials. */
   log?: (line: string) => void;
 }
@@ -78,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     products: [],
     calls: Object.fromEntries(SIM_ENDPOINTS.map((endpoint) => [endpoint, 0])) as Record<SimEndpoint, number>,
   };
+  for (const fault of options.faults ?? []) state.faults.inject(fault);
   const server = createSimServer(state, options.log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

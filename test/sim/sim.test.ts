@@ -1,6 +1,6 @@
 import test from 'ava';
 import { DEFAULT_KIND_MAP, KIND_IDS } from '../../domain/index.js';
-import { EXTRA_SIZE_LABEL, priceOf, SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';
+import { EXTRA_SIZE_LABEL, priceOf, SIM_KIND_MAP, startSimulator, type Simulator, type SimulatorOptions } from '../../sim/index.js';
 
 /** Raw HTTP against the simulator, as any client would see it. */
 async function call(url: string, init: RequestInit = {}) {
@@ -24,7 +24,7 @@ async function tokenFor(sim: Simulator, environment: 'staging' | 'production' = 
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function withSim(t: { teardown(fn: () => Promise<void>): void }, options = {}): Promise<Simulator> {
+async function withSim(t: { teardown(fn: () => Promise<void>): void }, options: SimulatorOptions = {}): Promise<Simulator> {
   const sim = await startSimulator(options);
   t.teardown(() => sim.close());
   return sim;
@@ -189,10 +189,9 @@ test('faults are armed through the admin endpoint and validated there', async (t
   t.like(state, { tokensIssued: 1, calls: { locations: 3, images: 1, variants: 2 } });
 });
 
-test('latency delays the answer by the requested time', async (t) => {
-  const sim = await withSim(t);
+test('latency (armed through the options) delays the answer by the requested time', async (t) => {
+  const sim = await withSim(t, { faults: [{ kind: 'latency', endpoint: 'variants', ms: 300 }] });
   const token = await tokenFor(sim);
-  sim.injectFault({ kind: 'latency', endpoint: 'variants', ms: 300 });
   const started = performance.now();
   t.is((await call(`${sim.baseUrl}/v3/product/mve/variants`, { headers: bearer(token) })).status, 200);
   t.true(performance.now() - started >= 290);

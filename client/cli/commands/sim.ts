@@ -11,7 +11,8 @@ export function registerSimCommand(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', parseWhole('port', 0, 65535), DEFAULT_SIM_PORT)
     .option('--seed <seed>', 'seed of the generated catalog', parseWhole('seed', 0, 2 ** 32 - 1), DEFAULT_SEED)
     .option('--token-ttl <seconds>', 'lifetime of issued tokens', parseWhole('token-ttl', 1, 86_400), DEFAULT_TOKEN_TTL_SECONDS)
-    .action(async (options: { port: number; seed: number; tokenTtl: number }) => {
+    .option('--log', 'print one line per request (method, path, status, time)')
+    .action(async (options: { port: number; seed: number; tokenTtl: number; log?: boolean }) => {
       let sim: Simulator;
       try {
         sim = await startSimulator({
@@ -19,6 +20,7 @@ export function registerSimCommand(program: Command): void {
           seed: options.seed,
           tokenTtlSeconds: options.tokenTtl,
           clients: clientsFromEnv(process.env),
+          ...(options.log ? { log: (line: string) => process.stdout.write(`${line}\n`) } : {}),
         });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
