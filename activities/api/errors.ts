@@ -135,7 +135,8 @@ export class ApiPermissionError extends ApiError {
   constructor(context: ApiErrorContext, apiMessage: string, traceId?: string) {
     super(
       context,
-      `is not permitted for this API key (403): ${apiMessage}. A Read Only key cannot do this; use a key with the Company Admin role`,
+      `is not permitted for this API key (403): ${apiMessage}. The key's role does not allow this call ` +
+        `(a Read Only key cannot order); use a key with the Company Admin role`,
       403,
       traceId,
     );
