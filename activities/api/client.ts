@@ -18,6 +18,7 @@ import {
   ApiNetworkError,
   ApiRateLimitedError,
   ApiRequestInvalidError,
+  isMutatingCall,
   type ApiCall,
   type ApiErrorContext,
 } from './errors.js';
@@ -123,6 +124,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        freshConnection: isMutatingCall(operation),
       });
       if (response.status >= 200 && response.status <= 299) return readBody(context, response, responseSchema);
       const error = errorFromResponse(context, response, [token.reveal(), config.clientSecret.reveal()]);

@@ -8,6 +8,12 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * Send on a new connection rather than a pooled one. For a call that must not be repeated: a pooled
+   * connection the server closed while idle fails as "connection lost after sending", which would make
+   * the outcome of a buy look unknown when the server never saw it.
+   */
+  freshConnection?: boolean;
 }
 
 export interface HttpResponse {
@@ -57,14 +63,13 @@ const NOT_CONNECTED_REASONS: Record<string, TransportFailureReason> = {
 
 /** node-fetch over keep-alive agents, with a connect timeout and a knowledge of whether the request left. */
 export function createTransport(options: TransportOptions): Transport {
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true }),
-    'https:': new https.Agent({ keepAlive: true }),
-  };
+  const pooled = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+  const fresh = { 'http:': new http.Agent({ keepAlive: false }), 'https:': new https.Agent({ keepAlive: false }) };
 
   async function send(request: HttpRequest): Promise<HttpResponse> {
     const progress = { connected: false };
-    const shared = new URL(request.url).protocol === 'https:' ? agents['https:'] : agents['http:'];
+    const protocol = new URL(request.url).protocol === 'https:' ? 'https:' : 'http:';
+    const shared = (request.freshConnection ? fresh : pooled)[protocol];
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.responseTimeoutMs);
     try {
@@ -88,8 +93,7 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     send,
     close() {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      for (const agent of [pooled, fresh].flatMap((agents) => Object.values(agents))) agent.destroy();
     },
   };
 }

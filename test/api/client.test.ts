@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   ApiAuthenticationError,
@@ -251,11 +251,11 @@ test('a body that is not an exact order is refused before anything is sent', asy
 });
 
 /** A bare HTTP server standing in for an API that misbehaves in ways the simulator does not. */
-async function rawApi(t: { teardown(fn: () => void): void }, answer: (res: ServerResponse) => void) {
+async function rawApi(t: { teardown(fn: () => void): void }, answer: (res: ServerResponse, req: IncomingMessage) => void) {
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     if (req.url === '/oauth2/token') res.end(JSON.stringify({ access_token: 'opaque-token', expires_in: 3600, token_type: 'Bearer' }));
-    else answer(res);
+    else answer(res, req);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -284,6 +284,21 @@ test('a 2xx buy with an unreadable body took effect: outcome unknown, not retry-
   t.true(error.outcomeUnknown);
   t.false(error.retrySafe);
   t.regex(error.message, /data/);
+});
+
+test('a buy goes out on a fresh connection, so an idle pooled one closed by the server cannot make it look uncertain', async (t) => {
+  const seen: Array<{ url: string; connection: string | undefined; socket: unknown }> = [];
+  const client = await rawApi(t, (res, req) => {
+    seen.push({ url: req.url ?? '', connection: req.headers.connection, socket: req.socket });
+    res.end(JSON.stringify(req.url?.endsWith('/buy') ? { message: 'ok', data: [{ technicalServiceUid: 'u-1' }] } : { data: [] }));
+  });
+  await client.listLocations();
+  await client.listLocations();
+  await client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] });
+  const [read1, read2, buy] = seen;
+  t.is(read1!.socket, read2!.socket, 'reads share a pooled connection');
+  t.not(buy!.socket, read2!.socket);
+  t.is(buy!.connection, 'close');
 });
 
 test('an error body that echoes the order has its vendorConfig secrets redacted', async (t) => {
