@@ -23,6 +23,11 @@ export type TokenCheck =
   | { ok: true; token: IssuedToken }
   | { ok: false; status: 401; message: string };
 
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+}
+
 /** A Company Admin and a Read Only key for staging and a Company Admin key for production, with fresh secrets. */
 export function defaultClients(): SimClient[] {
   const secret = () => randomBytes(18).toString('base64url');
@@ -71,9 +76,9 @@ export class TokenAuthority {
   }
 
   check(environment: SimEnvironment, authorization: string | undefined): TokenCheck {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-    if (!match) return { ok: false, status: 401, message: 'Missing bearer token: send Authorization: Bearer <token>' };
-    const token = this.#tokens.get(match[1]!);
+    const presented = bearerToken(authorization);
+    if (!presented) return { ok: false, status: 401, message: 'Missing bearer token: send Authorization: Bearer <token>' };
+    const token = this.#tokens.get(presented);
     if (!token) return { ok: false, status: 401, message: 'Invalid access token' };
     if (token.environment !== environment) {
       return { ok: false, status: 401, message: `Access token was issued for ${token.environment}, not ${environment}` };

@@ -35,6 +35,8 @@ export function send(res: ServerResponse, response: SimResponse): void {
 
 export const MAX_BODY_BYTES = 1_000_000;
 
+export class BodyTooLargeError extends Error {}
+
 export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -42,8 +44,9 @@ export function readBody(req: IncomingMessage): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new Error(`request body larger than ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
+        reject(new BodyTooLargeError(`Request body larger than ${MAX_BODY_BYTES} bytes`));
+        req.removeAllListeners('data');
+        req.resume();
         return;
       }
       chunks.push(chunk);

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
-import { SIM_ENVIRONMENTS, type SimEnvironment, type TokenAuthority } from './auth.js';
+import { bearerToken, SIM_ENVIRONMENTS, type SimEnvironment, type TokenAuthority } from './auth.js';
 import { handleApiCall, type SimCatalog, type SimProduct } from './endpoints.js';
 import type { FaultBook, SimEndpoint } from './faults.js';
-import { apiError, readBody, send, type SimResponse } from './http.js';
+import { apiError, BodyTooLargeError, readBody, send, type SimResponse } from './http.js';
 
 export interface SimState {
   authority: TokenAuthority;
@@ -31,7 +31,9 @@ export function createSimServer(state: SimState, log?: (line: string) => void): 
     const started = performance.now();
     res.on('close', () => log?.(`${req.method} ${req.url} ${res.headersSent ? res.statusCode : 'dropped'} ${Math.round(performance.now() - started)}ms`));
     serve(state, req, res).catch((error: unknown) => {
-      if (!res.headersSent) send(res, apiError(500, `Simulator failure: ${error instanceof Error ? error.message : String(error)}`));
+      if (res.headersSent) return;
+      if (error instanceof BodyTooLargeError) send(res, apiError(413, error.message));
+      else send(res, apiError(500, `Simulator failure: ${error instanceof Error ? error.message : String(error)}`));
     });
   });
 }
@@ -66,7 +68,7 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
   if (fault?.kind === 'rate-limit') {
     return send(res, apiError(429, 'Too many requests', null, { 'retry-after': String(fault.retryAfterSeconds) }));
   }
-  const bearer = bearerOf(req);
+  const bearer = bearerToken(req.headers.authorization);
   if (fault?.kind === 'expire-token' && bearer) state.authority.expire(bearer);
 
   const response: SimResponse = handleApiCall(state, {
@@ -82,8 +84,4 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
 
 function isEnvironment(value: string | undefined): value is SimEnvironment {
   return (SIM_ENVIRONMENTS as readonly string[]).includes(value ?? '');
-}
-
-function bearerOf(req: IncomingMessage): string | undefined {
-  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
 }

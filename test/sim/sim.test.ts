@@ -197,7 +197,7 @@ test('latency (armed through the options) delays the answer by the requested tim
   t.true(performance.now() - started >= 290);
 });
 
-test('unknown environments, paths and methods get clear answers', async (t) => {
+test('unknown environments, paths, methods and oversized bodies get clear answers', async (t) => {
   const sim = await withSim(t);
   const noEnv = await call(`${sim.url}/v3/locations`);
   t.is(noEnv.status, 404);
@@ -205,4 +205,6 @@ test('unknown environments, paths and methods get clear answers', async (t) => {
   t.is((await call(`${sim.baseUrl}/v9/nothing`)).status, 404);
   t.is((await call(`${sim.baseUrl}/v3/locations`, { method: 'POST' })).status, 405);
   t.is((await call(`${sim.url}/_sim/nothing`)).status, 404);
+  const huge = await call(`${sim.baseUrl}/v3/networkdesign/validate`, { method: 'POST', body: 'x'.repeat(1_100_000) });
+  t.is(huge.status, 413);
 });
