@@ -130,7 +130,7 @@ function clusterOptions(
     // The folder is prepared (and owned by the right account) by prepareDataDir: never let the
     // package add a system user on its own.
     createPostgresUser: false,
-    initdbFlags: ['--encoding=UTF8', '--locale=C', ...(ephemeral ? ['--no-sync'] : [])],
+    initdbFlags: ['--encoding=UTF8', '--locale=C', ...(ephemeral ? ['--no-sync', '--wal-segsize=1'] : [])],
     postgresFlags: [
       '-c', 'listen_addresses=127.0.0.1',
       // No Unix socket: its default folder may not exist or be writable here; TCP is all we use.

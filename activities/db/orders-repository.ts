@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type postgres from 'postgres';
 import type { Sql } from './connection.js';
 import { RepositoryError } from './errors.js';
@@ -32,7 +33,6 @@ import {
   type TransitionInput,
 } from './schemas.js';
 import { operation } from './validate.js';
-import { z } from 'zod';
 
 /**
  * What the order workflow records (through its activities) and what ops read.

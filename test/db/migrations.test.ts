@@ -1,0 +1,106 @@
+import { cp, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { loadMigrations, MIGRATIONS_DIRECTORY, runMigrations, connectDatabase } from '../../activities/db/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+
+const postgres = usePostgres(test);
+
+async function copyOfMigrations(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mve-migrations-'));
+  await cp(MIGRATIONS_DIRECTORY, dir, { recursive: true });
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const tablesOf = async (sql: ReturnType<typeof connectDatabase>) =>
+  (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`).map((r) => r.tablename);
+
+test('migrations apply on an empty database, and a second run is a no-op', async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const files = await loadMigrations();
+
+  const first = await runMigrations(sql);
+  t.deepEqual(first.applied.map((m) => m.name), files.map((m) => m.name));
+  t.is(first.alreadyApplied, 0);
+  t.deepEqual(await tablesOf(sql), ['approvals', 'approvers', 'buy_attempts', 'order_events', 'orders', 'schema_migrations']);
+
+  const second = await runMigrations(sql);
+  t.deepEqual(second, { applied: [], alreadyApplied: files.length });
+  const recorded = await sql`SELECT name FROM schema_migrations ORDER BY version`;
+  t.deepEqual(recorded.map((r) => r.name), files.map((m) => m.name));
+});
+
+test('two concurrent runners apply each migration exactly once', async (t) => {
+  const { url } = await postgres.database({ migrated: false });
+  const a = connectDatabase(url);
+  const b = connectDatabase(url);
+  t.teardown(() => Promise.all([a.end(), b.end()]).then(() => {}));
+
+  const [runA, runB] = await Promise.all([runMigrations(a), runMigrations(b)]);
+  const files = await loadMigrations();
+  // One runner did all the work; the other waited for the lock and found nothing left to do.
+  t.deepEqual(
+    [runA.applied.length, runB.applied.length].sort(),
+    [0, files.length],
+  );
+  const [{ count }] = await a`SELECT count(*)::int AS count FROM schema_migrations`;
+  t.is(count, files.length);
+});
+
+test('a later migration is applied on top of earlier ones', async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const dir = await copyOfMigrations(t);
+  await runMigrations(sql, { directory: dir });
+  await writeFile(path.join(dir, '0900_add_notes.sql'), 'ALTER TABLE orders ADD COLUMN notes text;\n');
+
+  const run = await runMigrations(sql, { directory: dir });
+  t.deepEqual(run.applied, [{ version: 900, name: '0900_add_notes.sql' }]);
+  const [column] = await sql`
+    SELECT 1 FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'notes'`;
+  t.truthy(column);
+});
+
+test('an applied migration that was edited is refused with a clear error, changing nothing', async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const dir = await copyOfMigrations(t);
+  await runMigrations(sql, { directory: dir });
+  await appendFile(path.join(dir, '0001_orders.sql'), '\nALTER TABLE orders ADD COLUMN sneaky text;\n');
+  await writeFile(path.join(dir, '0901_pending.sql'), 'CREATE TABLE pending_one (id int);\n');
+
+  const error = await t.throwsAsync(runMigrations(sql, { directory: dir }), { name: 'MigrationError' });
+  t.regex(error!.message, /migration 0001_orders\.sql was changed after it was applied/);
+  t.regex(error!.message, /add a new numbered file/);
+  const [pending] = await sql`SELECT to_regclass('pending_one') AS table`;
+  t.is(pending!.table, null, 'the pending migration was not applied');
+});
+
+test('a failing migration names its file and applies nothing of the run', async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const dir = await copyOfMigrations(t);
+  await writeFile(path.join(dir, '0902_broken.sql'), 'CREATE TABLE fine (id int);\nSELECT * FROM no_such_table;\n');
+
+  const error = await t.throwsAsync(runMigrations(sql, { directory: dir }), { name: 'MigrationError' });
+  t.regex(error!.message, /migration 0902_broken\.sql failed, nothing was applied: .*no_such_table/);
+  t.deepEqual(await tablesOf(sql), []);
+});
+
+test('a database migrated by newer code is refused by older code', async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const dir = await copyOfMigrations(t);
+  await writeFile(path.join(dir, '0903_newer.sql'), 'SELECT 1;\n');
+  await runMigrations(sql, { directory: dir });
+
+  const error = await t.throwsAsync(runMigrations(sql), { name: 'MigrationError' });
+  t.regex(error!.message, /0903_newer\.sql applied but there is no such file/);
+});
+
+test('misnamed and duplicate migration files are refused before touching the database', async (t) => {
+  const dir = await copyOfMigrations(t);
+  await writeFile(path.join(dir, '12_short.sql'), 'SELECT 1;\n');
+  await t.throwsAsync(loadMigrations(dir), { message: /12_short\.sql is misnamed/ });
+  await rm(path.join(dir, '12_short.sql'));
+  await writeFile(path.join(dir, '0001_again.sql'), 'SELECT 1;\n');
+  await t.throwsAsync(loadMigrations(dir), { message: /share version 1/ });
+});

