@@ -77,8 +77,8 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
     }
     if (response.status < 200 || response.status > 299) throw errorFromResponse(context, response, [options.clientSecret.reveal()]);
     const parsed = tokenResponseSchema.safeParse(parseJsonLeniently(response.text));
-    if (!parsed.success) {
-      throw new ApiInvalidResponseError(context, response.status, 'expected access_token, expires_in and token_type');
+    if (!parsed.success || !(parsed.data.expires_in > 0)) {
+      throw new ApiInvalidResponseError(context, response.status, 'expected access_token and a positive expires_in');
     }
     const lifetimeMs = parsed.data.expires_in * 1000;
     const token = new Secret(parsed.data.access_token);
