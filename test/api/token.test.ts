@@ -1,5 +1,7 @@
 import test from 'ava';
-import { ApiNetworkError, createTokenProvider, createTransport, Secret, type TokenProvider } from '../../activities/api/index.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiInvalidResponseError, ApiNetworkError, createTokenProvider, createTransport, Secret, type TokenProvider } from '../../activities/api/index.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 
 /** A provider for the simulator's primary key whose clock the test moves. */
@@ -69,5 +71,29 @@ test('a failed token request is not cached: the next call tries again', async (t
   t.is(error.call, 'token');
   t.true(error.retrySafe);
   await t.notThrowsAsync(provider.getToken());
+  t.is(provider.requestCount, 2);
+});
+
+test('a token response without access_token or a positive lifetime is an invalid response, not a cached token', async (t) => {
+  const bodies = [{ access_token: 'x', expires_in: 0, token_type: 'Bearer' }, { expires_in: 3600 }];
+  const server = createServer((_req, res) => res.end(JSON.stringify(bodies.shift())));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const transport = createTransport({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+  t.teardown(() => {
+    transport.close();
+    server.closeAllConnections();
+    server.close();
+  });
+  const provider = createTokenProvider({
+    environment: 'staging',
+    authUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    clientId: 'k',
+    clientSecret: new Secret('secret-value'),
+    transport,
+  });
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const error = await t.throwsAsync(provider.getToken(), { instanceOf: ApiInvalidResponseError });
+    t.is(error.call, 'token');
+  }
   t.is(provider.requestCount, 2);
 });
