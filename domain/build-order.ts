@@ -5,12 +5,11 @@
  */
 import type { BuyEnvelope, OrderObject, OrderRequest, ValidateBody } from '../schemas/index.js';
 import { checkOrderObject } from './check-order.js';
-import { kindScope } from './check-request.js';
 import type { Issue } from './issues.js';
 import { DEFAULT_KIND_MAP, type KindMap } from './kind-map.js';
 import { omittedVnicsWarning } from './kind-rules.js';
 import { COMMON_VENDOR_FIELDS, type KindId } from './kinds.js';
-import { resolveKind } from './resolve-kind.js';
+import { kindScope, resolveKind } from './resolve-kind.js';
 import { resolveRequestSize } from './sizes.js';
 
 export interface BuiltOrder {

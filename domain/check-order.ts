@@ -3,12 +3,12 @@
  * writer schema and every rule of the image's appliance kind. The API simulator's validate endpoint uses it.
  */
 import { LEGACY_SIZE_LABELS, isLegacySize, orderObjectSchema, SIZE_LABEL_PATTERN, vnicsSchema } from '../schemas/index.js';
-import { isRecord, kindScope } from './check-request.js';
 import { issue, issuesFromZod, type Issue } from './issues.js';
+import { isRecord } from './json.js';
 import { DEFAULT_KIND_MAP, type KindMap } from './kind-map.js';
 import { checkSizeForKind, checkVendorConfig, checkVnicCount } from './kind-rules.js';
 import type { KindId } from './kinds.js';
-import { resolveKind } from './resolve-kind.js';
+import { kindScope, resolveKind } from './resolve-kind.js';
 import { sizeOfferedIssue } from './select-image.js';
 
 export interface OrderImageFacts {
@@ -46,7 +46,7 @@ export function checkOrderObject(order: unknown, image: OrderImageFacts, options
   if (vnics.success) errors.push(...checkVnicCount(kind, vnics.data.length));
   if (size) {
     errors.push(...checkSizeForKind(kind, size.label, size.path));
-    const notOffered = image.availableSizes ? sizeOfferedIssue({ availableSizes: [...image.availableSizes] }, size.label, size.path) : null;
+    const notOffered = image.availableSizes ? sizeOfferedIssue(image.availableSizes, size.label, size.path) : null;
     if (notOffered) errors.push(notOffered);
   }
   return { ok: errors.length === 0, kind, errors };

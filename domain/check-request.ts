@@ -13,10 +13,11 @@ import {
   type OrderRequest,
 } from '../schemas/index.js';
 import { issue, issuesFromZod, ROOT_PATH, type Issue } from './issues.js';
-import { DEFAULT_KIND_MAP, KIND_MAP_ENV, kindsForFamily, type KindMap } from './kind-map.js';
+import { isRecord } from './json.js';
+import { DEFAULT_KIND_MAP, type KindMap } from './kind-map.js';
 import { checkSizeForKind, checkVendorConfig, checkVnicCount, omittedVnicsWarning } from './kind-rules.js';
 import type { KindId } from './kinds.js';
-import { ALL_KINDS, resolveKind, type KindScope } from './resolve-kind.js';
+import { kindScope, resolveKind } from './resolve-kind.js';
 import { selectImage, sizeOfferedIssue, type CatalogImage } from './select-image.js';
 import { selectLocation } from './select-location.js';
 import { resolveRequestSize, undocumentedSizeWarning } from './sizes.js';
@@ -68,7 +69,7 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
       result.image = selected.value;
       family = selected.value;
       warnings.push(...selected.warnings);
-      const notOffered = size.label === undefined ? null : sizeOfferedIssue(selected.value, size.label, size.path);
+      const notOffered = size.label === undefined ? null : sizeOfferedIssue(selected.value.availableSizes, size.label, size.path, selected.value);
       if (notOffered) errors.push(notOffered);
     } else {
       errors.push(...selected.issues);
@@ -128,23 +129,4 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
 
   result.ok = errors.length === 0;
   return result;
-}
-
-type ScopeResult = { ok: true; value: KindScope } | { ok: false; issue: Issue };
-
-/** The kinds an image family allows, from the kind map; every kind when the family is not known yet. */
-export function kindScope(family: { vendor: string; product: string } | undefined, kindMap: KindMap, path = 'image'): ScopeResult {
-  if (family === undefined) return { ok: true, value: ALL_KINDS };
-  const kinds = kindsForFamily(kindMap, family.vendor, family.product);
-  const name = `${family.vendor} / ${family.product}`;
-  if (kinds) return { ok: true, value: { allowed: kinds, family: name } };
-  const entry = JSON.stringify({ vendor: family.vendor, product: family.product, kinds: ['K…'] });
-  return {
-    ok: false,
-    issue: issue(path, 'kind-unknown-image', `no appliance kind is known for image family ${name}; add ${entry} to the kind-map file named by ${KIND_MAP_ENV} (docs/order-request.md)`),
-  };
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

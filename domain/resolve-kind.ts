@@ -4,6 +4,7 @@
  * (field formats, size, vNIC count) all pass wins; an explicit `kind` hint settles the rest.
  */
 import { issue, type Issue } from './issues.js';
+import { KIND_MAP_ENV, kindsForFamily, type KindMap } from './kind-map.js';
 import { checkSizeForKind, checkVendorConfig, checkVnicCount } from './kind-rules.js';
 import { APPLIANCE_KINDS, COMMON_VENDOR_FIELDS, isKindId, KIND_IDS, type KindId } from './kinds.js';
 
@@ -26,6 +27,21 @@ export interface KindScope {
 export type KindResolution = { ok: true; kind: KindId } | { ok: false; issue: Issue };
 
 export const ALL_KINDS: KindScope = { allowed: KIND_IDS };
+
+type ScopeResult = { ok: true; value: KindScope } | { ok: false; issue: Issue };
+
+/** The kinds an image family allows, from the kind map; every kind when the family is not known yet. */
+export function kindScope(family: { vendor: string; product: string } | undefined, kindMap: KindMap, path = 'image'): ScopeResult {
+  if (family === undefined) return { ok: true, value: ALL_KINDS };
+  const kinds = kindsForFamily(kindMap, family.vendor, family.product);
+  const name = `${family.vendor} / ${family.product}`;
+  if (kinds) return { ok: true, value: { allowed: kinds, family: name } };
+  const entry = JSON.stringify({ vendor: family.vendor, product: family.product, kinds: ['K…'] });
+  return {
+    ok: false,
+    issue: issue(path, 'kind-unknown-image', `no appliance kind is known for image family ${name}; add ${entry} to the kind-map file named by ${KIND_MAP_ENV} (docs/order-request.md)`),
+  };
+}
 
 export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResolution {
   if (evidence.hint !== undefined) return resolveHint(evidence.hint, scope);

@@ -2,6 +2,7 @@
  * Which vendorConfig fields are secret, and redaction for logs and records. A field the kinds table marks
  * secret is secret; a field it does not know is treated as secret too, since we cannot tell.
  */
+import { isRecord } from './json.js';
 import { APPLIANCE_KINDS, COMMON_VENDOR_FIELDS, KIND_IDS } from './kinds.js';
 
 export const REDACTED = '[redacted]';
@@ -44,11 +45,7 @@ function redactDeep(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    copy[key] = key === 'vendorConfig' && isPlainObject(inner) ? redactVendorConfig(inner) : redactDeep(inner);
+    copy[key] = key === 'vendorConfig' && isRecord(inner) ? redactVendorConfig(inner) : redactDeep(inner);
   }
   return copy;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -15,16 +15,15 @@ export type CatalogImage = Image & { vendor: string; product: string };
 export function selectImage(groups: readonly ImageGroup[], selector: ImageSelector, size?: string): Selection<CatalogImage> {
   const found = selector.id !== undefined ? byId(groups, selector.id) : byVersion(groups, selector);
   if (!found.ok || size === undefined) return found;
-  const notOffered = sizeOfferedIssue(found.value, size, 'size');
+  const notOffered = sizeOfferedIssue(found.value.availableSizes, size, 'size', found.value);
   return notOffered ? { ok: false, issues: [notOffered] } : found;
 }
 
 /** The catalog's sizes for an image are the last word on what can be ordered (spec 2.6). */
-export function sizeOfferedIssue(image: Pick<CatalogImage, 'availableSizes'> & Partial<CatalogImage>, size: string, path: string): Issue | null {
-  if (image.availableSizes.includes(size)) return null;
-  const offered = image.availableSizes.length > 0 ? image.availableSizes.join(', ') : 'none';
-  const which = image.id === undefined ? 'this image' : `image ${describe(image as CatalogImage)}`;
-  return issue(path, 'size-not-offered', `size "${size}" is not offered for ${which}; offered: ${offered}`);
+export function sizeOfferedIssue(availableSizes: readonly string[], size: string, path: string, image?: CatalogImage): Issue | null {
+  if (availableSizes.includes(size)) return null;
+  const offered = availableSizes.length > 0 ? availableSizes.join(', ') : 'none';
+  return issue(path, 'size-not-offered', `size "${size}" is not offered for ${image ? `image ${describe(image)}` : 'this image'}; offered: ${offered}`);
 }
 
 function byId(groups: readonly ImageGroup[], id: number): Selection<CatalogImage> {

@@ -18,6 +18,8 @@ export interface SshPublicKey {
 
 export type SshParseResult = { ok: true; key: SshPublicKey } | { ok: false; problem: string };
 
+type BlobResult = { ok: true; key: Omit<SshPublicKey, 'format'> } | { ok: false; problem: string };
+
 const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 const RFC4716_BEGIN = '---- BEGIN SSH2 PUBLIC KEY ----';
 const RFC4716_END = '---- END SSH2 PUBLIC KEY ----';
@@ -58,7 +60,7 @@ function parseRfc4716(text: string): SshParseResult {
   return { ok: true, key: { ...decoded.key, format: 'rfc4716' } };
 }
 
-function decodeBlob(body: string): SshParseResult {
+function decodeBlob(body: string): BlobResult {
   if (!BASE64_BODY.test(body) || body.length % 4 !== 0) return fail('key data is not valid base64');
   const blob = Buffer.from(body, 'base64');
   const reader = new BlobReader(blob);
@@ -84,9 +86,8 @@ function decodeBlob(body: string): SshParseResult {
   return okKey(typeName, 'other');
 }
 
-function okKey(typeName: string, algorithm: SshKeyAlgorithm, bits?: number): SshParseResult {
-  // `format` is overwritten by the caller, which knows which text form it read.
-  return { ok: true, key: { format: 'openssh', typeName, algorithm, ...(bits === undefined ? {} : { bits }) } };
+function okKey(typeName: string, algorithm: SshKeyAlgorithm, bits?: number): BlobResult {
+  return { ok: true, key: { typeName, algorithm, ...(bits === undefined ? {} : { bits }) } };
 }
 
 /** Bit length of an unsigned big-endian integer (SSH mpints may carry a leading zero byte). */
@@ -119,6 +120,6 @@ function safeLabel(label: string): string {
   return /^[a-z0-9@.-]{1,40}$/.test(label) ? `"${label}"` : 'an unknown label';
 }
 
-function fail(problem: string): SshParseResult {
+function fail(problem: string): { ok: false; problem: string } {
   return { ok: false, problem };
 }
