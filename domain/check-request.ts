@@ -104,7 +104,8 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
           config: vendorConfig,
           ...(size.label === undefined ? {} : { size: size.label }),
           ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
-          hint: input['kind'],
+          // A non-string kind is already a shape error; the fields decide instead.
+          hint: typeof input['kind'] === 'string' ? input['kind'] : undefined,
         },
         scope.value,
       );

@@ -18,7 +18,10 @@ export const diversityZoneSchema = z.looseObject({
 
 export const locationSchema = z.looseObject({
   id: numericIdSchema,
-  name: z.string(),
+  name: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? ''),
   address: z
     .looseObject({
       street: optionalText,

@@ -97,6 +97,9 @@ test('a kind hint must be a kind the family allows', (t) => {
   const unknown = checkOrderRequest(validRequest('K1', { image, kind: 'K99' }));
   t.deepEqual(unknown.errors.map((entry) => [entry.path, entry.rule]), [['kind', 'kind-unknown']]);
   t.is(checkOrderRequest(validRequest('K1', { image, kind: 'K1' })).kind, 'K1');
+  const notText = checkOrderRequest(validRequest('K1', { image, kind: 1 }));
+  t.deepEqual(notText.errors.map((entry) => [entry.path, entry.rule]), [['kind', 'type']]);
+  t.is(notText.kind, 'K1');
 });
 
 test('without a catalog, an image given by id: the field signature picks the kind when it is unambiguous', (t) => {

@@ -38,6 +38,7 @@ test('locations: string ids, informational ids as strings, nulls where harmless'
   const [parsed] = locationsResponseSchema.parse([{ ...location, id: '61', dataCentre: { id: 'dc-9', name: null }, metro: null, market: null, diversityZones: null, address: null }]);
   t.is(parsed!.id, 61);
   t.is(parsed!.dataCentre!.id, 'dc-9');
+  t.is(locationsResponseSchema.parse([{ ...location, name: null }])[0]!.name, '');
   t.false(locationsResponseSchema.safeParse([{ ...location, id: 'sixty-one' }]).success);
   t.false(locationsResponseSchema.safeParse({ locations: [location] }).success);
 });
