@@ -149,17 +149,18 @@ test('5xx: a read may be retried; a buy is outcome-unknown', async (t) => {
 });
 
 test('a response slower than the timeout is a sent network failure; for buy the outcome is unknown', async (t) => {
-  const { sim, client, close } = await simWithClient({}, { config: { responseTimeoutMs: 200 } });
+  // A timeout short enough to test, long enough for a loaded machine to fetch the catalogs in.
+  const { sim, client, close } = await simWithClient({}, { config: { responseTimeoutMs: 1_500 } });
   t.teardown(close);
   await client.listVariants(); // token and connection ready
-  sim.injectFault({ kind: 'latency', endpoint: 'variants', ms: 1_000 });
+  sim.injectFault({ kind: 'latency', endpoint: 'variants', ms: 5_000 });
   const read = await t.throwsAsync(client.listVariants(), { instanceOf: ApiNetworkError });
   t.is(read.reason, 'response-timeout');
   t.true(read.requestSent);
   t.true(read.retrySafe);
 
   const { order } = await validOrder(client);
-  sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 1_000 });
+  sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 5_000 });
   const buy = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiNetworkError });
   t.true(buy.outcomeUnknown);
   t.false(buy.retrySafe);
@@ -260,7 +261,7 @@ async function rawApi(t: { teardown(fn: () => void): void }, answer: (res: Serve
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = createApiClient({
-    config: { environment: 'staging', baseUrl: url, authUrl: url, clientId: 'raw-key', clientSecret: new Secret('raw-secret-value'), connectTimeoutMs: 1000, responseTimeoutMs: 2000 },
+    config: { environment: 'staging', baseUrl: url, authUrl: url, clientId: 'raw-key', clientSecret: new Secret('raw-secret-value'), connectTimeoutMs: 5_000, responseTimeoutMs: 15_000 },
   });
   t.teardown(() => {
     client.close();

@@ -10,8 +10,8 @@ export function configFor(sim: Simulator, key: Pick<SimClient, 'environment' | '
     authUrl: sim.environments[key.environment].authUrl,
     clientId: key.clientId,
     clientSecret: new Secret(key.clientSecret),
-    connectTimeoutMs: 2_000,
-    responseTimeoutMs: 5_000,
+    connectTimeoutMs: 5_000,
+    responseTimeoutMs: 15_000,
     ...overrides,
   };
 }

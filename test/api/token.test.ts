@@ -8,7 +8,7 @@ import { startSimulator, type Simulator } from '../../sim/index.js';
 async function providerWithClock(tokenTtlSeconds: number): Promise<{ sim: Simulator; provider: TokenProvider; clock: { now: number } }> {
   const sim = await startSimulator({ tokenTtlSeconds });
   const clock = { now: Date.now() };
-  const transport = createTransport({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+  const transport = createTransport({ connectTimeoutMs: 5_000, responseTimeoutMs: 15_000 });
   const provider = createTokenProvider({
     environment: 'staging',
     authUrl: sim.authUrl,
@@ -78,7 +78,7 @@ test('a token response without access_token or a positive lifetime is an invalid
   const bodies = [{ access_token: 'x', expires_in: 0, token_type: 'Bearer' }, { expires_in: 3600 }];
   const server = createServer((_req, res) => res.end(JSON.stringify(bodies.shift())));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const transport = createTransport({ connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
+  const transport = createTransport({ connectTimeoutMs: 5_000, responseTimeoutMs: 15_000 });
   t.teardown(() => {
     transport.close();
     server.closeAllConnections();

@@ -24,7 +24,7 @@ async function startSimCli(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sim did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`sim did not start:\n${output}`)), 90_000);
     const check = () => {
       if (output.includes('Press Ctrl-C')) {
         clearTimeout(timer);
@@ -55,7 +55,8 @@ async function startSimCli(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}
   };
 }
 
-test('mve-orders sim serves the API; mve-orders locations --mve-available lists usable locations from it', async (t) => {
+// Serial: each test spawns the real binary (node + tsx), which is heavy on a shared 2-core machine.
+test.serial('mve-orders sim serves the API; mve-orders locations --mve-available lists usable locations from it', async (t) => {
   const sim = await startSimCli(['--seed', '11']);
   t.teardown(() => void sim.child.kill('SIGKILL'));
   t.regex(sim.output, /token URL http:\/\/127\.0\.0\.1:\d+\/staging\/oauth2\/token/);
@@ -80,7 +81,7 @@ test('mve-orders sim serves the API; mve-orders locations --mve-available lists 
   t.regex(await sim.stop(), /simulator stopped/);
 });
 
-test('mve-orders sim accepts the key given in MVE_CLIENT_ID / MVE_CLIENT_SECRET', async (t) => {
+test.serial('mve-orders sim accepts the key given in MVE_CLIENT_ID / MVE_CLIENT_SECRET', async (t) => {
   const sim = await startSimCli(['--token-ttl', '300'], { MVE_CLIENT_ID: 'my-key', MVE_CLIENT_SECRET: 'my-secret-123' });
   t.teardown(() => void sim.child.kill('SIGKILL'));
   t.is(sim.env['MVE_CLIENT_ID'], 'my-key');
@@ -91,13 +92,13 @@ test('mve-orders sim accepts the key given in MVE_CLIENT_ID / MVE_CLIENT_SECRET'
   await sim.stop();
 });
 
-test('sim refuses bad options with a message naming them', async (t) => {
+test.serial('sim refuses bad options with a message naming them', async (t) => {
   const result = await runCli(['sim', '--port', 'abc']);
   t.not(result.code, 0);
   t.regex(result.stderr, /--port must be a whole number/);
 });
 
-test('locations without configuration says which variables to set', async (t) => {
+test.serial('locations without configuration says which variables to set', async (t) => {
   const result = await runCli(['locations'], {
     env: { MVE_API_BASE_URL: '', MVE_AUTH_URL: '', MVE_ENVIRONMENT: '', MVE_CLIENT_ID: '', MVE_CLIENT_SECRET: '' },
   });
@@ -107,7 +108,7 @@ test('locations without configuration says which variables to set', async (t) =>
   }
 });
 
-test('locations against a server that is not there names the URL', async (t) => {
+test.serial('locations against a server that is not there names the URL', async (t) => {
   const result = await runCli(['locations'], {
     env: {
       MVE_API_BASE_URL: 'http://127.0.0.1:9/staging',
@@ -121,7 +122,7 @@ test('locations against a server that is not there names the URL', async (t) => 
   t.regex(result.stderr, /could not connect to http:\/\/127\.0\.0\.1:9/);
 });
 
-test('a bad key gives a clear message naming the environment and the variables', async (t) => {
+test.serial('a bad key gives a clear message naming the environment and the variables', async (t) => {
   const sim = await startSimCli();
   t.teardown(() => void sim.child.kill('SIGKILL'));
   const result = await runCli(['locations'], { env: { ...sim.env, MVE_CLIENT_SECRET: 'wrong-secret' } });

@@ -1,0 +1,69 @@
+import test from 'ava';
+import { createRepository, type Repository } from '../../activities/db/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+
+const postgres = usePostgres(test);
+
+/** Each test gets its own database: approver lists are global. */
+async function freshRepository(): Promise<Repository> {
+  return createRepository((await postgres.database()).sql);
+}
+
+test('adding the same approver twice is one approver; roles are kept sorted and unique', async (t) => {
+  const repo = await freshRepository();
+  const first = await repo.addApprover({ id: 'fiona@example.com', displayName: 'Fiona', roles: ['finance', 'cfo', 'finance'] });
+  t.true(first.created);
+  t.deepEqual(first.approver.roles, ['cfo', 'finance']);
+  const again = await repo.addApprover({ id: 'fiona@example.com', displayName: 'Fiona', roles: ['cfo', 'finance'] });
+  t.false(again.created);
+  t.deepEqual(again.approver, first.approver);
+  t.is((await repo.listApprovers()).length, 1);
+});
+
+test('adding a different approver under a taken id is refused', async (t) => {
+  const repo = await freshRepository();
+  await repo.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance'] });
+  const error = await t.throwsAsync(repo.addApprover({ id: 'fiona', displayName: 'Fiona F.', roles: ['finance'] }));
+  t.is((error as any).kind, 'conflict');
+  t.regex(error!.message, /approver fiona already exists with other details; change it with update instead/);
+});
+
+test('update changes only the named fields; deactivate keeps the approver, inactive', async (t) => {
+  const repo = await freshRepository();
+  await repo.addApprover({ id: 'carl', displayName: 'Carl', roles: ['finance'] });
+  const updated = await repo.updateApprover({ id: 'carl', roles: ['cfo', 'finance'] });
+  t.like(updated, { displayName: 'Carl', roles: ['cfo', 'finance'], active: true });
+
+  const deactivated = await repo.deactivateApprover('carl');
+  t.false(deactivated.active);
+  t.false((await repo.deactivateApprover('carl')).active, 'deactivating twice is fine');
+  t.like(await repo.getApprover('carl'), { id: 'carl', active: false, roles: ['cfo', 'finance'] });
+
+  await t.throwsAsync(repo.deactivateApprover('nobody'), { message: /deactivateApprover: no approver with id nobody/ });
+  await t.throwsAsync(repo.updateApprover({ id: 'carl' }), {
+    message: /updateApprover: invalid input: .*name at least one of displayName, roles, active/,
+  });
+});
+
+test('approvers are listed by id, optionally only the active ones or those with a role', async (t) => {
+  const repo = await freshRepository();
+  await repo.addApprover({ id: 'zoe', displayName: 'Zoe', roles: ['cfo'] });
+  await repo.addApprover({ id: 'adam', displayName: 'Adam', roles: ['finance'] });
+  await repo.addApprover({ id: 'mia', displayName: 'Mia', roles: ['finance', 'cfo'] });
+  await repo.deactivateApprover('mia');
+
+  t.deepEqual((await repo.listApprovers()).map((a) => a.id), ['adam', 'mia', 'zoe']);
+  t.deepEqual((await repo.listApprovers({ activeOnly: true })).map((a) => a.id), ['adam', 'zoe']);
+  t.deepEqual((await repo.listApprovers({ role: 'cfo' })).map((a) => a.id), ['mia', 'zoe']);
+  t.is(await repo.getApprover('nobody'), null);
+});
+
+test('bad approver ids and roles are refused naming the field and the rule', async (t) => {
+  const repo = await freshRepository();
+  const error = await t.throwsAsync(repo.addApprover({ id: 'bad id!', displayName: '', roles: ['Finance Team'] }));
+  t.is((error as any).kind, 'invalid-input');
+  t.regex(error!.message, /id: must be letters, digits and \. _ @ -/);
+  t.regex(error!.message, /displayName: must not be empty/);
+  t.regex(error!.message, /roles\.0: must be a lowercase word/);
+  t.deepEqual(await repo.listApprovers(), []);
+});

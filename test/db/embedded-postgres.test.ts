@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import test from 'ava';
+import { connectDatabase, startEmbeddedPostgres } from '../../activities/db/index.js';
+
+// One real cluster, started cold, stopped, and started again on the same data folder.
+test('the embedded server starts (as root too), keeps its data across a restart, and shuts down cleanly', async (t) => {
+  const parent = await mkdtemp(path.join(tmpdir(), 'mve-embedded-'));
+  await chmod(parent, 0o755); // mkdtemp makes it private; the postgres account must pass through
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
+  const dataDir = path.join(parent, 'nested', 'postgres');
+  const logs: string[] = [];
+
+  const first = await startEmbeddedPostgres({ dataDir, log: (line) => logs.push(line) });
+  t.teardown(() => first.stop());
+  t.true(first.initialised);
+  t.regex(first.url, /^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/mve_orders$/);
+  if (userInfo().uid === 0) {
+    // PostgreSQL refuses root: the cluster belongs to, and the server runs as, the postgres account.
+    const postgresUid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    t.is((await stat(dataDir)).uid, postgresUid);
+  }
+
+  let sql = connectDatabase(first.url);
+  await sql`CREATE TABLE notes (body text)`;
+  await sql`INSERT INTO notes VALUES ('kept across restarts')`;
+  const [{ encoding }] = await sql`SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()`;
+  t.is(encoding, 'UTF8');
+  await sql.end();
+
+  // A second server on a folder in use is refused, saying why.
+  const clash = await t.throwsAsync(startEmbeddedPostgres({ dataDir }));
+  t.regex(clash!.message, /PostgreSQL did not start .*[\s\S]*lock file "postmaster\.pid" already exists/);
+
+  await first.stop();
+  t.false(existsSync(path.join(dataDir, 'postmaster.pid')), 'the server removed its lock file on the way out');
+  await t.throwsAsync(connectDatabase(first.url)`SELECT 1`, { code: 'ECONNREFUSED' });
+
+  logs.length = 0;
+  const second = await startEmbeddedPostgres({ dataDir, log: (line) => logs.push(line) });
+  t.teardown(() => second.stop());
+  t.false(second.initialised);
+  sql = connectDatabase(second.url);
+  t.deepEqual((await sql`SELECT body FROM notes`).map((row) => row.body), ['kept across restarts']);
+  await sql.end();
+  t.false(
+    logs.some((line) => /not properly shut down|automatic recovery/.test(line)),
+    'the first shutdown was clean: no crash recovery on restart',
+  );
+  await second.stop();
+  await second.stop();
+  t.pass('stopping twice is harmless');
+});
+
+test('as root, a data folder the postgres account cannot reach is refused with the fix to apply', async (t) => {
+  if (userInfo().uid !== 0) return t.pass('only root runs PostgreSQL under another account');
+  const parent = await mkdtemp(path.join(tmpdir(), 'mve-embedded-private-')); // mode 700, owned by root
+  t.teardown(() => rm(parent, { recursive: true, force: true }));
+  const error = await t.throwsAsync(startEmbeddedPostgres({ dataDir: path.join(parent, 'postgres') }));
+  t.regex(error!.message, new RegExp(`runs as the postgres account, which cannot reach ${parent}: ${parent} is mode 700`));
+  t.regex(error!.message, new RegExp(`chmod o\\+x ${parent}`));
+});

@@ -1,0 +1,147 @@
+/**
+ * The whole order engine for workflow tests: the devserver with time skipping (or TEMPORAL_ADDRESS), the API
+ * simulator, a migrated PostgreSQL database, the real activities and the real worker, and clients that share
+ * the encrypting codec. One engine per test file; each test uses its own ticket ids.
+ *
+ *   const pg = usePostgres(test);                 // at module level
+ *   test.before(async (t) => { t.context.engine = await startOrderEngine(pg); });
+ *   test.after.always((t) => t.context.engine?.stop());
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { createApiClient, Secret, type ApiClient } from '../../activities/api/index.js';
+import { createCatalogLookups } from '../../activities/catalog/index.js';
+import { createRepository, type Repository } from '../../activities/db/index.js';
+import { createActivities } from '../../activities/order/index.js';
+import type { OrderActivities } from '../../activities/order/types.js';
+import { encryptingDataConverter, Keyring } from '../../codec/index.js';
+import { OrderClient } from '../../client/orders/index.js';
+import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
+import { parseApprovalPolicy, DEFAULT_APPROVAL_POLICIES, type ApprovalPolicies } from '../../workflows/approval/index.js';
+import { createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
+import type { TestPostgres, TestDatabase } from './postgres.js';
+import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';
+
+export const TASK_QUEUE = 'mve-orders-test';
+export const CALLBACK_SECRET = 'test-callback-secret';
+
+/**
+ * Staging policy for tests, with lines placed between the simulator's Sydney prices (AUD, 12 months):
+ * MVE 4/16 = 809.10 (auto-approved), MVE 8/32 = 1618.20 (one approver), MVE 16/64 = 3236.40 (two approvers).
+ */
+export const TEST_POLICIES: ApprovalPolicies = {
+  ...DEFAULT_APPROVAL_POLICIES,
+  staging: parseApprovalPolicy({
+    autoApproveBelow: { AUD: 1000, USD: 1000 },
+    tiers: [
+      { name: 'team', roles: ['finance-approver'], approvals: 1, upTo: { AUD: 3000, USD: 3000 } },
+      { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
+    ],
+    deadline: '72h',
+    reminders: { beforeDeadline: ['24h', '1h'] },
+    maxRiseWithoutApproval: { percent: 2 },
+    maxQuoteAge: '12h',
+  }),
+};
+
+export const APPROVERS = [
+  { id: 'fiona', displayName: 'Fiona Finance', roles: ['finance-approver'] },
+  { id: 'dave', displayName: 'Dave Director', roles: ['finance-director'] },
+  { id: 'erin', displayName: 'Erin Engineer', roles: ['engineering-manager'] },
+  { id: 'alice', displayName: 'Alice Requester', roles: ['finance-approver'] },
+] as const;
+
+/** A valid staging request (kind K9, Sydney) from examples/, with the ticket and size the test needs. */
+export function sydneyRequest(ticketId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const example = JSON.parse(readFileSync(new URL('../../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
+  return { ...example, ticketId, requestedBy: 'alice', ...overrides };
+}
+
+export interface OrderEngine {
+  temporal: TemporalTestEnv;
+  sim: Simulator;
+  db: TestDatabase;
+  repository: Repository;
+  apiClient: ApiClient;
+  activities: OrderActivities;
+  orders: OrderClient;
+  client: Client;
+  keyring: Keyring;
+  /** A new worker for the staging queue (tests that kill a worker start another). */
+  startWorker(): Promise<{ worker: Worker; running: Promise<void> }>;
+  /** The worker started with the engine. */
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+export async function startOrderEngine(pg: TestPostgres, options: { tokenTtlSeconds?: number } = {}): Promise<OrderEngine> {
+  const temporal = await startTemporalTestEnv({ timeSkipping: true });
+  await temporal.addSearchAttributes({ OrderStatus: 'Keyword', TicketId: 'Keyword', Environment: 'Keyword', MonthlyRate: 'Double' });
+  const sim = await startSimulator({ tokenTtlSeconds: options.tokenTtlSeconds ?? 3600 });
+  const db = await pg.database();
+  const repository = createRepository(db.sql);
+  for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
+
+  const apiClient = createApiClient({
+    config: {
+      environment: 'staging',
+      baseUrl: sim.baseUrl,
+      authUrl: sim.authUrl,
+      clientId: sim.clientId,
+      clientSecret: new Secret(sim.clientSecret),
+      connectTimeoutMs: 2_000,
+      responseTimeoutMs: 5_000,
+    },
+    rateLimit: { maxWaits: 0, maxWaitMs: 0 },
+  });
+  const activities = createActivities({
+    clients: { staging: apiClient },
+    catalog: createCatalogLookups({ staging: apiClient }),
+    kindMap: SIM_KIND_MAP,
+    now: Date.now,
+    repository,
+    callbackSecret: new Secret(CALLBACK_SECRET),
+    timeoutMs: 2_000,
+  });
+  const keyring = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`);
+  const dataConverter = encryptingDataConverter(keyring);
+  await orderWorkflowBundle();
+
+  const startWorker = async () => {
+    const worker = await createOrderWorker({
+      connection: temporal.nativeConnection,
+      namespace: temporal.namespace,
+      taskQueue: TASK_QUEUE,
+      environment: 'staging',
+      activities,
+      dataConverter,
+    });
+    return { worker, running: worker.run() };
+  };
+  const first = await startWorker();
+  const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
+  const orders = new OrderClient({ client, taskQueue: TASK_QUEUE, policies: TEST_POLICIES, kindMap: SIM_KIND_MAP });
+
+  return {
+    temporal,
+    sim,
+    db,
+    repository,
+    apiClient,
+    activities,
+    orders,
+    client,
+    keyring,
+    startWorker,
+    worker: first.worker,
+    async stop() {
+      if (first.worker.getState() === 'RUNNING') first.worker.shutdown();
+      await first.running.catch(() => undefined);
+      apiClient.close();
+      await sim.close();
+      await temporal.teardown();
+    },
+  };
+}
