@@ -20,7 +20,7 @@ import type { KindId } from './kinds.js';
 import { kindScope, resolveKind } from './resolve-kind.js';
 import { selectImage, sizeOfferedIssue, type CatalogImage } from './select-image.js';
 import { selectLocation } from './select-location.js';
-import { resolveRequestSize, undocumentedSizeWarning } from './sizes.js';
+import { resolveRequestSize, undocumentedSizeWarning, type ResolvedSize } from './sizes.js';
 
 export interface CheckOptions {
   images?: readonly ImageGroup[];
@@ -40,94 +40,119 @@ export interface RequestCheck {
   image?: CatalogImage;
 }
 
+/** Errors and warnings gathered by the parts of one check. */
+interface Findings {
+  errors: Issue[];
+  warnings: Issue[];
+}
+
 export function checkOrderRequest(input: unknown, options: CheckOptions = {}): RequestCheck {
   if (!isRecord(input)) {
     return { ok: false, errors: [issue(ROOT_PATH, 'type', 'the order request must be a JSON object')], warnings: [] };
   }
   const parsed = orderRequestSchema.safeParse(input);
-  const errors: Issue[] = parsed.success ? [] : issuesFromZod(parsed.error, input);
-  const warnings: Issue[] = [];
-  const result: RequestCheck = { ok: false, errors, warnings, ...(parsed.success ? { request: parsed.data } : {}) };
-
-  const size = resolveRequestSize(input['size'], input['productSize']);
-  errors.push(...size.errors);
-  // The schema's own "size is required" is skipped by zod when other fields already failed.
-  if (input['size'] === undefined && input['productSize'] === undefined && !errors.some((entry) => entry.path === 'size')) {
-    errors.push(issue('size', 'required', 'size is required (an "MVE <vCPU>/<GB>" label, e.g. "MVE 4/16")'));
-  }
-  warnings.push(...size.warnings);
+  const found: Findings = { errors: parsed.success ? [] : issuesFromZod(parsed.error, input), warnings: [] };
+  const result: RequestCheck = { ok: false, errors: found.errors, warnings: found.warnings, ...(parsed.success ? { request: parsed.data } : {}) };
 
   // Each part is read on its own, so one broken field does not hide the problems of the others.
-  const imageSelector = imageSelectorSchema.safeParse(input['image']);
-  let family: { vendor: string; product: string } | undefined;
-  // When the catalog has no such image, the kind falls back to the fields' signature, and a failure to
-  // tell it from them is a consequence of the image error, not a second problem.
-  let imageMissing = !imageSelector.success;
-  if (imageSelector.success && options.images) {
-    const selected = selectImage(options.images, imageSelector.data);
-    if (selected.ok) {
-      result.image = selected.value;
-      family = selected.value;
-      warnings.push(...selected.warnings);
-      const notOffered = size.label === undefined ? null : sizeOfferedIssue(selected.value.availableSizes, size.label, size.path, selected.value);
-      if (notOffered) errors.push(notOffered);
-    } else {
-      errors.push(...selected.issues);
-      imageMissing = selected.issues.some((entry) => entry.path.startsWith('image'));
-    }
-  } else if (imageSelector.success && imageSelector.data.vendor !== undefined && imageSelector.data.product !== undefined) {
-    family = { vendor: imageSelector.data.vendor, product: imageSelector.data.product };
+  const size = checkSize(input, found);
+  const image = checkImage(input['image'], size, options.images, found);
+  if (image.selected) result.image = image.selected;
+  if (options.locations) {
+    const location = checkLocation(input['location'], options.locations, found);
+    if (location) result.location = location;
   }
-  if (size.label !== undefined && !options.images) {
-    const undocumented = undocumentedSizeWarning(size.label, size.path);
-    if (undocumented) warnings.push(undocumented);
-  }
-
-  const locationSelector = locationSelectorSchema.safeParse(input['location']);
-  if (locationSelector.success && options.locations) {
-    const selected = selectLocation(options.locations, locationSelector.data);
-    if (selected.ok) {
-      result.location = selected.value;
-      warnings.push(...selected.warnings);
-    } else {
-      errors.push(...selected.issues);
-    }
-  }
-
-  const vendorConfig = input['vendorConfig'];
-  if (isRecord(vendorConfig)) {
-    const scope = kindScope(family, options.kindMap ?? DEFAULT_KIND_MAP);
-    if (scope.ok) {
-      const vnics = vnicsSchema.safeParse(input['vnics']);
-      const resolution = resolveKind(
-        {
-          config: vendorConfig,
-          ...(size.label === undefined ? {} : { size: size.label }),
-          ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
-          // A non-string kind is already a shape error; the fields decide instead.
-          hint: typeof input['kind'] === 'string' ? input['kind'] : undefined,
-        },
-        scope.value,
-      );
-      if (resolution.ok) {
-        result.kind = resolution.kind;
-        errors.push(...checkVendorConfig(resolution.kind, vendorConfig, 'request'));
-        if (size.label !== undefined) errors.push(...checkSizeForKind(resolution.kind, size.label, size.path));
-        if (vnics.success) errors.push(...checkVnicCount(resolution.kind, vnics.data.length));
-        else if (input['vnics'] === undefined) warnings.push(omittedVnicsWarning(resolution.kind));
-      } else if (!imageMissing) {
-        errors.push(resolution.issue);
-      }
-    } else {
-      errors.push(scope.issue);
-    }
-  }
+  const kind = checkKind(input, size, image, options.kindMap ?? DEFAULT_KIND_MAP, found);
+  if (kind) result.kind = kind;
 
   const promoCode = input['promoCode'];
   if (typeof promoCode === 'string' && promoCode.trim() === '') {
-    warnings.push(issue('promoCode', 'promo-code-empty', 'promoCode is empty: it is treated as no promo code and sent as null'));
+    found.warnings.push(issue('promoCode', 'promo-code-empty', 'promoCode is empty: it is treated as no promo code and sent as null'));
   }
-
-  result.ok = errors.length === 0;
+  result.ok = found.errors.length === 0;
   return result;
+}
+
+function checkSize(input: Record<string, unknown>, found: Findings): ResolvedSize {
+  const size = resolveRequestSize(input['size'], input['productSize']);
+  found.errors.push(...size.errors);
+  found.warnings.push(...size.warnings);
+  // The schema's own "size is required" is skipped by zod when other fields already failed.
+  if (input['size'] === undefined && input['productSize'] === undefined && !found.errors.some((entry) => entry.path === 'size')) {
+    found.errors.push(issue('size', 'required', 'size is required (an "MVE <vCPU>/<GB>" label, e.g. "MVE 4/16")'));
+  }
+  return size;
+}
+
+interface ImageFacts {
+  /** The image family, when the request or the catalog tells it. */
+  family?: { vendor: string; product: string };
+  selected?: CatalogImage;
+  /** The image itself is in error, so failing to tell the kind from the fields is no second problem. */
+  broken: boolean;
+}
+
+function checkImage(raw: unknown, size: ResolvedSize, images: readonly ImageGroup[] | undefined, found: Findings): ImageFacts {
+  const selector = imageSelectorSchema.safeParse(raw);
+  if (!selector.success) return { broken: true };
+  if (!images) {
+    if (size.label !== undefined) {
+      const undocumented = undocumentedSizeWarning(size.label, size.path);
+      if (undocumented) found.warnings.push(undocumented);
+    }
+    const { vendor, product } = selector.data;
+    return { broken: false, ...(vendor !== undefined && product !== undefined ? { family: { vendor, product } } : {}) };
+  }
+  const selected = selectImage(images, selector.data);
+  if (!selected.ok) {
+    found.errors.push(...selected.issues);
+    return { broken: true };
+  }
+  found.warnings.push(...selected.warnings);
+  const notOffered = size.label === undefined ? null : sizeOfferedIssue(selected.value.availableSizes, size.label, size.path, selected.value);
+  if (notOffered) found.errors.push(notOffered);
+  return { broken: false, family: selected.value, selected: selected.value };
+}
+
+function checkLocation(raw: unknown, locations: readonly Location[], found: Findings): Location | undefined {
+  const selector = locationSelectorSchema.safeParse(raw);
+  if (!selector.success) return undefined;
+  const selected = selectLocation(locations, selector.data);
+  if (!selected.ok) {
+    found.errors.push(...selected.issues);
+    return undefined;
+  }
+  found.warnings.push(...selected.warnings);
+  return selected.value;
+}
+
+function checkKind(input: Record<string, unknown>, size: ResolvedSize, image: ImageFacts, kindMap: KindMap, found: Findings): KindId | undefined {
+  const vendorConfig = input['vendorConfig'];
+  if (!isRecord(vendorConfig)) return undefined;
+  const scope = kindScope(image.family, kindMap);
+  if (!scope.ok) {
+    found.errors.push(scope.issue);
+    return undefined;
+  }
+  const vnics = vnicsSchema.safeParse(input['vnics']);
+  const resolution = resolveKind(
+    {
+      config: vendorConfig,
+      ...(size.label === undefined ? {} : { size: size.label }),
+      ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
+      // A non-string kind is already a shape error; the fields decide instead.
+      hint: typeof input['kind'] === 'string' ? input['kind'] : undefined,
+    },
+    scope.value,
+  );
+  if (!resolution.ok) {
+    if (!image.broken) found.errors.push(resolution.issue);
+    return undefined;
+  }
+  const kind = resolution.kind;
+  found.errors.push(...checkVendorConfig(kind, vendorConfig, 'request'));
+  if (size.label !== undefined) found.errors.push(...checkSizeForKind(kind, size.label, size.path));
+  if (vnics.success) found.errors.push(...checkVnicCount(kind, vnics.data.length));
+  else if (input['vnics'] === undefined) found.warnings.push(omittedVnicsWarning(kind));
+  return kind;
 }
