@@ -267,7 +267,3 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
 
 /** vendorConfig fields every kind shares (spec 2.4); the engine fills them in from image and size. */
 export const COMMON_VENDOR_FIELDS = ['imageId', 'mveLabel', 'productSize'] as const;
-
-export function kindField(kind: KindId, name: string): FieldSpec | undefined {
-  return APPLIANCE_KINDS[kind].fields.find((field) => field.name === name);
-}

@@ -7,7 +7,6 @@ export { hostProblem, httpUrlProblem, isEmail, isFqdn, isHost, uriProblem } from
 export type { HostKind } from './host.js';
 export {
   characterCount,
-  describeCharacter,
   forbiddenCharacterProblem,
   hasControlCharacters,
   lengthProblem,

@@ -26,7 +26,7 @@ export function forbiddenCharacterProblem(value: string, forbidden: readonly str
   return found === undefined ? null : `must not contain ${describeCharacter(found)}`;
 }
 
-export function describeCharacter(character: string): string {
+function describeCharacter(character: string): string {
   switch (character) {
     case '"':
       return 'the double-quote character (")';
