@@ -36,20 +36,20 @@ test('a failing activity is retried with exponential backoff until it succeeds',
 
 test('an error type listed as non-retryable is not retried', async (t) => {
   const id = uniqueId('nonretry-type');
-  t.is(await run<string>('failureWorkflow', id, [id, 'nonRetryableType']), 'ApplicationFailure:Fatal:retryState=2');
+  t.is(await run<string>('failureWorkflow', id, [id, 'nonRetryableType']), 'ApplicationFailure:Fatal:retryState=NON_RETRYABLE_FAILURE');
   t.is(attemptLog.get(id)!.length, 1);
   await assertReplays(t, suite, [id]);
 });
 
 test('an ApplicationFailure marked non-retryable is not retried', async (t) => {
   const id = uniqueId('nonretry-flag');
-  t.is(await run<string>('failureWorkflow', id, [id, 'nonRetryableFlag']), 'ApplicationFailure:Unrecoverable:retryState=2');
+  t.is(await run<string>('failureWorkflow', id, [id, 'nonRetryableFlag']), 'ApplicationFailure:Unrecoverable:retryState=NON_RETRYABLE_FAILURE');
   t.is(attemptLog.get(id)!.length, 1);
 });
 
 test('retries stop at maximumAttempts', async (t) => {
   const id = uniqueId('max-attempts');
-  t.is(await run<string>('failureWorkflow', id, [id, 'maxAttempts']), 'ApplicationFailure:Transient:retryState=4');
+  t.is(await run<string>('failureWorkflow', id, [id, 'maxAttempts']), 'ApplicationFailure:Transient:retryState=MAXIMUM_ATTEMPTS_REACHED');
   t.deepEqual(attemptLog.get(id)!.map((a) => a.attempt), [1, 2, 3]);
   await assertReplays(t, suite, [id]);
 });
@@ -69,7 +69,7 @@ test.serial('nextRetryDelay overrides the backoff, and describe shows the pendin
   const nextAttemptMs = Number(pending!.nextAttemptScheduleTime?.seconds) * 1000;
   const lastCompleteMs = Number(pending!.lastAttemptCompleteTime?.seconds) * 1000;
   t.true(nextAttemptMs - lastCompleteMs >= 1000, 'next attempt about 1.5 s after the failure');
-  t.is(await handle.result(), 'ApplicationFailure:Transient:retryState=4');
+  t.is(await handle.result(), 'ApplicationFailure:Transient:retryState=MAXIMUM_ATTEMPTS_REACHED');
   const [a1, a2, a3] = attemptLog.get(id)!;
   t.true(a2!.scheduledAtMs - a1!.scheduledAtMs >= 1500);
   t.true(a3!.scheduledAtMs - a2!.scheduledAtMs >= 1500);
@@ -77,10 +77,10 @@ test.serial('nextRetryDelay overrides the backoff, and describe shows the pendin
 });
 
 for (const [kind, timeoutType] of [
-  ['startToClose', 1],
-  ['scheduleToStart', 2],
-  ['scheduleToClose', 3],
-  ['heartbeat', 4],
+  ['startToClose', 'START_TO_CLOSE'],
+  ['scheduleToStart', 'SCHEDULE_TO_START'],
+  ['scheduleToClose', 'SCHEDULE_TO_CLOSE'],
+  ['heartbeat', 'HEARTBEAT'],
 ] as const) {
   test(`an activity ${kind} timeout reaches the workflow as a TimeoutFailure`, async (t) => {
     const id = uniqueId(`timeout-${kind}`);
