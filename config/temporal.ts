@@ -85,3 +85,11 @@ export function connectionOptions(config: TemporalConfig, address: string) {
     ...(config.apiKey !== undefined ? { apiKey: config.apiKey } : {}),
   };
 }
+
+/**
+ * Orders of each environment run on their own task queue, so a worker holding a staging key never picks up
+ * a production order (and the other way round).
+ */
+export function orderTaskQueue(base: string, environment: 'staging' | 'production'): string {
+  return `${base}.${environment}`;
+}

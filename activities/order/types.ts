@@ -33,7 +33,7 @@ export interface OrderTargets {
 export interface QuoteRecord {
   monthlyRate: number;
   currency: string;
-  /** When the API quoted it (epoch ms, the activity's clock). */
+  /** When the workflow received it (epoch ms on the workflow's clock, the one its staleness checks use). */
   quotedAt: number;
   productUid?: string;
   traceId?: string;
@@ -87,11 +87,13 @@ export type JournalEntry =
       reason: string;
       details?: Record<string, unknown>;
     }
-  | { type: 'quote'; seq: number; at: number; quote: QuoteRecord }
+  /** `quoteNumber` counts the order's quotes: 1, then one more for each re-validation. */
+  | { type: 'quote'; seq: number; at: number; quoteNumber: number; quote: QuoteRecord }
   | {
       type: 'vote';
       seq: number;
       at: number;
+      quoteNumber: number;
       approverId: string;
       decision: 'approve' | 'reject';
       monthlyRate: number;
@@ -108,8 +110,12 @@ export type JournalEntry =
       outcome: 'created' | 'not-created' | 'uncertain';
       product?: ProductRecord;
       error?: ErrorSummary;
+      /** Set when ops resolved an uncertain attempt. */
+      resolvedBy?: string;
     }
-  | { type: 'product'; seq: number; at: number; product: ProductRecord; actor: string };
+  | { type: 'product'; seq: number; at: number; product: ProductRecord; actor: string }
+  /** The order's last error, as ops see it (null clears it). */
+  | { type: 'error'; seq: number; at: number; message: string | null };
 
 /** A change of the order, as POSTed (signed) to the ticket system's callback URL. */
 export interface TicketNotification {
@@ -125,10 +131,14 @@ export interface TicketNotification {
 }
 
 export interface OrderActivities {
-  /** Makes sure this worker holds a fresh API token for the environment; returns only its expiry. */
-  refreshApiToken(input: { environment: Environment }): Promise<{ expiresAt: number }>;
+  /**
+   * Makes sure this worker holds a valid API token for the environment (fetching one if needed), so a
+   * token endpoint that is down is retried durably before an API call. The token itself never leaves the
+   * worker process.
+   */
+  refreshApiToken(input: { environment: Environment }): Promise<void>;
   lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
-  validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<QuoteRecord>;
+  validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<Omit<QuoteRecord, 'quotedAt'>>;
   buyOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets; attempt: number }): Promise<BuyOutcome>;
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
   recordJournal(input: OrderContext & { ticketId: string; entries: JournalEntry[] }): Promise<void>;

@@ -114,6 +114,7 @@ type Ending = { state: 'REJECTED' | 'EXPIRED' | 'CANCELLED' | 'FAILED'; actor: s
 interface ApprovalRoundState {
   tier: ApprovalTier;
   quote: QuoteRecord;
+  quoteNumber: number;
   approvers: Approver[];
   votes: ApprovalVote[];
   deadline: number;
@@ -134,6 +135,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   const timeline: TimelineEntry[] = [];
   let targets: OrderTargets | undefined;
   let quote: QuoteRecord | undefined;
+  let quoteNumber = 0;
   let round: ApprovalRoundState | undefined;
   let buyAttempts = 0;
   let product: ProductRecord | undefined;
@@ -144,7 +146,12 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
 
   const journal = new Outbox<JournalEntry>(
     (entries) => records.recordJournal({ ...context, ticketId: request.ticketId, entries }),
-    { maxBatch: 50, retryAfterMs: 60_000, onFailure: (error) => (noteError(error, 'recording the order failed'), 'requeue') },
+    {
+      maxBatch: 50,
+      retryAfterMs: 60_000,
+      // Only in memory: journaling the journal's own failure would grow the queue it cannot drain.
+      onFailure: (error) => ((lastError = { ...summarise(error, 'recording the order failed'), at: new Date(Date.now()).toISOString() }), 'requeue'),
+    },
   );
   const notifications = new Outbox<TicketNotification>(
     async ([notification]) => {
@@ -166,8 +173,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
 
   function noteError(error: unknown, context: string): ErrorSummary {
     const summary = summarise(error, context);
-    lastError = { ...summary, at: new Date(Date.now()).toISOString() };
+    setLastError(summary);
     return summary;
+  }
+
+  function setLastError(summary: ErrorSummary): void {
+    lastError = { ...summary, at: new Date(Date.now()).toISOString() };
+    journal.push({ type: 'error', seq: nextSeq(), at: Date.now(), message: summary.message });
   }
 
   function notify(event: string, message: string): void {
@@ -257,6 +269,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       type: 'vote',
       seq: nextSeq(),
       at: Date.now(),
+      quoteNumber: current.quoteNumber,
       approverId: vote.approverId,
       decision: vote.decision,
       monthlyRate: vote.monthlyRate,
@@ -362,9 +375,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   async function validate(reason: string): Promise<QuoteRecord> {
     moveTo('VALIDATING', ENGINE, reason);
     await api.refreshApiToken({ environment });
-    const fresh = await api.validateOrder({ ...context, request, targets: targets! });
+    const fresh: QuoteRecord = { ...(await api.validateOrder({ ...context, request, targets: targets! })), quotedAt: Date.now() };
     quote = fresh;
-    journal.push({ type: 'quote', seq: nextSeq(), at: Date.now(), quote: fresh });
+    quoteNumber++;
+    journal.push({ type: 'quote', seq: nextSeq(), at: Date.now(), quoteNumber, quote: fresh });
     upsertSearchAttributes([{ key: MONTHLY_RATE, value: fresh.monthlyRate }]);
     return fresh;
   }
@@ -372,7 +386,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   async function awaitApproval(tier: ApprovalTier, current: QuoteRecord, reason: string, policy: ApprovalPolicy): Promise<Ending> {
     const approvers = await records.loadApprovers({ environment });
     const startedAt = Date.now();
-    round = { tier, quote: current, approvers, votes: [], deadline: approvalDeadline(policy, startedAt), remindersSent: 0 };
+    round = { tier, quote: current, quoteNumber, approvers, votes: [], deadline: approvalDeadline(policy, startedAt), remindersSent: 0 };
     const reminders = reminderTimes(policy, startedAt);
     moveTo('AWAITING_APPROVAL', 'policy', reason, { tier: tier.name, roles: tier.roles, approvals: tier.approvals });
     const active = round;
@@ -474,7 +488,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
         recordProduct(outcome.product, ENGINE);
         return 'bought';
       }
-      lastError = { ...outcome.error, at: new Date(Date.now()).toISOString() };
+      setLastError(outcome.error);
       if (outcome.outcome === 'not-created') {
         if (!outcome.retryable || tries >= maxBuyAttempts) {
           moveTo('FAILED', ENGINE, `the buy was not carried out: ${outcome.error.message}`);
@@ -487,6 +501,17 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       }
       moveTo('BUY_UNCERTAIN', ENGINE, `the buy may or may not have been carried out: ${outcome.error.message}`);
       const resolution = await awaitBuyResolution();
+      journal.push({
+        type: 'buy-outcome',
+        seq: nextSeq(),
+        at: Date.now(),
+        attempt,
+        outcome: resolution.outcome,
+        resolvedBy: resolution.actor,
+        ...(resolution.outcome === 'created'
+          ? { product: { technicalServiceUid: resolution.technicalServiceUid, provisioningStatus: resolution.provisioningStatus ?? 'UNKNOWN' } }
+          : {}),
+      });
       if (resolution.outcome === 'created') {
         const resolved: ProductRecord = {
           technicalServiceUid: resolution.technicalServiceUid,

@@ -1,0 +1,54 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { ApiError } from '../api/index.js';
+import { OrderBuildError, type Issue } from '../../domain/index.js';
+import type { ErrorSummary } from './types.js';
+
+/**
+ * Turns what an activity caught into the ApplicationFailure Temporal retries by: API errors keep their
+ * type, trace id and retry safety (with Retry-After as the next retry delay); an order the domain refuses
+ * is final. Messages never hold a secret (API errors and domain issues are built that way).
+ */
+export function toApplicationFailure(error: unknown): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof ApiError) {
+    const details = error.toJSON();
+    return ApplicationFailure.create({
+      message: error.message,
+      type: error.type,
+      nonRetryable: error.nonRetryable,
+      details: [{ status: details.status, traceId: details.traceId, data: details.data }],
+      ...(details.retryAfterMs !== undefined ? { nextRetryDelay: details.retryAfterMs } : {}),
+    });
+  }
+  if (error instanceof OrderBuildError) return refusal('OrderRefused', 'the order cannot be built', error.issues);
+  return ApplicationFailure.create({
+    message: error instanceof Error ? error.message : String(error),
+    type: error instanceof Error ? error.name : 'Error',
+  });
+}
+
+/** A final refusal listing each issue as `path: message`. */
+export function refusal(type: string, summary: string, issues: readonly Issue[]): ApplicationFailure {
+  const lines = issues.map((issue) => `${issue.path}: ${issue.message}`);
+  return ApplicationFailure.create({
+    message: `${summary}: ${lines.join('; ')}`,
+    type,
+    nonRetryable: true,
+    details: [{ issues }],
+  });
+}
+
+export function summaryOf(error: unknown): ErrorSummary {
+  if (error instanceof ApiError) {
+    return {
+      type: error.type,
+      message: error.message,
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      ...(error.traceId !== undefined ? { traceId: error.traceId } : {}),
+    };
+  }
+  if (error instanceof OrderBuildError) {
+    return { type: 'OrderRefused', message: error.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };
+  }
+  return { type: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,18 @@
+/** Public face of activities/order: the order workflow's activities, built once per worker from its dependencies. */
+import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
+import { createNotifyActivity, type NotifyDeps } from './notify.js';
+import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
+import type { OrderActivities } from './types.js';
+
+export type OrderActivityDeps = ApiActivityDeps & RecordActivityDeps & Omit<NotifyDeps, 'now'>;
+
+export function createActivities(deps: OrderActivityDeps): OrderActivities {
+  return {
+    ...createApiActivities(deps),
+    ...createRecordActivities(deps),
+    ...createNotifyActivity({ ...deps, now: deps.now }),
+  };
+}
+
+export { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './notify.js';
+export type * from './types.js';

@@ -1,0 +1,10 @@
+/** Public face of client/orders: submitting and steering orders through Temporal. */
+export {
+  DuplicateOrderError,
+  OrderClient,
+  OrderNotFoundError,
+  OrderRefusedError,
+  OrderRequestError,
+  orderWorkflowId,
+} from './order-client.js';
+export type { OrderClientOptions, SubmittedOrder } from './order-client.js';

@@ -1,0 +1,167 @@
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowExecutionInfo,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
+import type { ApprovalPolicies } from '../../workflows/approval/index.js';
+import {
+  approveUpdate,
+  cancelUpdate,
+  decisionSignal,
+  rejectUpdate,
+  resolveBuyUpdate,
+  statusQuery,
+  type CancelInput,
+  type OrderStatusView,
+  type ResolveBuyInput,
+  type VoteInput,
+  type VoteResult,
+} from '../../workflows/order/messages.js';
+import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
+import { orderTaskQueue } from '../../config/temporal.js';
+
+/** One ticket is one order: the workflow id is derived from the ticket id alone. */
+export function orderWorkflowId(ticketId: string): string {
+  return `mve-order-${ticketId}`;
+}
+
+/** The request broke rules: nothing was started. */
+export class OrderRequestError extends Error {
+  override readonly name = 'OrderRequestError';
+  constructor(readonly issues: Issue[]) {
+    super(`the order request is invalid:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`);
+  }
+}
+
+/** The order refused a message (a vote, a cancel, a resolution): `code` says why, and nothing changed. */
+export class OrderRefusedError extends Error {
+  override readonly name = 'OrderRefusedError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class OrderNotFoundError extends Error {
+  override readonly name = 'OrderNotFoundError';
+  constructor(readonly ticketId: string) {
+    super(`no order for ticket ${ticketId}`);
+  }
+}
+
+export class DuplicateOrderError extends Error {
+  override readonly name = 'DuplicateOrderError';
+  constructor(readonly ticketId: string) {
+    super(`ticket ${ticketId} already has an order; one ticket is one order (see \`mve-orders status ${ticketId}\`)`);
+  }
+}
+
+export interface SubmittedOrder {
+  workflowId: string;
+  ticketId: string;
+  warnings: Issue[];
+}
+
+export interface OrderClientOptions {
+  client: Client;
+  /** The base task queue (TEMPORAL_TASK_QUEUE); each environment's orders run on their own queue. */
+  taskQueue: string;
+  policies: ApprovalPolicies;
+  kindMap?: KindMap;
+}
+
+/** Everything a person or a system does with orders, over the Temporal client (with the encrypting codec). */
+export class OrderClient {
+  constructor(private readonly options: OrderClientOptions) {}
+
+  /** Checks the request offline and starts its workflow; a refused request starts nothing. */
+  async submit(input: unknown): Promise<SubmittedOrder> {
+    const check = checkOrderRequest(input, this.options.kindMap ? { kindMap: this.options.kindMap } : {});
+    if (!check.ok || !check.request) throw new OrderRequestError(check.errors);
+    const request = check.request;
+    const workflowId = orderWorkflowId(request.ticketId);
+    try {
+      await this.options.client.workflow.start<typeof orderWorkflow>('orderWorkflow', {
+        workflowId,
+        taskQueue: orderTaskQueue(this.options.taskQueue, request.environment),
+        args: [{ request, policy: this.options.policies[request.environment] }],
+        // A failed order may be submitted again under its ticket; anything else may not.
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        workflowIdConflictPolicy: 'FAIL',
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateOrderError(request.ticketId);
+      throw error;
+    }
+    return { workflowId, ticketId: request.ticketId, warnings: check.warnings };
+  }
+
+  async status(ticketId: string): Promise<OrderStatusView> {
+    return this.call(ticketId, (handle) => handle.query(statusQuery));
+  }
+
+  /** Waits for the order to end and returns how it ended. */
+  async result(ticketId: string): Promise<OrderOutcome> {
+    return this.call(ticketId, (handle) => handle.result() as Promise<OrderOutcome>);
+  }
+
+  async approve(ticketId: string, vote: VoteInput): Promise<VoteResult> {
+    return this.update(ticketId, (handle) => handle.executeUpdate(approveUpdate, { args: [vote] }));
+  }
+
+  async reject(ticketId: string, vote: VoteInput): Promise<VoteResult> {
+    return this.update(ticketId, (handle) => handle.executeUpdate(rejectUpdate, { args: [vote] }));
+  }
+
+  /** For systems that can only signal: no answer, and an invalid vote is recorded on the order and ignored. */
+  async signalDecision(ticketId: string, vote: VoteInput & { decision: 'approve' | 'reject' }): Promise<void> {
+    await this.call(ticketId, (handle) => handle.signal(decisionSignal, vote));
+  }
+
+  async cancel(ticketId: string, cancel: CancelInput): Promise<OrderState> {
+    return this.update(ticketId, (handle) => handle.executeUpdate(cancelUpdate, { args: [cancel] }));
+  }
+
+  async resolveBuy(ticketId: string, resolution: ResolveBuyInput): Promise<OrderState> {
+    return this.update(ticketId, (handle) => handle.executeUpdate(resolveBuyUpdate, { args: [resolution] }));
+  }
+
+  /** Orders matching a visibility query over OrderStatus, TicketId, Environment, MonthlyRate, StartTime… */
+  async list(query?: string): Promise<WorkflowExecutionInfo[]> {
+    const filter = `WorkflowType = 'orderWorkflow'${query ? ` AND (${query})` : ''}`;
+    const found: WorkflowExecutionInfo[] = [];
+    for await (const execution of this.options.client.workflow.list({ query: filter })) found.push(execution);
+    return found;
+  }
+
+  private handle(ticketId: string) {
+    return this.options.client.workflow.getHandle(orderWorkflowId(ticketId));
+  }
+
+  private async call<T>(ticketId: string, action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>): Promise<T> {
+    try {
+      return await action(this.handle(ticketId));
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw new OrderNotFoundError(ticketId);
+      throw error;
+    }
+  }
+
+  private async update<T>(ticketId: string, action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>): Promise<T> {
+    try {
+      return await this.call(ticketId, action);
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+        throw new OrderRefusedError(error.cause.type ?? 'REFUSED', error.cause.message);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../activities/api/index.js';
+import { createCatalogLookups } from '../activities/catalog/index.js';
+import { connectDatabase, createRepository, type Sql } from '../activities/db/index.js';
+import { createActivities } from '../activities/order/index.js';
+import type { OrderActivities } from '../activities/order/types.js';
+import { kindMapFromEnv } from '../domain/index.js';
+
+export interface WorkerDependencies {
+  environment: ApiClient['environment'];
+  activities: OrderActivities;
+  /** API calls and tokens this worker has spent, for the demo and the benchmarks. */
+  apiClient: ApiClient;
+  close(): Promise<void>;
+}
+
+export interface DependencyOptions {
+  env: NodeJS.ProcessEnv;
+  databaseUrl: string;
+  /** One line per API exchange (never headers or bodies); default: nothing. */
+  logApi?: (entry: ApiLogEntry) => void;
+  /** Response timeout of the ticket-system callback. */
+  callbackTimeoutMs?: number;
+}
+
+/**
+ * Everything a worker's activities stand on, built once: the database, the API client (with its token
+ * provider) of the environment this worker's key belongs to, the catalog caches and the callback signer.
+ */
+export function createWorkerDependencies(options: DependencyOptions): WorkerDependencies {
+  const apiConfig = loadApiConfig(options.env);
+  const kindMap = kindMapFromEnv(options.env);
+  const apiClient = createApiClient({ config: apiConfig, ...(options.logApi ? { log: options.logApi } : {}) });
+  const sql: Sql = connectDatabase(options.databaseUrl);
+  const callbackSecret = options.env['MVE_CALLBACK_SECRET'];
+  const activities = createActivities({
+    clients: { [apiConfig.environment]: apiClient },
+    catalog: createCatalogLookups({ [apiConfig.environment]: apiClient }),
+    kindMap,
+    now: Date.now,
+    repository: createRepository(sql),
+    callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,
+    timeoutMs: options.callbackTimeoutMs ?? 10_000,
+  });
+  return {
+    environment: apiConfig.environment,
+    activities,
+    apiClient,
+    async close() {
+      apiClient.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

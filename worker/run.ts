@@ -1,0 +1,74 @@
+import { Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { Keyring } from '../codec/index.js';
+import { encryptingDataConverter } from '../codec/index.js';
+import { ConfigError } from '../config/env.js';
+import { connectionOptions, loadTemporalConfig, orderTaskQueue } from '../config/temporal.js';
+import { createWorkerDependencies, type WorkerDependencies } from './dependencies.js';
+import { createOrderWorker } from './order-worker.js';
+import { ensureOrderSearchAttributes } from './search-attributes.js';
+
+export interface RunWorkerOptions {
+  env: NodeJS.ProcessEnv;
+  /** Overrides TEMPORAL_ADDRESS (the embedded server's address in `mve-orders dev`). */
+  temporalAddress?: string;
+  databaseUrl: string;
+  keyring: Keyring;
+  log: (line: string) => void;
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  dependencies: WorkerDependencies;
+  taskQueue: string;
+  /** Resolves when the worker has stopped and its connections are closed. */
+  done: Promise<void>;
+  /** Stops polling, lets running tasks finish, then closes everything. */
+  shutdown(): Promise<void>;
+}
+
+/** Connects to Temporal, builds the dependencies once and runs the order worker until shut down. */
+export async function runWorker(options: RunWorkerOptions): Promise<RunningWorker> {
+  const temporal = loadTemporalConfig(options.env);
+  const address = options.temporalAddress ?? temporal.address;
+  if (!address) throw new ConfigError('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
+  const dependencies = createWorkerDependencies({
+    env: options.env,
+    databaseUrl: options.databaseUrl,
+  });
+  const client = await Connection.connect(connectionOptions(temporal, address));
+  try {
+    await ensureOrderSearchAttributes(client, temporal.namespace);
+  } catch (error) {
+    options.log(
+      `could not register the search attributes (${(error as Error).message}); register OrderStatus, TicketId, Environment (Keyword) and MonthlyRate (Double) on namespace ${temporal.namespace} yourself`,
+    );
+  } finally {
+    await client.close();
+  }
+  const connection = await NativeConnection.connect(connectionOptions(temporal, address));
+  const worker = await createOrderWorker({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: temporal.taskQueue,
+    environment: dependencies.environment,
+    activities: dependencies.activities,
+    dataConverter: encryptingDataConverter(options.keyring),
+  });
+  const taskQueue = orderTaskQueue(temporal.taskQueue, dependencies.environment);
+  options.log(`worker polling ${taskQueue} on ${address} (namespace ${temporal.namespace})`);
+  const done = worker.run().finally(async () => {
+    await dependencies.close();
+    await connection.close();
+  });
+  return {
+    worker,
+    dependencies,
+    taskQueue,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
