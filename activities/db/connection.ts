@@ -45,3 +45,19 @@ export function connectDatabase(url: string, options: ConnectOptions = {}): Sql 
     onnotice: () => {},
   });
 }
+
+/**
+ * Connects and proves the server answers, so a wrong URL fails now, in one clear sentence (password
+ * hidden), rather than at the first query deep inside something else.
+ */
+export async function openDatabase(url: string, options: ConnectOptions = {}): Promise<Sql> {
+  const sql = connectDatabase(url, options);
+  try {
+    await sql`SELECT 1`;
+    return sql;
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot reach PostgreSQL at ${redactDatabaseUrl(url)}: ${reason}`);
+  }
+}

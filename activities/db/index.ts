@@ -7,6 +7,7 @@
 
 export {
   connectDatabase,
+  openDatabase,
   redactDatabaseUrl,
   resolveDatabaseUrl,
   NO_DATABASE_URL_MESSAGE,

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import { registerApproversCommand } from './commands/approvers.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDevCommand } from './commands/dev.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
+import { registerMigrateCommand } from './commands/migrate.js';
 import { registerSimCommand } from './commands/sim.js';
 
 /** Every subcommand lives in its own module under ./commands/ and is registered here, in help order. */
@@ -12,4 +14,6 @@ export function registerCommands(program: Command): void {
   registerLocationsCommand(program);
   registerImagesCommand(program);
   registerCheckCommand(program);
+  registerMigrateCommand(program);
+  registerApproversCommand(program);
 }
