@@ -14,6 +14,8 @@ export interface SimCatalog {
   locations: SimLocation[];
   imageGroups: SimImageGroup[];
   variants: SimVariant[];
+  /** Multiplies every price (1 = the price model as is): lets a test or demo make prices move. */
+  priceFactor: number;
 }
 
 /** A product created by a buy: what the simulator answers about it, never the order's secrets. */

@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import type { KindMap } from '../domain/index.js';
 import { defaultClients, SIM_ENVIRONMENTS, TokenAuthority, type SimClient, type SimEnvironment } from './auth.js';
-import { snapshot } from './admin.js';
+import { priceFactorSchema, snapshot } from './admin.js';
 import { FaultBook, SIM_ENDPOINTS, type FaultInput, type SimEndpoint } from './faults.js';
 import { generateImageGroups, SIM_KIND_MAP } from './images.js';
 import { DEFAULT_LOCATION_COUNT, generateLocations } from './locations.js';
@@ -55,6 +55,8 @@ export interface Simulator {
   clearFaults(): void;
   /** Every token issued so far expires now. */
   expireTokens(): void;
+  /** Every price from now on is the price model's times `factor` (1 restores it); throws unless 0 < factor ≤ 100. */
+  setPriceFactor(factor: number): void;
   /** Calls served per endpoint, tokens issued, products created, faults still armed. */
   state(): ReturnType<typeof snapshot>;
   close(): Promise<void>;
@@ -76,6 +78,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       locations: generateLocations(options.seed ?? DEFAULT_SEED, options.locationCount ?? DEFAULT_LOCATION_COUNT),
       imageGroups: generateImageGroups(options.kindMap ?? SIM_KIND_MAP),
       variants: generateVariants(),
+      priceFactor: 1,
     },
     products: [],
     calls: Object.fromEntries(SIM_ENDPOINTS.map((endpoint) => [endpoint, 0])) as Record<SimEndpoint, number>,
@@ -104,6 +107,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     injectFault: (fault) => void state.faults.inject(fault),
     clearFaults: () => state.faults.clear(),
     expireTokens: () => state.authority.expireAll(),
+    setPriceFactor: (factor) => {
+      state.catalog.priceFactor = priceFactorSchema.parse(factor);
+    },
     state: () => snapshot(state),
     close: () =>
       new Promise<void>((resolve, reject) => {

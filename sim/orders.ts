@@ -138,8 +138,12 @@ function checkOrder(catalog: SimCatalog, order: unknown): CheckedOrder | { issue
     locationId: location.id,
     imageId: image.id,
     mveLabel: sizeLabel,
-    price: priceOf(sizeLabel, term, location.market),
+    price: scaled(priceOf(sizeLabel, term, location.market), catalog.priceFactor),
   };
+}
+
+function scaled(price: Price, factor: number): Price {
+  return factor === 1 ? price : { ...price, monthlyRate: Math.round(price.monthlyRate * factor * 100) / 100 };
 }
 
 /** MVE must be available there, and the size must fit the largest vCPU count a zone offers. */

@@ -208,3 +208,37 @@ test('unknown environments, paths, methods and oversized bodies get clear answer
   const huge = await call(`${sim.baseUrl}/v3/networkdesign/validate`, { method: 'POST', body: 'x'.repeat(1_100_000) });
   t.is(huge.status, 413);
 });
+
+test('a price factor set through the admin endpoint moves every later quote; a bad factor is refused', async (t) => {
+  const sim = await withSim(t);
+  const token = await tokenFor(sim);
+  const headers = { ...bearer(token), 'content-type': 'application/json' };
+  const images = (await call(`${sim.baseUrl}/v4/product/mve/images`, { headers: bearer(token) })).body!;
+  const router = (images['data'] as { mveImages: Array<{ product: string; images: Array<{ id: number }> }> }).mveImages.find((group) =>
+    /Session Smart/.test(group.product),
+  )!;
+  const locations = (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(token) })).body!['data'] as Array<{ id: number; market: string; status: string; diversityZones: Record<string, { mveAvailable: boolean }> }>;
+  const usable = locations.find((location) => location.status === 'Active' && Object.values(location.diversityZones).some((zone) => zone.mveAvailable))!;
+  const order = {
+    locationId: usable.id,
+    productName: 'router',
+    productType: 'MVE',
+    term: 12,
+    vendorConfig: { imageId: router.images[0]!.id, mveLabel: 'MVE 2/8', registrationCode: 'REG-123' },
+  };
+  const quote = async () => {
+    const validated = await call(`${sim.baseUrl}/v3/networkdesign/validate`, { method: 'POST', headers, body: JSON.stringify([order]) });
+    t.is(validated.status, 200, JSON.stringify(validated.body));
+    return (validated.body!['data'] as Array<{ price: { monthlyRate: number } }>)[0]!.price.monthlyRate;
+  };
+  const base = priceOf('MVE 2/8', 12, usable.market).monthlyRate;
+  t.is(await quote(), base);
+  const set = await call(`${sim.url}/_sim/prices`, { method: 'POST', body: JSON.stringify({ factor: 1.1 }) });
+  t.is(set.status, 200);
+  t.is(await quote(), Math.round(base * 1.1 * 100) / 100);
+  const refused = await call(`${sim.url}/_sim/prices`, { method: 'POST', body: JSON.stringify({ factor: -1 }) });
+  t.is(refused.status, 400);
+  t.is(sim.state().priceFactor, 1.1);
+  sim.setPriceFactor(1);
+  t.is(await quote(), base);
+});
