@@ -36,12 +36,20 @@ export function buildOrder(
 ): BuiltOrder {
   const kindMap = options.kindMap ?? DEFAULT_KIND_MAP;
   const size = resolveRequestSize(request.size, request.productSize);
-  if (size.label === undefined || size.errors.length > 0) throw new OrderBuildError(size.errors.length > 0 ? size.errors : [{ path: 'size', rule: 'required', message: 'size is required' }]);
+  if (size.label === undefined || size.errors.length > 0)
+    throw new OrderBuildError(
+      size.errors.length > 0 ? size.errors : [{ path: 'size', rule: 'required', message: 'size is required' }],
+    );
 
   const scope = kindScope(image, kindMap);
   if (!scope.ok) throw new OrderBuildError([scope.issue]);
   const resolution = resolveKind(
-    { config: request.vendorConfig, size: size.label, ...(request.vnics ? { vnicCount: request.vnics.length } : {}), hint: request.kind },
+    {
+      config: request.vendorConfig,
+      size: size.label,
+      ...(request.vnics ? { vnicCount: request.vnics.length } : {}),
+      hint: request.kind,
+    },
     scope.value,
   );
   if (!resolution.ok) throw new OrderBuildError([resolution.issue]);
@@ -73,5 +81,7 @@ export function buildOrder(
 
 /** imageId and mveLabel come from the resolved image and size, never from the ticket. */
 function withoutEngineFields(config: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(config).filter(([name]) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name)));
+  return Object.fromEntries(
+    Object.entries(config).filter(([name]) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name)),
+  );
 }

@@ -2,7 +2,13 @@
  * The server-side view: checks one order object exactly as it is sent in the validate body, against the
  * writer schema and every rule of the image's appliance kind. The API simulator's validate endpoint uses it.
  */
-import { LEGACY_SIZE_LABELS, isLegacySize, orderObjectSchema, SIZE_LABEL_PATTERN, vnicsSchema } from '../schemas/index.js';
+import {
+  LEGACY_SIZE_LABELS,
+  isLegacySize,
+  orderObjectSchema,
+  SIZE_LABEL_PATTERN,
+  vnicsSchema,
+} from '../schemas/index.js';
 import { issue, issuesFromZod, type Issue } from './issues.js';
 import { isRecord } from './json.js';
 import { DEFAULT_KIND_MAP, type KindMap } from './kind-map.js';
@@ -24,7 +30,11 @@ export interface OrderCheck {
   errors: Issue[];
 }
 
-export function checkOrderObject(order: unknown, image: OrderImageFacts, options: { kindMap?: KindMap } = {}): OrderCheck {
+export function checkOrderObject(
+  order: unknown,
+  image: OrderImageFacts,
+  options: { kindMap?: KindMap } = {},
+): OrderCheck {
   if (!isRecord(order)) return { ok: false, errors: [issue('order', 'type', 'the order must be a JSON object')] };
   const parsed = orderObjectSchema.safeParse(order);
   const errors: Issue[] = parsed.success ? [] : issuesFromZod(parsed.error, order);
@@ -37,7 +47,11 @@ export function checkOrderObject(order: unknown, image: OrderImageFacts, options
 
   const vnics = vnicsSchema.safeParse(order['vnics']);
   const resolution = resolveKind(
-    { config: vendorConfig, ...(size ? { size: size.label } : {}), ...(vnics.success ? { vnicCount: vnics.data.length } : {}) },
+    {
+      config: vendorConfig,
+      ...(size ? { size: size.label } : {}),
+      ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
+    },
     scope.value,
   );
   if (!resolution.ok) return { ok: false, errors: [...errors, resolution.issue] };
@@ -53,12 +67,24 @@ export function checkOrderObject(order: unknown, image: OrderImageFacts, options
 }
 
 /** The size an order asks for: mveLabel, or the legacy productSize translated; both must agree. */
-function orderSize(vendorConfig: Record<string, unknown>, errors: Issue[]): { label: string; path: string } | undefined {
-  const label = typeof vendorConfig['mveLabel'] === 'string' && SIZE_LABEL_PATTERN.test(vendorConfig['mveLabel']) ? vendorConfig['mveLabel'] : undefined;
+function orderSize(
+  vendorConfig: Record<string, unknown>,
+  errors: Issue[],
+): { label: string; path: string } | undefined {
+  const label =
+    typeof vendorConfig['mveLabel'] === 'string' && SIZE_LABEL_PATTERN.test(vendorConfig['mveLabel'])
+      ? vendorConfig['mveLabel']
+      : undefined;
   const legacy = vendorConfig['productSize'];
   const translated = typeof legacy === 'string' && isLegacySize(legacy) ? LEGACY_SIZE_LABELS[legacy] : undefined;
   if (label !== undefined && translated !== undefined && label !== translated) {
-    errors.push(issue('vendorConfig.productSize', 'size-conflict', `productSize ${String(legacy)} means "${translated}" but mveLabel is "${label}"`));
+    errors.push(
+      issue(
+        'vendorConfig.productSize',
+        'size-conflict',
+        `productSize ${String(legacy)} means "${translated}" but mveLabel is "${label}"`,
+      ),
+    );
   }
   if (label !== undefined) return { label, path: 'vendorConfig.mveLabel' };
   return translated === undefined ? undefined : { label: translated, path: 'vendorConfig.productSize' };

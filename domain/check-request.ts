@@ -52,7 +52,12 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
   }
   const parsed = orderRequestSchema.safeParse(input);
   const found: Findings = { errors: parsed.success ? [] : issuesFromZod(parsed.error, input), warnings: [] };
-  const result: RequestCheck = { ok: false, errors: found.errors, warnings: found.warnings, ...(parsed.success ? { request: parsed.data } : {}) };
+  const result: RequestCheck = {
+    ok: false,
+    errors: found.errors,
+    warnings: found.warnings,
+    ...(parsed.success ? { request: parsed.data } : {}),
+  };
 
   // Each part is read on its own, so one broken field does not hide the problems of the others.
   const size = checkSize(input, found);
@@ -67,7 +72,9 @@ export function checkOrderRequest(input: unknown, options: CheckOptions = {}): R
 
   const promoCode = input['promoCode'];
   if (typeof promoCode === 'string' && promoCode.trim() === '') {
-    found.warnings.push(issue('promoCode', 'promo-code-empty', 'promoCode is empty: it is treated as no promo code and sent as null'));
+    found.warnings.push(
+      issue('promoCode', 'promo-code-empty', 'promoCode is empty: it is treated as no promo code and sent as null'),
+    );
   }
   result.ok = found.errors.length === 0;
   return result;
@@ -78,7 +85,11 @@ function checkSize(input: Record<string, unknown>, found: Findings): ResolvedSiz
   found.errors.push(...size.errors);
   found.warnings.push(...size.warnings);
   // The schema's own "size is required" is skipped by zod when other fields already failed.
-  if (input['size'] === undefined && input['productSize'] === undefined && !found.errors.some((entry) => entry.path === 'size')) {
+  if (
+    input['size'] === undefined &&
+    input['productSize'] === undefined &&
+    !found.errors.some((entry) => entry.path === 'size')
+  ) {
     found.errors.push(issue('size', 'required', 'size is required (an "MVE <vCPU>/<GB>" label, e.g. "MVE 4/16")'));
   }
   return size;
@@ -92,7 +103,12 @@ interface ImageFacts {
   broken: boolean;
 }
 
-function checkImage(raw: unknown, size: ResolvedSize, images: readonly ImageGroup[] | undefined, found: Findings): ImageFacts {
+function checkImage(
+  raw: unknown,
+  size: ResolvedSize,
+  images: readonly ImageGroup[] | undefined,
+  found: Findings,
+): ImageFacts {
   const selector = imageSelectorSchema.safeParse(raw);
   if (!selector.success) return { broken: true };
   if (!images) {
@@ -109,7 +125,10 @@ function checkImage(raw: unknown, size: ResolvedSize, images: readonly ImageGrou
     return { broken: true };
   }
   found.warnings.push(...selected.warnings);
-  const notOffered = size.label === undefined ? null : sizeOfferedIssue(selected.value.availableSizes, size.label, size.path, selected.value);
+  const notOffered =
+    size.label === undefined
+      ? null
+      : sizeOfferedIssue(selected.value.availableSizes, size.label, size.path, selected.value);
   if (notOffered) found.errors.push(notOffered);
   return { broken: false, family: selected.value, selected: selected.value };
 }
@@ -126,7 +145,13 @@ function checkLocation(raw: unknown, locations: readonly Location[], found: Find
   return selected.value;
 }
 
-function checkKind(input: Record<string, unknown>, size: ResolvedSize, image: ImageFacts, kindMap: KindMap, found: Findings): KindId | undefined {
+function checkKind(
+  input: Record<string, unknown>,
+  size: ResolvedSize,
+  image: ImageFacts,
+  kindMap: KindMap,
+  found: Findings,
+): KindId | undefined {
   const vendorConfig = input['vendorConfig'];
   if (!isRecord(vendorConfig)) return undefined;
   const scope = kindScope(image.family, kindMap);

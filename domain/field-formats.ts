@@ -77,11 +77,16 @@ function describeAllowedKeys(rsaBits: readonly number[], ed25519: boolean): stri
 function sshKeyProblem(value: string, rsaBits: readonly number[], ed25519: boolean): FormatProblem | null {
   const parsed = parseSshPublicKey(value);
   const allowed = describeAllowedKeys(rsaBits, ed25519);
-  if (!parsed.ok) return { rule: 'ssh-key-format', problem: `is not a readable SSH public key (${parsed.problem}); expected ${allowed} in OpenSSH or RFC 4716 format` };
+  if (!parsed.ok)
+    return {
+      rule: 'ssh-key-format',
+      problem: `is not a readable SSH public key (${parsed.problem}); expected ${allowed} in OpenSSH or RFC 4716 format`,
+    };
   const { key } = parsed;
   if (key.algorithm === 'rsa') {
     if (rsaBits.length === 0) return { rule: 'ssh-key-type', problem: `must be ${allowed}, not an RSA key` };
-    if (!rsaBits.includes(key.bits!)) return { rule: 'ssh-key-rsa-bits', problem: `must be ${allowed}, not RSA ${key.bits}-bit` };
+    if (!rsaBits.includes(key.bits!))
+      return { rule: 'ssh-key-rsa-bits', problem: `must be ${allowed}, not RSA ${key.bits}-bit` };
     return null;
   }
   if (key.algorithm === 'ed25519' && ed25519) return null;
@@ -94,10 +99,18 @@ const SHA512_HEX = /^[0-9a-fA-F]{128}$/;
 function sha512Problem(value: string): FormatProblem | null {
   if (value.startsWith('$6$')) return as('sha512-hash', sha512CryptProblem(value));
   if (SHA512_HEX.test(value)) return null;
-  return { rule: 'sha512-hash', problem: 'must be a SHA-512 hash: a sha512crypt hash ("$6$…") or 128 hexadecimal characters' };
+  return {
+    rule: 'sha512-hash',
+    problem: 'must be a SHA-512 hash: a sha512crypt hash ("$6$…") or 128 hexadecimal characters',
+  };
 }
 
-function textProblem(value: string, min: number, max: number | undefined, forbid: readonly string[] | undefined): FormatProblem | null {
+function textProblem(
+  value: string,
+  min: number,
+  max: number | undefined,
+  forbid: readonly string[] | undefined,
+): FormatProblem | null {
   const length = lengthProblem(value, min, max);
   if (length) return { rule: 'length', problem: length };
   if (forbid) {
@@ -107,14 +120,19 @@ function textProblem(value: string, min: number, max: number | undefined, forbid
   }
   // Free-text fields without a stated character set still must be one visible line.
   if (value.trim() === '') return { rule: 'blank', problem: 'must not be blank' };
-  if (hasControlCharacters(value)) return { rule: 'forbidden-character', problem: 'must not contain control characters (line breaks, tabs)' };
+  if (hasControlCharacters(value))
+    return { rule: 'forbidden-character', problem: 'must not contain control characters (line breaks, tabs)' };
   return null;
 }
 
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 function identifierOrEmailProblem(value: string, max: number): FormatProblem | null {
-  if (characterCount(value) > max || value.length === 0) return { rule: 'length', problem: `must be 1 to ${max} characters long, not ${characterCount(value)}` };
+  if (characterCount(value) > max || value.length === 0)
+    return { rule: 'length', problem: `must be 1 to ${max} characters long, not ${characterCount(value)}` };
   if (IDENTIFIER.test(value) || isEmail(value)) return null;
-  return { rule: 'identifier-or-email', problem: 'must be an identifier (letters, digits, ".", "_", "-") or an e-mail address' };
+  return {
+    rule: 'identifier-or-email',
+    problem: 'must be an identifier (letters, digits, ".", "_", "-") or an e-mail address',
+  };
 }

@@ -83,7 +83,14 @@ function ownMessage(message: string, fallback: string): string {
 }
 
 function article(expected: string): string {
-  const names: Record<string, string> = { int: 'an integer', number: 'a number', string: 'a string', boolean: 'a boolean', object: 'an object', array: 'an array' };
+  const names: Record<string, string> = {
+    int: 'an integer',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'a boolean',
+    object: 'an object',
+    array: 'an array',
+  };
   return names[expected] ?? expected;
 }
 

@@ -22,7 +22,12 @@ export const KIND_MAP_ENV = 'MVE_KIND_MAP';
 
 export const DEFAULT_KIND_MAP: KindMap = [
   { vendor: '6WIND', product: 'VSR', kinds: ['K1'] },
-  { vendor: 'Cisco', product: 'C8000', kinds: ['K1', 'K4'], note: 'autonomous mode takes sshPublicKey (K1); SD-WAN mode takes cloudInit (K4)' },
+  {
+    vendor: 'Cisco',
+    product: 'C8000',
+    kinds: ['K1', 'K4'],
+    note: 'autonomous mode takes sshPublicKey (K1); SD-WAN mode takes cloudInit (K4)',
+  },
   { vendor: 'VMware', product: 'SD-WAN Edge', kinds: ['K2'], note: 'VMware (Arista) SD-WAN edge' },
   { vendor: 'Aruba', product: 'EdgeConnect SD-WAN', kinds: ['K3'] },
   { vendor: 'Aviatrix', product: 'Edge', kinds: ['K4'] },
@@ -31,8 +36,18 @@ export const DEFAULT_KIND_MAP: KindMap = [
   { vendor: 'F5', product: 'BIG-IP', kinds: ['K8'] },
   { vendor: 'Fortinet', product: 'FortiGate-VM', kinds: ['K9'] },
   { vendor: 'Juniper', product: 'Session Smart Router', kinds: ['K10'] },
-  { vendor: 'Juniper', product: 'vSRX', kinds: ['K11'], note: 'K11/K12 assignment between vSRX and Netskope is unconfirmed' },
-  { vendor: 'Netskope', product: 'One Edge', kinds: ['K12'], note: 'K11/K12 assignment between vSRX and Netskope is unconfirmed' },
+  {
+    vendor: 'Juniper',
+    product: 'vSRX',
+    kinds: ['K11'],
+    note: 'K11/K12 assignment between vSRX and Netskope is unconfirmed',
+  },
+  {
+    vendor: 'Netskope',
+    product: 'One Edge',
+    kinds: ['K12'],
+    note: 'K11/K12 assignment between vSRX and Netskope is unconfirmed',
+  },
   { vendor: 'OPNsense', product: 'OPNsense', kinds: ['K13'] },
   { vendor: 'Peplink', product: 'FusionHub', kinds: ['K14'] },
   { vendor: 'Palo Alto', product: 'Prisma SD-WAN ION 3000v', kinds: ['K15A'], note: 'model A: MVE 2/8, 4/16, 8/32' },
@@ -55,7 +70,8 @@ export const kindMapFileSchema = z.preprocess(
 );
 export type KindMapFile = z.infer<typeof kindMapFileSchema>;
 
-const familyKey = (vendor: string, product: string) => `${vendor.trim().toLowerCase()}\u0000${product.trim().toLowerCase()}`;
+const familyKey = (vendor: string, product: string) =>
+  `${vendor.trim().toLowerCase()}\u0000${product.trim().toLowerCase()}`;
 
 export function sameFamily(a: { vendor: string; product: string }, b: { vendor: string; product: string }): boolean {
   return familyKey(a.vendor, a.product) === familyKey(b.vendor, b.product);
@@ -65,7 +81,9 @@ export function sameFamily(a: { vendor: string; product: string }, b: { vendor: 
 export function mergeKindMap(base: KindMap, override: KindMapFile | readonly KindMapEntry[]): KindMap {
   const entries = Array.isArray(override) ? (override as readonly KindMapEntry[]) : (override as KindMapFile).entries;
   const replaceDefaults = !Array.isArray(override) && (override as KindMapFile).replaceDefaults === true;
-  const kept = replaceDefaults ? [] : base.filter((entry) => !entries.some((replacement) => sameFamily(entry, replacement)));
+  const kept = replaceDefaults
+    ? []
+    : base.filter((entry) => !entries.some((replacement) => sameFamily(entry, replacement)));
   return [...kept, ...entries];
 }
 
@@ -77,12 +95,18 @@ export function loadKindMap(file: string, base: KindMap = DEFAULT_KIND_MAP): Kin
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new KindMapError(`kind map ${file} is not readable JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new KindMapError(
+      `kind map ${file} is not readable JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const parsed = kindMapFileSchema.safeParse(json);
   if (!parsed.success) {
-    const where = parsed.error.issues.map((entry) => `${entry.path.join('.') || '(file)'}: ${entry.message}`).join('; ');
-    throw new KindMapError(`kind map ${file} is not valid (${where}); expected [{"vendor","product","kinds":["K1",…]}] or {"entries":[…]}`);
+    const where = parsed.error.issues
+      .map((entry) => `${entry.path.join('.') || '(file)'}: ${entry.message}`)
+      .join('; ');
+    throw new KindMapError(
+      `kind map ${file} is not valid (${where}); expected [{"vendor","product","kinds":["K1",…]}] or {"entries":[…]}`,
+    );
   }
   return mergeKindMap(base, parsed.data);
 }

@@ -9,7 +9,12 @@ import { APPLIANCE_KINDS, COMMON_VENDOR_FIELDS, type Condition, type FieldSpec, 
  */
 export type VendorConfigContext = 'request' | 'order';
 
-export function checkVendorConfig(kind: KindId, config: Record<string, unknown>, context: VendorConfigContext, basePath = 'vendorConfig'): Issue[] {
+export function checkVendorConfig(
+  kind: KindId,
+  config: Record<string, unknown>,
+  context: VendorConfigContext,
+  basePath = 'vendorConfig',
+): Issue[] {
   const spec = APPLIANCE_KINDS[kind];
   const issues: Issue[] = [];
   for (const name of Object.keys(config)) {
@@ -27,28 +32,51 @@ function strayFieldProblem(kind: KindId, name: string, context: VendorConfigCont
     return ['engine-field', `${name} is filled in by the engine from ${source}; remove it from vendorConfig`];
   }
   if (APPLIANCE_KINDS[kind].fields.some((field) => field.name === name)) return null;
-  if (name === 'vendor') return ['unknown-field', 'vendor is not a vendorConfig field: the image alone chooses the vendor (spec 2.4)'];
+  if (name === 'vendor')
+    return ['unknown-field', 'vendor is not a vendorConfig field: the image alone chooses the vendor (spec 2.4)'];
   const known = APPLIANCE_KINDS[kind].fields.map((field) => field.name).join(', ');
-  return ['unknown-field', `${name} is not a field of kind ${kind} (${APPLIANCE_KINDS[kind].title}); its fields are ${known}`];
+  return [
+    'unknown-field',
+    `${name} is not a field of kind ${kind} (${APPLIANCE_KINDS[kind].title}); its fields are ${known}`,
+  ];
 }
 
 function checkField(kind: KindId, field: FieldSpec, config: Record<string, unknown>, basePath: string): Issue[] {
   const path = joinPath(basePath, field.name);
   const present = config[field.name] !== undefined;
   if (!present) {
-    if (field.presence === 'required') return [issue(path, 'required', `${field.name} is required for kind ${kind} (${field.rule})`)];
+    if (field.presence === 'required')
+      return [issue(path, 'required', `${field.name} is required for kind ${kind} (${field.rule})`)];
     if (typeof field.presence === 'object' && holds(field.presence.requiredWhen, config)) {
-      return [issue(path, 'required-when', `${field.name} is required when ${describe(field.presence.requiredWhen)} (${field.rule})`)];
+      return [
+        issue(
+          path,
+          'required-when',
+          `${field.name} is required when ${describe(field.presence.requiredWhen)} (${field.rule})`,
+        ),
+      ];
     }
     return [];
   }
   const issues: Issue[] = [];
   if (field.onlyWhen && !holds(field.onlyWhen, config)) {
-    issues.push(issue(path, 'only-when', `${field.name} applies only when ${describe(field.onlyWhen)}; remove it or change ${field.onlyWhen.field}`));
+    issues.push(
+      issue(
+        path,
+        'only-when',
+        `${field.name} applies only when ${describe(field.onlyWhen)}; remove it or change ${field.onlyWhen.field}`,
+      ),
+    );
   }
   for (const partner of field.requiresAlso ?? []) {
     if (config[partner] === undefined) {
-      issues.push(issue(joinPath(basePath, partner), 'requires-together', `${partner} is required when ${field.name} is given (they come together)`));
+      issues.push(
+        issue(
+          joinPath(basePath, partner),
+          'requires-together',
+          `${partner} is required when ${field.name} is given (they come together)`,
+        ),
+      );
     }
   }
   const problem = checkFieldFormat(field.format, config[field.name]);
@@ -69,9 +97,12 @@ export function checkVnicCount(kind: KindId, count: number, path = 'vnics'): Iss
   const { min, max, minDocumented } = APPLIANCE_KINDS[kind].vnics;
   if (count < min) {
     const assumed = minDocumented ? '' : ' (the spec does not state this minimum; 1 is assumed)';
-    return [issue(path, 'vnics-min', `kind ${kind} needs at least ${min} vNIC${plural(min)}${assumed}; ${count} given`)];
+    return [
+      issue(path, 'vnics-min', `kind ${kind} needs at least ${min} vNIC${plural(min)}${assumed}; ${count} given`),
+    ];
   }
-  if (count > max) return [issue(path, 'vnics-max', `kind ${kind} allows at most ${max} vNIC${plural(max)}; ${count} given`)];
+  if (count > max)
+    return [issue(path, 'vnics-max', `kind ${kind} allows at most ${max} vNIC${plural(max)}; ${count} given`)];
   return [];
 }
 
@@ -81,13 +112,23 @@ export function omittedVnicsWarning(kind: KindId, path = 'vnics'): Issue {
   const count = minDocumented
     ? `${min} vNIC${plural(min)}`
     : `its minimum (not stated by the spec for ${kind}; at least ${min})`;
-  return issue(path, 'vnics-default', `vnics omitted: the API allocates kind ${kind}'s minimum of ${count}; the count cannot be changed after creation`);
+  return issue(
+    path,
+    'vnics-default',
+    `vnics omitted: the API allocates kind ${kind}'s minimum of ${count}; the count cannot be changed after creation`,
+  );
 }
 
 export function checkSizeForKind(kind: KindId, label: string, path: string): Issue[] {
   const sizes = APPLIANCE_KINDS[kind].sizes;
   if (sizes?.only && !(sizes.only as readonly string[]).includes(label)) {
-    return [issue(path, 'size-not-for-kind', `size "${label}" is not supported by kind ${kind}; supported: ${sizes.only.join(', ')}`)];
+    return [
+      issue(
+        path,
+        'size-not-for-kind',
+        `size "${label}" is not supported by kind ${kind}; supported: ${sizes.only.join(', ')}`,
+      ),
+    ];
   }
   if (sizes?.never && (sizes.never as readonly string[]).includes(label)) {
     return [issue(path, 'size-not-for-kind', `size "${label}" is not supported by kind ${kind}`)];

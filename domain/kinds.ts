@@ -6,8 +6,24 @@
 import type { HostKind, SizeLabel } from '../schemas/index.js';
 
 export const KIND_IDS = [
-  'K1', 'K2', 'K3', 'K4', 'K5', 'K6', 'K7', 'K8', 'K9', 'K10',
-  'K11', 'K12', 'K13', 'K14', 'K15A', 'K15B', 'K16', 'K17',
+  'K1',
+  'K2',
+  'K3',
+  'K4',
+  'K5',
+  'K6',
+  'K7',
+  'K8',
+  'K9',
+  'K10',
+  'K11',
+  'K12',
+  'K13',
+  'K14',
+  'K15A',
+  'K15B',
+  'K16',
+  'K17',
 ] as const;
 export type KindId = (typeof KIND_IDS)[number];
 
@@ -76,20 +92,39 @@ const ADMIN_PASSWORD: FieldSpec = {
   secret: true,
   rule: 'plain text, 9 to 100 characters; no double quote, carriage return or line feed',
 };
-const FMC_CHARSET = { type: 'pattern', pattern: /^[A-Za-z0-9-]{1,37}$/, description: '1 to 37 characters of A-Z, a-z, 0-9 and hyphen' } as const;
+const FMC_CHARSET = {
+  type: 'pattern',
+  pattern: /^[A-Za-z0-9-]{1,37}$/,
+  description: '1 to 37 characters of A-Z, a-z, 0-9 and hyphen',
+} as const;
 const MANAGED_CENTRALLY: Condition = { field: 'manageLocally', equals: false };
 const K15_FIELDS: readonly FieldSpec[] = [
   {
     name: 'ionKey',
     presence: 'required',
-    format: { type: 'pattern', pattern: /^[0-9a-fA-F]{10}-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, description: 'hexadecimal groups of length 10-8-4-4-4-12 separated by hyphens' },
+    format: {
+      type: 'pattern',
+      pattern: /^[0-9a-fA-F]{10}-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+      description: 'hexadecimal groups of length 10-8-4-4-4-12 separated by hyphens',
+    },
     secret: true,
     rule: 'hexadecimal groups 10-8-4-4-4-12 separated by hyphens',
   },
-  { name: 'secretKey', presence: 'required', format: { type: 'hex', lengths: [40], letterCase: 'any' }, secret: true, rule: '40 hexadecimal characters' },
+  {
+    name: 'secretKey',
+    presence: 'required',
+    format: { type: 'hex', lengths: [40], letterCase: 'any' },
+    secret: true,
+    rule: '40 hexadecimal characters',
+  },
 ];
 
-function sshField(name: string, format: FieldFormat, rule: string, presence: FieldSpec['presence'] = 'required'): FieldSpec {
+function sshField(
+  name: string,
+  format: FieldFormat,
+  rule: string,
+  presence: FieldSpec['presence'] = 'required',
+): FieldSpec {
   // Public keys are not secret in themselves, but tickets have no business spreading them into logs either.
   return { name, presence, format, secret: true, rule };
 }
@@ -108,8 +143,20 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     title: 'edge with orchestrator activation',
     fields: [
       sshField('sshPublicKey', RSA_2048, 'RSA 2048-bit public key'),
-      { name: 'orchestratorAddress', presence: 'required', format: { type: 'host', allow: ['ipv4', 'ipv6', 'fqdn'] }, secret: false, rule: 'IPv4, IPv6 or FQDN' },
-      { name: 'orchestratorActivationCode', presence: 'required', format: NOT_BLANK_TEXT, secret: true, rule: 'activation code' },
+      {
+        name: 'orchestratorAddress',
+        presence: 'required',
+        format: { type: 'host', allow: ['ipv4', 'ipv6', 'fqdn'] },
+        secret: false,
+        rule: 'IPv4, IPv6 or FQDN',
+      },
+      {
+        name: 'orchestratorActivationCode',
+        presence: 'required',
+        format: NOT_BLANK_TEXT,
+        secret: true,
+        rule: 'activation code',
+      },
     ],
     vnics: vnicRange(1, 1),
   },
@@ -125,7 +172,15 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
   K4: {
     id: 'K4',
     title: 'cloud-init edge',
-    fields: [{ name: 'cloudInit', presence: 'required', format: { type: 'base64' }, secret: true, rule: 'base64-encoded cloud-init file' }],
+    fields: [
+      {
+        name: 'cloudInit',
+        presence: 'required',
+        format: { type: 'base64' },
+        secret: true,
+        rule: 'base64-encoded cloud-init file',
+      },
+    ],
     vnics: vnicRange(1),
   },
   K5: {
@@ -148,8 +203,22 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
         secret: false,
         rule: 'IPv4, IPv6 or FQDN of the management server',
       },
-      { name: 'fmcRegistrationKey', presence: { requiredWhen: MANAGED_CENTRALLY }, onlyWhen: MANAGED_CENTRALLY, format: FMC_CHARSET, secret: true, rule: FMC_CHARSET.description },
-      { name: 'fmcNatId', presence: 'optional', onlyWhen: MANAGED_CENTRALLY, format: FMC_CHARSET, secret: true, rule: FMC_CHARSET.description },
+      {
+        name: 'fmcRegistrationKey',
+        presence: { requiredWhen: MANAGED_CENTRALLY },
+        onlyWhen: MANAGED_CENTRALLY,
+        format: FMC_CHARSET,
+        secret: true,
+        rule: FMC_CHARSET.description,
+      },
+      {
+        name: 'fmcNatId',
+        presence: 'optional',
+        onlyWhen: MANAGED_CENTRALLY,
+        format: FMC_CHARSET,
+        secret: true,
+        rule: FMC_CHARSET.description,
+      },
     ],
     vnics: vnicRange(4),
     sizes: { never: ['MVE 2/8'] },
@@ -157,15 +226,27 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
   K7: {
     id: 'K7',
     title: 'cloud-managed security appliance',
-    fields: [{ name: 'token', presence: 'required', format: NOT_BLANK_TEXT, secret: true, rule: 'vendor dashboard API token' }],
+    fields: [
+      { name: 'token', presence: 'required', format: NOT_BLANK_TEXT, secret: true, rule: 'vendor dashboard API token' },
+    ],
     vnics: vnicRange(2, 2),
   },
   K8: {
     id: 'K8',
     title: 'load balancer',
     fields: [
-      { name: 'adminPasswordHash', presence: 'required', format: { type: 'sha512crypt' }, secret: true, rule: 'sha512crypt hash' },
-      sshField('adminSshPublicKey', { type: 'sshKey', rsaBits: [2048], ed25519: true }, 'RSA 2048-bit or ED25519 public key'),
+      {
+        name: 'adminPasswordHash',
+        presence: 'required',
+        format: { type: 'sha512crypt' },
+        secret: true,
+        rule: 'sha512crypt hash',
+      },
+      sshField(
+        'adminSshPublicKey',
+        { type: 'sshKey', rsaBits: [2048], ed25519: true },
+        'RSA 2048-bit or ED25519 public key',
+      ),
     ],
     vnics: vnicRange(1),
   },
@@ -174,26 +255,69 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     title: 'firewall with optional license file',
     fields: [
       sshField('sshPublicKey', RSA_2048, 'RSA 2048-bit public key'),
-      { name: 'licenseData', presence: 'optional', format: { type: 'base64' }, secret: true, rule: 'base64-encoded license file' },
+      {
+        name: 'licenseData',
+        presence: 'optional',
+        format: { type: 'base64' },
+        secret: true,
+        rule: 'base64-encoded license file',
+      },
     ],
     vnics: vnicRange(1),
   },
   K10: {
     id: 'K10',
     title: 'session router with registration code',
-    fields: [{ name: 'registrationCode', presence: 'required', format: NOT_BLANK_TEXT, secret: true, rule: 'registration code' }],
+    fields: [
+      {
+        name: 'registrationCode',
+        presence: 'required',
+        format: NOT_BLANK_TEXT,
+        secret: true,
+        rule: 'registration code',
+      },
+    ],
     vnics: vnicRange(3),
   },
   K11: {
     id: 'K11',
     title: 'security gateway with optional onboarding',
     fields: [
-      { name: 'adminPasswordHash', presence: 'required', format: { type: 'sha512crypt' }, secret: true, rule: 'sha512crypt hash' },
+      {
+        name: 'adminPasswordHash',
+        presence: 'required',
+        format: { type: 'sha512crypt' },
+        secret: true,
+        rule: 'sha512crypt hash',
+      },
       sshField('adminSshPublicKey', RSA_2048, 'RSA 2048-bit public key'),
-      { name: 'onboardDeviceId', presence: 'optional', format: { type: 'uuidv4' }, secret: false, rule: 'UUID version 4' },
-      { name: 'onboardPasswordHash', presence: 'optional', format: { type: 'sha512' }, secret: true, rule: 'SHA-512 hash' },
-      { name: 'onboardSecret', presence: 'optional', format: { type: 'hex', lengths: [128], letterCase: 'lower' }, secret: true, rule: '128 lowercase hexadecimal characters' },
-      sshField('onboardSshPublicKey', { type: 'sshKey', rsaBits: [3072], ed25519: false }, 'RSA 3072-bit public key', 'optional'),
+      {
+        name: 'onboardDeviceId',
+        presence: 'optional',
+        format: { type: 'uuidv4' },
+        secret: false,
+        rule: 'UUID version 4',
+      },
+      {
+        name: 'onboardPasswordHash',
+        presence: 'optional',
+        format: { type: 'sha512' },
+        secret: true,
+        rule: 'SHA-512 hash',
+      },
+      {
+        name: 'onboardSecret',
+        presence: 'optional',
+        format: { type: 'hex', lengths: [128], letterCase: 'lower' },
+        secret: true,
+        rule: '128 lowercase hexadecimal characters',
+      },
+      sshField(
+        'onboardSshPublicKey',
+        { type: 'sshKey', rsaBits: [3072], ed25519: false },
+        'RSA 3072-bit public key',
+        'optional',
+      ),
     ],
     vnics: vnicRange(2),
   },
@@ -202,9 +326,29 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     title: 'secure edge with optional activation',
     fields: [
       sshField('adminSshPublicKey', RSA_2048, 'RSA 2048-bit public key'),
-      { name: 'adminPasswordHash', presence: 'required', format: { type: 'sha512' }, secret: true, rule: 'SHA-512 hash' },
-      { name: 'activationToken', presence: 'optional', requiresAlso: ['activationUri'], format: { type: 'hex', lengths: [64], letterCase: 'any' }, secret: true, rule: '64 hexadecimal characters' },
-      { name: 'activationUri', presence: 'optional', requiresAlso: ['activationToken'], format: { type: 'uri' }, secret: false, rule: 'activation URI' },
+      {
+        name: 'adminPasswordHash',
+        presence: 'required',
+        format: { type: 'sha512' },
+        secret: true,
+        rule: 'SHA-512 hash',
+      },
+      {
+        name: 'activationToken',
+        presence: 'optional',
+        requiresAlso: ['activationUri'],
+        format: { type: 'hex', lengths: [64], letterCase: 'any' },
+        secret: true,
+        rule: '64 hexadecimal characters',
+      },
+      {
+        name: 'activationUri',
+        presence: 'optional',
+        requiresAlso: ['activationToken'],
+        format: { type: 'uri' },
+        secret: false,
+        rule: 'activation URI',
+      },
     ],
     vnics: vnicRange(1),
   },
@@ -212,8 +356,18 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     id: 'K13',
     title: 'open firewall/router',
     fields: [
-      sshField('adminSshPublicKey', { type: 'sshKey', rsaBits: [2048, 4096], ed25519: true }, 'RSA 2048-bit, RSA 4096-bit or ED25519 public key'),
-      { name: 'adminPasswordHash', presence: 'required', format: { type: 'bcrypt' }, secret: true, rule: 'bcrypt hash $2y$NN$ + 53 characters' },
+      sshField(
+        'adminSshPublicKey',
+        { type: 'sshKey', rsaBits: [2048, 4096], ed25519: true },
+        'RSA 2048-bit, RSA 4096-bit or ED25519 public key',
+      ),
+      {
+        name: 'adminPasswordHash',
+        presence: 'required',
+        format: { type: 'bcrypt' },
+        secret: true,
+        rule: 'bcrypt hash $2y$NN$ + 53 characters',
+      },
     ],
     vnics: vnicRange(2),
   },
@@ -221,8 +375,20 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     id: 'K14',
     title: 'fusion hub',
     fields: [
-      { name: 'adminPasswordHash', presence: 'required', format: { type: 'hex', lengths: [40], letterCase: 'any' }, secret: true, rule: 'SHA-1 hash, 40 hexadecimal characters' },
-      { name: 'licenseData', presence: 'required', format: { type: 'pattern', pattern: /^[A-Za-z0-9]{16}$/, description: 'exactly 16 alphanumeric characters' }, secret: true, rule: 'exactly 16 alphanumeric characters' },
+      {
+        name: 'adminPasswordHash',
+        presence: 'required',
+        format: { type: 'hex', lengths: [40], letterCase: 'any' },
+        secret: true,
+        rule: 'SHA-1 hash, 40 hexadecimal characters',
+      },
+      {
+        name: 'licenseData',
+        presence: 'required',
+        format: { type: 'pattern', pattern: /^[A-Za-z0-9]{16}$/, description: 'exactly 16 alphanumeric characters' },
+        secret: true,
+        rule: 'exactly 16 alphanumeric characters',
+      },
     ],
     // The spec does not show K14's minimum; 1 is the floor every kind shares (2.7).
     vnics: { min: 1, max: 5, minDocumented: false },
@@ -246,8 +412,20 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     title: 'virtual firewall with authorization code',
     fields: [
       sshField('sshPublicKey', RSA_2048, 'RSA 2048-bit public key'),
-      { name: 'adminPasswordHash', presence: 'required', format: { type: 'sha256crypt' }, secret: true, rule: 'sha256crypt hash' },
-      { name: 'licenseData', presence: 'optional', format: { type: 'pattern', pattern: /^\d{8,9}$/, description: 'an authorization code of 8 or 9 digits' }, secret: true, rule: '8 or 9 digits' },
+      {
+        name: 'adminPasswordHash',
+        presence: 'required',
+        format: { type: 'sha256crypt' },
+        secret: true,
+        rule: 'sha256crypt hash',
+      },
+      {
+        name: 'licenseData',
+        presence: 'optional',
+        format: { type: 'pattern', pattern: /^\d{8,9}$/, description: 'an authorization code of 8 or 9 digits' },
+        secret: true,
+        rule: '8 or 9 digits',
+      },
     ],
     vnics: vnicRange(2),
   },
@@ -255,11 +433,41 @@ export const APPLIANCE_KINDS: Readonly<Record<KindId, ApplianceKind>> = {
     id: 'K17',
     title: 'SD-WAN edge with director and controller',
     fields: [
-      { name: 'directorAddress', presence: 'required', format: { type: 'host', allow: ['ipv4', 'fqdn'] }, secret: false, rule: 'IPv4 or FQDN' },
-      { name: 'controllerAddress', presence: 'required', format: { type: 'host', allow: ['ipv4', 'fqdn'] }, secret: false, rule: 'IPv4 or FQDN' },
-      { name: 'localAuth', presence: 'required', format: { type: 'identifierOrEmail', max: 100 }, secret: false, rule: 'identifier or e-mail, up to 100 characters' },
-      { name: 'remoteAuth', presence: 'required', format: { type: 'identifierOrEmail', max: 100 }, secret: false, rule: 'identifier or e-mail, up to 100 characters' },
-      { name: 'serialNumber', presence: 'required', format: { type: 'text', min: 1, max: 100 }, secret: false, rule: 'up to 100 characters' },
+      {
+        name: 'directorAddress',
+        presence: 'required',
+        format: { type: 'host', allow: ['ipv4', 'fqdn'] },
+        secret: false,
+        rule: 'IPv4 or FQDN',
+      },
+      {
+        name: 'controllerAddress',
+        presence: 'required',
+        format: { type: 'host', allow: ['ipv4', 'fqdn'] },
+        secret: false,
+        rule: 'IPv4 or FQDN',
+      },
+      {
+        name: 'localAuth',
+        presence: 'required',
+        format: { type: 'identifierOrEmail', max: 100 },
+        secret: false,
+        rule: 'identifier or e-mail, up to 100 characters',
+      },
+      {
+        name: 'remoteAuth',
+        presence: 'required',
+        format: { type: 'identifierOrEmail', max: 100 },
+        secret: false,
+        rule: 'identifier or e-mail, up to 100 characters',
+      },
+      {
+        name: 'serialNumber',
+        presence: 'required',
+        format: { type: 'text', min: 1, max: 100 },
+        secret: false,
+        rule: 'up to 100 characters',
+      },
     ],
     vnics: vnicRange(1),
   },

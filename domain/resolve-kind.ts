@@ -31,7 +31,11 @@ export const ALL_KINDS: KindScope = { allowed: KIND_IDS };
 type ScopeResult = { ok: true; value: KindScope } | { ok: false; issue: Issue };
 
 /** The kinds an image family allows, from the kind map; every kind when the family is not known yet. */
-export function kindScope(family: { vendor: string; product: string } | undefined, kindMap: KindMap, path = 'image'): ScopeResult {
+export function kindScope(
+  family: { vendor: string; product: string } | undefined,
+  kindMap: KindMap,
+  path = 'image',
+): ScopeResult {
   if (family === undefined) return { ok: true, value: ALL_KINDS };
   const kinds = kindsForFamily(kindMap, family.vendor, family.product);
   const name = `${family.vendor} / ${family.product}`;
@@ -39,7 +43,11 @@ export function kindScope(family: { vendor: string; product: string } | undefine
   const entry = JSON.stringify({ vendor: family.vendor, product: family.product, kinds: ['K…'] });
   return {
     ok: false,
-    issue: issue(path, 'kind-unknown-image', `no appliance kind is known for image family ${name}; add ${entry} to the kind-map file named by ${KIND_MAP_ENV} (docs/order-request.md)`),
+    issue: issue(
+      path,
+      'kind-unknown-image',
+      `no appliance kind is known for image family ${name}; add ${entry} to the kind-map file named by ${KIND_MAP_ENV} (docs/order-request.md)`,
+    ),
   };
 }
 
@@ -47,7 +55,9 @@ export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResol
   if (evidence.hint !== undefined) return resolveHint(evidence.hint, scope);
   if (scope.allowed.length === 1) return { ok: true, kind: scope.allowed[0]! };
 
-  const supplied = Object.keys(evidence.config).filter((name) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name));
+  const supplied = Object.keys(evidence.config).filter(
+    (name) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name),
+  );
   const accepting = scope.allowed.filter((kind) => supplied.every((name) => hasField(kind, name)));
   const fitting = accepting.filter((kind) => requiredFields(kind).every((name) => evidence.config[name] !== undefined));
   // With no complete fit, a single kind that at least knows every supplied field is the evident intent:
@@ -62,9 +72,17 @@ export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResol
 }
 
 function resolveHint(hint: unknown, scope: KindScope): KindResolution {
-  if (!isKindId(hint)) return { ok: false, issue: issue('kind', 'kind-unknown', `kind must be one of ${KIND_IDS.join(', ')}`) };
+  if (!isKindId(hint))
+    return { ok: false, issue: issue('kind', 'kind-unknown', `kind must be one of ${KIND_IDS.join(', ')}`) };
   if (!scope.allowed.includes(hint)) {
-    return { ok: false, issue: issue('kind', 'kind-not-allowed', `kind ${hint} is not allowed for image family ${scope.family ?? '(unknown)'}, which allows ${scope.allowed.join(', ')}`) };
+    return {
+      ok: false,
+      issue: issue(
+        'kind',
+        'kind-not-allowed',
+        `kind ${hint} is not allowed for image family ${scope.family ?? '(unknown)'}, which allows ${scope.allowed.join(', ')}`,
+      ),
+    };
   }
   return { ok: true, kind: hint };
 }
@@ -87,15 +105,28 @@ function passesAllRules(kind: KindId, evidence: KindEvidence): boolean {
 
 function noMatch(scope: KindScope): Issue {
   if (scope.family === undefined) {
-    return issue('vendorConfig', 'kind-no-match', 'vendorConfig fields match no appliance kind; see docs/order-request.md for each kind\'s fields, or add "kind"');
+    return issue(
+      'vendorConfig',
+      'kind-no-match',
+      'vendorConfig fields match no appliance kind; see docs/order-request.md for each kind\'s fields, or add "kind"',
+    );
   }
   const needs = scope.allowed.map((kind) => `${kind} needs ${requiredFields(kind).join(' + ')}`).join('; ');
-  return issue('vendorConfig', 'kind-no-match', `vendorConfig fits none of the kinds image family ${scope.family} allows: ${needs}`);
+  return issue(
+    'vendorConfig',
+    'kind-no-match',
+    `vendorConfig fits none of the kinds image family ${scope.family} allows: ${needs}`,
+  );
 }
 
 function ambiguous(candidates: readonly KindId[], scope: KindScope): Issue {
-  const where = scope.family === undefined
-    ? 'name the image by {vendor, product, version} (or check with --images), or add "kind"'
-    : 'add "kind"';
-  return issue('vendorConfig', 'kind-ambiguous', `vendorConfig fits kinds ${candidates.join(', ')} alike; ${where} with one of them`);
+  const where =
+    scope.family === undefined
+      ? 'name the image by {vendor, product, version} (or check with --images), or add "kind"'
+      : 'add "kind"';
+  return issue(
+    'vendorConfig',
+    'kind-ambiguous',
+    `vendorConfig fits kinds ${candidates.join(', ')} alike; ${where} with one of them`,
+  );
 }

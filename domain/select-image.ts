@@ -12,7 +12,11 @@ import { compareVersions } from './versions.js';
 /** An image with the family it belongs to. */
 export type CatalogImage = Image & { vendor: string; product: string };
 
-export function selectImage(groups: readonly ImageGroup[], selector: ImageSelector, size?: string): Selection<CatalogImage> {
+export function selectImage(
+  groups: readonly ImageGroup[],
+  selector: ImageSelector,
+  size?: string,
+): Selection<CatalogImage> {
   const found = selector.id !== undefined ? byId(groups, selector.id) : byVersion(groups, selector);
   if (!found.ok || size === undefined) return found;
   const notOffered = sizeOfferedIssue(found.value.availableSizes, size, 'size', found.value);
@@ -20,10 +24,19 @@ export function selectImage(groups: readonly ImageGroup[], selector: ImageSelect
 }
 
 /** The catalog's sizes for an image are the last word on what can be ordered (spec 2.6). */
-export function sizeOfferedIssue(availableSizes: readonly string[], size: string, path: string, image?: CatalogImage): Issue | null {
+export function sizeOfferedIssue(
+  availableSizes: readonly string[],
+  size: string,
+  path: string,
+  image?: CatalogImage,
+): Issue | null {
   if (availableSizes.includes(size)) return null;
   const offered = availableSizes.length > 0 ? availableSizes.join(', ') : 'none';
-  return issue(path, 'size-not-offered', `size "${size}" is not offered for ${image ? `image ${describe(image)}` : 'this image'}; offered: ${offered}`);
+  return issue(
+    path,
+    'size-not-offered',
+    `size "${size}" is not offered for ${image ? `image ${describe(image)}` : 'this image'}; offered: ${offered}`,
+  );
 }
 
 function byId(groups: readonly ImageGroup[], id: number): Selection<CatalogImage> {
@@ -38,8 +51,20 @@ function byVersion(groups: readonly ImageGroup[], selector: ImageSelector): Sele
   const wanted = { vendor: selector.vendor ?? '', product: selector.product ?? '' };
   const family = groups.filter((group) => sameFamily(group, wanted));
   if (family.length === 0) {
-    const known = groups.slice(0, 12).map((group) => `${group.vendor} / ${group.product}`).join('; ');
-    return { ok: false, issues: [issue('image', 'image-not-found', `no image family vendor "${wanted.vendor}", product "${wanted.product}" in the images catalog; families: ${known || 'none'}`)] };
+    const known = groups
+      .slice(0, 12)
+      .map((group) => `${group.vendor} / ${group.product}`)
+      .join('; ');
+    return {
+      ok: false,
+      issues: [
+        issue(
+          'image',
+          'image-not-found',
+          `no image family vendor "${wanted.vendor}", product "${wanted.product}" in the images catalog; families: ${known || 'none'}`,
+        ),
+      ],
+    };
   }
   const images = family.flatMap((group) => group.images.map((image) => withFamily(group, image)));
   const version = selector.version ?? 'latest';
@@ -47,17 +72,43 @@ function byVersion(groups: readonly ImageGroup[], selector: ImageSelector): Sele
   if (version.trim().toLowerCase() === 'latest') {
     const releases = images.filter((image) => image.releaseImage === true).sort(newestFirst);
     if (releases.length === 0) {
-      return { ok: false, issues: [issue('image.version', 'image-no-release', `image family ${wanted.vendor} / ${wanted.product} has no release image, so "latest" cannot be chosen; give a version (${listVersions(images)})`)] };
+      return {
+        ok: false,
+        issues: [
+          issue(
+            'image.version',
+            'image-no-release',
+            `image family ${wanted.vendor} / ${wanted.product} has no release image, so "latest" cannot be chosen; give a version (${listVersions(images)})`,
+          ),
+        ],
+      };
     }
     return { ok: true, value: releases[0]!, warnings };
   }
   const exact = images.filter((image) => image.version.trim() === version.trim()).sort(newestFirst);
   if (exact.length === 0) {
-    return { ok: false, issues: [issue('image.version', 'image-version-not-found', `image family ${wanted.vendor} / ${wanted.product} has no version "${version}"; versions: ${listVersions(images)}`)] };
+    return {
+      ok: false,
+      issues: [
+        issue(
+          'image.version',
+          'image-version-not-found',
+          `image family ${wanted.vendor} / ${wanted.product} has no version "${version}"; versions: ${listVersions(images)}`,
+        ),
+      ],
+    };
   }
   const chosen = exact[0]!;
-  if (exact.length > 1) warnings.push(issue('image.version', 'image-ambiguous', `${exact.length} images carry version "${version}"; chose id ${chosen.id} (highest id)`));
-  if (chosen.releaseImage !== true) warnings.push(issue('image.version', 'image-not-release', `image ${describe(chosen)} is not a release image`));
+  if (exact.length > 1)
+    warnings.push(
+      issue(
+        'image.version',
+        'image-ambiguous',
+        `${exact.length} images carry version "${version}"; chose id ${chosen.id} (highest id)`,
+      ),
+    );
+  if (chosen.releaseImage !== true)
+    warnings.push(issue('image.version', 'image-not-release', `image ${describe(chosen)} is not a release image`));
   return { ok: true, value: chosen, warnings };
 }
 

@@ -9,7 +9,10 @@ import type { Selection } from './result.js';
 export function selectLocation(locations: readonly Location[], selector: LocationSelector): Selection<Location> {
   if (selector.id !== undefined) {
     const found = locations.find((location) => location.id === selector.id);
-    if (!found) return fail(issue('location.id', 'location-not-found', `no location with id ${selector.id} in the locations catalog`));
+    if (!found)
+      return fail(
+        issue('location.id', 'location-not-found', `no location with id ${selector.id} in the locations catalog`),
+      );
     const problem = unusableReason(found);
     return problem ? fail(issue('location', problem.rule, problem.message)) : { ok: true, value: found, warnings: [] };
   }
@@ -21,14 +24,22 @@ export function selectLocation(locations: readonly Location[], selector: Locatio
   if (usable.length === 0) {
     const reasons = matching.slice(0, 3).map((location) => unusableReason(location)!.message);
     const more = matching.length > 3 ? `; and ${matching.length - 3} more` : '';
-    return fail(issue('location', 'location-unavailable', `no usable location matches ${criteria}: ${reasons.join('; ')}${more}`));
+    return fail(
+      issue('location', 'location-unavailable', `no usable location matches ${criteria}: ${reasons.join('; ')}${more}`),
+    );
   }
   const [chosen, ...others] = usable as [Location, ...Location[]];
   const warnings: Issue[] = [];
   if (others.length > 0) {
     const listed = others.slice(0, 5).map(label).join(', ');
     const more = others.length > 5 ? ` and ${others.length - 5} more` : '';
-    warnings.push(issue('location', 'location-ambiguous', `${usable.length} usable locations match ${criteria}; chose ${label(chosen)} (lowest id); others: ${listed}${more}. Give location.id to choose another`));
+    warnings.push(
+      issue(
+        'location',
+        'location-ambiguous',
+        `${usable.length} usable locations match ${criteria}; chose ${label(chosen)} (lowest id); others: ${listed}${more}. Give location.id to choose another`,
+      ),
+    );
   }
   return { ok: true, value: chosen, warnings };
 }

@@ -21,10 +21,22 @@ export function resolveRequestSize(rawSize: unknown, rawProductSize: unknown): R
   const translated = legacy.success ? LEGACY_SIZE_LABELS[legacy.data] : undefined;
   const result: ResolvedSize = { path: 'size', errors: [], warnings: [] };
   if (translated !== undefined) {
-    result.warnings.push(issue('productSize', 'product-size-deprecated', `productSize is deprecated: ${legacy.data} means "${translated}"; write "size": "${translated}" instead`));
+    result.warnings.push(
+      issue(
+        'productSize',
+        'product-size-deprecated',
+        `productSize is deprecated: ${legacy.data} means "${translated}"; write "size": "${translated}" instead`,
+      ),
+    );
   }
   if (label !== undefined && translated !== undefined && label !== translated) {
-    result.errors.push(issue('productSize', 'size-conflict', `productSize ${legacy.data} means "${translated}" but size is "${label}"; give only size`));
+    result.errors.push(
+      issue(
+        'productSize',
+        'size-conflict',
+        `productSize ${legacy.data} means "${translated}" but size is "${label}"; give only size`,
+      ),
+    );
     return result;
   }
   result.label = label ?? translated;
@@ -34,5 +46,11 @@ export function resolveRequestSize(rawSize: unknown, rawProductSize: unknown): R
 
 /** A label outside the documented five may still be offered by a catalog; offline we can only warn. */
 export function undocumentedSizeWarning(label: string, path: string): Issue | null {
-  return isDocumentedSize(label) ? null : issue(path, 'size-undocumented', `size "${label}" is not one of the documented sizes; check it against the images catalog (--images)`);
+  return isDocumentedSize(label)
+    ? null
+    : issue(
+        path,
+        'size-undocumented',
+        `size "${label}" is not one of the documented sizes; check it against the images catalog (--images)`,
+      );
 }

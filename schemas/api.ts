@@ -47,7 +47,10 @@ export const locationsResponseSchema = z.union([
 
 export const imageSchema = z.looseObject({
   id: numericIdSchema,
-  version: z.string().nullish().transform((value) => value ?? ''),
+  version: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? ''),
   productCode: optionalText,
   releaseImage: z.boolean().nullish(),
   availableSizes: z
@@ -117,11 +120,7 @@ export const tokenResponseSchema = z.looseObject({
 export const apiErrorBodySchema = z.looseObject({
   message: z.string().optional().catch(undefined),
   data: z.unknown().optional(),
-  trace_id: z
-    .union([z.string(), z.number()])
-    .transform(String)
-    .optional()
-    .catch(undefined),
+  trace_id: z.union([z.string(), z.number()]).transform(String).optional().catch(undefined),
 });
 
 export type DiversityZone = z.infer<typeof diversityZoneSchema>;

@@ -10,10 +10,7 @@ export const termSchema = z.union(
 );
 
 /** An id we must use (location, image): an integer, or a string of digits some servers send. */
-export const numericIdSchema = z.union([
-  z.int().nonnegative(),
-  z.string().regex(/^\d+$/).transform(Number),
-]);
+export const numericIdSchema = z.union([z.int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)]);
 
 /** An informational id (data centre, vendor product): kept as given, string or number. */
 export const informationalIdSchema = z.union([z.number(), z.string()]).nullish();
@@ -21,5 +18,8 @@ export const informationalIdSchema = z.union([z.number(), z.string()]).nullish()
 /** A number some servers send as a numeric string. */
 export const lenientNumberSchema = z.union([
   z.number(),
-  z.string().regex(/^-?\d+(?:\.\d+)?$/).transform(Number),
+  z
+    .string()
+    .regex(/^-?\d+(?:\.\d+)?$/)
+    .transform(Number),
 ]);

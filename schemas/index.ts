@@ -43,12 +43,6 @@ export { imageSelectorSchema, locationSelectorSchema, orderRequestSchema } from 
 export type { ImageSelector, LocationSelector, OrderRequest } from './request.js';
 export { TERMS, termSchema } from './common.js';
 export type { Term } from './common.js';
-export {
-  isDocumentedSize,
-  isLegacySize,
-  LEGACY_SIZE_LABELS,
-  SIZE_LABEL_PATTERN,
-  SIZE_LABELS,
-} from './sizes.js';
+export { isDocumentedSize, isLegacySize, LEGACY_SIZE_LABELS, SIZE_LABEL_PATTERN, SIZE_LABELS } from './sizes.js';
 export type { LegacySize, SizeLabel } from './sizes.js';
 export * from './formats/index.js';

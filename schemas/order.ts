@@ -14,7 +14,9 @@ export const MAX_VNICS = 5;
 const VNIC_COUNT = `must hold 1 to ${MAX_VNICS} vNICs (omit vnics to get the appliance kind's minimum)`;
 export const vnicsSchema = z.array(vnicSchema).min(1, { error: VNIC_COUNT }).max(MAX_VNICS, { error: VNIC_COUNT });
 
-export const sizeLabelSchema = z.string().regex(SIZE_LABEL_PATTERN, { error: 'must be a size label "MVE <vCPU>/<GB>", e.g. "MVE 4/16"' });
+export const sizeLabelSchema = z
+  .string()
+  .regex(SIZE_LABEL_PATTERN, { error: 'must be a size label "MVE <vCPU>/<GB>", e.g. "MVE 4/16"' });
 
 export const legacySizeSchema = z.enum(Object.keys(LEGACY_SIZE_LABELS) as [keyof typeof LEGACY_SIZE_LABELS], {
   error: `must be one of ${Object.keys(LEGACY_SIZE_LABELS).join(', ')}`,

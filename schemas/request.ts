@@ -15,7 +15,10 @@ const label = (max: number) =>
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` })
     .refine((value) => value === '' || value.trim() !== '', { error: 'must not be blank', params: { rule: 'blank' } })
-    .refine((value) => !hasControlCharacters(value), { error: 'must not contain control characters (line breaks, tabs)', params: { rule: 'forbidden-character' } });
+    .refine((value) => !hasControlCharacters(value), {
+      error: 'must not contain control characters (line breaks, tabs)',
+      params: { rule: 'forbidden-character' },
+    });
 
 const SELECTOR_FIELDS = ['name', 'metro', 'market', 'country'] as const;
 
@@ -30,9 +33,17 @@ export const locationSelectorSchema = z
   .superRefine((selector, context) => {
     const byField = SELECTOR_FIELDS.filter((field) => selector[field] !== undefined);
     if (selector.id !== undefined && byField.length > 0) {
-      context.addIssue({ code: 'custom', message: `must be either {id} or a selector by ${byField.join('/')}, not both`, params: { rule: 'location-selector' } });
+      context.addIssue({
+        code: 'custom',
+        message: `must be either {id} or a selector by ${byField.join('/')}, not both`,
+        params: { rule: 'location-selector' },
+      });
     } else if (selector.id === undefined && byField.length === 0) {
-      context.addIssue({ code: 'custom', message: 'must give id, or at least one of name, metro, market, country', params: { rule: 'location-selector' } });
+      context.addIssue({
+        code: 'custom',
+        message: 'must give id, or at least one of name, metro, market, country',
+        params: { rule: 'location-selector' },
+      });
     }
   });
 
@@ -47,14 +58,23 @@ export const imageSelectorSchema = z
     const given = (['vendor', 'product', 'version'] as const).filter((field) => selector[field] !== undefined);
     if (selector.id !== undefined) {
       if (given.length > 0) {
-        context.addIssue({ code: 'custom', message: 'must be either {id} or {vendor, product, version}, not both', params: { rule: 'image-selector' } });
+        context.addIssue({
+          code: 'custom',
+          message: 'must be either {id} or {vendor, product, version}, not both',
+          params: { rule: 'image-selector' },
+        });
       }
       return;
     }
     for (const field of ['vendor', 'product', 'version'] as const) {
       if (selector[field] === undefined) {
         const hint = field === 'version' ? ' (use "latest" for the newest release image)' : '';
-        context.addIssue({ code: 'custom', path: [field], message: `is required when the image is not given by id${hint}`, params: { rule: 'required' } });
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `is required when the image is not given by id${hint}`,
+          params: { rule: 'required' },
+        });
       }
     }
   });
@@ -77,12 +97,20 @@ export const orderRequestSchema = z
     vnics: vnicsSchema.optional(),
     callbackUrl: z
       .string()
-      .refine((value) => httpUrlProblem(value) === null, { error: 'must be an http or https URL', params: { rule: 'url' } })
+      .refine((value) => httpUrlProblem(value) === null, {
+        error: 'must be an http or https URL',
+        params: { rule: 'url' },
+      })
       .optional(),
   })
   .superRefine((request, context) => {
     if (request.size === undefined && request.productSize === undefined) {
-      context.addIssue({ code: 'custom', path: ['size'], message: 'is required (an "MVE <vCPU>/<GB>" label, e.g. "MVE 4/16")', params: { rule: 'required' } });
+      context.addIssue({
+        code: 'custom',
+        path: ['size'],
+        message: 'is required (an "MVE <vCPU>/<GB>" label, e.g. "MVE 4/16")',
+        params: { rule: 'required' },
+      });
     }
   });
 

@@ -20,7 +20,13 @@ export function sha256CryptProblem(value: string): string | null {
   return shaCryptProblem(value, SHA256_CRYPT, '$5$', 43, 'sha256crypt');
 }
 
-function shaCryptProblem(value: string, shape: RegExp, prefix: string, hashLength: number, name: string): string | null {
+function shaCryptProblem(
+  value: string,
+  shape: RegExp,
+  prefix: string,
+  hashLength: number,
+  name: string,
+): string | null {
   if (!value.startsWith(prefix)) return `is not a ${name} hash (must start with "${prefix}")`;
   const match = shape.exec(value);
   if (!match) {
@@ -28,7 +34,8 @@ function shaCryptProblem(value: string, shape: RegExp, prefix: string, hashLengt
   }
   if (match[1] !== undefined) {
     const rounds = Number(match[1]);
-    if (rounds < MIN_ROUNDS || rounds > MAX_ROUNDS) return `${name} rounds must be between ${MIN_ROUNDS} and ${MAX_ROUNDS}`;
+    if (rounds < MIN_ROUNDS || rounds > MAX_ROUNDS)
+      return `${name} rounds must be between ${MIN_ROUNDS} and ${MAX_ROUNDS}`;
   }
   return null;
 }

@@ -17,7 +17,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function uuidV4Problem(value: string): string | null {
   if (!UUID.test(value)) return 'is not a UUID (8-4-4-4-12 hexadecimal digits)';
   if (value[14] !== '4') return 'is a UUID but not version 4';
-  if (!/[89ab]/i.test(value[19]!)) return 'is a UUID but not of the RFC 4122 variant (version 4 needs 8, 9, a or b there)';
+  if (!/[89ab]/i.test(value[19]!))
+    return 'is a UUID but not of the RFC 4122 variant (version 4 needs 8, 9, a or b there)';
   return null;
 }
 
@@ -29,6 +30,7 @@ export function base64Problem(value: string): string | null {
   if (compact === '') return 'is empty; base64 content is expected';
   if (!BASE64.test(compact)) return 'is not valid base64 (standard alphabet A-Z a-z 0-9 + /, padded with =)';
   // Non-zero padding bits decode but do not round-trip: a sign of truncation or a copy-paste accident.
-  if (Buffer.from(compact, 'base64').toString('base64') !== compact) return 'is not canonical base64 (stray bits at the end)';
+  if (Buffer.from(compact, 'base64').toString('base64') !== compact)
+    return 'is not canonical base64 (stray bits at the end)';
   return null;
 }

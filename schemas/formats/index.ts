@@ -5,9 +5,4 @@ export { base64Problem, hexProblem, uuidV4Problem } from './encoding.js';
 export type { HexCase } from './encoding.js';
 export { hostProblem, httpUrlProblem, isEmail, isFqdn, isHost, uriProblem } from './host.js';
 export type { HostKind } from './host.js';
-export {
-  characterCount,
-  forbiddenCharacterProblem,
-  hasControlCharacters,
-  lengthProblem,
-} from './text.js';
+export { characterCount, forbiddenCharacterProblem, hasControlCharacters, lengthProblem } from './text.js';

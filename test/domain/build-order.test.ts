@@ -1,12 +1,19 @@
 /** The order builder (spec 2.3, 4.3, 4.4) and the server-side order-object check. */
 import test from 'ava';
 import { buildOrder, checkOrderObject, KIND_IDS, OrderBuildError, type KindId } from '../../domain/index.js';
-import { buyEnvelopeSchema, orderObjectSchema, orderRequestSchema, validateBodySchema, type OrderRequest } from '../../schemas/index.js';
+import {
+  buyEnvelopeSchema,
+  orderObjectSchema,
+  orderRequestSchema,
+  validateBodySchema,
+  type OrderRequest,
+} from '../../schemas/index.js';
 import { FAMILY, validRequest } from './helpers/fixtures.js';
 
 const LOCATION = { id: 61 };
 const imageFor = (kind: KindId) => ({ id: 4242, ...(FAMILY[kind] ?? { vendor: 'Acme', product: 'Firewall' }) });
-const kindMapFor = (kind: KindId) => (FAMILY[kind] ? undefined : [{ vendor: 'Acme', product: 'Firewall', kinds: [kind] }]);
+const kindMapFor = (kind: KindId) =>
+  FAMILY[kind] ? undefined : [{ vendor: 'Acme', product: 'Firewall', kinds: [kind] }];
 
 function parsedRequest(kind: KindId, overrides: Record<string, unknown> = {}): OrderRequest {
   return orderRequestSchema.parse(validRequest(kind, overrides));
@@ -23,11 +30,20 @@ for (const kind of KIND_IDS) {
     t.true(buyEnvelopeSchema.safeParse(built.buyEnvelope).success);
     t.deepEqual(built.validateBody, [built.order]);
     t.deepEqual(built.buyEnvelope, { networkDesign: [built.order], discountCodes: [] });
-    t.like(built.order, { locationId: 61, productName: request.productName, productType: 'MVE', term: 12, promoCode: null });
+    t.like(built.order, {
+      locationId: 61,
+      productName: request.productName,
+      productType: 'MVE',
+      term: 12,
+      promoCode: null,
+    });
     t.deepEqual(built.order.vendorConfig, { imageId: 4242, mveLabel: request.size, ...request.vendorConfig });
     t.false('vendor' in built.order.vendorConfig);
     t.deepEqual(built.order.vnics, request.vnics);
-    t.like(checkOrderObject(built.order, { ...imageFor(kind), availableSizes: [request.size!] }, kindMap ? { kindMap } : {}), { ok: true, kind, errors: [] });
+    t.like(
+      checkOrderObject(built.order, { ...imageFor(kind), availableSizes: [request.size!] }, kindMap ? { kindMap } : {}),
+      { ok: true, kind, errors: [] },
+    );
   });
 }
 
@@ -35,7 +51,10 @@ test('omitted vnics stay omitted, with a warning naming the minimum the API allo
   const request = parsedRequest('K6', { vnics: undefined });
   const built = buildOrder(request, LOCATION, imageFor('K6'));
   t.false('vnics' in built.order);
-  t.deepEqual(built.warnings.map((warning) => warning.rule), ['vnics-default']);
+  t.deepEqual(
+    built.warnings.map((warning) => warning.rule),
+    ['vnics-default'],
+  );
   t.regex(built.warnings[0]!.message, /minimum of 4 vNICs/);
 });
 
@@ -55,8 +74,14 @@ test('a promo code is sent; an empty one is sent as null', (t) => {
 test('a request that breaks a rule is not built: OrderBuildError lists the issues', (t) => {
   const request = parsedRequest('K6', { size: 'MVE 2/8' });
   const error = t.throws(() => buildOrder(request, LOCATION, imageFor('K6')), { instanceOf: OrderBuildError });
-  t.deepEqual(error!.issues.map((entry) => [entry.path, entry.rule]), [['vendorConfig.mveLabel', 'size-not-for-kind']]);
-  const unknownFamily = t.throws(() => buildOrder(parsedRequest('K9'), LOCATION, { id: 1, vendor: 'Acme', product: 'X' }), { instanceOf: OrderBuildError });
+  t.deepEqual(
+    error!.issues.map((entry) => [entry.path, entry.rule]),
+    [['vendorConfig.mveLabel', 'size-not-for-kind']],
+  );
+  const unknownFamily = t.throws(
+    () => buildOrder(parsedRequest('K9'), LOCATION, { id: 1, vendor: 'Acme', product: 'X' }),
+    { instanceOf: OrderBuildError },
+  );
   t.is(unknownFamily!.issues[0]!.rule, 'kind-unknown-image');
 });
 
@@ -64,34 +89,68 @@ const validOrder = () => buildOrder(parsedRequest('K6'), LOCATION, imageFor('K6'
 const FTDV = { vendor: 'Cisco', product: 'FTDv' };
 
 test('checkOrderObject refuses what the writer schema refuses, by path', (t) => {
-  const order = { ...validOrder(), productType: 'MCR', term: 6, extra: true, vendorConfig: { ...validOrder().vendorConfig, imageId: 'x' } };
-  t.deepEqual(checkOrderObject(order, FTDV).errors.map((error) => [error.path, error.rule]).sort(), [
-    ['extra', 'unknown-field'], ['productType', 'allowed-values'], ['term', 'allowed-values'], ['vendorConfig.imageId', 'type'],
-  ]);
+  const order = {
+    ...validOrder(),
+    productType: 'MCR',
+    term: 6,
+    extra: true,
+    vendorConfig: { ...validOrder().vendorConfig, imageId: 'x' },
+  };
+  t.deepEqual(
+    checkOrderObject(order, FTDV)
+      .errors.map((error) => [error.path, error.rule])
+      .sort(),
+    [
+      ['extra', 'unknown-field'],
+      ['productType', 'allowed-values'],
+      ['term', 'allowed-values'],
+      ['vendorConfig.imageId', 'type'],
+    ],
+  );
 });
 
 test('checkOrderObject applies the kind rules: fields, vNICs, sizes, offered sizes, vendor key', (t) => {
   const base = validOrder();
-  const broken = { ...base, vnics: [{}], vendorConfig: { ...base.vendorConfig, mveLabel: 'MVE 2/8', manageLocally: false, vendor: 'cisco' } };
-  t.deepEqual(checkOrderObject(broken, { ...FTDV, availableSizes: ['MVE 4/16'] }).errors.map((error) => [error.path, error.rule]).sort(), [
-    ['vendorConfig.fmcIpAddress', 'required-when'],
-    ['vendorConfig.fmcRegistrationKey', 'required-when'],
-    ['vendorConfig.mveLabel', 'size-not-for-kind'],
-    ['vendorConfig.mveLabel', 'size-not-offered'],
-    ['vendorConfig.vendor', 'unknown-field'],
-    ['vnics', 'vnics-min'],
-  ]);
+  const broken = {
+    ...base,
+    vnics: [{}],
+    vendorConfig: { ...base.vendorConfig, mveLabel: 'MVE 2/8', manageLocally: false, vendor: 'cisco' },
+  };
+  t.deepEqual(
+    checkOrderObject(broken, { ...FTDV, availableSizes: ['MVE 4/16'] })
+      .errors.map((error) => [error.path, error.rule])
+      .sort(),
+    [
+      ['vendorConfig.fmcIpAddress', 'required-when'],
+      ['vendorConfig.fmcRegistrationKey', 'required-when'],
+      ['vendorConfig.mveLabel', 'size-not-for-kind'],
+      ['vendorConfig.mveLabel', 'size-not-offered'],
+      ['vendorConfig.vendor', 'unknown-field'],
+      ['vnics', 'vnics-min'],
+    ],
+  );
 });
 
 test('checkOrderObject: legacy productSize is accepted, a disagreeing pair is not, and one of them is required', (t) => {
   const base = validOrder();
   const { mveLabel: _dropped, ...withoutLabel } = base.vendorConfig;
   t.like(checkOrderObject({ ...base, vendorConfig: { ...withoutLabel, productSize: 'MEDIUM' } }, FTDV), { ok: true });
-  t.deepEqual(checkOrderObject({ ...base, vendorConfig: { ...base.vendorConfig, productSize: 'LARGE' } }, FTDV).errors.map((error) => [error.path, error.rule]), [['vendorConfig.productSize', 'size-conflict']]);
-  t.deepEqual(checkOrderObject({ ...base, vendorConfig: withoutLabel }, FTDV).errors.map((error) => [error.path, error.rule]), [['vendorConfig.mveLabel', 'required']]);
+  t.deepEqual(
+    checkOrderObject({ ...base, vendorConfig: { ...base.vendorConfig, productSize: 'LARGE' } }, FTDV).errors.map(
+      (error) => [error.path, error.rule],
+    ),
+    [['vendorConfig.productSize', 'size-conflict']],
+  );
+  t.deepEqual(
+    checkOrderObject({ ...base, vendorConfig: withoutLabel }, FTDV).errors.map((error) => [error.path, error.rule]),
+    [['vendorConfig.mveLabel', 'required']],
+  );
 });
 
 test('checkOrderObject: an image family the map does not know is named on imageId', (t) => {
-  t.deepEqual(checkOrderObject(validOrder(), { vendor: 'Acme', product: 'Nope' }).errors.map((error) => [error.path, error.rule]), [['vendorConfig.imageId', 'kind-unknown-image']]);
+  t.deepEqual(
+    checkOrderObject(validOrder(), { vendor: 'Acme', product: 'Nope' }).errors.map((error) => [error.path, error.rule]),
+    [['vendorConfig.imageId', 'kind-unknown-image']],
+  );
   t.like(checkOrderObject('nope', FTDV), { ok: false, errors: [{ path: 'order', rule: 'type' }] });
 });

@@ -10,7 +10,9 @@ import { IMAGES_BODY, LOCATIONS_BODY } from './helpers/catalogs.js';
 import { validRequest } from './helpers/fixtures.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
-const exampleFiles = readdirSync(EXAMPLES).filter((name) => name.endsWith('.json')).sort();
+const exampleFiles = readdirSync(EXAMPLES)
+  .filter((name) => name.endsWith('.json'))
+  .sort();
 const directory = mkdtempSync(join(tmpdir(), 'check-cli-'));
 function writeFile(name: string, body: unknown): string {
   const file = join(directory, name);
@@ -48,7 +50,10 @@ for (const name of exampleFiles) {
     t.is(broken.code, 1);
     const brokenReport = JSON.parse(broken.stdout) as JsonReport;
     t.false(brokenReport.ok);
-    t.deepEqual(brokenReport.errors.map((error) => [error.path, error.rule]), [[`vendorConfig.${field}`, 'type']]);
+    t.deepEqual(
+      brokenReport.errors.map((error) => [error.path, error.rule]),
+      [[`vendorConfig.${field}`, 'type']],
+    );
   });
 }
 
@@ -83,7 +88,12 @@ test('unusable input exits 2: missing file, not JSON, bad catalog, bad kind map'
   const badImages = await runCli(['check', valid, '--images', writeFile('images.json', { data: [] })]);
   t.is(badImages.code, 2);
   t.regex(badImages.stderr, /is not an images response body/);
-  const badLocations = await runCli(['check', valid, '--locations', writeFile('locations.json', { data: [{ name: 'no id' }] })]);
+  const badLocations = await runCli([
+    'check',
+    valid,
+    '--locations',
+    writeFile('locations.json', { data: [{ name: 'no id' }] }),
+  ]);
   t.is(badLocations.code, 2);
   const badMap = await runCli(['check', valid], { env: { MVE_KIND_MAP: writeFile('map.json', [{ vendor: 'x' }]) } });
   t.is(badMap.code, 2);
@@ -93,21 +103,36 @@ test('unusable input exits 2: missing file, not JSON, bad catalog, bad kind map'
 test('--images and --locations check against the catalogs as the endpoints return them', async (t) => {
   const images = writeFile('images-body.json', IMAGES_BODY);
   const locations = writeFile('locations-body.json', LOCATIONS_BODY);
-  const good = writeFile('good.json', validRequest('K9', { image: { vendor: 'Fortinet', product: 'FortiGate-VM', version: 'latest' }, location: { metro: 'Sydney' } }));
+  const good = writeFile(
+    'good.json',
+    validRequest('K9', {
+      image: { vendor: 'Fortinet', product: 'FortiGate-VM', version: 'latest' },
+      location: { metro: 'Sydney' },
+    }),
+  );
   const ok = await runCli(['check', good, '--images', images, '--locations', locations, '--json']);
   t.is(ok.code, 0);
   const okReport = JSON.parse(ok.stdout) as JsonReport;
-  t.deepEqual(okReport.warnings.map((warning) => warning.rule), ['location-ambiguous']);
+  t.deepEqual(
+    okReport.warnings.map((warning) => warning.rule),
+    ['location-ambiguous'],
+  );
   const bad = writeFile('bad.json', validRequest('K9', { image: { id: 101 }, location: { id: 61 }, size: 'MVE 8/32' }));
   const refused = await runCli(['check', bad, '--images', images, '--locations', locations, '--json']);
   t.is(refused.code, 1);
-  t.deepEqual((JSON.parse(refused.stdout) as JsonReport).errors.map((error) => [error.path, error.rule]).sort(), [['location', 'location-not-active'], ['size', 'size-not-offered']]);
+  t.deepEqual((JSON.parse(refused.stdout) as JsonReport).errors.map((error) => [error.path, error.rule]).sort(), [
+    ['location', 'location-not-active'],
+    ['size', 'size-not-offered'],
+  ]);
   const bareArray = writeFile('locations-array.json', LOCATIONS_BODY.data);
   t.is((await runCli(['check', good, '--locations', bareArray])).code, 0);
 });
 
 test('--kind-map and MVE_KIND_MAP add image families', async (t) => {
-  const request = writeFile('acme.json', { ...validRequest('K5', { image: { vendor: 'Acme', product: 'Firewall', version: 'latest' } }), kind: undefined });
+  const request = writeFile('acme.json', {
+    ...validRequest('K5', { image: { vendor: 'Acme', product: 'Firewall', version: 'latest' } }),
+    kind: undefined,
+  });
   const unknown = await runCli(['check', request, '--json']);
   t.is(unknown.code, 1);
   t.is((JSON.parse(unknown.stdout) as JsonReport).errors[0]!.rule, 'kind-unknown-image');
@@ -118,8 +143,13 @@ test('--kind-map and MVE_KIND_MAP add image families', async (t) => {
 
 test('no output echoes a secret value (canary)', async (t) => {
   const canary = 'CANARY-51b2e0';
-  const request = validRequest('K5', { vendorConfig: { adminPassword: `${canary}"`, sshPublicKey: `ssh-rsa ${canary}` } });
-  for (const args of [['check', '-'], ['check', '-', '--json']]) {
+  const request = validRequest('K5', {
+    vendorConfig: { adminPassword: `${canary}"`, sshPublicKey: `ssh-rsa ${canary}` },
+  });
+  for (const args of [
+    ['check', '-'],
+    ['check', '-', '--json'],
+  ]) {
     const result = await runCli(args, { stdin: JSON.stringify(request) });
     t.is(result.code, 1);
     t.false(result.stdout.includes(canary));

@@ -8,12 +8,16 @@ const doc = readFileSync(new URL('../../docs/order-request.md', import.meta.url)
 test('docs/order-request.md names every kind and every field of every kind', (t) => {
   for (const kind of KIND_IDS) {
     t.regex(doc, new RegExp(`^\\| ${kind} \\|`, 'm'), kind);
-    for (const field of APPLIANCE_KINDS[kind].fields) t.true(doc.includes(`\`${field.name}\``), `${kind}.${field.name}`);
+    for (const field of APPLIANCE_KINDS[kind].fields)
+      t.true(doc.includes(`\`${field.name}\``), `${kind}.${field.name}`);
   }
 });
 
 test('docs/order-request.md lists every default kind-map entry', (t) => {
   for (const entry of DEFAULT_KIND_MAP) {
-    t.true(doc.includes(`| ${entry.vendor} | ${entry.product} | ${entry.kinds.join(', ')} |`), `${entry.vendor} / ${entry.product}`);
+    t.true(
+      doc.includes(`| ${entry.vendor} | ${entry.product} | ${entry.kinds.join(', ')} |`),
+      `${entry.vendor} / ${entry.product}`,
+    );
   }
 });

@@ -33,7 +33,10 @@ for (const [type, algorithm, bits] of SIZES) {
 }
 
 test('ECDSA keys read but carry no size the rules accept', (t) => {
-  t.like(parseSshPublicKey(openSshKey('ecdsa')), { ok: true, key: { algorithm: 'ecdsa', typeName: 'ecdsa-sha2-nistp256' } });
+  t.like(parseSshPublicKey(openSshKey('ecdsa')), {
+    ok: true,
+    key: { algorithm: 'ecdsa', typeName: 'ecdsa-sha2-nistp256' },
+  });
 });
 
 test('an OpenSSH key without a comment, and with a comment of several words, reads', (t) => {
@@ -43,8 +46,17 @@ test('an OpenSSH key without a comment, and with a comment of several words, rea
 });
 
 test('RFC 4716 with CRLF line ends, several headers and a continued header reads', (t) => {
-  const body = keyBlob('rsa2048').toString('base64').match(/.{1,64}/g)!;
-  const text = ['---- BEGIN SSH2 PUBLIC KEY ----', 'Subject: ops', 'Comment: "a long comment \\', 'continued here"', ...body, '---- END SSH2 PUBLIC KEY ----'].join('\r\n');
+  const body = keyBlob('rsa2048')
+    .toString('base64')
+    .match(/.{1,64}/g)!;
+  const text = [
+    '---- BEGIN SSH2 PUBLIC KEY ----',
+    'Subject: ops',
+    'Comment: "a long comment \\',
+    'continued here"',
+    ...body,
+    '---- END SSH2 PUBLIC KEY ----',
+  ].join('\r\n');
   t.like(parseSshPublicKey(text), { ok: true, key: { format: 'rfc4716', bits: 2048 } });
 });
 
@@ -119,8 +131,20 @@ test('base64 must decode: alphabet, padding, canonical end bits; line breaks are
 
 test('hosts: IPv4, IPv6, FQDN as each field allows', (t) => {
   const all = ['ipv4', 'ipv6', 'fqdn'] as const;
-  for (const good of ['192.0.2.1', '2001:db8::1', '::1', 'a.example.net', 'example.net.', 'xn--bcher-kva.example']) t.is(hostProblem(good, all), null, good);
-  for (const bad of ['256.0.0.1', '01.2.3.4', 'localhost', '-a.example.net', 'a_b.example.net', '1.2.3.999', 'fe80::1%eth0', `${'a'.repeat(64)}.net`, '']) t.not(hostProblem(bad, all), null, bad);
+  for (const good of ['192.0.2.1', '2001:db8::1', '::1', 'a.example.net', 'example.net.', 'xn--bcher-kva.example'])
+    t.is(hostProblem(good, all), null, good);
+  for (const bad of [
+    '256.0.0.1',
+    '01.2.3.4',
+    'localhost',
+    '-a.example.net',
+    'a_b.example.net',
+    '1.2.3.999',
+    'fe80::1%eth0',
+    `${'a'.repeat(64)}.net`,
+    '',
+  ])
+    t.not(hostProblem(bad, all), null, bad);
   t.regex(hostProblem('2001:db8::1', ['ipv4', 'fqdn'])!, /not an IPv4 address or an FQDN/);
 });
 

@@ -4,7 +4,15 @@
  */
 import test from 'ava';
 import { APPLIANCE_KINDS, checkOrderRequest, KIND_IDS, type KindId } from '../../domain/index.js';
-import { BCRYPT, SHA1_HEX, SHA256_CRYPT, SHA512_CRYPT, SHA512_HEX, validRequest, validVendorConfig } from './helpers/fixtures.js';
+import {
+  BCRYPT,
+  SHA1_HEX,
+  SHA256_CRYPT,
+  SHA512_CRYPT,
+  SHA512_HEX,
+  validRequest,
+  validVendorConfig,
+} from './helpers/fixtures.js';
 import { openSshKey, rfc4716Key } from './helpers/ssh-keys.js';
 
 const REMOVE = Symbol('remove');
@@ -27,7 +35,11 @@ function withChange(kind: KindId, change: Change): Record<string, unknown> {
 }
 
 const accept = (kind: KindId, change: Change): Case => ({ kind, change });
-const refuse = (kind: KindId, change: Change, field: string, rule: string): Case => ({ kind, change, refused: { field, rule } });
+const refuse = (kind: KindId, change: Change, field: string, rule: string): Case => ({
+  kind,
+  change,
+  refused: { field, rule },
+});
 
 const rsa2048 = () => openSshKey('rsa2048');
 const rsa3072 = () => openSshKey('rsa3072');
@@ -80,7 +92,11 @@ const cases: Case[] = [
   refuse('K5', { sshPublicKey: ed25519() }, 'sshPublicKey', 'ssh-key-type'),
   refuse('K5', { sshPublicKey: REMOVE }, 'sshPublicKey', 'required'),
   // K6: central management fields only and always with manageLocally=false.
-  accept('K6', { manageLocally: false, fmcIpAddress: 'fmc.example.net', fmcRegistrationKey: 'A-z-0-9'.padEnd(37, 'x') }),
+  accept('K6', {
+    manageLocally: false,
+    fmcIpAddress: 'fmc.example.net',
+    fmcRegistrationKey: 'A-z-0-9'.padEnd(37, 'x'),
+  }),
   accept('K6', { manageLocally: false, fmcIpAddress: '2001:db8::1', fmcRegistrationKey: 'k', fmcNatId: 'nat-01' }),
   refuse('K6', { manageLocally: false }, 'fmcIpAddress', 'required-when'),
   refuse('K6', { manageLocally: false }, 'fmcRegistrationKey', 'required-when'),
@@ -89,9 +105,24 @@ const cases: Case[] = [
   refuse('K6', { manageLocally: 'false' }, 'manageLocally', 'type'),
   refuse('K6', { manageLocally: REMOVE }, 'manageLocally', 'required'),
   refuse('K6', { manageLocally: false, fmcIpAddress: 'fmc', fmcRegistrationKey: 'k' }, 'fmcIpAddress', 'host'),
-  refuse('K6', { manageLocally: false, fmcIpAddress: '10.0.0.1', fmcRegistrationKey: 'x'.repeat(38) }, 'fmcRegistrationKey', 'format'),
-  refuse('K6', { manageLocally: false, fmcIpAddress: '10.0.0.1', fmcRegistrationKey: 'under_score' }, 'fmcRegistrationKey', 'format'),
-  refuse('K6', { manageLocally: false, fmcIpAddress: '10.0.0.1', fmcRegistrationKey: 'k', fmcNatId: '' }, 'fmcNatId', 'format'),
+  refuse(
+    'K6',
+    { manageLocally: false, fmcIpAddress: '10.0.0.1', fmcRegistrationKey: 'x'.repeat(38) },
+    'fmcRegistrationKey',
+    'format',
+  ),
+  refuse(
+    'K6',
+    { manageLocally: false, fmcIpAddress: '10.0.0.1', fmcRegistrationKey: 'under_score' },
+    'fmcRegistrationKey',
+    'format',
+  ),
+  refuse(
+    'K6',
+    { manageLocally: false, fmcIpAddress: '10.0.0.1', fmcRegistrationKey: 'k', fmcNatId: '' },
+    'fmcNatId',
+    'format',
+  ),
   refuse('K6', { adminPassword: 'short' }, 'adminPassword', 'length'),
   // K7
   refuse('K7', { token: REMOVE }, 'token', 'required'),
@@ -115,7 +146,12 @@ const cases: Case[] = [
   refuse('K10', { registrationCode: REMOVE }, 'registrationCode', 'required'),
   refuse('K10', { registrationCode: 'code\twith tab' }, 'registrationCode', 'forbidden-character'),
   // K11: optional onboarding fields, each with its own format.
-  accept('K11', { onboardDeviceId: '3f1c2a9e-7b4d-4e8f-9a6b-2c5d8e1f0a3b', onboardPasswordHash: SHA512_CRYPT, onboardSecret: 'f'.repeat(128), onboardSshPublicKey: rsa3072() }),
+  accept('K11', {
+    onboardDeviceId: '3f1c2a9e-7b4d-4e8f-9a6b-2c5d8e1f0a3b',
+    onboardPasswordHash: SHA512_CRYPT,
+    onboardSecret: 'f'.repeat(128),
+    onboardSshPublicKey: rsa3072(),
+  }),
   accept('K11', { onboardPasswordHash: SHA512_HEX }),
   refuse('K11', { adminPasswordHash: SHA512_HEX }, 'adminPasswordHash', 'sha512crypt'),
   refuse('K11', { adminSshPublicKey: ed25519() }, 'adminSshPublicKey', 'ssh-key-type'),
@@ -185,7 +221,12 @@ const cases: Case[] = [
 ];
 
 for (const [index, testCase] of cases.entries()) {
-  const what = Object.entries(testCase.change).map(([name, value]) => `${name}=${value === REMOVE ? '(removed)' : typeof value === 'string' ? value.slice(0, 16) : String(value)}`).join(', ');
+  const what = Object.entries(testCase.change)
+    .map(
+      ([name, value]) =>
+        `${name}=${value === REMOVE ? '(removed)' : typeof value === 'string' ? value.slice(0, 16) : String(value)}`,
+    )
+    .join(', ');
   const title = `${testCase.kind} #${index} ${testCase.refused ? `refuses (${testCase.refused.rule})` : 'accepts'}: ${what}`;
   test(title, (t) => {
     const result = checkOrderRequest(withChange(testCase.kind, testCase.change));
@@ -207,7 +248,9 @@ for (const [index, testCase] of cases.entries()) {
 test('the table refuses at least one value of every field of every kind', (t) => {
   // Keeps the table honest as kinds change. K15's models share their fields, so either model covers both.
   const family = (kind: KindId) => kind.replace(/^K15[AB]$/, 'K15');
-  const covered = new Set(cases.filter((entry) => entry.refused).map((entry) => `${family(entry.kind)}.${entry.refused!.field}`));
+  const covered = new Set(
+    cases.filter((entry) => entry.refused).map((entry) => `${family(entry.kind)}.${entry.refused!.field}`),
+  );
   for (const kind of KIND_IDS) {
     for (const field of APPLIANCE_KINDS[kind].fields) {
       t.true(covered.has(`${family(kind)}.${field.name}`), `no refused case for ${kind}.${field.name}`);

@@ -4,16 +4,56 @@
  */
 import fc from 'fast-check';
 import test from 'ava';
-import { APPLIANCE_KINDS, buildOrder, checkOrderObject, checkOrderRequest, KIND_IDS, type KindId } from '../../domain/index.js';
+import {
+  APPLIANCE_KINDS,
+  buildOrder,
+  checkOrderObject,
+  checkOrderRequest,
+  KIND_IDS,
+  type KindId,
+} from '../../domain/index.js';
 import { FAMILY, validRequest } from './helpers/fixtures.js';
 
-const TOP_LEVEL = ['ticketId', 'requestedBy', 'environment', 'location', 'image', 'kind', 'productName', 'term', 'size', 'productSize', 'promoCode', 'vendorConfig', 'vnics', 'callbackUrl'];
+const TOP_LEVEL = [
+  'ticketId',
+  'requestedBy',
+  'environment',
+  'location',
+  'image',
+  'kind',
+  'productName',
+  'term',
+  'size',
+  'productSize',
+  'promoCode',
+  'vendorConfig',
+  'vnics',
+  'callbackUrl',
+];
 const ALL_FIELDS = [...new Set(KIND_IDS.flatMap((kind) => APPLIANCE_KINDS[kind].fields.map((field) => field.name)))];
 
 /** Values a careless ticket might carry: any JSON, plus near-misses of the real vocabulary. */
 const value = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom('MVE 2/8', 'MVE 8/32', 'MVE 12/48', 'SMALL', 'LARGE', 'latest', 'K6', 'K15B', '', ' ', true, false, 0, 12, 61, -1, null),
+  fc.constantFrom(
+    'MVE 2/8',
+    'MVE 8/32',
+    'MVE 12/48',
+    'SMALL',
+    'LARGE',
+    'latest',
+    'K6',
+    'K15B',
+    '',
+    ' ',
+    true,
+    false,
+    0,
+    12,
+    61,
+    -1,
+    null,
+  ),
   fc.string({ maxLength: 40 }),
 );
 
@@ -25,9 +65,17 @@ type Mutation =
   | { type: 'vnics'; count: number };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ type: fc.constant('setTop' as const), key: fc.oneof(fc.constantFrom(...TOP_LEVEL), fc.string({ maxLength: 8 })), value }),
+  fc.record({
+    type: fc.constant('setTop' as const),
+    key: fc.oneof(fc.constantFrom(...TOP_LEVEL), fc.string({ maxLength: 8 })),
+    value,
+  }),
   fc.record({ type: fc.constant('deleteTop' as const), key: fc.constantFrom(...TOP_LEVEL) }),
-  fc.record({ type: fc.constant('setField' as const), key: fc.oneof(fc.constantFrom(...ALL_FIELDS, 'imageId', 'mveLabel', 'vendor'), fc.string({ maxLength: 8 })), value }),
+  fc.record({
+    type: fc.constant('setField' as const),
+    key: fc.oneof(fc.constantFrom(...ALL_FIELDS, 'imageId', 'mveLabel', 'vendor'), fc.string({ maxLength: 8 })),
+    value,
+  }),
   fc.record({ type: fc.constant('deleteField' as const), key: fc.constantFrom(...ALL_FIELDS) }),
   fc.record({ type: fc.constant('vnics' as const), count: fc.integer({ min: 0, max: 7 }) }),
 );
@@ -36,7 +84,10 @@ function mutate(kind: KindId, mutations: readonly Mutation[]): Record<string, un
   const request = structuredClone(validRequest(kind));
   for (const change of mutations) {
     const config = request['vendorConfig'];
-    const editable = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : undefined;
+    const editable =
+      typeof config === 'object' && config !== null && !Array.isArray(config)
+        ? (config as Record<string, unknown>)
+        : undefined;
     if (change.type === 'setTop') request[change.key] = change.value;
     else if (change.type === 'deleteTop') delete request[change.key];
     else if (change.type === 'setField' && editable) editable[change.key] = change.value;
@@ -53,7 +104,8 @@ test('mutated requests: no crash, every refusal names a path and rule, every acc
       const input = mutate(kind, mutations);
       const result = checkOrderRequest(input);
       for (const entry of [...result.errors, ...result.warnings]) {
-        if (typeof entry.path !== 'string' || entry.path === '' || entry.rule === '' || entry.message === '') return false;
+        if (typeof entry.path !== 'string' || entry.path === '' || entry.rule === '' || entry.message === '')
+          return false;
       }
       if (!result.ok) return result.errors.length > 0;
       accepted += 1;

@@ -7,7 +7,13 @@ import { validRequest } from './helpers/fixtures.js';
 const pathsAndRules = (input: unknown) => checkOrderRequest(input).errors.map((error) => [error.path, error.rule]);
 
 test('every valid example shape parses to the documented request type', (t) => {
-  const parsed = orderRequestSchema.safeParse(validRequest('K9', { callbackUrl: 'https://tickets.example.com/hook', promoCode: 'SPRING', vnics: [{ description: 'WAN' }] }));
+  const parsed = orderRequestSchema.safeParse(
+    validRequest('K9', {
+      callbackUrl: 'https://tickets.example.com/hook',
+      promoCode: 'SPRING',
+      vnics: [{ description: 'WAN' }],
+    }),
+  );
   t.true(parsed.success);
 });
 
@@ -17,7 +23,10 @@ for (const term of [1, 12, 24, 36, 48, 60]) {
 for (const term of [0, 2, 6, 13, 72, 12.5, '12', null]) {
   test(`term ${JSON.stringify(term)} is refused`, (t) => {
     const result = checkOrderRequest(validRequest('K9', { term }));
-    t.deepEqual(result.errors.map((error) => error.path), ['term']);
+    t.deepEqual(
+      result.errors.map((error) => error.path),
+      ['term'],
+    );
     t.regex(result.errors[0]!.message, /term must be one of 1, 12, 24, 36, 48, 60/);
   });
 }
@@ -28,10 +37,26 @@ test('the request is a JSON object', (t) => {
 
 test('required top-level fields are named when missing', (t) => {
   const request = validRequest('K9');
-  for (const field of ['ticketId', 'requestedBy', 'environment', 'location', 'image', 'productName', 'term', 'vendorConfig']) delete request[field];
+  for (const field of [
+    'ticketId',
+    'requestedBy',
+    'environment',
+    'location',
+    'image',
+    'productName',
+    'term',
+    'vendorConfig',
+  ])
+    delete request[field];
   t.deepEqual(pathsAndRules(request).sort(), [
-    ['environment', 'required'], ['image', 'required'], ['location', 'required'], ['productName', 'required'],
-    ['requestedBy', 'required'], ['term', 'required'], ['ticketId', 'required'], ['vendorConfig', 'required'],
+    ['environment', 'required'],
+    ['image', 'required'],
+    ['location', 'required'],
+    ['productName', 'required'],
+    ['requestedBy', 'required'],
+    ['term', 'required'],
+    ['ticketId', 'required'],
+    ['vendorConfig', 'required'],
   ]);
 });
 
@@ -49,17 +74,32 @@ test('environment is staging or production', (t) => {
 
 test('location is {id} or a selector, not both and not empty', (t) => {
   t.deepEqual(pathsAndRules(validRequest('K9', { location: { id: 3 } })), []);
-  t.deepEqual(pathsAndRules(validRequest('K9', { location: { name: 'Equinix SY1', market: 'AU', country: 'Australia' } })), []);
-  t.deepEqual(pathsAndRules(validRequest('K9', { location: { id: 3, name: 'x' } })), [['location', 'location-selector']]);
+  t.deepEqual(
+    pathsAndRules(validRequest('K9', { location: { name: 'Equinix SY1', market: 'AU', country: 'Australia' } })),
+    [],
+  );
+  t.deepEqual(pathsAndRules(validRequest('K9', { location: { id: 3, name: 'x' } })), [
+    ['location', 'location-selector'],
+  ]);
   t.deepEqual(pathsAndRules(validRequest('K9', { location: {} })), [['location', 'location-selector']]);
   t.deepEqual(pathsAndRules(validRequest('K9', { location: { id: -1 } })), [['location.id', 'range']]);
-  t.deepEqual(pathsAndRules(validRequest('K9', { location: { city: 'Sydney' } })).sort(), [['location', 'location-selector'], ['location.city', 'unknown-field']]);
+  t.deepEqual(pathsAndRules(validRequest('K9', { location: { city: 'Sydney' } })).sort(), [
+    ['location', 'location-selector'],
+    ['location.city', 'unknown-field'],
+  ]);
 });
 
 test('image is {id} or {vendor, product, version}', (t) => {
-  t.deepEqual(pathsAndRules(validRequest('K9', { image: { vendor: 'Fortinet', product: 'FortiGate-VM', version: '7.2.9' } })), []);
-  t.deepEqual(pathsAndRules(validRequest('K9', { image: { vendor: 'Fortinet', product: 'FortiGate-VM' } })), [['image.version', 'required']]);
-  t.deepEqual(pathsAndRules(validRequest('K9', { image: { id: 4, vendor: 'Fortinet' } })), [['image', 'image-selector']]);
+  t.deepEqual(
+    pathsAndRules(validRequest('K9', { image: { vendor: 'Fortinet', product: 'FortiGate-VM', version: '7.2.9' } })),
+    [],
+  );
+  t.deepEqual(pathsAndRules(validRequest('K9', { image: { vendor: 'Fortinet', product: 'FortiGate-VM' } })), [
+    ['image.version', 'required'],
+  ]);
+  t.deepEqual(pathsAndRules(validRequest('K9', { image: { id: 4, vendor: 'Fortinet' } })), [
+    ['image', 'image-selector'],
+  ]);
   t.deepEqual(pathsAndRules(validRequest('K9', { image: { id: '4' } }))[0], ['image.id', 'type']);
 });
 
@@ -81,7 +121,10 @@ test('legacy productSize is translated with a deprecation warning', (t) => {
   delete request['size'];
   const result = checkOrderRequest(request);
   t.true(result.ok);
-  t.deepEqual(result.warnings.map((warning) => [warning.path, warning.rule]), [['productSize', 'product-size-deprecated']]);
+  t.deepEqual(
+    result.warnings.map((warning) => [warning.path, warning.rule]),
+    [['productSize', 'product-size-deprecated']],
+  );
   t.regex(result.warnings[0]!.message, /LARGE means "MVE 8\/32"; write "size": "MVE 8\/32"/);
 });
 
@@ -90,14 +133,20 @@ test('productSize and size agreeing: only the deprecation warning; disagreeing: 
   t.true(agreeing.ok);
   t.true(agreeing.warnings.some((warning) => warning.rule === 'product-size-deprecated'));
   const disagreeing = checkOrderRequest(validRequest('K9', { size: 'MVE 2/8', productSize: 'MEDIUM' }));
-  t.deepEqual(disagreeing.errors.map((error) => [error.path, error.rule]), [['productSize', 'size-conflict']]);
+  t.deepEqual(
+    disagreeing.errors.map((error) => [error.path, error.rule]),
+    [['productSize', 'size-conflict']],
+  );
 });
 
 test('an unknown productSize is refused with the legacy names', (t) => {
   const request = validRequest('K9', { productSize: 'HUGE' });
   delete request['size'];
   const result = checkOrderRequest(request);
-  t.deepEqual(result.errors.map((error) => [error.path, error.rule]), [['productSize', 'allowed-values']]);
+  t.deepEqual(
+    result.errors.map((error) => [error.path, error.rule]),
+    [['productSize', 'allowed-values']],
+  );
   t.regex(result.errors[0]!.message, /SMALL, MEDIUM, LARGE, X_LARGE_16, X_LARGE_32/);
 });
 
@@ -106,7 +155,10 @@ test('promoCode: a string, null, or empty (treated as none, with a warning)', (t
   t.deepEqual(checkOrderRequest(validRequest('K9', { promoCode: null })).warnings, []);
   const empty = checkOrderRequest(validRequest('K9', { promoCode: '' }));
   t.true(empty.ok);
-  t.deepEqual(empty.warnings.map((warning) => [warning.path, warning.rule]), [['promoCode', 'promo-code-empty']]);
+  t.deepEqual(
+    empty.warnings.map((warning) => [warning.path, warning.rule]),
+    [['promoCode', 'promo-code-empty']],
+  );
   t.deepEqual(pathsAndRules(validRequest('K9', { promoCode: 5 })), [['promoCode', 'type']]);
 });
 
@@ -126,9 +178,21 @@ test('vendorConfig must be an object', (t) => {
 });
 
 test('problems in several places are reported together', (t) => {
-  const result = checkOrderRequest(validRequest('K6', { term: 13, size: 'MVE 2/8', vnics: [{}], vendorConfig: { adminPassword: 'short', manageLocally: false } }));
+  const result = checkOrderRequest(
+    validRequest('K6', {
+      term: 13,
+      size: 'MVE 2/8',
+      vnics: [{}],
+      vendorConfig: { adminPassword: 'short', manageLocally: false },
+    }),
+  );
   t.deepEqual(result.errors.map((error) => error.path).sort(), [
-    'size', 'term', 'vendorConfig.adminPassword', 'vendorConfig.fmcIpAddress', 'vendorConfig.fmcRegistrationKey', 'vnics',
+    'size',
+    'term',
+    'vendorConfig.adminPassword',
+    'vendorConfig.fmcIpAddress',
+    'vendorConfig.fmcRegistrationKey',
+    'vnics',
   ]);
   t.is(result.kind, 'K6');
 });

@@ -16,12 +16,21 @@ import {
 const location = {
   id: 61,
   name: 'Equinix SY1',
-  address: { street: '1 Example St', suburb: null, city: 'Sydney', state: 'NSW', postcode: '2000', country: 'Australia' },
+  address: {
+    street: '1 Example St',
+    suburb: null,
+    city: 'Sydney',
+    state: 'NSW',
+    postcode: '2000',
+    country: 'Australia',
+  },
   dataCentre: { id: 9, name: 'SY1' },
   metro: 'Sydney',
   market: 'AU',
   status: 'Active',
-  diversityZones: { red: { mcrSpeedMbps: [1000], portSpeedMbps: [10000], mveMaxCpuCoreCount: null, mveAvailable: true } },
+  diversityZones: {
+    red: { mcrSpeedMbps: [1000], portSpeedMbps: [10000], mveMaxCpuCoreCount: null, mveAvailable: true },
+  },
   ordering_message: null,
   liveDate: 1500000000000,
 };
@@ -35,7 +44,17 @@ test('locations: a bare array or { data: [...] } both yield the array, extra fie
 });
 
 test('locations: string ids, informational ids as strings, nulls where harmless', (t) => {
-  const [parsed] = locationsResponseSchema.parse([{ ...location, id: '61', dataCentre: { id: 'dc-9', name: null }, metro: null, market: null, diversityZones: null, address: null }]);
+  const [parsed] = locationsResponseSchema.parse([
+    {
+      ...location,
+      id: '61',
+      dataCentre: { id: 'dc-9', name: null },
+      metro: null,
+      market: null,
+      diversityZones: null,
+      address: null,
+    },
+  ]);
   t.is(parsed!.id, 61);
   t.is(parsed!.dataCentre!.id, 'dc-9');
   t.is(locationsResponseSchema.parse([{ ...location, name: null }])[0]!.name, '');
@@ -49,10 +68,31 @@ test('images: unknown size labels, string vendorProductId, null sizes and versio
     terms: 'terms',
     data: {
       mveImages: [
-        { vendor: 'Fortinet', product: 'FortiGate-VM', vendorProductId: 'vp-4', extra: 1, images: [
-          { id: 101, version: '7.2.9', productCode: 'FG', releaseImage: true, availableSizes: ['MVE 2/8', 'MVE 12/48'], vendorDescription: 'x', future: 'kept' },
-          { id: '102', version: null, productCode: null, releaseImage: null, availableSizes: null, vendorDescription: null },
-        ] },
+        {
+          vendor: 'Fortinet',
+          product: 'FortiGate-VM',
+          vendorProductId: 'vp-4',
+          extra: 1,
+          images: [
+            {
+              id: 101,
+              version: '7.2.9',
+              productCode: 'FG',
+              releaseImage: true,
+              availableSizes: ['MVE 2/8', 'MVE 12/48'],
+              vendorDescription: 'x',
+              future: 'kept',
+            },
+            {
+              id: '102',
+              version: null,
+              productCode: null,
+              releaseImage: null,
+              availableSizes: null,
+              vendorDescription: null,
+            },
+          ],
+        },
       ],
       other: true,
     },
@@ -68,21 +108,54 @@ test('images: unknown size labels, string vendorProductId, null sizes and versio
 });
 
 test('validate and buy responses: what the engine needs is required, the rest lenient', (t) => {
-  const validated = validateResponseSchema.parse({ message: 'Validation passed', terms: 't', data: [{ price: { monthlyRate: '123.45', currency: 'AUD', productType: 'MVE' }, serviceName: 'x', productType: 'MVE', productUid: 'u', more: 1 }] });
+  const validated = validateResponseSchema.parse({
+    message: 'Validation passed',
+    terms: 't',
+    data: [
+      {
+        price: { monthlyRate: '123.45', currency: 'AUD', productType: 'MVE' },
+        serviceName: 'x',
+        productType: 'MVE',
+        productUid: 'u',
+        more: 1,
+      },
+    ],
+  });
   t.is(validated.data[0]!.price.monthlyRate, 123.45);
-  t.false(validateResponseSchema.safeParse({ message: 'Validation passed', data: [{ price: { currency: 'AUD' } }] }).success);
-  const bought = buyResponseSchema.parse({ message: 'created', data: [{ technicalServiceUid: '3f1c2a9e-7b4d-4e8f-9a6b-2c5d8e1f0a3b', provisioningStatus: 'DEPLOYABLE', contractTermMonths: 12, serviceName: null }] });
+  t.false(
+    validateResponseSchema.safeParse({ message: 'Validation passed', data: [{ price: { currency: 'AUD' } }] }).success,
+  );
+  const bought = buyResponseSchema.parse({
+    message: 'created',
+    data: [
+      {
+        technicalServiceUid: '3f1c2a9e-7b4d-4e8f-9a6b-2c5d8e1f0a3b',
+        provisioningStatus: 'DEPLOYABLE',
+        contractTermMonths: 12,
+        serviceName: null,
+      },
+    ],
+  });
   t.is(bought.data[0]!.provisioningStatus, 'DEPLOYABLE');
   t.false(buyResponseSchema.safeParse({ data: [{ provisioningStatus: 'DEPLOYABLE' }] }).success);
 });
 
 test('token, variants and error bodies', (t) => {
-  t.like(tokenResponseSchema.parse({ access_token: 'abc', expires_in: '3600', token_type: 'Bearer', scope: 'x' }), { access_token: 'abc', expires_in: 3600 });
+  t.like(tokenResponseSchema.parse({ access_token: 'abc', expires_in: '3600', token_type: 'Bearer', scope: 'x' }), {
+    access_token: 'abc',
+    expires_in: 3600,
+  });
   t.false(tokenResponseSchema.safeParse({ access_token: '', expires_in: 1 }).success);
   t.true(variantsResponseSchema.safeParse([{ anything: 1 }]).success);
   t.true(variantsResponseSchema.safeParse({ data: { sizes: [] } }).success);
-  t.like(apiErrorBodySchema.parse({ message: 'Bad', data: { field: 'term' }, trace_id: 1234 }), { message: 'Bad', trace_id: '1234' });
-  t.like(apiErrorBodySchema.parse({ message: 42, trace_id: null, other: true }), { message: undefined, trace_id: undefined });
+  t.like(apiErrorBodySchema.parse({ message: 'Bad', data: { field: 'term' }, trace_id: 1234 }), {
+    message: 'Bad',
+    trace_id: '1234',
+  });
+  t.like(apiErrorBodySchema.parse({ message: 42, trace_id: null, other: true }), {
+    message: undefined,
+    trace_id: undefined,
+  });
 });
 
 const order = {

@@ -6,11 +6,24 @@ import { validRequest } from './helpers/fixtures.js';
 const vnics = (count: number) => Array.from({ length: count }, (_, index) => ({ description: `nic ${index}` }));
 
 const STATED: Record<KindId, { min: number; max: number }> = {
-  K1: { min: 1, max: 5 }, K2: { min: 1, max: 1 }, K3: { min: 2, max: 5 }, K4: { min: 1, max: 5 },
-  K5: { min: 1, max: 1 }, K6: { min: 4, max: 5 }, K7: { min: 2, max: 2 }, K8: { min: 1, max: 5 },
-  K9: { min: 1, max: 5 }, K10: { min: 3, max: 5 }, K11: { min: 2, max: 5 }, K12: { min: 1, max: 5 },
-  K13: { min: 2, max: 5 }, K14: { min: 1, max: 5 }, K15A: { min: 4, max: 5 }, K15B: { min: 3, max: 5 },
-  K16: { min: 2, max: 5 }, K17: { min: 1, max: 5 },
+  K1: { min: 1, max: 5 },
+  K2: { min: 1, max: 1 },
+  K3: { min: 2, max: 5 },
+  K4: { min: 1, max: 5 },
+  K5: { min: 1, max: 1 },
+  K6: { min: 4, max: 5 },
+  K7: { min: 2, max: 2 },
+  K8: { min: 1, max: 5 },
+  K9: { min: 1, max: 5 },
+  K10: { min: 3, max: 5 },
+  K11: { min: 2, max: 5 },
+  K12: { min: 1, max: 5 },
+  K13: { min: 2, max: 5 },
+  K14: { min: 1, max: 5 },
+  K15A: { min: 4, max: 5 },
+  K15B: { min: 3, max: 5 },
+  K16: { min: 2, max: 5 },
+  K17: { min: 1, max: 5 },
 };
 
 for (const kind of KIND_IDS) {
@@ -22,7 +35,10 @@ for (const kind of KIND_IDS) {
   if (min > 1) {
     test(`${kind} refuses ${min - 1} vNICs (minimum ${min})`, (t) => {
       const result = checkOrderRequest(validRequest(kind, { vnics: vnics(min - 1) }));
-      t.deepEqual(result.errors.map((error) => [error.path, error.rule]), [['vnics', 'vnics-min']]);
+      t.deepEqual(
+        result.errors.map((error) => [error.path, error.rule]),
+        [['vnics', 'vnics-min']],
+      );
       t.regex(result.errors[0]!.message, new RegExp(`at least ${min} vNICs; ${min - 1} given`));
     });
   }
@@ -31,7 +47,10 @@ for (const kind of KIND_IDS) {
     t.false(result.ok);
     // Above 5 the request's own shape refuses it; below, the kind's maximum does.
     const expected = max === 5 ? ['vnics', 'count'] : ['vnics', 'vnics-max'];
-    t.true(result.errors.some((error) => error.path === expected[0] && error.rule === expected[1]), JSON.stringify(result.errors));
+    t.true(
+      result.errors.some((error) => error.path === expected[0] && error.rule === expected[1]),
+      JSON.stringify(result.errors),
+    );
   });
   test(`${kind} with vnics omitted is valid and warns that the API allocates the minimum`, (t) => {
     const request = validRequest(kind);
@@ -55,13 +74,22 @@ test('K14 minimum is not stated by the spec: 1 is assumed and the warning says s
 
 test('an empty vnics array is refused: omit it instead', (t) => {
   const result = checkOrderRequest(validRequest('K9', { vnics: [] }));
-  t.deepEqual(result.errors.map((error) => [error.path, error.rule]), [['vnics', 'count']]);
+  t.deepEqual(
+    result.errors.map((error) => [error.path, error.rule]),
+    [['vnics', 'count']],
+  );
   t.regex(result.errors[0]!.message, /omit vnics/);
 });
 
 test('a vNIC takes only a string description', (t) => {
   const result = checkOrderRequest(validRequest('K9', { vnics: [{ description: 7 }, { name: 'x' }] }));
-  t.deepEqual(result.errors.map((error) => [error.path, error.rule]), [['vnics.0.description', 'type'], ['vnics.1.name', 'unknown-field']]);
+  t.deepEqual(
+    result.errors.map((error) => [error.path, error.rule]),
+    [
+      ['vnics.0.description', 'type'],
+      ['vnics.1.name', 'unknown-field'],
+    ],
+  );
 });
 
 const SIZE_RULES: Record<string, { accepted: string[]; refused: string[] }> = {
@@ -71,7 +99,9 @@ const SIZE_RULES: Record<string, { accepted: string[]; refused: string[] }> = {
   K9: { accepted: [...SIZE_LABELS], refused: [] },
 };
 
-for (const [kind, { accepted, refused }] of Object.entries(SIZE_RULES) as Array<[KindId, { accepted: string[]; refused: string[] }]>) {
+for (const [kind, { accepted, refused }] of Object.entries(SIZE_RULES) as Array<
+  [KindId, { accepted: string[]; refused: string[] }]
+>) {
   for (const size of accepted) {
     test(`${kind} accepts size ${size}`, (t) => {
       t.deepEqual(checkOrderRequest(validRequest(kind, { size })).errors, []);
@@ -80,7 +110,10 @@ for (const [kind, { accepted, refused }] of Object.entries(SIZE_RULES) as Array<
   for (const size of refused) {
     test(`${kind} refuses size ${size}`, (t) => {
       const result = checkOrderRequest(validRequest(kind, { size }));
-      t.deepEqual(result.errors.map((error) => [error.path, error.rule]), [['size', 'size-not-for-kind']]);
+      t.deepEqual(
+        result.errors.map((error) => [error.path, error.rule]),
+        [['size', 'size-not-for-kind']],
+      );
     });
   }
 }
@@ -89,5 +122,8 @@ test('a legacy productSize the kind refuses is reported on productSize', (t) => 
   const request = validRequest('K6', { productSize: 'SMALL' });
   delete request['size'];
   const result = checkOrderRequest(request);
-  t.deepEqual(result.errors.map((error) => [error.path, error.rule]), [['productSize', 'size-not-for-kind']]);
+  t.deepEqual(
+    result.errors.map((error) => [error.path, error.rule]),
+    [['productSize', 'size-not-for-kind']],
+  );
 });

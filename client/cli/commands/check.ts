@@ -1,7 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { checkOrderRequest, kindMapFromEnv, loadKindMap, type Issue, type KindMap, type RequestCheck } from '../../../domain/index.js';
-import { imagesResponseSchema, locationsResponseSchema, type ImageGroup, type Location } from '../../../schemas/index.js';
+import {
+  checkOrderRequest,
+  kindMapFromEnv,
+  loadKindMap,
+  type Issue,
+  type KindMap,
+  type RequestCheck,
+} from '../../../domain/index.js';
+import {
+  imagesResponseSchema,
+  locationsResponseSchema,
+  type ImageGroup,
+  type Location,
+} from '../../../schemas/index.js';
 
 interface CheckOptions {
   images?: string;
@@ -46,14 +58,18 @@ async function readJson(file: string, what: string): Promise<unknown> {
   try {
     text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
   } catch (error) {
-    throw new UnusableInput(`cannot read the ${what} ${file === '-' ? 'from standard input' : file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UnusableInput(
+      `cannot read the ${what} ${file === '-' ? 'from standard input' : file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   try {
     return JSON.parse(text);
   } catch (error) {
     // JSON.parse quotes the input around the fault, which could be a secret: only the position is kept.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new UnusableInput(`the ${what} ${file === '-' ? 'on standard input' : file} is not valid JSON${position ? ` (at character ${position})` : ''}`);
+    throw new UnusableInput(
+      `the ${what} ${file === '-' ? 'on standard input' : file} is not valid JSON${position ? ` (at character ${position})` : ''}`,
+    );
   }
 }
 
@@ -65,13 +81,15 @@ async function readStdin(): Promise<string> {
 
 async function readImages(file: string): Promise<ImageGroup[]> {
   const parsed = imagesResponseSchema.safeParse(await readJson(file, 'images catalog'));
-  if (!parsed.success) throw new UnusableInput(`${file} is not an images response body (${describeZod(parsed.error.issues)})`);
+  if (!parsed.success)
+    throw new UnusableInput(`${file} is not an images response body (${describeZod(parsed.error.issues)})`);
   return parsed.data.data.mveImages;
 }
 
 async function readLocations(file: string): Promise<Location[]> {
   const parsed = locationsResponseSchema.safeParse(await readJson(file, 'locations catalog'));
-  if (!parsed.success) throw new UnusableInput(`${file} is not a locations response body (${describeZod(parsed.error.issues)})`);
+  if (!parsed.success)
+    throw new UnusableInput(`${file} is not a locations response body (${describeZod(parsed.error.issues)})`);
   return parsed.data;
 }
 
@@ -84,7 +102,10 @@ function readKindMap(file: string | undefined): KindMap {
 }
 
 function describeZod(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues.slice(0, 3).map((entry) => `${entry.path.map(String).join('.') || '(body)'}: ${entry.message}`).join('; ');
+  return issues
+    .slice(0, 3)
+    .map((entry) => `${entry.path.map(String).join('.') || '(body)'}: ${entry.message}`)
+    .join('; ');
 }
 
 function jsonReport(result: RequestCheck): string {

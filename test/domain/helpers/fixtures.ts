@@ -2,7 +2,8 @@
 import { APPLIANCE_KINDS, type KindId } from '../../../domain/index.js';
 import { openSshKey, rfc4716Key } from './ssh-keys.js';
 
-export const SHA512_CRYPT = '$6$Qx7mP2vLk9sT4wZr$D/n/9SN8yfg7qUwekZmAtlgtjwOnYGoAv6q0ba.Z6kdckje24zXQsTobDwrEt6tQR.pCWxdJFqME/f801556k1';
+export const SHA512_CRYPT =
+  '$6$Qx7mP2vLk9sT4wZr$D/n/9SN8yfg7qUwekZmAtlgtjwOnYGoAv6q0ba.Z6kdckje24zXQsTobDwrEt6tQR.pCWxdJFqME/f801556k1';
 export const SHA256_CRYPT = '$5$Ab3dE6gH9jK2mN5p$GDZVoSOn7FknW5acH6Zq4W2SaEoUtB1w0h8Ezp9Arc.';
 export const BCRYPT = '$2y$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW';
 export const SHA512_HEX = 'ab'.repeat(64);
@@ -42,11 +43,20 @@ export function validVendorConfig(kind: KindId): Record<string, unknown> {
       return { adminPasswordHash: SHA1_HEX, licenseData: 'ABCD1234EFGH5678' };
     case 'K15A':
     case 'K15B':
-      return { ionKey: '0123456789-abcdef01-2345-6789-abcd-ef0123456789', secretKey: '0123456789abcdef0123456789abcdef01234567' };
+      return {
+        ionKey: '0123456789-abcdef01-2345-6789-abcd-ef0123456789',
+        secretKey: '0123456789abcdef0123456789abcdef01234567',
+      };
     case 'K16':
       return { sshPublicKey: rsa, adminPasswordHash: SHA256_CRYPT };
     case 'K17':
-      return { directorAddress: 'director.example.net', controllerAddress: '203.0.113.10', localAuth: 'branch-01', remoteAuth: 'controller@example.net', serialNumber: 'SN-0001' };
+      return {
+        directorAddress: 'director.example.net',
+        controllerAddress: '203.0.113.10',
+        localAuth: 'branch-01',
+        remoteAuth: 'controller@example.net',
+        serialNumber: 'SN-0001',
+      };
   }
 }
 

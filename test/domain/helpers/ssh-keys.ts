@@ -25,7 +25,11 @@ function generateBlob(type: TestKeyType): Buffer {
   if (type === 'ecdsa') {
     const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
     const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
-    return Buffer.concat([sshString(Buffer.from('ecdsa-sha2-nistp256')), sshString(Buffer.from('nistp256')), sshString(point)]);
+    return Buffer.concat([
+      sshString(Buffer.from('ecdsa-sha2-nistp256')),
+      sshString(Buffer.from('nistp256')),
+      sshString(point),
+    ]);
   }
   const modulusLength = Number(type.slice(3));
   const jwk = generateKeyPairSync('rsa', { modulusLength }).publicKey.export({ format: 'jwk' });
@@ -57,6 +61,10 @@ export function openSshKey(type: TestKeyType, comment = 'ops@example.com'): stri
 }
 
 export function rfc4716Key(type: TestKeyType, comment = 'ops@example.com'): string {
-  const body = keyBlob(type).toString('base64').match(/.{1,70}/g)!;
-  return ['---- BEGIN SSH2 PUBLIC KEY ----', `Comment: "${comment}"`, ...body, '---- END SSH2 PUBLIC KEY ----'].join('\n');
+  const body = keyBlob(type)
+    .toString('base64')
+    .match(/.{1,70}/g)!;
+  return ['---- BEGIN SSH2 PUBLIC KEY ----', `Comment: "${comment}"`, ...body, '---- END SSH2 PUBLIC KEY ----'].join(
+    '\n',
+  );
 }
