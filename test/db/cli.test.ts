@@ -5,7 +5,7 @@ import { usePostgres } from '../helpers/postgres.js';
 const postgres = usePostgres(test);
 
 // Serial: each test spawns the real binary several times, and the machine is shared.
-// The commands spawn the real binary; a missing DATABASE_URL must not leak in from the test's own env.
+// Where a test means "no URL", it blanks DATABASE_URL so none leaks in from the test's own environment.
 const noDatabaseUrl = { DATABASE_URL: '' };
 
 test.serial('migrate applies pending migrations, then says the database is up to date', async (t) => {

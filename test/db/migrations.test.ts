@@ -24,7 +24,10 @@ test('migrations apply on an empty database, and a second run is a no-op', async
   const first = await runMigrations(sql);
   t.deepEqual(first.applied.map((m) => m.name), files.map((m) => m.name));
   t.is(first.alreadyApplied, 0);
-  t.deepEqual(await tablesOf(sql), ['approvals', 'approvers', 'buy_attempts', 'order_events', 'orders', 'schema_migrations']);
+  const tables = await tablesOf(sql);
+  for (const table of ['orders', 'order_events', 'approvals', 'approvers', 'buy_attempts', 'schema_migrations']) {
+    t.true(tables.includes(table), `table ${table} exists`);
+  }
 
   const second = await runMigrations(sql);
   t.deepEqual(second, { applied: [], alreadyApplied: files.length });
