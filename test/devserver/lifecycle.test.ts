@@ -1,0 +1,163 @@
+/**
+ * Workflow ids and runs (reuse and conflict policies, request-id dedupe, timeouts), visibility by custom
+ * search attribute, time skipping, and a worker replaced mid-workflow.
+ */
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, TimeoutFailure } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import * as activities from './fixtures/activities.js';
+import { assertReplays, eventTypes, startSuite, uniqueId, workflowsPath } from './support.js';
+import type { Suite } from './support.js';
+
+let suite: Suite;
+test.before(async () => {
+  suite = await startSuite('devserver-lifecycle');
+  await suite.temporal.addSearchAttributes({ OrderStatus: 'Keyword', OrderAmount: 'Int' });
+});
+test.after.always(async () => {
+  await suite?.stop();
+});
+
+/** Time skipping needs the devserver (or another server with a TestService). */
+const timeSkippingTest = process.env.TEMPORAL_ADDRESS ? test.skip : test;
+
+const start = (workflowType: string, workflowId: string, args: unknown[] = [], extra: object = {}) =>
+  suite.client.workflow.start(workflowType, { taskQueue: suite.taskQueue, workflowId, args, ...extra });
+
+test('a second start of a running workflow id fails, unless the conflict policy says otherwise', async (t) => {
+  const id = uniqueId('conflict');
+  const first = await start('waitForeverWorkflow', id);
+  await t.throwsAsync(start('waitForeverWorkflow', id), { instanceOf: WorkflowExecutionAlreadyStartedError });
+  const existing = await start('waitForeverWorkflow', id, [], { workflowIdConflictPolicy: 'USE_EXISTING' });
+  t.is(existing.firstExecutionRunId, first.firstExecutionRunId);
+  const replacing = await start('waitForeverWorkflow', id, [], { workflowIdConflictPolicy: 'TERMINATE_EXISTING' });
+  t.not(replacing.firstExecutionRunId, first.firstExecutionRunId);
+  t.is((await suite.client.workflow.getHandle(id, first.firstExecutionRunId).describe()).status.name, 'TERMINATED');
+  t.is((await replacing.describe()).status.name, 'RUNNING');
+  await replacing.terminate('test over');
+});
+
+test('the id reuse policy decides whether a closed workflow id may start again', async (t) => {
+  const completed = uniqueId('reuse-completed');
+  await suite.client.workflow.execute('greetWorkflow', { taskQueue: suite.taskQueue, workflowId: completed, args: ['a'] });
+  await t.throwsAsync(start('greetWorkflow', completed, ['b'], { workflowIdReusePolicy: 'REJECT_DUPLICATE' }), { instanceOf: WorkflowExecutionAlreadyStartedError });
+  await t.throwsAsync(start('greetWorkflow', completed, ['b'], { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }), { instanceOf: WorkflowExecutionAlreadyStartedError });
+  const again = await start('greetWorkflow', completed, ['c']); // ALLOW_DUPLICATE is the default
+  t.is(await again.result(), 'Hello, c!');
+
+  const failed = uniqueId('reuse-failed');
+  await t.throwsAsync(suite.client.workflow.execute('failingWorkflow', { taskQueue: suite.taskQueue, workflowId: failed }), { instanceOf: WorkflowFailedError });
+  const retried = await start('greetWorkflow', failed, ['d'], { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' });
+  t.is(await retried.result(), 'Hello, d!');
+  await assertReplays(t, suite, [completed, failed]);
+});
+
+test('a start repeated with the same request id returns the same run', async (t) => {
+  const id = uniqueId('request-id');
+  const request = {
+    namespace: suite.temporal.namespace,
+    workflowId: id,
+    workflowType: { name: 'waitForeverWorkflow' },
+    taskQueue: { name: suite.taskQueue },
+    requestId: randomUUID(),
+    identity: 'devserver-test',
+  };
+  const first = await suite.client.workflowService.startWorkflowExecution(request);
+  const second = await suite.client.workflowService.startWorkflowExecution(request);
+  t.is(second.runId, first.runId);
+  await suite.client.workflow.getHandle(id).terminate('test over');
+});
+
+test('a run timeout ends the workflow TimedOut', async (t) => {
+  const id = uniqueId('run-timeout');
+  const handle = await start('waitForeverWorkflow', id, [], { workflowRunTimeout: '2s' });
+  const error = await t.throwsAsync(handle.result(), { instanceOf: WorkflowFailedError });
+  t.true(error!.cause instanceof TimeoutFailure);
+  t.is((await handle.describe()).status.name, 'TIMED_OUT');
+});
+
+test('workflows can be listed and counted by a custom search attribute', async (t) => {
+  const amount = defineSearchAttributeKey('OrderAmount', SearchAttributeType.INT);
+  const prefix = uniqueId('sa');
+  const specs = [
+    ['approved', 100],
+    ['approved', 20],
+    ['rejected', 300],
+  ] as const;
+  const handles = await Promise.all(
+    specs.map(([status, value], i) =>
+      start('searchAttributeWorkflow', `${prefix}-${i}`, [status], { typedSearchAttributes: [{ key: amount, value }] }),
+    ),
+  );
+  // the workflow upserts OrderStatus in its first task
+  for (const handle of handles) {
+    for (let i = 0; i < 100 && !(await handle.describe()).typedSearchAttributes.get(defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD)); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const query = `WorkflowId STARTS_WITH '${prefix}' AND OrderStatus = 'approved' AND OrderAmount > 50`;
+  const listed = [];
+  for await (const execution of suite.client.workflow.list({ query })) listed.push(execution.workflowId);
+  t.deepEqual(listed, [`${prefix}-0`]);
+  const approved = await suite.client.workflow.count(`OrderStatus = 'approved' AND WorkflowId STARTS_WITH '${prefix}'`);
+  t.is(approved.count, 2);
+  const byAmount = [];
+  for await (const execution of suite.client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}' ORDER BY OrderAmount DESC` })) byAmount.push(execution.workflowId);
+  t.deepEqual(byAmount, [`${prefix}-2`, `${prefix}-0`, `${prefix}-1`]);
+  await Promise.all(handles.map((handle) => handle.terminate('test over')));
+});
+
+test('an unregistered search attribute is refused at start', async (t) => {
+  const unknown = defineSearchAttributeKey('NoSuchAttribute', SearchAttributeType.KEYWORD);
+  const error = await t.throwsAsync(start('greetWorkflow', uniqueId('sa-unknown'), ['x'], { typedSearchAttributes: [{ key: unknown, value: 'x' }] }));
+  t.regex((error!.cause as Error).message, /INVALID_ARGUMENT: search attribute NoSuchAttribute is not registered/);
+});
+
+timeSkippingTest('a 30-day timer completes at once under time skipping', async (t) => {
+  const id = uniqueId('timer-30d');
+  const thirtyDays = 30 * 24 * 3600_000;
+  const startedAt = Date.now();
+  const result = await suite.client.workflow.execute('timerWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [thirtyDays] });
+  const wallMs = Date.now() - startedAt;
+  t.true((result as { workflowClockAdvancedMs: number }).workflowClockAdvancedMs >= thirtyDays);
+  t.true(wallMs < 5000, `took ${wallMs} ms of real time`);
+  t.deepEqual((await eventTypes(suite.client, id)).filter((type) => type.startsWith('TIMER')), ['TIMER_STARTED', 'TIMER_FIRED']);
+  await assertReplays(t, suite, [id]);
+});
+
+timeSkippingTest('env.sleep moves server time and fires the timers it passes', async (t) => {
+  const id = uniqueId('env-sleep');
+  const before = await suite.temporal.env.currentTimeMs();
+  const handle = await start('timerWorkflow', id, [3600_000]);
+  await suite.temporal.env.sleep(2 * 3600_000);
+  t.true((await suite.temporal.env.currentTimeMs()) - before >= 2 * 3600_000);
+  t.is((await handle.describe()).status.name, 'COMPLETED');
+});
+
+test('a real-time timer fires', async (t) => {
+  const id = uniqueId('timer');
+  const result = await suite.client.workflow.execute('timerWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [300] });
+  t.true((result as { workflowClockAdvancedMs: number }).workflowClockAdvancedMs >= 300);
+  await assertReplays(t, suite, [id]);
+});
+
+test('a worker shut down mid-workflow is replaced by a new one that finishes it', async (t) => {
+  const taskQueue = uniqueId('restart-queue');
+  const id = uniqueId('restart');
+  const handle = await suite.client.workflow.start('twoStepWorkflow', { taskQueue, workflowId: id, args: ['order'] });
+  const firstWorker = await suite.temporal.createWorker({ taskQueue, workflowsPath, activities });
+  await firstWorker.runUntil(async () => {
+    while (!(await eventTypes(suite.client, id)).includes('ACTIVITY_TASK_COMPLETED')) await new Promise((resolve) => setTimeout(resolve, 20));
+    // let the workflow task that sees the activity result complete before the worker goes away
+    while ((await handle.describe()).raw.pendingWorkflowTask) await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  await handle.signal('proceed');
+  const secondWorker = await suite.temporal.createWorker({ taskQueue, workflowsPath, activities });
+  const result = await secondWorker.runUntil(handle.result());
+  t.deepEqual(result, ['Hello, order step 1!', 'Hello, order step 2!']);
+  const identities = new Set(
+    ((await handle.fetchHistory()).events ?? []).map((e) => e.workflowTaskStartedEventAttributes?.identity).filter(Boolean),
+  );
+  t.true(identities.size >= 1);
+  await assertReplays(t, suite, [id]);
+});
