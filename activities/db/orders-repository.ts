@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type postgres from 'postgres';
 import type { Sql } from './connection.js';
 import { RepositoryError } from './errors.js';
+import { unredactedSecretPath } from './secret-guard.js';
 import {
   toBuyAttempt,
   toEvent,
@@ -75,8 +76,15 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
 
   return {
     recordOrderReceived: (input) =>
-      operation('recordOrderReceived', orderReceivedInput, input, (order) =>
-        sql.begin(async (tx) => {
+      operation('recordOrderReceived', orderReceivedInput, input, (order) => {
+        const leaked = unredactedSecretPath(order.request, 'request');
+        if (leaked) {
+          throw new RepositoryError(
+            'invalid-input',
+            `recordOrderReceived: ${leaked} is not redacted; redact the request before recording it`,
+          );
+        }
+        return sql.begin(async (tx) => {
           const inserted = await tx`
             INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request)
             VALUES (${order.workflowId}, ${order.ticketId}, ${order.environment}, ${order.requestedBy},
@@ -100,8 +108,8 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
             VALUES (${order.workflowId}, 0, NULL, 'RECEIVED', ${order.requestedBy}, 'order received',
                     coalesce(${order.at ?? null}::timestamptz, now()))`;
           return { created: true };
-        }),
-      ),
+        });
+      }),
 
     recordTransition: (input) =>
       operation('recordTransition', transitionInput, input, async (event) => {

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createRepository, type Repository, type Sql } from '../../activities/db/index.js';
+import { redactOrderRequest } from '../../domain/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);
@@ -23,7 +24,7 @@ async function newOrder(overrides: Partial<Parameters<Repository['recordOrderRec
     ticketId: `CHG-${counter}`,
     environment: 'staging' as const,
     requestedBy: 'rita',
-    request: { ticketId: `CHG-${counter}`, vendorConfig: { adminPassword: '[REDACTED]' } },
+    request: redactOrderRequest({ ticketId: `CHG-${counter}`, vendorConfig: { mveLabel: 'fw-1', adminPassword: 'hunter2' } }),
     ...overrides,
   };
   await repo.recordOrderReceived(order);
@@ -44,6 +45,17 @@ test('recording an order twice keeps one order with one "received" event', async
     view!.events.map((e) => [e.sequence, e.from, e.to, e.actor]),
     [[0, null, 'RECEIVED', 'rita']],
   );
+});
+
+test('a request with a secret left in clear is refused, naming the field and not the value', async (t) => {
+  const request = { ticketId: 'CHG-LEAK', mves: [{ vendorConfig: { mveLabel: 'fw-1', adminPassword: 'canary-5ecret' } }] };
+  const error = await t.throwsAsync(
+    repo.recordOrderReceived({ workflowId: 'order-CHG-LEAK', ticketId: 'CHG-LEAK', environment: 'staging', requestedBy: 'rita', request }),
+  );
+  t.is((error as any).kind, 'invalid-input');
+  t.regex(error!.message, /request\.mves\.0\.vendorConfig\.adminPassword is not redacted/);
+  t.notRegex(error!.message, /canary-5ecret/);
+  t.is(await count('orders', 'order-CHG-LEAK'), 0);
 });
 
 test('a workflow id already used by another ticket is refused', async (t) => {
