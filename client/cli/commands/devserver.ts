@@ -1,0 +1,54 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { startDevServer } from '../../../devserver/index.js';
+
+export const DEFAULT_DEVSERVER_PORT = 7233;
+
+export function registerDevserverCommand(program: Command): void {
+  program
+    .command('devserver')
+    .description('Run the embedded Temporal-compatible development server (in memory) until Ctrl-C')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, DEFAULT_DEVSERVER_PORT)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--namespace <name>', 'namespace to register besides "default"', parseNamespace, 'default')
+    .option('--time-skipping', 'virtual clock: jump to the next timer whenever nothing is in flight and a client waits')
+    .option('--log', 'print the server log (unimplemented RPCs, retries, failed workflow tasks)')
+    .action(async (options: { port: number; host: string; namespace: string; timeSkipping?: boolean; log?: boolean }) => {
+      const server = await startDevServer({
+        port: options.port,
+        host: options.host,
+        namespace: options.namespace,
+        timeSkipping: options.timeSkipping ?? false,
+        ...(options.log ? { log: (line: string) => process.stdout.write(`[devserver] ${line}\n`) } : {}),
+      }).catch((error: unknown) => {
+        if (/EADDRINUSE|address already in use/i.test(String(error)))
+          throw new Error(`port ${options.port} is already in use: pass --port with another port (or 0 for any free port)`);
+        throw error;
+      });
+      process.stdout.write(
+        [
+          `Temporal-compatible devserver listening on ${server.address}` + (server.timeSkipping ? ' (time skipping)' : ''),
+          `  namespace ${server.namespace}; state is in memory and is lost when it stops`,
+          `  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}`,
+          'Press Ctrl-C to stop.',
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => void server.close().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      process.stdout.write('devserver stopped\n');
+    });
+}
+
+function parsePort(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  return Number(value);
+}
+
+function parseNamespace(value: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(value))
+    throw new InvalidArgumentError('--namespace must start with a letter or digit and hold only letters, digits, ".", "_" and "-"');
+  return value;
+}
