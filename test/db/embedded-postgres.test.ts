@@ -14,8 +14,12 @@ test('the embedded server starts (as root too), keeps its data across a restart,
   const dataDir = path.join(parent, 'nested', 'postgres');
   const logs: string[] = [];
 
+  const signalHandlers = () => ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'].map((e) => process.listenerCount(e));
+  const handlersBefore = signalHandlers();
   const first = await startEmbeddedPostgres({ dataDir, log: (line) => logs.push(line) });
   t.teardown(() => first.stop());
+  // Shutdown order belongs to the process that started the server: the package's handlers are removed.
+  t.deepEqual(signalHandlers(), handlersBefore);
   t.true(first.initialised);
   t.regex(first.url, /^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/mve_orders$/);
   if (userInfo().uid === 0) {
