@@ -1,13 +1,54 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_SIMULATOR_PORT, DEFAULT_TEMPORAL_PORT, describeDev, devDataDir, startDev } from '../../dev/index.js';
 
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
-    .description('Run the whole engine on one machine with embedded defaults (what `npm start` runs)')
-    .action(() => {
-      process.stdout.write(
-        'mve-orders dev: the engine is not assembled yet; nothing to run.\n' +
-          'Built so far: the command-line skeleton. See the README for what each release adds.\n',
-      );
+    .description('Run the whole engine on one machine with embedded defaults (what `npm start` runs) until Ctrl-C')
+    .option('--temporal-port <port>', 'port of the embedded Temporal server (taken: a free one is used; 0: any)', port('temporal-port'), DEFAULT_TEMPORAL_PORT)
+    .option('--sim-port <port>', 'port of the API simulator (taken: a free one is used; 0: any)', port('sim-port'), DEFAULT_SIMULATOR_PORT)
+    .addHelpText(
+      'after',
+      `
+Starts embedded PostgreSQL (data in .data/postgres, or $MVE_DATA_DIR/postgres), the Temporal devserver, the API
+simulator and a worker; applies migrations; seeds demo approvers into an empty approver table. Set
+DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL (with MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
+MVE_CLIENT_SECRET) to use a real one instead. Other commands find the running dev through .data/dev.json.
+See docs/running.md.`,
+    )
+    .action(async (options: { temporalPort: number; simPort: number }) => {
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      const dev = await startDev({
+        env: process.env,
+        dataDir: devDataDir(process.env),
+        temporalPort: options.temporalPort,
+        simulatorPort: options.simPort,
+        log,
+      });
+      process.stdout.write(describeDev(dev));
+      const reason = await new Promise<string>((resolve) => {
+        const onSignal = (signal: NodeJS.Signals) => {
+          // A second Ctrl-C while shutting down means "now".
+          process.once(signal, () => process.exit(130));
+          resolve(signal);
+        };
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        dev.workerDone.then(
+          () => resolve('the worker stopped'),
+          (error: unknown) => resolve(`the worker failed: ${(error as Error).message}`),
+        );
+      });
+      process.stdout.write(`stopping (${reason}): worker, then the servers\n`);
+      await dev.stop();
+      process.stdout.write('stopped\n');
+      if (!reason.startsWith('SIG')) process.exitCode = 1;
     });
+}
+
+function port(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`--${name} must be a whole number from 0 to 65535`);
+    return Number(value);
+  };
 }

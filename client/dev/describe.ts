@@ -1,0 +1,41 @@
+import { relative } from 'node:path';
+import { redactDatabaseUrl } from '../../activities/db/index.js';
+import { devStatePath } from './state.js';
+import type { DevReport } from './start.js';
+
+/** The start-up summary: where each part listens, what was reused, and how to try it. */
+export function describeDev(report: DevReport): string {
+  const { state, embedded } = report;
+  const show = (path: string) => {
+    const local = relative(process.cwd(), path);
+    return local === '' ? '.' : local.startsWith('..') ? path : local;
+  };
+  const lines = ['mve-orders dev'];
+  for (const moved of report.movedPorts) {
+    lines.push(`  note: port ${moved.preferred} (${moved.what}) is taken by another program; using port ${moved.used} instead`);
+  }
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
+  row('data folder', show(state.dataDir));
+  row('PostgreSQL', `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(state.dataDir)}/postgres)` : ' (DATABASE_URL)'}`);
+  row('Temporal', `${state.temporal.address}${embedded.temporal ? ' (embedded devserver; workflow history is kept in memory, so it starts empty on each run)' : ' (TEMPORAL_ADDRESS)'}`);
+  row('namespace', state.temporal.namespace);
+  row('task queue', report.taskQueue);
+  row('API', `${state.api.baseUrl} (${state.api.environment}${embedded.simulator ? ', simulator' : ', MVE_API_BASE_URL'})`);
+  if (state.api.simulatorUrl) row('simulator', `${state.api.simulatorUrl}/_sim/state (call counts, products, faults)`);
+  if (state.kindMapFile) row('kind map', `${show(state.kindMapFile)} (MVE_KIND_MAP)`);
+  row('codec key', report.codecKeyFromEnvironment ? `${report.codecKeyId} (MVE_CODEC_KEYS)` : `${report.codecKeyId} (${show(state.dataDir)}/codec-key.json)`);
+  row('callbacks', report.callbackSecretFromEnvironment ? 'signed with MVE_CALLBACK_SECRET' : `signed with the secret in ${show(state.dataDir)}/callback-secret`);
+  row(
+    'approvers',
+    report.seededApprovers.length > 0
+      ? `seeded ${report.seededApprovers.map((a) => `${a.id} (${a.roles.join(',')})`).join(', ')}`
+      : 'kept as they are (`mve-orders approvers list`)',
+  );
+  row('state file', `${show(devStatePath(state.dataDir))} (other mve-orders commands read it)`);
+  lines.push(
+    '',
+    'ready: try `npm run demo`, or `mve-orders submit examples/k09-license-file-firewall.json` then `mve-orders status CHG-1009`. Ctrl-C stops.',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,7 @@
+/** Public face of client/dev: `mve-orders dev` (the whole engine on one machine) and the state file it leaves. */
+export { DEFAULT_SIMULATOR_PORT, DEFAULT_TEMPORAL_PORT, startDev } from './start.js';
+export type { DevOptions, DevReport, RunningDev } from './start.js';
+export { describeDev } from './describe.js';
+export { DEMO_APPROVERS } from './approvers.js';
+export { DATA_DIR_VARIABLE, DEFAULT_DATA_DIR, devDataDir, readDevState } from './state.js';
+export type { DevState, DevStateLookup } from './state.js';

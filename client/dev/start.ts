@@ -1,0 +1,183 @@
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createRepository, openDatabase, runMigrations, startEmbeddedPostgres } from '../../activities/db/index.js';
+import { resolveKeyring } from '../../codec/index.js';
+import { loadTemporalConfig, orderTaskQueue } from '../../config/temporal.js';
+import { startDevServer } from '../../devserver/index.js';
+import { startSimulator } from '../../sim/index.js';
+import { runWorker } from '../../worker/index.js';
+import { DEMO_APPROVERS, seedDemoApprovers } from './approvers.js';
+import { loadOrCreateCallbackSecret } from './callback-secret.js';
+import { writeSimKindMap } from './kind-map.js';
+import { preferredOrFree } from './ports.js';
+import { readDevState, removeDevState, writeDevState, type DevState } from './state.js';
+
+export const DEFAULT_TEMPORAL_PORT = 7233;
+export const DEFAULT_SIMULATOR_PORT = 4010;
+const HOST = '127.0.0.1';
+
+export interface DevOptions {
+  env: NodeJS.ProcessEnv;
+  dataDir: string;
+  /** Preferred ports of the embedded servers; when taken, a free port is used and reported. 0: any free port. */
+  temporalPort: number;
+  simulatorPort: number;
+  log: (line: string) => void;
+}
+
+/** What dev started, and what it reused from the environment, for the start-up summary. */
+export interface DevReport {
+  state: DevState;
+  taskQueue: string;
+  embedded: { postgres: boolean; temporal: boolean; simulator: boolean };
+  /** Preferred ports found taken, and the ports used instead. */
+  movedPorts: Array<{ what: string; preferred: number; used: number }>;
+  codecKeyId: string;
+  codecKeyFromEnvironment: boolean;
+  callbackSecretFromEnvironment: boolean;
+  seededApprovers: ReadonlyArray<{ id: string; roles: readonly string[] }>;
+}
+
+export interface RunningDev extends DevReport {
+  /** Resolves when the worker stops on its own (a fatal worker error). */
+  workerDone: Promise<void>;
+  /** Stops the worker first (letting running tasks finish), then the servers; removes the state file. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole engine on one machine: embedded PostgreSQL (migrated, demo approvers seeded when none exist), the
+ * devserver, the API simulator and a worker holding the simulator's staging key. DATABASE_URL,
+ * TEMPORAL_ADDRESS and MVE_API_BASE_URL each replace the embedded part they name.
+ */
+export async function startDev(options: DevOptions): Promise<RunningDev> {
+  const { env, dataDir, log } = options;
+  const running = await readDevState(dataDir);
+  if (running.found) {
+    throw new Error(`mve-orders dev is already running on ${dataDir} (pid ${running.state.pid}); stop it first, or set MVE_DATA_DIR to another folder`);
+  }
+  await prepareDataDir(dataDir);
+  const temporalConfig = loadTemporalConfig(env);
+  const keyring = await resolveKeyring({ env, devDataDir: dataDir });
+  const callbackSecret = env['MVE_CALLBACK_SECRET'] || (await loadOrCreateCallbackSecret(dataDir));
+
+  // Everything started is stopped in reverse order, on failure half-way as on a normal stop.
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) {
+      await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
+    }
+  };
+  const movedPorts: DevReport['movedPorts'] = [];
+  try {
+    const databaseUrl = await (async () => {
+      if (env['DATABASE_URL']) return env['DATABASE_URL'];
+      const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
+      stops.push(() => postgres.stop());
+      return postgres.url;
+    })();
+    const seededApprovers = await prepareDatabase(databaseUrl);
+
+    const temporalAddress = await (async () => {
+      if (temporalConfig.address) return temporalConfig.address;
+      const { port, taken } = await preferredOrFree(options.temporalPort, HOST);
+      const server = await startDevServer({ port, host: HOST, namespace: temporalConfig.namespace, log: (line) => log(`[temporal] ${line}`) });
+      stops.push(() => server.close());
+      if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });
+      return server.address;
+    })();
+
+    let simulatorUrl: string | undefined;
+    let kindMapFile = env['MVE_KIND_MAP'] || undefined;
+    const apiEnv = await (async (): Promise<NodeJS.ProcessEnv> => {
+      if (env['MVE_API_BASE_URL']) return {};
+      const { port, taken } = await preferredOrFree(options.simulatorPort, HOST);
+      const sim = await startSimulator({ port, host: HOST });
+      stops.push(() => sim.close());
+      if (taken) movedPorts.push({ what: 'API simulator', preferred: options.simulatorPort, used: Number(new URL(sim.url).port) });
+      simulatorUrl = sim.url;
+      kindMapFile ??= await writeSimKindMap(dataDir);
+      return {
+        MVE_API_BASE_URL: sim.baseUrl,
+        MVE_AUTH_URL: sim.authUrl,
+        MVE_ENVIRONMENT: sim.environment,
+        MVE_CLIENT_ID: sim.clientId,
+        MVE_CLIENT_SECRET: sim.clientSecret,
+      };
+    })();
+
+    installQuietRuntime();
+    const workerEnv: NodeJS.ProcessEnv = {
+      ...env,
+      ...apiEnv,
+      MVE_CALLBACK_SECRET: callbackSecret,
+      ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
+    };
+    const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, log: (line) => log(`[worker] ${line}`) });
+    stops.push(() => worker.shutdown());
+
+    const environment = worker.dependencies.environment;
+    const state: DevState = {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      dataDir,
+      temporal: { address: temporalAddress, namespace: temporalConfig.namespace, taskQueue: temporalConfig.taskQueue },
+      databaseUrl,
+      api: { environment, baseUrl: workerEnv['MVE_API_BASE_URL']!, ...(simulatorUrl ? { simulatorUrl } : {}) },
+      ...(kindMapFile ? { kindMapFile } : {}),
+      ...(env['MVE_APPROVAL_POLICY_FILE'] ? { approvalPolicyFile: env['MVE_APPROVAL_POLICY_FILE'] } : {}),
+    };
+    await writeDevState(state);
+    stops.push(() => removeDevState(dataDir));
+
+    return {
+      state,
+      taskQueue: orderTaskQueue(temporalConfig.taskQueue, environment),
+      embedded: { postgres: !env['DATABASE_URL'], temporal: !temporalConfig.address, simulator: simulatorUrl !== undefined },
+      movedPorts,
+      codecKeyId: keyring.currentKeyId,
+      codecKeyFromEnvironment: Boolean(env['MVE_CODEC_KEYS']?.trim()),
+      callbackSecretFromEnvironment: Boolean(env['MVE_CALLBACK_SECRET']),
+      seededApprovers,
+      workerDone: worker.done,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/**
+ * Private to this account, except that as root the folder must also let the postgres account (PostgreSQL
+ * refuses to run as root) pass through to its cluster in `postgres/`: execute without read, so the key
+ * files beside it (mode 0600) stay unreadable and unlisted.
+ */
+async function prepareDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (userInfo().uid !== 0) return;
+  const { mode } = await stat(dataDir);
+  if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o777) | 0o001);
+}
+
+/** Migrations applied, demo approvers added to an empty directory. */
+async function prepareDatabase(url: string): Promise<typeof DEMO_APPROVERS | []> {
+  const sql = await openDatabase(url, { maxConnections: 1 });
+  try {
+    await runMigrations(sql);
+    return await seedDemoApprovers(createRepository(sql));
+  } finally {
+    await sql.end();
+  }
+}
+
+/** The SDK's core runtime logs every worker state change at INFO; dev shows warnings and errors only. */
+function installQuietRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // a runtime is already installed in this process: keep it
+  }
+}
