@@ -1,0 +1,97 @@
+/**
+ * Devserver figures with the real SDK client and worker on loopback: workflows per second and start-to-result
+ * latency (p50/p99) of a one-activity workflow at 1, 10 and 100 concurrent starts, and the server's heap per
+ * 1,000 open workflows.
+ * Run: npm run bench:devserver   (node --expose-gc --import tsx bench/devserver.ts)
+ */
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { startDevServer } from '../devserver/index.js';
+
+const TASK_QUEUE = 'bench-devserver';
+const RUNS: { concurrency: number; workflows: number }[] = [
+  { concurrency: 1, workflows: 100 },
+  { concurrency: 10, workflows: 500 },
+  { concurrency: 100, workflows: 1000 },
+];
+const OPEN_WORKFLOWS = 1000;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function throughput(client: Client, concurrency: number, total: number, label: string) {
+  const latencies: number[] = [];
+  let next = 0;
+  const startedAt = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        const t0 = performance.now();
+        await client.workflow.execute('oneActivityWorkflow', { taskQueue: TASK_QUEUE, workflowId: `${label}-${i}`, args: ['x'] });
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - startedAt) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { concurrency, workflows: total, perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with node --expose-gc (npm run bench:devserver does)');
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  const server = await startDevServer({ port: 0 });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: fileURLToPath(new URL('./fixtures/devserver-workflows.ts', import.meta.url)),
+    logger: new DefaultLogger('ERROR'),
+  });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle,
+    activities: { echo: async (text: string) => text },
+  });
+  const running = worker.run();
+
+  await throughput(client, 10, 50, 'warmup');
+  const rows = [];
+  for (const run of RUNS) rows.push(await throughput(client, run.concurrency, run.workflows, `c${run.concurrency}`));
+
+  // open workflows: each has run its first workflow task and waits for a signal
+  const before = heapAfterGc();
+  const handles = [];
+  for (let i = 0; i < OPEN_WORKFLOWS; i += 100) {
+    handles.push(...(await Promise.all(Array.from({ length: 100 }, (_, j) => client.workflow.start('openWorkflow', { taskQueue: TASK_QUEUE, workflowId: `open-${i + j}` })))));
+  }
+  while ((await client.workflow.count(`WorkflowType = 'openWorkflow' AND ExecutionStatus = 'Running'`)).count < OPEN_WORKFLOWS) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 1000)); // let the first workflow tasks complete
+  const after = heapAfterGc();
+
+  console.log('devserver benchmark: one-activity workflow, SDK 1.24 client + worker in this process, loopback');
+  console.log('concurrency  workflows  workflows/s   p50 ms   p99 ms');
+  for (const r of rows)
+    console.log(`${String(r.concurrency).padStart(11)}  ${String(r.workflows).padStart(9)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}`);
+  console.log(`server heap per 1,000 open workflows: ${((after - before) / 1024 / 1024 / (OPEN_WORKFLOWS / 1000)).toFixed(1)} MiB (heap used after GC, ${OPEN_WORKFLOWS} open workflows)`);
+
+  await Promise.all(handles.map((h) => h.terminate('benchmark over')));
+  worker.shutdown();
+  await running;
+  await connection.close();
+  await nativeConnection.close();
+  await server.close();
+}
+
+await main();
