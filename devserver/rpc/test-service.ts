@@ -25,15 +25,15 @@ export function testServiceHandlers(ctx: EngineContext): ServiceHandlers {
     GetCurrentTime: () => ({ time: msToTimestamp(ctx.clock.now()) }),
     Sleep: async (req: Req<'SleepRequest'>) => (await sleepUntil(ctx, ctx.clock.now() + durationToMs(req.duration)), {}),
     SleepUntil: async (req: Req<'SleepUntilRequest'>) => (await sleepUntil(ctx, timestampToMs(req.timestamp)), {}),
-    // as in the Java test server: unlocked for the duration of the sleep, locked again after it
-    UnlockTimeSkippingWithSleep: async (req: Req<'SleepRequest'>) => {
-      unlock();
-      try {
-        await sleepUntil(ctx, ctx.clock.now() + durationToMs(req.duration));
-      } finally {
-        ctx.timeSkippingLocks++;
-      }
-      return {};
-    },
+    // As in the Java test server: unlocked for the duration of the sleep, locked again by a timer at its end.
+    // Being a timer, the end is a deadline like any other: automatic skipping stops there and goes no further.
+    UnlockTimeSkippingWithSleep: (req: Req<'SleepRequest'>) =>
+      new Promise<object>((resolve) => {
+        ctx.clock.after(durationToMs(req.duration), () => {
+          ctx.timeSkippingLocks++;
+          resolve({});
+        });
+        unlock();
+      }),
   };
 }

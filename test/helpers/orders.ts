@@ -10,12 +10,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Worker } from '@temporalio/worker';
 import { createApiClient, Secret, type ApiClient } from '../../activities/api/index.js';
 import { createCatalogLookups } from '../../activities/catalog/index.js';
 import { createRepository, type Repository } from '../../activities/db/index.js';
-import { createActivities } from '../../activities/order/index.js';
-import type { OrderActivities } from '../../activities/order/types.js';
+import { createActivities, signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../activities/order/index.js';
+import type { OrderActivities, TicketNotification } from '../../activities/order/types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
@@ -71,12 +73,20 @@ export interface OrderEngine {
   keyring: Keyring;
   /** A new worker for the staging queue (tests that kill a worker start another). */
   startWorker(): Promise<{ worker: Worker; running: Promise<void> }>;
-  /** The worker started with the engine. */
-  worker: Worker;
+  /** Workers to shut down at the end: the one started with the engine, and any a test pushes. */
+  workers: Array<{ worker: Worker; running: Promise<void> }>;
+  /** One line per API exchange the activities made (never headers or bodies). */
+  apiLog: string[];
   stop(): Promise<void>;
 }
 
-export async function startOrderEngine(pg: TestPostgres, options: { tokenTtlSeconds?: number } = {}): Promise<OrderEngine> {
+export interface EngineOptions {
+  tokenTtlSeconds?: number;
+  /** false: no worker is started with the engine (tests that run their own, e.g. in a child process). */
+  worker?: boolean;
+}
+
+export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
   const temporal = await startTemporalTestEnv({ timeSkipping: true });
   await temporal.addSearchAttributes({ OrderStatus: 'Keyword', TicketId: 'Keyword', Environment: 'Keyword', MonthlyRate: 'Double' });
   const sim = await startSimulator({ tokenTtlSeconds: options.tokenTtlSeconds ?? 3600 });
@@ -95,7 +105,9 @@ export async function startOrderEngine(pg: TestPostgres, options: { tokenTtlSeco
       responseTimeoutMs: 5_000,
     },
     rateLimit: { maxWaits: 0, maxWaitMs: 0 },
+    log: (entry) => apiLog.push(JSON.stringify(entry)),
   });
+  const apiLog: string[] = [];
   const activities = createActivities({
     clients: { staging: apiClient },
     catalog: createCatalogLookups({ staging: apiClient }),
@@ -120,11 +132,11 @@ export async function startOrderEngine(pg: TestPostgres, options: { tokenTtlSeco
     });
     return { worker, running: worker.run() };
   };
-  const first = await startWorker();
+  const first = options.worker === false ? undefined : await startWorker();
   const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
   const orders = new OrderClient({ client, taskQueue: TASK_QUEUE, policies: TEST_POLICIES, kindMap: SIM_KIND_MAP });
 
-  return {
+  const engine: OrderEngine = {
     temporal,
     sim,
     db,
@@ -135,13 +147,65 @@ export async function startOrderEngine(pg: TestPostgres, options: { tokenTtlSeco
     client,
     keyring,
     startWorker,
-    worker: first.worker,
+    workers: first ? [first] : [],
+    apiLog,
     async stop() {
-      if (first.worker.getState() === 'RUNNING') first.worker.shutdown();
-      await first.running.catch(() => undefined);
+      for (const { worker, running } of engine.workers) {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+      }
       apiClient.close();
       await sim.close();
       await temporal.teardown();
     },
   };
+  return engine;
+}
+
+/** Replays the history of every order this engine ran with a fresh copy of the workflow code; returns the count. */
+export async function replayEveryHistory(engine: OrderEngine): Promise<{ replayed: number; failures: string[] }> {
+  const histories: Array<{ workflowId: string; history: unknown }> = [];
+  for await (const execution of engine.client.workflow.list({ query: "WorkflowType = 'orderWorkflow'" })) {
+    const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    histories.push({ workflowId: execution.workflowId, history });
+  }
+  const failures: string[] = [];
+  const results = Worker.runReplayHistories(
+    { workflowBundle: await orderWorkflowBundle(), dataConverter: encryptingDataConverter(engine.keyring) },
+    histories as Parameters<typeof Worker.runReplayHistories>[1],
+  );
+  for await (const result of results) {
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  return { replayed: histories.length, failures };
+}
+
+export interface CallbackReceiver {
+  url: string;
+  /** Notifications whose signature checked out, in arrival order. */
+  received: TicketNotification[];
+  /** Requests whose signature did not check out. */
+  badSignatures: number;
+  close(): Promise<void>;
+}
+
+/** A ticket system on loopback that checks each callback's HMAC signature, as a real one would. */
+export async function startCallbackReceiver(): Promise<CallbackReceiver> {
+  const receiver: CallbackReceiver = { url: '', received: [], badSignatures: 0, close: async () => undefined };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const timestamp = String(request.headers[TIMESTAMP_HEADER] ?? '');
+      const expected = signNotification(new Secret(CALLBACK_SECRET), timestamp, body);
+      if (request.headers[SIGNATURE_HEADER] === expected) receiver.received.push(JSON.parse(body) as TicketNotification);
+      else receiver.badSignatures++;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/tickets`;
+  receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return receiver;
 }
