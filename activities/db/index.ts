@@ -49,6 +49,8 @@ export type {
 } from './records.js';
 export {
   startEmbeddedPostgres,
+  initialiseEmbeddedPostgres,
+  quoteIdentifier,
   DEFAULT_EMBEDDED_DATA_DIR,
   type EmbeddedPostgresOptions,
   type EmbeddedPostgresServer,
