@@ -19,8 +19,11 @@ test.after.always(async () => {
   await suite?.stop();
 });
 
-/** Time skipping needs the devserver (or another server with a TestService). */
-const timeSkippingTest = process.env.TEMPORAL_ADDRESS ? test.skip : test;
+/**
+ * Time skipping needs the devserver (or another server with a TestService). These tests run serially:
+ * time only jumps while the whole server is idle, and the other tests keep it busy.
+ */
+const timeSkippingTest = process.env.TEMPORAL_ADDRESS ? test.serial.skip : test.serial;
 
 const start = (workflowType: string, workflowId: string, args: unknown[] = [], extra: object = {}) =>
   suite.client.workflow.start(workflowType, { taskQueue: suite.taskQueue, workflowId, args, ...extra });
@@ -67,6 +70,14 @@ test('a start repeated with the same request id returns the same run', async (t)
   const second = await suite.client.workflowService.startWorkflowExecution(request);
   t.is(second.runId, first.runId);
   await suite.client.workflow.getHandle(id).terminate('test over');
+});
+
+test('the memo given at start is shown by describe and list', async (t) => {
+  const id = uniqueId('memo');
+  const handle = await start('waitForeverWorkflow', id, [], { memo: { ticket: 'CHG-1042', priority: 2 } });
+  t.deepEqual((await handle.describe()).memo, { ticket: 'CHG-1042', priority: 2 });
+  for await (const execution of suite.client.workflow.list({ query: `WorkflowId = '${id}'` })) t.deepEqual(execution.memo, { ticket: 'CHG-1042', priority: 2 });
+  await handle.terminate('test over');
 });
 
 test('a run timeout ends the workflow TimedOut', async (t) => {

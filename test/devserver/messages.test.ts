@@ -25,6 +25,16 @@ test('a burst of signals, many landing while a workflow task runs, is delivered 
   await assertReplays(t, suite, [id]);
 });
 
+test('signal-with-start starts the workflow once, then signals the running run', async (t) => {
+  const id = uniqueId('signal-with-start');
+  const options = { taskQueue: suite.taskQueue, workflowId: id, args: [2], signal: 'add', signalArgs: [7] };
+  const first = await suite.client.workflow.signalWithStart('counterWorkflow', options);
+  const second = await suite.client.workflow.signalWithStart('counterWorkflow', { ...options, signalArgs: [8] });
+  t.is(second.signaledRunId, first.signaledRunId);
+  t.deepEqual(await first.result(), { sum: 15, count: 2 });
+  await assertReplays(t, suite, [id]);
+});
+
 test('a query is answered from the workflow state', async (t) => {
   const id = uniqueId('query');
   const handle = await start('counterWorkflow', id, [2]);
