@@ -1,16 +1,31 @@
 import type { Command } from 'commander';
 import { registerApproversCommand } from './commands/approvers.js';
+import { registerCancelCommand } from './commands/cancel.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDevCommand } from './commands/dev.js';
 import { registerDevserverCommand } from './commands/devserver.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
 import { registerMigrateCommand } from './commands/migrate.js';
+import { registerOrdersCommand } from './commands/orders.js';
+import { registerResolveBuyCommand } from './commands/resolve-buy.js';
 import { registerSimCommand } from './commands/sim.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerSubmitCommand } from './commands/submit.js';
+import { registerApproveCommand, registerRejectCommand } from './commands/vote.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 /** Every subcommand lives in its own module under ./commands/ and is registered here, in help order. */
 export function registerCommands(program: Command): void {
   registerDevCommand(program);
+  registerSubmitCommand(program);
+  registerStatusCommand(program);
+  registerApproveCommand(program);
+  registerRejectCommand(program);
+  registerCancelCommand(program);
+  registerResolveBuyCommand(program);
+  registerOrdersCommand(program);
+  registerWorkerCommand(program);
   registerDevserverCommand(program);
   registerSimCommand(program);
   registerLocationsCommand(program);

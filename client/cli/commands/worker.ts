@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { openDatabase, resolveDatabaseUrl } from '../../../activities/db/index.js';
+import { resolveKeyring } from '../../../codec/index.js';
+import { runWorker } from '../../../worker/index.js';
+import { CliFailure, report } from './order-session.js';
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('Run an order worker against a real deployment (configured by environment variables) until SIGINT/SIGTERM')
+    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
+    .addHelpText(
+      'after',
+      `
+Reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE (and TEMPORAL_TLS*, TEMPORAL_API_KEY),
+DATABASE_URL, MVE_CODEC_KEYS, MVE_API_BASE_URL, MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
+MVE_CLIENT_SECRET (MVE_ALLOW_PRODUCTION=true for production), MVE_KIND_MAP, MVE_CALLBACK_SECRET.
+The worker polls <TEMPORAL_TASK_QUEUE>.<MVE_ENVIRONMENT>. On SIGINT/SIGTERM it stops polling, lets running
+tasks finish and exits 0. See docs/running.md.`,
+    )
+    .action(async (options: { databaseUrl?: string }) => {
+      const log = (line: string) => process.stdout.write(`${line}\n`);
+      let running: Awaited<ReturnType<typeof runWorker>>;
+      try {
+        const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
+        await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
+        const keyring = await resolveKeyring({ env: process.env });
+        running = await runWorker({ env: process.env, databaseUrl, keyring, log });
+      } catch (error) {
+        // Configuration, database and connection problems are each one sentence naming what to set or start.
+        return report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
+      }
+      const stop = (signal: NodeJS.Signals) => {
+        log(`${signal}: stopping the worker (running tasks finish first)`);
+        void running.shutdown();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await running.done;
+        log('worker stopped');
+      } catch (error) {
+        report('worker', {}, new CliFailure(2, `the worker failed: ${(error as Error).message}`, 'WORKER_FAILED'));
+      } finally {
+        process.removeListener('SIGINT', stop);
+        process.removeListener('SIGTERM', stop);
+      }
+    });
+}
