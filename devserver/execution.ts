@@ -3,6 +3,7 @@
  * workflow task, activities, timers, updates). The store keeps these records; the engine changes them.
  */
 import type { TimerId } from './clock.js';
+import type { NormalizedRetryPolicy } from './engine/retry.js';
 import type { Failure, Header, HistoryEvent, Memo, Payloads, SearchAttributes } from './proto.js';
 import type proto from '@temporalio/proto';
 
@@ -34,13 +35,7 @@ export interface ActivityState {
   input?: Payloads | null;
   header?: Header | null;
   timeouts: ActivityTimeouts;
-  retryPolicy: {
-    initialIntervalMs: number;
-    backoffCoefficient: number;
-    maximumIntervalMs: number;
-    maximumAttempts: number; // 0 = unlimited
-    nonRetryableErrorTypes: string[];
-  };
+  retryPolicy: NormalizedRetryPolicy;
   /** `backoff`: waiting for the retry delay before the next attempt is queued. */
   state: 'scheduled' | 'started' | 'backoff';
   attempt: number;
@@ -94,6 +89,10 @@ export interface Execution {
   /** When the whole chain of runs (continue-as-new) must end; undefined = no limit. */
   executionDeadline?: number;
   runTimeoutTimer?: TimerId;
+  /** Workflow retry: the first workflow task waits for the retry backoff. */
+  firstTaskTimer?: TimerId;
+  /** 1 for a new workflow; counts retries under the workflow's retry policy. */
+  attempt: number;
   memo?: Memo | null;
   searchAttributes: SearchAttributes;
   history: HistoryEvent[];

@@ -20,6 +20,7 @@ export const IdConflictPolicy = api.enums.v1.WorkflowIdConflictPolicy;
 export const UpdateStage = api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
 export const IndexedValueType = api.enums.v1.IndexedValueType;
 export const PendingActivityState = api.enums.v1.PendingActivityState;
+export const ContinueAsNewInitiator = api.enums.v1.ContinueAsNewInitiator;
 
 /**
  * A history event as this server builds it: numbers where the generated types say Long (protobufjs

@@ -14,14 +14,11 @@ import type proto from '@temporalio/proto';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { decodeToken, encodeToken } from './tokens.js';
+import { normalizeRetryPolicy, retryDecision, retryPolicyToProto } from './retry.js';
 
 type ScheduleAttributes = proto.temporal.api.command.v1.IScheduleActivityTaskCommandAttributes;
 /** A PollActivityTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollActivityTaskResponse = object;
-
-const DEFAULT_INITIAL_INTERVAL_MS = 1000;
-const DEFAULT_BACKOFF_COEFFICIENT = 2;
-const DEFAULT_MAXIMUM_INTERVAL_FACTOR = 100;
 
 /** Refuses schedule attributes the real server refuses (before anything is written). */
 export function validateScheduleActivity(attrs: ScheduleAttributes | null | undefined): void {
@@ -42,15 +39,7 @@ export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs
   const startToCloseMs = capToClose(durationToMs(attrs.startToCloseTimeout));
   const scheduleToStartMs = capToClose(durationToMs(attrs.scheduleToStartTimeout));
   const heartbeatMs = Math.min(durationToMs(attrs.heartbeatTimeout), startToCloseMs || Infinity);
-  const rp = attrs.retryPolicy ?? {};
-  const initialIntervalMs = durationToMs(rp.initialInterval) || DEFAULT_INITIAL_INTERVAL_MS;
-  const retryPolicy = {
-    initialIntervalMs,
-    backoffCoefficient: rp.backoffCoefficient || DEFAULT_BACKOFF_COEFFICIENT,
-    maximumIntervalMs: durationToMs(rp.maximumInterval) || initialIntervalMs * DEFAULT_MAXIMUM_INTERVAL_FACTOR,
-    maximumAttempts: rp.maximumAttempts ?? 0,
-    nonRetryableErrorTypes: rp.nonRetryableErrorTypes ?? [],
-  };
+  const retryPolicy = normalizeRetryPolicy(attrs.retryPolicy);
   const taskQueue = attrs.taskQueue?.name || execution.taskQueue;
   const event = ctx.appendEvent(
     execution,
@@ -65,13 +54,7 @@ export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs
       scheduleToStartTimeout: msToDuration(scheduleToStartMs),
       startToCloseTimeout: msToDuration(startToCloseMs),
       heartbeatTimeout: msToDuration(heartbeatMs),
-      retryPolicy: {
-        initialInterval: msToDuration(retryPolicy.initialIntervalMs),
-        backoffCoefficient: retryPolicy.backoffCoefficient,
-        maximumInterval: msToDuration(retryPolicy.maximumIntervalMs),
-        maximumAttempts: retryPolicy.maximumAttempts,
-        nonRetryableErrorTypes: retryPolicy.nonRetryableErrorTypes,
-      },
+      retryPolicy: retryPolicyToProto(retryPolicy),
       priority: attrs.priority,
       workflowTaskCompletedEventId,
     },
@@ -138,13 +121,7 @@ function start(ctx: EngineContext, execution: Execution, activity: ActivityState
     scheduleToCloseTimeout: msToDuration(activity.timeouts.scheduleToCloseMs),
     startToCloseTimeout: msToDuration(activity.timeouts.startToCloseMs),
     heartbeatTimeout: msToDuration(activity.timeouts.heartbeatMs),
-    retryPolicy: {
-      initialInterval: msToDuration(activity.retryPolicy.initialIntervalMs),
-      backoffCoefficient: activity.retryPolicy.backoffCoefficient,
-      maximumInterval: msToDuration(activity.retryPolicy.maximumIntervalMs),
-      maximumAttempts: activity.retryPolicy.maximumAttempts,
-      nonRetryableErrorTypes: activity.retryPolicy.nonRetryableErrorTypes,
-    },
+    retryPolicy: retryPolicyToProto(activity.retryPolicy),
   };
 }
 
@@ -175,28 +152,18 @@ export function cancelActivityTimers(ctx: EngineContext, activity: ActivityState
   }
 }
 
-/** The retry decision for a failed attempt: the delay before the next one, or why there is none. */
-function retryDecision(ctx: EngineContext, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): { retryState: number; delayMs: number } {
+/** The retry decision for a failed attempt: timeouts other than start-to-close and heartbeat are final. */
+function activityRetryDecision(ctx: EngineContext, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): { retryState: number; delayMs: number } {
   const timeoutType = failure.timeoutFailureInfo?.timeoutType;
   if (kind === 'timeout' && timeoutType !== TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE && timeoutType !== TimeoutType.TIMEOUT_TYPE_HEARTBEAT)
     return { retryState: timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE ? RetryState.RETRY_STATE_TIMEOUT : RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
-  const app = failure.applicationFailureInfo;
-  const policy = activity.retryPolicy;
-  if (app?.nonRetryable || (app?.type && policy.nonRetryableErrorTypes.includes(app.type)))
-    return { retryState: RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
-  if (policy.maximumAttempts && activity.attempt >= policy.maximumAttempts)
-    return { retryState: RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, delayMs: 0 };
-  const delayMs = app?.nextRetryDelay
-    ? durationToMs(app.nextRetryDelay)
-    : Math.min(policy.initialIntervalMs * policy.backoffCoefficient ** (activity.attempt - 1), policy.maximumIntervalMs);
   const deadline = activity.timeouts.scheduleToCloseMs ? activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs : Infinity;
-  if (ctx.clock.now() + delayMs >= deadline) return { retryState: RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
-  return { retryState: RetryState.RETRY_STATE_IN_PROGRESS, delayMs };
+  return retryDecision(activity.retryPolicy, activity.attempt, failure, ctx.clock.now(), deadline);
 }
 
 function attemptFailed(ctx: EngineContext, execution: Execution, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): void {
   if (execution.activities.get(activity.scheduledEventId) !== activity) return;
-  const { retryState, delayMs } = retryDecision(ctx, activity, failure, kind);
+  const { retryState, delayMs } = activityRetryDecision(ctx, activity, failure, kind);
   if (retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
     cancelActivityTimers(ctx, activity, ['scheduleToClose']);
     ctx.log(`activity ${activity.activityType} (${activity.activityId}) of ${execution.workflowId}: attempt ${activity.attempt} failed (${failure.message}); retry in ${delayMs} ms`);

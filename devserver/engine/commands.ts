@@ -5,13 +5,13 @@
 import { status } from '@grpc/grpc-js';
 import { invalidArgument, RpcError, unimplemented } from '../errors.js';
 import type { Execution } from '../execution.js';
-import { CommandType, durationToMs, EventType, ExecutionStatus, RetryState } from '../proto.js';
+import { CommandType, durationToMs, EventType, ExecutionStatus } from '../proto.js';
 import type proto from '@temporalio/proto';
 import { mergeSearchAttributes, validateSearchAttributes } from '../visibility/search-attributes.js';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { requestActivityCancel, scheduleActivity, validateScheduleActivity } from './activities.js';
-import { close, continueAsNew } from './executions.js';
+import { close, continueAsNew, failWorkflow } from './executions.js';
 import { applyUpdateMessage } from './updates.js';
 import type { DecodedMessage } from './updates.js';
 
@@ -139,12 +139,7 @@ function applyCommand(
       close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
       return false;
     case CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, {
-        failure: command.failWorkflowExecutionCommandAttributes?.failure,
-        retryState: RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET,
-        ...completed,
-      });
-      close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED);
+      failWorkflow(ctx, execution, command.failWorkflowExecutionCommandAttributes?.failure ?? { message: 'workflow failed' }, workflowTaskCompletedEventId);
       return false;
     case CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
       ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, { details: command.cancelWorkflowExecutionCommandAttributes?.details, ...completed });

@@ -13,7 +13,9 @@ import {
   IdReusePolicy,
   msToDuration,
   RetryState,
+  ContinueAsNewInitiator,
   TaskQueueKind,
+  TimeoutType,
   WorkflowTaskFailedCause,
 } from '../proto.js';
 import type { Failure, Header, Payloads } from '../proto.js';
@@ -21,6 +23,7 @@ import { validateSearchAttributes } from '../visibility/search-attributes.js';
 import { historyKey, isRunning, updateKey } from './context.js';
 import type { EngineContext } from './context.js';
 import { cancelActivityTimers } from './activities.js';
+import { normalizeRetryPolicy, retryDecision } from './retry.js';
 
 const DEFAULT_WORKFLOW_TASK_TIMEOUT_MS = 10_000;
 const MAX_WORKFLOW_TASK_TIMEOUT_MS = 120_000;
@@ -36,6 +39,9 @@ interface ContinuedFrom {
   initiator: number;
   lastCompletionResult?: Payloads | null;
   continuedFailure?: Failure | null;
+  /** For a retry: the new attempt number and how long its first workflow task waits. */
+  attempt?: number;
+  backoffMs?: number;
 }
 
 /** Checks a start request's own fields; the namespace must exist. */
@@ -106,6 +112,7 @@ function checkReusePolicy(previous: Execution, policy: number): void {
 /** Creates a run, writes WorkflowExecutionStarted and schedules its first workflow task. */
 export function createRun(ctx: EngineContext, request: StartRequest, continued?: ContinuedFrom): Execution {
   const now = ctx.clock.now();
+  const backoffMs = continued?.backoffMs ?? 0;
   const runId = continued?.runId ?? ctx.newRunId();
   const executionTimeoutMs = durationToMs(request.workflowExecutionTimeout);
   const executionDeadline = continued ? continued.previous.executionDeadline : executionTimeoutMs ? now + executionTimeoutMs : undefined;
@@ -125,7 +132,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     taskQueue: request.taskQueue!.name!,
     status: ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
     startTime: now,
-    executionTime: now,
+    executionTime: now + backoffMs,
     requestIds: new Set(request.requestId ? [request.requestId] : []),
     startRequest: request,
     workflowTaskTimeoutMs,
@@ -142,6 +149,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     timers: new Map(),
     updates: new Map(),
     cancelRequested: false,
+    attempt: continued?.attempt ?? 1,
   };
   ctx.store.insertRun(execution);
   ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, {
@@ -159,7 +167,8 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     identity: request.identity,
     firstExecutionRunId: execution.firstRunId,
     retryPolicy: request.retryPolicy,
-    attempt: 1,
+    attempt: execution.attempt,
+    firstWorkflowTaskBackoff: backoffMs ? msToDuration(backoffMs) : undefined,
     workflowExecutionExpirationTime: executionDeadline ? { seconds: Math.floor(executionDeadline / 1000) } : undefined,
     memo: request.memo,
     searchAttributes: request.searchAttributes,
@@ -168,7 +177,8 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     priority: request.priority,
   }, request.userMetadata ? { userMetadata: request.userMetadata } : {});
   if (runTimeoutMs) execution.runTimeoutTimer = ctx.clock.after(runTimeoutMs, () => timeOut(ctx, execution));
-  ctx.scheduleWorkflowTask(execution);
+  if (backoffMs) execution.firstTaskTimer = ctx.clock.after(backoffMs, () => ctx.scheduleWorkflowTask(execution));
+  else ctx.scheduleWorkflowTask(execution);
   return execution;
 }
 
@@ -232,8 +242,43 @@ export function terminate(ctx: EngineContext, execution: Execution, reason: stri
 function timeOut(ctx: EngineContext, execution: Execution): void {
   if (!isRunning(execution)) return;
   ctx.flushBuffered(execution);
-  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { retryState: RetryState.RETRY_STATE_TIMEOUT });
-  close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
+  const failure: Failure = { message: 'workflow run timed out', source: 'Server', timeoutFailureInfo: { timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE } };
+  endWithRetry(ctx, execution, failure, 'timedOut', 0);
+}
+
+/** The workflow failed (a command from its code): retried when its retry policy allows, else closed Failed. */
+export function failWorkflow(ctx: EngineContext, execution: Execution, failure: Failure, workflowTaskCompletedEventId: number): void {
+  endWithRetry(ctx, execution, failure, 'failed', workflowTaskCompletedEventId);
+}
+
+/**
+ * Ends a failed or timed-out run. With a retry policy that allows another attempt, the close event names
+ * the new run (the client follows it) and that run starts after the backoff, as on the real server.
+ */
+function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure, how: 'failed' | 'timedOut', workflowTaskCompletedEventId: number): void {
+  const policy = execution.startRequest.retryPolicy;
+  const decision = policy
+    ? retryDecision(normalizeRetryPolicy(policy), execution.attempt, failure, ctx.clock.now(), execution.executionDeadline ?? Infinity)
+    : { retryState: how === 'failed' ? RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET : RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
+  const retrying = decision.retryState === RetryState.RETRY_STATE_IN_PROGRESS;
+  const newExecutionRunId = retrying ? ctx.newRunId() : '';
+  if (how === 'failed') {
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, { failure, retryState: decision.retryState, workflowTaskCompletedEventId, newExecutionRunId });
+    close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED);
+  } else {
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { retryState: decision.retryState, newExecutionRunId });
+    close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
+  }
+  if (!retrying) return;
+  ctx.log(`workflow ${execution.workflowId} attempt ${execution.attempt} ${how === 'failed' ? 'failed' : 'timed out'}; retry in ${decision.delayMs} ms`);
+  createRun(ctx, { ...execution.startRequest, memo: execution.memo, searchAttributes: execution.searchAttributes, requestId: ctx.newRunId() }, {
+    previous: execution,
+    runId: newExecutionRunId,
+    initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
+    continuedFailure: failure,
+    attempt: execution.attempt + 1,
+    backoffMs: decision.delayMs,
+  });
 }
 
 /** Marks a run closed and drops everything still pending on it. */
@@ -241,6 +286,7 @@ export function close(ctx: EngineContext, execution: Execution, status: number):
   execution.status = status;
   execution.closeTime = ctx.clock.now();
   ctx.clock.cancel(execution.runTimeoutTimer);
+  ctx.clock.cancel(execution.firstTaskTimer);
   for (const timer of execution.timers.values()) ctx.clock.cancel(timer.handle);
   execution.timers.clear();
   for (const activity of execution.activities.values()) cancelActivityTimers(ctx, activity);

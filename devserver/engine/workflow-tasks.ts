@@ -15,13 +15,11 @@ import { applyCommands, checkCommands, isCloseCommand } from './commands.js';
 import { RpcError } from '../errors.js';
 import { decodeUpdateMessages, hasAdmittedUpdates, returnUnansweredUpdates, takeUpdateRequests } from './updates.js';
 
-type WS = typeof proto.temporal.api.workflowservice.v1;
 /** A PollWorkflowTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollWorkflowTaskResponse = object;
 type CompleteRequest = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest;
 type CompleteResponse = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse;
 type FailRequest = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskFailedRequest;
-export type { WS };
 
 export function installWorkflowTasks(ctx: EngineContext): void {
   ctx.scheduleWorkflowTask = (execution) => scheduleWorkflowTask(ctx, execution);

@@ -2,7 +2,7 @@
 import type proto from '@temporalio/proto';
 import { alreadyExists, invalidArgument, notFound, requireField } from '../errors.js';
 import type { Execution } from '../execution.js';
-import { api, durationToMs, EventType, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
+import { api, durationToMs, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
 import type { EngineContext } from '../engine/context.js';
 import { historyKey, isRunning } from '../engine/context.js';
 import { findRun, requestCancel, signal, startWorkflow, terminate } from '../engine/executions.js';
@@ -231,9 +231,4 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     ShutdownWorker: () => ({}),
     ResetStickyTaskQueue: () => ({}),
   };
-}
-
-/** For tests and diagnostics: the event types of a run's history, by name. */
-export function eventTypeNames(execution: Execution): string[] {
-  return execution.history.map((e) => EventType[e.eventType] ?? String(e.eventType));
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, TimeoutFailure } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import * as activities from './fixtures/activities.js';
-import { assertReplays, eventTypes, startSuite, uniqueId, workflowsPath } from './support.js';
+import { assertReplays, eventTypes, historiesOf, startSuite, uniqueId, workflowsPath } from './support.js';
 import type { Suite } from './support.js';
 
 let suite: Suite;
@@ -78,6 +78,22 @@ test('the memo given at start is shown by describe and list', async (t) => {
   t.deepEqual((await handle.describe()).memo, { ticket: 'CHG-1042', priority: 2 });
   for await (const execution of suite.client.workflow.list({ query: `WorkflowId = '${id}'` })) t.deepEqual(execution.memo, { ticket: 'CHG-1042', priority: 2 });
   await handle.terminate('test over');
+});
+
+test('a failed workflow with a retry policy is retried as a new run until it succeeds', async (t) => {
+  const id = uniqueId('workflow-retry');
+  const handle = await start('retriedWorkflow', id, [3], { retry: { initialInterval: '100ms', maximumAttempts: 5 } });
+  t.is(await handle.result(), 3);
+  const runs = await historiesOf(suite.client, id);
+  t.is(runs.length, 3);
+  t.is(runs[2]!.events![0]!.workflowExecutionStartedEventAttributes?.attempt, 3);
+  await assertReplays(t, suite, [id]);
+
+  const exhausted = uniqueId('workflow-retry-exhausted');
+  const failing = await start('retriedWorkflow', exhausted, [5], { retry: { initialInterval: '100ms', maximumAttempts: 2 } });
+  const error = await t.throwsAsync(failing.result(), { instanceOf: WorkflowFailedError });
+  t.regex(error!.cause!.message, /workflow attempt 2 failed/);
+  t.is((await historiesOf(suite.client, exhausted)).length, 2);
 });
 
 test('a run timeout ends the workflow TimedOut', async (t) => {

@@ -42,7 +42,7 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${process.pid}-${++counter}-${Date.now().toString(36)}`;
 }
 
-/** Every run of a workflow id, first to last, following continue-as-new. */
+/** Every run of a workflow id, first to last, following continue-as-new and workflow retries. */
 export async function historiesOf(client: Client, workflowId: string): Promise<History[]> {
   const described = await client.workflow.getHandle(workflowId).describe();
   let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId || described.runId;
@@ -51,7 +51,11 @@ export async function historiesOf(client: Client, workflowId: string): Promise<H
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     histories.push(history);
     const last = history.events?.at(-1);
-    runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+    runId =
+      last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ||
+      last?.workflowExecutionFailedEventAttributes?.newExecutionRunId ||
+      last?.workflowExecutionTimedOutEventAttributes?.newExecutionRunId ||
+      undefined;
   }
   return histories;
 }

@@ -1,0 +1,60 @@
+/** Retry policies as the real server applies them, to activities and to workflows. */
+import { durationToMs, msToDuration, RetryState } from '../proto.js';
+import type { Failure, RetryPolicy } from '../proto.js';
+
+const DEFAULT_INITIAL_INTERVAL_MS = 1000;
+const DEFAULT_BACKOFF_COEFFICIENT = 2;
+const DEFAULT_MAXIMUM_INTERVAL_FACTOR = 100;
+
+export interface NormalizedRetryPolicy {
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+  maximumAttempts: number; // 0 = unlimited
+  nonRetryableErrorTypes: string[];
+}
+
+/** Fills in the server's defaults: 1 s initial interval, coefficient 2, maximum 100 × initial. */
+export function normalizeRetryPolicy(policy: RetryPolicy | null | undefined): NormalizedRetryPolicy {
+  const initialIntervalMs = durationToMs(policy?.initialInterval) || DEFAULT_INITIAL_INTERVAL_MS;
+  return {
+    initialIntervalMs,
+    backoffCoefficient: policy?.backoffCoefficient || DEFAULT_BACKOFF_COEFFICIENT,
+    maximumIntervalMs: durationToMs(policy?.maximumInterval) || initialIntervalMs * DEFAULT_MAXIMUM_INTERVAL_FACTOR,
+    maximumAttempts: policy?.maximumAttempts ?? 0,
+    nonRetryableErrorTypes: policy?.nonRetryableErrorTypes ?? [],
+  };
+}
+
+export function retryPolicyToProto(policy: NormalizedRetryPolicy): object {
+  return {
+    initialInterval: msToDuration(policy.initialIntervalMs),
+    backoffCoefficient: policy.backoffCoefficient,
+    maximumInterval: msToDuration(policy.maximumIntervalMs),
+    maximumAttempts: policy.maximumAttempts,
+    nonRetryableErrorTypes: policy.nonRetryableErrorTypes,
+  };
+}
+
+/**
+ * Whether attempt `attempt`, which failed with `failure`, is tried again and after how long: not for a
+ * non-retryable failure (flag or listed type), not past maximumAttempts, not when the delay would end past
+ * `deadline`. An ApplicationFailure's nextRetryDelay replaces the computed backoff.
+ */
+export function retryDecision(
+  policy: NormalizedRetryPolicy,
+  attempt: number,
+  failure: Failure,
+  nowMs: number,
+  deadlineMs: number,
+): { retryState: number; delayMs: number } {
+  const app = failure.applicationFailureInfo;
+  if (app?.nonRetryable || (app?.type && policy.nonRetryableErrorTypes.includes(app.type)))
+    return { retryState: RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
+  if (policy.maximumAttempts && attempt >= policy.maximumAttempts) return { retryState: RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, delayMs: 0 };
+  const delayMs = app?.nextRetryDelay
+    ? durationToMs(app.nextRetryDelay)
+    : Math.min(policy.initialIntervalMs * policy.backoffCoefficient ** (attempt - 1), policy.maximumIntervalMs);
+  if (nowMs + delayMs >= deadlineMs) return { retryState: RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
+  return { retryState: RetryState.RETRY_STATE_IN_PROGRESS, delayMs };
+}
