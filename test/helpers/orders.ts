@@ -71,6 +71,8 @@ export interface OrderEngine {
   orders: OrderClient;
   client: Client;
   keyring: Keyring;
+  /** The keyring as MVE_CODEC_KEYS text, for workers in other processes. */
+  codecKeys: string;
   /** A new worker for the staging queue (tests that kill a worker start another). */
   startWorker(): Promise<{ worker: Worker; running: Promise<void> }>;
   /** Workers to shut down at the end: the one started with the engine, and any a test pushes. */
@@ -78,6 +80,47 @@ export interface OrderEngine {
   /** One line per API exchange the activities made (never headers or bodies). */
   apiLog: string[];
   stop(): Promise<void>;
+}
+
+export interface SimCredentials {
+  baseUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export function simCredentials(sim: Simulator): SimCredentials {
+  return { baseUrl: sim.baseUrl, authUrl: sim.authUrl, clientId: sim.clientId, clientSecret: sim.clientSecret };
+}
+
+/** The real activities against the simulator's staging key, as the engine's workers (in-process or not) run them. */
+export function createTestActivities(options: SimCredentials & { repository: Repository; log?: (line: string) => void }): {
+  apiClient: ApiClient;
+  activities: OrderActivities;
+} {
+  const apiClient = createApiClient({
+    config: {
+      environment: 'staging',
+      baseUrl: options.baseUrl,
+      authUrl: options.authUrl,
+      clientId: options.clientId,
+      clientSecret: new Secret(options.clientSecret),
+      connectTimeoutMs: 2_000,
+      responseTimeoutMs: 5_000,
+    },
+    rateLimit: { maxWaits: 0, maxWaitMs: 0 },
+    ...(options.log ? { log: (entry: object) => options.log!(JSON.stringify(entry)) } : {}),
+  });
+  const activities = createActivities({
+    clients: { staging: apiClient },
+    catalog: createCatalogLookups({ staging: apiClient }),
+    kindMap: SIM_KIND_MAP,
+    now: Date.now,
+    repository: options.repository,
+    callbackSecret: new Secret(CALLBACK_SECRET),
+    timeoutMs: 2_000,
+  });
+  return { apiClient, activities };
 }
 
 export interface EngineOptions {
@@ -94,30 +137,10 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const repository = createRepository(db.sql);
   for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
 
-  const apiClient = createApiClient({
-    config: {
-      environment: 'staging',
-      baseUrl: sim.baseUrl,
-      authUrl: sim.authUrl,
-      clientId: sim.clientId,
-      clientSecret: new Secret(sim.clientSecret),
-      connectTimeoutMs: 2_000,
-      responseTimeoutMs: 5_000,
-    },
-    rateLimit: { maxWaits: 0, maxWaitMs: 0 },
-    log: (entry) => apiLog.push(JSON.stringify(entry)),
-  });
   const apiLog: string[] = [];
-  const activities = createActivities({
-    clients: { staging: apiClient },
-    catalog: createCatalogLookups({ staging: apiClient }),
-    kindMap: SIM_KIND_MAP,
-    now: Date.now,
-    repository,
-    callbackSecret: new Secret(CALLBACK_SECRET),
-    timeoutMs: 2_000,
-  });
-  const keyring = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`);
+  const { apiClient, activities } = createTestActivities({ ...simCredentials(sim), repository, log: (line) => apiLog.push(line) });
+  const codecKeys = `test:${randomBytes(32).toString('base64')}`;
+  const keyring = Keyring.fromText(codecKeys);
   const dataConverter = encryptingDataConverter(keyring);
   await orderWorkflowBundle();
 
@@ -146,6 +169,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     orders,
     client,
     keyring,
+    codecKeys,
     startWorker,
     workers: first ? [first] : [],
     apiLog,

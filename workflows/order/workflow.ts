@@ -95,9 +95,12 @@ const buying = proxyActivities<OrderActivities>({
   retry: { maximumAttempts: 1 },
 });
 
-/** Postgres records: retried until the database answers, so nothing is lost while it is down. */
+/**
+ * Postgres records: retried until the database answers, so nothing is lost while it is down. A batch is a few
+ * small idempotent writes, so a short timeout lets a worker that died mid-write be noticed quickly.
+ */
 const records = proxyActivities<OrderActivities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
