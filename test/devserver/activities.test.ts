@@ -95,3 +95,13 @@ test('heartbeat details from a failed attempt are given to the next attempt', as
   t.deepEqual(attemptLog.get(id)!.map((a) => a.heartbeatDetails), [undefined, 3]);
   await assertReplays(t, suite, [id]);
 });
+
+test('a local activity runs inside the workflow task, and a patch marker is recorded', async (t) => {
+  const id = uniqueId('local');
+  t.is(await run<string>('localActivityWorkflow', id, ['local']), 'Hello, local! (v2)');
+  const history = await suite.client.workflow.getHandle(id).fetchHistory();
+  const markers = (history.events ?? []).flatMap((e) => (e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : []));
+  t.deepEqual(markers.sort(), ['core_local_activity', 'core_patch']);
+  t.false((history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes), 'no regular activity was scheduled');
+  await assertReplays(t, suite, [id]);
+});
