@@ -124,6 +124,8 @@ test('--images and --locations check against the catalogs as the endpoints retur
     ['location', 'location-not-active'],
     ['size', 'size-not-offered'],
   ]);
+  const groupsOnly = writeFile('image-groups.json', IMAGES_BODY.data.mveImages);
+  t.is((await runCli(['check', good, '--images', groupsOnly])).code, 0);
   const bareArray = writeFile('locations-array.json', LOCATIONS_BODY.data);
   t.is((await runCli(['check', good, '--locations', bareArray])).code, 0);
 });

@@ -8,7 +8,9 @@ import {
   type KindMap,
   type RequestCheck,
 } from '../../../domain/index.js';
+import { z } from 'zod';
 import {
+  imageGroupSchema,
   imagesResponseSchema,
   locationsResponseSchema,
   type ImageGroup,
@@ -79,11 +81,15 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The images endpoint's body, or a bare array of image groups (what `mve-orders images --json` prints). */
 async function readImages(file: string): Promise<ImageGroup[]> {
-  const parsed = imagesResponseSchema.safeParse(await readJson(file, 'images catalog'));
+  const body = await readJson(file, 'images catalog');
+  const parsed = Array.isArray(body)
+    ? z.array(imageGroupSchema).safeParse(body)
+    : imagesResponseSchema.transform((response) => response.data.mveImages).safeParse(body);
   if (!parsed.success)
     throw new UnusableInput(`${file} is not an images response body (${describeZod(parsed.error.issues)})`);
-  return parsed.data.data.mveImages;
+  return parsed.data;
 }
 
 async function readLocations(file: string): Promise<Location[]> {
