@@ -14,7 +14,15 @@ export {
   type ConnectOptions,
   type Sql,
 } from './connection.js';
-export { loadMigrations, runMigrations, MigrationError, MIGRATIONS_DIRECTORY, type Migration, type MigrationRun } from './migrations.js';
+export {
+  loadMigrations,
+  runMigrations,
+  MigrationError,
+  MIGRATIONS_DIRECTORY,
+  MIGRATION_LOCK_KEY,
+  type Migration,
+  type MigrationRun,
+} from './migrations.js';
 export { createRepository, type Repository } from './repository.js';
 export type { OrdersRepository } from './orders-repository.js';
 export type { ApproversRepository } from './approvers-repository.js';

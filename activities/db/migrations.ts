@@ -7,8 +7,8 @@ import type { Sql } from './connection.js';
 /** The project's own migrations folder. */
 export const MIGRATIONS_DIRECTORY = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-/** Any fixed number: every runner of every version of the app takes this same lock. */
-const MIGRATION_LOCK_KEY = 7_240_118_305;
+/** The advisory lock every runner of every version of the app takes (any fixed number). */
+export const MIGRATION_LOCK_KEY = 7_240_118_305;
 
 const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 

@@ -2,7 +2,13 @@ import { cp, mkdtemp, rm, writeFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { loadMigrations, MIGRATIONS_DIRECTORY, runMigrations, connectDatabase } from '../../activities/db/index.js';
+import {
+  connectDatabase,
+  loadMigrations,
+  MIGRATION_LOCK_KEY,
+  MIGRATIONS_DIRECTORY,
+  runMigrations,
+} from '../../activities/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);
@@ -37,20 +43,51 @@ test('migrations apply on an empty database, and a second run is a no-op', async
 
 test('two concurrent runners apply each migration exactly once', async (t) => {
   const { url } = await postgres.database({ migrated: false });
-  const a = connectDatabase(url);
-  const b = connectDatabase(url);
-  t.teardown(() => Promise.all([a.end(), b.end()]).then(() => {}));
+  const [holder, a, b] = [connectDatabase(url), connectDatabase(url), connectDatabase(url)];
+  t.teardown(() => Promise.all([holder.end(), a.end(), b.end()]).then(() => {}));
 
-  const [runA, runB] = await Promise.all([runMigrations(a), runMigrations(b)]);
+  // Hold the runners' lock so that both are surely running, and waiting, at the same time.
+  let release!: () => void;
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const holding = holder.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;
+    locked();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await lockTaken;
+  const runs = Promise.allSettled([runMigrations(a), runMigrations(b)]);
+  try {
+    await waitFor(async () => {
+      const [{ waiting }] = await holder`
+        SELECT count(*)::int AS waiting FROM pg_locks
+        WHERE locktype = 'advisory' AND NOT granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+      return waiting === 2;
+    });
+  } finally {
+    release();
+    await holding;
+  }
+
+  const [runA, runB] = (await runs).map((run) => {
+    if (run.status === 'rejected') throw run.reason;
+    return run.value;
+  });
   const files = await loadMigrations();
   // One runner did all the work; the other waited for the lock and found nothing left to do.
-  t.deepEqual(
-    [runA.applied.length, runB.applied.length].sort(),
-    [0, files.length],
-  );
+  t.deepEqual([runA.applied.length, runB.applied.length].sort(), [0, files.length]);
   const [{ count }] = await a`SELECT count(*)::int AS count FROM schema_migrations`;
   t.is(count, files.length);
 });
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the runners never both waited for the migration lock');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 test('a later migration is applied on top of earlier ones', async (t) => {
   const { sql } = await postgres.database({ migrated: false });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,8 +130,36 @@ function clusterRoot(): string {
   }
 }
 
+const CLUSTER_PREFIX = 'mve-orders-pg-test-';
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes clusters left by test processes that were killed before their cleanup ran (they would hold
+ * memory in /dev/shm until reboot): those whose test process and server are both gone.
+ */
+async function sweepAbandonedClusters(root: string): Promise<void> {
+  for (const name of await readdir(root).catch(() => [])) {
+    const match = new RegExp(`^${CLUSTER_PREFIX}(\\d+)-`).exec(name);
+    if (!match || isAlive(Number(match[1]))) continue;
+    const dir = path.join(root, name);
+    const serverPid = Number((await readFile(path.join(dir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+    if (serverPid > 0 && isAlive(serverPid)) continue;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function startCopyOfTemplate(): Promise<EmbeddedPostgresServer> {
-  const dataDir = path.join(clusterRoot(), `mve-orders-pg-test-${process.pid}-${randomBytes(3).toString('hex')}`);
+  const root = clusterRoot();
+  await sweepAbandonedClusters(root);
+  const dataDir = path.join(root, `${CLUSTER_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`);
   // cp -a keeps owner and modes: as root the copy stays owned by the account PostgreSQL runs as.
   await execFileAsync('cp', ['-a', await templateDir(), dataDir]);
   return startEmbeddedPostgres({ dataDir, ephemeral: true, database: 'postgres' });
