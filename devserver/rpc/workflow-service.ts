@@ -208,8 +208,11 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
 
     PollWorkflowTaskQueue: (req: Req<'PollWorkflowTaskQueueRequest'>, call: CallContext) => {
       const namespace = namespaceOf(ctx, req.namespace).name;
-      const name = requireField(req.taskQueue?.name, 'taskQueue.name');
-      const kind = req.taskQueue?.kind === TaskQueueKind.TASK_QUEUE_KIND_STICKY ? 'sticky' : 'workflow';
+      // Tasks always carry the full history, so a worker's sticky pollers serve its normal queue too:
+      // parking them would leave the worker only its few normal pollers.
+      const sticky = req.taskQueue?.kind === TaskQueueKind.TASK_QUEUE_KIND_STICKY;
+      const name = sticky && req.taskQueue?.normalName ? req.taskQueue.normalName : requireField(req.taskQueue?.name, 'taskQueue.name');
+      const kind = sticky && !req.taskQueue?.normalName ? 'sticky' : 'workflow';
       return ctx.matching.poll(kind, namespace, name, { identity: req.identity ?? '', onCancel: call.onCancel }, {});
     },
     RespondWorkflowTaskCompleted: (req: Req<'RespondWorkflowTaskCompletedRequest'>) => completeWorkflowTask(ctx, req),
