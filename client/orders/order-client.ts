@@ -161,6 +161,11 @@ export class OrderClient {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
         throw new OrderRefusedError(error.cause.type ?? 'REFUSED', error.cause.message);
       }
+      // Temporal answers "not found" to an update of a workflow that has closed: say that the order ended.
+      if (error instanceof OrderNotFoundError) {
+        const ended = await this.status(ticketId).catch(() => undefined);
+        if (ended) throw new OrderRefusedError('ORDER_CLOSED', `the order has ended (${ended.state}); it takes no more decisions`);
+      }
       throw error;
     }
   }

@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
-import { OrderRefusedError } from '../../client/orders/index.js';
+import { OrderNotFoundError, OrderRefusedError, OrderRequestError } from '../../client/orders/index.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
@@ -107,4 +107,66 @@ test.serial('a second vote by the same approver is refused while the round is op
   t.is(status.approval?.stillNeeded, 1);
   await orders.cancel('DOUBLE-1', { actor: 'alice', reason: 'test done' });
   t.is((await orders.result('DOUBLE-1')).state, 'CANCELLED');
+});
+
+test.serial('decisions by signal: an invalid one is recorded and ignored, a valid one counts', async (t) => {
+  const { orders, repository } = t.context.engine;
+  const submitted = await orders.submit(sydneyRequest('SIGNAL-1', { size: 'MVE 8/32' }));
+  const waiting = await waitForState(orders, 'SIGNAL-1', 'AWAITING_APPROVAL');
+  const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
+
+  await orders.signalDecision('SIGNAL-1', { decision: 'approve', approverId: 'erin', ...quote });
+  await t.context.engine.client.workflow.getHandle(submitted.workflowId).signal('decision', { garbage: true });
+  const unchanged = await orders.status('SIGNAL-1');
+  t.is(unchanged.state, 'AWAITING_APPROVAL');
+  t.deepEqual(unchanged.approval?.votes, []);
+
+  await orders.signalDecision('SIGNAL-1', { decision: 'approve', approverId: 'fiona', ...quote });
+  t.is((await orders.result('SIGNAL-1')).state, 'BOUGHT');
+  const notes = await repository.listNotes(submitted.workflowId);
+  t.true(notes.some((note) => note.actor === 'erin' && /refused approve signal/.test(note.message) && note.details['code'] === 'APPROVER_LACKS_ROLE'));
+  t.true(notes.some((note) => /decision must be "approve" or "reject"/.test(note.message)));
+});
+
+test.serial('cancel: refused without a reason or once bought; a Temporal cancellation ends a waiting order', async (t) => {
+  const { orders, client } = t.context.engine;
+  const bought = await t.throwsAsync(orders.cancel('AUTO-1', { actor: 'alice', reason: 'changed my mind' }), { instanceOf: OrderRefusedError });
+  t.is(bought?.code, 'ORDER_CLOSED');
+  t.regex(bought!.message, /BOUGHT/);
+
+  const submitted = await orders.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
+  await waitForState(orders, 'TCANCEL-1', 'AWAITING_APPROVAL');
+  const noReason = await t.throwsAsync(orders.cancel('TCANCEL-1', { actor: 'alice', reason: ' ' }), { instanceOf: OrderRefusedError });
+  t.is(noReason?.code, 'INVALID_CANCEL');
+  t.regex(noReason!.message, /reason/);
+  t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL');
+  await client.workflow.getHandle(submitted.workflowId).cancel();
+  const outcome = await orders.result('TCANCEL-1');
+  t.is(outcome.state, 'CANCELLED');
+});
+
+test.serial('one ticket is one order, and orders are listed by their search attributes', async (t) => {
+  const { orders } = t.context.engine;
+  await t.throwsAsync(orders.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' })), { message: /already has an order/ });
+  const bought = await orders.list(`OrderStatus = 'BOUGHT' AND Environment = 'staging'`);
+  t.true(bought.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
+  t.false(bought.some((execution) => execution.workflowId === 'mve-order-REJ-1'));
+  const byTicket = await orders.list(`TicketId = 'REJ-1'`);
+  t.deepEqual(byTicket.map((execution) => execution.workflowId), ['mve-order-REJ-1']);
+  const dear = await orders.list('MonthlyRate > 3000');
+  t.true(dear.some((execution) => execution.workflowId === 'mve-order-TWO-1'));
+  t.false(dear.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
+});
+
+test.serial('a request that breaks a rule starts nothing and names the field', async (t) => {
+  const { orders } = t.context.engine;
+  const error = await t.throwsAsync(orders.submit(sydneyRequest('BAD-1', { term: 7 })), { instanceOf: OrderRequestError });
+  t.true(error!.issues.some((issue) => issue.path === 'term'));
+  await t.throwsAsync(orders.status('BAD-1'), { instanceOf: OrderNotFoundError });
+});
+
+test.serial('every history of this file replays cleanly', async (t) => {
+  const { replayed, failures } = await replayEveryHistory(t.context.engine);
+  t.is(replayed, 7);
+  t.deepEqual(failures, []);
 });
