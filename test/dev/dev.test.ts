@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import test from 'ava';
+import { runCli } from '../helpers/cli.js';
+import { spawnCli } from './child.js';
+
+const DEMO = fileURLToPath(new URL('../../scripts/demo.ts', import.meta.url));
+const execFileAsync = promisify(execFile);
+const START_MS = 240_000;
+
+// `npm start` then `npm run demo`, as a user runs them: dev as a child process on free ports with its own data
+// folder, the demo and the CLI finding it through the state file alone, then SIGTERM; then a second start
+// that finds the data of the first.
+test('dev runs the demo to two bought orders, stops cleanly, and a second start reuses its data', async (t) => {
+  t.timeout(10 * 60_000); // initdb on first use, bundling, two starts: minutes on a loaded machine
+  const root = await mkdtemp(join(tmpdir(), 'mve-dev-'));
+  // As root, PostgreSQL runs as the postgres account, which must be able to pass through to its folder.
+  await chmod(root, 0o711);
+  const dataDir = join(root, 'data');
+  const env = { MVE_DATA_DIR: dataDir };
+  const startDev = async () => {
+    const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0'], env);
+    await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
+      await dev.stop('SIGKILL', 10_000);
+      throw error;
+    });
+    return dev;
+  };
+  try {
+    const first = await startDev();
+    let firstExit: number | null;
+    try {
+      t.regex(first.stdout(), /seeded fiona \(finance-approver\), dave \(finance-director\)/);
+      t.regex(first.stdout(), /postgres:\*\*\*@127\.0\.0\.1/);
+      const stateFile = join(dataDir, 'dev.json');
+      t.is((await stat(stateFile)).mode & 0o777, 0o600);
+      const state = JSON.parse(await readFile(stateFile, 'utf8'));
+      t.regex(first.stdout(), new RegExp(`Temporal\\s+${state.temporal.address}`));
+
+      const demo = await execFileAsync(process.execPath, ['--import', 'tsx', DEMO], {
+        env: { ...process.env, ...env },
+        timeout: START_MS,
+      }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+        throw new Error(`demo failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+      });
+      t.regex(demo.stdout, /demo: both orders BOUGHT/);
+      const timelines = demo.stdout.split(/\n(?=DEMO-\S+: )/).slice(1);
+      t.is(timelines.length, 2, demo.stdout);
+      const [auto, approved] = timelines as [string, string];
+      t.regex(auto, /^DEMO-\S+-AUTO: BOUGHT at 809\.10 AUD/);
+      t.notRegex(auto, /AWAITING_APPROVAL/);
+      t.regex(approved, /^DEMO-\S+-APPROVAL: BOUGHT at 3236\.40 AUD/);
+      t.regex(approved, /AWAITING_APPROVAL[\s\S]*APPROVED\s+fiona/);
+      t.regex(demo.stdout, /HISTORY EVENTS\s+HISTORY BYTES\s+API CALLS/);
+      t.regex(demo.stdout, /the auto-approved order took \d+\.\d\d s/);
+
+      // Any command finds the running dev without environment variables.
+      const listed = await runCli(['orders', '--status', 'BOUGHT', '--json'], { env });
+      t.is(listed.code, 0, listed.stderr);
+      t.is((JSON.parse(listed.stdout) as unknown[]).length, 2);
+    } finally {
+      firstExit = await first.stop('SIGTERM', 60_000);
+    }
+    t.is(firstExit, 0, first.stderr());
+    t.regex(first.stdout(), /stopping \(SIGTERM\): worker, then the servers\nstopped\n$/);
+    const statusAfter = await runCli(['status', 'X'], { env });
+    t.is(statusAfter.code, 2);
+    t.regex(statusAfter.stderr, /npm start/);
+
+    const codecKey = await readFile(join(dataDir, 'codec-key.json'), 'utf8');
+    const second = await startDev();
+    try {
+      t.regex(second.stdout(), /approvers\s+kept as they are/);
+      t.is(await readFile(join(dataDir, 'codec-key.json'), 'utf8'), codecKey);
+    } finally {
+      t.is(await second.stop('SIGTERM', 60_000), 0, second.stderr());
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
