@@ -28,6 +28,8 @@ export interface DevServerOptions {
   longPollMs?: number;
   /** Where executions live; default in memory. */
   store?: ExecutionStore;
+  /** How long closed workflows are kept (real time); default 24 h. */
+  retentionMs?: number;
 }
 
 export interface DevServer {
@@ -46,14 +48,15 @@ export interface DevServer {
 }
 
 const DEFAULT_NAMESPACE = 'default';
-const RETENTION_MS = 24 * 3600_000;
+const DEFAULT_RETENTION_MS = 24 * 3600_000;
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const log = options.log ?? (() => {});
   const namespace = options.namespace || DEFAULT_NAMESPACE;
   const timeSkipping = options.timeSkipping ?? false;
   const store = options.store ?? new InMemoryStore();
-  for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, RETENTION_MS);
+  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
 
   const clock = new Clock(timeSkipping, (error) => log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
   const longPollMs = options.longPollMs ?? 15_000;
@@ -92,6 +95,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       matching.releaseAll();
       watchers.releaseAll();
       clock.close();
+      ctx.stop();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();

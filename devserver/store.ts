@@ -26,13 +26,15 @@ export interface ExecutionStore {
   insertRun(execution: Execution): void;
   runsInNamespace(namespace: string): Iterable<Execution>;
   allRuns(): Iterable<Execution>;
+  /** Forgets a closed run (retention). */
+  deleteRun(runId: string): void;
 }
 
 export class InMemoryStore implements ExecutionStore {
   private readonly namespaces = new Map<string, NamespaceRecord>();
   private readonly runs = new Map<string, Execution>();
   private readonly current = new Map<string, string>();
-  private readonly byNamespace = new Map<string, Execution[]>();
+  private readonly byNamespace = new Map<string, Set<Execution>>();
 
   getNamespace(name: string) {
     return this.namespaces.get(name);
@@ -60,9 +62,9 @@ export class InMemoryStore implements ExecutionStore {
   insertRun(execution: Execution) {
     this.runs.set(execution.runId, execution);
     this.current.set(`${execution.namespace}\u0000${execution.workflowId}`, execution.runId);
-    let list = this.byNamespace.get(execution.namespace);
-    if (!list) this.byNamespace.set(execution.namespace, (list = []));
-    list.push(execution);
+    let set = this.byNamespace.get(execution.namespace);
+    if (!set) this.byNamespace.set(execution.namespace, (set = new Set()));
+    set.add(execution);
   }
 
   runsInNamespace(namespace: string) {
@@ -71,5 +73,14 @@ export class InMemoryStore implements ExecutionStore {
 
   allRuns() {
     return this.runs.values();
+  }
+
+  deleteRun(runId: string) {
+    const execution = this.runs.get(runId);
+    if (!execution) return;
+    this.runs.delete(runId);
+    this.byNamespace.get(execution.namespace)?.delete(execution);
+    const key = `${execution.namespace}\u0000${execution.workflowId}`;
+    if (this.current.get(key) === runId) this.current.delete(key);
   }
 }

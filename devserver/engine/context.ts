@@ -27,6 +27,29 @@ export class EngineContext {
   timeSkippingLocks = 1;
   /** Open query tasks by id. */
   readonly queries = new Map<string, { resolve(value: unknown): void; reject(error: Error): void; timeout: NodeJS.Timeout }>();
+  private readonly retentionTimers = new Set<NodeJS.Timeout>();
+
+  /**
+   * Forgets a closed run once its namespace's retention has passed, in real time (so a time-skipping jump
+   * never drops a history a test is about to read).
+   */
+  retain(execution: Execution): void {
+    const retentionMs = this.store.getNamespace(execution.namespace)?.retentionMs ?? 0;
+    if (!retentionMs) return;
+    const timer = setTimeout(() => {
+      this.retentionTimers.delete(timer);
+      this.store.deleteRun(execution.runId);
+    }, Math.min(retentionMs, 2 ** 31 - 1));
+    timer.unref();
+    this.retentionTimers.add(timer);
+  }
+
+  /** Stops background work (server shutdown). */
+  stop(): void {
+    for (const timer of this.retentionTimers) clearTimeout(timer);
+    this.retentionTimers.clear();
+  }
+
   /** Hooks the workflow-task module installs, so other modules can ask for a workflow task. */
   scheduleWorkflowTask: (execution: Execution) => void = () => {
     throw new Error('workflow tasks not wired');

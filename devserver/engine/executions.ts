@@ -297,6 +297,7 @@ export function close(ctx: EngineContext, execution: Execution, status: number):
   // updates still waiting for an outcome learn that the run is gone
   for (const update of execution.updates.values()) ctx.watchers.changed(updateKey(execution.runId, update.updateId));
   ctx.watchers.changed(historyKey(execution.runId));
+  ctx.retain(execution);
 }
 
 /** Closes `previous` as continued-as-new and starts the next run of the chain. */

@@ -144,3 +144,22 @@ test('a search attribute value of the wrong type is refused', async (t) => {
   t.is((error as { code?: number }).code, status.INVALID_ARGUMENT);
   t.regex(error!.message, /Quantity of type Int: value must be an integer/);
 });
+
+test('closed workflows are forgotten once the retention period has passed', async (t) => {
+  const shortLived = await startDevServer({ port: 0, retentionMs: 300 });
+  const client = await Connection.connect({ address: shortLived.address });
+  try {
+    const workflowId = uniqueId('retention');
+    await client.workflowService.startWorkflowExecution({ namespace, workflowId, workflowType: { name: 'w' }, taskQueue: { name: 'q' }, requestId: 'r' });
+    await client.workflowService.terminateWorkflowExecution({ namespace, workflowExecution: { workflowId }, reason: 'done' });
+    const described = await client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } });
+    t.is(described.workflowExecutionInfo?.status, enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const gone = await t.throwsAsync(client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } }));
+    t.is((gone as { code?: number }).code, status.NOT_FOUND);
+    t.is((await client.workflowService.countWorkflowExecutions({ namespace })).count?.toString(), '0');
+  } finally {
+    await client.close();
+    await shortLived.close();
+  }
+});
