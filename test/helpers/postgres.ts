@@ -49,6 +49,9 @@ export function usePostgres(test: TestFn<any>): TestPostgres {
       } else {
         server = await startCopyOfTemplate();
         adminUrl = server.adminUrl;
+        // ava ends a timed-out file with SIGTERM, which skips exit handlers: exit properly instead,
+        // so the server is signalled rather than orphaned.
+        process.once('SIGTERM', exitOnSigterm);
       }
       return adminUrl;
     })());
@@ -57,6 +60,7 @@ export function usePostgres(test: TestFn<any>): TestPostgres {
     await starting?.catch(() => {});
     await Promise.all(created.map((db) => db.sql.end({ timeout: 5 })));
     if (server) {
+      process.removeListener('SIGTERM', exitOnSigterm);
       await server.stop();
       await rm(server.dataDir, { recursive: true, force: true });
     } else if (adminUrl) {
@@ -94,6 +98,8 @@ export function usePostgres(test: TestFn<any>): TestPostgres {
 
   return { database: ({ migrated = true } = {}) => createDatabase(migrated) };
 }
+
+const exitOnSigterm = () => process.exit(128 + 15);
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
