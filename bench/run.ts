@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: every benchmark, each in its own process (so one's garbage and JIT state do not colour
+ * the next), one after the other. Figures are medians and ratios; these machines are noisy, so compare
+ * runs made on the same machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const BENCHMARKS = ['devserver.ts', 'api.ts', 'orders.ts'];
+
+let failed = 0;
+for (const file of BENCHMARKS) {
+  process.stdout.write(`\n== bench/${file} ==\n`);
+  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) failed++;
+}
+process.exitCode = failed === 0 ? 0 : 1;
