@@ -2,7 +2,7 @@
 export { LEGACY_SIZE_LABELS, SIZE_LABELS } from '../schemas/index.js';
 export type { LegacySize, SizeLabel } from '../schemas/index.js';
 export type { Issue } from './issues.js';
-export { ROOT_PATH } from './issues.js';
+export { joinPath, ROOT_PATH } from './issues.js';
 export type { Selection } from './result.js';
 export { APPLIANCE_KINDS, COMMON_VENDOR_FIELDS, isKindId, KIND_IDS } from './kinds.js';
 export type { ApplianceKind, Condition, FieldFormat, FieldSpec, KindId } from './kinds.js';

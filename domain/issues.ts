@@ -12,8 +12,20 @@ export interface Issue {
 /** The path used when the document itself (not one of its fields) is wrong. */
 export const ROOT_PATH = 'request';
 
-export function joinPath(...parts: ReadonlyArray<string | number>): string {
-  return parts.filter((part) => part !== '').join('.');
+const PLAIN_KEY = /^(?:[A-Za-z_$][\w$-]*|\d+)$/;
+
+/**
+ * Appends raw keys to an already formatted path. Plain names and indexes join with dots
+ * (`vnics.2.description`); any other key is quoted (`vendorConfig["odd.key"]`), so a path is never ambiguous.
+ */
+export function joinPath(base: string, ...keys: ReadonlyArray<string | number>): string {
+  let path = base;
+  for (const key of keys) {
+    const text = String(key);
+    if (!PLAIN_KEY.test(text)) path += `[${JSON.stringify(text)}]`;
+    else path += path === '' ? text : `.${text}`;
+  }
+  return path;
 }
 
 export function issue(path: string, rule: string, message: string): Issue {
@@ -30,13 +42,13 @@ export function issuesFromZod(error: z.ZodError, input: unknown, prefix: Readonl
     const path = [...prefix, ...zodIssue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))];
     if (zodIssue.code === 'unrecognized_keys') {
       for (const key of zodIssue.keys) {
-        issues.push(issue(joinPath(...path, key), 'unknown-field', `${key} is not a known field here`));
+        issues.push(issue(joinPath('', ...path, key), 'unknown-field', `${key} is not a known field here`));
       }
       continue;
     }
     const leaf = path.length > 0 ? String(path[path.length - 1]) : ROOT_PATH;
     const [rule, message] = describeZodIssue(zodIssue, leaf, valueAt(input, zodIssue.path));
-    issues.push(issue(joinPath(...path), rule, message));
+    issues.push(issue(joinPath('', ...path), rule, message));
   }
   return issues;
 }

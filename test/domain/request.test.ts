@@ -196,3 +196,10 @@ test('problems in several places are reported together', (t) => {
   ]);
   t.is(result.kind, 'K6');
 });
+
+test('paths quote keys that are not plain names, so they stay unambiguous', (t) => {
+  t.deepEqual(pathsAndRules(validRequest('K9', { 'a.b': 1 })), [['["a.b"]', 'unknown-field']]);
+  t.deepEqual(pathsAndRules(validRequest('K9', { '': 1 })), [['[""]', 'unknown-field']]);
+  const config = checkOrderRequest(validRequest('K9', { vendorConfig: { sshPublicKey: 'x', 'odd key': 1 } }));
+  t.true(config.errors.some((error) => error.path === 'vendorConfig["odd key"]' && error.rule === 'unknown-field'));
+});
