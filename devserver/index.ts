@@ -6,4 +6,5 @@
 export { startDevServer } from './server.js';
 export type { DevServer, DevServerOptions } from './server.js';
 export type { ExecutionStore, NamespaceRecord } from './store.js';
+export type { LogLevel } from './engine/context.js';
 export { InMemoryStore } from './store.js';

@@ -2,6 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Clock } from './clock.js';
 import { EngineContext } from './engine/context.js';
+import type { LogLevel } from './engine/context.js';
 import { Watchers } from './engine/watchers.js';
 import { installWorkflowTasks } from './engine/workflow-tasks.js';
 import { Matching } from './matching.js';
@@ -22,8 +23,11 @@ export interface DevServerOptions {
   namespace?: string;
   /** Virtual clock that jumps to the next deadline whenever nothing is in flight (see docs/devserver.md). */
   timeSkipping?: boolean;
-  /** Receives the server's log lines (unimplemented RPCs, retries, failures). Defaults to silence. */
-  log?: (line: string) => void;
+  /**
+   * Receives the server's log lines: `warn` for what must not pass unnoticed (unimplemented RPCs and
+   * commands, internal errors), `info` for retries, timeouts and the like. Default: warnings to stderr.
+   */
+  log?: (line: string, level: LogLevel) => void;
   /** How long polls and waits are held before an empty answer; default 15 s. */
   longPollMs?: number;
   /** Where executions live; default in memory. */
@@ -48,17 +52,21 @@ export interface DevServer {
 }
 
 const DEFAULT_NAMESPACE = 'default';
+
+function warningsToStderr(line: string, level: LogLevel): void {
+  if (level === 'warn') process.stderr.write(`[devserver] ${line}\n`);
+}
 const DEFAULT_RETENTION_MS = 24 * 3600_000;
 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const log = options.log ?? (() => {});
+  const log = (line: string, level: LogLevel = 'info') => (options.log ?? warningsToStderr)(line, level);
   const namespace = options.namespace || DEFAULT_NAMESPACE;
   const timeSkipping = options.timeSkipping ?? false;
   const store = options.store ?? new InMemoryStore();
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
 
-  const clock = new Clock(timeSkipping, (error) => log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));
+  const clock = new Clock(timeSkipping, (error) => log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'warn'));
   const longPollMs = options.longPollMs ?? 15_000;
   const matching = new Matching(longPollMs);
   const watchers = new Watchers();

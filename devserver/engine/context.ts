@@ -61,7 +61,7 @@ export class EngineContext {
     readonly matching: Matching,
     readonly watchers: Watchers,
     readonly options: EngineOptions,
-    readonly log: (line: string) => void,
+    readonly log: (line: string, level?: LogLevel) => void,
   ) {}
 
   newRunId(): string {
@@ -121,6 +121,9 @@ export class EngineContext {
     return this.isQuiescent();
   }
 }
+
+/** `warn`: something the user must see (unimplemented, internal errors); `info`: the server's story. */
+export type LogLevel = 'info' | 'warn';
 
 export const historyKey = (runId: string) => `history:${runId}`;
 export const updateKey = (runId: string, updateId: string) => `update:${runId}:${updateId}`;

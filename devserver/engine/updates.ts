@@ -91,7 +91,7 @@ export function applyUpdateMessage(ctx: EngineContext, execution: Execution, mes
     });
     if (update) setStage(ctx, execution, update, 'completed', body.outcome ?? undefined);
   } else {
-    ctx.log(`ignored protocol message of unknown type ${message.typeName}`);
+    ctx.log(`ignored protocol message of unknown type ${message.typeName}`, 'warn');
   }
 }
 

@@ -136,7 +136,7 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
       failure: { message, source: 'devserver' },
       identity: request.identity,
     });
-    ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} refused: ${message}`);
+    ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} refused: ${message}`, 'warn');
     endTask(ctx, execution, task, task.attempt + 1, true);
     throw error instanceof RpcError ? error : new RpcError(13, message);
   }

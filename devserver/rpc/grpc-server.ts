@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { reflection } from '../proto.js';
 import type { ReflectedType } from '../proto.js';
 import { RpcError } from '../errors.js';
+import type { LogLevel } from '../engine/context.js';
 
 export interface CallContext {
   /** Registers a listener for the caller going away (cancelled or deadline passed). */
@@ -18,7 +19,7 @@ export type Handler = (request: any, call: CallContext) => unknown;
 export type ServiceHandlers = Record<string, Handler>;
 
 export interface RpcObserver {
-  log(line: string): void;
+  log(line: string, level: LogLevel): void;
   /** Called once per RPC, with its method name. */
   onCall(method: string): void;
   /** Called after every handled RPC (time skipping re-checks whether it may jump). */
@@ -47,7 +48,7 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
       observer.onCall(method);
       if (!handler) {
         observer.unimplemented.set(method, (observer.unimplemented.get(method) ?? 0) + 1);
-        observer.log(`UNIMPLEMENTED: ${serviceName}/${method}`);
+        observer.log(`UNIMPLEMENTED: ${serviceName}/${method}`, 'warn');
         callback({ code: grpc.status.UNIMPLEMENTED, details: `unknown method ${method}: not implemented by the mve-orders devserver` });
         return;
       }
@@ -55,7 +56,7 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
         if (error instanceof RpcError) {
           callback({ code: error.code, details: error.message });
         } else {
-          observer.log(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          observer.log(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'warn');
           callback({ code: grpc.status.INTERNAL, details: `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}` });
         }
       };

@@ -14,6 +14,7 @@
  * - `addSearchAttributes({ OrderStatus: 'Keyword' })` registers custom search attributes through the
  *   OperatorService on either server (already registered with the same type is fine).
  * - `bundle(workflowsPath)` bundles workflow code once per path (the bundler resolves `.js` imports to `.ts`).
+ * - The devserver's warnings (unimplemented calls) go to stderr; DEVSERVER_LOG=1 prints its whole log.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
@@ -85,7 +86,14 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
   if (externalAddress) {
     env = await TestWorkflowEnvironment.createFromExistingServer({ address: externalAddress, namespace });
   } else {
-    devServer = await startDevServer({ port: 0, namespace, timeSkipping: options.timeSkipping ?? true, log: (line) => process.env.DEVSERVER_LOG && console.error(`[devserver] ${line}`) });
+    devServer = await startDevServer({
+      port: 0,
+      namespace,
+      timeSkipping: options.timeSkipping ?? true,
+      log: (line, level) => {
+        if (level === 'warn' || process.env.DEVSERVER_LOG) console.error(`[devserver] ${line}`);
+      },
+    });
     const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(TestWorkflowEnvironment);
     env = await create({ server: { type: 'existing' }, address: devServer.address, namespace, supportsTimeSkipping: devServer.timeSkipping });
   }

@@ -18,6 +18,7 @@ export function registerDevserverCommand(program: Command): void {
         host: options.host,
         namespace: options.namespace,
         timeSkipping: options.timeSkipping ?? false,
+        // without --log, only warnings (unimplemented calls, internal errors) are printed, to stderr
         ...(options.log ? { log: (line: string) => process.stdout.write(`[devserver] ${line}\n`) } : {}),
       }).catch((error: unknown) => {
         if (/EADDRINUSE|address already in use/i.test(String(error)))
