@@ -56,7 +56,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   const { env, dataDir, log } = options;
   const running = await readDevState(dataDir);
   if (running.found) {
-    throw new Error(`mve-orders dev is already running on ${dataDir} (pid ${running.state.pid}); stop it first, or set MVE_DATA_DIR to another folder`);
+    throw new Error(`dev is already running on ${dataDir} (pid ${running.state.pid}); stop it first, or set MVE_DATA_DIR to another folder`);
   }
   await prepareDataDir(dataDir);
   const temporalConfig = loadTemporalConfig(env);
