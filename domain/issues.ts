@@ -82,16 +82,18 @@ function sizeRule(origin: string): string {
 }
 
 function sizeFallback(zodIssue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
-  const bound = zodIssue.code === 'too_small' ? zodIssue.minimum : zodIssue.maximum;
-  const comparison = zodIssue.code === 'too_small' ? 'at least' : 'at most';
-  return zodIssue.origin === 'string' || zodIssue.origin === 'array'
-    ? `must have ${comparison} ${String(bound)} ${zodIssue.origin === 'string' ? 'characters' : 'items'}`
-    : `must be ${comparison} ${String(bound)}`;
+  const small = zodIssue.code === 'too_small';
+  const bound = String(small ? zodIssue.minimum : zodIssue.maximum);
+  if (zodIssue.origin === 'string' || zodIssue.origin === 'array') {
+    return `must have ${small ? 'at least' : 'at most'} ${bound} ${zodIssue.origin === 'string' ? 'characters' : 'items'}`;
+  }
+  if (zodIssue.inclusive === false) return `must be ${small ? 'greater' : 'less'} than ${bound}`;
+  return `must be ${small ? 'at least' : 'at most'} ${bound}`;
 }
 
 /** Our schemas phrase their messages as "must …"; zod's own defaults are replaced by a neutral fallback. */
 function ownMessage(message: string, fallback: string): string {
-  return /^(must|is|give)\b/.test(message) ? message : fallback;
+  return /^(must|is)\b/.test(message) ? message : fallback;
 }
 
 function article(expected: string): string {

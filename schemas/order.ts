@@ -38,7 +38,7 @@ export const vendorConfigSchema = z
 export const orderObjectSchema = z.strictObject({
   locationId: z.int().positive(),
   productName: z.string().min(1),
-  productType: z.literal('MVE'),
+  productType: z.literal('MVE', { error: 'must be "MVE"' }),
   term: termSchema,
   promoCode: z.string().nullable().optional(),
   vendorConfig: vendorConfigSchema,

@@ -107,6 +107,7 @@ test('checkOrderObject refuses what the writer schema refuses, by path', (t) => 
       ['vendorConfig.imageId', 'type'],
     ],
   );
+  t.true(checkOrderObject(order, FTDV).errors.some((error) => error.message === 'productType must be "MVE"'));
 });
 
 test('checkOrderObject applies the kind rules: fields, vNICs, sizes, offered sizes, vendor key', (t) => {

@@ -82,7 +82,11 @@ test('location is {id} or a selector, not both and not empty', (t) => {
     ['location', 'location-selector'],
   ]);
   t.deepEqual(pathsAndRules(validRequest('K9', { location: {} })), [['location', 'location-selector']]);
-  t.deepEqual(pathsAndRules(validRequest('K9', { location: { id: -1 } })), [['location.id', 'range']]);
+  const negative = checkOrderRequest(validRequest('K9', { location: { id: -1 } }));
+  t.deepEqual(
+    negative.errors.map((error) => [error.path, error.rule, error.message]),
+    [['location.id', 'range', 'id must be greater than 0']],
+  );
   t.deepEqual(pathsAndRules(validRequest('K9', { location: { city: 'Sydney' } })).sort(), [
     ['location', 'location-selector'],
     ['location.city', 'unknown-field'],
