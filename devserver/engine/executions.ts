@@ -177,7 +177,11 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     priority: request.priority,
   }, request.userMetadata ? { userMetadata: request.userMetadata } : {});
   if (runTimeoutMs) execution.runTimeoutTimer = ctx.clock.after(runTimeoutMs, () => timeOut(ctx, execution));
-  if (backoffMs) execution.firstTaskTimer = ctx.clock.after(backoffMs, () => ctx.scheduleWorkflowTask(execution));
+  if (backoffMs)
+    execution.firstTaskTimer = ctx.clock.after(backoffMs, () => {
+      execution.firstTaskTimer = undefined;
+      ctx.scheduleWorkflowTask(execution);
+    });
   else ctx.scheduleWorkflowTask(execution);
   return execution;
 }

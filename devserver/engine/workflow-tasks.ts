@@ -26,7 +26,8 @@ export function installWorkflowTasks(ctx: EngineContext): void {
 }
 
 export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): void {
-  if (execution.workflowTask || !isRunning(execution)) return;
+  // during a retry's backoff, signals and updates are recorded and wait for the first task
+  if (execution.workflowTask || execution.firstTaskTimer !== undefined || !isRunning(execution)) return;
   const attempt = execution.nextWorkflowTaskAttempt;
   const event = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, {
     taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },

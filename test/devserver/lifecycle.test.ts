@@ -152,6 +152,17 @@ timeSkippingTest('a 30-day timer completes at once under time skipping', async (
   await assertReplays(t, suite, [id]);
 });
 
+timeSkippingTest('an execution timeout spans the runs of a continue-as-new chain', async (t) => {
+  const id = uniqueId('execution-timeout');
+  const handle = await start('hourlyChainWorkflow', id, [1], { workflowExecutionTimeout: '150 minutes' });
+  const error = await t.throwsAsync(handle.result(), { instanceOf: WorkflowFailedError });
+  t.true(error!.cause instanceof TimeoutFailure);
+  const runs = await historiesOf(suite.client, id);
+  t.is(runs.length, 3, 'two runs continued as new after an hour each; the third timed out half-way');
+  t.truthy(runs[2]!.events!.at(-1)!.workflowExecutionTimedOutEventAttributes);
+  await assertReplays(t, suite, [id]);
+});
+
 timeSkippingTest('env.sleep moves server time and fires the timers it passes', async (t) => {
   const id = uniqueId('env-sleep');
   const before = await suite.temporal.env.currentTimeMs();
