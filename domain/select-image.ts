@@ -42,7 +42,14 @@ export function sizeOfferedIssue(
 function byId(groups: readonly ImageGroup[], id: number): Selection<CatalogImage> {
   for (const group of groups) {
     const image = group.images.find((candidate) => candidate.id === id);
-    if (image) return { ok: true, value: withFamily(group, image), warnings: [] };
+    if (image) {
+      const chosen = withFamily(group, image);
+      return {
+        ok: true,
+        value: chosen,
+        warnings: chosen.releaseImage === true ? [] : [notReleaseWarning(chosen, 'image.id')],
+      };
+    }
   }
   return { ok: false, issues: [issue('image.id', 'image-not-found', `no image with id ${id} in the images catalog`)] };
 }
@@ -107,9 +114,12 @@ function byVersion(groups: readonly ImageGroup[], selector: ImageSelector): Sele
         `${exact.length} images carry version "${version}"; chose id ${chosen.id} (highest id)`,
       ),
     );
-  if (chosen.releaseImage !== true)
-    warnings.push(issue('image.version', 'image-not-release', `image ${describe(chosen)} is not a release image`));
+  if (chosen.releaseImage !== true) warnings.push(notReleaseWarning(chosen, 'image.version'));
   return { ok: true, value: chosen, warnings };
+}
+
+function notReleaseWarning(image: CatalogImage, path: string): Issue {
+  return issue(path, 'image-not-release', `image ${describe(image)} is not a release image`);
 }
 
 function newestFirst(a: CatalogImage, b: CatalogImage): number {

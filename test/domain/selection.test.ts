@@ -81,7 +81,16 @@ test('image by explicit version and by id', (t) => {
     value: { id: 101 },
     warnings: [],
   });
-  t.like(selectImage(IMAGES, { id: 201 }), { ok: true, value: { id: 201, vendor: 'Cisco', product: 'FTDv' } });
+  t.like(selectImage(IMAGES, { id: 201 }), {
+    ok: true,
+    value: { id: 201, vendor: 'Cisco', product: 'FTDv' },
+    warnings: [],
+  });
+  t.like(selectImage(IMAGES, { id: 104 }), {
+    ok: true,
+    value: { id: 104 },
+    warnings: [{ path: 'image.id', rule: 'image-not-release' }],
+  });
   const pre = selectImage(IMAGES, { vendor: 'Fortinet', product: 'FortiGate-VM', version: '8.0.0-beta1' });
   t.like(pre, { ok: true, value: { id: 104 }, warnings: [{ rule: 'image-not-release' }] });
 });
