@@ -115,7 +115,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       MVE_CALLBACK_SECRET: callbackSecret,
       ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
     };
-    const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, log: (line) => log(`[worker] ${line}`) });
+    const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, log: (line) => log(`[worker] ${line}`) }).catch(
+      (error: unknown) => {
+        throw new Error(`the worker could not start (Temporal at ${temporalAddress}): ${(error as Error).message}`);
+      },
+    );
     stops.push(() => worker.shutdown());
 
     const environment = worker.dependencies.environment;

@@ -25,7 +25,9 @@ tasks finish and exits 0. See docs/running.md.`,
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         const keyring = await resolveKeyring({ env: process.env });
-        running = await runWorker({ env: process.env, databaseUrl, keyring, log });
+        running = await runWorker({ env: process.env, databaseUrl, keyring, log }).catch((error: unknown) => {
+          throw new Error(`cannot start the worker (TEMPORAL_ADDRESS=${process.env['TEMPORAL_ADDRESS'] ?? 'unset'}): ${(error as Error).message}`);
+        });
       } catch (error) {
         // Configuration, database and connection problems are each one sentence naming what to set or start.
         return report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
