@@ -3,7 +3,7 @@ import { resolveKeyring, type Keyring } from '../codec/index.js';
 import { loadTemporalConfig, type TemporalConfig } from '../config/temporal.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
 import { loadApprovalPolicies, type ApprovalPolicies } from '../workflows/approval/index.js';
-import { devDataDir, readDevState, type DevState } from './dev/state.js';
+import { devDataDir, readDevState, type DevState, type DevStateLookup } from './dev/index.js';
 
 /** Nothing to connect to: the message says what to start or set. The CLI exits 2 on it. */
 export class NotConfiguredError extends Error {
@@ -63,7 +63,7 @@ function definedOnly(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
 }
 
-function notRunningMessage(lookup: Exclude<Awaited<ReturnType<typeof readDevState>>, { found: true }>): string {
+function notRunningMessage(lookup: Exclude<DevStateLookup, { found: true }>): string {
   const start = 'start the engine with `npm start` (mve-orders dev) in another terminal, or set TEMPORAL_ADDRESS (and DATABASE_URL, MVE_CODEC_KEYS) to use a real deployment';
   switch (lookup.reason) {
     case 'absent':

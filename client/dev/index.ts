@@ -2,6 +2,5 @@
 export { DEFAULT_SIMULATOR_PORT, DEFAULT_TEMPORAL_PORT, startDev } from './start.js';
 export type { DevOptions, DevReport, RunningDev } from './start.js';
 export { describeDev } from './describe.js';
-export { DEMO_APPROVERS } from './approvers.js';
-export { DATA_DIR_VARIABLE, DEFAULT_DATA_DIR, devDataDir, readDevState } from './state.js';
+export { devDataDir, readDevState } from './state.js';
 export type { DevState, DevStateLookup } from './state.js';
