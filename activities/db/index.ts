@@ -43,6 +43,7 @@ export {
   type ProductInput,
   type LastErrorInput,
   type ListOrdersInput,
+  type NoteInput,
   type NewApproverInput,
   type ApproverUpdateInput,
   type ListApproversInput,
@@ -50,6 +51,7 @@ export {
 export type {
   OrderRecord,
   OrderEventRecord,
+  OrderNoteRecord,
   ApprovalVoteRecord,
   BuyAttemptRecord,
   OrderView,

@@ -6,6 +6,7 @@ import { unredactedSecretPath } from './secret-guard.js';
 import {
   toBuyAttempt,
   toEvent,
+  toNote,
   toOrder,
   toVote,
   type ApprovalVoteRecord,
@@ -19,6 +20,7 @@ import {
   buyOutcomeInput,
   lastErrorInput,
   listOrdersInput,
+  noteInput,
   orderReceivedInput,
   productInput,
   quoteInput,
@@ -28,6 +30,7 @@ import {
   type BuyOutcomeInput,
   type LastErrorInput,
   type ListOrdersInput,
+  type NoteInput,
   type OrderReceivedInput,
   type ProductInput,
   type QuoteInput,
@@ -47,6 +50,8 @@ export interface OrdersRepository {
   recordOrderReceived(input: OrderReceivedInput): Promise<{ created: boolean }>;
   /** Records a state change; the order's status follows its newest event. */
   recordTransition(input: TransitionInput): Promise<{ recorded: boolean }>;
+  /** Records a note on the order (not a state change); a retried write is a no-op. */
+  recordNote(input: NoteInput): Promise<{ recorded: boolean }>;
   /** Records the current quote; an older quote number arriving late is ignored (`recorded: false`). */
   recordQuote(input: QuoteInput): Promise<{ recorded: boolean }>;
   /** One vote per approver per quote: a second vote returns the first, unchanged. */
@@ -238,18 +243,30 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
         if (updated.length === 0) await requireOrder('recordLastError', workflowId);
       }),
 
+    recordNote: (input) =>
+      operation('recordNote', noteInput, input, async (note) => {
+        const rows = await sql`
+          INSERT INTO order_notes (workflow_id, sequence, actor, message, details, at)
+          VALUES (${note.workflowId}, ${note.sequence}, ${note.actor}, ${note.message}, ${json(note.details)}, ${note.at})
+          ON CONFLICT (workflow_id, sequence) DO NOTHING
+          RETURNING sequence`;
+        return { recorded: rows.length > 0 };
+      }),
+
     getOrder: (workflowId) =>
       operation('getOrder', workflowIdInput, workflowId, (id) =>
         sql.begin('isolation level repeatable read read only', async (tx) => {
           const [order] = await tx`SELECT * FROM orders WHERE workflow_id = ${id}`;
           if (!order) return null;
           const events = await tx`SELECT * FROM order_events WHERE workflow_id = ${id} ORDER BY sequence`;
+          const notes = await tx`SELECT * FROM order_notes WHERE workflow_id = ${id} ORDER BY sequence`;
           const approvals = await tx`
             SELECT * FROM approvals WHERE workflow_id = ${id} ORDER BY quote_number, at, approver_id`;
           const attempts = await tx`SELECT * FROM buy_attempts WHERE workflow_id = ${id} ORDER BY attempt`;
           return {
             order: toOrder(order),
             events: events.map(toEvent),
+            notes: notes.map(toNote),
             approvals: approvals.map(toVote),
             buyAttempts: attempts.map(toBuyAttempt),
           };

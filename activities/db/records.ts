@@ -51,9 +51,19 @@ export interface BuyAttemptRecord {
 }
 
 /** Everything ops see about one order; events, votes and attempts in the order they happened. */
+export interface OrderNoteRecord {
+  sequence: number;
+  actor: string;
+  message: string;
+  details: Record<string, unknown>;
+  at: string;
+}
+
 export interface OrderView {
   order: OrderRecord;
   events: OrderEventRecord[];
+  /** Notes that are not state changes; their sequence numbers interleave with the events'. */
+  notes: OrderNoteRecord[];
   approvals: ApprovalVoteRecord[];
   buyAttempts: BuyAttemptRecord[];
 }
@@ -146,5 +156,15 @@ export function toApprover(row: Row): ApproverRecord {
     active: row.active,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function toNote(row: Row): OrderNoteRecord {
+  return {
+    sequence: row['sequence'] as number,
+    actor: row['actor'] as string,
+    message: row['message'] as string,
+    details: row['details'] as Record<string, unknown>,
+    at: (row['at'] as Date).toISOString(),
   };
 }

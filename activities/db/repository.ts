@@ -1,11 +1,10 @@
 import { createApproversRepository, type ApproversRepository } from './approvers-repository.js';
 import type { Sql } from './connection.js';
-import { createNotesRepository, type NotesRepository } from './notes-repository.js';
 import { createOrdersRepository, type OrdersRepository } from './orders-repository.js';
 
 /** Everything the app stores in Postgres. Built once per process around one pool and injected. */
-export type Repository = OrdersRepository & NotesRepository & ApproversRepository;
+export type Repository = OrdersRepository & ApproversRepository;
 
 export function createRepository(sql: Sql): Repository {
-  return { ...createOrdersRepository(sql), ...createNotesRepository(sql), ...createApproversRepository(sql) };
+  return { ...createOrdersRepository(sql), ...createApproversRepository(sql) };
 }

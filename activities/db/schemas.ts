@@ -74,6 +74,17 @@ export const transitionInput = z.object({
   at: moment.optional(),
 });
 
+/** A note on the order that is not a state change (a reminder, a refused signal, a scheduled retry). */
+export const noteInput = z.object({
+  workflowId,
+  /** The workflow's sequence number, shared with the order's events: the idempotency key. */
+  sequence: positiveInt,
+  actor: text(255),
+  message: text(4000),
+  details: jsonObject.default({}),
+  at: moment,
+});
+
 export const quoteInput = z.object({
   workflowId,
   /** 1 for the first quote; the workflow increments it when a re-validation needs a new approval. */
@@ -164,6 +175,7 @@ export const listApproversInput = z.object({
 
 export type OrderReceivedInput = z.input<typeof orderReceivedInput>;
 export type TransitionInput = z.input<typeof transitionInput>;
+export type NoteInput = z.input<typeof noteInput>;
 export type QuoteInput = z.input<typeof quoteInput>;
 export type ApprovalVoteInput = z.input<typeof approvalVoteInput>;
 export type BuyIntentInput = z.input<typeof buyIntentInput>;

@@ -123,7 +123,7 @@ test.serial('decisions by signal: an invalid one is recorded and ignored, a vali
 
   await orders.signalDecision('SIGNAL-1', { decision: 'approve', approverId: 'fiona', ...quote });
   t.is((await orders.result('SIGNAL-1')).state, 'BOUGHT');
-  const notes = await repository.listNotes(submitted.workflowId);
+  const notes = (await repository.getOrder(submitted.workflowId))!.notes;
   t.true(notes.some((note) => note.actor === 'erin' && /refused approve signal/.test(note.message) && note.details['code'] === 'APPROVER_LACKS_ROLE'));
   t.true(notes.some((note) => /decision must be "approve" or "reject"/.test(note.message)));
 });

@@ -35,7 +35,7 @@ test.serial('an order nobody decides expires at the deadline, after the reminder
 
   const status = await engine.orders.status('EXPIRE-1');
   t.is(status.approval?.remindersSent, 2, 'the policy reminds 24 h and 1 h before the deadline');
-  const notes = await engine.repository.listNotes(submitted.workflowId);
+  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
   t.is(notes.filter((note) => /^reminder \d/.test(note.message)).length, 2);
   const record = await engine.repository.getOrder(submitted.workflowId);
   t.is(record?.order.status, 'EXPIRED');

@@ -40,7 +40,7 @@ test.serial('429 on buy is retried after Retry-After: the buy provably did not h
   t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
   const record = await engine.repository.getOrder(submitted.workflowId);
   t.deepEqual(record?.buyAttempts.map((attempt) => attempt.outcome), ['not-created', 'created']);
-  const notes = await engine.repository.listNotes(submitted.workflowId);
+  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
   t.true(notes.some((note) => /trying again in 30 s/.test(note.message)), 'the retry waits as Retry-After says');
 });
 
@@ -58,7 +58,7 @@ test.serial('a buy carried out but whose answer is lost parks in BUY_UNCERTAIN, 
   await engine.temporal.env.sleep(9 * 60 * 60 * 1000);
   t.is((await engine.orders.status('DROPPED-BUY')).state, 'BUY_UNCERTAIN');
   t.is(engine.sim.state().products.length, productsBefore + 1);
-  const notes = await engine.repository.listNotes(submitted.workflowId);
+  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
   t.true(notes.filter((note) => /the buy outcome is unknown/.test(note.message)).length >= 2);
 
   const badUid = await t.throwsAsync(
