@@ -18,6 +18,12 @@ export interface WorkflowTaskState {
   state: 'scheduled' | 'started';
   scheduledTime: number;
   timeoutTimer?: TimerId;
+  /**
+   * A retry (attempt > 1) is transient, as on the real server: its Scheduled/Started events go to the
+   * worker but are written to history only when the task completes (or, for Scheduled, when anything
+   * else is written first), so a workflow whose tasks keep failing does not grow its history.
+   */
+  transientEvents?: HistoryEvent[];
 }
 
 export interface ActivityTimeouts {

@@ -68,9 +68,10 @@ export class EngineContext {
     return randomUUID();
   }
 
-  appendEvent(execution: Execution, eventType: number, attributes: object, extra: object = {}): HistoryEvent {
-    const event: HistoryEvent = {
-      eventId: execution.history.length + 1,
+  /** An event with the next event id, not yet in history (appendEvent, or a transient workflow task). */
+  makeEvent(execution: Execution, eventType: number, attributes: object, extra: object = {}, idOffset = 0): HistoryEvent {
+    return {
+      eventId: execution.history.length + 1 + idOffset,
       eventTime: msToTimestamp(this.clock.now()),
       eventType,
       version: 0,
@@ -78,9 +79,32 @@ export class EngineContext {
       [eventAttributesKey(eventType)]: attributes,
       ...extra,
     };
+  }
+
+  appendEvent(execution: Execution, eventType: number, attributes: object, extra: object = {}): HistoryEvent {
+    const task = execution.workflowTask;
+    if (task?.transientEvents && task.state === 'scheduled') this.writeTransientTask(execution);
+    const event = this.makeEvent(execution, eventType, attributes, extra);
     execution.history.push(event);
     this.watchers.changed(historyKey(execution.runId));
     return event;
+  }
+
+  /**
+   * Writes a transient workflow task's events to history: when it completes, or (still only scheduled)
+   * when another event must be written first. A started one is written as handed out, ids unchanged.
+   */
+  writeTransientTask(execution: Execution): void {
+    const task = execution.workflowTask;
+    const events = task?.transientEvents;
+    if (!task || !events) return;
+    task.transientEvents = undefined;
+    if (task.state === 'scheduled') {
+      events[0]!.eventId = execution.history.length + 1;
+      task.scheduledEventId = events[0]!.eventId;
+    }
+    execution.history.push(...events);
+    this.watchers.changed(historyKey(execution.runId));
   }
 
   /**

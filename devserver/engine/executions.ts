@@ -230,7 +230,7 @@ export function requestCancel(ctx: EngineContext, execution: Execution, reason: 
 export function terminate(ctx: EngineContext, execution: Execution, reason: string, identity: string, details?: Payloads | null): void {
   requireRunning(execution);
   const task = execution.workflowTask;
-  if (task?.state === 'started') {
+  if (task?.state === 'started' && !task.transientEvents) {
     // the task in a worker's hands can no longer complete: record it failed first, as the real server does
     ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
       scheduledEventId: task.scheduledEventId,

@@ -1,7 +1,8 @@
 /**
  * Workflow tasks: scheduling one when the workflow has something new to see, handing it to a poller with
- * the full history (sticky queues are never used, so any worker can take any task), its start-to-close
- * timeout, and its completion or failure. Commands in a completion are applied by ./commands.ts.
+ * the full history (so any worker can take any task), its start-to-close timeout, and its completion or
+ * failure; retries after a failure or timeout are transient (see WorkflowTaskState). Commands in a
+ * completion are applied by ./commands.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { notFound } from '../errors.js';
@@ -29,17 +30,22 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
   // during a retry's backoff, signals and updates are recorded and wait for the first task
   if (execution.workflowTask || execution.firstTaskTimer !== undefined || !isRunning(execution)) return;
   const attempt = execution.nextWorkflowTaskAttempt;
-  const event = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, {
+  const attributes = {
     taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
     startToCloseTimeout: msToDuration(execution.workflowTaskTimeoutMs),
     attempt,
-  });
+  };
+  const transient = attempt > 1;
+  const event = transient
+    ? ctx.makeEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, attributes)
+    : ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, attributes);
   const task: WorkflowTaskState = {
-    scheduledEventId: Number(event.eventId),
+    scheduledEventId: event.eventId,
     startedEventId: 0,
     attempt,
     state: 'scheduled',
     scheduledTime: ctx.clock.now(),
+    transientEvents: transient ? [event] : undefined,
   };
   execution.workflowTask = task;
   ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) => startWorkflowTask(ctx, execution, task, identity));
@@ -47,14 +53,16 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
 
 function startWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, identity: string): PollWorkflowTaskResponse | null {
   if (execution.workflowTask !== task || task.state !== 'scheduled' || !isRunning(execution)) return null;
-  const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, {
-    scheduledEventId: task.scheduledEventId,
-    identity,
-    requestId: randomUUID(),
-    historySizeBytes: 0,
-  });
+  const attributes = { scheduledEventId: task.scheduledEventId, identity, requestId: randomUUID(), historySizeBytes: 0 };
+  let started;
+  if (task.transientEvents) {
+    started = ctx.makeEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, attributes, {}, 1);
+    task.transientEvents.push(started);
+  } else {
+    started = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, attributes);
+  }
   task.state = 'started';
-  task.startedEventId = Number(started.eventId);
+  task.startedEventId = started.eventId;
   task.timeoutTimer = ctx.clock.after(execution.workflowTaskTimeoutMs, () => timeOutWorkflowTask(ctx, execution, task));
   // the sequencing id is the event before WorkflowTaskStarted, as on the real server
   const messages = takeUpdateRequests(execution, task.startedEventId - 1).map((m) => ({
@@ -69,7 +77,7 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
     startedEventId: task.startedEventId,
     attempt: task.attempt,
     backlogCountHint: 0,
-    history: { events: execution.history.slice() },
+    history: { events: [...execution.history, ...(task.transientEvents ?? [])] },
     nextPageToken: Buffer.alloc(0),
     workflowExecutionTaskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
     scheduledTime: msToTimestamp(task.scheduledTime),
@@ -100,11 +108,12 @@ function endTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskSta
 
 function timeOutWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
   if (execution.workflowTask !== task) return;
-  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
-    scheduledEventId: task.scheduledEventId,
-    startedEventId: task.startedEventId,
-    timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
-  });
+  if (!task.transientEvents)
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.startedEventId,
+      timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+    });
   ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} timed out (attempt ${task.attempt})`);
   endTask(ctx, execution, task, task.attempt + 1, true);
 }
@@ -112,6 +121,7 @@ function timeOutWorkflowTask(ctx: EngineContext, execution: Execution, task: Wor
 export function completeWorkflowTask(ctx: EngineContext, request: CompleteRequest): CompleteResponse {
   const { execution, task } = findStartedTask(ctx, request.taskToken);
   const commands = request.commands ?? [];
+  ctx.writeTransientTask(execution);
   if (execution.buffered.length && commands.some(isCloseCommand)) {
     // new events arrived while the worker decided to close: the real server rejects the close so the
     // workflow sees them first
@@ -167,14 +177,16 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
 
 export function failWorkflowTask(ctx: EngineContext, request: FailRequest): void {
   const { execution, task } = findStartedTask(ctx, request.taskToken);
-  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
-    scheduledEventId: task.scheduledEventId,
-    startedEventId: task.startedEventId,
-    cause: request.cause,
-    failure: request.failure,
-    identity: request.identity,
-    binaryChecksum: request.binaryChecksum,
-  });
+  // only the first failure is recorded; retries are transient and leave no trace until one completes
+  if (!task.transientEvents)
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+      scheduledEventId: task.scheduledEventId,
+      startedEventId: task.startedEventId,
+      cause: request.cause,
+      failure: request.failure,
+      identity: request.identity,
+      binaryChecksum: request.binaryChecksum,
+    });
   ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} failed (attempt ${task.attempt}): ${request.failure?.message ?? ''}`);
   endTask(ctx, execution, task, task.attempt + 1, true);
 }

@@ -92,17 +92,32 @@ test('history comes in pages, and a long poll returns as soon as a new event arr
   t.deepEqual(next.history?.events?.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName), ['late']);
 });
 
-test('a workflow task not completed in time times out and is retried with attempt 2', async (t) => {
+test('a workflow task not completed in time is retried; retries stay out of history until one completes', async (t) => {
   const taskQueue = uniqueId('wft-timeout');
   const { workflowId } = await startWorkflow(taskQueue, { workflowTaskTimeout: { seconds: 1 } });
-  const task = await service().pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity: 'slow-worker' });
-  t.is(task.attempt, 1);
-  const retried = await service().pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity: 'second-worker' });
-  t.is(retried.attempt, 2);
-  t.deepEqual((await eventTypesOf(workflowId)).slice(2), ['WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_TIMED_OUT', 'WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED']);
-  // the first worker's late answer is refused
-  const late = await t.throwsAsync(service().respondWorkflowTaskCompleted({ taskToken: task.taskToken, commands: [] }));
-  t.is((late as { code?: number }).code, status.NOT_FOUND);
+  const poll = (identity: string) => service().pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity });
+  const first = await poll('slow-worker');
+  t.is(first.attempt, 1);
+  const second = await poll('second-worker'); // after the 1 s timeout
+  t.is(second.attempt, 2);
+  // the worker sees the retry's Scheduled/Started events at the end of its history ...
+  t.deepEqual(second.history?.events?.slice(-2).map((e) => e.workflowTaskScheduledEventAttributes?.attempt ?? 'started'), [2, 'started']);
+  const third = await poll('third-worker');
+  t.is(third.attempt, 3);
+  // ... but only the first timeout is recorded
+  t.deepEqual((await eventTypesOf(workflowId)).slice(1), ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_TIMED_OUT']);
+  const late = await t.throwsAsync(service().respondWorkflowTaskCompleted({ taskToken: first.taskToken, commands: [] }));
+  t.is((late as { code?: number }).code, status.NOT_FOUND, "the first worker's late answer is refused");
+  await service().respondWorkflowTaskCompleted({
+    taskToken: third.taskToken,
+    commands: [{ commandType: enums.v1.CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+  });
+  t.deepEqual((await eventTypesOf(workflowId)).slice(4), [
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_COMPLETED',
+    'WORKFLOW_EXECUTION_COMPLETED',
+  ]);
 });
 
 test('a command the server does not implement fails the workflow task visibly', async (t) => {

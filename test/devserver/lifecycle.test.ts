@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, TimeoutFailure } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import * as activities from './fixtures/activities.js';
@@ -199,3 +200,23 @@ test('a worker shut down mid-workflow is replaced by a new one that finishes it'
   t.true(identities.size >= 1);
   await assertReplays(t, suite, [id]);
 });
+
+test('a workflow whose task keeps failing waits for fixed code, then completes with a clean history', async (t) => {
+  const taskQueue = uniqueId('hotfix-queue');
+  const id = uniqueId('hotfix');
+  const handle = await suite.client.workflow.start('greetWorkflow', { taskQueue, workflowId: id, args: ['hotfix'], workflowTaskTimeout: '1s' });
+  const buggyWorker = await suite.temporal.createWorker({
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('./fixtures/workflows-buggy.ts', import.meta.url)),
+    activities,
+  });
+  await buggyWorker.runUntil(async () => {
+    while (((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+  const failedSoFar = await eventTypes(suite.client, id);
+  t.is(failedSoFar.filter((type) => type === 'WORKFLOW_TASK_FAILED').length, 1, 'only the first failure is recorded');
+  const fixedWorker = await suite.temporal.createWorker({ taskQueue, workflowsPath, activities });
+  t.is(await fixedWorker.runUntil(handle.result()), 'Hello, hotfix!');
+  await assertReplays(t, suite, [id]);
+});
+
