@@ -13,7 +13,6 @@ export class RpcError extends Error {
 export const notFound = (message: string) => new RpcError(status.NOT_FOUND, message);
 export const invalidArgument = (message: string) => new RpcError(status.INVALID_ARGUMENT, message);
 export const alreadyExists = (message: string) => new RpcError(status.ALREADY_EXISTS, message);
-export const failedPrecondition = (message: string) => new RpcError(status.FAILED_PRECONDITION, message);
 export const unimplemented = (message: string) => new RpcError(status.UNIMPLEMENTED, message);
 
 /** Refuses a request whose required string field is empty. */

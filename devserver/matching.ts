@@ -72,13 +72,6 @@ export class Matching {
     });
   }
 
-  /** Number of tasks waiting in queues (stale ones included), for diagnostics. */
-  backlog(): number {
-    let n = 0;
-    for (const q of this.queues.values()) n += q.tasks.length;
-    return n;
-  }
-
   /** Answers every waiting poll empty (server shutdown). */
   releaseAll(): void {
     for (const answer of [...this.idleAnswers]) answer();

@@ -6,7 +6,6 @@ import proto from '@temporalio/proto';
 
 export { proto };
 export const api = proto.temporal.api;
-export type Api = typeof proto.temporal.api;
 
 export const EventType = api.enums.v1.EventType;
 export const CommandType = api.enums.v1.CommandType;
@@ -47,7 +46,6 @@ export interface Duration {
   nanos?: number | null;
 }
 export type Timestamp = Duration;
-export type WorkflowService = typeof proto.temporal.api.workflowservice.v1;
 
 /** The part of the protobufjs reflection API we use (the SDK's root is a protobufjs Root). */
 export interface ReflectedType {

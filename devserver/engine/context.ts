@@ -9,7 +9,8 @@ import type { Execution } from '../execution.js';
 import type { Matching } from '../matching.js';
 import { eventAttributesKey, ExecutionStatus, msToTimestamp } from '../proto.js';
 import type { HistoryEvent } from '../proto.js';
-import type { ExecutionStore } from '../store.js';
+import type { ExecutionStore, NamespaceRecord } from '../store.js';
+import { notFound, requireField } from '../errors.js';
 import type { Watchers } from './watchers.js';
 
 export interface EngineOptions {
@@ -63,6 +64,14 @@ export class EngineContext {
     readonly options: EngineOptions,
     readonly log: (line: string, level?: LogLevel) => void,
   ) {}
+
+  /** The namespace a request names; INVALID_ARGUMENT when empty, NOT_FOUND when unknown. */
+  requireNamespace(name: string | null | undefined): NamespaceRecord {
+    const namespace = requireField(name, 'namespace');
+    const record = this.store.getNamespace(namespace);
+    if (!record) throw notFound(`Namespace ${namespace} is not found.`);
+    return record;
+  }
 
   newRunId(): string {
     return randomUUID();

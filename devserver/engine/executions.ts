@@ -46,9 +46,8 @@ interface ContinuedFrom {
 
 /** Checks a start request's own fields; the namespace must exist. */
 export function validateStartRequest(ctx: EngineContext, request: StartRequest): void {
-  const namespace = requireField(request.namespace, 'namespace');
-  const record = ctx.store.getNamespace(namespace);
-  if (!record) throw notFound(`Namespace ${namespace} is not found.`);
+  const record = ctx.requireNamespace(request.namespace);
+  const namespace = record.name;
   requireField(request.workflowId, 'workflowId');
   requireField(request.workflowType?.name, 'workflowType.name');
   requireField(request.taskQueue?.name, 'taskQueue.name');
@@ -188,8 +187,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
 
 /** Finds the run a request names: by run id, or the current run of the workflow id. */
 export function findRun(ctx: EngineContext, namespace: string | null | undefined, ref: { workflowId?: string | null; runId?: string | null } | null | undefined): Execution {
-  const ns = requireField(namespace, 'namespace');
-  if (!ctx.store.getNamespace(ns)) throw notFound(`Namespace ${ns} is not found.`);
+  const ns = ctx.requireNamespace(namespace).name;
   const workflowId = requireField(ref?.workflowId, 'workflowExecution.workflowId');
   const execution = ref?.runId ? ctx.store.getRun(ref.runId) : ctx.store.getCurrentRun(ns, workflowId);
   if (!execution || execution.namespace !== ns || execution.workflowId !== workflowId)

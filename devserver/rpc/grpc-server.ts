@@ -18,6 +18,9 @@ export interface CallContext {
 export type Handler = (request: any, call: CallContext) => unknown;
 export type ServiceHandlers = Record<string, Handler>;
 
+/** The request type of a generated message class: RequestOf<typeof v1.StartWorkflowExecutionRequest>. */
+export type RequestOf<T> = T extends { create(properties?: infer P): unknown } ? NonNullable<P> : never;
+
 export interface RpcObserver {
   log(line: string, level: LogLevel): void;
   /** Called once per RPC, with its method name. */

@@ -1,24 +1,17 @@
 /** temporal.api.operatorservice.v1.OperatorService: custom search attributes (Add / List / Remove). */
 import type proto from '@temporalio/proto';
-import { alreadyExists, invalidArgument, notFound, requireField } from '../errors.js';
+import { alreadyExists, invalidArgument, notFound } from '../errors.js';
 import type { EngineContext } from '../engine/context.js';
 import { fromIndexedValueType, isValidAttributeName, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
-import type { ServiceHandlers } from './grpc-server.js';
+import type { RequestOf, ServiceHandlers } from './grpc-server.js';
 
 type V1 = typeof proto.temporal.api.operatorservice.v1;
-type Req<K extends keyof V1> = V1[K] extends { create(properties?: infer P): unknown } ? NonNullable<P> : never;
-
-function namespaceRecord(ctx: EngineContext, name: string | null | undefined) {
-  const ns = requireField(name, 'namespace');
-  const record = ctx.store.getNamespace(ns);
-  if (!record) throw notFound(`Namespace ${ns} is not found.`);
-  return record;
-}
+type Req<K extends keyof V1> = RequestOf<V1[K]>;
 
 export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
   return {
     AddSearchAttributes: (req: Req<'AddSearchAttributesRequest'>) => {
-      const record = namespaceRecord(ctx, req.namespace);
+      const record = ctx.requireNamespace(req.namespace);
       const additions = Object.entries(req.searchAttributes ?? {});
       if (!additions.length) throw invalidArgument('searchAttributes must name at least one attribute to add');
       const checked = additions.map(([name, indexedType]) => {
@@ -35,7 +28,7 @@ export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
       return {};
     },
     ListSearchAttributes: (req: Req<'ListSearchAttributesRequest'>) => {
-      const record = namespaceRecord(ctx, req.namespace);
+      const record = ctx.requireNamespace(req.namespace);
       return {
         customAttributes: Object.fromEntries([...record.searchAttributes].map(([name, type]) => [name, toIndexedValueType(type)])),
         systemAttributes: Object.fromEntries(Object.entries(SYSTEM_SEARCH_ATTRIBUTES).map(([name, type]) => [name, toIndexedValueType(type)])),
@@ -43,7 +36,7 @@ export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
       };
     },
     RemoveSearchAttributes: (req: Req<'RemoveSearchAttributesRequest'>) => {
-      const record = namespaceRecord(ctx, req.namespace);
+      const record = ctx.requireNamespace(req.namespace);
       const names = req.searchAttributes ?? [];
       for (const name of names) if (!record.searchAttributes.has(name)) throw notFound(`search attribute ${name} is not registered in namespace ${record.name}`);
       for (const name of names) record.searchAttributes.delete(name);

@@ -6,10 +6,10 @@ import type proto from '@temporalio/proto';
 import { durationToMs, msToTimestamp, timestampToMs } from '../proto.js';
 import type { EngineContext } from '../engine/context.js';
 import { sleepUntil } from '../engine/time-skipping.js';
-import type { ServiceHandlers } from './grpc-server.js';
+import type { RequestOf, ServiceHandlers } from './grpc-server.js';
 
 type V1 = typeof proto.temporal.api.testservice.v1;
-type Req<K extends keyof V1> = V1[K] extends { create(properties?: infer P): unknown } ? NonNullable<P> : never;
+type Req<K extends keyof V1> = RequestOf<V1[K]>;
 
 export function testServiceHandlers(ctx: EngineContext): ServiceHandlers {
   const unlock = () => {

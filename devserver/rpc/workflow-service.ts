@@ -1,6 +1,6 @@
 /** temporal.api.workflowservice.v1.WorkflowService: what the SDK client and worker call. */
 import type proto from '@temporalio/proto';
-import { alreadyExists, invalidArgument, notFound, requireField } from '../errors.js';
+import { alreadyExists, invalidArgument, requireField } from '../errors.js';
 import type { Execution } from '../execution.js';
 import { api, durationToMs, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
 import type { EngineContext } from '../engine/context.js';
@@ -12,21 +12,13 @@ import { query, respondQuery } from '../engine/queries.js';
 import { admitUpdate, findUpdate, waitForUpdate } from '../engine/updates.js';
 import { countExecutions, executionInfo, listExecutions, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
 import type { NamespaceRecord } from '../store.js';
-import type { CallContext, ServiceHandlers } from './grpc-server.js';
+import type { CallContext, RequestOf, ServiceHandlers } from './grpc-server.js';
 
 type V1 = typeof proto.temporal.api.workflowservice.v1;
-/** The request interface of a WorkflowService message, e.g. Req<"StartWorkflowExecutionRequest">. */
-type Req<K extends keyof V1> = V1[K] extends { create(properties?: infer P): unknown } ? NonNullable<P> : never;
+type Req<K extends keyof V1> = RequestOf<V1[K]>;
 
 export const SERVER_VERSION = '1.27.0-mve-devserver';
 const DEFAULT_RETENTION_MS = 24 * 3600_000;
-
-function namespaceOf(ctx: EngineContext, name: string | null | undefined): NamespaceRecord {
-  const ns = requireField(name, 'namespace');
-  const record = ctx.store.getNamespace(ns);
-  if (!record) throw notFound(`Namespace ${ns} is not found.`);
-  return record;
-}
 
 function describeNamespace(record: NamespaceRecord): object {
   return {
@@ -133,7 +125,7 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
       },
     }),
     GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'mve-devserver', historyShardCount: 1, persistenceStore: 'memory', visibilityStore: 'memory' }),
-    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(namespaceOf(ctx, req.namespace)),
+    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(ctx.requireNamespace(req.namespace)),
     ListNamespaces: () => ({ namespaces: ctx.store.listNamespaces().map(describeNamespace) }),
     RegisterNamespace: (req: Req<'RegisterNamespaceRequest'>) => {
       const name = requireField(req.namespace, 'namespace');
@@ -154,7 +146,7 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     },
     SignalWithStartWorkflowExecution: (req: Req<'SignalWithStartWorkflowExecutionRequest'>) => {
       const signalName = requireField(req.signalName, 'signalName');
-      const namespace = namespaceOf(ctx, req.namespace).name;
+      const namespace = ctx.requireNamespace(req.namespace).name;
       const current = ctx.store.getCurrentRun(namespace, requireField(req.workflowId, 'workflowId'));
       let execution = current && isRunning(current) ? current : undefined;
       let started = false;
@@ -184,9 +176,9 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     GetWorkflowExecutionHistory: (req: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext) => getHistory(ctx, req, call),
     DescribeWorkflowExecution: (req: Req<'DescribeWorkflowExecutionRequest'>) => describeExecution(ctx, findRun(ctx, req.namespace, req.execution)),
     ListWorkflowExecutions: (req: Req<'ListWorkflowExecutionsRequest'>) =>
-      listExecutions(ctx.store, namespaceOf(ctx, req.namespace), req.query ?? '', req.pageSize ?? 0, req.nextPageToken),
+      listExecutions(ctx.store, ctx.requireNamespace(req.namespace), req.query ?? '', req.pageSize ?? 0, req.nextPageToken),
     CountWorkflowExecutions: (req: Req<'CountWorkflowExecutionsRequest'>) => ({
-      count: countExecutions(ctx.store, namespaceOf(ctx, req.namespace), req.query ?? ''),
+      count: countExecutions(ctx.store, ctx.requireNamespace(req.namespace), req.query ?? ''),
     }),
 
     UpdateWorkflowExecution: (req: Req<'UpdateWorkflowExecutionRequest'>, call: CallContext) => {
@@ -207,7 +199,7 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     },
 
     PollWorkflowTaskQueue: (req: Req<'PollWorkflowTaskQueueRequest'>, call: CallContext) => {
-      const namespace = namespaceOf(ctx, req.namespace).name;
+      const namespace = ctx.requireNamespace(req.namespace).name;
       // Tasks always carry the full history, so a worker's sticky pollers serve its normal queue too:
       // parking them would leave the worker only its few normal pollers.
       const sticky = req.taskQueue?.kind === TaskQueueKind.TASK_QUEUE_KIND_STICKY;
@@ -218,7 +210,7 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     RespondWorkflowTaskCompleted: (req: Req<'RespondWorkflowTaskCompletedRequest'>) => completeWorkflowTask(ctx, req),
     RespondWorkflowTaskFailed: (req: Req<'RespondWorkflowTaskFailedRequest'>) => (failWorkflowTask(ctx, req), {}),
     PollActivityTaskQueue: (req: Req<'PollActivityTaskQueueRequest'>, call: CallContext) => {
-      const namespace = namespaceOf(ctx, req.namespace).name;
+      const namespace = ctx.requireNamespace(req.namespace).name;
       const name = requireField(req.taskQueue?.name, 'taskQueue.name');
       return ctx.matching.poll('activity', namespace, name, { identity: req.identity ?? '', onCancel: call.onCancel }, {});
     },
