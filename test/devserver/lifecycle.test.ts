@@ -164,13 +164,16 @@ timeSkippingTest('an execution timeout spans the runs of a continue-as-new chain
   await assertReplays(t, suite, [id]);
 });
 
-timeSkippingTest('env.sleep moves server time and fires the timers it passes', async (t) => {
-  const id = uniqueId('env-sleep');
+timeSkippingTest('env.sleep moves server time to its target, firing the timers it passes and no later ones', async (t) => {
   const before = await suite.temporal.env.currentTimeMs();
-  const handle = await start('timerWorkflow', id, [3600_000]);
+  const oneHour = await start('timerWorkflow', uniqueId('env-sleep-1h'), [3600_000]);
+  const threeDays = await start('timerWorkflow', uniqueId('env-sleep-3d'), [3 * 24 * 3600_000]);
   await suite.temporal.env.sleep(2 * 3600_000);
-  t.true((await suite.temporal.env.currentTimeMs()) - before >= 2 * 3600_000);
-  t.is((await handle.describe()).status.name, 'COMPLETED');
+  const advanced = (await suite.temporal.env.currentTimeMs()) - before;
+  t.true(advanced >= 2 * 3600_000 && advanced < 3 * 3600_000, `clock moved ${advanced} ms`);
+  t.is((await oneHour.describe()).status.name, 'COMPLETED');
+  t.is((await threeDays.describe()).status.name, 'RUNNING');
+  await threeDays.terminate('test over');
 });
 
 test('a real-time timer fires', async (t) => {
