@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
+import protoRoot from '@temporalio/proto';
 import type { temporal } from '@temporalio/proto';
 import { startTemporalTestEnv } from '../helpers/temporal.js';
 import type { TemporalTestEnv } from '../helpers/temporal.js';
@@ -73,9 +74,10 @@ export async function assertReplays(t: ExecutionContext, suite: Suite, workflowI
   t.is(replayed, histories.length);
 }
 
+const { EventType } = protoRoot.temporal.api.enums.v1;
+
 /** Event type names of a run's history (EVENT_TYPE_ prefix dropped). */
 export async function eventTypes(client: Client, workflowId: string, runId?: string): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const { EventType } = (await import('@temporalio/proto')).default.temporal.api.enums.v1;
   return (history.events ?? []).map((e) => String(EventType[e.eventType ?? 0]).replace('EVENT_TYPE_', ''));
 }
