@@ -26,11 +26,11 @@ test('a failing activity is retried with exponential backoff until it succeeds',
   t.is(await run<number>('retryWorkflow', id, [id, 3]), 3);
   const attempts = attemptLog.get(id)!;
   t.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3]);
-  // initialInterval 200ms, coefficient 2: the second gap is twice the first (server time)
+  // initialInterval 1 s, coefficient 3: about 1 s, then about 3 s, between attempts (server time)
   const gap1 = attempts[1]!.scheduledAtMs - attempts[0]!.scheduledAtMs;
   const gap2 = attempts[2]!.scheduledAtMs - attempts[1]!.scheduledAtMs;
-  t.true(gap1 >= 200 && gap1 < 1000, `first backoff ${gap1}ms`);
-  t.true(gap2 >= 400 && gap2 < 1200, `second backoff ${gap2}ms`);
+  t.true(gap1 >= 1000 && gap1 < 3000, `first backoff ${gap1}ms`);
+  t.true(gap2 >= 3000 && gap2 < 9000, `second backoff ${gap2}ms`);
   await assertReplays(t, suite, [id]);
 });
 
