@@ -3,7 +3,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { Keyring } from '../codec/index.js';
 import { encryptingDataConverter } from '../codec/index.js';
 import { ConfigError } from '../config/env.js';
-import { connectionOptions, loadTemporalConfig, orderTaskQueue } from '../config/temporal.js';
+import { connectionOptions, loadTemporalConfig, orderTaskQueue, type TemporalConfig } from '../config/temporal.js';
 import { createWorkerDependencies, type WorkerDependencies } from './dependencies.js';
 import { createOrderWorker } from './order-worker.js';
 import { ensureOrderSearchAttributes } from './search-attributes.js';
@@ -36,25 +36,15 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
     env: options.env,
     databaseUrl: options.databaseUrl,
   });
-  const client = await Connection.connect(connectionOptions(temporal, address));
+  let started: { connection: NativeConnection; worker: Worker };
   try {
-    await ensureOrderSearchAttributes(client, temporal.namespace);
+    await registerSearchAttributes(temporal, address, options.log);
+    started = await connectOrderWorker(temporal, address, dependencies, options.keyring);
   } catch (error) {
-    options.log(
-      `could not register the search attributes (${(error as Error).message}); register OrderStatus, TicketId, Environment (Keyword) and MonthlyRate (Double) on namespace ${temporal.namespace} yourself`,
-    );
-  } finally {
-    await client.close();
+    await dependencies.close();
+    throw error;
   }
-  const connection = await NativeConnection.connect(connectionOptions(temporal, address));
-  const worker = await createOrderWorker({
-    connection,
-    namespace: temporal.namespace,
-    taskQueue: temporal.taskQueue,
-    environment: dependencies.environment,
-    activities: dependencies.activities,
-    dataConverter: encryptingDataConverter(options.keyring),
-  });
+  const { connection, worker } = started;
   const taskQueue = orderTaskQueue(temporal.taskQueue, dependencies.environment);
   options.log(`worker polling ${taskQueue} on ${address} (namespace ${temporal.namespace})`);
   const done = worker.run().finally(async () => {
@@ -71,4 +61,41 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       await done;
     },
   };
+}
+
+/** Registers the order's search attributes; where that is not allowed, says what to register by hand. */
+async function registerSearchAttributes(temporal: TemporalConfig, address: string, log: (line: string) => void): Promise<void> {
+  const client = await Connection.connect(connectionOptions(temporal, address));
+  try {
+    await ensureOrderSearchAttributes(client, temporal.namespace);
+  } catch (error) {
+    log(
+      `could not register the search attributes (${(error as Error).message}); register OrderStatus, TicketId, Environment (Keyword) and MonthlyRate (Double) on namespace ${temporal.namespace} yourself`,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+async function connectOrderWorker(
+  temporal: TemporalConfig,
+  address: string,
+  dependencies: WorkerDependencies,
+  keyring: Keyring,
+): Promise<{ connection: NativeConnection; worker: Worker }> {
+  const connection = await NativeConnection.connect(connectionOptions(temporal, address));
+  try {
+    const worker = await createOrderWorker({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: temporal.taskQueue,
+      environment: dependencies.environment,
+      activities: dependencies.activities,
+      dataConverter: encryptingDataConverter(keyring),
+    });
+    return { connection, worker };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
 }

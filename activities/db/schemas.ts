@@ -1,21 +1,10 @@
 import { z } from 'zod';
 
-/** The order states, as the workflow names them and the database checks them. */
-export const ORDER_STATUSES = [
-  'RECEIVED',
-  'LOOKING_UP',
-  'VALIDATING',
-  'AWAITING_APPROVAL',
-  'APPROVED',
-  'BUYING',
-  'BOUGHT',
-  'REJECTED',
-  'EXPIRED',
-  'CANCELLED',
-  'FAILED',
-  'BUY_UNCERTAIN',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import { ORDER_STATES, type OrderState } from '../../workflows/order/states.js';
+
+/** The order states, as the workflow names them (its states module is their one source) and the database checks them. */
+export const ORDER_STATUSES = ORDER_STATES;
+export type OrderStatus = OrderState;
 
 export const ENVIRONMENTS = ['staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];

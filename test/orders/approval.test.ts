@@ -46,6 +46,7 @@ test.serial('an order in the two-approver tier is bought only after two distinct
   t.deepEqual(first, { state: 'AWAITING_APPROVAL', approvedBy: ['fiona'], stillNeeded: 1 });
   const second = await orders.approve('TWO-1', { approverId: 'dave', ...quote, comment: 'budgeted' });
   t.is(second.stillNeeded, 0);
+  t.not(second.state, 'AWAITING_APPROVAL', 'the decisive vote answers with the state it led to');
 
   const outcome = await orders.result('TWO-1');
   t.is(outcome.state, 'BOUGHT');

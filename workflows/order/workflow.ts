@@ -289,10 +289,14 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
 
   function voteHandlers(decision: 'approve' | 'reject') {
     return {
-      handler: (vote: VoteInput): VoteResult => {
+      handler: async (vote: VoteInput): Promise<VoteResult> => {
         const check = checkVote(vote, decision);
         if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
-        return acceptVote(check.vote);
+        const result = acceptVote(check.vote);
+        // A decisive vote answers with the state it led to (APPROVED, REJECTED, or further), not the one before.
+        if (result.stillNeeded > 0 && decision === 'approve') return result;
+        await condition(() => state !== 'AWAITING_APPROVAL');
+        return { ...result, state };
       },
       validator: (vote: VoteInput): void => {
         const check = checkVote(vote, decision);

@@ -70,11 +70,11 @@ not awaiting approval) or no such order; 2 unusable input or no engine.`,
 
 function describeVote(verb: Verb, ticket: string, vote: VoteInput, result: VoteResult): string {
   const done = `${verb === 'approve' ? 'approved' : 'rejected'} ${ticket} at ${formatMoney(vote.monthlyRate, vote.currency)} as ${vote.approverId}`;
-  if (verb === 'reject') return `${done}: the order ends REJECTED`;
+  if (verb === 'reject') return `${done}: the order is ${result.state}`;
   const by = `approved by ${result.approvedBy.join(', ')}`;
   return result.stillNeeded > 0
     ? `${done}: ${by}; ${result.stillNeeded} more approval(s) needed`
-    : `${done}: approval complete (${by}); the order goes on to buy`;
+    : `${done}: approval complete (${by}); the order is ${result.state}`;
 }
 
 /** The refusal when the approver did not say which price they approve: it shows them the current one. */
