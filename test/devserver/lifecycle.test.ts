@@ -148,7 +148,8 @@ timeSkippingTest('a 30-day timer completes at once under time skipping', async (
   const result = await suite.client.workflow.execute('timerWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [thirtyDays] });
   const wallMs = Date.now() - startedAt;
   t.true((result as { workflowClockAdvancedMs: number }).workflowClockAdvancedMs >= thirtyDays);
-  t.true(wallMs < 5000, `took ${wallMs} ms of real time`);
+  // Proof that time was skipped, not a speed target (that is the benchmark's): 30 days took under a minute.
+  t.true(wallMs < 60_000, `took ${wallMs} ms of real time`);
   t.deepEqual((await eventTypes(suite.client, id)).filter((type) => type.startsWith('TIMER')), ['TIMER_STARTED', 'TIMER_FIRED']);
   await assertReplays(t, suite, [id]);
 });
