@@ -15,16 +15,14 @@ import { Client, Connection } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createApiClient, Secret } from '../activities/api/index.js';
-import { createCatalogLookups } from '../activities/catalog/index.js';
 import { connectDatabase, createRepository, runMigrations } from '../activities/db/index.js';
 import { startEmbeddedPostgres } from '../activities/db/embedded.js';
-import { createActivities } from '../activities/order/index.js';
 import { OrderClient } from '../client/orders/index.js';
 import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { startDevServer } from '../devserver/index.js';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
-import { createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
+import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
 
 const CONCURRENCY = [1, 10, 50];
 const ROUNDS = 3;
@@ -64,14 +62,11 @@ export async function runOrdersBench(): Promise<void> {
         responseTimeoutMs: 30_000,
       },
     });
-    const activities = createActivities({
-      clients: { staging: apiClient },
-      catalog: createCatalogLookups({ staging: apiClient }),
-      kindMap: SIM_KIND_MAP,
-      now: Date.now,
+    const activities = createEnvironmentActivities({
+      apiClient,
       repository: createRepository(sql),
+      kindMap: SIM_KIND_MAP,
       callbackSecret: undefined,
-      timeoutMs: 5_000,
     });
     const dataConverter = encryptingDataConverter(Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`));
     const connection = await Connection.connect({ address: devServer.address });

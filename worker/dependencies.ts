@@ -1,9 +1,9 @@
 import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../activities/api/index.js';
 import { createCatalogLookups } from '../activities/catalog/index.js';
-import { connectDatabase, createRepository, type Sql } from '../activities/db/index.js';
+import { connectDatabase, createRepository, type Repository, type Sql } from '../activities/db/index.js';
 import { createActivities } from '../activities/order/index.js';
 import type { OrderActivities } from '../activities/order/types.js';
-import { kindMapFromEnv } from '../domain/index.js';
+import { kindMapFromEnv, type KindMap } from '../domain/index.js';
 
 export interface WorkerDependencies {
   environment: ApiClient['environment'];
@@ -22,24 +22,46 @@ export interface DependencyOptions {
   callbackTimeoutMs?: number;
 }
 
+export interface EnvironmentActivityOptions {
+  /** The API client of the one environment whose key this worker holds. */
+  apiClient: ApiClient;
+  repository: Repository;
+  kindMap: KindMap;
+  /** Undefined: ticket-system callbacks are refused (never sent unsigned). */
+  callbackSecret: Secret | undefined;
+  /** Response timeout of the ticket-system callback; default 10 s. */
+  callbackTimeoutMs?: number;
+}
+
+/** The order activities of one environment: its API client, its catalog caches, the records, the callbacks. */
+export function createEnvironmentActivities(options: EnvironmentActivityOptions): OrderActivities {
+  const { apiClient } = options;
+  return createActivities({
+    clients: { [apiClient.environment]: apiClient },
+    catalog: createCatalogLookups({ [apiClient.environment]: apiClient }),
+    kindMap: options.kindMap,
+    now: Date.now,
+    repository: options.repository,
+    callbackSecret: options.callbackSecret,
+    timeoutMs: options.callbackTimeoutMs ?? 10_000,
+  });
+}
+
 /**
  * Everything a worker's activities stand on, built once: the database, the API client (with its token
  * provider) of the environment this worker's key belongs to, the catalog caches and the callback signer.
  */
 export function createWorkerDependencies(options: DependencyOptions): WorkerDependencies {
   const apiConfig = loadApiConfig(options.env);
-  const kindMap = kindMapFromEnv(options.env);
   const apiClient = createApiClient({ config: apiConfig, ...(options.logApi ? { log: options.logApi } : {}) });
   const sql: Sql = connectDatabase(options.databaseUrl);
   const callbackSecret = options.env['MVE_CALLBACK_SECRET'];
-  const activities = createActivities({
-    clients: { [apiConfig.environment]: apiClient },
-    catalog: createCatalogLookups({ [apiConfig.environment]: apiClient }),
-    kindMap,
-    now: Date.now,
+  const activities = createEnvironmentActivities({
+    apiClient,
     repository: createRepository(sql),
+    kindMap: kindMapFromEnv(options.env),
     callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,
-    timeoutMs: options.callbackTimeoutMs ?? 10_000,
+    ...(options.callbackTimeoutMs !== undefined ? { callbackTimeoutMs: options.callbackTimeoutMs } : {}),
   });
   return {
     environment: apiConfig.environment,

@@ -14,15 +14,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import { createApiClient, Secret, type ApiClient } from '../../activities/api/index.js';
-import { createCatalogLookups } from '../../activities/catalog/index.js';
 import { createRepository, type Repository } from '../../activities/db/index.js';
-import { createActivities, signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../activities/order/index.js';
+import { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../activities/order/index.js';
 import type { OrderActivities, TicketNotification } from '../../activities/order/types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
 import { parseApprovalPolicy, DEFAULT_APPROVAL_POLICIES, type ApprovalPolicies } from '../../workflows/approval/index.js';
-import { createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
+import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
 import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';
 
@@ -111,14 +110,12 @@ export function createTestActivities(options: SimCredentials & { repository: Rep
     rateLimit: { maxWaits: 0, maxWaitMs: 0 },
     ...(options.log ? { log: (entry: object) => options.log!(JSON.stringify(entry)) } : {}),
   });
-  const activities = createActivities({
-    clients: { staging: apiClient },
-    catalog: createCatalogLookups({ staging: apiClient }),
-    kindMap: SIM_KIND_MAP,
-    now: Date.now,
+  const activities = createEnvironmentActivities({
+    apiClient,
     repository: options.repository,
+    kindMap: SIM_KIND_MAP,
     callbackSecret: new Secret(CALLBACK_SECRET),
-    timeoutMs: 2_000,
+    callbackTimeoutMs: 2_000,
   });
   return { apiClient, activities };
 }
