@@ -66,6 +66,7 @@ export async function runOrdersBench(): Promise<void> {
       apiClient,
       repository: createRepository(sql),
       kindMap: SIM_KIND_MAP,
+      policies: { version: 'bench', source: 'defaults', policies: DEFAULT_APPROVAL_POLICIES },
       callbackSecret: undefined,
     });
     const dataConverter = encryptingDataConverter(Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`));
@@ -78,10 +79,11 @@ export async function runOrdersBench(): Promise<void> {
       environment: 'staging',
       activities,
       dataConverter,
+      actionKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`, 'bench', 'action keys'),
     });
     const running = worker.run();
     const client = new Client({ connection, namespace: 'default', dataConverter });
-    const orders = new OrderClient({ client, taskQueue: 'bench', policies: DEFAULT_APPROVAL_POLICIES, kindMap: SIM_KIND_MAP });
+    const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP });
     const example = JSON.parse(await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
     const { History } = protoRoot.temporal.api.history.v1;
 

@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { resolveKeyring, type Keyring } from '../codec/index.js';
 import { loadTemporalConfig, type TemporalConfig } from '../config/temporal.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
-import { loadApprovalPolicies, type ApprovalPolicies } from '../workflows/approval/index.js';
 import { devDataDir, readDevState, type DevState, type DevStateLookup } from './dev/index.js';
 
 /** Nothing to connect to: the message says what to start or set. The CLI exits 2 on it. */
@@ -16,7 +14,6 @@ export interface ClientSettings {
   databaseUrl: string | undefined;
   keyring: Keyring;
   kindMap: KindMap;
-  policies: ApprovalPolicies;
   /** The running `mve-orders dev` the settings came from, if they did. */
   dev: DevState | undefined;
 }
@@ -43,7 +40,6 @@ export async function loadClientSettings(env: NodeJS.ProcessEnv = process.env): 
     databaseUrl: effective['DATABASE_URL']?.trim() || undefined,
     keyring: await resolveKeyring({ env: effective, ...(dev ? { devDataDir: dev.dataDir } : {}) }),
     kindMap: kindMapFromEnv(effective),
-    policies: loadApprovalPolicies(effective, (path) => readFileSync(path, 'utf8')),
     dev,
   };
 }
@@ -55,7 +51,6 @@ function devStateAsEnv(state: DevState): NodeJS.ProcessEnv {
     TEMPORAL_TASK_QUEUE: state.temporal.taskQueue,
     DATABASE_URL: state.databaseUrl,
     ...(state.kindMapFile ? { MVE_KIND_MAP: state.kindMapFile } : {}),
-    ...(state.approvalPolicyFile ? { MVE_APPROVAL_POLICY_FILE: state.approvalPolicyFile } : {}),
   };
 }
 

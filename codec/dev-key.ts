@@ -6,13 +6,13 @@ import { KEY_BYTES, Keyring, type KeyringFile } from './keyring.js';
 export const DEV_KEY_FILE = 'codec-key.json';
 
 /**
- * The codec key of `mve-orders dev`: made once, kept in `<dataDir>/codec-key.json` (mode 0600) and reused on
+ * A key of `mve-orders dev` (the codec key, the action-signing key): made once, kept in `<dataDir>/<fileName>` (mode 0600), reused on
  * every restart, so history written before a restart still decrypts. The file has the keyring form
  * (`{"keys":[{"id","key"}]}`, first is current), so a second key can be added there to rotate.
  */
-export async function loadOrCreateDevKeyring(dataDir: string): Promise<Keyring> {
+export async function loadOrCreateDevKeyring(dataDir: string, fileName = DEV_KEY_FILE): Promise<Keyring> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const path = join(dataDir, DEV_KEY_FILE);
+  const path = join(dataDir, fileName);
   const existing = await readKeyFile(path);
   if (existing) return existing;
   await createKeyFile(path);
@@ -33,7 +33,7 @@ async function readKeyFile(path: string): Promise<Keyring | undefined> {
   try {
     document = JSON.parse(text);
   } catch {
-    throw new Error(`codec key file ${path} is not JSON; delete it only if no history encrypted with it is needed`);
+    throw new Error(`key file ${path} is not JSON; delete it only if nothing made with its keys is still needed`);
   }
   return Keyring.fromJson(document, `file ${path}`);
 }

@@ -23,7 +23,7 @@ const keyEntrySchema = z.strictObject({
     }
     const length = Buffer.from(text, 'base64').length;
     if (length !== KEY_BYTES) {
-      ctx.addIssue({ code: 'custom', message: `must decode to ${KEY_BYTES} bytes for AES-256, not ${length}` });
+      ctx.addIssue({ code: 'custom', message: `must decode to ${KEY_BYTES} bytes (256 bits), not ${length}` });
     }
   }),
 });
@@ -60,19 +60,19 @@ export class Keyring {
     this.currentKeyId = currentKeyId;
   }
 
-  /** Checks a keyring document (as from a key file); `source` names it in errors. */
-  static fromJson(value: unknown, source: string): Keyring {
+  /** Checks a keyring document (as from a key file); `source` names it in errors, `noun` says what the keys are for. */
+  static fromJson(value: unknown, source: string, noun = 'codec keys'): Keyring {
     const parsed = keyringFileSchema.safeParse(value);
     if (!parsed.success) {
       const details = parsed.error.issues.map((issue) => `${describePath(issue.path)}: ${issue.message}`).join('; ');
-      throw new CodecKeyError(`invalid codec keys (${source}): ${details}`);
+      throw new CodecKeyError(`invalid ${noun} (${source}): ${details}`);
     }
     const keys = new Map(parsed.data.keys.map((entry) => [entry.id, Buffer.from(entry.key, 'base64')] as const));
     return new Keyring(keys, parsed.data.keys[0]!.id);
   }
 
   /** Parses `id:base64key[,id:base64key...]`, the first being current, as in MVE_CODEC_KEYS. */
-  static fromText(text: string, source = CODEC_KEYS_VARIABLE): Keyring {
+  static fromText(text: string, source = CODEC_KEYS_VARIABLE, noun = 'codec keys'): Keyring {
     const entries = text
       .split(',')
       .map((entry) => entry.trim())
@@ -80,11 +80,11 @@ export class Keyring {
     const keys = entries.map((entry, index) => {
       const colon = entry.indexOf(':');
       if (colon <= 0) {
-        throw new CodecKeyError(`invalid codec keys (${source}): entry ${index + 1} must be written id:base64key`);
+        throw new CodecKeyError(`invalid ${noun} (${source}): entry ${index + 1} must be written id:base64key`);
       }
       return { id: entry.slice(0, colon), key: entry.slice(colon + 1) };
     });
-    return Keyring.fromJson({ keys }, source);
+    return Keyring.fromJson({ keys }, source, noun);
   }
 
   get ids(): string[] {
@@ -97,6 +97,11 @@ export class Keyring {
 
   keyFor(id: string): Buffer | undefined {
     return this.#keys.get(id);
+  }
+
+  /** Every key as `{ id, key: base64 }`, current first: only for code that must carry the keys elsewhere (the workflow bundle). */
+  exportEntries(): Array<{ id: string; key: string }> {
+    return [...this.#keys].map(([id, key]) => ({ id, key: key.toString('base64') }));
   }
 }
 

@@ -30,3 +30,4 @@ export type { OrderCheck, OrderImageFacts } from './check-order.js';
 export { buildOrder, OrderBuildError } from './build-order.js';
 export type { BuiltOrder } from './build-order.js';
 export { isSecretField, REDACTED, redactOrderRequest, redactVendorConfig } from './secrets.js';
+export { canonicalJson, isRecord } from './json.js';

@@ -16,6 +16,7 @@ import { formatTable } from '../client/cli/commands/catalog-table.js';
 import { loadClientSettings, type ClientSettings } from '../client/config.js';
 import { OrderClient, orderWorkflowId } from '../client/orders/index.js';
 import { priceOf } from '../sim/index.js';
+import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
 import type { OrderStatusView } from '../workflows/order/messages.js';
 
 const EXAMPLE = new URL('../examples/k09-license-file-firewall.json', import.meta.url);
@@ -41,11 +42,11 @@ async function main(): Promise<number> {
   const connection = await Connection.connect({ ...connectionOptions(settings.temporal, settings.temporal.address), connectTimeout: '5s' });
   try {
     const client = new Client({ connection, namespace: settings.temporal.namespace, dataConverter: encryptingDataConverter(settings.keyring) });
-    const orders = new OrderClient({ client, taskQueue: settings.temporal.taskQueue, policies: settings.policies, kindMap: settings.kindMap });
+    const orders = new OrderClient({ client, taskQueue: settings.temporal.taskQueue, kindMap: settings.kindMap });
     const simulatorUrl = settings.dev?.api.simulatorUrl;
     const example = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, unknown>;
     const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 17);
-    const line = settings.policies.staging.autoApproveBelow['AUD'];
+    const line = DEFAULT_APPROVAL_POLICIES.staging.autoApproveBelow['AUD'];
     const expected = (size: string) => formatMoney(priceOf(size, 12, MARKET).monthlyRate, 'AUD');
     process.stdout.write(
       `Staging auto-approves below ${line === undefined ? '(no AUD line)' : formatMoney(line, 'AUD')} a month. ` +

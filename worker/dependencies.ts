@@ -1,12 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../activities/api/index.js';
 import { createCatalogLookups } from '../activities/catalog/index.js';
 import { connectDatabase, createRepository, type Repository, type Sql } from '../activities/db/index.js';
 import { createActivities } from '../activities/order/index.js';
 import type { OrderActivities } from '../activities/order/types.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
+import { loadApprovalPolicies, type PoliciesInForce } from '../workflows/approval/index.js';
 
 export interface WorkerDependencies {
   environment: ApiClient['environment'];
+  /** The approval policies this worker enforces (validated at start). */
+  policies: PoliciesInForce;
   activities: OrderActivities;
   /** API calls and tokens this worker has spent, for the demo and the benchmarks. */
   apiClient: ApiClient;
@@ -27,6 +31,8 @@ export interface EnvironmentActivityOptions {
   apiClient: ApiClient;
   repository: Repository;
   kindMap: KindMap;
+  /** The approval policies the worker enforces: each new order reads its environment's from here. */
+  policies: PoliciesInForce;
   /** Undefined: ticket-system callbacks are refused (never sent unsigned). */
   callbackSecret: Secret | undefined;
   /** Response timeout of the ticket-system callback; default 10 s. */
@@ -40,6 +46,7 @@ export function createEnvironmentActivities(options: EnvironmentActivityOptions)
     clients: { [apiClient.environment]: apiClient },
     catalog: createCatalogLookups({ [apiClient.environment]: apiClient }),
     kindMap: options.kindMap,
+    policies: options.policies,
     now: Date.now,
     repository: options.repository,
     callbackSecret: options.callbackSecret,
@@ -56,7 +63,10 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
   const apiClient = createApiClient({ config: apiConfig, ...(options.logApi ? { log: options.logApi } : {}) });
   const sql: Sql = connectDatabase(options.databaseUrl);
   const callbackSecret = options.env['MVE_CALLBACK_SECRET'];
+  // Validated before anything starts: a worker with a broken policy file must not take orders.
+  const policies = loadApprovalPolicies(options.env, (path) => readFileSync(path, 'utf8'));
   const activities = createEnvironmentActivities({
+    policies,
     apiClient,
     repository: createRepository(sql),
     kindMap: kindMapFromEnv(options.env),
@@ -65,6 +75,7 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
   });
   return {
     environment: apiConfig.environment,
+    policies,
     activities,
     apiClient,
     async close() {

@@ -14,6 +14,8 @@ export interface RunWorkerOptions {
   temporalAddress?: string;
   databaseUrl: string;
   keyring: Keyring;
+  /** MVE_ACTION_KEY: compiled into the workflow bundle so the validators accept the API's signed actions. */
+  actionKeys: Keyring;
   log: (line: string) => void;
 }
 
@@ -39,7 +41,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   let started: { connection: NativeConnection; worker: Worker };
   try {
     await registerSearchAttributes(temporal, address, options.log);
-    started = await connectOrderWorker(temporal, address, dependencies, options.keyring);
+    started = await connectOrderWorker(temporal, address, dependencies, options.keyring, options.actionKeys);
   } catch (error) {
     await dependencies.close();
     throw error;
@@ -47,6 +49,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const { connection, worker } = started;
   const taskQueue = orderTaskQueue(temporal.taskQueue, dependencies.environment);
   options.log(`worker polling ${taskQueue} on ${address} (namespace ${temporal.namespace})`);
+  options.log(`approval policy ${dependencies.policies.version} from ${dependencies.policies.source}`);
   const done = worker.run().finally(async () => {
     await dependencies.close();
     await connection.close();
@@ -82,6 +85,7 @@ async function connectOrderWorker(
   address: string,
   dependencies: WorkerDependencies,
   keyring: Keyring,
+  actionKeys: Keyring,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
   const connection = await NativeConnection.connect(connectionOptions(temporal, address));
   try {
@@ -92,6 +96,7 @@ async function connectOrderWorker(
       environment: dependencies.environment,
       activities: dependencies.activities,
       dataConverter: encryptingDataConverter(keyring),
+      actionKeys,
     });
     return { connection, worker };
   } catch (error) {

@@ -24,8 +24,10 @@ export {
   type MigrationRun,
 } from './migrations.js';
 export { createRepository, type Repository } from './repository.js';
-export type { OrdersRepository } from './orders-repository.js';
+export type { OrdersRepository, OrderStatistics } from './orders-repository.js';
 export type { ApproversRepository } from './approvers-repository.js';
+export { createTicketsRepository, type TicketsRepository, type TicketRecord, type RegisterTicketInput } from './tickets-repository.js';
+export { createTokensRepository, TOKEN_TOUCH_INTERVAL_SECONDS, type TokensRepository } from './tokens-repository.js';
 export { RepositoryError, type RepositoryErrorKind } from './errors.js';
 export {
   ORDER_STATUSES,
@@ -43,10 +45,15 @@ export {
   type ProductInput,
   type LastErrorInput,
   type ListOrdersInput,
+  type PolicyInput,
+  type AwaitingApprovalInput,
   type NoteInput,
   type NewApproverInput,
   type ApproverUpdateInput,
   type ListApproversInput,
+  type NewTokenInput,
+  type ListTokensInput,
+  type RevokeTokenInput,
 } from './schemas.js';
 export type {
   OrderRecord,
@@ -55,7 +62,9 @@ export type {
   ApprovalVoteRecord,
   BuyAttemptRecord,
   OrderView,
+  AwaitingApprovalRecord,
   ApproverRecord,
+  ApiTokenRecord,
 } from './records.js';
 export {
   startEmbeddedPostgres,

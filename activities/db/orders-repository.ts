@@ -10,6 +10,7 @@ import {
   toOrder,
   toVote,
   type ApprovalVoteRecord,
+  type AwaitingApprovalRecord,
   type BuyAttemptRecord,
   type OrderRecord,
   type OrderView,
@@ -20,6 +21,8 @@ import {
   buyOutcomeInput,
   lastErrorInput,
   listOrdersInput,
+  awaitingApprovalInput,
+  policyInput,
   noteInput,
   orderReceivedInput,
   productInput,
@@ -30,6 +33,8 @@ import {
   type BuyOutcomeInput,
   type LastErrorInput,
   type ListOrdersInput,
+  type AwaitingApprovalInput,
+  type PolicyInput,
   type NoteInput,
   type OrderReceivedInput,
   type ProductInput,
@@ -63,13 +68,28 @@ export interface OrdersRepository {
   recordProduct(input: ProductInput): Promise<void>;
   /** Sets (or, with `error: null`, clears) the order's last error. The message must be redacted. */
   recordLastError(input: LastErrorInput): Promise<void>;
+  /** The approval policy that governs the order; written once (a retry with the same policy is a no-op). */
+  recordPolicy(input: PolicyInput): Promise<void>;
   /** The order with its events, votes and buy attempts, read as one consistent snapshot; null if unknown. */
   getOrder(workflowId: string): Promise<OrderView | null>;
   /** Newest first. */
   listOrders(filter?: ListOrdersInput): Promise<OrderRecord[]>;
+  /** Orders awaiting a vote this approver may give (one of their roles, not their own order, not yet voted), oldest first. */
+  listAwaitingApproval(input: AwaitingApprovalInput): Promise<AwaitingApprovalRecord[]>;
+  /** Counts for the metrics endpoint: orders by state, approvals pending and the oldest one's age, buy attempts by outcome. */
+  orderStatistics(): Promise<OrderStatistics>;
 }
 
 const workflowIdInput = z.string().min(1, 'must not be empty');
+
+export interface OrderStatistics {
+  ordersByState: Record<string, number>;
+  approvalsPending: number;
+  /** Since the oldest waiting order last changed (its round started, or a vote came in). */
+  oldestApprovalPendingSeconds: number;
+  /** `in-flight`: an intent with no outcome yet. */
+  buyAttemptsByOutcome: Record<string, number>;
+}
 
 export function createOrdersRepository(sql: Sql): OrdersRepository {
   const json = (value: Record<string, unknown>) => sql.json(value as postgres.JSONValue);
@@ -243,6 +263,16 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
         if (updated.length === 0) await requireOrder('recordLastError', workflowId);
       }),
 
+    recordPolicy: (input) =>
+      operation('recordPolicy', policyInput, input, async ({ workflowId, version, hash, policy }) => {
+        const updated = await sql`
+          UPDATE orders SET policy_version = ${version}, policy_hash = ${hash}, policy = ${json(policy)}, updated_at = now()
+          WHERE workflow_id = ${workflowId} AND (policy_hash IS NULL OR policy_hash = ${hash}) RETURNING 1`;
+        if (updated.length > 0) return;
+        await requireOrder('recordPolicy', workflowId);
+        throw new RepositoryError('conflict', `recordPolicy: order ${workflowId} is already governed by another policy`);
+      }),
+
     recordNote: (input) =>
       operation('recordNote', noteInput, input, async (note) => {
         const rows = await sql`
@@ -256,7 +286,9 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
     getOrder: (workflowId) =>
       operation('getOrder', workflowIdInput, workflowId, (id) =>
         sql.begin('isolation level repeatable read read only', async (tx) => {
-          const [order] = await tx`SELECT * FROM orders WHERE workflow_id = ${id}`;
+          const [order] = await tx`
+            SELECT o.*, t.submitted_by FROM orders o LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
+            WHERE o.workflow_id = ${id}`;
           if (!order) return null;
           const events = await tx`SELECT * FROM order_events WHERE workflow_id = ${id} ORDER BY sequence`;
           const notes = await tx`SELECT * FROM order_notes WHERE workflow_id = ${id} ORDER BY sequence`;
@@ -274,15 +306,64 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
       ),
 
     listOrders: (filter = {}) =>
-      operation('listOrders', listOrdersInput, filter, async ({ status, environment, ticketId, limit }) => {
+      operation('listOrders', listOrdersInput, filter, async ({ status, environment, ticketId, requestedBy, submittedBy, after, limit }) => {
         const rows = await sql`
-          SELECT * FROM orders WHERE true
-            ${status ? sql`AND status = ${status}` : sql``}
-            ${environment ? sql`AND environment = ${environment}` : sql``}
-            ${ticketId ? sql`AND ticket_id = ${ticketId}` : sql``}
-          ORDER BY created_at DESC, workflow_id
+          SELECT o.*, t.submitted_by FROM orders o LEFT JOIN tickets t ON t.workflow_id = o.workflow_id WHERE true
+            ${status ? sql`AND o.status = ${status}` : sql``}
+            ${environment ? sql`AND o.environment = ${environment}` : sql``}
+            ${ticketId ? sql`AND o.ticket_id = ${ticketId}` : sql``}
+            ${requestedBy ? sql`AND lower(o.requested_by) = lower(${requestedBy})` : sql``}
+            ${submittedBy ? sql`AND lower(t.submitted_by) = lower(${submittedBy})` : sql``}
+            ${after ? sql`AND (o.created_at, o.workflow_id) < (${after.createdAt}::timestamptz, ${after.workflowId})` : sql``}
+          ORDER BY o.created_at DESC, o.workflow_id DESC
           LIMIT ${limit}`;
         return rows.map(toOrder);
+      }),
+
+    orderStatistics: async () => {
+      const byState = await sql`SELECT status, count(*)::int AS n FROM orders GROUP BY status`;
+      const [pending] = await sql`
+        SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(updated_at)), 0)::float8 AS oldest
+        FROM orders WHERE status = 'AWAITING_APPROVAL'`;
+      const buys = await sql`SELECT coalesce(outcome, 'in-flight') AS outcome, count(*)::int AS n FROM buy_attempts GROUP BY 1`;
+      return {
+        ordersByState: Object.fromEntries(byState.map((row) => [row.status, row.n])),
+        approvalsPending: pending!.n,
+        oldestApprovalPendingSeconds: pending!.oldest,
+        buyAttemptsByOutcome: Object.fromEntries(buys.map((row) => [row.outcome, row.n])),
+      };
+    },
+
+    listAwaitingApproval: (input) =>
+      operation('listAwaitingApproval', awaitingApprovalInput, input, async ({ approverId, roles, limit }) => {
+        // The round's tier is on the newest AWAITING_APPROVAL transition (its details); votes count for the current quote.
+        const rows = await sql`
+          SELECT o.*, t.submitted_by, round.details AS round_details, round.at AS round_at,
+                 (SELECT count(*) FROM approvals a
+                   WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number AND a.decision = 'approve')::int AS approvals_given
+          FROM orders o
+          LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
+          JOIN LATERAL (
+            SELECT e.details, e.at FROM order_events e
+            WHERE e.workflow_id = o.workflow_id AND e.to_status = 'AWAITING_APPROVAL'
+            ORDER BY e.sequence DESC LIMIT 1) round ON true
+          WHERE o.status = 'AWAITING_APPROVAL'
+            AND lower(o.requested_by) <> lower(${approverId})
+            AND round.details->'roles' ?| ${roles}::text[]
+            AND NOT EXISTS (SELECT 1 FROM approvals a
+                            WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number
+                              AND lower(a.approver_id) = lower(${approverId}))
+          ORDER BY round.at, o.workflow_id
+          LIMIT ${limit}`;
+        return rows.map((row) => ({
+          order: toOrder(row),
+          tier: String(row.round_details.tier ?? ''),
+          roles: Array.isArray(row.round_details.roles) ? row.round_details.roles.map(String) : [],
+          approvalsNeeded: Number(row.round_details.approvals ?? 1),
+          approvalsGiven: row.approvals_given,
+          deadline: typeof row.round_details.deadline === 'string' ? row.round_details.deadline : null,
+          waitingSince: row.round_at.toISOString(),
+        }));
       }),
   };
 }

@@ -8,12 +8,16 @@ export interface OrderRecord {
   ticketId: string;
   environment: Environment;
   requestedBy: string;
+  /** Who submitted it through the HTTP API (null for orders started otherwise). */
+  submittedBy: string | null;
   /** The request as recorded: secrets were redacted by the caller. */
   request: Record<string, unknown>;
   status: OrderStatus;
   quote: { number: number; monthlyRate: string; currency: string; quotedAt: string } | null;
   product: { technicalServiceUid: string; provisioningStatus: string } | null;
   lastError: { message: string; at: string } | null;
+  /** The approval policy that governs the order (null until the workflow has read it). */
+  policy: { version: string; hash: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -59,6 +63,17 @@ export interface OrderNoteRecord {
   at: string;
 }
 
+/** An order waiting for votes, as an approver's inbox lists it. */
+export interface AwaitingApprovalRecord {
+  order: OrderRecord;
+  tier: string;
+  roles: string[];
+  approvalsNeeded: number;
+  approvalsGiven: number;
+  deadline: string | null;
+  waitingSince: string;
+}
+
 export interface OrderView {
   order: OrderRecord;
   events: OrderEventRecord[];
@@ -77,6 +92,23 @@ export interface ApproverRecord {
   updatedAt: string;
 }
 
+/** An API token as lists and logs show it: never its secret, never its hash. */
+export interface ApiTokenRecord {
+  /** The public id: the `<id>` of `mvo_<id>_<secret>`. */
+  id: string;
+  /** Whom the token acts as. */
+  owner: string;
+  roles: string[];
+  description: string | null;
+  createdAt: string;
+  /** null: never expires. */
+  expiresAt: string | null;
+  /** Approximate (written at most about once a minute); null: never used. */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  revokedBy: string | null;
+}
+
 type Row = Record<string, any>;
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
@@ -87,6 +119,7 @@ export function toOrder(row: Row): OrderRecord {
     ticketId: row.ticket_id,
     environment: row.environment,
     requestedBy: row.requested_by,
+    submittedBy: row.submitted_by ?? null,
     request: row.request,
     status: row.status,
     quote:
@@ -106,6 +139,7 @@ export function toOrder(row: Row): OrderRecord {
             provisioningStatus: row.product_provisioning_status,
           },
     lastError: row.last_error === null ? null : { message: row.last_error, at: row.last_error_at.toISOString() },
+    policy: row.policy_version === null || row.policy_version === undefined ? null : { version: row.policy_version, hash: row.policy_hash },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -166,5 +200,19 @@ export function toNote(row: Row): OrderNoteRecord {
     message: row['message'] as string,
     details: row['details'] as Record<string, unknown>,
     at: (row['at'] as Date).toISOString(),
+  };
+}
+
+export function toApiToken(row: Row): ApiTokenRecord {
+  return {
+    id: row.id,
+    owner: row.owner,
+    roles: row.roles,
+    description: row.description,
+    createdAt: row.created_at.toISOString(),
+    expiresAt: iso(row.expires_at),
+    lastUsedAt: iso(row.last_used_at),
+    revokedAt: iso(row.revoked_at),
+    revokedBy: row.revoked_by,
   };
 }

@@ -1,10 +1,17 @@
 import { createApproversRepository, type ApproversRepository } from './approvers-repository.js';
 import type { Sql } from './connection.js';
 import { createOrdersRepository, type OrdersRepository } from './orders-repository.js';
+import { createTicketsRepository, type TicketsRepository } from './tickets-repository.js';
+import { createTokensRepository, type TokensRepository } from './tokens-repository.js';
 
 /** Everything the app stores in Postgres. Built once per process around one pool and injected. */
-export type Repository = OrdersRepository & ApproversRepository;
+export type Repository = OrdersRepository & ApproversRepository & TokensRepository & TicketsRepository;
 
 export function createRepository(sql: Sql): Repository {
-  return { ...createOrdersRepository(sql), ...createApproversRepository(sql) };
+  return {
+    ...createOrdersRepository(sql),
+    ...createApproversRepository(sql),
+    ...createTokensRepository(sql),
+    ...createTicketsRepository(sql),
+  };
 }

@@ -131,10 +131,31 @@ export const lastErrorInput = z.object({
   at: moment.optional(),
 });
 
+export const policyInput = z.object({
+  workflowId,
+  version: text(100),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex'),
+  policy: jsonObject,
+});
+
 export const listOrdersInput = z.object({
   status: status.optional(),
   environment: z.enum(ENVIRONMENTS).optional(),
   ticketId: text(255).optional(),
+  /** Compared case-insensitively. */
+  requestedBy: text(255).optional(),
+  /** Orders submitted through the API by this principal (compared case-insensitively). */
+  submittedBy: text(255).optional(),
+  /** Keyset paging: only orders after this one in the listing's order (newest first). */
+  after: z.object({ createdAt: moment, workflowId }).optional(),
+  limit: z.number().int().min(1).max(1000).default(100),
+});
+
+export const awaitingApprovalInput = z.object({
+  /** The approver: orders they requested or already voted on (this quote) are left out. */
+  approverId: text(255),
+  /** Their approver roles: only orders whose current tier names one of them. */
+  roles: z.array(text(64)).max(50),
   limit: z.number().int().min(1).max(1000).default(100),
 });
 
@@ -162,6 +183,37 @@ export const listApproversInput = z.object({
   role: roleSchema.optional(),
 });
 
+/** An API token's public id: the `<id>` of `mvo_<id>_<secret>` (lowercase letters and digits, no `_`). */
+export const tokenIdSchema = z.string().regex(/^[a-z0-9]{8,32}$/, 'must be 8 to 32 lowercase letters and digits');
+
+export const newTokenInput = z.object({
+  id: tokenIdSchema,
+  /** SHA-256 of the token's secret part: the only form in which the secret is ever stored. */
+  secretHash: z
+    .custom<Uint8Array>((value) => value instanceof Uint8Array, 'must be bytes')
+    .refine((hash) => hash.length === 32, 'must be a 32-byte SHA-256 digest'),
+  owner: approverIdSchema,
+  roles: roles.pipe(z.array(z.string()).min(1, 'name at least one role')),
+  description: text(500).nullish(),
+  /** null or absent: never expires. */
+  expiresAt: moment
+    .refine((at) => Date.parse(at) > Date.now(), 'must be in the future')
+    .nullish(),
+});
+
+export const touchTokenInput = z.object({ id: tokenIdSchema, at: moment });
+
+export const listTokensInput = z.object({
+  owner: approverIdSchema.optional(),
+  includeRevoked: z.boolean().default(false),
+});
+
+export const revokeTokenInput = z.object({
+  id: tokenIdSchema,
+  /** Who revoked it: a principal id, or who ran the CLI. */
+  by: text(255),
+});
+
 export type OrderReceivedInput = z.input<typeof orderReceivedInput>;
 export type TransitionInput = z.input<typeof transitionInput>;
 export type NoteInput = z.input<typeof noteInput>;
@@ -172,6 +224,11 @@ export type BuyOutcomeInput = z.input<typeof buyOutcomeInput>;
 export type ProductInput = z.input<typeof productInput>;
 export type LastErrorInput = z.input<typeof lastErrorInput>;
 export type ListOrdersInput = z.input<typeof listOrdersInput>;
+export type AwaitingApprovalInput = z.input<typeof awaitingApprovalInput>;
+export type PolicyInput = z.input<typeof policyInput>;
 export type NewApproverInput = z.input<typeof newApproverInput>;
 export type ApproverUpdateInput = z.input<typeof approverUpdateInput>;
 export type ListApproversInput = z.input<typeof listApproversInput>;
+export type NewTokenInput = z.input<typeof newTokenInput>;
+export type ListTokensInput = z.input<typeof listTokensInput>;
+export type RevokeTokenInput = z.input<typeof revokeTokenInput>;

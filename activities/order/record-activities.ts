@@ -90,6 +90,9 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           provisioningStatus: entry.product.provisioningStatus,
         });
         return;
+      case 'policy':
+        await repository.recordPolicy({ workflowId, version: entry.version, hash: entry.hash, policy: entry.policy as Record<string, unknown> });
+        return;
       case 'error':
         await repository.recordLastError({ workflowId, error: entry.message, at });
         return;

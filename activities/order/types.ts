@@ -2,7 +2,7 @@
  * The order workflow's activities as types: the workflow imports only this file (as types), never the
  * implementations. Inputs and outputs are plain JSON; outputs never carry a secret or the catalog.
  */
-import type { Approver } from '../../workflows/approval/index.js';
+import type { ApprovalPolicy, Approver } from '../../workflows/approval/index.js';
 import type { OrderState } from '../../workflows/order/states.js';
 import type { OrderRequest } from '../../schemas/index.js';
 
@@ -101,6 +101,8 @@ export type JournalEntry =
       comment?: string;
     }
   | { type: 'note'; seq: number; at: number; actor: string; message: string; details?: Record<string, unknown> }
+  /** The approval policy that governs the order, as the workers hold it when the order starts. */
+  | { type: 'policy'; seq: number; at: number; version: string; hash: string; policy: ApprovalPolicy }
   | { type: 'buy-intent'; seq: number; at: number; attempt: number }
   | {
       type: 'buy-outcome';
@@ -130,7 +132,17 @@ export interface TicketNotification {
   product?: ProductRecord;
 }
 
+/** The policy in force for an environment, from the workers' own configuration (never from the submitter). */
+export interface GoverningPolicy {
+  version: string;
+  /** SHA-256 (hex) of the environment's parsed policy as canonical JSON: two orders with the same hash had the same rules. */
+  hash: string;
+  policy: ApprovalPolicy;
+}
+
 export interface OrderActivities {
+  /** The approval policy this worker enforces for the environment, read once when an order starts. */
+  loadApprovalPolicy(input: { environment: Environment }): Promise<GoverningPolicy>;
   /**
    * Makes sure this worker holds a valid API token for the environment (fetching one if needed), so a
    * token endpoint that is down is retried durably before an API call. The token itself never leaves the

@@ -12,6 +12,7 @@ import { registerResolveBuyCommand } from './commands/resolve-buy.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSubmitCommand } from './commands/submit.js';
+import { registerTokensCommand } from './commands/tokens.js';
 import { registerApproveCommand, registerRejectCommand } from './commands/vote.js';
 import { registerWorkerCommand } from './commands/worker.js';
 
@@ -33,4 +34,5 @@ export function registerCommands(program: Command): void {
   registerCheckCommand(program);
   registerMigrateCommand(program);
   registerApproversCommand(program);
+  registerTokensCommand(program);
 }

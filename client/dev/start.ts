@@ -4,18 +4,23 @@ import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createRepository, openDatabase, runMigrations, startEmbeddedPostgres } from '../../activities/db/index.js';
 import { resolveKeyring } from '../../codec/index.js';
+import { resolveActionKeys } from '../../config/action-keys.js';
 import { loadTemporalConfig, orderTaskQueue } from '../../config/temporal.js';
 import { startDevServer } from '../../devserver/index.js';
+import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';
+import { startApiServer } from '../http/index.js';
 import { DEMO_APPROVERS, seedDemoApprovers } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
 import { preferredOrFree } from './ports.js';
 import { readDevState, removeDevState, writeDevState, type DevState } from './state.js';
+import { issueDevUserTokens, type DevUser } from './users.js';
 
 export const DEFAULT_TEMPORAL_PORT = 7233;
 export const DEFAULT_SIMULATOR_PORT = 4010;
+export const DEFAULT_HTTP_PORT = 8080;
 const HOST = '127.0.0.1';
 
 export interface DevOptions {
@@ -24,6 +29,7 @@ export interface DevOptions {
   /** Preferred ports of the embedded servers; when taken, a free port is used and reported. 0: any free port. */
   temporalPort: number;
   simulatorPort: number;
+  httpPort: number;
   log: (line: string) => void;
 }
 
@@ -38,6 +44,10 @@ export interface DevReport {
   codecKeyFromEnvironment: boolean;
   callbackSecretFromEnvironment: boolean;
   seededApprovers: ReadonlyArray<{ id: string; roles: readonly string[] }>;
+  /** The seeded users of the HTTP API, with their tokens (also in dev.json). */
+  users: DevUser[];
+  /** Where the approval policy the worker enforces came from, and its version. */
+  policy: { version: string; source: string };
 }
 
 export interface RunningDev extends DevReport {
@@ -61,6 +71,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   await prepareDataDir(dataDir);
   const temporalConfig = loadTemporalConfig(env);
   const keyring = await resolveKeyring({ env, devDataDir: dataDir });
+  const actionKeys = await resolveActionKeys({ env, devDataDir: dataDir });
   const callbackSecret = env['MVE_CALLBACK_SECRET'] || (await loadOrCreateCallbackSecret(dataDir));
 
   // Everything started is stopped in reverse order, on failure half-way as on a normal stop.
@@ -78,7 +89,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       stops.push(() => postgres.stop());
       return postgres.url;
     })();
-    const seededApprovers = await prepareDatabase(databaseUrl);
+    const { seededApprovers, users } = await prepareDatabase(databaseUrl);
 
     const temporalAddress = await (async () => {
       if (temporalConfig.address) return temporalConfig.address;
@@ -115,7 +126,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       MVE_CALLBACK_SECRET: callbackSecret,
       ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
     };
-    const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, log: (line) => log(`[worker] ${line}`) }).catch(
+    const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, actionKeys, log: (line) => log(`[worker] ${line}`) }).catch(
       (error: unknown) => {
         throw new Error(`the worker could not start (Temporal at ${temporalAddress}): ${(error as Error).message}`);
       },
@@ -123,6 +134,21 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     stops.push(() => worker.shutdown());
 
     const environment = worker.dependencies.environment;
+
+    const httpPort = await preferredOrFree(options.httpPort, HOST);
+    const api = await startApiServer({
+      env: workerEnv,
+      temporalAddress,
+      databaseUrl,
+      codecKeys: keyring,
+      actionKeys,
+      kindMap: kindMapFromEnv(workerEnv),
+      host: HOST,
+      port: httpPort.port,
+      log: (line) => log(`[http] ${line}`),
+    });
+    stops.push(() => api.close());
+    if (httpPort.taken) movedPorts.push({ what: 'HTTP API', preferred: options.httpPort, used: Number(new URL(api.url).port) });
     const state: DevState = {
       pid: process.pid,
       startedAt: new Date().toISOString(),
@@ -131,7 +157,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       databaseUrl,
       api: { environment, baseUrl: workerEnv['MVE_API_BASE_URL']!, ...(simulatorUrl ? { simulatorUrl } : {}) },
       ...(kindMapFile ? { kindMapFile } : {}),
-      ...(env['MVE_APPROVAL_POLICY_FILE'] ? { approvalPolicyFile: env['MVE_APPROVAL_POLICY_FILE'] } : {}),
+      http: { url: api.url },
+      users,
     };
     await writeDevState(state);
     stops.push(() => removeDevState(dataDir));
@@ -145,6 +172,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       codecKeyFromEnvironment: Boolean(env['MVE_CODEC_KEYS']?.trim()),
       callbackSecretFromEnvironment: Boolean(env['MVE_CALLBACK_SECRET']),
       seededApprovers,
+      users,
+      policy: { version: worker.dependencies.policies.version, source: worker.dependencies.policies.source },
       workerDone: worker.done,
       stop: stopAll,
     };
@@ -166,12 +195,13 @@ async function prepareDataDir(dataDir: string): Promise<void> {
   if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o777) | 0o001);
 }
 
-/** Migrations applied, demo approvers added to an empty directory. */
-async function prepareDatabase(url: string): Promise<typeof DEMO_APPROVERS | []> {
+/** Migrations applied, demo approvers added to an empty directory, the seeded users' tokens made anew. */
+async function prepareDatabase(url: string): Promise<{ seededApprovers: typeof DEMO_APPROVERS | []; users: DevUser[] }> {
   const sql = await openDatabase(url, { maxConnections: 1 });
   try {
     await runMigrations(sql);
-    return await seedDemoApprovers(createRepository(sql));
+    const repository = createRepository(sql);
+    return { seededApprovers: await seedDemoApprovers(repository), users: await issueDevUserTokens(repository) };
   } finally {
     await sql.end();
   }

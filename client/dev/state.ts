@@ -17,7 +17,8 @@ export function devDataDir(env: NodeJS.ProcessEnv): string {
  * What a running `mve-orders dev` tells other commands on this machine (the order commands, the demo), so they
  * connect without environment variables. It holds the local database URL (password included: that server is
  * local and holds no real data) and no other secret: the codec key stays in its own file, the API keys and
- * the callback secret stay in the dev process.
+ * the callback secret stay in the dev process. The seeded users' API tokens are here on purpose: they are
+ * what `--as <user>` uses, and they are revoked when dev starts again.
  */
 export interface DevState {
   pid: number;
@@ -28,8 +29,13 @@ export interface DevState {
   api: { environment: 'staging' | 'production'; baseUrl: string; simulatorUrl?: string };
   /** The kind-map override the worker uses (the simulator's K5 family), so `submit` checks with the same map. */
   kindMapFile?: string;
-  /** The approval policy file dev was started with, so orders submitted through the CLI follow the same policy. */
-  approvalPolicyFile?: string;
+  /** The HTTP API: where the CLI's order commands, the demo and scripts send their requests. */
+  http: { url: string };
+  /**
+   * The seeded users and their API tokens (dev only; `--as <user>` picks one). The tokens are made anew at
+   * every start, so only this file's are valid, and the file is readable by its owner only.
+   */
+  users: Array<{ id: string; roles: string[]; token: string }>;
 }
 
 export function devStatePath(dataDir: string): string {

@@ -8,3 +8,6 @@ export {
   orderWorkflowId,
 } from './order-client.js';
 export type { OrderClientOptions, SubmittedOrder } from './order-client.js';
+export type { SubmitOptions } from './order-client.js';
+export { OrderIntake, TicketConflictError } from './intake.js';
+export type { IntakeResult, OrderIntakeOptions } from './intake.js';

@@ -5,13 +5,13 @@ import {
   type Client,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Keyring } from '../../codec/index.js';
 import { checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
-import type { ApprovalPolicies } from '../../workflows/approval/index.js';
 import {
   approveUpdate,
   cancelUpdate,
-  decisionSignal,
   rejectUpdate,
   resolveBuyUpdate,
   statusQuery,
@@ -21,6 +21,7 @@ import {
   type VoteInput,
   type VoteResult,
 } from '../../workflows/order/messages.js';
+import { signAction, type Signed, type SignedActionName } from '../../workflows/order/signed-action.js';
 import type { OrderState } from '../../workflows/order/states.js';
 import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
 import { orderTaskQueue } from '../../config/temporal.js';
@@ -73,16 +74,28 @@ export interface OrderClientOptions {
   client: Client;
   /** The base task queue (TEMPORAL_TASK_QUEUE); each environment's orders run on their own queue. */
   taskQueue: string;
-  policies: ApprovalPolicies;
   kindMap?: KindMap;
+  /**
+   * MVE_ACTION_KEY: signs votes, cancels and resolutions so the workflow accepts them. Only the HTTP API
+   * (and tests standing in for it) hold it; without it this client can submit and read, not act.
+   */
+  actionKeys?: Keyring;
 }
 
-/** Everything a person or a system does with orders, over the Temporal client (with the encrypting codec). */
+export interface SubmitOptions {
+  /** The authenticated submitter, recorded on the order. */
+  submittedBy?: string;
+}
+
+/**
+ * Everything the engine does with orders over the Temporal client (with the encrypting codec). The approval
+ * policy is not the submitter's to give: the workers hold it and each order reads it when it starts.
+ */
 export class OrderClient {
   constructor(private readonly options: OrderClientOptions) {}
 
   /** Checks the request offline and starts its workflow; a refused request starts nothing. */
-  async submit(input: unknown): Promise<SubmittedOrder> {
+  async submit(input: unknown, options: SubmitOptions = {}): Promise<SubmittedOrder> {
     const check = checkOrderRequest(input, this.options.kindMap ? { kindMap: this.options.kindMap } : {});
     if (!check.ok || !check.request) throw new OrderRequestError(check.errors);
     const request = check.request;
@@ -91,7 +104,7 @@ export class OrderClient {
       await this.options.client.workflow.start<typeof orderWorkflow>('orderWorkflow', {
         workflowId,
         taskQueue: orderTaskQueue(this.options.taskQueue, request.environment),
-        args: [{ request, policy: this.options.policies[request.environment] }],
+        args: [{ request, ...(options.submittedBy ? { submittedBy: options.submittedBy } : {}) }],
         // A failed order may be submitted again under its ticket; anything else may not.
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
         workflowIdConflictPolicy: 'FAIL',
@@ -113,24 +126,25 @@ export class OrderClient {
   }
 
   async approve(ticketId: string, vote: VoteInput): Promise<VoteResult> {
-    return this.update(ticketId, (handle) => handle.executeUpdate(approveUpdate, { args: [vote] }));
+    const signed = this.sign(ticketId, 'approve', vote);
+    return this.update(ticketId, (handle) => handle.executeUpdate(approveUpdate, { args: [signed] }));
   }
 
   async reject(ticketId: string, vote: VoteInput): Promise<VoteResult> {
-    return this.update(ticketId, (handle) => handle.executeUpdate(rejectUpdate, { args: [vote] }));
-  }
-
-  /** For systems that can only signal: no answer, and an invalid vote is recorded on the order and ignored. */
-  async signalDecision(ticketId: string, vote: VoteInput & { decision: 'approve' | 'reject' }): Promise<void> {
-    await this.call(ticketId, (handle) => handle.signal(decisionSignal, vote));
+    const signed = this.sign(ticketId, 'reject', vote);
+    return this.update(ticketId, (handle) => handle.executeUpdate(rejectUpdate, { args: [signed] }));
   }
 
   async cancel(ticketId: string, cancel: CancelInput): Promise<OrderState> {
-    return this.update(ticketId, (handle) => handle.executeUpdate(cancelUpdate, { args: [cancel] }));
+    const signed = this.sign(ticketId, 'cancel', cancel);
+    return this.update(ticketId, (handle) => handle.executeUpdate(cancelUpdate, { args: [signed] }));
   }
 
-  async resolveBuy(ticketId: string, resolution: ResolveBuyInput): Promise<OrderState> {
-    return this.update(ticketId, (handle) => handle.executeUpdate(resolveBuyUpdate, { args: [resolution] }));
+  /** Settles the uncertain buy `resolution.attempt` names; without it, the order's latest attempt (read now). */
+  async resolveBuy(ticketId: string, resolution: DistributiveOmit<ResolveBuyInput, 'attempt'> & { attempt?: number }): Promise<OrderState> {
+    const attempt = resolution.attempt ?? (await this.status(ticketId)).buyAttempts;
+    const signed = this.sign(ticketId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput);
+    return this.update(ticketId, (handle) => handle.executeUpdate(resolveBuyUpdate, { args: [signed] }));
   }
 
   /** Orders matching a visibility query over OrderStatus, TicketId, Environment, MonthlyRate, StartTime… */
@@ -139,6 +153,13 @@ export class OrderClient {
     const found: WorkflowExecutionInfo[] = [];
     for await (const execution of this.options.client.workflow.list({ query: filter })) found.push(execution);
     return found;
+  }
+
+  private sign<F extends object>(ticketId: string, action: SignedActionName, fields: F): Signed<F> {
+    const keys = this.options.actionKeys;
+    if (!keys) throw new Error('this order client holds no action key (MVE_ACTION_KEY): votes, cancels and resolutions go through the HTTP API');
+    const key = { id: keys.currentKeyId, key: keys.currentKey().toString('base64') };
+    return signAction(key, orderWorkflowId(ticketId), action, fields, Date.now(), randomBytes(16).toString('base64url'));
   }
 
   private handle(ticketId: string) {
@@ -170,3 +191,5 @@ export class OrderClient {
     }
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -108,12 +108,24 @@ test('reminders must fall inside the round and stay few', (t) => {
   t.notThrows(() => parseApprovalPolicy({ ...TEST_POLICY_INPUT, reminders: { every: '12h' } }));
 });
 
-test('without overrides the loader returns the defaults and reads nothing', (t) => {
-  t.is(loadApprovalPolicies({}, noFile), DEFAULT_APPROVAL_POLICIES);
+test('without overrides the loader returns the defaults, versioned "default", and reads nothing', (t) => {
+  const inForce = loadApprovalPolicies({}, noFile);
+  t.is(inForce.policies, DEFAULT_APPROVAL_POLICIES);
+  t.is(inForce.version, 'default');
+  t.is(inForce.source, 'defaults');
+});
+
+test('an override document may carry a version label; without one it is "unversioned"', (t) => {
+  const labelled = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ version: '2026-Q4', production: TEST_POLICY_INPUT }) }, noFile);
+  t.is(labelled.version, '2026-Q4');
+  t.is(labelled.source, 'MVE_APPROVAL_POLICY');
+  t.is(loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile).version, 'unversioned');
+  const blank = t.throws(() => loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ version: ' ' }) }, noFile), { instanceOf: ApprovalPolicyError });
+  t.regex(blank.message, /version: must not be empty/);
 });
 
 test('an override from the environment replaces only the environment it names, whole', (t) => {
-  const policies = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile);
+  const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile);
   t.deepEqual(policies.staging, DEFAULT_APPROVAL_POLICIES.staging);
   t.is(policies.production.autoApproveBelow.USD, 1000);
   t.false('EUR' in policies.production.autoApproveBelow, 'no field-by-field merge with the default');
@@ -121,7 +133,7 @@ test('an override from the environment replaces only the environment it names, w
 
 test('an override from a file is read through the injected reader', (t) => {
   const read: string[] = [];
-  const policies = loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: '/etc/mve/policy.json' }, (path) => {
+  const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: '/etc/mve/policy.json' }, (path) => {
     read.push(path);
     return JSON.stringify({ staging: { ...TEST_POLICY_INPUT, alwaysRequireHuman: true } });
   });
@@ -165,6 +177,6 @@ test('the production example in docs/approval-policy.md is the shipped default',
   const doc = await readFile(new URL('../../docs/approval-policy.md', import.meta.url), 'utf8');
   const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
   t.truthy(example, 'the document has a JSON example');
-  const policies = loadApprovalPolicies({ MVE_APPROVAL_POLICY: example! }, noFile);
+  const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY: example! }, noFile);
   t.deepEqual(policies.production, DEFAULT_APPROVAL_POLICIES.production);
 });

@@ -208,7 +208,7 @@ test.serial('worker runs orders from the environment and stops cleanly on SIGTER
   });
   try {
     await worker.waitForOutput(/worker polling cli-worker-test\.staging/, 90_000);
-    const orders = new OrderClient({ client: engine.client, taskQueue, policies: TEST_POLICIES });
+    const orders = new OrderClient({ client: engine.client, taskQueue });
     await orders.submit(sydneyRequest('CLI-WORKER', { size: 'MVE 4/16' }));
     t.is((await orders.result('CLI-WORKER')).state, 'BOUGHT');
   } finally {

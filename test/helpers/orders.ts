@@ -20,7 +20,7 @@ import type { OrderActivities, TicketNotification } from '../../activities/order
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
-import { parseApprovalPolicy, DEFAULT_APPROVAL_POLICIES, type ApprovalPolicies } from '../../workflows/approval/index.js';
+import { parseApprovalPolicy, DEFAULT_APPROVAL_POLICIES, type ApprovalPolicies, type PoliciesInForce } from '../../workflows/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
 import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';
@@ -47,6 +47,9 @@ export const TEST_POLICIES: ApprovalPolicies = {
   }),
 };
 
+/** The test policies as the engine's workers hold them. */
+export const TEST_POLICIES_IN_FORCE: PoliciesInForce = { version: 'test-1', source: 'test', policies: TEST_POLICIES };
+
 export const APPROVERS = [
   { id: 'fiona', displayName: 'Fiona Finance', roles: ['finance-approver'] },
   { id: 'dave', displayName: 'Dave Director', roles: ['finance-director'] },
@@ -72,6 +75,10 @@ export interface OrderEngine {
   keyring: Keyring;
   /** The keyring as MVE_CODEC_KEYS text, for workers in other processes. */
   codecKeys: string;
+  /** The action-signing keys (MVE_ACTION_KEY) the workers accept and `orders` signs with. */
+  actionKeys: Keyring;
+  /** The same as MVE_ACTION_KEY text, for workers in other processes. */
+  actionKeysText: string;
   /** A new worker for the staging queue (tests that kill a worker start another). */
   startWorker(): Promise<{ worker: Worker; running: Promise<void> }>;
   /** Workers to shut down at the end: the one started with the engine, and any a test pushes. */
@@ -114,6 +121,7 @@ export function createTestActivities(options: SimCredentials & { repository: Rep
     apiClient,
     repository: options.repository,
     kindMap: SIM_KIND_MAP,
+    policies: TEST_POLICIES_IN_FORCE,
     callbackSecret: new Secret(CALLBACK_SECRET),
     callbackTimeoutMs: 2_000,
   });
@@ -139,7 +147,9 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const codecKeys = `test:${randomBytes(32).toString('base64')}`;
   const keyring = Keyring.fromText(codecKeys);
   const dataConverter = encryptingDataConverter(keyring);
-  await orderWorkflowBundle();
+  const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
+  const actionKeys = Keyring.fromText(actionKeysText, 'test', 'action keys');
+  await orderWorkflowBundle(actionKeys);
 
   const startWorker = async () => {
     const worker = await createOrderWorker({
@@ -149,12 +159,13 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
       environment: 'staging',
       activities,
       dataConverter,
+      actionKeys,
     });
     return { worker, running: worker.run() };
   };
   const first = options.worker === false ? undefined : await startWorker();
   const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
-  const orders = new OrderClient({ client, taskQueue: TASK_QUEUE, policies: TEST_POLICIES, kindMap: SIM_KIND_MAP });
+  const orders = new OrderClient({ client, taskQueue: TASK_QUEUE, kindMap: SIM_KIND_MAP, actionKeys });
 
   const engine: OrderEngine = {
     temporal,
@@ -167,6 +178,8 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     client,
     keyring,
     codecKeys,
+    actionKeys,
+    actionKeysText,
     startWorker,
     workers: first ? [first] : [],
     apiLog,
@@ -192,7 +205,7 @@ export async function replayEveryHistory(engine: OrderEngine): Promise<{ replaye
   }
   const failures: string[] = [];
   const results = Worker.runReplayHistories(
-    { workflowBundle: await orderWorkflowBundle(), dataConverter: encryptingDataConverter(engine.keyring) },
+    { workflowBundle: await orderWorkflowBundle(engine.actionKeys), dataConverter: encryptingDataConverter(engine.keyring) },
     histories as Parameters<typeof Worker.runReplayHistories>[1],
   );
   for await (const result of results) {

@@ -17,3 +17,14 @@ export async function waitForState(orders: OrderClient, ticketId: string, state:
   }
   throw new Error(`order ${ticketId} did not reach ${state} within ${timeoutMs} ms (last: ${last?.state ?? 'no status'})`);
 }
+
+/** Polls `probe` until it gives a value other than undefined (or fails the test after `timeoutMs`). */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'the condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) throw new Error(`${what} did not hold within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

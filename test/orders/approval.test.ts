@@ -1,8 +1,23 @@
 import anyTest, { type TestFn } from 'ava';
 import { OrderNotFoundError, OrderRefusedError, OrderRequestError } from '../../client/orders/index.js';
+import { randomBytes } from 'node:crypto';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { policyHash } from '../../activities/order/index.js';
+import { checkOrderRequest } from '../../domain/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+import { signAction } from '../../workflows/order/signed-action.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
-import { waitForState } from '../helpers/wait.js';
+import {
+  replayEveryHistory,
+  startOrderEngine,
+  sydneyRequest,
+  TASK_QUEUE,
+  TEST_POLICIES,
+  TEST_POLICIES_IN_FORCE,
+  type OrderEngine,
+} from '../helpers/orders.js';
+import { waitFor, waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
 const pg = usePostgres(test);
@@ -110,23 +125,62 @@ test.serial('a second vote by the same approver is refused while the round is op
   t.is((await orders.result('DOUBLE-1')).state, 'CANCELLED');
 });
 
-test.serial('decisions by signal: an invalid one is recorded and ignored, a valid one counts', async (t) => {
-  const { orders, repository } = t.context.engine;
-  const submitted = await orders.submit(sydneyRequest('SIGNAL-1', { size: 'MVE 8/32' }));
-  const waiting = await waitForState(orders, 'SIGNAL-1', 'AWAITING_APPROVAL');
-  const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
+test.serial('a vote sent straight to Temporal without a valid signature is refused and changes nothing', async (t) => {
+  const { orders, client, actionKeys } = t.context.engine;
+  const submitted = await orders.submit(sydneyRequest('RAW-1', { size: 'MVE 16/64' }));
+  const waiting = await waitForState(orders, 'RAW-1', 'AWAITING_APPROVAL');
+  const vote = { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
+  const handle = client.workflow.getHandle(submitted.workflowId);
+  const refusedWith = async (update: string, arg: unknown) => {
+    const error = await t.throwsAsync(handle.executeUpdate(update, { args: [arg] }), { instanceOf: WorkflowUpdateFailedError });
+    return error?.cause instanceof ApplicationFailure ? `${error.cause.type}: ${error.cause.message}` : String(error);
+  };
+  const nonce = () => randomBytes(16).toString('base64url');
+  const current = { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') };
+  const forger = { id: actionKeys.currentKeyId, key: randomBytes(32).toString('base64') };
 
-  await orders.signalDecision('SIGNAL-1', { decision: 'approve', approverId: 'erin', ...quote });
-  await t.context.engine.client.workflow.getHandle(submitted.workflowId).signal('decision', { garbage: true });
-  const unchanged = await orders.status('SIGNAL-1');
+  t.regex(await refusedWith('approve', vote), /^UNSIGNED_ACTION: the action is not signed by the order API/);
+  t.regex(await refusedWith('approve', signAction(forger, submitted.workflowId, 'approve', vote, Date.now(), nonce())), /signature does not match/);
+  t.regex(await refusedWith('approve', signAction({ ...current, id: 'old' }, submitted.workflowId, 'approve', vote, Date.now(), nonce())), /key "old", which the workers do not hold/);
+  const forAnotherOrder = signAction(current, 'mve-order-SOMETHING-ELSE', 'approve', vote, Date.now(), nonce());
+  t.regex(await refusedWith('approve', forAnotherOrder), /signature does not match/);
+  const signed = signAction(current, submitted.workflowId, 'approve', vote, Date.now(), nonce());
+  t.regex(await refusedWith('approve', { ...signed, fields: { ...vote, approverId: 'dave' } }), /signature does not match/, 'the name is signed');
+  t.regex(await refusedWith('approve', { ...signed, fields: { ...vote, monthlyRate: 1 } }), /signature does not match/, 'the quote is signed');
+  t.regex(await refusedWith('reject', signed), /signature does not match/, 'the action is signed');
+  t.regex(await refusedWith('cancel', { actor: 'alice', reason: 'raw' }), /^UNSIGNED_ACTION/);
+  t.regex(await refusedWith('decision', vote), /.+/, 'the old unsigned decision signal path is gone');
+
+  const unchanged = await orders.status('RAW-1');
   t.is(unchanged.state, 'AWAITING_APPROVAL');
   t.deepEqual(unchanged.approval?.votes, []);
 
-  await orders.signalDecision('SIGNAL-1', { decision: 'approve', approverId: 'fiona', ...quote });
-  t.is((await orders.result('SIGNAL-1')).state, 'BOUGHT');
-  const notes = (await repository.getOrder(submitted.workflowId))!.notes;
-  t.true(notes.some((note) => note.actor === 'erin' && /refused approve signal/.test(note.message) && note.details['code'] === 'APPROVER_LACKS_ROLE'));
-  t.true(notes.some((note) => /decision must be "approve" or "reject"/.test(note.message)));
+  // The genuine signed message counts once; the same message sent again is a replay.
+  const accepted = await handle.executeUpdate('approve', { args: [signed] });
+  t.like(accepted, { approvedBy: ['fiona'], stillNeeded: 1 });
+  t.regex(await refusedWith('approve', signed), /already received once \(a replayed message\)/);
+  t.is((await orders.status('RAW-1')).approval?.votes.length, 1);
+  await orders.cancel('RAW-1', { actor: 'alice', reason: 'test done' });
+  t.is((await orders.result('RAW-1')).state, 'CANCELLED');
+});
+
+test.serial('a policy put into the workflow input by a submitter changes nothing: the workers\' policy governs', async (t) => {
+  const { client, orders, repository } = t.context.engine;
+  const generous = { autoApproveBelow: { AUD: 1_000_000_000 }, tiers: [{ name: 'none', roles: ['nobody'], approvals: 1 }], deadline: '1h', maxQuoteAge: '1h' };
+  const request = sydneyRequest('POLICY-1', { size: 'MVE 16/64' });
+  const check = checkOrderRequest(request, { kindMap: SIM_KIND_MAP });
+  await client.workflow.start('orderWorkflow', {
+    workflowId: 'mve-order-POLICY-1',
+    taskQueue: `${TASK_QUEUE}.staging`,
+    args: [{ request: check.request, policy: generous, policies: { staging: generous } }],
+  });
+  const waiting = await waitForState(orders, 'POLICY-1', 'AWAITING_APPROVAL');
+  t.is(waiting.approval?.tier.name, 'finance', '3,236.40 AUD still needs the two-approver tier');
+  t.deepEqual(waiting.policy, { version: TEST_POLICIES_IN_FORCE.version, hash: policyHash(TEST_POLICIES.staging) });
+  const recorded = await waitFor(async () => (await repository.getOrder('mve-order-POLICY-1'))?.order.policy ?? undefined);
+  t.deepEqual(recorded, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
+  await orders.cancel('POLICY-1', { actor: 'alice', reason: 'test done' });
+  t.is((await orders.result('POLICY-1')).state, 'CANCELLED');
 });
 
 test.serial('cancel: refused without a reason or once bought; a Temporal cancellation ends a waiting order', async (t) => {

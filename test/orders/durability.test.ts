@@ -26,6 +26,7 @@ async function startWorkerProcess(engine: OrderEngine, dieAfter?: 'buy-intent'):
     taskQueue: TASK_QUEUE,
     databaseUrl: engine.db.url,
     codecKeys: engine.codecKeys,
+    actionKeys: engine.actionKeysText,
     ...(dieAfter ? { dieAfter } : {}),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER_PROCESS], {

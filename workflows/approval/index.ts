@@ -13,6 +13,8 @@ export {
   type ApprovalPolicyInput,
   type ApprovalTierPolicy,
   type Environment,
+  DEFAULT_POLICY_VERSION,
+  UNVERSIONED_POLICY,
 } from './policy.js';
 export { DEFAULT_APPROVAL_POLICIES } from './defaults.js';
 export {
@@ -21,6 +23,7 @@ export {
   POLICY_JSON_VARIABLE,
   loadApprovalPolicies,
   parseApprovalPolicy,
+  type PoliciesInForce,
   type PolicyIssue,
 } from './load.js';
 export {
@@ -35,6 +38,7 @@ export {
 } from './requirement.js';
 export {
   approvalVoteSchema,
+  sameIdentity,
   tallyVotes,
   validateApprovalVote,
   type ApprovalRound,

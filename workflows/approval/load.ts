@@ -3,6 +3,8 @@ import { DEFAULT_APPROVAL_POLICIES } from './defaults.js';
 import {
   approvalPolicyOverrideSchema,
   approvalPolicySchema,
+  DEFAULT_POLICY_VERSION,
+  UNVERSIONED_POLICY,
   type ApprovalPolicies,
   type ApprovalPolicy,
 } from './policy.js';
@@ -33,6 +35,14 @@ export function parseApprovalPolicy(value: unknown, source = 'approval policy'):
   return parseWith(approvalPolicySchema, value, source);
 }
 
+/** The policies a worker enforces, with the version label of the document they came from. */
+export interface PoliciesInForce {
+  version: string;
+  /** Where they came from: `defaults`, `file <path>` or the variable's name. */
+  source: string;
+  policies: ApprovalPolicies;
+}
+
 /**
  * The policies in force: the shipped defaults, with each environment named in the override replacing that
  * environment's policy whole (no field-by-field merge, so what the file says is all that applies).
@@ -42,7 +52,7 @@ export function loadApprovalPolicies(
   env: Readonly<Record<string, string | undefined>>,
   readTextFile: (path: string) => string,
   defaults: ApprovalPolicies = DEFAULT_APPROVAL_POLICIES,
-): ApprovalPolicies {
+): PoliciesInForce {
   const file = env[POLICY_FILE_VARIABLE]?.trim();
   const json = env[POLICY_JSON_VARIABLE]?.trim();
   if (file && json) {
@@ -50,7 +60,7 @@ export function loadApprovalPolicies(
       { path: POLICY_FILE_VARIABLE, message: `set only one of ${POLICY_FILE_VARIABLE} and ${POLICY_JSON_VARIABLE}` },
     ]);
   }
-  if (!file && !json) return defaults;
+  if (!file && !json) return { version: DEFAULT_POLICY_VERSION, source: 'defaults', policies: defaults };
 
   const source = file ? `file ${file}` : POLICY_JSON_VARIABLE;
   let text: string;
@@ -65,8 +75,8 @@ export function loadApprovalPolicies(
   } catch (error) {
     throw new ApprovalPolicyError(source, [{ path: '(document)', message: `must be JSON: ${(error as Error).message}` }]);
   }
-  const override = parseWith(approvalPolicyOverrideSchema, document, source);
-  return { ...defaults, ...definedOnly(override) };
+  const { version, ...override } = parseWith(approvalPolicyOverrideSchema, document, source);
+  return { version: version ?? UNVERSIONED_POLICY, source, policies: { ...defaults, ...definedOnly(override) } };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -140,5 +140,14 @@ export const approvalPoliciesSchema = z.strictObject({
 /** The policy of each environment. */
 export type ApprovalPolicies = z.output<typeof approvalPoliciesSchema>;
 
-/** An override names one or both environments; each one named replaces that environment's policy whole. */
-export const approvalPolicyOverrideSchema = approvalPoliciesSchema.partial();
+/**
+ * An override names one or both environments; each one named replaces that environment's policy whole.
+ * `version` labels the document (recorded on every order it governs, with the policy's content hash).
+ */
+export const approvalPolicyOverrideSchema = approvalPoliciesSchema.partial().extend({
+  version: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+});
+
+/** The version recorded for the shipped defaults, and for an override document that names none. */
+export const DEFAULT_POLICY_VERSION = 'default';
+export const UNVERSIONED_POLICY = 'unversioned';

@@ -73,15 +73,18 @@ export function validateApprovalVote(state: ApprovalState, vote: unknown): VoteC
     return refuse('NOT_AWAITING_APPROVAL', `the order is ${state.status}, not awaiting approval`);
   }
   const refusal = refusalFor({ ...state, tier: state.tier }, parsed.data, state.votes);
-  return refusal ?? { ok: true, vote: parsed.data };
+  if (refusal) return refusal;
+  // Recorded under the directory's spelling of the id, whatever case the caller's identity used.
+  const approver = state.approvers.find((candidate) => sameIdentity(candidate.id, parsed.data.approverId))!;
+  return { ok: true, vote: { ...parsed.data, approverId: approver.id } };
 }
 
 /** Why this vote does not count in the round, given the votes before it; undefined when it counts. */
 function refusalFor(round: ApprovalRound, vote: ApprovalVote, earlier: readonly ApprovalVote[]): VoteRefusal | undefined {
-  const approver = round.approvers.find((candidate) => candidate.id === vote.approverId);
+  const approver = round.approvers.find((candidate) => sameIdentity(candidate.id, vote.approverId));
   if (!approver) return refuse('APPROVER_UNKNOWN', `approver "${vote.approverId}" is not in the approver directory`);
   if (!approver.active) return refuse('APPROVER_INACTIVE', `approver "${vote.approverId}" is not active`);
-  if (approver.id === round.requesterId) {
+  if (sameIdentity(approver.id, round.requesterId)) {
     return refuse(
       'REQUESTER_CANNOT_VOTE',
       `approver "${vote.approverId}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`,
@@ -99,10 +102,15 @@ function refusalFor(round: ApprovalRound, vote: ApprovalVote, earlier: readonly 
       `the vote names ${formatQuote(vote)} but the current quote is ${formatQuote(round.quote)}; read the order's status and vote on the current quote`,
     );
   }
-  if (earlier.some((previous) => previous.approverId === vote.approverId)) {
+  if (earlier.some((previous) => sameIdentity(previous.approverId, vote.approverId))) {
     return refuse('ALREADY_VOTED', `approver "${vote.approverId}" has already voted on this quote`);
   }
   return undefined;
+}
+
+/** Identities come from different sources (the directory, an identity provider, a ticket system): case is not identity. */
+export function sameIdentity(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
 function refuse(code: VoteRefusalCode, reason: string): VoteRefusal {

@@ -1,6 +1,7 @@
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalTier, ApprovalVote } from '../approval/index.js';
 import type { ChosenImage, ChosenLocation, ProductRecord, QuoteRecord } from '../../activities/order/types.js';
+import type { Signed } from './signed-action.js';
 import type { OrderState } from './states.js';
 
 /** One line of the order's timeline, as `status` shows it. */
@@ -12,12 +13,23 @@ export interface TimelineEntry {
   reason: string;
 }
 
+/** The approval policy that governs an order: obtained from the workers' configuration when the order started. */
+export interface GoverningPolicyView {
+  version: string;
+  /** SHA-256 of the environment's policy as parsed (hex). */
+  hash: string;
+}
+
 export interface OrderStatusView {
   workflowId: string;
   ticketId: string;
   environment: 'staging' | 'production';
+  /** The requester, as authenticated (or as named by a ticket system and matched against the directory). */
   requestedBy: string;
+  /** Who submitted the order, as authenticated by the API (a requester, or a ticket system's token owner). */
+  submittedBy?: string;
   state: OrderState;
+  policy?: GoverningPolicyView;
   location?: ChosenLocation;
   image?: ChosenImage;
   kind?: string;
@@ -35,7 +47,7 @@ export interface OrderStatusView {
   timeline: TimelineEntry[];
 }
 
-/** A finance approver's vote; `monthlyRate` and `currency` are the quote they were shown. */
+/** A finance approver's vote; `monthlyRate` and `currency` are the quote they were shown; the approver is the authenticated caller. */
 export interface VoteInput {
   approverId: string;
   monthlyRate: number;
@@ -54,15 +66,20 @@ export interface CancelInput {
   reason: string;
 }
 
-/** Ops' answer for an order in BUY_UNCERTAIN, after checking the provider's portal. */
+/**
+ * Ops' answer for an order in BUY_UNCERTAIN, after checking the provider's portal. `attempt` names the buy
+ * attempt it settles, so an answer about one attempt can never settle a later one.
+ */
 export type ResolveBuyInput =
-  | { actor: string; outcome: 'created'; technicalServiceUid: string; provisioningStatus?: string; note?: string }
-  | { actor: string; outcome: 'not-created'; note: string };
+  | { actor: string; attempt: number; outcome: 'created'; technicalServiceUid: string; provisioningStatus?: string; note?: string }
+  | { actor: string; attempt: number; outcome: 'not-created'; note: string };
 
+/**
+ * Every human action is an update carrying the HTTP API's signature (see signed-action.ts): the validator
+ * refuses anything unsigned, forged or replayed, so raw Temporal access is not enough to decide.
+ */
 export const statusQuery = defineQuery<OrderStatusView>('status');
-export const approveUpdate = defineUpdate<VoteResult, [VoteInput]>('approve');
-export const rejectUpdate = defineUpdate<VoteResult, [VoteInput]>('reject');
-/** The same decision for systems that can only signal: an invalid one is recorded and ignored. */
-export const decisionSignal = defineSignal<[VoteInput & { decision: 'approve' | 'reject' }]>('decision');
-export const cancelUpdate = defineUpdate<OrderState, [CancelInput]>('cancel');
-export const resolveBuyUpdate = defineUpdate<OrderState, [ResolveBuyInput]>('resolveBuy');
+export const approveUpdate = defineUpdate<VoteResult, [Signed<VoteInput>]>('approve');
+export const rejectUpdate = defineUpdate<VoteResult, [Signed<VoteInput>]>('reject');
+export const cancelUpdate = defineUpdate<OrderState, [Signed<CancelInput>]>('cancel');
+export const resolveBuyUpdate = defineUpdate<OrderState, [Signed<ResolveBuyInput>]>('resolveBuy');

@@ -13,6 +13,7 @@ import {
 import type {
   BuyOutcome,
   ErrorSummary,
+  GoverningPolicy,
   JournalEntry,
   OrderActivities,
   OrderTargets,
@@ -35,10 +36,10 @@ import {
   type ApprovalVote,
   type Approver,
 } from '../approval/index.js';
+import { workerActionKeys } from './action-keys.js';
 import {
   approveUpdate,
   cancelUpdate,
-  decisionSignal,
   rejectUpdate,
   resolveBuyUpdate,
   statusQuery,
@@ -50,14 +51,18 @@ import {
   type VoteResult,
 } from './messages.js';
 import { Outbox } from './outbox.js';
+import { verifyAction, type Signed, type SignedActionName } from './signed-action.js';
 import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from './search-attributes.js';
 import { CANCELLABLE_STATES, canTransition, type OrderState } from './states.js';
 
 export interface OrderWorkflowInput {
-  /** The checked request; its secrets reach history only through the encrypting payload codec. */
+  /**
+   * The checked request; its secrets reach history only through the encrypting payload codec.
+   * `requestedBy` is the authenticated requester (or the one a ticket system named, matched to the directory).
+   */
   request: OrderRequest;
-  /** The environment's approval policy when the order was submitted: it governs the whole order. */
-  policy: ApprovalPolicy;
+  /** Who submitted it, as the HTTP API authenticated them. The approval policy is never an input: workers own it. */
+  submittedBy?: string;
   options?: OrderWorkflowOptions;
 }
 
@@ -146,6 +151,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   let cancelRequest: CancelInput | undefined;
   let buyResolution: ResolveBuyInput | undefined;
   let preBuyScope: CancellationScope | undefined;
+  let governing: GoverningPolicy | undefined;
+  /** Nonces of the signed actions this order accepted: the same signed message is never accepted twice. */
+  const acceptedNonces = new Set<string>();
+  const actionKeys = workerActionKeys();
 
   const journal = new Outbox<JournalEntry>(
     (entries) => records.recordJournal({ ...context, ticketId: request.ticketId, entries }),
@@ -226,7 +235,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       ticketId: request.ticketId,
       environment,
       requestedBy: request.requestedBy,
+      ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
       state,
+      ...(governing ? { policy: { version: governing.version, hash: governing.hash } } : {}),
       ...(targets ? { location: targets.location, image: targets.image, kind: targets.kind } : {}),
       ...(quote ? { quote } : {}),
       ...(round && tally
@@ -287,10 +298,24 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     };
   }
 
+  /**
+   * Runs only when an update is first delivered, never on replay: the signature check may use the worker's
+   * keys (which rotate) without making history depend on them.
+   */
+  function requireSignature(action: SignedActionName, signed: unknown): void {
+    const check = verifyAction(actionKeys, workflowId, action, signed, Date.now(), acceptedNonces);
+    if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, 'UNSIGNED_ACTION');
+  }
+
+  function accept<F>(signed: Signed<F>): F {
+    acceptedNonces.add(signed.signature.nonce);
+    return signed.fields;
+  }
+
   function voteHandlers(decision: 'approve' | 'reject') {
     return {
-      handler: async (vote: VoteInput): Promise<VoteResult> => {
-        const check = checkVote(vote, decision);
+      handler: async (signed: Signed<VoteInput>): Promise<VoteResult> => {
+        const check = checkVote(accept(signed), decision);
         if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
         const result = acceptVote(check.vote);
         // A decisive vote answers with the state it led to (APPROVED, REJECTED, or further), not the one before.
@@ -298,8 +323,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
         await condition(() => state !== 'AWAITING_APPROVAL');
         return { ...result, state };
       },
-      validator: (vote: VoteInput): void => {
-        const check = checkVote(vote, decision);
+      validator: (signed: Signed<VoteInput>): void => {
+        requireSignature(decision, signed);
+        const check = checkVote(signed.fields, decision);
         if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
       },
     };
@@ -313,27 +339,17 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     const { handler, validator } = voteHandlers(decision);
     setHandler(definition, handler, { validator });
   }
-  setHandler(decisionSignal, (signal: unknown) => {
-    // Systems that signal get no answer, so a bad signal is recorded and ignored: it must never throw.
-    const { decision, ...vote } = (typeof signal === 'object' && signal !== null ? signal : {}) as Record<string, unknown>;
-    const actor = typeof vote['approverId'] === 'string' ? vote['approverId'].slice(0, 200) : 'unknown';
-    if (decision !== 'approve' && decision !== 'reject') {
-      note(actor, 'refused decision signal: decision must be "approve" or "reject"', { code: 'INVALID_VOTE' });
-      return;
-    }
-    const check = checkVote(vote as unknown as VoteInput, decision);
-    if (check.ok) acceptVote(check.vote);
-    else note(actor, `refused ${decision} signal: ${check.reason}`, { code: check.code });
-  });
   setHandler(
     cancelUpdate,
-    (cancel) => {
-      cancelRequest = cancel;
+    (signed) => {
+      cancelRequest = accept(signed);
       preBuyScope?.cancel();
       return state;
     },
     {
-      validator: (cancel) => {
+      validator: (signed) => {
+        requireSignature('cancel', signed);
+        const cancel = signed.fields;
         if (!cancel || typeof cancel.actor !== 'string' || cancel.actor.trim() === '') {
           throw ApplicationFailure.nonRetryable('actor: must name who cancels', 'INVALID_CANCEL');
         }
@@ -351,11 +367,16 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   );
   setHandler(
     resolveBuyUpdate,
-    (resolution) => {
-      buyResolution = resolution;
+    (signed) => {
+      buyResolution = accept(signed);
       return state;
     },
-    { validator: validateResolution },
+    {
+      validator: (signed) => {
+        requireSignature('resolve-buy', signed);
+        validateResolution(signed.fields);
+      },
+    },
   );
 
   function validateResolution(resolution: ResolveBuyInput): void {
@@ -366,6 +387,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       refuse(`the order is ${state}; only an order in BUY_UNCERTAIN can be resolved`, 'NOT_UNCERTAIN');
     }
     if (!resolution || typeof resolution.actor !== 'string' || resolution.actor.trim() === '') refuse('actor: must name who resolves the buy');
+    if (resolution.attempt !== buyAttempts) {
+      refuse(`attempt: the uncertain buy is attempt ${buyAttempts}, not ${String(resolution.attempt)}; read the order again`, 'NOT_UNCERTAIN');
+    }
     if (resolution.outcome === 'created') {
       if (typeof resolution.technicalServiceUid !== 'string' || !UUID_FORM.test(resolution.technicalServiceUid)) {
         refuse('technicalServiceUid: must be the created product\'s UID (UUID form)');
@@ -395,7 +419,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     const startedAt = Date.now();
     round = { tier, quote: current, quoteNumber, approvers, votes: [], deadline: approvalDeadline(policy, startedAt), remindersSent: 0 };
     const reminders = reminderTimes(policy, startedAt);
-    moveTo('AWAITING_APPROVAL', 'policy', reason, { tier: tier.name, roles: tier.roles, approvals: tier.approvals });
+    moveTo('AWAITING_APPROVAL', 'policy', reason, { tier: tier.name, roles: tier.roles, approvals: tier.approvals, deadline: new Date(round.deadline).toISOString() });
     const active = round;
     let votesSeen = 0;
     for (;;) {
@@ -587,12 +611,15 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   timeline.push({ seq, at: new Date(Date.now()).toISOString(), state, actor: request.requestedBy, reason: 'order received' });
   notify('received', 'order received');
 
+  // The policy is the workers' own, read once now and kept for the whole order: nothing submitted can change it.
   let policy: ApprovalPolicy;
   try {
-    policy = parseApprovalPolicy(input.policy);
+    governing = await records.loadApprovalPolicy({ environment });
+    policy = parseApprovalPolicy(governing.policy);
   } catch (error) {
     return finish({ state: 'FAILED', actor: ENGINE, reason: `invalid approval policy: ${messageOf(error)}` });
   }
+  journal.push({ type: 'policy', seq: nextSeq(), at: Date.now(), version: governing.version, hash: governing.hash, policy });
 
   let approved: QuoteRecord | undefined;
   for (;;) {

@@ -47,7 +47,7 @@ export async function runOrderCommand(
     const settings = await loadSettings();
     connection = await connect(settings);
     const client = new Client({ connection, namespace: settings.temporal.namespace, dataConverter: encryptingDataConverter(settings.keyring) });
-    const orders = new OrderClient({ client, taskQueue: settings.temporal.taskQueue, policies: settings.policies, kindMap: settings.kindMap });
+    const orders = new OrderClient({ client, taskQueue: settings.temporal.taskQueue, kindMap: settings.kindMap });
     await work({ orders, client, settings });
   } catch (error) {
     report(name, output, asCliFailure(error));

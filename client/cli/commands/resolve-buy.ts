@@ -36,7 +36,7 @@ Exit codes: 0 resolved; 1 refused (not in BUY_UNCERTAIN, malformed UID) or no su
     );
 }
 
-function resolutionOf(options: ResolveOptions): ResolveBuyInput {
+function resolutionOf(options: ResolveOptions): Omit<Extract<ResolveBuyInput, { outcome: "created" }>, "attempt"> | Omit<Extract<ResolveBuyInput, { outcome: "not-created" }>, "attempt"> {
   if ((options.created !== undefined) === (options.notCreated === true)) {
     throw new CliFailure(2, 'give exactly one of --created <uid> and --not-created --note <text>');
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openDatabase, resolveDatabaseUrl } from '../../../activities/db/index.js';
 import { resolveKeyring } from '../../../codec/index.js';
+import { resolveActionKeys } from '../../../config/action-keys.js';
 import { runWorker } from '../../../worker/index.js';
 import { CliFailure, report } from './order-session.js';
 
@@ -13,7 +14,7 @@ export function registerWorkerCommand(program: Command): void {
       'after',
       `
 Reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE (and TEMPORAL_TLS*, TEMPORAL_API_KEY),
-DATABASE_URL, MVE_CODEC_KEYS, MVE_API_BASE_URL, MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
+DATABASE_URL, MVE_CODEC_KEYS, MVE_ACTION_KEY, MVE_APPROVAL_POLICY_FILE (or MVE_APPROVAL_POLICY), MVE_API_BASE_URL, MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
 MVE_CLIENT_SECRET (MVE_ALLOW_PRODUCTION=true for production), MVE_KIND_MAP, MVE_CALLBACK_SECRET.
 The worker polls <TEMPORAL_TASK_QUEUE>.<MVE_ENVIRONMENT>. On SIGINT/SIGTERM it stops polling, lets running
 tasks finish and exits 0. See docs/running.md.`,
@@ -25,7 +26,8 @@ tasks finish and exits 0. See docs/running.md.`,
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         const keyring = await resolveKeyring({ env: process.env });
-        running = await runWorker({ env: process.env, databaseUrl, keyring, log }).catch((error: unknown) => {
+        const actionKeys = await resolveActionKeys({ env: process.env });
+        running = await runWorker({ env: process.env, databaseUrl, keyring, actionKeys, log }).catch((error: unknown) => {
           throw new Error(`cannot start the worker (TEMPORAL_ADDRESS=${process.env['TEMPORAL_ADDRESS'] ?? 'unset'}): ${(error as Error).message}`);
         });
       } catch (error) {

@@ -20,6 +20,8 @@ export class AuthenticationError extends Error {
   override readonly name = 'AuthenticationError';
 }
 
+export { sameIdentity } from '../../../workflows/approval/index.js';
+
 export function hasRole(principal: Principal, ...roles: readonly string[]): boolean {
   return principal.roles.some((role) => roles.includes(role));
 }
@@ -27,8 +29,4 @@ export function hasRole(principal: Principal, ...roles: readonly string[]): bool
 /** Roles outside the built-in four: what the approval policy's tiers and the approver directory name. */
 export function approverRoles(principal: Principal): string[] {
   return principal.roles.filter((role) => !(BUILT_IN_ROLES as readonly string[]).includes(role));
-}
-
-export function sameIdentity(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }

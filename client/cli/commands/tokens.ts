@@ -1,0 +1,237 @@
+import { userInfo } from 'node:os';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  createRepository,
+  openDatabase,
+  resolveDatabaseUrl,
+  type ApiTokenRecord,
+  type Repository,
+} from '../../../activities/db/index.js';
+import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../activities/db/schemas.js';
+import { issueApiToken } from '../../http/auth/api-tokens.js';
+import { BUILT_IN_ROLES } from '../../http/auth/principal.js';
+import { formatTable } from './catalog-table.js';
+import { usageErrorsExit2 } from './order-session.js';
+
+interface CommonOptions {
+  databaseUrl?: string;
+  json?: boolean;
+}
+
+const ROLES_HELP = `
+Roles (--roles, comma-separated, at least one):
+  requester        submits orders and follows them
+  ticket-system    a ticket system that submits orders for its requesters
+  ops              runs the engine: sees every order, resolves uncertain buys
+  admin            manages approvers and API tokens
+  any other lower-case word (letters, digits, . _ -), e.g. finance-approver: an approver role of the
+  directory, as the approval policy's tiers name it
+Built-in roles: ${BUILT_IN_ROLES.join(', ')}.`;
+
+const EXAMPLES = `
+Examples:
+  $ mve-orders tokens create --owner servicedesk --roles ticket-system --expires 90d --description "ServiceDesk Plus"
+  $ mve-orders tokens create --owner ops-bot --roles ops --expires 2027-01-01
+  $ mve-orders tokens list --owner servicedesk
+  $ mve-orders tokens list --all --json
+  $ mve-orders tokens revoke k3jq2m7x4abz`;
+
+export function registerTokensCommand(program: Command): void {
+  // Usage mistakes exit 2; the subcommands inherit this.
+  const tokens = usageErrorsExit2(program.command('tokens'))
+    .description('Issue, list and revoke API tokens for machines (stored in PostgreSQL as hashes)')
+    .addHelpText(
+      'after',
+      `
+A token (mvo_<id>_<secret>) authenticates a machine as its --owner, with its --roles. It is shown once, when
+created: only a hash of its secret is stored, so a lost token cannot be shown again; revoke it and create
+another. The <id> is public: it names the token in lists, logs and \`tokens revoke\`.
+${ROLES_HELP}
+${EXAMPLES}`,
+    );
+
+  common(tokens.command('create'))
+    .description('Create an API token and print it, once')
+    .requiredOption('--owner <id>', 'whom the token acts as (letters, digits and . _ @ -), e.g. servicedesk', parseOwner)
+    .requiredOption('--roles <roles>', 'comma-separated roles, e.g. ticket-system or ops,finance-approver', parseRoles)
+    .option('--expires <when>', 'a number of days (90d) or a date (2027-01-01, its start in UTC); default: never', parseExpiry)
+    .option('--description <text>', 'what the token is for, e.g. the machine that holds it', shortText('--description', 500))
+    .addHelpText('after', `${ROLES_HELP}\n${EXAMPLES}`)
+    .action(
+      (options: CommonOptions & { owner: string; roles: string[]; expires?: Date; description?: string }) =>
+        withRepository(options, async (repo) => {
+          const { token, record } = await issueApiToken(repo, {
+            owner: options.owner,
+            roles: options.roles,
+            description: options.description,
+            expiresAt: options.expires,
+          });
+          const warning = 'this token is shown once and cannot be shown again: only its hash is stored. Copy it now.';
+          if (options.json) {
+            process.stderr.write(`mve-orders tokens create: ${warning}\n`);
+            const { id, owner, roles, expiresAt } = record;
+            process.stdout.write(`${JSON.stringify({ token, id, owner, roles, expiresAt }, null, 2)}\n`);
+            return;
+          }
+          process.stdout.write(
+            `created API token ${describe(record)}\n\n` +
+              `  ${token}\n\n` +
+              `Warning: ${warning}\n` +
+              `Revoke it with: mve-orders tokens revoke ${record.id}\n`,
+          );
+        }),
+    );
+
+  common(tokens.command('list'))
+    .description('List API tokens (never their secrets): live ones, or all with --all')
+    .option('--owner <id>', 'only tokens acting as this owner', parseOwner)
+    .option('--all', 'include revoked tokens')
+    .action((options: CommonOptions & { owner?: string; all?: boolean }) =>
+      withRepository(options, async (repo) => {
+        const list = await repo.listTokens({ owner: options.owner, includeRevoked: options.all ?? false });
+        print(options, list, () => tokensTable(list, options.all ?? false));
+      }),
+    );
+
+  common(tokens.command('revoke'))
+    .description('Revoke an API token: it is refused from now on. Revoking a revoked token changes nothing')
+    .argument('<id>', "the token's id (the <id> of mvo_<id>_<secret>, as `tokens list` shows it)", parseTokenId)
+    .option('--by <who>', 'who revokes it, recorded with the token (default: your user name)', shortText('--by', 255))
+    .action((id: string, options: CommonOptions & { by?: string }) =>
+      withRepository(options, async (repo) => {
+        const result = await repo.revokeToken({ id, by: options.by ?? currentUser() });
+        print(options, result, () =>
+          result.revoked
+            ? `revoked API token ${describe(result.token)}\n`
+            : `API token ${result.token.id} was already revoked (${revocation(result.token)}); nothing changed\n`,
+        );
+      }),
+    );
+}
+
+function common(command: Command): Command {
+  return command
+    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
+    .option('--json', 'print the result as JSON');
+}
+
+async function withRepository(options: CommonOptions, work: (repo: Repository) => Promise<void>): Promise<void> {
+  const sql = await openDatabase(resolveDatabaseUrl(options.databaseUrl), { maxConnections: 1 });
+  try {
+    await work(createRepository(sql));
+  } finally {
+    await sql.end();
+  }
+}
+
+function print(options: CommonOptions, value: unknown, human: () => string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : human());
+}
+
+// Argument parsers: each names its option and the rule, and commander exits 2 (usageErrorsExit2).
+
+function parseOwner(value: string): string {
+  const owner = value.trim();
+  if (!approverIdSchema.safeParse(owner).success) {
+    throw new InvalidArgumentError(
+      '--owner must be letters, digits and . _ @ - (at most 128, starting with a letter or digit), e.g. servicedesk',
+    );
+  }
+  return owner;
+}
+
+/** "ops, finance-approver" → ['ops', 'finance-approver']; each a lower-case word, at least one. */
+function parseRoles(value: string): string[] {
+  const roles = value
+    .split(',')
+    .map((role) => role.trim())
+    .filter((role) => role !== '');
+  if (roles.length === 0) throw new InvalidArgumentError(`--roles must name at least one role, e.g. ${BUILT_IN_ROLES.join(', ')}`);
+  const bad = roles.find((role) => !roleSchema.safeParse(role).success);
+  if (bad !== undefined) {
+    throw new InvalidArgumentError(
+      `--roles must be comma-separated lower-case words (letters, digits, . _ -, starting with a letter), ` +
+        `e.g. ${BUILT_IN_ROLES.join(', ')} or finance-approver; ${JSON.stringify(bad)} is not one`,
+    );
+  }
+  return [...new Set(roles)];
+}
+
+const MAX_DAYS = 3650;
+
+/** `90d` (days from now) or a date `2027-01-01` (its start, UTC) or an ISO 8601 time with offset; in the future. */
+export function parseExpiry(value: string, now: Date = new Date()): Date {
+  const text = value.trim();
+  const rule = `--expires must be a number of days (e.g. 90d, at most ${MAX_DAYS}d) or a date (e.g. 2027-01-01)`;
+  let at: Date;
+  const days = /^(\d{1,5})d$/.exec(text);
+  if (days) {
+    const count = Number(days[1]);
+    if (count < 1 || count > MAX_DAYS) throw new InvalidArgumentError(`${rule}; days are 1 to ${MAX_DAYS}`);
+    at = new Date(now.getTime() + count * 86_400_000);
+  } else if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    at = new Date(`${text}T00:00:00Z`);
+    if (Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== text) {
+      throw new InvalidArgumentError(`${rule}; ${text} is not a date`);
+    }
+  } else if (/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text))) {
+    at = new Date(text);
+  } else {
+    throw new InvalidArgumentError(rule);
+  }
+  if (at.getTime() <= now.getTime()) throw new InvalidArgumentError(`--expires must be in the future (${text} is not)`);
+  return at;
+}
+
+function shortText(option: string, max: number) {
+  return (value: string): string => {
+    const text = value.trim();
+    if (text === '' || text.length > max) throw new InvalidArgumentError(`${option} must be 1 to ${max} characters`);
+    return text;
+  };
+}
+
+/** The id; the whole token is accepted too (its id is taken), so a leaked token can be revoked as it was found. */
+function parseTokenId(value: string): string {
+  const id = /^mvo_([a-z0-9]{8,32})_/.exec(value.trim())?.[1] ?? value.trim();
+  if (!tokenIdSchema.safeParse(id).success) {
+    throw new InvalidArgumentError("a token id is 8 to 32 lowercase letters and digits, as `mve-orders tokens list` shows it");
+  }
+  return id;
+}
+
+/** Who runs the CLI, for `revoked_by`: $USER (or $LOGNAME, $USERNAME), else the account's name. */
+function currentUser(): string {
+  const fromEnv = [process.env.USER, process.env.LOGNAME, process.env.USERNAME].find((name) => name?.trim());
+  if (fromEnv) return fromEnv.trim().slice(0, 255);
+  try {
+    return userInfo().username || 'mve-orders CLI';
+  } catch {
+    return 'mve-orders CLI';
+  }
+}
+
+const when = (at: string | null, none: string) => (at === null ? none : `${at.slice(0, 16)}Z`);
+
+function revocation(token: ApiTokenRecord): string {
+  return `revoked ${when(token.revokedAt, '')} by ${token.revokedBy}`;
+}
+
+function describe(token: ApiTokenRecord): string {
+  const expiry = token.expiresAt === null ? 'never expires' : `expires ${when(token.expiresAt, '')}`;
+  return `${token.id} (owner ${token.owner}; roles ${token.roles.join(',')}; ${expiry})`;
+}
+
+function tokensTable(list: ApiTokenRecord[], all: boolean): string {
+  if (list.length === 0) return all ? 'No API tokens.\n' : 'No live API tokens (--all shows revoked ones too).\n';
+  const rows = list.map((token) => [
+    token.id,
+    token.owner,
+    token.roles.join(','),
+    when(token.createdAt, ''),
+    when(token.expiresAt, 'never'),
+    when(token.lastUsedAt, 'never'),
+    token.revokedAt === null ? 'no' : `${when(token.revokedAt, '')} by ${token.revokedBy}`,
+  ]);
+  return formatTable(['ID', 'OWNER', 'ROLES', 'CREATED', 'EXPIRES', 'LAST USED', 'REVOKED'], rows);
+}

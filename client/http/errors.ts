@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { OidcUnavailableError } from './auth/oidc.js';
+import { AuthenticationError } from './auth/principal.js';
+
+/** One problem with the input: where (a path into the body, query or URL) and which rule it breaks. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/**
+ * An answer the API gives on purpose, with an honest status: 400 bad input, 401 not authenticated,
+ * 403 not allowed, 404 no such order, 409 conflict or stale quote, 422 refused by a rule.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
+export const notFound = (message: string) => new ApiError(404, 'NOT_FOUND', message);
+
+/** Every failure leaves as `{ "error": { "code", "message", "details": [{ "path", "message" }] } }`. */
+export function installErrorHandler(app: FastifyInstance, log: (line: string) => void): void {
+  app.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send(body('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`));
+  });
+  app.setErrorHandler((error: FastifyError | ApiError | AuthenticationError | OidcUnavailableError, request, reply) => {
+    if (error instanceof ApiError) return reply.code(error.status).send(body(error.code, error.message, error.details));
+    if (error instanceof AuthenticationError) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="mve-orders"')
+        .send(body('UNAUTHENTICATED', error.message));
+    }
+    if (error instanceof OidcUnavailableError) return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message));
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const where = error.validationContext ?? 'body';
+      const details = error.validation.map((issue) => ({
+        path: [where, ...(issue.instancePath ? issue.instancePath.split('/').filter(Boolean) : [])].join('.'),
+        message: issue.message ?? 'is invalid',
+      }));
+      return reply.code(400).send(body('INVALID_INPUT', `the ${where} is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details));
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      // Fastify's own refusals: unparseable JSON, wrong content type, body too large.
+      return reply.code(error.statusCode).send(body('INVALID_INPUT', error.message));
+    }
+    log(`${request.method} ${request.url}: ${error.stack ?? error.message}`);
+    return reply.code(500).send(body('INTERNAL', 'the server failed to answer; the error is in its log'));
+  });
+}
+
+function body(code: string, message: string, details: ErrorDetail[] = []) {
+  return { error: { code, message, details } };
+}

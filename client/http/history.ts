@@ -1,0 +1,73 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import proto from '@temporalio/proto';
+import { AesGcmPayloadCodec } from '../../codec/index.js';
+import { isRecord, redactOrderRequest } from '../../domain/index.js';
+import { mayReadPayloads } from './access.js';
+import type { Principal } from './auth/principal.js';
+import type { ApiContext } from './context.js';
+import type { ApiOrder } from './order-view.js';
+
+/** Stands where a payload was, for callers who may not read payloads. */
+export const PAYLOAD_WITHHELD = '[payload withheld: ops and admins only]';
+
+/**
+ * The order's timeline from the records (state changes and notes in sequence, votes, buy attempts) and its
+ * workflow's history events as Temporal's HTTP API shows them, with every payload decoded (and secrets
+ * redacted) for ops and admins, withheld for everyone else.
+ */
+export async function orderHistory(context: ApiContext, order: ApiOrder, principal: Principal, includeEvents: boolean) {
+  const records = await context.repository.getOrder(order.workflowId);
+  const timeline = records
+    ? [
+        ...records.events.map((event) => ({ seq: event.sequence, at: event.at, kind: 'state' as const, state: event.to, actor: event.actor, text: event.reason ?? '' })),
+        ...records.notes.map((note) => ({ seq: note.sequence, at: note.at, kind: 'note' as const, actor: note.actor, text: note.message })),
+      ].sort((a, b) => a.seq - b.seq)
+    : [];
+  return {
+    ticketId: order.ticketId,
+    workflowId: order.workflowId,
+    timeline,
+    votes: records?.approvals ?? [],
+    buyAttempts: records?.buyAttempts ?? [],
+    events: includeEvents ? await workflowEvents(context, order.workflowId, mayReadPayloads(principal)) : [],
+  };
+}
+
+async function workflowEvents(context: ApiContext, workflowId: string, decode: boolean): Promise<unknown[]> {
+  let json: unknown;
+  try {
+    const history = await context.temporal.workflow.getHandle(workflowId).fetchHistory();
+    // Bytes as base64, enums by name, 64-bit numbers as strings: the shape Temporal's own HTTP API gives.
+    json = proto.temporal.api.history.v1.History.toObject(history as never, { bytes: String, enums: String, longs: String });
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return []; // retention dropped it; the records remain
+    throw error;
+  }
+  const codec = new AesGcmPayloadCodec(context.codecKeys);
+  const events = isRecord(json) && Array.isArray(json['events']) ? json['events'] : [];
+  return Promise.all(events.map((event) => replacePayloads(event, async (payload) => (decode ? decodePayload(codec, payload) : PAYLOAD_WITHHELD))));
+}
+
+async function decodePayload(codec: AesGcmPayloadCodec, payloadJson: Record<string, unknown>): Promise<unknown> {
+  try {
+    const [decoded] = await codec.decode([payloadFromJson(payloadJson)]);
+    return { decoded: redactOrderRequest(defaultPayloadConverter.fromPayload(decoded!)) };
+  } catch (error) {
+    return { undecodable: (error as Error).message };
+  }
+}
+
+function payloadFromJson(json: Record<string, unknown>): Payload {
+  const metadata = Object.fromEntries(Object.entries(json['metadata'] as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
+  return { metadata, data: Buffer.from(typeof json['data'] === 'string' ? json['data'] : '', 'base64') };
+}
+
+/** Walks proto3 JSON and replaces each Payload (an object of `metadata` and `data`) by what `replace` makes of it. */
+async function replacePayloads(value: unknown, replace: (payload: Record<string, unknown>) => Promise<unknown>): Promise<unknown> {
+  if (Array.isArray(value)) return Promise.all(value.map((item) => replacePayloads(item, replace)));
+  if (!isRecord(value)) return value;
+  if (isRecord(value['metadata']) && Object.keys(value).every((key) => key === 'metadata' || key === 'data')) return replace(value);
+  const entries = await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await replacePayloads(item, replace)] as const));
+  return Object.fromEntries(entries);
+}

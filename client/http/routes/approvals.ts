@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { allow, mayReadPayloads, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
+import { approverRoles } from '../auth/principal.js';
+import type { ApiContext } from '../context.js';
+import { approvalsResponse, errorBody, meResponse } from '../schemas.js';
+
+/** The caller's own views: the orders awaiting their decision, and who they are to this API. */
+export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/api/v1/approvals',
+    {
+      schema: {
+        summary: "Orders awaiting your decision (your approver roles, not your own order, not yet voted), oldest first",
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+        response: { 200: approvalsResponse, 401: errorBody, 403: errorBody },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      allow(mayVote(principal), 'the approvals inbox needs an approver role (e.g. finance-approver)');
+      const approverId = await context.intake.canonicalRequester(principal.id);
+      const waiting = await context.repository.listAwaitingApproval({ approverId, roles: approverRoles(principal), limit: request.query.limit });
+      return {
+        approvals: waiting.map((item) => ({
+          ticketId: item.order.ticketId,
+          requestedBy: item.order.requestedBy,
+          environment: item.order.environment,
+          monthlyRate: item.order.quote ? Number(item.order.quote.monthlyRate) : null,
+          currency: item.order.quote?.currency ?? null,
+          tier: item.tier,
+          approvalsNeeded: item.approvalsNeeded,
+          approvalsGiven: item.approvalsGiven,
+          stillNeeded: Math.max(0, item.approvalsNeeded - item.approvalsGiven),
+          deadline: item.deadline,
+          waitingSince: item.waitingSince,
+        })),
+      };
+    },
+  );
+
+  api.get(
+    '/api/v1/me',
+    { schema: { summary: 'Who you are to this API, and what you may do', response: { 200: meResponse, 401: errorBody } } },
+    async (request) => {
+      const principal = request.principal!;
+      return {
+        id: principal.id,
+        roles: [...principal.roles],
+        via: principal.via.kind,
+        can: {
+          submit: maySubmit(principal),
+          approve: mayVote(principal),
+          seeAllOrders: seesAllOrders(principal),
+          resolveBuys: mayResolveBuys(principal),
+          readHistoryPayloads: mayReadPayloads(principal),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ORDER_STATES } from '../../../workflows/order/states.js';
+import type { ApiContext } from '../context.js';
+
+export interface ApiMetrics {
+  registry: Registry;
+  /** Counts and times every request by its route pattern (not its URL, so ticket ids do not explode the labels). */
+  instrument(app: FastifyInstance): void;
+}
+
+/** Prometheus metrics (prom-client, one registry per server): the API's own traffic, and order figures read from Postgres at scrape time. */
+export function createApiMetrics(context: ApiContext): ApiMetrics {
+  const registry = new Registry();
+  const requests = new Counter({ name: 'mve_api_requests_total', help: 'HTTP API requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'mve_api_request_duration_seconds',
+    help: 'HTTP API latency by route',
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  // One read of Postgres per scrape, shared by the gauges below.
+  let cached: { at: number; value: ReturnType<ApiContext['repository']['orderStatistics']> } | undefined;
+  const statistics = () => {
+    if (!cached || Date.now() - cached.at > 1_000) cached = { at: Date.now(), value: context.repository.orderStatistics() };
+    return cached.value;
+  };
+  new Gauge({
+    name: 'mve_orders',
+    help: 'Orders by state (from the records)',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      const { ordersByState } = await statistics();
+      for (const state of ORDER_STATES) this.set({ state }, ordersByState[state] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'mve_approvals_pending',
+    help: 'Orders awaiting approval',
+    registers: [registry],
+    async collect() {
+      this.set((await statistics()).approvalsPending);
+    },
+  });
+  new Gauge({
+    name: 'mve_approvals_pending_oldest_seconds',
+    help: 'Age of the oldest order awaiting approval since it last changed',
+    registers: [registry],
+    async collect() {
+      this.set((await statistics()).oldestApprovalPendingSeconds);
+    },
+  });
+  new Gauge({
+    name: 'mve_buy_attempts',
+    help: 'Buy attempts by outcome (in-flight: intent recorded, no outcome yet)',
+    labelNames: ['outcome'],
+    registers: [registry],
+    async collect() {
+      const { buyAttemptsByOutcome } = await statistics();
+      for (const outcome of ['created', 'not-created', 'uncertain', 'in-flight']) this.set({ outcome }, buyAttemptsByOutcome[outcome] ?? 0);
+    },
+  });
+
+  return {
+    registry,
+    instrument(app) {
+      app.addHook('onResponse', async (request, reply) => {
+        const route = request.routeOptions.url ?? 'unmatched';
+        requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+        latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      });
+    },
+  };
+}
+
+/** `/metrics`, Prometheus text. Open like /healthz: it carries counts, never an order's content. */
+export function registerMetricsRoute(app: FastifyInstance, metrics: ApiMetrics): void {
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], security: [] } }, async (_request, reply) => {
+    return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+}

@@ -1,0 +1,262 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
+import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
+import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
+import { loadOrder, type ApiContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { orderHistory } from '../history.js';
+import { asApiRefusal } from '../refusals.js';
+import {
+  approveBody,
+  cancelBody,
+  errorBody,
+  historyQuery,
+  historyResponse,
+  listOrdersQuery,
+  listOrdersResponse,
+  orderBody,
+  rejectBody,
+  resolveBuyBody,
+  stateResponse,
+  submitResponse,
+  ticketParams,
+  voteResponse,
+} from '../schemas.js';
+
+const refusals = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody };
+
+/** Orders: intake, reading, and the signed human actions (approve, reject, cancel, resolve-buy). */
+export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.post(
+    '/api/v1/orders',
+    {
+      schema: {
+        summary: 'Submit an order: one ticket is one order, forever',
+        description:
+          'The body is an order request (docs/order-request.md). A requester submits for themselves; a ticket system names the requester in `requestedBy`. ' +
+          'The same ticket with the same body answers the existing order (200); a different body is refused (409).',
+        body: z.record(z.string(), z.unknown()).describe('the order request'),
+        response: { 200: submitResponse, 201: submitResponse, ...refusals },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      allow(maySubmit(principal), 'submitting orders needs the requester or ticket-system role');
+      const requestedBy = await requesterFor(context, principal, request.body['requestedBy']);
+      try {
+        const result = await context.intake.submit({ ...request.body, requestedBy }, principal.id);
+        const order = result.created
+          ? { ticketId: result.ticket.ticketId, workflowId: result.ticket.workflowId, environment: result.ticket.environment, requestedBy, submittedBy: principal.id, state: 'RECEIVED' as const, policy: null, quote: null, source: 'workflow' as const }
+          : await loadOrder(context, result.ticket.ticketId, principal);
+        const warnings = result.warnings.map(({ path, message }) => ({ path, message }));
+        return reply.code(result.created ? 201 : 200).send({ created: result.created, order, warnings });
+      } catch (error) {
+        if (error instanceof OrderRequestError) {
+          const details = error.issues.map(({ path, message }) => ({ path, message }));
+          throw new ApiError(400, 'INVALID_REQUEST', `the order request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+        }
+        if (error instanceof TicketConflictError) throw new ApiError(409, 'TICKET_CONFLICT', error.message);
+        throw error;
+      }
+    },
+  );
+
+  api.get(
+    '/api/v1/orders',
+    {
+      schema: {
+        summary: 'List orders, newest first (filters: status, environment, requester; cursor paging)',
+        querystring: listOrdersQuery,
+        response: { 200: listOrdersResponse, ...refusals },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const { status, environment, requester, limit, cursor } = request.query;
+      const scope = scopeOf(principal, requester);
+      const rows = await context.repository.listOrders({
+        ...(status ? { status } : {}),
+        ...(environment ? { environment } : {}),
+        ...scope,
+        ...(cursor ? { after: decodeCursor(cursor) } : {}),
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        orders: page.map((order) => ({
+          ticketId: order.ticketId,
+          workflowId: order.workflowId,
+          environment: order.environment,
+          requestedBy: order.requestedBy,
+          submittedBy: order.submittedBy,
+          state: order.status,
+          quote: order.quote ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency } : null,
+          product: order.product,
+          lastError: order.lastError,
+          policy: order.policy,
+          createdAt: order.createdAt,
+          updatedAt: order.updatedAt,
+        })),
+        nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.workflowId) : null,
+      };
+    },
+  );
+
+  api.get(
+    '/api/v1/orders/:ticketId',
+    { schema: { summary: 'One order: state, quote, approvals, policy, product, last error, timeline', params: ticketParams, response: { 200: orderBody, ...refusals } } },
+    async (request) => loadOrder(context, request.params.ticketId, request.principal!),
+  );
+
+  api.get(
+    '/api/v1/orders/:ticketId/history',
+    {
+      schema: {
+        summary: "The order's timeline and its workflow's history events (payloads decoded, secrets redacted, for ops and admins)",
+        params: ticketParams,
+        querystring: historyQuery,
+        response: { 200: historyResponse, ...refusals },
+      },
+    },
+    async (request) => {
+      const order = await loadOrder(context, request.params.ticketId, request.principal!);
+      return orderHistory(context, order, request.principal!, request.query.events === 'true');
+    },
+  );
+
+  api.post(
+    '/api/v1/orders/:ticketId/approve',
+    {
+      schema: {
+        summary: 'Approve the quote named (the approver is you, as authenticated)',
+        params: ticketParams,
+        body: approveBody,
+        response: { 200: voteResponse, ...refusals },
+      },
+    },
+    async (request) => {
+      const { monthlyRate, currency, comment } = request.body;
+      return vote(context, request.principal!, request.params.ticketId, 'approve', { monthlyRate, currency, ...(comment ? { comment } : {}) });
+    },
+  );
+
+  api.post(
+    '/api/v1/orders/:ticketId/reject',
+    {
+      schema: { summary: 'Reject the quote named, saying why', params: ticketParams, body: rejectBody, response: { 200: voteResponse, ...refusals } },
+    },
+    async (request) => {
+      const { monthlyRate, currency, reason } = request.body;
+      return vote(context, request.principal!, request.params.ticketId, 'reject', { monthlyRate, currency, comment: reason });
+    },
+  );
+
+  api.post(
+    '/api/v1/orders/:ticketId/cancel',
+    {
+      schema: { summary: 'Cancel an order that is not yet buying', params: ticketParams, body: cancelBody, response: { 200: stateResponse, ...refusals } },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const order = await loadOrder(context, request.params.ticketId, principal);
+      allow(mayCancel(principal, order), 'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)');
+      const state = await asApiRefusal(() => context.orders.cancel(order.ticketId, { actor: principal.id, reason: request.body.reason }));
+      return { state };
+    },
+  );
+
+  api.post(
+    '/api/v1/orders/:ticketId/resolve-buy',
+    {
+      schema: {
+        summary: 'Settle a BUY_UNCERTAIN order: created (with the product UID) or not created (with how you know)',
+        params: ticketParams,
+        body: resolveBuyBody,
+        response: { 200: stateResponse, ...refusals },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      allow(mayResolveBuys(principal), 'resolving an uncertain buy needs the ops or admin role');
+      const order = await loadOrder(context, request.params.ticketId, principal);
+      if (order.state !== 'BUY_UNCERTAIN') throw new ApiError(409, 'NOT_UNCERTAIN', `the order is ${order.state}; only an order in BUY_UNCERTAIN can be resolved`);
+      const attempt = typeof order['buyAttempts'] === 'number' ? order['buyAttempts'] : undefined;
+      const state = await asApiRefusal(() =>
+        context.orders.resolveBuy(order.ticketId, { ...request.body, actor: principal.id, ...(attempt !== undefined ? { attempt } : {}) }),
+      );
+      return { state };
+    },
+  );
+}
+
+/** A vote by the caller on the quote they name; a price that moved since they looked is refused with the new one. */
+async function vote(
+  context: ApiContext,
+  principal: Principal,
+  ticketId: string,
+  decision: 'approve' | 'reject',
+  named: { monthlyRate: number; currency: string; comment?: string },
+) {
+  allow(mayVote(principal), `${decision === 'approve' ? 'approving' : 'rejecting'} needs an approver role (e.g. finance-approver)`);
+  const order = await loadOrder(context, ticketId, principal);
+  if (order.source === 'records') throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
+  if (order.state !== 'AWAITING_APPROVAL') throw new ApiError(409, 'NOT_AWAITING_APPROVAL', `the order is ${order.state}, not awaiting approval`);
+  const quote = order.quote!;
+  if (quote.monthlyRate !== named.monthlyRate || quote.currency !== named.currency) {
+    throw new ApiError(
+      409,
+      'QUOTE_NOT_CURRENT',
+      `you named ${named.monthlyRate} ${named.currency} but the current quote is ${quote.monthlyRate} ${quote.currency} a month; nothing was recorded`,
+      [{ path: 'monthlyRate', message: `the current quote is ${quote.monthlyRate} ${quote.currency}` }],
+    );
+  }
+  const approverId = await context.intake.canonicalRequester(principal.id);
+  const fields = { approverId, ...named };
+  return asApiRefusal(() => (decision === 'approve' ? context.orders.approve(ticketId, fields) : context.orders.reject(ticketId, fields)));
+}
+
+/**
+ * Who the order is for. A requester orders for themselves (a body naming someone else is refused); a
+ * ticket system names the requester, who is matched against the directory.
+ */
+async function requesterFor(context: ApiContext, principal: Principal, named: unknown): Promise<string> {
+  if (hasRole(principal, 'ticket-system')) {
+    if (typeof named !== 'string' || named.trim() === '') {
+      throw new ApiError(400, 'INVALID_REQUEST', 'requestedBy: a ticket system must name the requester', [{ path: 'requestedBy', message: 'must name the requester' }]);
+    }
+    return context.intake.canonicalRequester(named);
+  }
+  if (named !== undefined && (typeof named !== 'string' || !sameIdentity(named, principal.id))) {
+    throw new ApiError(403, 'FORBIDDEN', `requestedBy: you submit as ${principal.id}; a requester cannot order in someone else's name`, [
+      { path: 'requestedBy', message: 'must be you (or left out)' },
+    ]);
+  }
+  return context.intake.canonicalRequester(principal.id);
+}
+
+/** The orders a caller's listing is limited to. */
+function scopeOf(principal: Principal, requester: string | undefined): { requestedBy?: string; submittedBy?: string } {
+  if (seesAllOrders(principal)) return requester ? { requestedBy: requester } : {};
+  if (hasRole(principal, 'ticket-system')) return { submittedBy: principal.id, ...(requester ? { requestedBy: requester } : {}) };
+  if (requester && !sameIdentity(requester, principal.id)) throw new ApiError(403, 'FORBIDDEN', 'a requester sees only their own orders');
+  return { requestedBy: principal.id };
+}
+
+function encodeCursor(createdAt: string, workflowId: string): string {
+  return Buffer.from(JSON.stringify([createdAt, workflowId])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; workflowId: string } {
+  try {
+    const [createdAt, workflowId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    if (typeof createdAt === 'string' && typeof workflowId === 'string') return { createdAt, workflowId };
+  } catch {
+    // reported below
+  }
+  throw new ApiError(400, 'INVALID_INPUT', 'cursor: must be the nextCursor of a previous page', [{ path: 'querystring.cursor', message: 'is not a cursor this API gave' }]);
+}

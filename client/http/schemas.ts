@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { ORDER_STATES } from '../../workflows/order/states.js';
+
+// The HTTP API's shapes, as zod: they validate requests, shape responses and become the OpenAPI document.
+
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter upper-case currency code, e.g. AUD');
+const monthlyRate = z.number().finite().nonnegative().describe('the monthly rate of the quote you were shown');
+
+export const ticketParams = z.object({ ticketId: z.string().min(1).max(255).describe('the ticket id of the order') });
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.object({ path: z.string(), message: z.string() })),
+    }),
+  })
+  .describe('every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule');
+
+/** Strict: a vote names the quote it decides on; the approver is the caller, so no field may name one. */
+export const approveBody = z.strictObject({ monthlyRate, currency, comment: z.string().trim().min(1).max(2000).optional() });
+export const rejectBody = z.strictObject({ monthlyRate, currency, reason: z.string().trim().min(1, 'must say why').max(2000) });
+export const cancelBody = z.strictObject({ reason: z.string().trim().min(1, 'must say why the order is cancelled').max(2000) });
+export const resolveBuyBody = z.discriminatedUnion('outcome', [
+  z.strictObject({
+    outcome: z.literal('created'),
+    technicalServiceUid: z.uuid('must be the created product\'s UID (UUID form)'),
+    note: z.string().trim().min(1).max(2000).optional(),
+  }),
+  z.strictObject({
+    outcome: z.literal('not-created'),
+    note: z.string().trim().min(1, 'must say how you know the MVE was not created').max(2000),
+  }),
+]);
+
+export const orderState = z.enum(ORDER_STATES);
+
+export const listOrdersQuery = z.object({
+  status: orderState.optional(),
+  environment: z.enum(['staging', 'production']).optional(),
+  requester: z.string().min(1).max(255).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(500).optional().describe('nextCursor of the previous page'),
+});
+
+export const historyQuery = z.object({
+  events: z.enum(['true', 'false']).default('true').describe('include the workflow\'s history events (false: the timeline only)'),
+});
+
+const money = z.object({ monthlyRate: z.number(), currency: z.string() });
+
+/** The order as this API shows it: live from the workflow while Temporal has it, else from the records. */
+export const orderBody = z.looseObject({
+  ticketId: z.string(),
+  workflowId: z.string(),
+  environment: z.string(),
+  requestedBy: z.string(),
+  submittedBy: z.string().nullable(),
+  state: orderState,
+  policy: z.object({ version: z.string(), hash: z.string() }).nullable(),
+  quote: money.extend({ quotedAt: z.string().optional() }).nullable(),
+  source: z.enum(['workflow', 'records']).describe('workflow: live from Temporal; records: from PostgreSQL (the workflow is gone)'),
+});
+
+export const submitResponse = z.object({
+  created: z.boolean(),
+  order: orderBody,
+  warnings: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+
+export const listOrdersResponse = z.object({
+  orders: z.array(z.looseObject({ ticketId: z.string(), state: orderState, requestedBy: z.string() })),
+  nextCursor: z.string().nullable(),
+});
+
+export const voteResponse = z.object({
+  state: orderState,
+  approvedBy: z.array(z.string()),
+  stillNeeded: z.number(),
+});
+
+export const stateResponse = z.object({ state: orderState });
+
+export const approvalsResponse = z.object({
+  approvals: z.array(
+    z.object({
+      ticketId: z.string(),
+      requestedBy: z.string(),
+      environment: z.string(),
+      monthlyRate: z.number().nullable(),
+      currency: z.string().nullable(),
+      tier: z.string(),
+      approvalsNeeded: z.number(),
+      approvalsGiven: z.number(),
+      stillNeeded: z.number(),
+      deadline: z.string().nullable(),
+      waitingSince: z.string(),
+    }),
+  ),
+});
+
+export const meResponse = z.object({
+  id: z.string(),
+  roles: z.array(z.string()),
+  via: z.enum(['oidc', 'token']),
+  can: z.object({ submit: z.boolean(), approve: z.boolean(), seeAllOrders: z.boolean(), resolveBuys: z.boolean(), readHistoryPayloads: z.boolean() }),
+});
+
+export const historyResponse = z.object({
+  ticketId: z.string(),
+  workflowId: z.string(),
+  timeline: z.array(z.looseObject({ seq: z.number(), at: z.string(), kind: z.enum(['state', 'note']), actor: z.string(), text: z.string() })),
+  votes: z.array(
+    z.object({ quoteNumber: z.number(), approverId: z.string(), decision: z.string(), monthlyRate: z.string(), currency: z.string(), reason: z.string().nullable(), at: z.string() }),
+  ),
+  buyAttempts: z.array(
+    z.object({
+      attempt: z.number(),
+      intentAt: z.string(),
+      outcome: z.string().nullable(),
+      technicalServiceUid: z.string().nullable(),
+      errorClass: z.string().nullable(),
+      errorMessage: z.string().nullable(),
+      finishedAt: z.string().nullable(),
+      resolvedBy: z.string().nullable(),
+    }),
+  ),
+  events: z.array(z.unknown()).describe("Temporal's history events as proto3 JSON; payloads decoded and redacted for ops and admins, withheld for others"),
+});

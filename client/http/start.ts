@@ -1,0 +1,78 @@
+import { Client, Connection } from '@temporalio/client';
+import { connectDatabase, createRepository } from '../../activities/db/index.js';
+import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
+import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
+import type { KindMap } from '../../domain/index.js';
+import { OrderClient, OrderIntake } from '../orders/index.js';
+import { createAuthenticator } from './auth/authenticate.js';
+import { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
+import type { ApiContext } from './context.js';
+import { buildApiServer } from './server.js';
+
+export const CODEC_CORS_VARIABLE = 'MVE_CODEC_CORS_ORIGINS';
+
+export interface StartApiOptions {
+  env: NodeJS.ProcessEnv;
+  /** Overrides TEMPORAL_ADDRESS (the embedded server in `mve-orders dev`). */
+  temporalAddress?: string;
+  databaseUrl: string;
+  codecKeys: Keyring;
+  actionKeys: Keyring;
+  kindMap: KindMap;
+  host: string;
+  /** 0: any free port. */
+  port: number;
+  log: (line: string) => void;
+}
+
+export interface RunningApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Connects to Temporal and Postgres, builds the HTTP API on them and listens. */
+export async function startApiServer(options: StartApiOptions): Promise<RunningApi> {
+  const temporalConfig = loadTemporalConfig(options.env);
+  const address = options.temporalAddress ?? temporalConfig.address;
+  if (!address) throw new Error('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
+  const oidcConfig = loadOidcConfig(options.env);
+  const connection = await Connection.connect({ ...connectionOptions(temporalConfig, address), connectTimeout: '10s' });
+  const sql = connectDatabase(options.databaseUrl);
+  const closeConnections = async () => {
+    await connection.close().catch(() => undefined);
+    await sql.end({ timeout: 5 }).catch(() => undefined);
+  };
+  try {
+    const repository = createRepository(sql);
+    const temporal = new Client({ connection, namespace: temporalConfig.namespace, dataConverter: encryptingDataConverter(options.codecKeys) });
+    const orders = new OrderClient({ client: temporal, taskQueue: temporalConfig.taskQueue, kindMap: options.kindMap, actionKeys: options.actionKeys });
+    const context: ApiContext = {
+      orders,
+      intake: new OrderIntake({ orders, repository, fingerprintKeys: options.actionKeys, kindMap: options.kindMap }),
+      repository,
+      authenticator: createAuthenticator({ tokens: repository, ...(oidcConfig ? { oidc: createOidcVerifier(oidcConfig) } : {}) }),
+      temporal,
+      codecKeys: options.codecKeys,
+      codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
+      log: options.log,
+    };
+    const app = await buildApiServer({
+      context,
+      readiness: {
+        temporal: async () => void (await connection.workflowService.getSystemInfo({})),
+        postgres: async () => void (await sql`SELECT 1`),
+      },
+    });
+    const url = await app.listen({ host: options.host, port: options.port });
+    return {
+      url: url.replace('://[::1]', '://localhost'),
+      async close() {
+        await app.close();
+        await closeConnections();
+      },
+    };
+  } catch (error) {
+    await closeConnections();
+    throw error;
+  }
+}

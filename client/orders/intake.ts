@@ -1,0 +1,85 @@
+import { createHmac } from 'node:crypto';
+import type { ApproversRepository, OrdersRepository, TicketRecord, TicketsRepository } from '../../activities/db/index.js';
+import type { Keyring } from '../../codec/index.js';
+import { canonicalJson, checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
+import { sameIdentity } from '../../workflows/approval/index.js';
+import { DuplicateOrderError, OrderRequestError, orderWorkflowId, type OrderClient } from './order-client.js';
+
+/** The same ticket came with a different request: one ticket is one order, forever. */
+export class TicketConflictError extends Error {
+  override readonly name = 'TicketConflictError';
+  constructor(readonly ticket: TicketRecord) {
+    super(`ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`);
+  }
+}
+
+export interface IntakeResult {
+  /** true: this submission started the order; false: the ticket already had it (same request), nothing started. */
+  created: boolean;
+  ticket: TicketRecord;
+  warnings: Issue[];
+}
+
+export interface OrderIntakeOptions {
+  orders: OrderClient;
+  repository: TicketsRepository & OrdersRepository & Pick<ApproversRepository, 'listApprovers'>;
+  /** Keys the request fingerprint is made with (the action keys; a derived key, never the key itself). */
+  fingerprintKeys: Keyring;
+  kindMap?: KindMap;
+}
+
+/**
+ * Where orders come in: a ticket is registered in Postgres before its workflow starts, so a re-sent ticket
+ * finds its order even when Temporal has forgotten the workflow (retention, a restart). The same request
+ * again is answered with the existing order; a different one is refused.
+ */
+export class OrderIntake {
+  constructor(private readonly options: OrderIntakeOptions) {}
+
+  /** `requestedBy` has been settled by the caller from the authenticated identity. */
+  async submit(body: unknown, submittedBy: string): Promise<IntakeResult> {
+    const check = checkOrderRequest(body, this.options.kindMap ? { kindMap: this.options.kindMap } : {});
+    if (!check.ok || !check.request) throw new OrderRequestError(check.errors);
+    const request = check.request;
+    const { repository, fingerprintKeys } = this.options;
+    const keyId = fingerprintKeys.currentKeyId;
+    const { registered, ticket } = await repository.registerTicket({
+      ticketId: request.ticketId,
+      workflowId: orderWorkflowId(request.ticketId),
+      environment: request.environment,
+      requestedBy: request.requestedBy,
+      submittedBy,
+      fingerprint: this.fingerprint(request, keyId),
+      fingerprintKeyId: keyId,
+    });
+    if (!registered) {
+      const known = fingerprintKeys.keyFor(ticket.fingerprintKeyId);
+      if (!known || this.fingerprint(request, ticket.fingerprintKeyId) !== ticket.fingerprint) throw new TicketConflictError(ticket);
+      // Registered before, but the workflow may never have started (the process died in between): start it
+      // only if the order was never recorded. A recorded order is never started again, whatever Temporal remembers.
+      if (await repository.getOrder(ticket.workflowId)) return { created: false, ticket, warnings: check.warnings };
+    }
+    try {
+      await this.options.orders.submit(request, { submittedBy });
+    } catch (error) {
+      if (!(error instanceof DuplicateOrderError)) throw error;
+      return { created: false, ticket, warnings: check.warnings };
+    }
+    return { created: registered, ticket, warnings: check.warnings };
+  }
+
+  /**
+   * The requester an order is recorded under: the directory's spelling of `name` when the directory knows it
+   * (case-insensitively), else `name` as given.
+   */
+  async canonicalRequester(name: string): Promise<string> {
+    const directory = await this.options.repository.listApprovers({ activeOnly: false });
+    return directory.find((person) => sameIdentity(person.id, name))?.id ?? name.trim();
+  }
+
+  /** HMAC of the whole request (secrets included) under a key derived for this one purpose. */
+  private fingerprint(request: object, keyId: string): string {
+    const key = createHmac('sha256', this.options.fingerprintKeys.keyFor(keyId)!).update('mve-orders/ticket-fingerprint/v1').digest();
+    return createHmac('sha256', key).update(canonicalJson(request)).digest('hex');
+  }
+}

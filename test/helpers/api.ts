@@ -1,0 +1,95 @@
+/**
+ * The order engine with the HTTP API in front of it, for API, CLI and browser tests: the real server on a
+ * loopback port, the real authenticator (API tokens in Postgres, made here for each test user), the same
+ * Temporal client, codec and action keys as the engine's worker.
+ *
+ *   const pg = usePostgres(test);
+ *   test.before(async (t) => { t.context.api = await startApiEngine(pg); });
+ *   test.after.always((t) => t.context.api?.stop());
+ */
+import type { FastifyInstance } from 'fastify';
+import { OrderIntake } from '../../client/orders/index.js';
+import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+import type { TestPostgres } from './postgres.js';
+import { startOrderEngine, type EngineOptions, type OrderEngine } from './orders.js';
+
+/** Who calls the API in tests; the directory (test/helpers/orders.ts APPROVERS) knows fiona, dave, erin and alice. */
+export const TEST_USERS = {
+  alice: ['requester'],
+  /** alice again, with an approver role as well: self-approval must be refused by identity, not by role. */
+  aliceApprover: ['requester', 'finance-approver'],
+  fiona: ['finance-approver'],
+  dave: ['finance-director'],
+  erin: ['engineering-manager'],
+  olga: ['ops'],
+  'ticket-bot': ['ticket-system'],
+} as const;
+
+export type TestUser = keyof typeof TEST_USERS;
+
+export interface ApiEngine extends OrderEngine {
+  url: string;
+  app: FastifyInstance;
+  context: ApiContext;
+  tokens: Record<TestUser, string>;
+  /** A request to the API as `user` (or with no credentials); the body is JSON. */
+  call(method: string, path: string, options?: { as?: TestUser; token?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export async function startApiEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<ApiEngine> {
+  const engine = await startOrderEngine(pg, options);
+  const context: ApiContext = {
+    orders: engine.orders,
+    intake: new OrderIntake({ orders: engine.orders, repository: engine.repository, fingerprintKeys: engine.actionKeys, kindMap: SIM_KIND_MAP }),
+    repository: engine.repository,
+    authenticator: createAuthenticator({ tokens: engine.repository }),
+    temporal: engine.client,
+    codecKeys: engine.keyring,
+    codecCorsOrigins: ['http://ui.test'],
+    log: (line) => process.env['API_TEST_LOG'] && console.error(line),
+  };
+  const app = await buildApiServer({
+    context,
+    readiness: {
+      temporal: async () => void (await engine.client.connection.workflowService.getSystemInfo({})),
+      postgres: async () => void (await engine.db.sql`SELECT 1`),
+    },
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const tokens = {} as Record<TestUser, string>;
+  for (const [user, roles] of Object.entries(TEST_USERS) as Array<[TestUser, readonly string[]]>) {
+    const owner = user === 'aliceApprover' ? 'alice' : user;
+    tokens[user] = (await issueApiToken(engine.repository, { owner, roles: [...roles] })).token;
+  }
+  const stopEngine = engine.stop;
+  return Object.assign(engine, {
+    url,
+    app,
+    context,
+    tokens,
+    async call(method: string, path: string, request: { as?: TestUser; token?: string; body?: unknown } = {}) {
+      const token = request.token ?? (request.as ? tokens[request.as] : undefined);
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+      });
+      const text = await response.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON (metrics): keep the text
+      }
+      return { status: response.status, body, headers: response.headers };
+    },
+    async stop() {
+      await app.close();
+      await stopEngine();
+    },
+  });
+}
