@@ -9,6 +9,7 @@ import { registerLocationsCommand } from './commands/locations.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerOrdersCommand } from './commands/orders.js';
 import { registerResolveBuyCommand } from './commands/resolve-buy.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerSimCommand } from './commands/sim.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSubmitCommand } from './commands/submit.js';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command): void {
   registerResolveBuyCommand(program);
   registerOrdersCommand(program);
   registerWorkerCommand(program);
+  registerServeCommand(program);
   registerDevserverCommand(program);
   registerSimCommand(program);
   registerLocationsCommand(program);

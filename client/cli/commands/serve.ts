@@ -1,0 +1,59 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { openDatabase, resolveDatabaseUrl } from '../../../activities/db/index.js';
+import { resolveKeyring } from '../../../codec/index.js';
+import { resolveActionKeys } from '../../../config/action-keys.js';
+import { kindMapFromEnv } from '../../../domain/index.js';
+import { startApiServer } from '../../http/index.js';
+import { CliFailure, report } from './order-session.js';
+
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API (intake, approvals, ops views, codec server) against a real deployment until SIGINT/SIGTERM')
+    .option('--host <host>', 'interface to listen on', '0.0.0.0')
+    .option('--port <port>', 'port to listen on', portNumber, 8080)
+    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
+    .addHelpText(
+      'after',
+      `
+Reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE (and TEMPORAL_TLS*, TEMPORAL_API_KEY),
+DATABASE_URL, MVE_CODEC_KEYS, MVE_ACTION_KEY (the same as the workers': it signs every vote, cancel and
+resolution), MVE_KIND_MAP, and for people signing in with OIDC: MVE_OIDC_ISSUER, MVE_OIDC_AUDIENCE,
+MVE_OIDC_ROLES_CLAIM (default roles), MVE_OIDC_USERNAME_CLAIM (default preferred_username), MVE_OIDC_JWKS_URL.
+MVE_CODEC_CORS_ORIGINS lists the Temporal Web UI origins allowed to call the codec server.
+Machines authenticate with API tokens (\`mve-orders tokens create\`). The routes are in GET /openapi.json
+and docs/http-api.md.`,
+    )
+    .action(async (options: { host: string; port: number; databaseUrl?: string }) => {
+      const log = (line: string) => process.stderr.write(`${line}\n`);
+      let api: Awaited<ReturnType<typeof startApiServer>>;
+      try {
+        const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
+        await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
+        api = await startApiServer({
+          env: process.env,
+          databaseUrl,
+          codecKeys: await resolveKeyring({ env: process.env }),
+          actionKeys: await resolveActionKeys({ env: process.env }),
+          kindMap: kindMapFromEnv(process.env),
+          host: options.host,
+          port: options.port,
+          log,
+        });
+      } catch (error) {
+        return report('serve', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
+      }
+      process.stdout.write(`HTTP API listening on ${api.url} (OpenAPI: ${api.url}/openapi.json)\n`);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      process.stdout.write(`${signal}: stopping the HTTP API\n`);
+      await api.close();
+    });
+}
+
+function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  return Number(value);
+}

@@ -1,0 +1,60 @@
+import anyTest, { type TestFn } from 'ava';
+import { issueApiToken } from '../../client/http/index.js';
+import { spawnCli } from '../dev/child.js';
+import { runCli } from '../helpers/cli.js';
+import { startOrderEngine, sydneyRequest, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { waitForState } from '../helpers/wait.js';
+
+// `mve-orders serve` as a real deployment runs it: configured by environment variables only.
+
+const test = anyTest as TestFn<{ engine: OrderEngine; env: NodeJS.ProcessEnv }>;
+const pg = usePostgres(test);
+
+test.before(async (t) => {
+  const engine = await startOrderEngine(pg);
+  t.context.engine = engine;
+  t.context.env = {
+    TEMPORAL_ADDRESS: engine.temporal.address,
+    TEMPORAL_NAMESPACE: engine.temporal.namespace,
+    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+    DATABASE_URL: engine.db.url,
+    MVE_CODEC_KEYS: engine.codecKeys,
+    MVE_ACTION_KEY: engine.actionKeysText,
+    MVE_KIND_MAP: '',
+    MVE_DATA_DIR: '/nonexistent-mve-data',
+  };
+});
+test.after.always(async (t) => {
+  await t.context.engine?.stop();
+});
+
+test.serial('without MVE_ACTION_KEY, serve refuses to start and says what the key is for', async (t) => {
+  const result = await runCli(['serve', '--port', '0'], { env: { ...t.context.env, MVE_ACTION_KEY: '' } });
+  t.is(result.code, 2);
+  t.regex(result.stderr, /MVE_ACTION_KEY is not set: the HTTP API and the workers share the key that signs approvals/);
+});
+
+test.serial('serve listens, answers health, and its signed approvals are accepted by the workers', async (t) => {
+  const { engine } = t.context;
+  const server = spawnCli(['serve', '--host', '127.0.0.1', '--port', '0'], t.context.env);
+  try {
+    const [, url] = await server.waitForOutput(/HTTP API listening on (http:\/\/\S+)/, 60_000);
+    t.is((await fetch(`${url}/healthz`)).status, 200);
+    const ready = await fetch(`${url}/readyz`);
+    t.is(ready.status, 200, await ready.clone().text());
+
+    const alice = (await issueApiToken(engine.repository, { owner: 'alice', roles: ['requester'] })).token;
+    const fiona = (await issueApiToken(engine.repository, { owner: 'fiona', roles: ['finance-approver'] })).token;
+    const post = (path: string, token: string, body: unknown) =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    t.is((await post('/api/v1/orders', alice, sydneyRequest('SERVE-1', { size: 'MVE 8/32' }))).status, 201);
+    const waiting = await waitForState(engine.orders, 'SERVE-1', 'AWAITING_APPROVAL');
+    const approved = await post('/api/v1/orders/SERVE-1/approve', fiona, { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency });
+    t.is(approved.status, 200, await approved.clone().text());
+    t.is((await engine.orders.result('SERVE-1')).state, 'BOUGHT');
+  } finally {
+    t.is(await server.stop('SIGTERM', 20_000), 0, server.stderr());
+  }
+  t.regex(server.stdout(), /SIGTERM: stopping the HTTP API/);
+});
