@@ -43,10 +43,13 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     if (error instanceof OidcUnavailableError) return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message));
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = error.validationContext ?? 'body';
-      const details = error.validation.map((issue) => ({
-        path: [where, ...(issue.instancePath ? issue.instancePath.split('/').filter(Boolean) : [])].join('.'),
-        message: issue.message ?? 'is invalid',
-      }));
+      const details = error.validation.flatMap((issue) => {
+        const at = [where, ...(issue.instancePath ? issue.instancePath.split('/').filter(Boolean) : [])];
+        // A field the route does not take is named on its own: "body.approverId: is not accepted here".
+        const unknown = issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys ?? [] : [];
+        if (unknown.length > 0) return unknown.map((key) => ({ path: [...at, key].join('.'), message: unrecognisedField(key) }));
+        return [{ path: at.join('.'), message: issue.message ?? 'is invalid' }];
+      });
       return reply.code(400).send(body('INVALID_INPUT', `the ${where} is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details));
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
@@ -56,6 +59,12 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     log(`${request.method} ${request.url}: ${error.stack ?? error.message}`);
     return reply.code(500).send(body('INTERNAL', 'the server failed to answer; the error is in its log'));
   });
+}
+
+function unrecognisedField(key: string): string {
+  return ['approverId', 'actor', 'requester', 'resolvedBy'].includes(key)
+    ? 'is not accepted: who acts is the authenticated caller, never a field of the body'
+    : 'is not a field of this request';
 }
 
 function body(code: string, message: string, details: ErrorDetail[] = []) {
