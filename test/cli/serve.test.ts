@@ -58,3 +58,19 @@ test.serial('serve listens, answers health, and its signed approvals are accepte
   }
   t.regex(server.stdout(), /SIGTERM: stopping the HTTP API/);
 });
+
+test.serial('a worker with a broken approval policy refuses to start, naming the field and the rule', async (t) => {
+  const result = await runCli(['worker'], {
+    env: {
+      ...t.context.env,
+      MVE_API_BASE_URL: 'http://127.0.0.1:9/staging',
+      MVE_AUTH_URL: 'http://127.0.0.1:9',
+      MVE_ENVIRONMENT: 'staging',
+      MVE_CLIENT_ID: 'id',
+      MVE_CLIENT_SECRET: 'secret',
+      MVE_APPROVAL_POLICY: JSON.stringify({ version: '2026-Q4', staging: { autoApproveBelow: { AUD: 10 }, tiers: [], deadline: '1h', maxQuoteAge: '1h' } }),
+    },
+  });
+  t.is(result.code, 2);
+  t.regex(result.stderr, /invalid approval policy \(MVE_APPROVAL_POLICY\): staging\.tiers: must have at least one tier/);
+});
