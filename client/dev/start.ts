@@ -38,6 +38,8 @@ export interface DevReport {
   state: DevState;
   taskQueue: string;
   embedded: { postgres: boolean; temporal: boolean; simulator: boolean };
+  /** Where the embedded cluster keeps its data (`<data folder>/postgres`, unless root had to place it elsewhere). */
+  postgresDataDir: string | undefined;
   /** Preferred ports found taken, and the ports used instead. */
   movedPorts: Array<{ what: string; preferred: number; used: number }>;
   codecKeyId: string;
@@ -82,11 +84,13 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     }
   };
   const movedPorts: DevReport['movedPorts'] = [];
+  let postgresDataDir: string | undefined;
   try {
     const databaseUrl = await (async () => {
       if (env['DATABASE_URL']) return env['DATABASE_URL'];
       const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
       stops.push(() => postgres.stop());
+      postgresDataDir = postgres.dataDir;
       return postgres.url;
     })();
     const { seededApprovers, users } = await prepareDatabase(databaseUrl);
@@ -167,6 +171,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       state,
       taskQueue: orderTaskQueue(temporalConfig.taskQueue, environment),
       embedded: { postgres: !env['DATABASE_URL'], temporal: !temporalConfig.address, simulator: simulatorUrl !== undefined },
+      postgresDataDir,
       movedPorts,
       codecKeyId: keyring.currentKeyId,
       codecKeyFromEnvironment: Boolean(env['MVE_CODEC_KEYS']?.trim()),
