@@ -34,7 +34,8 @@ test('every part of the message is covered: order, action, each field, time, non
   t.regex(refusedBecause('mve-order-A', 'reject', signed), /does not match/);
   t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, fields: { ...vote, approverId: 'FIONA' } }), /does not match/);
   t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, fields: { ...vote, monthlyRate: 3236.5 } }), /does not match/);
-  t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, fields: { approverId: 'fiona', monthlyRate: 3236.4, currency: 'AUD' } }), /does not match/);
+  const { comment: _dropped, ...withoutComment } = vote;
+  t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, fields: withoutComment as typeof vote }), /does not match/);
   t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, signature: { ...signed.signature, issuedAt: NOW - 1 } }), /does not match/);
   t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, signature: { ...signed.signature, nonce: nonce() } }), /does not match/);
   t.regex(refusedBecause('mve-order-A', 'approve', { ...signed, signature: { ...signed.signature, mac: signed.signature.mac.slice(1) } }), /does not match/);

@@ -1,43 +1,33 @@
 import type { Command } from 'commander';
-import {
-  createRepository,
-  openDatabase,
-  resolveDatabaseUrl,
-  type ApproverRecord,
-  type Repository,
-} from '../../../activities/db/index.js';
+import type { ApproverRecord } from '../../../activities/db/index.js';
 import { formatTable } from './catalog-table.js';
-
-interface CommonOptions {
-  databaseUrl?: string;
-  json?: boolean;
-}
+import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 
 export function registerApproversCommand(program: Command): void {
   const approvers = program
     .command('approvers')
     .description('List and manage who may approve orders (stored in PostgreSQL)');
 
-  common(approvers.command('list'))
+  databaseOptions(approvers.command('list'))
     .description('List approvers, active and inactive')
     .option('--active', 'only active approvers')
     .option('--role <role>', 'only approvers with this role')
-    .action((options: CommonOptions & { active?: boolean; role?: string }) =>
+    .action((options: DatabaseCommandOptions & { active?: boolean; role?: string }) =>
       withRepository(options, async (repo) => {
         const list = await repo.listApprovers({ activeOnly: options.active ?? false, role: options.role });
-        print(options, list, () => approversTable(list));
+        printResult(options, list, () => approversTable(list));
       }),
     );
 
-  common(approvers.command('add'))
+  databaseOptions(approvers.command('add'))
     .description('Add an active approver')
     .argument('<id>', 'the approver id, e.g. an email address')
     .requiredOption('--name <name>', 'display name')
     .requiredOption('--roles <roles>', 'comma-separated roles, e.g. finance,cfo')
-    .action((id: string, options: CommonOptions & { name: string; roles: string }) =>
+    .action((id: string, options: DatabaseCommandOptions & { name: string; roles: string }) =>
       withRepository(options, async (repo) => {
         const result = await repo.addApprover({ id, displayName: options.name, roles: parseRoles(options.roles) });
-        print(options, result, () =>
+        printResult(options, result, () =>
           result.created
             ? `added ${describe(result.approver)}\n`
             : `${describe(result.approver)} already exists; nothing changed\n`,
@@ -45,13 +35,13 @@ export function registerApproversCommand(program: Command): void {
       }),
     );
 
-  common(approvers.command('update'))
+  databaseOptions(approvers.command('update'))
     .description("Change an approver's name or roles, or reactivate them")
     .argument('<id>', 'the approver id')
     .option('--name <name>', 'new display name')
     .option('--roles <roles>', 'new comma-separated roles (replaces the old ones)')
     .option('--activate', 'make an inactive approver active again')
-    .action((id: string, options: CommonOptions & { name?: string; roles?: string; activate?: boolean }) =>
+    .action((id: string, options: DatabaseCommandOptions & { name?: string; roles?: string; activate?: boolean }) =>
       withRepository(options, async (repo) => {
         const approver = await repo.updateApprover({
           id,
@@ -59,39 +49,21 @@ export function registerApproversCommand(program: Command): void {
           roles: options.roles === undefined ? undefined : parseRoles(options.roles),
           active: options.activate ? true : undefined,
         });
-        print(options, approver, () => `updated ${describe(approver)}\n`);
+        printResult(options, approver, () => `updated ${describe(approver)}\n`);
       }),
     );
 
-  common(approvers.command('deactivate'))
+  databaseOptions(approvers.command('deactivate'))
     .description('Deactivate an approver: they can no longer vote; their past votes stay')
     .argument('<id>', 'the approver id')
-    .action((id: string, options: CommonOptions) =>
+    .action((id: string, options: DatabaseCommandOptions) =>
       withRepository(options, async (repo) => {
         const approver = await repo.deactivateApprover(id);
-        print(options, approver, () => `deactivated ${describe(approver)}\n`);
+        printResult(options, approver, () => `deactivated ${describe(approver)}\n`);
       }),
     );
 }
 
-function common(command: Command): Command {
-  return command
-    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
-    .option('--json', 'print the result as JSON');
-}
-
-async function withRepository(options: CommonOptions, work: (repo: Repository) => Promise<void>): Promise<void> {
-  const sql = await openDatabase(resolveDatabaseUrl(options.databaseUrl), { maxConnections: 1 });
-  try {
-    await work(createRepository(sql));
-  } finally {
-    await sql.end();
-  }
-}
-
-function print(options: CommonOptions, value: unknown, human: () => string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : human());
-}
 
 /** "finance, cfo" → ['finance', 'cfo']; the repository checks each role's form. */
 function parseRoles(list: string): string[] {

@@ -1,22 +1,12 @@
 import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
-import {
-  createRepository,
-  openDatabase,
-  resolveDatabaseUrl,
-  type ApiTokenRecord,
-  type Repository,
-} from '../../../activities/db/index.js';
+import type { ApiTokenRecord } from '../../../activities/db/index.js';
 import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../activities/db/schemas.js';
 import { issueApiToken } from '../../http/auth/api-tokens.js';
 import { BUILT_IN_ROLES } from '../../http/auth/principal.js';
 import { formatTable } from './catalog-table.js';
+import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 import { usageErrorsExit2 } from './order-session.js';
-
-interface CommonOptions {
-  databaseUrl?: string;
-  json?: boolean;
-}
 
 const ROLES_HELP = `
 Roles (--roles, comma-separated, at least one):
@@ -50,7 +40,7 @@ ${ROLES_HELP}
 ${EXAMPLES}`,
     );
 
-  common(tokens.command('create'))
+  databaseOptions(tokens.command('create'))
     .description('Create an API token and print it, once')
     .requiredOption('--owner <id>', 'whom the token acts as (letters, digits and . _ @ -), e.g. servicedesk', parseOwner)
     .requiredOption('--roles <roles>', 'comma-separated roles, e.g. ticket-system or ops,finance-approver', parseRoles)
@@ -58,7 +48,7 @@ ${EXAMPLES}`,
     .option('--description <text>', 'what the token is for, e.g. the machine that holds it', shortText('--description', 500))
     .addHelpText('after', `${ROLES_HELP}\n${EXAMPLES}`)
     .action(
-      (options: CommonOptions & { owner: string; roles: string[]; expires?: Date; description?: string }) =>
+      (options: DatabaseCommandOptions & { owner: string; roles: string[]; expires?: Date; description?: string }) =>
         withRepository(options, async (repo) => {
           const { token, record } = await issueApiToken(repo, {
             owner: options.owner,
@@ -82,25 +72,25 @@ ${EXAMPLES}`,
         }),
     );
 
-  common(tokens.command('list'))
+  databaseOptions(tokens.command('list'))
     .description('List API tokens (never their secrets): live ones, or all with --all')
     .option('--owner <id>', 'only tokens acting as this owner', parseOwner)
     .option('--all', 'include revoked tokens')
-    .action((options: CommonOptions & { owner?: string; all?: boolean }) =>
+    .action((options: DatabaseCommandOptions & { owner?: string; all?: boolean }) =>
       withRepository(options, async (repo) => {
         const list = await repo.listTokens({ owner: options.owner, includeRevoked: options.all ?? false });
-        print(options, list, () => tokensTable(list, options.all ?? false));
+        printResult(options, list, () => tokensTable(list, options.all ?? false));
       }),
     );
 
-  common(tokens.command('revoke'))
+  databaseOptions(tokens.command('revoke'))
     .description('Revoke an API token: it is refused from now on. Revoking a revoked token changes nothing')
     .argument('<id>', "the token's id (the <id> of mvo_<id>_<secret>, as `tokens list` shows it)", parseTokenId)
     .option('--by <who>', 'who revokes it, recorded with the token (default: your user name)', shortText('--by', 255))
-    .action((id: string, options: CommonOptions & { by?: string }) =>
+    .action((id: string, options: DatabaseCommandOptions & { by?: string }) =>
       withRepository(options, async (repo) => {
         const result = await repo.revokeToken({ id, by: options.by ?? currentUser() });
-        print(options, result, () =>
+        printResult(options, result, () =>
           result.revoked
             ? `revoked API token ${describe(result.token)}\n`
             : `API token ${result.token.id} was already revoked (${revocation(result.token)}); nothing changed\n`,
@@ -109,24 +99,6 @@ ${EXAMPLES}`,
     );
 }
 
-function common(command: Command): Command {
-  return command
-    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
-    .option('--json', 'print the result as JSON');
-}
-
-async function withRepository(options: CommonOptions, work: (repo: Repository) => Promise<void>): Promise<void> {
-  const sql = await openDatabase(resolveDatabaseUrl(options.databaseUrl), { maxConnections: 1 });
-  try {
-    await work(createRepository(sql));
-  } finally {
-    await sql.end();
-  }
-}
-
-function print(options: CommonOptions, value: unknown, human: () => string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(value, null, 2)}\n` : human());
-}
 
 // Argument parsers: each names its option and the rule, and commander exits 2 (usageErrorsExit2).
 
