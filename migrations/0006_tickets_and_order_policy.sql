@@ -30,3 +30,9 @@ ALTER TABLE orders
     OR (policy_version IS NOT NULL AND policy_hash ~ '^[0-9a-f]{64}$' AND jsonb_typeof(policy) = 'object'));
 
 CREATE INDEX orders_requested_by_idx ON orders (lower(requested_by), created_at DESC);
+
+-- Listing pages on (created_at, workflow_id) with a cursor that carries milliseconds, as the API's JSON does:
+-- orders are stamped to the millisecond, so a cursor names its order's position exactly.
+UPDATE orders SET created_at = date_trunc('milliseconds', created_at);
+ALTER TABLE orders ALTER COLUMN created_at SET DEFAULT date_trunc('milliseconds', now());
+ALTER TABLE orders ADD CONSTRAINT orders_created_at_milliseconds CHECK (created_at = date_trunc('milliseconds', created_at));

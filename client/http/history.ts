@@ -1,5 +1,6 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { AesGcmPayloadCodec } from '../../codec/index.js';
 import { isRecord, redactOrderRequest } from '../../domain/index.js';
@@ -7,6 +8,7 @@ import { mayReadPayloads } from './access.js';
 import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
 import type { ApiOrder } from './order-view.js';
+import { payloadFromJson } from './payload-json.js';
 
 /** Stands where a payload was, for callers who may not read payloads. */
 export const PAYLOAD_WITHHELD = '[payload withheld: ops and admins only]';
@@ -41,7 +43,9 @@ async function workflowEvents(context: ApiContext, workflowId: string, decode: b
     // Bytes as base64, enums by name, 64-bit numbers as strings: the shape Temporal's own HTTP API gives.
     json = proto.temporal.api.history.v1.History.toObject(history as never, { bytes: String, enums: String, longs: String });
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return []; // retention dropped it; the records remain
+    // Retention dropped it; the records remain. fetchHistory does not map the server's NOT_FOUND to
+    // WorkflowNotFoundError (it passes the gRPC error on), so both are answered here.
+    if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND)) return [];
     throw error;
   }
   const codec = new AesGcmPayloadCodec(context.codecKeys);
@@ -51,16 +55,11 @@ async function workflowEvents(context: ApiContext, workflowId: string, decode: b
 
 async function decodePayload(codec: AesGcmPayloadCodec, payloadJson: Record<string, unknown>): Promise<unknown> {
   try {
-    const [decoded] = await codec.decode([payloadFromJson(payloadJson)]);
+    const [decoded] = await codec.decode([payloadFromJson(payloadJson, 'payload')]);
     return { decoded: redactOrderRequest(defaultPayloadConverter.fromPayload(decoded!)) };
   } catch (error) {
     return { undecodable: (error as Error).message };
   }
-}
-
-function payloadFromJson(json: Record<string, unknown>): Payload {
-  const metadata = Object.fromEntries(Object.entries(json['metadata'] as Record<string, string>).map(([key, value]) => [key, Buffer.from(value, 'base64')]));
-  return { metadata, data: Buffer.from(typeof json['data'] === 'string' ? json['data'] : '', 'base64') };
 }
 
 /** Walks proto3 JSON and replaces each Payload (an object of `metadata` and `data`) by what `replace` makes of it. */

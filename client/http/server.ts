@@ -5,7 +5,7 @@ import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
 import { installErrorHandler } from './errors.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
-import { registerCodecRoutes } from './routes/codec.js';
+import { codecCors, registerCodecRoutes } from './routes/codec.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
 import { registerOrderRoutes } from './routes/orders.js';
@@ -44,6 +44,7 @@ export async function buildApiServer({ context, readiness }: ApiServerOptions): 
   installErrorHandler(app, context.log);
 
   const metrics = createApiMetrics(context);
+  app.addHook('onRequest', codecCors(context));
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;
     const needsIdentity = path.startsWith('/api/') || (path.startsWith('/codec/') && request.method !== 'OPTIONS');

@@ -65,7 +65,8 @@ export class OrderIntake {
       if (!(error instanceof DuplicateOrderError)) throw error;
       return { created: false, ticket, warnings: check.warnings };
     }
-    return { created: registered, ticket, warnings: check.warnings };
+    // Started now, also when the ticket was registered before by a submission whose process died before starting it.
+    return { created: true, ticket, warnings: check.warnings };
   }
 
   /**

@@ -1,55 +1,64 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Payload } from '@temporalio/common';
-import { JSONToPayload, payloadToJSON } from '@temporalio/common/lib/proto-utils.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { AesGcmPayloadCodec } from '../../../codec/index.js';
 import { allow, mayReadPayloads } from '../access.js';
 import type { ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { errorBody } from '../schemas.js';
+import { payloadFromJson, payloadToJson } from '../payload-json.js';
 
 const ALLOWED_HEADERS = 'Authorization, Authorization-Extras, Content-Type, X-Namespace';
 
 /**
+ * CORS for the codec server, on every answer (a 401 too, so the Web UI can say why): only for the configured
+ * origins, with credentials, as the Temporal Web UI calls it. Runs before authentication.
+ */
+export function codecCors(context: ApiContext) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const origin = request.headers.origin;
+    if (!request.url.startsWith('/codec/') || !origin || !context.codecCorsOrigins.includes(origin)) return;
+    void reply
+      .header('access-control-allow-origin', origin)
+      .header('access-control-allow-credentials', 'true')
+      .header('access-control-allow-headers', ALLOWED_HEADERS)
+      .header('access-control-allow-methods', 'POST, OPTIONS')
+      .header('vary', 'Origin');
+  };
+}
+
+const payloadsBody = z
+  .object({ payloads: z.array(z.unknown()) })
+  .describe('proto3 JSON of temporal.api.common.v1.Payloads: { payloads: [{ metadata: { key: base64 }, data: base64 }] }');
+
+/**
  * A Temporal codec server (POST …/encode and …/decode, proto3 JSON `{ payloads: [...] }` both ways) so ops can
  * read this engine's encrypted payloads in the Temporal Web UI and the `temporal` CLI. The operation is the
- * last path segment, so it may be mounted at any depth (`/codec/{namespace}/decode`). Ops and admins only.
+ * last path segment, so it may be mounted at any depth (`/codec/decode`, `/codec/{namespace}/decode`, deeper).
+ * Ops and admins only.
  */
 export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): void {
   const codec = new AesGcmPayloadCodec(context.codecKeys);
-
-  const cors = (request: FastifyRequest, reply: FastifyReply) => {
-    const origin = request.headers.origin;
-    if (origin && context.codecCorsOrigins.includes(origin)) {
-      void reply
-        .header('access-control-allow-origin', origin)
-        .header('access-control-allow-credentials', 'true')
-        .header('access-control-allow-headers', ALLOWED_HEADERS)
-        .header('access-control-allow-methods', 'POST, OPTIONS')
-        .header('vary', 'Origin');
-    }
-  };
-
-  app.options('/codec/*', { schema: { hide: true } }, async (request, reply) => {
-    cors(request, reply);
-    return reply.code(200).send();
-  });
-
-  app.post(
+  app.options('/codec/*', { schema: { hide: true } }, async (_request, reply) => reply.code(200).send());
+  app.withTypeProvider<ZodTypeProvider>().post(
     '/codec/*',
     {
       schema: {
-        summary: "Temporal codec server: POST /codec/[namespace/]decode or /encode with { payloads: [...] } (ops and admins)",
+        summary: 'Temporal codec server: POST /codec/[namespace/]decode or …/encode (ops and admins)',
         tags: ['operations'],
+        body: payloadsBody,
+        response: { 200: payloadsBody, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody },
       },
     },
-    async (request, reply) => {
-      cors(request, reply);
+    async (request) => {
       allow(mayReadPayloads(request.principal!), 'the codec server needs the ops or admin role');
       const operation = request.url.split('?')[0]!.split('/').filter(Boolean).at(-1);
       if (operation !== 'decode' && operation !== 'encode') throw new ApiError(404, 'NOT_FOUND', 'the codec server answers …/decode and …/encode');
       const payloads = readPayloads(request.body);
       try {
         const result = operation === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
-        return { payloads: result.map((payload) => payloadToJSON(payload)) };
+        return { payloads: result.map(payloadToJson) };
       } catch (error) {
         throw new ApiError(400, 'CODEC_FAILED', `the payloads could not be ${operation}d: ${(error as Error).message}`);
       }
@@ -57,14 +66,7 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
   );
 }
 
-function readPayloads(body: unknown): Payload[] {
-  const list = (body as { payloads?: unknown } | null)?.payloads;
-  if (!Array.isArray(list)) {
-    throw new ApiError(400, 'INVALID_INPUT', 'payloads: must be an array of proto3 JSON payloads', [{ path: 'body.payloads', message: 'must be an array' }]);
-  }
-  try {
-    return list.map((item) => JSONToPayload(item));
-  } catch (error) {
-    throw new ApiError(400, 'INVALID_INPUT', `payloads: not proto3 JSON payloads (${(error as Error).message})`, [{ path: 'body.payloads', message: 'must be proto3 JSON payloads' }]);
-  }
+function readPayloads(body: { payloads: unknown[] }): Payload[] {
+  return body.payloads.map((item, index) => payloadFromJson(item, `body.payloads.${index}`));
 }
+

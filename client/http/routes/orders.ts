@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
+import { CANCELLABLE_STATES } from '../../../workflows/order/states.js';
 import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
@@ -165,6 +166,11 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
       const principal = request.principal!;
       const order = await loadOrder(context, request.params.ticketId, principal);
       allow(mayCancel(principal, order), 'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)');
+      // An order that has ended (or that Temporal has forgotten) or has started buying is refused here, with the
+      // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller.
+      if (order.source === 'records' || !CANCELLABLE_STATES.has(order.state)) {
+        throw new ApiError(409, 'NOT_CANCELLABLE', `the order is ${order.state}; it can be cancelled only before buying`);
+      }
       const state = await asApiRefusal(() => context.orders.cancel(order.ticketId, { actor: principal.id, reason: request.body.reason }));
       return { state };
     },

@@ -1,0 +1,244 @@
+/**
+ * The codec server (POST /codec/…/decode and …/encode) as the Temporal Web UI and the `temporal` CLI use it:
+ * the real encrypted payloads of an order's history, read raw from Temporal (no codec), sent as proto3 JSON
+ * and decoded by the API for ops; encode and decode round-trip; who may call it; bad bodies; CORS.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../../codec/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { startApiEngine, type ApiEngine } from '../helpers/api.js';
+import { sydneyRequest } from '../helpers/orders.js';
+import { waitFor } from '../helpers/wait.js';
+
+const test = anyTest as TestFn<{ api: ApiEngine }>;
+const pg = usePostgres(test);
+test.before(async (t) => {
+  t.context.api = await startApiEngine(pg);
+});
+test.after.always(async (t) => {
+  await t.context.api?.stop();
+});
+
+/** A payload in proto3 JSON: every bytes field (metadata values included) in base64. */
+interface JsonPayload {
+  metadata: Record<string, string>;
+  data: string;
+}
+
+const b64 = (value: Uint8Array | string) => Buffer.from(value).toString('base64');
+const unb64 = (value: string | undefined) => Buffer.from(value ?? '', 'base64').toString('utf8');
+
+/** Every payload-shaped object (metadata + data) anywhere in a raw protobuf history. */
+function payloadsIn(value: unknown, found: Array<{ metadata: Record<string, Uint8Array>; data: Uint8Array }> = []) {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return found;
+  if (Array.isArray(value)) {
+    for (const item of value) payloadsIn(item, found);
+    return found;
+  }
+  const record = value as Record<string, unknown>;
+  if (record['metadata'] && typeof record['metadata'] === 'object' && record['data'] instanceof Uint8Array) {
+    found.push(record as { metadata: Record<string, Uint8Array>; data: Uint8Array });
+  }
+  for (const key of Object.keys(record)) payloadsIn(record[key], found);
+  return found;
+}
+
+function toProto3Json(payload: { metadata: Record<string, Uint8Array>; data: Uint8Array }): JsonPayload {
+  return { metadata: Object.fromEntries(Object.entries(payload.metadata).map(([key, bytes]) => [key, b64(bytes)])), data: b64(payload.data) };
+}
+
+/** The encrypted payloads of the order's history, as Temporal stores them (fetched without any codec). */
+async function encryptedHistoryPayloads(api: ApiEngine, ticketId: string): Promise<JsonPayload[]> {
+  const { history } = await api.client.workflowService.getWorkflowExecutionHistory({
+    namespace: api.temporal.namespace,
+    execution: { workflowId: `mve-order-${ticketId}` },
+  });
+  return payloadsIn(history?.events ?? [])
+    .filter((payload) => payload.metadata['encoding'] && Buffer.from(payload.metadata['encoding']).toString('utf8') === ENCRYPTED_ENCODING)
+    .map(toProto3Json);
+}
+
+/** A request with headers of our choosing (the helper's `call` sends only authorization and content type). */
+async function raw(api: ApiEngine, method: string, path: string, headers: Record<string, string>, body?: string) {
+  const response = await fetch(`${api.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // empty (OPTIONS) or not JSON
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
+
+async function submitted(api: ApiEngine, ticketId: string): Promise<JsonPayload[]> {
+  const submit = await api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest(ticketId, { size: 'MVE 8/32' }) });
+  if (submit.status !== 201) throw new Error(`submit: ${submit.status} ${JSON.stringify(submit.body)}`);
+  // Wait until the workflow has run a little (the quote is in history), so there are several payloads.
+  await waitFor(async () => ((await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'alice' })).body.state === 'AWAITING_APPROVAL' ? true : undefined));
+  return encryptedHistoryPayloads(api, ticketId);
+}
+
+const textPayload = (value: unknown): JsonPayload => ({ metadata: { encoding: b64('json/plain') }, data: b64(JSON.stringify(value)) });
+
+test('decode: the real encrypted payloads of an order, read raw from Temporal, decode for ops and show the ticket', async (t) => {
+  const { api } = t.context;
+  const payloads = await submitted(api, 'CODEC-1');
+  t.true(payloads.length >= 2, `encrypted payloads in history: ${payloads.length}`);
+  for (const payload of payloads) {
+    t.false(Buffer.from(payload.data, 'base64').toString('latin1').includes('CODEC-1'), 'the stored payload hides the ticket');
+    t.truthy(payload.metadata['encryption-key-id']);
+  }
+
+  const response = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads } });
+  t.is(response.status, 200, JSON.stringify(response.body));
+  const decoded = response.body.payloads as JsonPayload[];
+  t.is(decoded.length, payloads.length, 'one decoded payload per payload sent, in order');
+  for (const payload of decoded) t.not(unb64(payload.metadata['encoding']!), ENCRYPTED_ENCODING);
+  const texts = decoded.map((payload) => unb64(payload.data));
+  const input = texts.find((text) => text.includes('"ticketId":"CODEC-1"'));
+  t.truthy(input, 'the workflow input decodes to the order request with its ticket');
+  t.is(unb64(decoded[texts.indexOf(input!)]!.metadata['encoding']!), 'json/plain');
+  t.is(JSON.parse(input!).request?.ticketId ?? JSON.parse(input!).ticketId, 'CODEC-1');
+});
+
+test('decode answers at any depth: /codec/decode, /codec/{namespace}/decode, deeper; the operation is the last segment', async (t) => {
+  const { api } = t.context;
+  const payloads = await submitted(api, 'CODEC-2');
+  for (const path of ['/codec/decode', '/codec/default/decode', '/codec/tenants/acme/default/decode', '/codec/default/decode?preserveStorageRefs=true']) {
+    const response = await api.call('POST', path, { as: 'olga', body: { payloads } });
+    t.is(response.status, 200, `${path}: ${JSON.stringify(response.body)}`);
+    t.true((response.body.payloads as JsonPayload[]).some((payload) => unb64(payload.data).includes('CODEC-2')), path);
+  }
+  const other = await api.call('POST', '/codec/default/download', { as: 'olga', body: { payloads } });
+  t.is(other.status, 404);
+  t.is(other.body.error.code, 'NOT_FOUND');
+});
+
+test('encode then decode round-trips; encoding encrypts; plain payloads pass decode unchanged', async (t) => {
+  const { api } = t.context;
+  const original = [textPayload({ hello: 'world', secret: 'hunter2' }), { metadata: { encoding: b64('binary/null') }, data: '' }];
+  const encoded = await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: original } });
+  t.is(encoded.status, 200, JSON.stringify(encoded.body));
+  const encrypted = encoded.body.payloads as JsonPayload[];
+  t.is(encrypted.length, 2);
+  for (const payload of encrypted) {
+    t.is(unb64(payload.metadata['encoding']!), ENCRYPTED_ENCODING);
+    t.false(unb64(payload.data).includes('hunter2'));
+  }
+  const decoded = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads: encrypted } });
+  t.is(decoded.status, 200, JSON.stringify(decoded.body));
+  const back = decoded.body.payloads as Array<Partial<JsonPayload>>;
+  t.is(unb64(back[0]!.data!), JSON.stringify({ hello: 'world', secret: 'hunter2' }));
+  t.is(unb64(back[0]!.metadata!['encoding']!), 'json/plain');
+  t.is(unb64(back[1]!.metadata!['encoding']!), 'binary/null');
+  t.falsy(back[1]!.data, 'empty data stays empty');
+
+  // The engine's own client decodes what the codec server encoded: one keyring.
+  const [viaEngine] = await new AesGcmPayloadCodec(api.keyring).decode([
+    {
+      metadata: Object.fromEntries(Object.entries(encrypted[0]!.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')])),
+      data: Buffer.from(encrypted[0]!.data, 'base64'),
+    },
+  ]);
+  t.is(Buffer.from(viaEngine!.data!).toString('utf8'), JSON.stringify({ hello: 'world', secret: 'hunter2' }));
+
+  const plain = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads: original } });
+  t.is(plain.status, 200);
+  t.is(unb64(plain.body.payloads[0].data), JSON.stringify({ hello: 'world', secret: 'hunter2' }));
+});
+
+test('without credentials 401; a requester or an approver 403; ops may', async (t) => {
+  const { api } = t.context;
+  const body = { payloads: [textPayload('x')] };
+  for (const operation of ['decode', 'encode']) {
+    const anonymous = await api.call('POST', `/codec/default/${operation}`, { body });
+    t.is(anonymous.status, 401, operation);
+    t.is(anonymous.body.error.code, 'UNAUTHENTICATED');
+    t.is(anonymous.headers.get('www-authenticate'), 'Bearer realm="mve-orders"');
+    const badToken = await api.call('POST', `/codec/default/${operation}`, { token: 'mvo_abcdefgh12_' + 'A'.repeat(43), body });
+    t.is(badToken.status, 401, operation);
+    for (const user of ['alice', 'fiona', 'aliceApprover', 'ticket-bot'] as const) {
+      const refused = await api.call('POST', `/codec/default/${operation}`, { as: user, body });
+      t.is(refused.status, 403, `${user} ${operation}`);
+      t.is(refused.body.error.code, 'FORBIDDEN');
+      t.regex(refused.body.error.message, /ops or admin/);
+      t.is(refused.body.payloads, undefined);
+    }
+    t.is((await api.call('POST', `/codec/default/${operation}`, { as: 'olga', body })).status, 200, operation);
+  }
+});
+
+test('400 for a body that is not payloads, for unparseable JSON, and for a tampered or unknown-key payload', async (t) => {
+  const { api } = t.context;
+  for (const body of [{}, { payloads: 'x' }, { payloads: {} }, [], 'payloads', { payloads: [{ metadata: { encoding: 42 }, data: 7 }] }]) {
+    const response = await api.call('POST', '/codec/default/decode', { as: 'olga', body });
+    t.is(response.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`);
+    t.is(response.body.error.code, 'INVALID_INPUT', JSON.stringify(body));
+  }
+  const garbled = await raw(api, 'POST', '/codec/default/decode', { authorization: `Bearer ${api.tokens.olga}`, 'content-type': 'application/json' }, '{"payloads": [');
+  t.is(garbled.status, 400);
+  t.is(garbled.body.error.code, 'INVALID_INPUT');
+
+  const [payload] = (await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: [textPayload({ amount: 100 })] } })).body.payloads as JsonPayload[];
+  const bytes = Buffer.from(payload!.data, 'base64');
+  bytes[bytes.length - 20]! ^= 0x01;
+  const tampered = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads: [{ ...payload, data: bytes.toString('base64') }] } });
+  t.is(tampered.status, 400, JSON.stringify(tampered.body));
+  t.is(tampered.body.error.code, 'CODEC_FAILED');
+  t.regex(tampered.body.error.message, /failed authentication/);
+
+  const unknownKey = await api.call('POST', '/codec/default/decode', {
+    as: 'olga',
+    body: { payloads: [{ ...payload, metadata: { ...payload!.metadata, 'encryption-key-id': b64('no-such-key') } }] },
+  });
+  t.is(unknownKey.status, 400);
+  t.is(unknownKey.body.error.code, 'CODEC_FAILED');
+  t.regex(unknownKey.body.error.message, /not in the keyring/);
+  t.false(JSON.stringify(unknownKey.body).includes(api.codecKeys.split(':')[1]!), 'no key material in the answer');
+});
+
+test('CORS: a configured origin gets a preflight answer with credentials and the headers the Web UI sends', async (t) => {
+  const { api } = t.context;
+  const preflight = await raw(api, 'OPTIONS', '/codec/default/decode', {
+    origin: 'http://ui.test',
+    'access-control-request-method': 'POST',
+    'access-control-request-headers': 'authorization,authorization-extras,content-type,x-namespace',
+  });
+  t.is(preflight.status, 200);
+  t.is(preflight.headers.get('access-control-allow-origin'), 'http://ui.test');
+  t.is(preflight.headers.get('access-control-allow-credentials'), 'true');
+  const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').split(',').map((header) => header.trim().toLowerCase());
+  for (const header of ['authorization', 'authorization-extras', 'content-type', 'x-namespace']) t.true(allowed.includes(header), header);
+  t.regex(preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
+  t.regex(preflight.headers.get('vary') ?? '', /Origin/i);
+  t.is(preflight.body, '', 'an empty answer');
+
+  // The actual request from the UI: its origin, the namespace header, the user's token.
+  const payloads = [textPayload({ via: 'ui' })];
+  const [encrypted] = (await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads } })).body.payloads as JsonPayload[];
+  const decoded = await raw(
+    api,
+    'POST',
+    '/codec/default/decode',
+    { origin: 'http://ui.test', authorization: `Bearer ${api.tokens.olga}`, 'authorization-extras': 'an-id-token', 'content-type': 'application/json', 'x-namespace': 'default' },
+    JSON.stringify({ payloads: [encrypted] }),
+  );
+  t.is(decoded.status, 200);
+  t.is(decoded.headers.get('access-control-allow-origin'), 'http://ui.test');
+  t.is(decoded.headers.get('access-control-allow-credentials'), 'true');
+  t.is(unb64(decoded.body.payloads[0].data), JSON.stringify({ via: 'ui' }));
+});
+
+test('CORS: an unknown origin gets no allow-origin header, on the preflight or the request', async (t) => {
+  const { api } = t.context;
+  for (const origin of ['http://evil.test', 'http://ui.test.evil.test', 'https://ui.test', 'null']) {
+    const preflight = await raw(api, 'OPTIONS', '/codec/default/decode', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' });
+    t.is(preflight.headers.get('access-control-allow-origin'), null, origin);
+    t.is(preflight.headers.get('access-control-allow-credentials'), null, origin);
+    const request = await raw(api, 'POST', '/codec/default/decode', { origin, authorization: `Bearer ${api.tokens.olga}`, 'content-type': 'application/json' }, JSON.stringify({ payloads: [] }));
+    t.is(request.headers.get('access-control-allow-origin'), null, origin);
+  }
+  const wildcard = await raw(api, 'OPTIONS', '/codec/default/decode', { origin: 'http://ui.test' });
+  t.not(wildcard.headers.get('access-control-allow-origin'), '*');
+});
