@@ -53,7 +53,7 @@ import {
 import { Outbox } from './outbox.js';
 import { verifyAction, type Signed, type SignedActionName } from './signed-action.js';
 import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from './search-attributes.js';
-import { CANCELLABLE_STATES, canTransition, type OrderState } from './states.js';
+import { CANCELLABLE_STATES, canTransition, FINAL_STATES, type OrderState } from './states.js';
 
 export interface OrderWorkflowInput {
   /**
@@ -341,9 +341,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   }
   setHandler(
     cancelUpdate,
-    (signed) => {
+    async (signed) => {
       cancelRequest = accept(signed);
       preBuyScope?.cancel();
+      // Answers with the state the cancel led to (CANCELLED), as a decisive vote does.
+      await condition(() => FINAL_STATES.has(state));
       return state;
     },
     {
