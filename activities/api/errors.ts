@@ -89,11 +89,18 @@ export abstract class ApiError extends Error {
   }
 }
 
-/** The API refused the request as invalid (400 and other unlisted 4xx): `message`, `data` and trace id from the body. */
+/**
+ * Only these answers prove the API did not act on a request: it refused the request itself as invalid. Any
+ * other 4xx (408, 409, 425… possibly from a proxy in between) says nothing of what happened behind it, so a buy
+ * answered with one is uncertain, never retried, until ops resolve it (DESIGN.md section 7). 401 and 429 are
+ * their own classes: refused before processing.
+ */
+export const NOT_APPLIED_STATUSES: ReadonlySet<number> = new Set([400, 422]);
+
+/** The API refused the request (400 and other unlisted 4xx): `message`, `data` and trace id from the body. */
 export class ApiRejectedError extends ApiError {
   readonly type = 'ApiRejected';
   readonly transient = false;
-  readonly provablyNotApplied = true;
 
   constructor(
     context: ApiErrorContext,
@@ -103,6 +110,10 @@ export class ApiRejectedError extends ApiError {
     traceId?: string,
   ) {
     super(context, `was rejected (${status}): ${apiMessage}`, status, traceId);
+  }
+
+  get provablyNotApplied(): boolean {
+    return NOT_APPLIED_STATUSES.has(this.status ?? 0);
   }
 
   protected override extraDetails(): Partial<ApiErrorDetails> {
@@ -130,7 +141,8 @@ export class ApiAuthenticationError extends ApiError {
 export class ApiPermissionError extends ApiError {
   readonly type = 'ApiPermission';
   readonly transient = false;
-  readonly provablyNotApplied = true;
+  /** A 403 may come from a proxy or gateway after the request went through: not proof for a buy. */
+  readonly provablyNotApplied = false;
 
   constructor(context: ApiErrorContext, apiMessage: string, traceId?: string) {
     super(
@@ -146,7 +158,8 @@ export class ApiPermissionError extends ApiError {
 export class ApiNotFoundError extends ApiError {
   readonly type = 'ApiNotFound';
   readonly transient = false;
-  readonly provablyNotApplied = true;
+  /** Not proof for a buy either: the answer may not come from the API itself. */
+  readonly provablyNotApplied = false;
 
   constructor(context: ApiErrorContext, apiMessage: string, traceId?: string) {
     super(context, `was not found (404): ${apiMessage}. Check the base URL of the environment`, 404, traceId);

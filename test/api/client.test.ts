@@ -359,3 +359,16 @@ test('errors serialise to plain details; neither errors nor logs carry the token
   t.true(log.length > 0);
   t.true(log.every((entry) => !('headers' in entry)));
 });
+
+test('only 400 and 422 prove a buy was not carried out; any other 4xx (a proxy\'s 408, 409, 425, a 403 or 404) leaves it uncertain', async (t) => {
+  for (const status of [400, 422, 403, 404, 408, 409, 425, 451]) {
+    const client = await rawApi(t, (res) => {
+      res.statusCode = status;
+      res.end(JSON.stringify({ message: `answered ${status}` }));
+    });
+    const error = await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }));
+    const proof = status === 400 || status === 422;
+    t.is((error as { outcomeUnknown: boolean }).outcomeUnknown, !proof, `${status}`);
+    t.false((error as { retrySafe: boolean }).retrySafe, `${status} is never retried`);
+  }
+});
