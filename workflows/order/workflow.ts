@@ -456,9 +456,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       targets = await api.lookUpOrderTargets({ ...context, request });
       for (const warning of targets.warnings) note(ENGINE, warning);
     }
+    // The price charged must be the price approved: a quote is bought only straight after the validate that gave
+    // it, with no wait between (an approval round, an uncertain buy resolved); after any wait it is validated again.
+    let validatedSinceWait = false;
     for (;;) {
-      if (approved && quote && !isQuoteStale(policy, quote.quotedAt, Date.now())) return { ending: undefined, approved };
-      const current = await validate(approved ? 'the approved quote is older than the policy allows: validating again' : 'validating the order with the API');
+      if (approved && quote && validatedSinceWait && !isQuoteStale(policy, quote.quotedAt, Date.now())) return { ending: undefined, approved };
+      const current = await validate(approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API');
+      validatedSinceWait = true;
       if (approved) {
         const decision = requoteDecision(policy, approved, current);
         if (decision.decision === 'buy') {
@@ -470,6 +474,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
         const ending = await awaitApproval(tier, current, decision.reason, policy);
         if (ending) return { ending };
         approved = current;
+        validatedSinceWait = false;
         continue;
       }
       const requirement = approvalRequirement(policy, current);
@@ -478,6 +483,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       } else {
         const ending = await awaitApproval(requirement.tier, current, `${current.monthlyRate} ${current.currency} needs the "${requirement.tier.name}" tier (${requirement.cause})`, policy);
         if (ending) return { ending };
+        validatedSinceWait = false;
       }
       approved = current;
     }
