@@ -318,10 +318,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
         const check = checkVote(accept(signed), decision);
         if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
         const result = acceptVote(check.vote);
-        // A decisive vote answers with the state it led to (APPROVED, REJECTED, or further), not the one before.
+        // A decisive vote answers with the state it led to (APPROVED or REJECTED), not the one before. An approval
+        // is answered as APPROVED even though the order is validating again by the time the handler resumes.
         if (result.stillNeeded > 0 && decision === 'approve') return result;
         await condition(() => state !== 'AWAITING_APPROVAL');
-        return { ...result, state };
+        return { ...result, state: decision === 'approve' ? 'APPROVED' : state };
       },
       validator: (signed: Signed<VoteInput>): void => {
         requireSignature(decision, signed);
