@@ -22,6 +22,7 @@ import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { startDevServer } from '../devserver/index.js';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
+import { callbackPolicyFromEnv } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
 
 const CONCURRENCY = [1, 10, 50];
@@ -68,6 +69,7 @@ export async function runOrdersBench(): Promise<void> {
       kindMap: SIM_KIND_MAP,
       policies: { version: 'bench', source: 'defaults', policies: DEFAULT_APPROVAL_POLICIES },
       callbackSecret: undefined,
+      callbackPolicy: callbackPolicyFromEnv({}),
     });
     const dataConverter = encryptingDataConverter(Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`));
     const connection = await Connection.connect({ address: devServer.address });

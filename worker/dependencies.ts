@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../activities/api/index.js';
 import { createCatalogLookups } from '../activities/catalog/index.js';
 import { connectDatabase, createRepository, type Repository, type Sql } from '../activities/db/index.js';
-import { createActivities } from '../activities/order/index.js';
+import { callbackPolicyFromEnv, createActivities, type CallbackPolicy } from '../activities/order/index.js';
 import type { OrderActivities } from '../activities/order/types.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
 import { loadApprovalPolicies, type PoliciesInForce } from '../workflows/approval/index.js';
@@ -35,6 +35,8 @@ export interface EnvironmentActivityOptions {
   policies: PoliciesInForce;
   /** Undefined: ticket-system callbacks are refused (never sent unsigned). */
   callbackSecret: Secret | undefined;
+  /** Where callbacks may go: https, no internal address unless its network is allowed (MVE_CALLBACK_*). */
+  callbackPolicy: CallbackPolicy;
   /** Response timeout of the ticket-system callback; default 10 s. */
   callbackTimeoutMs?: number;
 }
@@ -50,6 +52,7 @@ export function createEnvironmentActivities(options: EnvironmentActivityOptions)
     now: Date.now,
     repository: options.repository,
     callbackSecret: options.callbackSecret,
+    callbackPolicy: options.callbackPolicy,
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
   });
 }
@@ -71,6 +74,7 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
     repository: createRepository(sql),
     kindMap: kindMapFromEnv(options.env),
     callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,
+    callbackPolicy: callbackPolicyFromEnv(options.env),
     ...(options.callbackTimeoutMs !== undefined ? { callbackTimeoutMs: options.callbackTimeoutMs } : {}),
   });
   return {

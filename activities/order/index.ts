@@ -17,5 +17,11 @@ export function createActivities(deps: OrderActivityDeps): OrderActivities {
 }
 
 export { policyHash } from './policy-activity.js';
+export {
+  CALLBACK_ALLOW_HTTP_VARIABLE,
+  CALLBACK_ALLOWED_NETWORKS_VARIABLE,
+  callbackPolicyFromEnv,
+  type CallbackPolicy,
+} from './callback-policy.js';
 export { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './notify.js';
 export type * from './types.js';

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import fetch from 'node-fetch';
 import type { Secret } from '../api/index.js';
+import { callbackAgent, checkCallbackUrl, CallbackPolicyError, type CallbackPolicy } from './callback-policy.js';
 import type { OrderActivities } from './types.js';
 
 export const SIGNATURE_HEADER = 'x-mve-signature';
@@ -19,10 +20,15 @@ export interface NotifyDeps {
   /** Undefined: callbacks are refused (a notification is never sent unsigned). */
   callbackSecret: Secret | undefined;
   timeoutMs: number;
+  /** Where callbacks may go (https, no internal addresses unless allowed, no redirects). */
+  callbackPolicy: CallbackPolicy;
   now: () => number;
 }
 
-/** POSTs one order change to the ticket system. 5xx, 408, 429 and network errors are retried by Temporal. */
+/**
+ * POSTs one order change to the ticket system. 5xx, 408, 429 and network errors are retried by Temporal; a URL
+ * the callback policy refuses, a redirect or another 4xx is not.
+ */
 export function createNotifyActivity(deps: NotifyDeps): Pick<OrderActivities, 'notifyTicketSystem'> {
   return {
     async notifyTicketSystem({ callbackUrl, notification }) {
@@ -32,12 +38,21 @@ export function createNotifyActivity(deps: NotifyDeps): Pick<OrderActivities, 'n
           'CallbackNotConfigured',
         );
       }
+      const url = new URL(callbackUrl);
+      try {
+        checkCallbackUrl(deps.callbackPolicy, url);
+      } catch (error) {
+        throw ApplicationFailure.nonRetryable((error as Error).message, 'CallbackRefusedByPolicy');
+      }
       const body = JSON.stringify(notification);
       const timestamp = String(Math.floor(deps.now() / 1000));
       let status: number;
+      let location: string | null = null;
       try {
-        const response = await fetch(callbackUrl, {
+        const response = await fetch(url, {
           method: 'POST',
+          agent: callbackAgent(deps.callbackPolicy, url),
+          redirect: 'manual',
           headers: {
             'content-type': 'application/json',
             [TIMESTAMP_HEADER]: timestamp,
@@ -47,14 +62,25 @@ export function createNotifyActivity(deps: NotifyDeps): Pick<OrderActivities, 'n
           signal: AbortSignal.timeout(deps.timeoutMs),
         });
         status = response.status;
+        location = response.headers.get('location');
         await response.arrayBuffer();
       } catch (error) {
+        const cause = (error as { cause?: unknown }).cause ?? error;
+        if (cause instanceof CallbackPolicyError || (error as { code?: string }).code === 'ECALLBACKPOLICY') {
+          throw ApplicationFailure.nonRetryable((cause as Error).message, 'CallbackRefusedByPolicy');
+        }
         throw ApplicationFailure.retryable(
           `the ticket system at ${new URL(callbackUrl).origin} could not be reached: ${(error as Error).message}`,
           'CallbackUnreachable',
         );
       }
       if (status >= 200 && status < 300) return;
+      if (status >= 300 && status < 400) {
+        throw ApplicationFailure.nonRetryable(
+          `the ticket system answered a redirect (${status}${location ? ` to ${location}` : ''}); callbacks do not follow redirects: give the final URL`,
+          'CallbackRedirected',
+        );
+      }
       const retrying = status >= 500 || status === 408 || status === 429;
       throw ApplicationFailure.create({
         message: `the ticket system answered ${status} to notification ${notification.seq}`,

@@ -128,6 +128,9 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       ...env,
       ...apiEnv,
       MVE_CALLBACK_SECRET: callbackSecret,
+      // A ticket system tried out next to dev listens on this machine over plain http.
+      MVE_CALLBACK_ALLOW_HTTP: env['MVE_CALLBACK_ALLOW_HTTP'] ?? 'true',
+      MVE_CALLBACK_ALLOWED_NETWORKS: env['MVE_CALLBACK_ALLOWED_NETWORKS'] ?? '127.0.0.0/8,::1',
       ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
     };
     const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, actionKeys, log: (line) => log(`[worker] ${line}`) }).catch(

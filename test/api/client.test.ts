@@ -366,9 +366,9 @@ test('only 400 and 422 prove a buy was not carried out; any other 4xx (a proxy\'
       res.statusCode = status;
       res.end(JSON.stringify({ message: `answered ${status}` }));
     });
-    const error = await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }));
+    const error = (await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }))) as unknown as ApiError;
     const proof = status === 400 || status === 422;
-    t.is((error as { outcomeUnknown: boolean }).outcomeUnknown, !proof, `${status}`);
-    t.false((error as { retrySafe: boolean }).retrySafe, `${status} is never retried`);
+    t.is(error.outcomeUnknown, !proof, `${status}`);
+    t.false(error.retrySafe, `${status} is never retried`);
   }
 });

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import { createApiClient, Secret, type ApiClient } from '../../activities/api/index.js';
 import { createRepository, type Repository } from '../../activities/db/index.js';
-import { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../activities/order/index.js';
+import { callbackPolicyFromEnv, signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../activities/order/index.js';
 import type { OrderActivities, TicketNotification } from '../../activities/order/types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
@@ -123,6 +123,8 @@ export function createTestActivities(options: SimCredentials & { repository: Rep
     kindMap: SIM_KIND_MAP,
     policies: TEST_POLICIES_IN_FORCE,
     callbackSecret: new Secret(CALLBACK_SECRET),
+    // The test ticket system listens on loopback over plain http, as a dev one would.
+    callbackPolicy: callbackPolicyFromEnv({ MVE_CALLBACK_ALLOW_HTTP: 'true', MVE_CALLBACK_ALLOWED_NETWORKS: '127.0.0.0/8,::1' }),
     callbackTimeoutMs: 2_000,
   });
   return { apiClient, activities };

@@ -30,7 +30,21 @@ export class Outbox<T> {
 
   /** Resolves once everything pushed so far has been sent (or dropped). */
   async flush(): Promise<void> {
-    await CancellationScope.nonCancellable(() => condition(() => this.pending.length === 0 && this.sending === 0));
+    await CancellationScope.nonCancellable(() => condition(() => this.idle()));
+  }
+
+  /** Waits for a flush at most `timeoutMs`; true when everything was sent, false when some is still pending. */
+  async flushWithin(timeoutMs: number): Promise<boolean> {
+    return CancellationScope.nonCancellable(() => condition(() => this.idle(), timeoutMs));
+  }
+
+  /** How many items are not yet sent (queued or in flight). */
+  get unsent(): number {
+    return this.pending.length + this.sending;
+  }
+
+  private idle(): boolean {
+    return this.pending.length === 0 && this.sending === 0;
   }
 
   private async drain(): Promise<void> {

@@ -82,6 +82,8 @@ export interface OrderOutcome {
 
 const DEFAULT_BUY_UNCERTAIN_REMINDER_MS = 4 * 60 * 60 * 1000;
 const DEFAULT_MAX_BUY_ATTEMPTS = 6;
+/** How long an order that has ended waits for the ticket system to take its last notifications. */
+const FINAL_NOTIFICATION_WAIT_MS = 5 * 60 * 1000;
 const ENGINE = 'engine';
 const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -109,10 +111,10 @@ const records = proxyActivities<OrderActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** Ticket-system callbacks: retried for a day, then given up (the journal says so). */
+/** Ticket-system callbacks: retried for an hour, then given up (the journal says so). */
 const callbacks = proxyActivities<OrderActivities>({
   startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '24 hours',
+  scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
 });
 
@@ -599,8 +601,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
 
   async function finish(ending: NonNullable<Ending> | { state: 'BOUGHT' | 'FAILED'; actor: string; reason: string }): Promise<OrderOutcome> {
     if (state !== ending.state) moveTo(ending.state, ending.actor, ending.reason);
+    // The ending does not wait on the ticket system: what it has not taken within a few minutes is noted and dropped.
+    if (!(await notifications.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
+      note(ENGINE, `the order ended with ${notifications.unsent} notification(s) the ticket system did not take; see the timeline for what changed`);
+    }
     await journal.flush();
-    await notifications.flush();
     return {
       state: ending.state,
       reason: ending.reason,
