@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { RepositoryError, type Repository } from '../db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import type { JournalEntry, OrderActivities, OrderContext } from './types.js';
@@ -9,11 +8,26 @@ export interface RecordActivityDeps {
 
 type RecordActivities = Pick<OrderActivities, 'recordJournal' | 'loadApprovers'>;
 
+/** Appended to a text cut to fit its column, so a reader knows there was more. */
+export const TRUNCATED = '… [truncated]';
+
+/** `text` cut to at most `max` characters, marked when cut. */
+export function fit(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - TRUNCATED.length)}${TRUNCATED}`;
+}
+
+/** Money as the records keep it: at most 6 decimals. */
+function money(amount: number): number {
+  return Math.round(amount * 1e6) / 1e6;
+}
+
 /**
  * Writes the workflow's journal to Postgres, entry by entry in order. Every write is keyed by what the
  * workflow chose (sequence, quote number, attempt), so a retried batch changes nothing already written.
- * A refused write (bad input, broken constraint) is a bug that retrying cannot fix: it fails for good and
- * the workflow shows it; a database that is down is retried.
+ * Values are fitted to the records at this boundary (long texts cut with a marker, money to 6 decimals,
+ * currencies upper case, an empty status as UNKNOWN). A write still refused is a bug retrying cannot fix: it is
+ * recorded as the order's last error and the batch goes on, so no refusal can hold up an order (the buy waits
+ * on its journal); a database that is down is retried.
  */
 export function createRecordActivities(deps: RecordActivityDeps): RecordActivities {
   const { repository } = deps;
@@ -38,21 +52,21 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           sequence: entry.seq,
           from: entry.from,
           to: entry.to,
-          actor: entry.actor,
-          reason: entry.reason,
+          actor: fit(entry.actor, 255),
+          reason: fit(entry.reason, 2000),
           details: entry.details ?? {},
           at,
         });
         return;
       case 'note':
-        await repository.recordNote({ workflowId, sequence: entry.seq, actor: entry.actor, message: entry.message, details: entry.details ?? {}, at });
+        await repository.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
         return;
       case 'quote':
         await repository.recordQuote({
           workflowId,
           quoteNumber: entry.quoteNumber,
-          monthlyRate: entry.quote.monthlyRate,
-          currency: entry.quote.currency,
+          monthlyRate: money(entry.quote.monthlyRate),
+          currency: entry.quote.currency.trim().toUpperCase(),
           quotedAt: new Date(entry.quote.quotedAt),
         });
         return;
@@ -62,9 +76,9 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           quoteNumber: entry.quoteNumber,
           approverId: entry.approverId,
           decision: entry.decision,
-          monthlyRate: entry.monthlyRate,
-          currency: entry.currency,
-          reason: entry.comment ?? null,
+          monthlyRate: money(entry.monthlyRate),
+          currency: entry.currency.trim().toUpperCase(),
+          reason: entry.comment === undefined ? null : fit(entry.comment, 2000),
           at,
         });
         return;
@@ -77,9 +91,9 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           attempt: entry.attempt,
           outcome: entry.outcome,
           technicalServiceUid: entry.product?.technicalServiceUid ?? null,
-          errorClass: entry.error?.type ?? null,
-          errorMessage: entry.error?.message ?? null,
-          resolvedBy: entry.resolvedBy ?? null,
+          errorClass: entry.error ? fit(entry.error.type, 100) : null,
+          errorMessage: entry.error ? fit(entry.error.message, 4000) : null,
+          resolvedBy: entry.resolvedBy === undefined ? null : fit(entry.resolvedBy, 255),
           at,
         });
         return;
@@ -87,14 +101,14 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
         await repository.recordProduct({
           workflowId,
           technicalServiceUid: entry.product.technicalServiceUid,
-          provisioningStatus: entry.product.provisioningStatus,
+          provisioningStatus: fit(entry.product.provisioningStatus.trim() || 'UNKNOWN', 100),
         });
         return;
       case 'policy':
         await repository.recordPolicy({ workflowId, version: entry.version, hash: entry.hash, policy: entry.policy as Record<string, unknown> });
         return;
       case 'error':
-        await repository.recordLastError({ workflowId, error: entry.message, at });
+        await repository.recordLastError({ workflowId, error: entry.message === null ? null : fit(entry.message, 4000), at });
         return;
     }
   }
@@ -105,10 +119,12 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
         try {
           await write(context, entry);
         } catch (error) {
-          if (error instanceof RepositoryError) {
-            throw ApplicationFailure.nonRetryable(`journal entry ${entry.seq} (${entry.type}): ${error.message}`, 'RecordRefused');
-          }
-          throw error;
+          if (!(error instanceof RepositoryError)) throw error; // the database is down: retried
+          const refusal = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${error.message}`, 4000);
+          // Shown on the order; if even that is refused (no order row), the refusal cannot be recorded anywhere.
+          await repository.recordLastError({ workflowId: context.workflowId, error: refusal, at: new Date() }).catch((second: unknown) => {
+            if (!(second instanceof RepositoryError)) throw second;
+          });
         }
       }
     },

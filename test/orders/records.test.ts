@@ -1,0 +1,75 @@
+import test from 'ava';
+import { createRepository } from '../../activities/db/index.js';
+import { createRecordActivities, TRUNCATED } from '../../activities/order/record-activities.js';
+import type { JournalEntry } from '../../activities/order/types.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { sydneyRequest } from '../helpers/orders.js';
+import { checkOrderRequest } from '../../domain/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+
+// Records cannot wedge an order: values are fitted to the records at the boundary, and a write the database
+// still refuses is shown on the order while the rest of the batch goes on (the buy waits on its journal).
+
+const pg = usePostgres(test);
+
+async function journal(workflowId: string) {
+  const db = await pg.database();
+  const repository = createRepository(db.sql);
+  await repository.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance-approver'] });
+  const { recordJournal } = createRecordActivities({ repository });
+  const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), { kindMap: SIM_KIND_MAP }).request!;
+  const context = { workflowId, environment: 'staging' as const, ticketId: request.ticketId };
+  await recordJournal({ ...context, entries: [{ type: 'received', seq: 0, at: Date.now(), request }] });
+  return { repository, write: (entries: JournalEntry[]) => recordJournal({ ...context, entries }) };
+}
+
+test('long texts are cut with a marker, money to 6 decimals, currencies upper case, an empty status is UNKNOWN', async (t) => {
+  const { repository, write } = await journal('mve-order-FIT-1');
+  const now = Date.now();
+  await write([
+    { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'CANCELLED', actor: 'a'.repeat(300), reason: 'r'.repeat(3000) },
+    { type: 'note', seq: 2, at: now, actor: 'engine', message: 'm'.repeat(5000) },
+    { type: 'quote', seq: 3, at: now, quoteNumber: 1, quote: { monthlyRate: 1618.123456789, currency: 'aud', quotedAt: now } },
+    { type: 'vote', seq: 4, at: now, quoteNumber: 1, approverId: 'fiona', decision: 'reject', monthlyRate: 1618.123456789, currency: 'aud', comment: 'c'.repeat(2500) },
+    { type: 'buy-intent', seq: 5, at: now, attempt: 1 },
+    { type: 'buy-outcome', seq: 6, at: now, attempt: 1, outcome: 'not-created', error: { type: 'ApiRejected', message: 'x'.repeat(9000) } },
+    { type: 'product', seq: 7, at: now, product: { technicalServiceUid: '3f0c2b1e-7f4a-4b7e-9a55-3c2d1e0f9a88', provisioningStatus: '' }, actor: 'engine' },
+    { type: 'error', seq: 8, at: now, message: 'e'.repeat(6000) },
+  ]);
+  const view = (await repository.getOrder('mve-order-FIT-1'))!;
+  t.is(view.events.at(-1)!.actor.length, 255);
+  t.true(view.events.at(-1)!.actor.endsWith(TRUNCATED));
+  t.is(view.events.at(-1)!.reason!.length, 2000);
+  t.is(view.notes[0]!.message.length, 4000);
+  t.deepEqual(view.order.quote && { rate: view.order.quote.monthlyRate, currency: view.order.quote.currency }, { rate: '1618.123457', currency: 'AUD' });
+  t.is(view.approvals[0]!.reason!.length, 2000);
+  t.is(view.buyAttempts[0]!.errorMessage!.length, 4000);
+  t.is(view.order.product?.provisioningStatus, 'UNKNOWN');
+  t.is(view.order.lastError?.message.length, 4000);
+});
+
+test('a write the database still refuses is shown on the order, and the rest of the batch is recorded', async (t) => {
+  const { repository, write } = await journal('mve-order-REFUSED-1');
+  const now = Date.now();
+  await t.notThrowsAsync(
+    write([
+      // Nobody called "mallory" is in the directory: the vote's row breaks a foreign key.
+      { type: 'vote', seq: 1, at: now, quoteNumber: 1, approverId: 'mallory', decision: 'approve', monthlyRate: 1, currency: 'AUD' },
+      { type: 'buy-intent', seq: 2, at: now, attempt: 1 },
+    ]),
+  );
+  const view = (await repository.getOrder('mve-order-REFUSED-1'))!;
+  t.regex(view.order.lastError?.message ?? '', /^the record of journal entry 1 \(vote\) was refused: /);
+  t.deepEqual(view.buyAttempts.map((attempt) => attempt.attempt), [1], 'the buy intent after it was still written');
+});
+
+test('entries of an order whose first record was refused do not fail the batch either', async (t) => {
+  const db = await pg.database();
+  const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql) });
+  // No "received" row: every write is refused, and so is recording the refusal; the batch still ends.
+  await t.notThrowsAsync(
+    recordJournal({ workflowId: 'mve-order-NEVER', environment: 'staging', ticketId: 'NEVER', entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }),
+  );
+  const [row] = await db.sql`SELECT count(*)::int AS n FROM buy_attempts`;
+  t.is(row!.n, 0);
+});
