@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import { RepositoryError, type Repository } from '../db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import type { JournalEntry, OrderActivities, OrderContext } from './types.js';
@@ -27,7 +28,8 @@ function money(amount: number): number {
  * Values are fitted to the records at this boundary (long texts cut with a marker, money to 6 decimals,
  * currencies upper case, an empty status as UNKNOWN). A write still refused is a bug retrying cannot fix: it is
  * recorded as the order's last error and the batch goes on, so no refusal can hold up an order (the buy waits
- * on its journal); a database that is down is retried.
+ * on its journal) — except a refused buy intent, which fails the batch for good (`BuyIntentRefused`): the
+ * write-ahead record did not happen, so the buy must not be sent. A database that is down is retried.
  */
 export function createRecordActivities(deps: RecordActivityDeps): RecordActivities {
   const { repository } = deps;
@@ -82,9 +84,15 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           at,
         });
         return;
-      case 'buy-intent':
-        await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, at });
+      case 'buy-intent': {
+        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, at });
+        // A retry of this very write finds its own intent, still open. One that has ended belongs to an earlier
+        // run of the same order (the records outlive Temporal's memory): buying now could buy twice.
+        if (!recorded && attempt.outcome !== null) {
+          throw new RepositoryError('conflict', `buy attempt ${entry.attempt} of this order already ended as ${attempt.outcome} (at ${attempt.finishedAt}); not buying again`);
+        }
         return;
+      }
       case 'buy-outcome':
         await repository.recordBuyOutcome({
           workflowId,
@@ -121,6 +129,7 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
         } catch (error) {
           if (!(error instanceof RepositoryError)) throw error; // the database is down: retried
           const refusal = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${error.message}`, 4000);
+          if (entry.type === 'buy-intent') throw ApplicationFailure.nonRetryable(refusal, 'BuyIntentRefused');
           // Shown on the order; if even that is refused (no order row), the refusal cannot be recorded anywhere.
           await repository.recordLastError({ workflowId: context.workflowId, error: refusal, at: new Date() }).catch((second: unknown) => {
             if (!(second instanceof RepositoryError)) throw second;

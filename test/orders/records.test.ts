@@ -1,4 +1,5 @@
 import test from 'ava';
+import { ApplicationFailure } from '@temporalio/common';
 import { createRepository } from '../../activities/db/index.js';
 import { createRecordActivities, TRUNCATED } from '../../activities/order/record-activities.js';
 import type { JournalEntry } from '../../activities/order/types.js';
@@ -63,13 +64,34 @@ test('a write the database still refuses is shown on the order, and the rest of 
   t.deepEqual(view.buyAttempts.map((attempt) => attempt.attempt), [1], 'the buy intent after it was still written');
 });
 
-test('entries of an order whose first record was refused do not fail the batch either', async (t) => {
+test('entries of an order whose first record was refused do not fail the batch, except a buy intent', async (t) => {
   const db = await pg.database();
   const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql) });
-  // No "received" row: every write is refused, and so is recording the refusal; the batch still ends.
-  await t.notThrowsAsync(
-    recordJournal({ workflowId: 'mve-order-NEVER', environment: 'staging', ticketId: 'NEVER', entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }),
-  );
+  const context = { workflowId: 'mve-order-NEVER', environment: 'staging' as const, ticketId: 'NEVER' };
+  // No "received" row: every write is refused, and so is recording the refusal; the batch still ends…
+  await t.notThrowsAsync(recordJournal({ ...context, entries: [{ type: 'note', seq: 1, at: Date.now(), actor: 'engine', message: 'hello' }] }));
+  // …but a buy intent that is not on record means the buy must not leave.
+  const refused = await t.throwsAsync(recordJournal({ ...context, entries: [{ type: 'buy-intent', seq: 2, at: Date.now(), attempt: 1 }] }), { instanceOf: ApplicationFailure });
+  t.is(refused?.type, 'BuyIntentRefused');
   const [row] = await db.sql`SELECT count(*)::int AS n FROM buy_attempts`;
   t.is(row!.n, 0);
+});
+
+test('a buy intent for an attempt that already ended (an earlier run of the order) fails the batch: the buy must not leave', async (t) => {
+  const { write, repository } = await journal('mve-order-RERUN-1');
+  const now = Date.now();
+  await write([
+    { type: 'buy-intent', seq: 1, at: now, attempt: 1 },
+    { type: 'buy-outcome', seq: 2, at: now, attempt: 1, outcome: 'created', product: { technicalServiceUid: '3f0c2b1e-7f4a-4b7e-9a55-3c2d1e0f9a88', provisioningStatus: 'DEPLOYABLE' } },
+  ]);
+  // The same intent written again by its own run (an activity retry) is fine while the attempt is open…
+  const { write: writeOpen } = await journal('mve-order-RERUN-2');
+  await writeOpen([{ type: 'buy-intent', seq: 1, at: now, attempt: 1 }]);
+  await t.notThrowsAsync(writeOpen([{ type: 'buy-intent', seq: 1, at: now, attempt: 1 }]));
+  // …but a second run starting its attempts again finds attempt 1 ended, and is refused for good.
+  const refused = await t.throwsAsync(write([{ type: 'buy-intent', seq: 1, at: now + 1000, attempt: 1 }]), { instanceOf: ApplicationFailure });
+  t.is(refused?.type, 'BuyIntentRefused');
+  t.true(refused?.nonRetryable);
+  t.regex(refused!.message, /buy attempt 1 of this order already ended as created/);
+  t.deepEqual((await repository.getOrder('mve-order-RERUN-1'))!.buyAttempts.map((attempt) => attempt.outcome), ['created']);
 });

@@ -85,6 +85,8 @@ const DEFAULT_MAX_BUY_ATTEMPTS = 6;
 /** How long an order that has ended waits for the ticket system to take its last notifications. */
 const FINAL_NOTIFICATION_WAIT_MS = 5 * 60 * 1000;
 const ENGINE = 'engine';
+/** The journal activity's failure type when the records refuse a buy intent (see record-activities.ts). */
+const BUY_INTENT_REFUSED = 'BuyIntentRefused';
 const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Lookups, validation and the token: idempotent reads, retried with backoff (the activity marks what is final). */
@@ -154,6 +156,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   let buyResolution: ResolveBuyInput | undefined;
   let preBuyScope: CancellationScope | undefined;
   let governing: GoverningPolicy | undefined;
+  let buyIntentRefusal: ErrorSummary | undefined;
   /** Nonces of the signed actions this order accepted: the same signed message is never accepted twice. */
   const acceptedNonces = new Set<string>();
   const actionKeys = workerActionKeys();
@@ -163,8 +166,17 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     {
       maxBatch: 50,
       retryAfterMs: 60_000,
-      // Only in memory: journaling the journal's own failure would grow the queue it cannot drain.
-      onFailure: (error) => ((lastError = { ...summarise(error, 'recording the order failed'), at: new Date(Date.now()).toISOString() }), 'requeue'),
+      onFailure: (error) => {
+        const summary = summarise(error, 'recording the order failed');
+        // The records refuse this attempt (they hold it already, from another run): the buy must not leave.
+        if (summary.type === BUY_INTENT_REFUSED) {
+          buyIntentRefusal = summary;
+          return 'drop';
+        }
+        // Only in memory: journaling the journal's own failure would grow the queue it cannot drain.
+        lastError = { ...summary, at: new Date(Date.now()).toISOString() };
+        return 'requeue';
+      },
     },
   );
   const notifications = new Outbox<TicketNotification>(
@@ -517,6 +529,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       const attempt = ++buyAttempts;
       journal.push({ type: 'buy-intent', seq: nextSeq(), at: Date.now(), attempt });
       await journal.flush(); // write-ahead: the attempt is in Postgres before the request can leave
+      if (buyIntentRefusal) {
+        setLastError(buyIntentRefusal);
+        moveTo('FAILED', ENGINE, `not buying: ${buyIntentRefusal.message}`);
+        return 'failed';
+      }
       const outcome = await attemptBuy(attempt);
       journal.push({
         type: 'buy-outcome',
