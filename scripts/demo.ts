@@ -1,36 +1,33 @@
 /**
- * `npm run demo`: against the running `mve-orders dev` (or the engine the environment names), one order the
- * staging policy approves by itself and one that waits for a finance approver, who approves it through the
- * workflow's `approve` update naming the quote shown by `status`. Prints each timeline and what each order
- * cost: history events and bytes, API calls (the simulator's counters), and the auto-approved order's
+ * `npm run demo`: against the running `mve-orders dev`, through its HTTP API as its seeded users. alice submits
+ * one order the staging policy approves by itself and one that waits for a finance approver; fiona finds the
+ * second in her inbox and approves the quote the API shows her. Prints each timeline and what each order
+ * cost: history events and their size, API calls (the simulator's counters), and the auto-approved order's
  * end-to-end time. Exit 0 when both are bought.
  */
 import { readFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
-import protoRoot from '@temporalio/proto';
-import { createRepository, openDatabase } from '../activities/db/index.js';
-import { encryptingDataConverter } from '../codec/index.js';
-import { connectionOptions } from '../config/temporal.js';
-import { formatMoney, formatTimeline } from '../client/cli/commands/order-view.js';
+import { ApiCallError, OrdersApiClient, type ApiOrder } from '../client/api/index.js';
+import { formatMoney, formatPolicy, formatTimeline } from '../client/cli/commands/order-view.js';
 import { formatTable } from '../client/cli/commands/catalog-table.js';
-import { loadClientSettings, type ClientSettings } from '../client/config.js';
-import { OrderClient, orderWorkflowId } from '../client/orders/index.js';
+import { API_URL_VARIABLE, loadClientSettings, type ClientSettings } from '../client/config.js';
 import { priceOf } from '../sim/index.js';
 import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
-import type { OrderStatusView } from '../workflows/order/messages.js';
 
 const EXAMPLE = new URL('../examples/k09-license-file-firewall.json', import.meta.url);
 /** Sydney (market AU) on a 12-month term: the simulator quotes 809.10 and 3236.40 AUD a month. */
 const MARKET = 'AU';
 const AUTO_SIZE = 'MVE 4/16';
 const APPROVAL_SIZE = 'MVE 16/64';
+const REQUESTER = 'alice';
+const APPROVER = 'fiona';
 const WAIT_MS = 120_000;
+const ENDED = ['BOUGHT', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED', 'BUY_UNCERTAIN'];
 
 type ApiCalls = Record<string, number>;
 
 interface OrderFigures {
   ticketId: string;
-  view: OrderStatusView;
+  order: ApiOrder;
   historyEvents: number;
   historyBytes: number;
   apiCalls: ApiCalls | undefined;
@@ -38,50 +35,67 @@ interface OrderFigures {
 }
 
 async function main(): Promise<number> {
-  const settings = await loadClientSettings(process.env);
-  const connection = await Connection.connect({ ...connectionOptions(settings.temporal, settings.temporal.address), connectTimeout: '5s' });
+  if (process.env[API_URL_VARIABLE]?.trim()) {
+    throw new Error(
+      `the demo acts as the seeded users of \`mve-orders dev\` (${REQUESTER}, ${APPROVER}), whose tokens only the dev's dev.json holds; unset ${API_URL_VARIABLE} and run it while \`npm start\` is up`,
+    );
+  }
+  const requesterSettings = await loadClientSettings(process.env, { as: REQUESTER });
+  const approverSettings = await loadClientSettings(process.env, { as: APPROVER });
+  const alice = client(requesterSettings);
+  const fiona = client(approverSettings);
   try {
-    const client = new Client({ connection, namespace: settings.temporal.namespace, dataConverter: encryptingDataConverter(settings.keyring) });
-    const orders = new OrderClient({ client, taskQueue: settings.temporal.taskQueue, kindMap: settings.kindMap });
-    const simulatorUrl = settings.dev?.api.simulatorUrl;
+    const simulatorUrl = requesterSettings.dev?.api.simulatorUrl;
     const example = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, unknown>;
+    // alice submits for herself: who she is comes from her token, so the request names no requester.
+    delete example['requestedBy'];
     const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 17);
     const line = DEFAULT_APPROVAL_POLICIES.staging.autoApproveBelow['AUD'];
     const expected = (size: string) => formatMoney(priceOf(size, 12, MARKET).monthlyRate, 'AUD');
     process.stdout.write(
-      `Staging auto-approves below ${line === undefined ? '(no AUD line)' : formatMoney(line, 'AUD')} a month. ` +
+      `Through the HTTP API at ${alice.url}, as ${REQUESTER} (requester) and ${APPROVER} (finance-approver).\n` +
+        `The default staging policy auto-approves below ${line === undefined ? '(no AUD line)' : formatMoney(line, 'AUD')} a month. ` +
         `Sydney, 12 months: ${AUTO_SIZE} is quoted ${expected(AUTO_SIZE)}, ${APPROVAL_SIZE} ${expected(APPROVAL_SIZE)}.\n\n`,
     );
 
-    const auto = await runOrder(orders, client, simulatorUrl, { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE }, async () => undefined);
-    const approved = await runOrder(orders, client, simulatorUrl, { ...example, ticketId: `DEMO-${stamp}-APPROVAL`, size: APPROVAL_SIZE }, (ticketId) =>
-      approveAsFinance(orders, settings, ticketId),
+    const auto = await runOrder(alice, simulatorUrl, { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE }, async () => undefined);
+    const approved = await runOrder(alice, simulatorUrl, { ...example, ticketId: `DEMO-${stamp}-APPROVAL`, size: APPROVAL_SIZE }, (ticketId) =>
+      approveAsFinance(fiona, ticketId),
     );
 
-    for (const order of [auto, approved]) {
-      process.stdout.write(`\n${order.ticketId}: ${order.view.state}${order.view.quote ? ` at ${formatMoney(order.view.quote.monthlyRate, order.view.quote.currency)} a month` : ''}\n`);
-      process.stdout.write(formatTimeline(order.view.timeline));
+    for (const { ticketId, order } of [auto, approved]) {
+      const price = order.quote ? ` at ${formatMoney(order.quote.monthlyRate, order.quote.currency)} a month` : '';
+      process.stdout.write(`\n${ticketId}: ${order.state}${price} (policy ${formatPolicy(order.policy)}, submitted by ${order.submittedBy ?? '?'})\n`);
+      process.stdout.write(formatTimeline(order.timeline ?? []));
     }
     process.stdout.write(`\n${figuresTable([auto, approved])}`);
     process.stdout.write(
       `\nEnd to end, the auto-approved order took ${(auto.endToEndMs / 1000).toFixed(2)} s from submit to BOUGHT.\n` +
         (simulatorUrl ? '' : 'API calls were not counted: the API is not the dev simulator.\n'),
     );
-    const bothBought = auto.view.state === 'BOUGHT' && approved.view.state === 'BOUGHT';
+    const bothBought = auto.order.state === 'BOUGHT' && approved.order.state === 'BOUGHT';
     process.stdout.write(bothBought ? '\ndemo: both orders BOUGHT\n' : '\ndemo: not every order was bought (see the timelines above)\n');
     return bothBought ? 0 : 1;
   } finally {
-    await connection.close();
+    alice.close();
+    fiona.close();
   }
 }
 
+function client(settings: ClientSettings): OrdersApiClient {
+  return new OrdersApiClient({
+    url: settings.apiUrl,
+    ...(settings.token ? { token: settings.token } : {}),
+    unreachableHint: 'the mve-orders dev that wrote dev.json does not answer there; restart it with `npm start`',
+  });
+}
+
 /**
- * Submits one order, lets `decide` act while it waits for approval, and waits for its end. API calls are the
- * simulator's counters before and after, so the orders run one after the other.
+ * alice submits one order, `decide` acts while it waits for approval, and the demo waits for its end. API
+ * calls are the simulator's counters before and after, so the orders run one after the other.
  */
 async function runOrder(
-  orders: OrderClient,
-  client: Client,
+  requester: OrdersApiClient,
   simulatorUrl: string | undefined,
   request: Record<string, unknown>,
   decide: (ticketId: string) => Promise<void>,
@@ -89,59 +103,65 @@ async function runOrder(
   const ticketId = String(request['ticketId']);
   const callsBefore = simulatorUrl ? await simulatorCalls(simulatorUrl) : undefined;
   const started = performance.now();
-  await orders.submit(request);
-  process.stdout.write(`submitted ${ticketId} (${request['size']})\n`);
-  const first = await waitUntil(orders, ticketId, (view) => view.state === 'AWAITING_APPROVAL' || view.state === 'BOUGHT' || isEnded(view));
+  const submitted = await requester.submit(request);
+  process.stdout.write(`${REQUESTER} submitted ${ticketId} (${request['size']}): ${submitted.created ? 'a new order' : 'the existing order'}\n`);
+  const first = await waitUntil(requester, ticketId, (order) => order.state === 'AWAITING_APPROVAL' || ENDED.includes(order.state));
   if (first.state === 'AWAITING_APPROVAL') await decide(ticketId);
-  const outcome = await orders.result(ticketId);
+  const order = await waitUntil(requester, ticketId, (view) => ENDED.includes(view.state));
   const endToEndMs = performance.now() - started;
   const callsAfter = simulatorUrl ? await simulatorCalls(simulatorUrl) : undefined;
-  const view = await orders.status(ticketId);
-  process.stdout.write(`${ticketId} ended ${outcome.state}: ${outcome.reason}\n`);
-  const history = await client.workflow.getHandle(orderWorkflowId(ticketId)).fetchHistory();
+  const last = order.timeline?.at(-1);
+  process.stdout.write(`${ticketId} ended ${order.state}${last?.reason ? `: ${last.reason}` : ''}\n`);
+  const history = await requester.history(ticketId, { events: true });
   return {
     ticketId,
-    view,
-    historyEvents: history.events?.length ?? 0,
-    historyBytes: protoRoot.temporal.api.history.v1.History.encode(history).finish().length,
+    order,
+    historyEvents: history.events.length,
+    historyBytes: Buffer.byteLength(JSON.stringify(history.events)),
     apiCalls: callsBefore && callsAfter ? difference(callsBefore, callsAfter) : undefined,
     endToEndMs,
   };
 }
 
-/** The first active approver (from the database) holding one of the tier's roles, voting on the quote `status` shows. */
-async function approveAsFinance(orders: OrderClient, settings: ClientSettings, ticketId: string): Promise<void> {
-  const view = await orders.status(ticketId);
-  const tier = view.approval!.tier;
-  const quote = view.quote!;
-  if (!settings.databaseUrl) throw new Error('DATABASE_URL is not set: the demo looks up an approver there');
-  const sql = await openDatabase(settings.databaseUrl, { maxConnections: 1 });
-  const approvers = await createRepository(sql).listApprovers({ activeOnly: true }).finally(() => sql.end());
-  const approver = approvers.find((a) => a.id !== view.requestedBy && a.roles.some((role) => tier.roles.includes(role)));
-  if (!approver) throw new Error(`no active approver with role ${tier.roles.join(' or ')}: add one with \`mve-orders approvers add\``);
-  process.stdout.write(
-    `${ticketId} awaits approval (tier "${tier.name}", ${view.approval!.stillNeeded} needed) at ${formatMoney(quote.monthlyRate, quote.currency)}; ` +
-      `${approver.id} approves that quote\n`,
-  );
-  const result = await orders.approve(ticketId, { approverId: approver.id, monthlyRate: quote.monthlyRate, currency: quote.currency, comment: 'approved in the demo' });
-  if (result.stillNeeded > 0) {
-    throw new Error(`${ticketId} needs ${result.stillNeeded} more distinct approver(s); approve with \`mve-orders approve\` to finish it`);
-  }
-}
-
-function isEnded(view: OrderStatusView): boolean {
-  return ['BOUGHT', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED', 'BUY_UNCERTAIN'].includes(view.state);
-}
-
-async function waitUntil(orders: OrderClient, ticketId: string, done: (view: OrderStatusView) => boolean): Promise<OrderStatusView> {
+/** fiona finds the order in her inbox and approves the quote the API shows her. */
+async function approveAsFinance(approver: OrdersApiClient, ticketId: string): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const view = await orders.status(ticketId).catch(() => undefined);
-    if (view && done(view)) return view;
-    if (Date.now() > deadline) throw new Error(`${ticketId} is still ${view?.state ?? 'not started'} after ${WAIT_MS / 1000} s: is the worker running?`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { approvals } = await approver.approvals();
+    const waiting = approvals.find((item) => item.ticketId === ticketId);
+    if (waiting) {
+      const quote = waiting.monthlyRate !== null && waiting.currency !== null ? formatMoney(waiting.monthlyRate, waiting.currency) : 'no quote';
+      process.stdout.write(`${APPROVER}'s inbox: ${ticketId} (tier "${waiting.tier}", ${waiting.stillNeeded} of ${waiting.approvalsNeeded} approval(s) needed) at ${quote}\n`);
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`${ticketId} did not reach ${APPROVER}'s inbox within ${WAIT_MS / 1000} s: does she hold a role of its tier?`);
+    await sleep(200);
+  }
+  const order = await approver.get(ticketId);
+  const quote = order.quote!;
+  process.stdout.write(`${APPROVER} approves ${ticketId} at ${formatMoney(quote.monthlyRate, quote.currency)}\n`);
+  const result = await approver.approve(ticketId, { monthlyRate: quote.monthlyRate, currency: quote.currency, comment: 'approved in the demo' });
+  if (result.stillNeeded > 0) {
+    throw new Error(`${ticketId} needs ${result.stillNeeded} more distinct approver(s); approve with \`mve-orders approve ${ticketId} --as dave\` to finish it`);
   }
 }
+
+async function waitUntil(api: OrdersApiClient, ticketId: string, done: (order: ApiOrder) => boolean): Promise<ApiOrder> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    let order: ApiOrder | undefined;
+    try {
+      order = await api.get(ticketId);
+    } catch (error) {
+      if (!(error instanceof ApiCallError && error.status === 404)) throw error;
+    }
+    if (order && done(order)) return order;
+    if (Date.now() > deadline) throw new Error(`${ticketId} is still ${order?.state ?? 'not started'} after ${WAIT_MS / 1000} s: is the worker running?`);
+    await sleep(200);
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function simulatorCalls(simulatorUrl: string): Promise<ApiCalls> {
   const response = await fetch(`${simulatorUrl}/_sim/state`);
@@ -165,7 +185,8 @@ function figuresTable(figures: OrderFigures[]): string {
       : 'not counted';
     return [order.ticketId, String(order.historyEvents), String(order.historyBytes), total === undefined ? '-' : String(total), breakdown];
   });
-  return formatTable(['ORDER', 'HISTORY EVENTS', 'HISTORY BYTES', 'API CALLS', 'BY ENDPOINT'], rows);
+  // History as the API gives it: proto3 JSON, payloads withheld (alice is not ops), so its size is the JSON's.
+  return formatTable(['ORDER', 'HISTORY EVENTS', 'HISTORY JSON BYTES', 'API CALLS', 'BY ENDPOINT'], rows);
 }
 
 main().then(

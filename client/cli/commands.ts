@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
+import { registerApprovalsCommand } from './commands/approvals.js';
 import { registerApproversCommand } from './commands/approvers.js';
 import { registerCancelCommand } from './commands/cancel.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDevCommand } from './commands/dev.js';
 import { registerDevserverCommand } from './commands/devserver.js';
+import { registerHistoryCommand } from './commands/history.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
 import { registerMigrateCommand } from './commands/migrate.js';
@@ -22,11 +24,13 @@ export function registerCommands(program: Command): void {
   registerDevCommand(program);
   registerSubmitCommand(program);
   registerStatusCommand(program);
+  registerHistoryCommand(program);
   registerApproveCommand(program);
   registerRejectCommand(program);
   registerCancelCommand(program);
   registerResolveBuyCommand(program);
   registerOrdersCommand(program);
+  registerApprovalsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
   registerDevserverCommand(program);

@@ -13,8 +13,8 @@ const execFileAsync = promisify(execFile);
 const START_MS = 240_000;
 
 // `npm start` then `npm run demo`, as a user runs them: dev as a child process on free ports with its own data
-// folder, the demo and the CLI finding it through the state file alone, then SIGTERM; then a second start
-// that finds the data of the first.
+// folder, the demo and the CLI finding its HTTP API and its seeded users' tokens through the state file alone
+// (`--as <user>`), then SIGTERM; then a second start that finds the data of the first.
 test('dev runs the demo to two bought orders, stops cleanly, and a second start reuses its data', async (t) => {
   t.timeout(10 * 60_000); // initdb on first use, bundling, two starts: minutes on a loaded machine
   const root = await mkdtemp(join(tmpdir(), 'mve-dev-'));
@@ -23,7 +23,7 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
   const dataDir = join(root, 'data');
   const env = { MVE_DATA_DIR: dataDir };
   const startDev = async () => {
-    const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0'], env);
+    const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], env);
     await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
       await dev.stop('SIGKILL', 10_000);
       throw error;
@@ -40,6 +40,14 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       t.is((await stat(stateFile)).mode & 0o777, 0o600);
       const state = JSON.parse(await readFile(stateFile, 'utf8'));
       t.regex(first.stdout(), new RegExp(`Temporal\\s+${state.temporal.address}`));
+      t.regex(state.http.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      t.regex(first.stdout(), new RegExp(`HTTP API\\s+${state.http.url}`));
+      const users = state.users as Array<{ id: string; roles: string[]; token: string }>;
+      t.deepEqual(
+        users.map((user) => [user.id, user.roles.join(',')]),
+        [['alice', 'requester'], ['fiona', 'finance-approver'], ['dave', 'finance-director'], ['olga', 'ops'], ['ticket-bot', 'ticket-system']],
+      );
+      for (const user of users) t.regex(user.token, /^mvo_[a-z0-9]+_\S+$/, user.id);
 
       const demo = await execFileAsync(process.execPath, ['--import', 'tsx', DEMO], {
         env: { ...process.env, ...env },
@@ -55,19 +63,29 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       t.notRegex(auto, /AWAITING_APPROVAL/);
       t.regex(approved, /^DEMO-\S+-APPROVAL: BOUGHT at 3236\.40 AUD/);
       t.regex(approved, /AWAITING_APPROVAL[\s\S]*APPROVED\s+fiona/);
-      t.regex(demo.stdout, /HISTORY EVENTS\s+HISTORY BYTES\s+API CALLS/);
+      t.regex(demo.stdout, /HISTORY EVENTS\s+HISTORY JSON BYTES\s+API CALLS/);
+      t.regex(demo.stdout, /fiona's inbox: DEMO-\S+-APPROVAL/);
       t.regex(demo.stdout, /the auto-approved order took \d+\.\d\d s/);
 
-      // Any command finds the running dev without environment variables.
-      const listed = await runCli(['orders', '--status', 'BOUGHT', '--json'], { env });
+      // Any order command finds the running dev's API without environment variables; --as says who is asking.
+      const listed = await runCli(['orders', '--status', 'BOUGHT', '--json', '--as', 'olga'], { env });
       t.is(listed.code, 0, listed.stderr);
-      t.is((JSON.parse(listed.stdout) as unknown[]).length, 2);
+      const bought = (JSON.parse(listed.stdout) as { orders: Array<{ ticketId: string; requestedBy: string; submittedBy: string }> }).orders;
+      t.is(bought.length, 2);
+      t.true(bought.every((order) => order.requestedBy === 'alice' && order.submittedBy === 'alice'));
+      const shown = await runCli(['status', bought[0]!.ticketId, '--as', 'alice'], { env });
+      t.is(shown.code, 0, shown.stderr);
+      t.regex(shown.stdout, /BOUGHT/);
+      t.regex(shown.stdout, /policy\s+\S+ \(sha256 [0-9a-f]{12}\)/);
+      const nobody = await runCli(['status', bought[0]!.ticketId], { env });
+      t.is(nobody.code, 2);
+      t.regex(nobody.stderr, /--as <user>.*alice \(requester\), fiona \(finance-approver\)/);
     } finally {
       firstExit = await first.stop('SIGTERM', 60_000);
     }
     t.is(firstExit, 0, first.stderr());
     t.regex(first.stdout(), /stopping \(SIGTERM\): worker, then the servers\nstopped\n$/);
-    const statusAfter = await runCli(['status', 'X'], { env });
+    const statusAfter = await runCli(['status', 'X', '--as', 'alice'], { env });
     t.is(statusAfter.code, 2);
     t.regex(statusAfter.stderr, /npm start/);
 

@@ -1,15 +1,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { Client, Connection } from '@temporalio/client';
-import { encryptingDataConverter } from '../../../codec/index.js';
-import { connectionOptions } from '../../../config/temporal.js';
-import { loadClientSettings, type ClientSettings } from '../../config.js';
-import {
-  DuplicateOrderError,
-  OrderClient,
-  OrderNotFoundError,
-  OrderRefusedError,
-  OrderRequestError,
-} from '../../orders/index.js';
+import { ApiCallError, ApiUnreachableError, OrdersApiClient } from '../../api/index.js';
+import { API_URL_VARIABLE, loadClientSettings, missingTokenMessage, NotConfiguredError, TOKEN_VARIABLE, type ClientSettings } from '../../config.js';
+import { DEV_USERS } from '../../dev/index.js';
+import { FINAL_STATES, type OrderState } from '../../../workflows/order/states.js';
 
 /** A failure the command explains itself; exit 1 when the order or the engine refused, 2 when the input is unusable. */
 export class CliFailure extends Error {
@@ -18,6 +11,8 @@ export class CliFailure extends Error {
     message: string,
     readonly code = exitCode === 1 ? 'REFUSED' : 'UNUSABLE_INPUT',
     readonly details?: unknown,
+    /** The API's HTTP status, when the API answered. */
+    readonly status?: number,
   ) {
     super(message);
   }
@@ -27,57 +22,72 @@ export interface OutputOptions {
   json?: boolean;
 }
 
+/** What every order command takes: `--json`, and `--as <user>` (a seeded user of the running dev). */
+export interface OrderCommandOptions extends OutputOptions {
+  as?: string;
+}
+
 export interface OrderSession {
-  orders: OrderClient;
-  client: Client;
+  api: OrdersApiClient;
   settings: ClientSettings;
 }
 
-/**
- * Runs one order command: finds the engine (environment variables, else the running `mve-orders dev`), connects
- * with the encrypting codec, and turns every known failure into a clear message and exit code.
- */
-export async function runOrderCommand(
-  name: string,
-  output: OutputOptions,
-  work: (session: OrderSession) => Promise<void>,
-): Promise<void> {
-  let connection: Connection | undefined;
-  try {
-    const settings = await loadSettings();
-    connection = await connect(settings);
-    const client = new Client({ connection, namespace: settings.temporal.namespace, dataConverter: encryptingDataConverter(settings.keyring) });
-    const orders = new OrderClient({ client, taskQueue: settings.temporal.taskQueue, kindMap: settings.kindMap });
-    await work({ orders, client, settings });
-  } catch (error) {
-    report(name, output, asCliFailure(error));
-  } finally {
-    await connection?.close().catch(() => undefined);
-  }
+/** The order commands' help: where they send requests and as whom. */
+export const API_HELP = `
+Where and as whom (every order command goes through the mve-orders HTTP API):
+  ${API_URL_VARIABLE}   the API, e.g. https://orders.example.com; unset: the running \`mve-orders dev\`
+                (\`npm start\`), found through .data/dev.json (or $MVE_DATA_DIR/dev.json)
+  ${TOKEN_VARIABLE}     your bearer token: an API token (mvo_…, \`mve-orders tokens create\`) or an OIDC
+                access token. Who you are comes from it alone: no option names an approver or actor.
+  --as <user>   dev only: use the token of a seeded user of the running dev, one of
+                ${DEV_USERS.map((user) => `${user.id} (${user.roles.join(',')})`).join(', ')}.
+                Refused when ${API_URL_VARIABLE} is set: set ${TOKEN_VARIABLE} instead.
+Exit codes: 0 done; 1 refused by the API (400 bad input, 403 not allowed, 404 no such order, 409 conflict or
+stale quote, 422 refused by a rule); 2 unusable input, bad credentials (401) or no API to talk to.`;
+
+/** Adds `--as <user>` and the help on MVE_API_URL, MVE_TOKEN and `--as`; usage mistakes exit 2. */
+export function orderCommand(command: Command): Command {
+  return usageErrorsExit2(command)
+    .option('--as <user>', 'dev only: act as this seeded user of the running `mve-orders dev` (its token from dev.json)', nonEmpty('--as'))
+    .addHelpText('afterAll', API_HELP);
 }
 
 /**
- * Sends a message (vote, cancel, resolution) to an order. Temporal answers "not found" for a message to an
- * order that has ended, so an order that still answers its status query is reported as ended, not missing.
+ * Runs one order command: finds the API (MVE_API_URL, else the running `mve-orders dev`) and the caller's
+ * token (`--as` in dev, else MVE_TOKEN), and turns every known failure into a clear message and exit code.
  */
-export async function messageOrder<T>(orders: OrderClient, ticket: string, send: () => Promise<T>): Promise<T> {
+export async function runOrderCommand(name: string, options: OrderCommandOptions, work: (session: OrderSession) => Promise<void>): Promise<void> {
+  let api: OrdersApiClient | undefined;
+  let settings: ClientSettings | undefined;
   try {
-    return await send();
+    settings = await loadClientSettings(process.env, { as: options.as });
+    if (!settings.token) throw new CliFailure(2, missingTokenMessage(settings), 'NO_TOKEN');
+    api = new OrdersApiClient({ url: settings.apiUrl, token: settings.token, unreachableHint: unreachableHint(settings) });
+    await work({ api, settings });
   } catch (error) {
-    if (!(error instanceof OrderNotFoundError)) throw error;
-    const view = await orders.status(ticket).catch(() => undefined);
-    if (!view) throw error;
-    throw new CliFailure(1, `the order of ${ticket} has ended (${view.state}); it takes no more messages`, 'ORDER_ENDED');
+    report(name, options, asCliFailure(error, settings));
+  } finally {
+    api?.close();
   }
 }
 
 /** Writes the failure (as JSON on stdout with --json, always on stderr) and sets the exit code. */
 export function report(name: string, output: OutputOptions, failure: CliFailure): void {
   if (output.json) {
-    const error = { code: failure.code, message: failure.message, ...(failure.details !== undefined ? { details: failure.details } : {}) };
+    const error = {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.status !== undefined ? { status: failure.status } : {}),
+      ...(failure.details !== undefined ? { details: failure.details } : {}),
+    };
     process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
   }
-  process.stderr.write(`mve-orders ${name}: ${failure.message}\n`);
+  const lines = [`mve-orders ${name}: ${failure.message}`];
+  // A 400 names each problem: one `path: message` a line.
+  if (failure.status === 400 && Array.isArray(failure.details)) {
+    for (const detail of failure.details as Array<{ path: string; message: string }>) lines.push(`  ${detail.path}: ${detail.message}`);
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
   process.exitCode = failure.exitCode;
 }
 
@@ -85,42 +95,71 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-async function loadSettings(): Promise<ClientSettings> {
-  try {
-    return await loadClientSettings(process.env);
-  } catch (error) {
-    // Configuration errors name their variable or file: unusable input.
-    throw new CliFailure(2, (error as Error).message, 'NOT_CONFIGURED');
+/**
+ * Where an order went after a cancel or a buy resolution. The API answers with a state: a final one is where
+ * the action led; any other is the state the order took the action in (a buy resolution is acted on right
+ * after), so this waits briefly for the order to move on. `settled` false: it had not moved within
+ * `timeoutMs` (the action still stands; `status` will show where it went).
+ */
+export async function stateAfter(
+  api: OrdersApiClient,
+  ticket: string,
+  answered: OrderState,
+  timeoutMs = 5_000,
+): Promise<{ state: OrderState; settled: boolean }> {
+  if (FINAL_STATES.has(answered)) return { state: answered, settled: true };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const order = await api.get(ticket).catch(() => undefined);
+    if (order && order.state !== answered) return { state: order.state, settled: true };
+    if (!order || Date.now() >= deadline) return { state: answered, settled: false };
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-async function connect(settings: ClientSettings): Promise<Connection> {
-  const { address } = settings.temporal;
-  try {
-    return await Connection.connect({ ...connectionOptions(settings.temporal, address), connectTimeout: '5s' });
-  } catch (error) {
-    const hint = settings.dev
-      ? `the mve-orders dev (pid ${settings.dev.pid}) that wrote ${settings.dev.dataDir}/dev.json does not answer; restart it with \`npm start\``
-      : 'check TEMPORAL_ADDRESS (and TEMPORAL_TLS / TEMPORAL_API_KEY for Temporal Cloud), or unset it and run `npm start`';
-    throw new CliFailure(2, `cannot reach Temporal at ${address}: ${(error as Error).message}; ${hint}`, 'CANNOT_CONNECT');
-  }
+/** `--as fiona` again when the user gave it, so a command we print for them works as it stands. */
+export function asFlag(options: OrderCommandOptions): string {
+  return options.as ? ` --as ${options.as}` : '';
 }
 
-function asCliFailure(error: unknown): CliFailure {
+function unreachableHint(settings: ClientSettings): string {
+  if (settings.dev) {
+    return `the mve-orders dev (pid ${settings.dev.pid}) that wrote ${settings.dev.dataDir}/dev.json does not answer there; restart it with \`npm start\``;
+  }
+  return `check ${API_URL_VARIABLE} (is the API running there?), or unset it and run \`npm start\` for a local engine`;
+}
+
+function asCliFailure(error: unknown, settings: ClientSettings | undefined): CliFailure {
   if (error instanceof CliFailure) return error;
-  if (error instanceof OrderRequestError) return new CliFailure(1, error.message, 'INVALID_REQUEST', error.issues);
-  if (error instanceof OrderRefusedError) return new CliFailure(1, `refused (${error.code}): ${error.message}`, error.code);
-  if (error instanceof DuplicateOrderError) return new CliFailure(1, error.message, 'DUPLICATE_ORDER');
-  if (error instanceof OrderNotFoundError) return new CliFailure(1, `${error.message} (see \`mve-orders orders\`)`, 'NOT_FOUND');
-  // The client wraps gRPC errors (ServiceError): the status code and the server's words are on the cause.
-  const cause = (error as { cause?: { code?: unknown; details?: unknown } }).cause;
-  const grpcCode = (error as { code?: unknown }).code ?? cause?.code;
-  const detail = typeof cause?.details === 'string' && cause.details !== '' ? `: ${cause.details}` : '';
-  const message = `${error instanceof Error ? error.message : String(error)}${detail}`;
-  if (grpcCode === 3) return new CliFailure(2, `Temporal refused the request: ${message}`, 'INVALID_ARGUMENT');
-  // UNAVAILABLE / DEADLINE_EXCEEDED: the server went away or did not answer in time.
-  if (grpcCode === 14 || grpcCode === 4) return new CliFailure(2, `Temporal did not answer: ${message}`, 'CANNOT_CONNECT');
-  return new CliFailure(2, message, 'FAILED');
+  if (error instanceof NotConfiguredError) return new CliFailure(2, error.message, 'NOT_CONFIGURED');
+  if (error instanceof ApiUnreachableError) return new CliFailure(2, error.message, 'CANNOT_CONNECT');
+  if (error instanceof ApiCallError) {
+    const details = error.details.length > 0 ? error.details : undefined;
+    if (error.status === 401) {
+      return new CliFailure(2, `${error.message}; ${badCredentialsHint(settings)}`, error.code, details, error.status);
+    }
+    if (error.status >= 400 && error.status < 500) {
+      const message =
+        error.status === 404
+          ? `${error.message} (see \`mve-orders orders\`)`
+          : error.status === 400
+            ? error.message
+            : `refused (${error.code}): ${error.message}`;
+      return new CliFailure(1, message, error.code, details, error.status);
+    }
+    if (error.code === 'UNEXPECTED_RESPONSE' || error.code.startsWith('HTTP_')) return new CliFailure(2, error.message, error.code, details, error.status);
+    return new CliFailure(2, `the API failed (HTTP ${error.status} ${error.code}): ${error.message}`, error.code, details, error.status);
+  }
+  return new CliFailure(2, error instanceof Error ? error.message : String(error), 'FAILED');
+}
+
+function badCredentialsHint(settings: ClientSettings | undefined): string {
+  const source = settings?.tokenSource;
+  if (source?.startsWith('--as')) {
+    return `the token of ${source} was refused: the running dev makes its users' tokens anew at each start; check that it is the dev that wrote dev.json`;
+  }
+  if (source === TOKEN_VARIABLE) return `the API refused ${TOKEN_VARIABLE}: check that it is whole and not revoked or expired (\`mve-orders tokens list\`)`;
+  return `give a token: ${TOKEN_VARIABLE}, or --as <user> with \`mve-orders dev\``;
 }
 
 /**
@@ -154,5 +193,14 @@ export function nonEmpty(option: string) {
   return (value: string): string => {
     if (value.trim() === '') throw new InvalidArgumentError(`${option} must not be empty`);
     return value.trim();
+  };
+}
+
+export function parseLimit(option: string, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > max) {
+      throw new InvalidArgumentError(`${option} must be a whole number from 1 to ${max}`);
+    }
+    return Number(value);
   };
 }

@@ -1,10 +1,16 @@
-import type { OrderStatusView, TimelineEntry } from '../../../workflows/order/messages.js';
+import type { ApiOrder, HistoryBuyAttempt, HistoryEntry, HistoryVote, OrderListItem, PendingApproval } from '../../api/index.js';
+import type { TimelineEntry } from '../../../workflows/order/messages.js';
 import { formatTable } from './catalog-table.js';
 
-/** How an order reads to a person: `mve-orders status` and the demo print it this way. */
+/** How an order reads to a person: `mve-orders status`, `orders`, `approvals`, `history` and the demo print it this way. */
 
 export function formatMoney(monthlyRate: number, currency: string): string {
   return `${monthlyRate.toFixed(2)} ${currency}`;
+}
+
+/** The governing policy as a person needs it: its version and the start of its hash. */
+export function formatPolicy(policy: { version: string; hash: string } | null | undefined): string {
+  return policy ? `${policy.version} (sha256 ${policy.hash.slice(0, 12)})` : 'not recorded yet';
 }
 
 export function formatTimeline(timeline: readonly TimelineEntry[]): string {
@@ -13,43 +19,103 @@ export function formatTimeline(timeline: readonly TimelineEntry[]): string {
   return indent(formatTable(['#', 'AT', 'STATE', 'BY', 'WHY'], rows));
 }
 
-export function formatStatus(view: OrderStatusView, now = Date.now()): string {
-  const lines = [`${view.ticketId}  ${view.state}   (workflow ${view.workflowId})`];
+/** Everything the order shows: who, the governing policy, where and what, quote, approvals, product, errors, timeline. */
+export function formatStatus(order: ApiOrder, now = Date.now()): string {
+  const lines = [`${order.ticketId}  ${order.state}   (workflow ${order.workflowId})`];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(13)}${value}`);
-  row('environment', `${view.environment}, requested by ${view.requestedBy}`);
-  if (view.location) {
-    const where = [view.location.metro, view.location.country].filter(Boolean).join(', ');
-    row('location', `${view.location.name}${where ? ` (${where})` : ''}, id ${view.location.id}`);
+  row('environment', `${order.environment}, requested by ${order.requestedBy}${order.submittedBy ? `, submitted by ${order.submittedBy}` : ''}`);
+  row('policy', formatPolicy(order.policy));
+  if (order.location) {
+    const where = [order.location.metro, order.location.country].filter(Boolean).join(', ');
+    row('location', `${order.location.name}${where ? ` (${where})` : ''}, id ${order.location.id}`);
   }
-  if (view.image) {
-    row('image', `${view.image.vendor} ${view.image.product} ${view.image.version} (id ${view.image.id})${view.kind ? `, kind ${view.kind}` : ''}`);
+  if (order.image) {
+    row('image', `${order.image.vendor} ${order.image.product} ${order.image.version} (id ${order.image.id})${order.kind ? `, kind ${order.kind}` : ''}`);
   }
-  if (view.quote) {
-    const trace = view.quote.traceId ? `, trace ${view.quote.traceId}` : '';
-    row('quote', `${formatMoney(view.quote.monthlyRate, view.quote.currency)} a month (quoted ${new Date(view.quote.quotedAt).toISOString()}${trace})`);
+  if (order.quote) {
+    const quoted = order.quote.quotedAt ? ` (quoted ${order.quote.quotedAt})` : '';
+    row('quote', `${formatMoney(order.quote.monthlyRate, order.quote.currency)} a month${quoted}`);
   }
-  if (view.approval) {
-    const { tier, votes, stillNeeded, deadline, remindersSent } = view.approval;
+  if (order.approval) {
+    const { tier, votes, stillNeeded, deadline, remindersSent } = order.approval;
     row('approval', `tier "${tier.name}": ${tier.approvals} approver(s) with role ${tier.roles.join(' or ')}; ${stillNeeded} still needed`);
     row('', `deadline ${deadline} (${untilDeadline(Date.parse(deadline), now)}), reminders sent ${remindersSent}`);
     for (const vote of votes) {
       row('', `${vote.decision} by ${vote.approverId} at ${formatMoney(vote.monthlyRate, vote.currency)}${vote.comment ? `: ${vote.comment}` : ''}`);
     }
   }
-  if (view.buyAttempts > 0) row('buy attempts', String(view.buyAttempts));
-  if (view.product) row('product', `${view.product.technicalServiceUid} (provisioning ${view.product.provisioningStatus})`);
-  if (view.lastError) {
-    const extra = [view.lastError.type, view.lastError.traceId && `trace ${view.lastError.traceId}`].filter(Boolean).join(', ');
-    row('last error', `${view.lastError.message}${extra ? ` (${extra})` : ''} at ${view.lastError.at}`);
+  if (order.buyAttempts) row('buy attempts', String(order.buyAttempts));
+  if (order.product) row('product', `${order.product.technicalServiceUid} (provisioning ${order.product.provisioningStatus})`);
+  if (order.lastError) {
+    const extra = [order.lastError.type, order.lastError.traceId && `trace ${order.lastError.traceId}`].filter(Boolean).join(', ');
+    row('last error', `${order.lastError.message}${extra ? ` (${extra})` : ''} at ${order.lastError.at}`);
   }
-  if (view.state === 'AWAITING_APPROVAL' && view.quote) {
-    row('to approve', `mve-orders approve ${view.ticketId} --as <approver> --rate ${view.quote.monthlyRate} --currency ${view.quote.currency}`);
+  if (order.source === 'records') row('source', 'the records (Temporal no longer has the workflow)');
+  if (order.state === 'AWAITING_APPROVAL' && order.quote) {
+    row('to approve', `mve-orders approve ${order.ticketId} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency} (as an approver)`);
   }
-  if (view.state === 'BUY_UNCERTAIN') {
-    row('to resolve', `check the provider's portal, then mve-orders resolve-buy ${view.ticketId} --as <you> (--created <uid> | --not-created --note <text>)`);
+  if (order.state === 'BUY_UNCERTAIN') {
+    row('to resolve', `check the provider's portal, then (as ops) mve-orders resolve-buy ${order.ticketId} (--created <uid> | --not-created --note <text>)`);
   }
   lines.push('timeline');
-  return `${lines.join('\n')}\n${formatTimeline(view.timeline)}`;
+  return `${lines.join('\n')}\n${formatTimeline(order.timeline ?? [])}`;
+}
+
+export function formatOrderList(orders: readonly OrderListItem[]): string {
+  const rows = orders.map((order) => [
+    order.ticketId,
+    order.state,
+    order.environment,
+    order.requestedBy,
+    order.quote ? formatMoney(order.quote.monthlyRate, order.quote.currency) : '-',
+    order.createdAt,
+    order.updatedAt,
+  ]);
+  return formatTable(['TICKET', 'STATE', 'ENV', 'REQUESTER', 'MONTHLY RATE', 'CREATED', 'UPDATED'], rows);
+}
+
+export function formatApprovals(approvals: readonly PendingApproval[]): string {
+  const rows = approvals.map((item) => [
+    item.ticketId,
+    item.requestedBy,
+    item.environment,
+    item.monthlyRate === null || item.currency === null ? '-' : formatMoney(item.monthlyRate, item.currency),
+    item.tier,
+    `${item.approvalsGiven}/${item.approvalsNeeded}`,
+    item.deadline ?? '-',
+    item.waitingSince,
+  ]);
+  return formatTable(['TICKET', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'], rows);
+}
+
+/** The history's timeline: state changes and notes, in sequence. */
+export function formatHistoryTimeline(timeline: readonly HistoryEntry[]): string {
+  if (timeline.length === 0) return '  (nothing recorded)\n';
+  const rows = timeline.map((entry) => [String(entry.seq), entry.at, entry.kind === 'state' ? (entry.state ?? '') : 'note', entry.actor, entry.text]);
+  return indent(formatTable(['#', 'AT', 'STATE', 'BY', 'WHY / NOTE'], rows));
+}
+
+export function formatVotes(votes: readonly HistoryVote[]): string {
+  const rows = votes.map((vote) => [String(vote.quoteNumber), vote.at, vote.decision, vote.approverId, `${Number(vote.monthlyRate).toFixed(2)} ${vote.currency}`, vote.reason ?? '']);
+  return indent(formatTable(['QUOTE', 'AT', 'DECISION', 'BY', 'AT PRICE', 'WHY'], rows));
+}
+
+export function formatBuyAttempts(attempts: readonly HistoryBuyAttempt[]): string {
+  const rows = attempts.map((attempt) => [
+    String(attempt.attempt),
+    attempt.intentAt,
+    attempt.outcome ?? 'unknown',
+    attempt.technicalServiceUid ?? '-',
+    [attempt.errorClass, attempt.errorMessage].filter(Boolean).join(': ') || '-',
+    attempt.resolvedBy ?? '-',
+  ]);
+  return indent(formatTable(['#', 'INTENT AT', 'OUTCOME', 'PRODUCT', 'ERROR', 'RESOLVED BY'], rows));
+}
+
+/** `EVENT_TYPE_WORKFLOW_EXECUTION_STARTED` → `WORKFLOW_EXECUTION_STARTED`. */
+export function eventType(event: unknown): string {
+  const type = typeof event === 'object' && event !== null ? (event as Record<string, unknown>)['eventType'] : undefined;
+  return typeof type === 'string' ? type.replace(/^EVENT_TYPE_/, '') : 'UNKNOWN';
 }
 
 function untilDeadline(deadline: number, now: number): string {
@@ -58,7 +124,7 @@ function untilDeadline(deadline: number, now: number): string {
   return `in ${Math.floor(minutes / 60)}h ${minutes % 60}m`;
 }
 
-function indent(text: string): string {
+export function indent(text: string): string {
   return text
     .split('\n')
     .map((line) => (line === '' ? line : `  ${line}`))

@@ -1,74 +1,55 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from '../../../workflows/order/search-attributes.js';
 import { ORDER_STATES, type OrderState } from '../../../workflows/order/states.js';
-import { formatTable } from './catalog-table.js';
-import { printJson, runOrderCommand, usageErrorsExit2, type OutputOptions } from './order-session.js';
+import { nonEmpty, orderCommand, parseLimit, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
+import { formatOrderList } from './order-view.js';
 
-interface OrdersOptions extends OutputOptions {
+interface OrdersOptions extends OrderCommandOptions {
   status?: OrderState;
   environment?: 'staging' | 'production';
-  query?: string;
-}
-
-export interface OrderListing {
-  ticketId: string | null;
-  workflowId: string;
-  status: string | null;
-  environment: string | null;
-  monthlyRate: number | null;
-  workflowStatus: string;
-  startTime: string;
-  closeTime: string | null;
+  requester?: string;
+  limit?: number;
+  cursor?: string;
 }
 
 export function registerOrdersCommand(program: Command): void {
-  usageErrorsExit2(program.command('orders'))
-    .description('List orders (newest first) through the visibility search attributes')
+  orderCommand(program.command('orders'))
+    .description('List orders, newest first, a page at a time (the ones you may see: ops and approvers all, a requester their own)')
     .option('--status <state>', `only orders in this state (${ORDER_STATES.join(', ')})`, parseState)
     .option('--environment <env>', 'only orders of this environment (staging or production)', parseEnvironment)
-    .option('--query <query>', "any further visibility query, e.g. \"MonthlyRate > 2000\" or \"TicketId = 'CHG-1009'\"")
-    .option('--json', 'print the orders as a JSON array')
-    .addHelpText(
-      'after',
-      '\nSearch attributes: OrderStatus, TicketId, Environment (keywords), MonthlyRate (number), plus StartTime, CloseTime.\nExit codes: 0 listed (even none); 2 a malformed query or no engine.',
-    )
+    .option('--requester <id>', 'only orders requested by this person', nonEmpty('--requester'))
+    .option('--limit <n>', 'orders a page (1 to 500; default 50)', parseLimit('--limit', 500))
+    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed', nonEmpty('--cursor'))
+    .option('--json', 'print { orders, nextCursor } as JSON')
+    .addHelpText('after', '\nWhen there are more orders, the command prints the --cursor of the next page.')
     .action((options: OrdersOptions) =>
-      runOrderCommand('orders', options, async ({ orders }) => {
-        const filters = [
-          options.status && `OrderStatus = '${options.status}'`,
-          options.environment && `Environment = '${options.environment}'`,
-          options.query && `(${options.query})`,
-        ].filter(Boolean);
-        const found = (await orders.list(filters.length > 0 ? filters.join(' AND ') : undefined)).map(listing);
-        found.sort((a, b) => b.startTime.localeCompare(a.startTime));
-        if (options.json) return printJson(found);
-        if (found.length === 0) return void process.stdout.write('No orders match.\n');
-        const rows = found.map((order) => [
-          order.ticketId ?? order.workflowId,
-          order.status ?? '-',
-          order.environment ?? '-',
-          order.monthlyRate === null ? '-' : order.monthlyRate.toFixed(2),
-          order.startTime,
-          order.closeTime ?? (order.workflowStatus === 'RUNNING' ? 'open' : order.workflowStatus),
-        ]);
-        process.stdout.write(formatTable(['TICKET', 'STATUS', 'ENV', 'MONTHLY RATE', 'STARTED', 'CLOSED'], rows));
+      runOrderCommand('orders', options, async ({ api }) => {
+        const page = await api.list({
+          ...(options.status ? { status: options.status } : {}),
+          ...(options.environment ? { environment: options.environment } : {}),
+          ...(options.requester ? { requester: options.requester } : {}),
+          ...(options.limit !== undefined ? { limit: options.limit } : {}),
+          ...(options.cursor ? { cursor: options.cursor } : {}),
+        });
+        if (options.json) return printJson(page);
+        process.stdout.write(page.orders.length === 0 ? 'No orders match.\n' : formatOrderList(page.orders));
+        if (page.nextCursor) {
+          process.stdout.write(`more: mve-orders orders ${nextPageArguments(options, page.nextCursor)}\nnext cursor: ${page.nextCursor}\n`);
+        }
       }),
     );
 }
 
-function listing(execution: WorkflowExecutionInfo): OrderListing {
-  const attributes = execution.typedSearchAttributes;
-  return {
-    ticketId: attributes.get(TICKET_ID) ?? null,
-    workflowId: execution.workflowId,
-    status: attributes.get(ORDER_STATUS) ?? null,
-    environment: attributes.get(ENVIRONMENT) ?? null,
-    monthlyRate: attributes.get(MONTHLY_RATE) ?? null,
-    workflowStatus: execution.status.name,
-    startTime: execution.startTime.toISOString(),
-    closeTime: execution.closeTime?.toISOString() ?? null,
-  };
+/** The same filters with the next page's cursor, so the printed command runs as it stands. */
+function nextPageArguments(options: OrdersOptions, cursor: string): string {
+  const args = [
+    options.status && `--status ${options.status}`,
+    options.environment && `--environment ${options.environment}`,
+    options.requester && `--requester ${options.requester}`,
+    options.limit !== undefined && `--limit ${options.limit}`,
+    options.as && `--as ${options.as}`,
+    `--cursor ${cursor}`,
+  ];
+  return args.filter(Boolean).join(' ');
 }
 
 function parseState(value: string): OrderState {

@@ -1,18 +1,17 @@
 import type { Command } from 'commander';
-import { printJson, runOrderCommand, type OutputOptions } from './order-session.js';
+import { orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 import { formatStatus } from './order-view.js';
 
 export function registerStatusCommand(program: Command): void {
-  program
-    .command('status')
-    .description("Show an order: state, quote, approvals and deadline, product, last error, and its timeline")
+  orderCommand(program.command('status'))
+    .description('Show an order: state, who requested and submitted it, its approval policy, quote, approvals and deadline, product, last error, timeline')
     .argument('<ticket>', 'the ticket id the order was submitted with')
-    .option('--json', "print the order's status view as JSON")
-    .action((ticket: string, options: OutputOptions) =>
-      runOrderCommand('status', options, async ({ orders }) => {
-        const view = await orders.status(ticket);
-        if (options.json) printJson(view);
-        else process.stdout.write(formatStatus(view));
+    .option('--json', 'print the order as the API gives it, as JSON')
+    .action((ticket: string, options: OrderCommandOptions) =>
+      runOrderCommand('status', options, async ({ api }) => {
+        const order = await api.get(ticket);
+        if (options.json) printJson(order);
+        else process.stdout.write(formatStatus(order));
       }),
     );
 }

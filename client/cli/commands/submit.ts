@@ -1,26 +1,38 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { CliFailure, printJson, runOrderCommand, type OutputOptions } from './order-session.js';
+import { ApiCallError } from '../../api/index.js';
+import { CliFailure, orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 
 export function registerSubmitCommand(program: Command): void {
-  program
-    .command('submit')
-    .description('Check an order request and start its order (one ticket is one order)')
+  orderCommand(program.command('submit'))
+    .description('Submit an order request to the API, which checks it and starts its order (one ticket is one order)')
     .argument('<file>', 'the order request as JSON; "-" reads standard input')
-    .option('--json', 'print { workflowId, ticketId, warnings } as JSON')
+    .option('--json', 'print { ticketId, workflowId, created, state, warnings, order } as JSON')
     .addHelpText(
       'after',
       `
-Exit codes: 0 started; 1 invalid request or the ticket already has an order; 2 unreadable input or no engine.
-Follow the order with \`mve-orders status <ticketId>\`. See examples/ for requests and docs/order-request.md.`,
+A requester submits for themselves (requestedBy, if given, must be them); a ticket system names the requester.
+The same ticket with the same request answers the order it already has (exit 0, nothing new starts); the same
+ticket with a different request is refused (exit 1). The request is checked by the API: a broken rule is
+refused with each field's path and rule (exit 1). Follow the order with \`mve-orders status <ticketId>\`.
+See examples/ for requests and docs/order-request.md.`,
     )
-    .action((file: string, options: OutputOptions) =>
-      runOrderCommand('submit', options, async ({ orders }) => {
-        const submitted = await orders.submit(await readRequest(file));
-        if (options.json) return printJson(submitted);
-        const lines = [`submitted ticket ${submitted.ticketId} (workflow ${submitted.workflowId})`];
-        for (const warning of submitted.warnings) lines.push(`  warning ${warning.path}: ${warning.message}`);
-        lines.push(`follow it with: mve-orders status ${submitted.ticketId}`);
+    .action((file: string, options: OrderCommandOptions) =>
+      runOrderCommand('submit', options, async ({ api }) => {
+        const request = await readRequest(file);
+        const { created, order, warnings } = await api.submit(request).catch((error: unknown) => {
+          if (error instanceof ApiCallError && error.status === 403 && error.details.some((detail) => detail.path === 'requestedBy')) {
+            const hint = 'leave requestedBy out of the request (you submit for yourself), or submit with a ticket system\'s token';
+            throw new CliFailure(1, `refused (${error.code}): ${error.message}; ${hint}`, error.code, error.details, error.status);
+          }
+          throw error;
+        });
+        if (options.json) return printJson({ ticketId: order.ticketId, workflowId: order.workflowId, created, state: order.state, warnings, order });
+        const lines = created
+          ? [`submitted ticket ${order.ticketId} (workflow ${order.workflowId})`]
+          : [`ticket ${order.ticketId} already has this order (${order.state}, workflow ${order.workflowId}); nothing new was started`];
+        for (const warning of warnings) lines.push(`  warning ${warning.path}: ${warning.message}`);
+        lines.push(`follow it with: mve-orders status ${order.ticketId}${options.as ? ` --as ${options.as}` : ''}`);
         process.stdout.write(`${lines.join('\n')}\n`);
       }),
     );
@@ -34,13 +46,18 @@ async function readRequest(file: string): Promise<unknown> {
   } catch (error) {
     throw new CliFailure(2, `cannot read the order request from ${where}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
+  let request: unknown;
   try {
-    return JSON.parse(text);
+    request = JSON.parse(text);
   } catch (error) {
     // JSON.parse quotes the text around the fault, which could be a secret: keep only the position.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
     throw new CliFailure(2, `the order request on ${where} is not valid JSON${position ? ` (at character ${position})` : ''}`);
   }
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw new CliFailure(2, `the order request on ${where} must be a JSON object (see examples/)`);
+  }
+  return request;
 }
 
 async function readStdin(): Promise<string> {

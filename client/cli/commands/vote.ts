@@ -1,75 +1,71 @@
 import type { Command } from 'commander';
-import type { OrderStatusView, VoteInput, VoteResult } from '../../../workflows/order/messages.js';
+import type { ApiOrder, VoteResult } from '../../api/index.js';
 import {
+  asFlag,
   CliFailure,
-  messageOrder,
   nonEmpty,
+  orderCommand,
   parseAmount,
   parseCurrency,
   printJson,
   runOrderCommand,
-  usageErrorsExit2,
-  type OutputOptions,
+  type OrderCommandOptions,
 } from './order-session.js';
 import { formatMoney } from './order-view.js';
 
 type Verb = 'approve' | 'reject';
 
-interface VoteOptions extends OutputOptions {
-  as: string;
+interface VoteOptions extends OrderCommandOptions {
   rate?: number;
   currency?: string;
   comment?: string;
 }
 
 export function registerApproveCommand(program: Command): void {
-  registerVote(program, 'approve', 'Approve an order awaiting approval, naming the quote you approve');
+  registerVote(program, 'approve', 'Approve an order awaiting approval, naming the quote you approve (you: as your token says)');
 }
 
 export function registerRejectCommand(program: Command): void {
-  registerVote(program, 'reject', 'Reject an order awaiting approval, naming the quote you reject and why');
+  registerVote(program, 'reject', 'Reject an order awaiting approval, naming the quote you reject and why (you: as your token says)');
 }
 
 function registerVote(program: Command, verb: Verb, description: string): void {
-  const command = usageErrorsExit2(program.command(verb))
+  const command = orderCommand(program.command(verb))
     .description(description)
     .argument('<ticket>', 'the ticket id of the order')
-    .requiredOption('--as <approverId>', 'your approver id (see `mve-orders approvers list`)', nonEmpty('--as'))
-    .option('--rate <monthlyRate>', 'the monthly rate of the quote you were shown (see `mve-orders status`)', parseAmount('--rate'))
+    .option('--rate <monthlyRate>', 'the monthly rate of the quote you were shown (see `mve-orders status` or `mve-orders approvals`)', parseAmount('--rate'))
     .option('--currency <code>', 'the currency of that quote, e.g. AUD', parseCurrency('--currency'));
   if (verb === 'reject') command.requiredOption('--comment <text>', 'why the order is rejected (recorded on the order)', nonEmpty('--comment'));
-  else command.option('--comment <text>', 'a note recorded with your approval');
+  else command.option('--comment <text>', 'a note recorded with your approval', nonEmpty('--comment'));
   command
     .option('--json', 'print { state, approvedBy, stillNeeded } as JSON')
     .addHelpText(
       'after',
       `
-The vote counts only for the quote it names: if the price changed since you looked, it is refused and nothing
-changes. Without --rate and --currency the command shows the current quote and does nothing.
-Exit codes: 0 recorded; 1 refused (unknown approver, missing role, own order, stale quote, second vote,
-not awaiting approval) or no such order; 2 unusable input or no engine.`,
+You vote as the holder of your token (MVE_TOKEN, or --as <user> with \`mve-orders dev\`): your approver roles
+must allow the quote, and the order must not be your own. The vote counts only for the quote it names: if the
+price changed since you looked, it is refused with the current one and nothing changes. Without --rate and
+--currency the command shows the current quote and the command to approve it, and does nothing (exit 1).`,
     )
     .action((ticket: string, options: VoteOptions) =>
-      runOrderCommand(verb, options, async ({ orders }) => {
+      runOrderCommand(verb, options, async ({ api }) => {
         if (options.rate === undefined || options.currency === undefined) {
-          const view = await orders.status(ticket);
-          throw new CliFailure(1, nameTheQuote(verb, view, options.as), 'QUOTE_NOT_NAMED', view.quote ? { quote: view.quote } : undefined);
+          const order = await api.get(ticket);
+          throw new CliFailure(1, nameTheQuote(verb, order, options), 'QUOTE_NOT_NAMED', order.quote ? { quote: order.quote } : undefined);
         }
-        const vote = {
-          approverId: options.as,
-          monthlyRate: options.rate,
-          currency: options.currency,
-          ...(options.comment !== undefined ? { comment: options.comment } : {}),
-        };
-        const result = await messageOrder(orders, ticket, () => (verb === 'approve' ? orders.approve(ticket, vote) : orders.reject(ticket, vote)));
+        const named = { monthlyRate: options.rate, currency: options.currency };
+        const result =
+          verb === 'approve'
+            ? await api.approve(ticket, { ...named, ...(options.comment !== undefined ? { comment: options.comment } : {}) })
+            : await api.reject(ticket, { ...named, reason: options.comment! });
         if (options.json) return printJson(result);
-        process.stdout.write(`${describeVote(verb, ticket, vote, result)}\n`);
+        process.stdout.write(`${describeVote(verb, ticket, named, result)}\n`);
       }),
     );
 }
 
-function describeVote(verb: Verb, ticket: string, vote: VoteInput, result: VoteResult): string {
-  const done = `${verb === 'approve' ? 'approved' : 'rejected'} ${ticket} at ${formatMoney(vote.monthlyRate, vote.currency)} as ${vote.approverId}`;
+function describeVote(verb: Verb, ticket: string, named: { monthlyRate: number; currency: string }, result: VoteResult): string {
+  const done = `${verb === 'approve' ? 'approved' : 'rejected'} ${ticket} at ${formatMoney(named.monthlyRate, named.currency)}`;
   if (verb === 'reject') return `${done}: the order is ${result.state}`;
   const by = `approved by ${result.approvedBy.join(', ')}`;
   return result.stillNeeded > 0
@@ -78,13 +74,13 @@ function describeVote(verb: Verb, ticket: string, vote: VoteInput, result: VoteR
 }
 
 /** The refusal when the approver did not say which price they approve: it shows them the current one. */
-function nameTheQuote(verb: Verb, view: OrderStatusView, approverId: string): string {
-  if (!view.quote) return `${view.ticketId} has no quote yet (state ${view.state}); nothing to ${verb}`;
-  const quote = formatMoney(view.quote.monthlyRate, view.quote.currency);
-  const state = view.state === 'AWAITING_APPROVAL' ? '' : ` (note: the order is ${view.state}, not awaiting approval)`;
+function nameTheQuote(verb: Verb, order: ApiOrder, options: VoteOptions): string {
+  if (!order.quote) return `${order.ticketId} has no quote yet (state ${order.state}); nothing to ${verb}`;
+  const quote = formatMoney(order.quote.monthlyRate, order.quote.currency);
+  const state = order.state === 'AWAITING_APPROVAL' ? '' : ` (note: the order is ${order.state}, not awaiting approval)`;
   return (
-    `name the quote you ${verb}: the current quote of ${view.ticketId} is ${quote} a month${state}. ` +
-    `To ${verb} it: mve-orders ${verb} ${view.ticketId} --as ${approverId} --rate ${view.quote.monthlyRate} --currency ${view.quote.currency}` +
-    (verb === 'reject' ? ' --comment <why>' : '')
+    `name the quote you ${verb}: the current quote of ${order.ticketId} is ${quote} a month${state}. ` +
+    `To ${verb} it: mve-orders ${verb} ${order.ticketId}${asFlag(options)} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency}` +
+    (verb === 'reject' ? ` --comment ${options.comment ? JSON.stringify(options.comment) : '<why>'}` : '')
   );
 }

@@ -1,0 +1,22 @@
+/** Public face of client/api: the typed client of our own HTTP API, used by the CLI's order commands and the demo. */
+export { ApiCallError, ApiUnreachableError, OrdersApiClient } from './orders-api-client.js';
+export type { OrdersApiClientOptions } from './orders-api-client.js';
+export type {
+  ApiErrorDetail,
+  ApiOrder,
+  ApiPolicy,
+  ApproveInput,
+  HistoryBuyAttempt,
+  HistoryEntry,
+  HistoryVote,
+  ListOrdersQuery,
+  Me,
+  OrderHistory,
+  OrderList,
+  OrderListItem,
+  PendingApproval,
+  RejectInput,
+  ResolveBuyInput,
+  SubmitResult,
+  VoteResult,
+} from './types.js';
