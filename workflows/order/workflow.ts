@@ -384,8 +384,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   );
   setHandler(
     resolveBuyUpdate,
-    (signed) => {
+    async (signed) => {
       buyResolution = accept(signed);
+      // Answers with the state the resolution led to (BOUGHT, or on to buying again), as a cancel does.
+      await condition(() => state !== 'BUY_UNCERTAIN');
       return state;
     },
     {
