@@ -105,8 +105,9 @@ export class OrderClient {
         workflowId,
         taskQueue: orderTaskQueue(this.options.taskQueue, request.environment),
         args: [{ request, ...(options.submittedBy ? { submittedBy: options.submittedBy } : {}) }],
-        // A failed order may be submitted again under its ticket; anything else may not.
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        // A ticket is one order forever, whatever became of it (a business FAILED ends the workflow COMPLETED, and a
+        // terminated run must not be bought again): a failed order is ordered again under a new ticket.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
       });
     } catch (error) {

@@ -1,5 +1,5 @@
 import anyTest, { type TestFn } from 'ava';
-import { OrderNotFoundError, OrderRefusedError, OrderRequestError } from '../../client/orders/index.js';
+import { DuplicateOrderError, OrderNotFoundError, OrderRefusedError, OrderRequestError } from '../../client/orders/index.js';
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -213,6 +213,19 @@ test.serial('one ticket is one order, and orders are listed by their search attr
   t.false(dear.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
 });
 
+test.serial('a ticket stays one order whatever became of it: a failed or a terminated order is not started again', async (t) => {
+  const { orders, client } = t.context.engine;
+  await orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
+  t.is((await orders.result('FAILED-1')).state, 'FAILED');
+  await t.throwsAsync(orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), { instanceOf: DuplicateOrderError });
+
+  await orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' }));
+  await waitForState(orders, 'TERM-1', 'AWAITING_APPROVAL');
+  await client.workflow.getHandle('mve-order-TERM-1').terminate('test: an operator terminated it');
+  await t.throwsAsync(orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' })), { instanceOf: DuplicateOrderError });
+  t.is((await client.workflow.getHandle('mve-order-TERM-1').describe()).status.name, 'TERMINATED');
+});
+
 test.serial('a request that breaks a rule starts nothing and names the field', async (t) => {
   const { orders } = t.context.engine;
   const error = await t.throwsAsync(orders.submit(sydneyRequest('BAD-1', { term: 7 })), { instanceOf: OrderRequestError });
@@ -222,6 +235,6 @@ test.serial('a request that breaks a rule starts nothing and names the field', a
 
 test.serial('every history of this file replays cleanly', async (t) => {
   const { replayed, failures } = await replayEveryHistory(t.context.engine);
-  t.is(replayed, 8);
+  t.is(replayed, 10);
   t.deepEqual(failures, []);
 });
