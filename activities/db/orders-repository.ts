@@ -111,9 +111,9 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
         }
         return sql.begin(async (tx) => {
           const inserted = await tx`
-            INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request)
+            INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request, run_id)
             VALUES (${order.workflowId}, ${order.ticketId}, ${order.environment}, ${order.requestedBy},
-                    ${json(order.request)})
+                    ${json(order.request)}, ${order.runId ?? null})
             ON CONFLICT (workflow_id) DO NOTHING
             RETURNING workflow_id`;
           if (inserted.length === 0) {
@@ -197,8 +197,8 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
     recordBuyIntent: (input) =>
       operation('recordBuyIntent', buyIntentInput, input, async (intent) => {
         const inserted = await sql`
-          INSERT INTO buy_attempts (workflow_id, attempt, intent_at)
-          VALUES (${intent.workflowId}, ${intent.attempt}, coalesce(${intent.at ?? null}::timestamptz, now()))
+          INSERT INTO buy_attempts (workflow_id, attempt, intent_at, run_id)
+          VALUES (${intent.workflowId}, ${intent.attempt}, coalesce(${intent.at ?? null}::timestamptz, now()), ${intent.runId ?? null})
           ON CONFLICT (workflow_id, attempt) DO NOTHING
           RETURNING *`;
         if (inserted.length > 0) return { recorded: true, attempt: toBuyAttempt(inserted[0]!) };

@@ -8,6 +8,8 @@ export interface OrderRecord {
   ticketId: string;
   environment: Environment;
   requestedBy: string;
+  /** The workflow run that received it (null for orders recorded before runs were kept). */
+  runId: string | null;
   /** Who submitted it through the HTTP API (null for orders started otherwise). */
   submittedBy: string | null;
   /** The request as recorded: secrets were redacted by the caller. */
@@ -52,6 +54,8 @@ export interface BuyAttemptRecord {
   errorMessage: string | null;
   finishedAt: string | null;
   resolvedBy: string | null;
+  /** The workflow run that made the attempt (null for attempts recorded before runs were kept). */
+  runId: string | null;
 }
 
 /** Everything ops see about one order; events, votes and attempts in the order they happened. */
@@ -119,6 +123,7 @@ export function toOrder(row: Row): OrderRecord {
     ticketId: row.ticket_id,
     environment: row.environment,
     requestedBy: row.requested_by,
+    runId: row.run_id ?? null,
     submittedBy: row.submitted_by ?? null,
     request: row.request,
     status: row.status,
@@ -179,6 +184,7 @@ export function toBuyAttempt(row: Row): BuyAttemptRecord {
     errorMessage: row.error_message,
     finishedAt: iso(row.finished_at),
     resolvedBy: row.resolved_by,
+    runId: row.run_id ?? null,
   };
 }
 

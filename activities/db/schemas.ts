@@ -48,6 +48,8 @@ export const orderReceivedInput = z.object({
   requestedBy: text(255),
   /** The order request WITH SECRETS ALREADY REDACTED by the caller. */
   request: jsonObject,
+  /** The workflow run that received it. */
+  runId: text(255).optional(),
   at: moment.optional(),
 });
 
@@ -98,6 +100,8 @@ export const approvalVoteInput = z.object({
 export const buyIntentInput = z.object({
   workflowId,
   attempt: positiveInt,
+  /** The workflow run making the attempt. */
+  runId: text(255).optional(),
   at: moment.optional(),
 });
 

@@ -44,6 +44,7 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           ticketId: context.ticketId,
           environment: context.environment,
           requestedBy: entry.request.requestedBy,
+          ...(context.runId ? { runId: context.runId } : {}),
           request: redactOrderRequest(entry.request) as Record<string, unknown>,
           at,
         });
@@ -85,11 +86,12 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
         });
         return;
       case 'buy-intent': {
-        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, at });
-        // A retry of this very write finds its own intent, still open. One that has ended belongs to an earlier
-        // run of the same order (the records outlive Temporal's memory): buying now could buy twice.
-        if (!recorded && attempt.outcome !== null) {
-          throw new RepositoryError('conflict', `buy attempt ${entry.attempt} of this order already ended as ${attempt.outcome} (at ${attempt.finishedAt}); not buying again`);
+        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(context.runId ? { runId: context.runId } : {}), at });
+        // A retry of this very write finds its own intent, still open. One of another run, or one that has ended,
+        // belongs to an earlier run of the same order (the records outlive Temporal's memory): buying could buy twice.
+        if (!recorded && (attempt.outcome !== null || (attempt.runId !== null && context.runId !== undefined && attempt.runId !== context.runId))) {
+          const earlier = attempt.outcome === null ? `was begun by another run (${attempt.runId}) and may have been sent` : `already ended as ${attempt.outcome} (at ${attempt.finishedAt})`;
+          throw new RepositoryError('conflict', `buy attempt ${entry.attempt} of this order ${earlier}; not buying again`);
         }
         return;
       }

@@ -66,6 +66,8 @@ export interface ErrorSummary {
 export interface OrderContext {
   workflowId: string;
   environment: Environment;
+  /** The workflow run: recorded with the order and each buy attempt. */
+  runId?: string;
 }
 
 /** One line of the order's journal, written to Postgres in order and idempotently (key: workflowId + seq). */

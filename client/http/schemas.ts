@@ -124,6 +124,7 @@ export const historyResponse = z.object({
       errorMessage: z.string().nullable(),
       finishedAt: z.string().nullable(),
       resolvedBy: z.string().nullable(),
+      runId: z.string().nullable(),
     }),
   ),
   events: z.array(z.unknown()).describe("Temporal's history events as proto3 JSON; payloads decoded and redacted for ops and admins, withheld for others"),

@@ -95,3 +95,18 @@ test('a buy intent for an attempt that already ended (an earlier run of the orde
   t.regex(refused!.message, /buy attempt 1 of this order already ended as created/);
   t.deepEqual((await repository.getOrder('mve-order-RERUN-1'))!.buyAttempts.map((attempt) => attempt.outcome), ['created']);
 });
+
+test('a buy intent of another run is refused even while the first run\'s attempt is open (it may have been sent)', async (t) => {
+  const db = await pg.database();
+  const repository = createRepository(db.sql);
+  const { recordJournal } = createRecordActivities({ repository });
+  const request = checkOrderRequest(sydneyRequest('RUNS-1'), { kindMap: SIM_KIND_MAP }).request!;
+  const first = { workflowId: 'mve-order-RUNS-1', environment: 'staging' as const, ticketId: 'RUNS-1', runId: 'run-a' };
+  await recordJournal({ ...first, entries: [{ type: 'received', seq: 0, at: Date.now(), request }, { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] });
+  await t.notThrowsAsync(recordJournal({ ...first, entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), 'its own retry');
+  const refused = await t.throwsAsync(recordJournal({ ...first, runId: 'run-b', entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), { instanceOf: ApplicationFailure });
+  t.is(refused?.type, 'BuyIntentRefused');
+  const view = (await repository.getOrder('mve-order-RUNS-1'))!;
+  t.is(view.order.runId, 'run-a');
+  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'run-a']]);
+});

@@ -138,7 +138,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   const { request } = input;
   const { workflowId } = workflowInfo();
   const environment = request.environment;
-  const context = { workflowId, environment };
+  const context = { workflowId, environment, runId: workflowInfo().runId };
   const buyUncertainReminderMs = input.options?.buyUncertainReminderMs ?? DEFAULT_BUY_UNCERTAIN_REMINDER_MS;
   const maxBuyAttempts = input.options?.maxBuyAttempts ?? DEFAULT_MAX_BUY_ATTEMPTS;
 
