@@ -71,6 +71,7 @@ export {
   initialiseEmbeddedPostgres,
   quoteIdentifier,
   DEFAULT_EMBEDDED_DATA_DIR,
+  ROOT_CLUSTERS_DIR,
   type EmbeddedPostgresOptions,
   type EmbeddedPostgresServer,
 } from './embedded.js';

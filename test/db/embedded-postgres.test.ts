@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
-import { connectDatabase, startEmbeddedPostgres } from '../../activities/db/index.js';
+import { connectDatabase, ROOT_CLUSTERS_DIR, startEmbeddedPostgres } from '../../activities/db/index.js';
 
 // One real cluster, started cold, stopped, and started again on the same data folder.
 test('the embedded server starts (as root too), keeps its data across a restart, and shuts down cleanly', async (t) => {
@@ -59,11 +59,23 @@ test('the embedded server starts (as root too), keeps its data across a restart,
   t.pass('stopping twice is harmless');
 });
 
-test('as root, a data folder the postgres account cannot reach is refused with the fix to apply', async (t) => {
+test('as root, a data folder the postgres account cannot reach is placed where it can, the same place each start', async (t) => {
   if (userInfo().uid !== 0) return t.pass('only root runs PostgreSQL under another account');
-  const parent = await mkdtemp(path.join(tmpdir(), 'mve-embedded-private-')); // mode 700, owned by root
+  const parent = await mkdtemp(path.join(tmpdir(), 'mve-embedded-private-')); // mode 700, owned by root: a project in /root
+  const preferred = path.join(parent, 'postgres');
+  const first = await startEmbeddedPostgres({ dataDir: preferred, ephemeral: true });
+  t.teardown(() => rm(first.dataDir, { recursive: true, force: true }));
   t.teardown(() => rm(parent, { recursive: true, force: true }));
-  const error = await t.throwsAsync(startEmbeddedPostgres({ dataDir: path.join(parent, 'postgres') }));
-  t.regex(error!.message, new RegExp(`runs as the postgres account, which cannot reach ${parent}: ${parent} is mode 700`));
-  t.regex(error!.message, new RegExp(`chmod o\\+x ${parent}`));
+  t.true(first.dataDir.startsWith(`${ROOT_CLUSTERS_DIR}/`), first.dataDir);
+  const sql = connectDatabase(first.url);
+  await sql`CREATE TABLE kept (n int)`;
+  await sql.end();
+  await first.stop();
+  const second = await startEmbeddedPostgres({ dataDir: preferred, ephemeral: true });
+  t.teardown(() => second.stop());
+  t.is(second.dataDir, first.dataDir, 'the same project finds the same cluster');
+  t.false(second.initialised);
+  const again = connectDatabase(second.url);
+  t.deepEqual([...(await again`SELECT count(*)::int AS n FROM kept`)], [{ n: 0 }]);
+  await again.end();
 });
