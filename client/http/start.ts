@@ -3,6 +3,7 @@ import { connectDatabase, createRepository } from '../../activities/db/index.js'
 import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import type { KindMap } from '../../domain/index.js';
+import { oidcSignInFromEnv } from '../console/index.js';
 import { OrderClient, OrderIntake } from '../orders/index.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
@@ -22,6 +23,11 @@ export interface StartApiOptions {
   host: string;
   /** 0: any free port. */
   port: number;
+  /**
+   * `mve-orders dev` only: the seeded users, each signing in to the console with one click, and plain-http
+   * cookies. `serve` never passes them.
+   */
+  devUsers?: ReadonlyArray<{ id: string; roles: readonly string[]; token: string }>;
   log: (line: string) => void;
 }
 
@@ -36,6 +42,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   const address = options.temporalAddress ?? temporalConfig.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
   const oidcConfig = loadOidcConfig(options.env);
+  const consoleOidc = oidcSignInFromEnv(options.env);
   const connection = await Connection.connect({ ...connectionOptions(temporalConfig, address), connectTimeout: '10s' });
   const sql = connectDatabase(options.databaseUrl);
   const closeConnections = async () => {
@@ -58,6 +65,11 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
     };
     const app = await buildApiServer({
       context,
+      console: {
+        secureCookies: options.devUsers === undefined,
+        ...(options.devUsers ? { devUsers: options.devUsers } : {}),
+        ...(consoleOidc ? { oidc: consoleOidc } : {}),
+      },
       readiness: {
         temporal: async () => void (await connection.workflowService.getSystemInfo({})),
         postgres: async () => void (await sql`SELECT 1`),

@@ -1,0 +1,90 @@
+/**
+ * HTML built with a tagged template that escapes every interpolated value unless it is already `Html`
+ * (made by this template or by `raw`). Nothing from an order, a user or the API reaches a page unescaped.
+ */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+type Value = Html | string | number | boolean | null | undefined | readonly Value[];
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function render(value: Value): string {
+  if (value === null || value === undefined || value === false || value === true) return '';
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    out += render(value) + strings[i + 1]!;
+  });
+  return new Html(out);
+}
+
+/** Trusted markup (constants of this module only). */
+export function raw(text: string): Html {
+  return new Html(text);
+}
+
+/** Amounts as people read them: "1,618.20 AUD". */
+export function money(amount: number | string | null | undefined, currency: string | null | undefined): string {
+  if (amount === null || amount === undefined || amount === '') return '—';
+  const value = Number(amount);
+  if (!Number.isFinite(value)) return `${String(amount)} ${currency ?? ''}`.trim();
+  const formatted = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(value);
+  return `${formatted}${currency ? ` ${currency}` : ''}`;
+}
+
+/** A span of time, coarsely: "2 d 23 h", "5 h 10 min", "12 min", "40 s". */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d} d${h ? ` ${h} h` : ''}`;
+  if (h > 0) return `${h} h${m ? ` ${m} min` : ''}`;
+  if (m > 0) return `${m} min`;
+  return `${s} s`;
+}
+
+/** A time for people (UTC, to the minute) inside a machine-readable <time>. */
+export function when(iso: string | null | undefined): Html {
+  if (!iso) return html`—`;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return html`${iso}`;
+  const text = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return html`<time datetime="${date.toISOString()}">${text}</time>`;
+}
+
+/** Time left until a deadline, or how long ago it passed. */
+export function timeLeft(deadline: string | null | undefined, now = Date.now()): string {
+  if (!deadline) return 'no deadline';
+  const at = Date.parse(deadline);
+  if (Number.isNaN(at)) return 'unknown';
+  return at > now ? `${duration(at - now)} left` : `deadline passed ${duration(now - at)} ago`;
+}
+
+/** States in words, for the badge beside the state's code. */
+export const STATE_WORDS: Record<string, string> = {
+  RECEIVED: 'received, not yet looked at',
+  LOOKING_UP: 'looking up the location and image',
+  VALIDATING: 'getting a quote',
+  AWAITING_APPROVAL: 'waiting for approval',
+  APPROVED: 'approved, about to buy',
+  BUYING: 'buying',
+  BOUGHT: 'bought',
+  BUY_UNCERTAIN: 'buy outcome unknown: ops must check and resolve',
+  REJECTED: 'rejected',
+  EXPIRED: 'expired: nobody decided before the deadline',
+  CANCELLED: 'cancelled',
+  FAILED: 'failed',
+};

@@ -1,0 +1,132 @@
+import { html, raw, type Html } from './html.js';
+import type { ConsoleSession } from './sessions.js';
+
+const CSS = `
+:root { color-scheme: light; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0b57d0; --ok: #116329; --bad: #a40e26; --warn: #7d4e00; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: #fff; }
+a { color: var(--accent); }
+.skip { position: absolute; left: -999px; } .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; }
+header.top { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; padding: .6rem 1.5rem; border-bottom: 1px solid var(--line); background: #f6f8fa; }
+header.top .brand { font-weight: 700; margin-right: auto; }
+header.top nav a { margin-right: 1rem; }
+header.top form { display: inline; }
+main { padding: 1rem 1.5rem 3rem; max-width: 78rem; }
+h1 { font-size: 1.6rem; margin: .5rem 0 1rem; } h2 { font-size: 1.2rem; margin: 2rem 0 .6rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin: 1rem 0 .4rem; }
+table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; }
+caption { text-align: left; color: var(--muted); padding-bottom: .3rem; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid var(--line); }
+th { background: #f6f8fa; font-weight: 600; } td.num { text-align: right; white-space: nowrap; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1.2rem; margin: 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
+.state { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; border: 1px solid var(--line); font-weight: 600; font-family: ui-monospace, monospace; font-size: .9rem; }
+.state-BOUGHT { background: #dafbe1; color: var(--ok); } .state-REJECTED, .state-FAILED, .state-EXPIRED, .state-CANCELLED { background: #ffebe9; color: var(--bad); }
+.state-BUY_UNCERTAIN { background: #fff8c5; color: var(--warn); } .state-AWAITING_APPROVAL { background: #ddf4ff; color: #0550ae; }
+.notice { padding: .6rem .9rem; border-radius: .4rem; border: 1px solid var(--line); margin: .8rem 0; }
+.notice.ok { background: #dafbe1; border-color: #4ac26b; } .notice.error { background: #ffebe9; border-color: #ff8182; } .notice.info { background: #ddf4ff; border-color: #54aeff; }
+.muted { color: var(--muted); } .urgent { color: var(--bad); font-weight: 600; }
+form.stack { display: grid; gap: .5rem; max-width: 40rem; }
+label { font-weight: 600; }
+input[type=text], input[type=search], select, textarea { font: inherit; padding: .35rem .5rem; border: 1px solid #8c959f; border-radius: .3rem; width: 100%; }
+textarea { min-height: 4.5rem; }
+button { font: inherit; padding: .45rem .9rem; border-radius: .35rem; border: 1px solid #8c959f; background: #f6f8fa; cursor: pointer; }
+button.primary { background: #1f883d; border-color: #1a7f37; color: #fff; font-weight: 600; }
+button.danger { background: #fff; border-color: var(--bad); color: var(--bad); font-weight: 600; }
+button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+.buttons { display: flex; gap: .6rem; flex-wrap: wrap; }
+.filters { display: flex; gap: .8rem; flex-wrap: wrap; align-items: end; } .filters > div { display: grid; gap: .2rem; min-width: 10rem; }
+.cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 2rem; }
+.signin-users { display: flex; gap: .6rem; flex-wrap: wrap; }
+.signin-users button { min-width: 10rem; text-align: left; } .signin-users small { display: block; color: var(--muted); font-weight: 400; }
+th[scope=row], time, td.num { white-space: nowrap; }
+code { font-family: ui-monospace, monospace; font-size: .9em; }
+`;
+
+/**
+ * Live regions: every element with `data-live="name"` is refreshed from a fresh render of the page (at the
+ * path in `data-live-src` on <body>) every 2 seconds, without reloading. A region holding a form the user
+ * has started to fill in is left alone (a note says it changed). Pages work fully without this script.
+ */
+const LIVE_SCRIPT = `
+(() => {
+  const src = document.body.dataset.liveSrc;
+  if (!src || !document.querySelector('[data-live]')) return;
+  const editing = (region) => {
+    if (region.contains(document.activeElement) && document.activeElement.matches('input, textarea, select')) return true;
+    return [...region.querySelectorAll('textarea, input[type=text]')].some((field) => field.value !== field.defaultValue);
+  };
+  let busy = false, stopped = false;
+  const tick = async () => {
+    if (busy || stopped || document.hidden) return;
+    busy = true;
+    try {
+      const response = await fetch(src, { headers: { 'x-console-live': '1' }, credentials: 'same-origin', cache: 'no-store' });
+      if (response.redirected || response.status === 401 || response.status === 403) { stopped = true; return; }
+      if (!response.ok) return;
+      const next = new DOMParser().parseFromString(await response.text(), 'text/html');
+      for (const fresh of next.querySelectorAll('[data-live]')) {
+        const current = document.querySelector('[data-live="' + fresh.dataset.live + '"]');
+        if (!current || current.outerHTML === fresh.outerHTML) continue;
+        if (editing(current)) {
+          const note = current.querySelector('[data-changed-note]');
+          if (note) note.hidden = false;
+          continue;
+        }
+        current.replaceWith(document.importNode(fresh, true));
+      }
+      document.body.dataset.liveUpdated = String(Date.now());
+    } catch { /* the next tick tries again */ } finally { busy = false; }
+  };
+  setInterval(tick, 2000);
+})();
+`;
+
+export interface PageOptions {
+  title: string;
+  session: ConsoleSession | undefined;
+  nonce: string;
+  body: Html;
+  /** The GET path the live script refreshes this page's `data-live` regions from; omitted: no live updates. */
+  liveSrc?: string;
+  /** Which navigation entry is current. */
+  current?: 'inbox' | 'ops' | 'sign-in';
+}
+
+export function page({ title, session, nonce, body, liveSrc, current }: PageOptions): string {
+  const user = session?.user;
+  const nav = user
+    ? html`<nav aria-label="Main">
+        <a href="/" ${current === 'inbox' ? raw('aria-current="page"') : ''}>${user.can.approve ? 'Approvals inbox' : 'Orders'}</a>
+        ${user.roles.includes('ops') || user.roles.includes('admin') ? html`<a href="/ops" ${current === 'ops' ? raw('aria-current="page"') : ''}>Ops</a>` : ''}
+      </nav>
+      <span>Signed in as <strong data-testid="signed-in-as">${user.id}</strong> <span class="muted">(${user.roles.join(', ')})</span></span>
+      <form method="post" action="/sign-out">${csrfField(session)}<button type="submit" data-testid="sign-out">Sign out</button></form>`
+    : html``;
+  return `<!doctype html>
+${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · mve-orders</title>
+<style nonce="${nonce}">${raw(CSS)}</style>
+</head>
+<body ${liveSrc ? html`data-live-src="${liveSrc}"` : ''}>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><span class="brand">mve-orders console</span>${nav}</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+${liveSrc ? html`<script nonce="${nonce}">${raw(LIVE_SCRIPT)}</script>` : ''}
+</body>
+</html>`.text}`;
+}
+
+export function csrfField(session: ConsoleSession | undefined): Html {
+  return session ? html`<input type="hidden" name="_csrf" value="${session.csrf}">` : html``;
+}
+
+export function flashNotice(flash: ConsoleSession['flash'] | undefined): Html {
+  if (!flash) return html``;
+  return html`<div class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}" data-testid="flash">${flash.text}</div>`;
+}

@@ -1,0 +1,99 @@
+/**
+ * The console in front of the real engine and API (test/helpers/api.ts), and a real browser: Debian's
+ * chromium driven by playwright-core. The console is registered on its own fastify instance whose API
+ * target is the engine's API app (registerConsole's `api` option), since buildApiServer's app is already
+ * ready; `console-http.test.ts` checks the console registered on the same app as the API routes too.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { registerConsole, SessionStore } from '../../client/console/index.js';
+import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
+import type { TestPostgres } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
+
+export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+/** The dev users the sign-in page offers: the test users, `aliceApprover` as `alice-approver`. */
+export function devUsersOf(api: ApiEngine) {
+  return (Object.keys(TEST_USERS) as TestUser[]).map((user) => ({
+    id: user === 'aliceApprover' ? 'alice-approver' : user,
+    roles: [...TEST_USERS[user]],
+    token: api.tokens[user],
+  }));
+}
+
+export interface ConsoleHarness {
+  api: ApiEngine;
+  app: FastifyInstance;
+  url: string;
+  sessions: SessionStore;
+  /** The console's clock is the wall clock plus this (deadlines seen from later). */
+  clock: { offsetMs: number };
+  browser?: Browser;
+  stop(): Promise<void>;
+}
+
+export async function startConsole(pg: TestPostgres, options: { browser?: boolean } = {}): Promise<ConsoleHarness> {
+  const api = await startApiEngine(pg);
+  const app = Fastify({ logger: false });
+  const sessions = new SessionStore();
+  const clock = { offsetMs: 0 };
+  await registerConsole(app, api.context, { api: api.app, devUsers: devUsersOf(api), secureCookies: false, sessions, now: () => Date.now() + clock.offsetMs });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = options.browser === false ? undefined : await launchChromium();
+  return {
+    api,
+    app,
+    url,
+    sessions,
+    clock,
+    ...(browser ? { browser } : {}),
+    async stop() {
+      await browser?.close().catch(() => undefined);
+      await app.close();
+      await api.stop();
+    },
+  };
+}
+
+/** Headless chromium with a fresh temporary profile (playwright makes one per launch and removes it). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A browser context (its own cookies) signed in as `user` through the dev sign-in page. */
+export async function signedIn(harness: ConsoleHarness, user: string, options: { javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await harness.browser!.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: options.javaScriptEnabled ?? true });
+  const page = await context.newPage();
+  await page.goto(`${harness.url}/sign-in`);
+  await page.getByTestId(`sign-in-${user}`).click();
+  await page.getByTestId('signed-in-as').filter({ hasText: user === 'alice-approver' ? 'alice' : user }).waitFor();
+  return { context, page };
+}
+
+export async function waitForApiState(api: ApiEngine, ticketId: string, state: string, timeoutMs = 30_000): Promise<any> {
+  return waitFor(
+    async () => {
+      const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
+      return response.status === 200 && response.body.state === state ? response.body : undefined;
+    },
+    timeoutMs,
+    `order ${ticketId} in ${state}`,
+  );
+}
+
+/** Where screenshots go: docs/screenshots when CONSOLE_SCREENSHOTS=1 (or a folder it names), else nowhere. */
+export function screenshotPath(name: string): string | undefined {
+  const setting = process.env['CONSOLE_SCREENSHOTS'];
+  if (!setting) return undefined;
+  const dir = setting === '1' ? path.resolve('docs/screenshots') : path.resolve(setting);
+  mkdirSync(dir, { recursive: true });
+  return path.join(dir, name);
+}
