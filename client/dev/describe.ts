@@ -32,12 +32,13 @@ export function describeDev(report: DevReport): string {
       : 'kept as they are (`mve-orders approvers list`)',
   );
   row('HTTP API', `${state.http.url}  (OpenAPI: ${state.http.url}/openapi.json)`);
+  row('console', `${state.http.url}/  (sign in as any seeded user with one click)`);
   row('users', `${report.users.map((user) => `${user.id} (${user.roles.join(',')})`).join(', ')}: tokens in ${show(devStatePath(state.dataDir))}; \`--as <user>\``);
   row('policy', `${report.policy.version} (${report.policy.source})`);
   row('state file', `${show(devStatePath(state.dataDir))} (other mve-orders commands read it)`);
   lines.push(
     '',
-    'ready: try `npm run demo`, or `mve-orders submit examples/k09-license-file-firewall.json --as alice` then `mve-orders status CHG-1009 --as alice`. Ctrl-C stops.',
+    'ready: try `npm run demo`, or `mve-orders submit examples/k09-license-file-firewall.json --as ticket-bot` then `mve-orders approvals --as fiona`. Ctrl-C stops.',
     '',
   );
   return lines.join('\n');

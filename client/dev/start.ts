@@ -152,6 +152,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       kindMap: kindMapFromEnv(workerEnv),
       host: HOST,
       port: httpPort.port,
+      devUsers: users,
       log: (line) => log(`[http] ${line}`),
     });
     stops.push(() => api.close());
