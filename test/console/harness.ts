@@ -11,7 +11,6 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { registerConsole, SessionStore } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { TestPostgres } from '../helpers/postgres.js';
-import { waitFor } from '../helpers/wait.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -78,16 +77,7 @@ export async function signedIn(harness: ConsoleHarness, user: string, options: {
   return { context, page };
 }
 
-export async function waitForApiState(api: ApiEngine, ticketId: string, state: string, timeoutMs = 30_000): Promise<any> {
-  return waitFor(
-    async () => {
-      const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
-      return response.status === 200 && response.body.state === state ? response.body : undefined;
-    },
-    timeoutMs,
-    `order ${ticketId} in ${state}`,
-  );
-}
+export { waitForApiState } from '../helpers/api.js';
 
 /** Where screenshots go: docs/screenshots when CONSOLE_SCREENSHOTS=1 (or a folder it names), else nowhere. */
 export function screenshotPath(name: string): string | undefined {

@@ -12,7 +12,8 @@ import { OrderIntake } from '../../client/orders/index.js';
 import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import type { TestPostgres } from './postgres.js';
-import { startOrderEngine, type EngineOptions, type OrderEngine } from './orders.js';
+import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
+import { waitFor } from './wait.js';
 
 /** Who calls the API in tests; the directory (test/helpers/orders.ts APPROVERS) knows fiona, dave, erin and alice. */
 export const TEST_USERS = {
@@ -92,4 +93,26 @@ export async function startApiEngine(pg: TestPostgres, options: EngineOptions = 
       await stopEngine();
     },
   });
+}
+
+/** A request whose product name carries the ticket, so the simulator's products can be counted per ticket. */
+export function namedRequest(ticketId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return sydneyRequest(ticketId, { productName: `${ticketId} firewall`, ...overrides });
+}
+
+/** Products the simulator created for a request made by `namedRequest`. */
+export function productsFor(api: ApiEngine, ticketId: string) {
+  return api.sim.state().products.filter((product) => product.serviceName === `${ticketId} firewall`);
+}
+
+/** Polls GET /api/v1/orders/{id} (as ops) until the order is in `state`. */
+export async function waitForApiState(api: ApiEngine, ticketId: string, state: string, timeoutMs = 30_000): Promise<any> {
+  return waitFor(
+    async () => {
+      const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
+      return response.status === 200 && response.body.state === state ? response.body : undefined;
+    },
+    timeoutMs,
+    `order ${ticketId} in ${state}`,
+  );
 }

@@ -4,8 +4,8 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
-import { startApiEngine, type ApiEngine, type TestUser } from '../helpers/api.js';
-import { replayEveryHistory, sydneyRequest } from '../helpers/orders.js';
+import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
+import { replayEveryHistory } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -21,29 +21,13 @@ test.after.always(async (t) => {
   await t.context.api?.stop();
 });
 
-function request(ticketId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return sydneyRequest(ticketId, { productName: `${ticketId} firewall`, ...overrides });
-}
 
-function productsFor(api: ApiEngine, ticketId: string) {
-  return api.sim.state().products.filter((product) => product.serviceName === `${ticketId} firewall`);
-}
 
 async function submit(t: ExecutionContext, api: ApiEngine, ticketId: string, overrides: Record<string, unknown> = {}, as: TestUser = 'alice'): Promise<void> {
-  const response = await api.call('POST', '/api/v1/orders', { as, body: request(ticketId, overrides) });
+  const response = await api.call('POST', '/api/v1/orders', { as, body: namedRequest(ticketId, overrides) });
   t.is(response.status, 201, JSON.stringify(response.body));
 }
 
-async function waitForApiState(api: ApiEngine, ticketId: string, state: string, timeoutMs = 20_000): Promise<any> {
-  return waitFor(
-    async () => {
-      const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
-      return response.status === 200 && response.body.state === state ? response.body : undefined;
-    },
-    timeoutMs,
-    `order ${ticketId} in ${state}`,
-  );
-}
 
 async function recordsWhen(api: ApiEngine, ticketId: string, status: string) {
   return waitFor(async () => {
