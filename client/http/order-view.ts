@@ -1,4 +1,4 @@
-import type { OrderView as OrderRecords } from '../../activities/db/index.js';
+import type { OrderRecord, OrderView as OrderRecords } from '../../activities/db/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 
 /** An order as the HTTP API shows it; `source` says whether it came live from the workflow or from the records. */
@@ -26,10 +26,8 @@ export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
   };
 }
 
-/** What Postgres remembers of an order once Temporal no longer has its workflow. */
-export function orderFromRecords(records: OrderRecords): ApiOrder {
-  const { order } = records;
-  const timeline = records.events.map((event) => ({ seq: event.sequence, at: event.at, state: event.to, actor: event.actor, reason: event.reason ?? '' }));
+/** An order's row as lists show it. */
+export function orderSummary(order: OrderRecord) {
   return {
     ticketId: order.ticketId,
     workflowId: order.workflowId,
@@ -39,9 +37,19 @@ export function orderFromRecords(records: OrderRecords): ApiOrder {
     state: order.status,
     policy: order.policy,
     quote: order.quote ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency, quotedAt: order.quote.quotedAt } : null,
-    buyAttempts: records.buyAttempts.length,
     product: order.product,
     lastError: order.lastError,
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+  };
+}
+
+/** What Postgres remembers of an order once Temporal no longer has its workflow. */
+export function orderFromRecords(records: OrderRecords): ApiOrder {
+  const timeline = records.events.map((event) => ({ seq: event.sequence, at: event.at, state: event.to, actor: event.actor, reason: event.reason ?? '' }));
+  return {
+    ...orderSummary(records.order),
+    buyAttempts: records.buyAttempts.length,
     timeline,
     source: 'records',
   };

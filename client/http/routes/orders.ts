@@ -8,6 +8,7 @@ import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { orderHistory } from '../history.js';
+import { orderSummary } from '../order-view.js';
 import { asApiRefusal } from '../refusals.js';
 import {
   approveBody,
@@ -89,20 +90,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       return {
-        orders: page.map((order) => ({
-          ticketId: order.ticketId,
-          workflowId: order.workflowId,
-          environment: order.environment,
-          requestedBy: order.requestedBy,
-          submittedBy: order.submittedBy,
-          state: order.status,
-          quote: order.quote ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency } : null,
-          product: order.product,
-          lastError: order.lastError,
-          policy: order.policy,
-          createdAt: order.createdAt,
-          updatedAt: order.updatedAt,
-        })),
+        orders: page.map(orderSummary),
         nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.workflowId) : null,
       };
     },
