@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['devserver.ts', 'api.ts', 'orders.ts', 'api-http.ts'];
+const BENCHMARKS = ['devserver.ts', 'devserver-durable.ts', 'api.ts', 'orders.ts', 'api-http.ts'];
 
 let failed = 0;
 for (const file of BENCHMARKS) {

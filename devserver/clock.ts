@@ -34,6 +34,14 @@ export class Clock {
     return Date.now() + this.offsetMs;
   }
 
+  /** How far server time is ahead of real time (time skipping); a durable store keeps it across restarts. */
+  readonly offset = {
+    get: (): number => this.offsetMs,
+    set: (ms: number): void => {
+      if (ms > this.offsetMs) this.offsetMs = ms;
+    },
+  };
+
   at(atMs: number, fire: () => void): TimerId {
     const timer = { id: this.nextId++, at: atMs, fire };
     let i = this.timers.length;

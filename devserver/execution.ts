@@ -17,6 +17,8 @@ export interface WorkflowTaskState {
   attempt: number;
   state: 'scheduled' | 'started';
   scheduledTime: number;
+  /** When a worker took it (its start-to-close deadline runs from here). */
+  startedTime?: number;
   timeoutTimer?: TimerId;
   /**
    * A retry (attempt > 1) is transient, as on the real server: its Scheduled/Started events go to the
@@ -62,7 +64,21 @@ export interface ActivityState {
 export interface TimerState {
   timerId: string;
   startedEventId: number;
+  /** Server time it fires: its TimerStarted event's time plus startToFireTimeout. */
+  fireAt: number;
   handle: TimerId;
+}
+
+/**
+ * An event caused from outside the workflow (signal, cancel request, activity result, fired timer) while
+ * one of its workflow tasks is running: kept as data, written once the task completes (and saved with the
+ * run in a durable store, so an acknowledged signal survives a restart).
+ */
+export interface BufferedEvent {
+  eventType: number;
+  attributes: Record<string, unknown>;
+  /** Sets attributes.startedEventId to the id of the event written just before (an activity's Started + close). */
+  startedEventIdFromPrevious?: boolean;
 }
 
 export type UpdateStageName = 'admitted' | 'sent' | 'accepted' | 'completed';
@@ -103,7 +119,7 @@ export interface Execution {
   searchAttributes: SearchAttributes;
   history: HistoryEvent[];
   /** Events caused from outside while a workflow task is started; written once it completes. */
-  buffered: (() => void)[];
+  buffered: BufferedEvent[];
   workflowTask?: WorkflowTaskState;
   nextWorkflowTaskAttempt: number;
   lastCompletedStartedEventId: number;

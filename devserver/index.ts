@@ -8,3 +8,5 @@ export type { DevServer, DevServerOptions } from './server.js';
 export type { ExecutionStore, NamespaceRecord } from './store.js';
 export type { LogLevel } from './engine/context.js';
 export { InMemoryStore } from './store.js';
+export { PostgresStore } from './persistence/postgres-store.js';
+export type { PostgresStoreOptions, LoadReport } from './persistence/postgres-store.js';

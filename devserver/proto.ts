@@ -52,6 +52,7 @@ export interface ReflectedType {
   encode(message: object): { finish(): Uint8Array };
   decode(bytes: Uint8Array): object;
   fromObject(object: object): object;
+  toObject(message: object, options?: { longs?: NumberConstructor | StringConstructor; defaults?: boolean }): Record<string, unknown>;
 }
 interface ReflectedMethod {
   resolvedRequestType: ReflectedType | null;

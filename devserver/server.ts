@@ -11,6 +11,8 @@ import type { RpcObserver } from './rpc/grpc-server.js';
 import { operatorServiceHandlers } from './rpc/operator-service.js';
 import { testServiceHandlers } from './rpc/test-service.js';
 import { workflowServiceHandlers } from './rpc/workflow-service.js';
+import { resumeStoredRuns } from './engine/resume.js';
+import { PostgresStore } from './persistence/postgres-store.js';
 import { InMemoryStore } from './store.js';
 import type { ExecutionStore } from './store.js';
 
@@ -30,8 +32,16 @@ export interface DevServerOptions {
   log?: (line: string, level: LogLevel) => void;
   /** How long polls and waits are held before an empty answer; default 15 s. */
   longPollMs?: number;
-  /** Where executions live; default in memory. */
+  /** Where executions live; default in memory (or PostgreSQL, with `databaseUrl`). */
   store?: ExecutionStore;
+  /**
+   * Keeps the server's state in this PostgreSQL database (schema `databaseSchema`), so a restart loses
+   * nothing: every change is committed before the call that made it is answered, and open workflows carry
+   * on after a restart. Without it (and without `store`) state is in memory.
+   */
+  databaseUrl?: string;
+  /** The schema of `databaseUrl` the server's tables live in (created if missing); default `devserver`. */
+  databaseSchema?: string;
   /** How long closed workflows are kept (real time); default 24 h. */
   retentionMs?: number;
 }
@@ -48,6 +58,17 @@ export interface DevServer {
   callCounts(): Record<string, number>;
   /** Moves the server's clock forward, firing what falls due (tests without the TestService). */
   skipTime(ms: number): void;
+  /** Where the state is kept, and what was found there at start. */
+  persistence: {
+    durable: boolean;
+    /** "memory", or "PostgreSQL postgres://…@host/db, schema devserver" (password hidden). */
+    location: string;
+    /** Runs loaded at start (a durable store), open and closed. */
+    openRuns: number;
+    closedRuns: number;
+    /** How long loading them took. */
+    loadMs: number;
+  };
   close(): Promise<void>;
 }
 
@@ -62,17 +83,24 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const log = (line: string, level: LogLevel = 'info') => (options.log ?? warningsToStderr)(line, level);
   const namespace = options.namespace || DEFAULT_NAMESPACE;
   const timeSkipping = options.timeSkipping ?? false;
-  const store = options.store ?? new InMemoryStore();
+  const loadStarted = performance.now();
+  const store: ExecutionStore =
+    options.store ??
+    (options.databaseUrl ? await PostgresStore.open({ url: options.databaseUrl, schema: options.databaseSchema, log }) : new InMemoryStore());
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
 
   const clock = new Clock(timeSkipping, (error) => log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'warn'));
+  if (store instanceof PostgresStore) store.attachClock(clock.offset);
   const longPollMs = options.longPollMs ?? 15_000;
   const matching = new Matching(longPollMs);
   const watchers = new Watchers();
   const ctx = new EngineContext(store, clock, matching, watchers, { longPollMs, queryTimeoutMs: 30_000 }, log);
   installWorkflowTasks(ctx);
   clock.isIdle = () => ctx.canSkipTime();
+  const resumed = resumeStoredRuns(ctx);
+  const loadMs = Math.round(performance.now() - loadStarted);
+  if (store.location) log(`state in ${store.location}: ${resumed.open} open and ${resumed.closed} closed workflow runs loaded in ${loadMs} ms`);
 
   const calls = new Map<string, number>();
   const observer: RpcObserver = {
@@ -80,6 +108,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     unimplemented: new Map(),
     onCall: (method) => calls.set(method, (calls.get(method) ?? 0) + 1),
     afterCall: () => clock.requestSkip(),
+    // a durable store: nothing is answered before what the call changed is committed
+    ...(store.commit ? { beforeAnswer: () => store.commit!() } : {}),
   };
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 128 * 1024 * 1024 });
   addService(server, 'temporal.api.workflowservice.v1.WorkflowService', workflowServiceHandlers(ctx), observer);
@@ -89,7 +119,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const host = options.host ?? '127.0.0.1';
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
+  ).catch(async (error: unknown) => {
+    clock.close();
+    ctx.stop();
+    await store.close?.();
+    throw error;
+  });
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   return {
     address: `${hostForAddress}:${port}`,
@@ -99,6 +134,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     unimplementedCalls: () => Object.fromEntries(observer.unimplemented),
     callCounts: () => Object.fromEntries(calls),
     skipTime: (ms) => clock.advanceTo(clock.now() + ms),
+    persistence: { durable: Boolean(store.location), location: store.location ?? 'memory', openRuns: resumed.open, closedRuns: resumed.closed, loadMs },
     close: async () => {
       matching.releaseAll();
       watchers.releaseAll();
@@ -114,6 +150,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
           resolve();
         });
       });
+      // answers still waiting for a commit have had it; what is left (nothing, or a last timer) is written now
+      await store.close?.();
     },
   };
 }

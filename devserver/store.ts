@@ -1,6 +1,7 @@
 /**
  * Where executions, namespaces and search-attribute registrations live. The engine only talks to this
- * interface; the in-memory store is the only one so far, and a durable one can replace it.
+ * interface. The in-memory store is the default (tests); the durable one (./persistence/) keeps the same
+ * objects in memory and writes every change to PostgreSQL before the RPC that made it is answered.
  */
 import { randomUUID } from 'node:crypto';
 import type { Execution } from './execution.js';
@@ -28,6 +29,21 @@ export interface ExecutionStore {
   allRuns(): Iterable<Execution>;
   /** Forgets a closed run (retention). */
   deleteRun(runId: string): void;
+
+  // Durable stores only (the in-memory store has nothing to write):
+  /** Marks a run changed; it is written with the next commit. */
+  touch?(execution: Execution): void;
+  /** Marks a namespace changed (search attributes registered or removed). */
+  namespaceChanged?(record: NamespaceRecord): void;
+  /**
+   * Resolves once every change made so far is stored (rejects when it could not be): the RPC layer awaits
+   * it before answering, so what a client is told is on disk.
+   */
+  commit?(): Promise<void>;
+  /** Writes what is pending and lets go of the database (server shutdown). */
+  close?(): Promise<void>;
+  /** Where the state is kept, for people (logs, the CLI). */
+  readonly location?: string;
 }
 
 export class InMemoryStore implements ExecutionStore {
@@ -44,8 +60,8 @@ export class InMemoryStore implements ExecutionStore {
     return [...this.namespaces.values()];
   }
 
-  addNamespace(name: string, retentionMs: number) {
-    const record = { id: randomUUID(), name, retentionMs, searchAttributes: new Map<string, SearchAttributeType>() };
+  addNamespace(name: string, retentionMs: number): NamespaceRecord {
+    const record: NamespaceRecord = { id: randomUUID(), name, retentionMs, searchAttributes: new Map<string, SearchAttributeType>() };
     this.namespaces.set(name, record);
     return record;
   }

@@ -17,7 +17,10 @@ export function describeDev(report: DevReport): string {
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
   row('data folder', show(state.dataDir));
   row('PostgreSQL', `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`);
-  row('Temporal', `${state.temporal.address}${embedded.temporal ? ' (embedded devserver; workflow history is kept in memory, so it starts empty on each run)' : ' (TEMPORAL_ADDRESS)'}`);
+  const temporalState = report.temporalState
+    ? `state in ${report.temporalState.location.replace(/^PostgreSQL \S+, (.*)$/, 'PostgreSQL (the database above, $1)')}, kept across restarts: ${report.temporalState.openRuns} open workflow run${report.temporalState.openRuns === 1 ? '' : 's'} carried over`
+    : 'state in memory, so it starts empty on each run';
+  row('Temporal', `${state.temporal.address}${embedded.temporal ? ` (embedded devserver; ${temporalState})` : ' (TEMPORAL_ADDRESS)'}`);
   row('namespace', state.temporal.namespace);
   row('task queue', report.taskQueue);
   row('API', `${state.api.baseUrl} (${state.api.environment}${embedded.simulator ? ', simulator' : ', MVE_API_BASE_URL'})`);

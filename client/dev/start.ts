@@ -38,6 +38,8 @@ export interface DevReport {
   state: DevState;
   taskQueue: string;
   embedded: { postgres: boolean; temporal: boolean; simulator: boolean };
+  /** Where the embedded devserver keeps its state (PostgreSQL, its own schema), and the open workflow runs it found there. */
+  temporalState?: { location: string; openRuns: number };
   /** Where the embedded cluster keeps its data (`<data folder>/postgres`, unless root had to place it elsewhere). */
   postgresDataDir: string | undefined;
   /** Preferred ports found taken, and the ports used instead. */
@@ -85,6 +87,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   };
   const movedPorts: DevReport['movedPorts'] = [];
   let postgresDataDir: string | undefined;
+  let temporalState: DevReport['temporalState'];
   try {
     const databaseUrl = await (async () => {
       if (env['DATABASE_URL']) return env['DATABASE_URL'];
@@ -98,8 +101,10 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     const temporalAddress = await (async () => {
       if (temporalConfig.address) return temporalConfig.address;
       const { port, taken } = await preferredOrFree(options.temporalPort, HOST);
-      const server = await startDevServer({ port, host: HOST, namespace: temporalConfig.namespace, log: (line) => log(`[temporal] ${line}`) });
+      // durable: its own schema of the same database, so open orders' workflows survive a restart
+      const server = await startDevServer({ port, host: HOST, namespace: temporalConfig.namespace, databaseUrl, log: (line) => log(`[temporal] ${line}`) });
       stops.push(() => server.close());
+      temporalState = { location: server.persistence.location, openRuns: server.persistence.openRuns };
       if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });
       return server.address;
     })();
@@ -175,6 +180,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       state,
       taskQueue: orderTaskQueue(temporalConfig.taskQueue, environment),
       embedded: { postgres: !env['DATABASE_URL'], temporal: !temporalConfig.address, simulator: simulatorUrl !== undefined },
+      ...(temporalState ? { temporalState } : {}),
       postgresDataDir,
       movedPorts,
       codecKeyId: keyring.currentKeyId,

@@ -77,33 +77,66 @@ export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs
     timers: {},
   };
   execution.activities.set(activity.scheduledEventId, activity);
-  if (scheduleToCloseMs)
-    activity.timers.scheduleToClose = ctx.clock.after(scheduleToCloseMs, () =>
+  armScheduleToClose(ctx, execution, activity);
+  enqueue(ctx, execution, activity);
+}
+
+/**
+ * An activity of a run loaded from a durable store, where it was when the server stopped: scheduled (offered
+ * again), running on a worker (its start-to-close and heartbeat deadlines still hold: it times out and is
+ * retried by its retry policy unless the worker completes it), or waiting out a retry backoff. Every
+ * deadline is absolute, so one that passed while the server was down fires at once.
+ */
+export function resumeActivity(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
+  armScheduleToClose(ctx, execution, activity);
+  if (activity.state === 'scheduled') enqueue(ctx, execution, activity);
+  else if (activity.state === 'started') armStartedTimeouts(ctx, execution, activity);
+  else armBackoff(ctx, execution, activity);
+}
+
+function armScheduleToClose(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
+  if (activity.timeouts.scheduleToCloseMs)
+    activity.timers.scheduleToClose = ctx.clock.at(activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs, () =>
       attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE), 'timeout'),
     );
-  enqueue(ctx, execution, activity);
 }
 
 function enqueue(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
   const { attempt } = activity;
   if (activity.timeouts.scheduleToStartMs && activity.timeouts.scheduleToStartMs !== activity.timeouts.scheduleToCloseMs)
-    activity.timers.scheduleToStart = ctx.clock.after(activity.timeouts.scheduleToStartMs, () =>
+    activity.timers.scheduleToStart = ctx.clock.at(activity.attemptScheduledTime + activity.timeouts.scheduleToStartMs, () =>
       attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), 'timeout'),
     );
   ctx.matching.offer('activity', execution.namespace, activity.taskQueue, (identity) => start(ctx, execution, activity, attempt, identity));
+}
+
+function armStartedTimeouts(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
+  activity.timers.startToClose = ctx.clock.at((activity.startedTime ?? ctx.clock.now()) + activity.timeouts.startToCloseMs, () =>
+    attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
+  );
+  armHeartbeatTimeout(ctx, execution, activity);
+}
+
+function armBackoff(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
+  activity.timers.backoff = ctx.clock.at(activity.nextAttemptTime ?? ctx.clock.now(), () => {
+    delete activity.timers.backoff;
+    ctx.touch(execution);
+    activity.state = 'scheduled';
+    activity.nextAttemptTime = undefined;
+    activity.attemptScheduledTime = ctx.clock.now();
+    enqueue(ctx, execution, activity);
+  });
 }
 
 function start(ctx: EngineContext, execution: Execution, activity: ActivityState, attempt: number, identity: string): PollActivityTaskResponse | null {
   if (!isRunning(execution) || execution.activities.get(activity.scheduledEventId) !== activity) return null;
   if (activity.state !== 'scheduled' || activity.attempt !== attempt) return null;
   ctx.clock.cancel(activity.timers.scheduleToStart);
+  ctx.touch(execution);
   activity.state = 'started';
   activity.startedTime = ctx.clock.now();
   activity.startedIdentity = identity;
-  activity.timers.startToClose = ctx.clock.after(activity.timeouts.startToCloseMs, () =>
-    attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
-  );
-  armHeartbeatTimeout(ctx, execution, activity);
+  armStartedTimeouts(ctx, execution, activity);
   return {
     taskToken: encodeToken({ kind: 'activity', runId: execution.runId, scheduledEventId: activity.scheduledEventId, attempt }),
     workflowNamespace: execution.namespace,
@@ -128,7 +161,9 @@ function start(ctx: EngineContext, execution: Execution, activity: ActivityState
 function armHeartbeatTimeout(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
   if (!activity.timeouts.heartbeatMs) return;
   ctx.clock.cancel(activity.timers.heartbeat);
-  activity.timers.heartbeat = ctx.clock.after(activity.timeouts.heartbeatMs, () =>
+  // from the attempt's start or its last heartbeat, whichever is later
+  const from = Math.max(activity.lastHeartbeatTime ?? 0, activity.startedTime ?? ctx.clock.now());
+  activity.timers.heartbeat = ctx.clock.at(from + activity.timeouts.heartbeatMs, () =>
     attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_HEARTBEAT), 'timeout'),
   );
 }
@@ -164,6 +199,7 @@ function activityRetryDecision(ctx: EngineContext, activity: ActivityState, fail
 function attemptFailed(ctx: EngineContext, execution: Execution, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): void {
   if (execution.activities.get(activity.scheduledEventId) !== activity) return;
   const { retryState, delayMs } = activityRetryDecision(ctx, activity, failure, kind);
+  ctx.touch(execution);
   if (retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
     cancelActivityTimers(ctx, activity, ['scheduleToClose']);
     ctx.log(`activity ${activity.activityType} (${activity.activityId}) of ${execution.workflowId}: attempt ${activity.attempt} failed (${failure.message}); retry in ${delayMs} ms`);
@@ -172,13 +208,7 @@ function attemptFailed(ctx: EngineContext, execution: Execution, activity: Activ
     activity.nextAttemptTime = ctx.clock.now() + delayMs;
     activity.attempt++;
     activity.state = 'backoff';
-    activity.timers.backoff = ctx.clock.after(delayMs, () => {
-      delete activity.timers.backoff;
-      activity.state = 'scheduled';
-      activity.nextAttemptTime = undefined;
-      activity.attemptScheduledTime = ctx.clock.now();
-      enqueue(ctx, execution, activity);
-    });
+    armBackoff(ctx, execution, activity);
     return;
   }
   const eventType = kind === 'timeout' ? EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT : EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED;
@@ -187,23 +217,22 @@ function attemptFailed(ctx: EngineContext, execution: Execution, activity: Activ
 
 /** Removes the activity and records how it ended (with its Started event carrying the last attempt). */
 function close(ctx: EngineContext, execution: Execution, activity: ActivityState, eventType: number, attributes: object): void {
+  ctx.touch(execution);
   cancelActivityTimers(ctx, activity);
   execution.activities.delete(activity.scheduledEventId);
-  const lastFailureBeforeClose = activity.lastFailure;
-  ctx.external(execution, () => {
-    let startedEventId = 0;
-    if (activity.startedTime !== undefined) {
-      const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED, {
-        scheduledEventId: activity.scheduledEventId,
-        identity: activity.startedIdentity,
-        requestId: randomUUID(),
-        attempt: activity.attempt,
-        lastFailure: lastFailureBeforeClose,
-      });
-      startedEventId = Number(started.eventId);
-    }
-    ctx.appendEvent(execution, eventType, { scheduledEventId: activity.scheduledEventId, startedEventId, ...attributes });
-  });
+  const closeEvent = { eventType, attributes: { scheduledEventId: activity.scheduledEventId, startedEventId: 0, ...attributes } };
+  if (activity.startedTime === undefined) return ctx.external(execution, [closeEvent]);
+  const started = {
+    eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+    attributes: {
+      scheduledEventId: activity.scheduledEventId,
+      identity: activity.startedIdentity,
+      requestId: randomUUID(),
+      attempt: activity.attempt,
+      lastFailure: activity.lastFailure,
+    },
+  };
+  ctx.external(execution, [started, { ...closeEvent, startedEventIdFromPrevious: true }]);
 }
 
 function findStarted(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined): { execution: Execution; activity: ActivityState } {
@@ -212,6 +241,7 @@ function findStarted(ctx: EngineContext, tokenBytes: Uint8Array | null | undefin
   const activity = token.kind === 'activity' ? execution?.activities.get(token.scheduledEventId) : undefined;
   if (token.kind !== 'activity' || !execution || !activity || activity.attempt !== token.attempt || activity.state !== 'started')
     throw notFound('Activity task not found (it timed out, was retried, or its workflow has closed).');
+  ctx.touch(execution);
   return { execution, activity };
 }
 

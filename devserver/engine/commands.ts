@@ -4,8 +4,8 @@
  */
 import { status } from '@grpc/grpc-js';
 import { invalidArgument, RpcError, unimplemented } from '../errors.js';
-import type { Execution } from '../execution.js';
-import { CommandType, durationToMs, EventType, ExecutionStatus } from '../proto.js';
+import type { Execution, TimerState } from '../execution.js';
+import { CommandType, durationToMs, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
 import type proto from '@temporalio/proto';
 import { mergeSearchAttributes, validateSearchAttributes } from '../visibility/search-attributes.js';
 import { isRunning } from './context.js';
@@ -35,6 +35,15 @@ const SUPPORTED_COMMANDS = new Set<number>([
   CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES,
   CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE,
 ]);
+
+/** A user timer on the clock, at its absolute time (so one loaded from a durable store and already due fires at once). */
+export function armTimer(ctx: EngineContext, execution: Execution, timer: TimerState): void {
+  timer.handle = ctx.clock.at(timer.fireAt, () => {
+    if (execution.timers.get(timer.timerId) !== timer) return;
+    execution.timers.delete(timer.timerId);
+    ctx.external(execution, [{ eventType: EventType.EVENT_TYPE_TIMER_FIRED, attributes: { timerId: timer.timerId, startedEventId: timer.startedEventId } }]);
+  });
+}
 
 export function isCloseCommand(command: Command): boolean {
   return CLOSE_COMMANDS.includes(command.commandType ?? 0);
@@ -94,13 +103,9 @@ function applyCommand(
       const attrs = command.startTimerCommandAttributes!;
       const timerId = attrs.timerId ?? '';
       const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_STARTED, { timerId, startToFireTimeout: attrs.startToFireTimeout, ...completed }, command.userMetadata ? { userMetadata: command.userMetadata } : {});
-      const startedEventId = Number(started.eventId);
-      const handle = ctx.clock.after(durationToMs(attrs.startToFireTimeout), () => {
-        if (execution.timers.get(timerId)?.startedEventId !== startedEventId) return;
-        execution.timers.delete(timerId);
-        ctx.external(execution, () => ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_FIRED, { timerId, startedEventId }));
-      });
-      execution.timers.set(timerId, { timerId, startedEventId, handle });
+      const timer: TimerState = { timerId, startedEventId: Number(started.eventId), fireAt: timestampToMs(started.eventTime) + durationToMs(attrs.startToFireTimeout), handle: 0 };
+      execution.timers.set(timerId, timer);
+      armTimer(ctx, execution, timer);
       return false;
     }
     case CommandType.COMMAND_TYPE_CANCEL_TIMER: {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import type { Execution } from '../execution.js';
+import type { BufferedEvent, Execution } from '../execution.js';
 import type { Matching } from '../matching.js';
 import { eventAttributesKey, ExecutionStatus, msToTimestamp } from '../proto.js';
 import type { HistoryEvent } from '../proto.js';
@@ -32,17 +32,28 @@ export class EngineContext {
 
   /**
    * Forgets a closed run once its namespace's retention has passed, in real time (so a time-skipping jump
-   * never drops a history a test is about to read).
+   * never drops a history a test is about to read). A run loaded from a durable store counts from its close.
    */
-  retain(execution: Execution): void {
+  retain(execution: Execution, loaded = false): void {
     const retentionMs = this.store.getNamespace(execution.namespace)?.retentionMs ?? 0;
     if (!retentionMs) return;
+    const delayMs = loaded ? Math.max(0, (execution.closeTime ?? 0) + retentionMs - this.clock.now()) : retentionMs;
     const timer = setTimeout(() => {
       this.retentionTimers.delete(timer);
       this.store.deleteRun(execution.runId);
-    }, Math.min(retentionMs, 2 ** 31 - 1));
+    }, Math.min(delayMs, 2 ** 31 - 1));
     timer.unref();
     this.retentionTimers.add(timer);
+  }
+
+  /** Marks a run changed: a durable store writes it with the next commit (in memory, nothing to do). */
+  touch(execution: Execution): void {
+    this.store.touch?.(execution);
+  }
+
+  /** Event task ids keep growing across restarts of a durable server. */
+  observeTaskId(taskId: number): void {
+    if (taskId > this.lastTaskId) this.lastTaskId = taskId;
   }
 
   /** Stops background work (server shutdown). */
@@ -95,6 +106,7 @@ export class EngineContext {
     if (task?.transientEvents && task.state === 'scheduled') this.writeTransientTask(execution);
     const event = this.makeEvent(execution, eventType, attributes, extra);
     execution.history.push(event);
+    this.touch(execution);
     this.watchers.changed(historyKey(execution.runId));
     return event;
   }
@@ -113,28 +125,38 @@ export class EngineContext {
       task.scheduledEventId = events[0]!.eventId;
     }
     execution.history.push(...events);
+    this.touch(execution);
     this.watchers.changed(historyKey(execution.runId));
   }
 
   /**
-   * Runs a change caused from outside the workflow (signal, activity result, timer): at once, followed by
+   * Records events caused from outside the workflow (signal, activity result, timer): at once, followed by
    * a new workflow task, or after the running workflow task completes.
    */
-  external(execution: Execution, write: () => void): void {
+  external(execution: Execution, events: BufferedEvent[]): void {
     if (!isRunning(execution)) return;
+    this.touch(execution);
     if (execution.workflowTask?.state === 'started') {
-      execution.buffered.push(write);
+      execution.buffered.push(...events);
       return;
     }
-    write();
+    this.writeEvents(execution, events);
     this.scheduleWorkflowTask(execution);
   }
 
   /** Writes the buffered events; returns whether there were any. */
   flushBuffered(execution: Execution): boolean {
-    const writes = execution.buffered.splice(0);
-    for (const write of writes) write();
-    return writes.length > 0;
+    const events = execution.buffered.splice(0);
+    this.writeEvents(execution, events);
+    return events.length > 0;
+  }
+
+  private writeEvents(execution: Execution, events: BufferedEvent[]): void {
+    let previous: HistoryEvent | undefined;
+    for (const { eventType, attributes, startedEventIdFromPrevious } of events) {
+      const linked = startedEventIdFromPrevious ? { ...attributes, startedEventId: previous?.eventId ?? 0 } : attributes;
+      previous = this.appendEvent(execution, eventType, linked);
+    }
   }
 
   /** True when nothing is in a worker's hands or queued for one, so time may jump. */

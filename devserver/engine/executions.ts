@@ -79,6 +79,7 @@ export function startWorkflow(ctx: EngineContext, request: StartRequest): StartO
     const terminateIfRunning = request.workflowIdReusePolicy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING;
     if (conflict === IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING) {
       current.requestIds.add(requestId);
+      ctx.touch(current);
       return { execution: current, started: false };
     }
     if (conflict === IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING || terminateIfRunning) {
@@ -175,14 +176,24 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     workflowId: execution.workflowId,
     priority: request.priority,
   }, request.userMetadata ? { userMetadata: request.userMetadata } : {});
-  if (runTimeoutMs) execution.runTimeoutTimer = ctx.clock.after(runTimeoutMs, () => timeOut(ctx, execution));
-  if (backoffMs)
-    execution.firstTaskTimer = ctx.clock.after(backoffMs, () => {
-      execution.firstTaskTimer = undefined;
-      ctx.scheduleWorkflowTask(execution);
-    });
+  armRunTimeout(ctx, execution);
+  if (backoffMs) armFirstTaskTimer(ctx, execution);
   else ctx.scheduleWorkflowTask(execution);
   return execution;
+}
+
+/** The run timeout, from the run's start (also on a run loaded from a durable store). */
+export function armRunTimeout(ctx: EngineContext, execution: Execution): void {
+  if (execution.runTimeoutMs) execution.runTimeoutTimer = ctx.clock.at(execution.startTime + execution.runTimeoutMs, () => timeOut(ctx, execution));
+}
+
+/** A retried run's first workflow task waits for the retry backoff (until its execution time). */
+export function armFirstTaskTimer(ctx: EngineContext, execution: Execution): void {
+  execution.firstTaskTimer = ctx.clock.at(execution.executionTime, () => {
+    execution.firstTaskTimer = undefined;
+    ctx.touch(execution);
+    ctx.scheduleWorkflowTask(execution);
+  });
 }
 
 /** Finds the run a request names: by run id, or the current run of the workflow id. */
@@ -205,24 +216,20 @@ export function signal(
   signal: { signalName: string; input?: Payloads | null; header?: Header | null; identity?: string | null; requestId?: string | null },
 ): void {
   requireRunning(execution);
-  ctx.external(execution, () => {
-    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, {
-      signalName: signal.signalName,
-      input: signal.input,
-      identity: signal.identity,
-      header: signal.header,
-      requestId: signal.requestId,
-    });
-  });
+  ctx.external(execution, [
+    {
+      eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+      attributes: { signalName: signal.signalName, input: signal.input, identity: signal.identity, header: signal.header, requestId: signal.requestId },
+    },
+  ]);
 }
 
 export function requestCancel(ctx: EngineContext, execution: Execution, reason: string, identity: string): void {
   requireRunning(execution);
   if (execution.cancelRequested) return; // asking twice changes nothing, as on the real server
   execution.cancelRequested = true;
-  ctx.external(execution, () => {
-    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED, { cause: reason, identity });
-  });
+  ctx.touch(execution);
+  ctx.external(execution, [{ eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED, attributes: { cause: reason, identity } }]);
 }
 
 export function terminate(ctx: EngineContext, execution: Execution, reason: string, identity: string, details?: Payloads | null): void {
@@ -285,6 +292,7 @@ function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure
 
 /** Marks a run closed and drops everything still pending on it. */
 export function close(ctx: EngineContext, execution: Execution, status: number): void {
+  ctx.touch(execution);
   execution.status = status;
   execution.closeTime = ctx.clock.now();
   ctx.clock.cancel(execution.runTimeoutTimer);

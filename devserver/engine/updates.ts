@@ -96,6 +96,7 @@ export function applyUpdateMessage(ctx: EngineContext, execution: Execution, mes
 }
 
 function setStage(ctx: EngineContext, execution: Execution, update: UpdateState, stage: UpdateState['stage'], outcome?: UpdateOutcome): void {
+  ctx.touch(execution);
   update.stage = stage;
   if (outcome) update.outcome = outcome;
   ctx.watchers.changed(updateKey(execution.runId, update.updateId));
@@ -109,6 +110,7 @@ export function admitUpdate(ctx: EngineContext, execution: Execution, request: U
   if (!isRunning(execution)) throw notFound('workflow execution already completed');
   const update: UpdateState = { updateId, request, stage: 'admitted' };
   execution.updates.set(updateId, update);
+  ctx.touch(execution);
   ctx.scheduleWorkflowTask(execution);
   return update;
 }

@@ -48,7 +48,29 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
     transientEvents: transient ? [event] : undefined,
   };
   execution.workflowTask = task;
+  ctx.touch(execution);
+  offerWorkflowTask(ctx, execution, task);
+}
+
+function offerWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
   ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) => startWorkflowTask(ctx, execution, task, identity));
+}
+
+function armWorkflowTaskTimeout(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
+  const startedTime = task.startedTime ?? ctx.clock.now();
+  task.timeoutTimer = ctx.clock.at(startedTime + execution.workflowTaskTimeoutMs, () => timeOutWorkflowTask(ctx, execution, task));
+}
+
+/**
+ * A run loaded from a durable store: a scheduled task is offered again; a started one (a worker held it
+ * when the server stopped) keeps its start-to-close deadline, and times out and is retried when no
+ * completion arrives, as on the real server.
+ */
+export function resumeWorkflowTask(ctx: EngineContext, execution: Execution): void {
+  const task = execution.workflowTask;
+  if (!task) return;
+  if (task.state === 'scheduled') offerWorkflowTask(ctx, execution, task);
+  else armWorkflowTaskTimeout(ctx, execution, task);
 }
 
 function startWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, identity: string): PollWorkflowTaskResponse | null {
@@ -63,7 +85,9 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
   }
   task.state = 'started';
   task.startedEventId = started.eventId;
-  task.timeoutTimer = ctx.clock.after(execution.workflowTaskTimeoutMs, () => timeOutWorkflowTask(ctx, execution, task));
+  task.startedTime = ctx.clock.now();
+  ctx.touch(execution);
+  armWorkflowTaskTimeout(ctx, execution, task);
   // the sequencing id is the event before WorkflowTaskStarted, as on the real server
   const messages = takeUpdateRequests(execution, task.startedEventId - 1).map((m) => ({
     ...m,
@@ -81,7 +105,7 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
     nextPageToken: Buffer.alloc(0),
     workflowExecutionTaskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
     scheduledTime: msToTimestamp(task.scheduledTime),
-    startedTime: msToTimestamp(ctx.clock.now()),
+    startedTime: msToTimestamp(task.startedTime),
     queries: {},
     messages,
   };
@@ -93,12 +117,14 @@ function findStartedTask(ctx: EngineContext, tokenBytes: Uint8Array | null | und
   const task = execution?.workflowTask;
   if (token.kind !== 'workflow' || !execution || !task || task.scheduledEventId !== token.scheduledEventId || task.state !== 'started')
     throw notFound('Workflow task not found (it timed out, failed, or the run has closed).');
+  ctx.touch(execution);
   return { execution, task };
 }
 
 /** Ends the current task and schedules the next one: retried (attempt + 1) or fresh (attempt 1). */
 function endTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, nextAttempt: number, forceNew: boolean): void {
   ctx.clock.cancel(task.timeoutTimer);
+  ctx.touch(execution);
   execution.workflowTask = undefined;
   execution.nextWorkflowTaskAttempt = nextAttempt;
   returnUnansweredUpdates(execution);

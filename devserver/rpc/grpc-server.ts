@@ -27,6 +27,11 @@ export interface RpcObserver {
   onCall(method: string): void;
   /** Called after every handled RPC (time skipping re-checks whether it may jump). */
   afterCall(): void;
+  /**
+   * With a durable store: resolves once what the server changed so far is committed. Every answer, success
+   * or error, waits for it, so no client is told of a change (or shown state) that is not on disk.
+   */
+  beforeAnswer?(): Promise<void>;
   unimplemented: Map<string, number>;
 }
 
@@ -68,11 +73,25 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
           call.on('cancelled', listener);
         },
       };
+      const answer = (send: () => void) => {
+        if (!observer.beforeAnswer) return send();
+        observer.beforeAnswer().then(send, (error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          observer.log(`${method}: the change could not be saved, answered UNAVAILABLE: ${reason}`, 'warn');
+          callback({ code: grpc.status.UNAVAILABLE, details: `devserver: the change could not be saved (${reason}); try again` });
+        });
+      };
+      let result: Promise<unknown>;
       try {
-        Promise.resolve(handler(call.request, context)).then((response) => callback(null, (response ?? {}) as object), fail);
+        // the handler runs now, synchronously up to its first await: its changes belong to this call
+        result = Promise.resolve(handler(call.request, context));
       } catch (error) {
-        fail(error);
+        result = Promise.reject(error);
       }
+      result.then(
+        (response) => answer(() => callback(null, (response ?? {}) as object)),
+        (error: unknown) => answer(() => fail(error)),
+      );
       observer.afterCall();
     };
   }

@@ -24,6 +24,7 @@ export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
         return [name, type] as const;
       });
       for (const [name, type] of checked) record.searchAttributes.set(name, type);
+      ctx.store.namespaceChanged?.(record);
       ctx.log(`search attributes added in ${record.name}: ${checked.map(([n, t]) => `${n}=${t}`).join(', ')}`);
       return {};
     },
@@ -40,6 +41,7 @@ export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
       const names = req.searchAttributes ?? [];
       for (const name of names) if (!record.searchAttributes.has(name)) throw notFound(`search attribute ${name} is not registered in namespace ${record.name}`);
       for (const name of names) record.searchAttributes.delete(name);
+      ctx.store.namespaceChanged?.(record);
       return {};
     },
   };

@@ -124,7 +124,7 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
         nexus: false,
       },
     }),
-    GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'mve-devserver', historyShardCount: 1, persistenceStore: 'memory', visibilityStore: 'memory' }),
+    GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'mve-devserver', historyShardCount: 1, persistenceStore: ctx.store.location ? 'postgres' : 'memory', visibilityStore: ctx.store.location ? 'postgres' : 'memory' }),
     DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(ctx.requireNamespace(req.namespace)),
     ListNamespaces: () => ({ namespaces: ctx.store.listNamespaces().map(describeNamespace) }),
     RegisterNamespace: (req: Req<'RegisterNamespaceRequest'>) => {

@@ -6,18 +6,28 @@ export const DEFAULT_DEVSERVER_PORT = 7233;
 export function registerDevserverCommand(program: Command): void {
   program
     .command('devserver')
-    .description('Run the embedded Temporal-compatible development server (in memory) until Ctrl-C')
+    .description(
+      'Run the embedded Temporal-compatible development server until Ctrl-C: state in memory, or with --database-url in PostgreSQL, where it survives restarts',
+    )
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, DEFAULT_DEVSERVER_PORT)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--namespace <name>', 'namespace to register besides "default"', parseNamespace, 'default')
     .option('--time-skipping', 'virtual clock: jump to the next timer whenever nothing is in flight and a client waits')
     .option('--log', 'print the server log (unimplemented RPCs, retries, failed workflow tasks)')
-    .action(async (options: { port: number; host: string; namespace: string; timeSkipping?: boolean; log?: boolean }) => {
+    .option(
+      '--database-url <url>',
+      'keep workflows, histories, task queues and visibility in this PostgreSQL database (postgres://user:password@host:port/db), ' +
+        'so a restart loses nothing; without it, state is in memory',
+      parseDatabaseUrl,
+    )
+    .option('--schema <name>', 'the schema of --database-url for the server\'s tables (created if missing)', parseSchema, 'devserver')
+    .action(async (options: { port: number; host: string; namespace: string; timeSkipping?: boolean; log?: boolean; databaseUrl?: string; schema: string }) => {
       const server = await startDevServer({
         port: options.port,
         host: options.host,
         namespace: options.namespace,
         timeSkipping: options.timeSkipping ?? false,
+        ...(options.databaseUrl ? { databaseUrl: options.databaseUrl, databaseSchema: options.schema } : {}),
         // without --log, only warnings (unimplemented calls, internal errors) are printed, to stderr
         ...(options.log ? { log: (line: string) => process.stdout.write(`[devserver] ${line}\n`) } : {}),
       }).catch((error: unknown) => {
@@ -28,7 +38,10 @@ export function registerDevserverCommand(program: Command): void {
       process.stdout.write(
         [
           `Temporal-compatible devserver listening on ${server.address}` + (server.timeSkipping ? ' (time skipping)' : ''),
-          `  namespace ${server.namespace}; state is in memory and is lost when it stops`,
+          server.persistence.durable
+            ? `  namespace ${server.namespace}; state in ${server.persistence.location} ` +
+              `(${server.persistence.openRuns} open, ${server.persistence.closedRuns} closed workflow runs loaded in ${server.persistence.loadMs} ms)`
+            : `  namespace ${server.namespace}; state is in memory and is lost when it stops (--database-url keeps it)`,
           `  export TEMPORAL_ADDRESS=${server.address} TEMPORAL_NAMESPACE=${server.namespace}`,
           'Press Ctrl-C to stop.',
           '',
@@ -46,6 +59,16 @@ export function registerDevserverCommand(program: Command): void {
 function parsePort(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
   return Number(value);
+}
+
+function parseDatabaseUrl(value: string): string {
+  if (!/^postgres(ql)?:\/\//.test(value)) throw new InvalidArgumentError('--database-url must start with postgres:// or postgresql://');
+  return value;
+}
+
+function parseSchema(value: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) throw new InvalidArgumentError('--schema must be lower-case letters, digits and _, starting with a letter or _');
+  return value;
 }
 
 function parseNamespace(value: string): string {
