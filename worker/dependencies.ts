@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../activities/api/index.js';
 import { createCatalogLookups } from '../activities/catalog/index.js';
 import { connectDatabase, createRepository, type Repository, type Sql } from '../activities/db/index.js';
-import { callbackPolicyFromEnv, createActivities, type CallbackPolicy } from '../activities/order/index.js';
+import {
+  APPROVER_WEBHOOK_URL_VARIABLE,
+  callbackPolicyFromEnv,
+  CONSOLE_URL_VARIABLE,
+  createActivities,
+  type CallbackPolicy,
+} from '../activities/order/index.js';
+import { checkCallbackUrl } from '../activities/order/callback-policy.js';
 import type { OrderActivities } from '../activities/order/types.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
 import { loadApprovalPolicies, type PoliciesInForce } from '../workflows/approval/index.js';
@@ -39,6 +46,10 @@ export interface EnvironmentActivityOptions {
   callbackPolicy: CallbackPolicy;
   /** Response timeout of the ticket-system callback; default 10 s. */
   callbackTimeoutMs?: number;
+  /** Where approvers are told of orders waiting for them (MVE_APPROVER_WEBHOOK_URL); undefined: nobody is told. */
+  approverWebhookUrl?: string;
+  /** The console's base URL (MVE_CONSOLE_URL), for the link to the order page in approver messages. */
+  consoleUrl?: string;
 }
 
 /** The order activities of one environment: its API client, its catalog caches, the records, the callbacks. */
@@ -54,7 +65,36 @@ export function createEnvironmentActivities(options: EnvironmentActivityOptions)
     callbackSecret: options.callbackSecret,
     callbackPolicy: options.callbackPolicy,
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
+    approverWebhookUrl: options.approverWebhookUrl,
+    consoleUrl: options.consoleUrl,
   });
+}
+
+/**
+ * MVE_APPROVER_WEBHOOK_URL and MVE_CONSOLE_URL, checked when the worker starts: the webhook must be a URL the
+ * callback policy allows, and messages to it are signed, so MVE_CALLBACK_SECRET must be set with it.
+ */
+export function approverNotificationsFromEnv(
+  env: NodeJS.ProcessEnv,
+  callbackPolicy: CallbackPolicy,
+): { approverWebhookUrl?: string; consoleUrl?: string } {
+  const webhook = env[APPROVER_WEBHOOK_URL_VARIABLE]?.trim() || undefined;
+  const consoleUrl = env[CONSOLE_URL_VARIABLE]?.trim() || undefined;
+  if (consoleUrl !== undefined && !URL.canParse(consoleUrl)) {
+    throw new Error(`${CONSOLE_URL_VARIABLE}: "${consoleUrl}" is not a URL (e.g. https://mve.example.com)`);
+  }
+  if (webhook !== undefined) {
+    if (!URL.canParse(webhook)) throw new Error(`${APPROVER_WEBHOOK_URL_VARIABLE}: not a URL`);
+    try {
+      checkCallbackUrl(callbackPolicy, new URL(webhook));
+    } catch (error) {
+      throw new Error(`${APPROVER_WEBHOOK_URL_VARIABLE}: ${(error as Error).message}`);
+    }
+    if (!env['MVE_CALLBACK_SECRET']) {
+      throw new Error(`${APPROVER_WEBHOOK_URL_VARIABLE} is set but MVE_CALLBACK_SECRET is not: approver messages are signed with it and never sent unsigned`);
+    }
+  }
+  return { ...(webhook ? { approverWebhookUrl: webhook } : {}), ...(consoleUrl ? { consoleUrl } : {}) };
 }
 
 /**
@@ -68,13 +108,16 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
   const callbackSecret = options.env['MVE_CALLBACK_SECRET'];
   // Validated before anything starts: a worker with a broken policy file must not take orders.
   const policies = loadApprovalPolicies(options.env, (path) => readFileSync(path, 'utf8'));
+  const callbackPolicy = callbackPolicyFromEnv(options.env);
+  const approverNotifications = approverNotificationsFromEnv(options.env, callbackPolicy);
   const activities = createEnvironmentActivities({
+    ...approverNotifications,
     policies,
     apiClient,
     repository: createRepository(sql),
     kindMap: kindMapFromEnv(options.env),
     callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,
-    callbackPolicy: callbackPolicyFromEnv(options.env),
+    callbackPolicy,
     ...(options.callbackTimeoutMs !== undefined ? { callbackTimeoutMs: options.callbackTimeoutMs } : {}),
   });
   return {

@@ -1,18 +1,24 @@
 /** Public face of activities/order: the order workflow's activities, built once per worker from its dependencies. */
 import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
+import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
 import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
 import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
 import type { OrderActivities } from './types.js';
 
-export type OrderActivityDeps = ApiActivityDeps & RecordActivityDeps & PolicyActivityDeps & Omit<NotifyDeps, 'now'>;
+export type OrderActivityDeps = ApiActivityDeps &
+  RecordActivityDeps &
+  Omit<PolicyActivityDeps, 'approverWebhook'> &
+  Omit<NotifyDeps, 'now'> &
+  Partial<Pick<ApproverNotifyDeps, 'approverWebhookUrl' | 'consoleUrl'>>;
 
 export function createActivities(deps: OrderActivityDeps): OrderActivities {
   return {
     ...createApiActivities(deps),
     ...createRecordActivities(deps),
-    ...createPolicyActivity(deps),
+    ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
     ...createNotifyActivity({ ...deps, now: deps.now }),
+    ...createApproverNotifyActivity({ ...deps, now: deps.now, approverWebhookUrl: deps.approverWebhookUrl, consoleUrl: deps.consoleUrl }),
   };
 }
 
@@ -24,4 +30,11 @@ export {
   type CallbackPolicy,
 } from './callback-policy.js';
 export { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './notify.js';
+export {
+  APPROVER_WEBHOOK_URL_VARIABLE,
+  approverSlackMessage,
+  CONSOLE_URL_VARIABLE,
+  orderPageUrl,
+  type SlackMessage,
+} from './approver-notify.js';
 export type * from './types.js';

@@ -25,6 +25,78 @@ export interface NotifyDeps {
   now: () => number;
 }
 
+/** Who a signed POST goes to, as failures name it (e.g. "the ticket system", "the approvers' webhook"). */
+export interface SignedPostTarget {
+  /** Names the receiver in messages, e.g. "the ticket system". */
+  receiver: string;
+  /** Names what was sent in messages, e.g. "notification 3". */
+  what: string;
+}
+
+/**
+ * POSTs a JSON body signed with the callback secret (headers {@link TIMESTAMP_HEADER} and {@link SIGNATURE_HEADER}),
+ * only where the callback policy allows and without following redirects. The one signed sender: ticket-system
+ * callbacks and approver messages both go through it. 5xx, 408, 429 and network errors are thrown retryable; a
+ * URL the policy refuses, a redirect or another 4xx non-retryable (types `CallbackRefusedByPolicy`,
+ * `CallbackUnreachable`, `CallbackRedirected`, `CallbackRefused`).
+ */
+export async function postSigned(
+  deps: NotifyDeps & { callbackSecret: Secret },
+  target: string | URL,
+  payload: unknown,
+  describe: SignedPostTarget,
+): Promise<void> {
+  const url = new URL(target);
+  try {
+    checkCallbackUrl(deps.callbackPolicy, url);
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable((error as Error).message, 'CallbackRefusedByPolicy');
+  }
+  const body = JSON.stringify(payload);
+  const timestamp = String(Math.floor(deps.now() / 1000));
+  let status: number;
+  let location: string | null = null;
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      agent: callbackAgent(deps.callbackPolicy, url),
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/json',
+        [TIMESTAMP_HEADER]: timestamp,
+        [SIGNATURE_HEADER]: signNotification(deps.callbackSecret, timestamp, body),
+      },
+      body,
+      signal: AbortSignal.timeout(deps.timeoutMs),
+    });
+    status = response.status;
+    location = response.headers.get('location');
+    await response.arrayBuffer();
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    if (cause instanceof CallbackPolicyError || (error as { code?: string }).code === 'ECALLBACKPOLICY') {
+      throw ApplicationFailure.nonRetryable((cause as Error).message, 'CallbackRefusedByPolicy');
+    }
+    throw ApplicationFailure.retryable(
+      `${describe.receiver} at ${url.origin} could not be reached: ${(error as Error).message}`,
+      'CallbackUnreachable',
+    );
+  }
+  if (status >= 200 && status < 300) return;
+  if (status >= 300 && status < 400) {
+    throw ApplicationFailure.nonRetryable(
+      `${describe.receiver} answered a redirect (${status}${location ? ` to ${location}` : ''}); callbacks do not follow redirects: give the final URL`,
+      'CallbackRedirected',
+    );
+  }
+  const retrying = status >= 500 || status === 408 || status === 429;
+  throw ApplicationFailure.create({
+    message: `${describe.receiver} answered ${status} to ${describe.what}`,
+    type: 'CallbackRefused',
+    nonRetryable: !retrying,
+  });
+}
+
 /**
  * POSTs one order change to the ticket system. 5xx, 408, 429 and network errors are retried by Temporal; a URL
  * the callback policy refuses, a redirect or another 4xx is not.
@@ -32,60 +104,16 @@ export interface NotifyDeps {
 export function createNotifyActivity(deps: NotifyDeps): Pick<OrderActivities, 'notifyTicketSystem'> {
   return {
     async notifyTicketSystem({ callbackUrl, notification }) {
-      if (!deps.callbackSecret) {
+      const callbackSecret = deps.callbackSecret;
+      if (!callbackSecret) {
         throw ApplicationFailure.nonRetryable(
           'MVE_CALLBACK_SECRET is not set, so ticket-system callbacks cannot be signed and are not sent',
           'CallbackNotConfigured',
         );
       }
-      const url = new URL(callbackUrl);
-      try {
-        checkCallbackUrl(deps.callbackPolicy, url);
-      } catch (error) {
-        throw ApplicationFailure.nonRetryable((error as Error).message, 'CallbackRefusedByPolicy');
-      }
-      const body = JSON.stringify(notification);
-      const timestamp = String(Math.floor(deps.now() / 1000));
-      let status: number;
-      let location: string | null = null;
-      try {
-        const response = await fetch(url, {
-          method: 'POST',
-          agent: callbackAgent(deps.callbackPolicy, url),
-          redirect: 'manual',
-          headers: {
-            'content-type': 'application/json',
-            [TIMESTAMP_HEADER]: timestamp,
-            [SIGNATURE_HEADER]: signNotification(deps.callbackSecret, timestamp, body),
-          },
-          body,
-          signal: AbortSignal.timeout(deps.timeoutMs),
-        });
-        status = response.status;
-        location = response.headers.get('location');
-        await response.arrayBuffer();
-      } catch (error) {
-        const cause = (error as { cause?: unknown }).cause ?? error;
-        if (cause instanceof CallbackPolicyError || (error as { code?: string }).code === 'ECALLBACKPOLICY') {
-          throw ApplicationFailure.nonRetryable((cause as Error).message, 'CallbackRefusedByPolicy');
-        }
-        throw ApplicationFailure.retryable(
-          `the ticket system at ${new URL(callbackUrl).origin} could not be reached: ${(error as Error).message}`,
-          'CallbackUnreachable',
-        );
-      }
-      if (status >= 200 && status < 300) return;
-      if (status >= 300 && status < 400) {
-        throw ApplicationFailure.nonRetryable(
-          `the ticket system answered a redirect (${status}${location ? ` to ${location}` : ''}); callbacks do not follow redirects: give the final URL`,
-          'CallbackRedirected',
-        );
-      }
-      const retrying = status >= 500 || status === 408 || status === 429;
-      throw ApplicationFailure.create({
-        message: `the ticket system answered ${status} to notification ${notification.seq}`,
-        type: 'CallbackRefused',
-        nonRetryable: !retrying,
+      await postSigned({ ...deps, callbackSecret }, callbackUrl, notification, {
+        receiver: 'the ticket system',
+        what: `notification ${notification.seq}`,
       });
     },
   };

@@ -7,6 +7,8 @@ import type { OrderActivities } from './types.js';
 export interface PolicyActivityDeps {
   /** Loaded and validated when the worker starts (MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY, else the defaults). */
   policies: PoliciesInForce;
+  /** True when approvers are told over a webhook (MVE_APPROVER_WEBHOOK_URL): each new order learns it with its policy. */
+  approverWebhook?: boolean;
 }
 
 /** Gives each new order the policy this worker enforces for its environment, with its version and content hash. */
@@ -15,7 +17,7 @@ export function createPolicyActivity(deps: PolicyActivityDeps): Pick<OrderActivi
     async loadApprovalPolicy({ environment }) {
       const policy = deps.policies.policies[environment];
       if (!policy) throw ApplicationFailure.nonRetryable(`the workers hold no approval policy for ${environment}`, 'NoPolicy');
-      return { version: deps.policies.version, hash: policyHash(policy), policy };
+      return { version: deps.policies.version, hash: policyHash(policy), policy, ...(deps.approverWebhook ? { approverWebhook: true } : {}) };
     },
   };
 }

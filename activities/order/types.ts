@@ -140,6 +140,31 @@ export interface GoverningPolicy {
   /** SHA-256 (hex) of the environment's parsed policy as canonical JSON: two orders with the same hash had the same rules. */
   hash: string;
   policy: ApprovalPolicy;
+  /**
+   * True when the workers tell approvers over a webhook (MVE_APPROVER_WEBHOOK_URL is set). Read with the policy
+   * when the order starts, so an order without it schedules nothing for approvers (no extra history).
+   */
+  approverWebhook?: boolean;
+}
+
+/** What approvers are told when an order starts waiting for them, and at each reminder. */
+export interface ApproverMessage {
+  workflowId: string;
+  ticketId: string;
+  environment: Environment;
+  /** The order's journal sequence when the message was made: with the ticket, a key for idempotency. */
+  seq: number;
+  event: 'awaiting-approval' | 'approval-reminder';
+  /** 1, 2…: which reminder this is (event `approval-reminder`). */
+  reminder?: number;
+  requestedBy: string;
+  quote: { monthlyRate: number; currency: string };
+  tier: { name: string; roles: string[]; approvals: number };
+  stillNeeded: number;
+  /** ISO time by which the round must be decided. */
+  deadline: string;
+  /** What is being bought, e.g. "Fortinet FortiGate 7.0.14 (kind K9) at Sydney". */
+  summary?: string;
 }
 
 export interface OrderActivities {
@@ -157,4 +182,6 @@ export interface OrderActivities {
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
   recordJournal(input: OrderContext & { ticketId: string; entries: JournalEntry[] }): Promise<void>;
   notifyTicketSystem(input: { callbackUrl: string; notification: TicketNotification }): Promise<void>;
+  /** Posts a signed Slack-compatible message to the approvers' webhook (MVE_APPROVER_WEBHOOK_URL); nothing when it is not set. */
+  notifyApprovers(input: ApproverMessage): Promise<void>;
 }

@@ -254,7 +254,8 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       }
       if (answer.status !== 200) throw new ApiRefusal(failureOf(answer));
       const order = answer.body;
-      const history = await api.call('GET', `/api/v1/orders/${encodeURIComponent(ticketId)}/history?events=false`);
+      // Ops and admins also see the workflow's history events (decoded, secrets redacted by the API).
+      const history = await api.call('GET', `/api/v1/orders/${encodeURIComponent(ticketId)}/history${isOps(session.user) ? '' : '?events=false'}`);
       // The API has just shown this order to this person; its request (recorded with secrets redacted) says
       // what was ordered, and the view shows only size, term, location, image and vNICs of it.
       const records = await context.repository.getOrder(order.workflowId);
@@ -397,7 +398,15 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       const expiring = details
         .filter((item): item is NonNullable<typeof item> => !!item && Date.parse(item.deadline) - at < expiryWarningMs)
         .sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline));
-      return { uncertain: [...uncertain.orders].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)), failed: failed.orders, expiring };
+      // The list has the last error's message; the order itself (live, or its records) may add its type and trace id.
+      const failedWithTrace = await Promise.all(
+        failed.orders.map(async (order) => {
+          const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}`);
+          const lastError = answer.status === 200 ? (answer.body.lastError as ListedOrder['lastError'] | undefined) : undefined;
+          return lastError?.message ? { ...order, lastError: { ...order.lastError, ...lastError } } : order;
+        }),
+      );
+      return { uncertain: [...uncertain.orders].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)), failed: failedWithTrace, expiring };
     }
   });
 }

@@ -40,6 +40,7 @@ button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visib
 .signin-users button { min-width: 10rem; text-align: left; } .signin-users small { display: block; color: var(--muted); font-weight: 400; }
 th[scope=row], time, td.num { white-space: nowrap; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
+details > summary { cursor: pointer; } details > summary h2.inline { display: inline; border: 0; } code.wrap, pre.wrap { white-space: pre-wrap; word-break: break-word; } pre.wrap { margin: .3rem 0; font-size: .85em; }
 `;
 
 /**

@@ -3,6 +3,7 @@ import { mayCancel, mayResolveBuys, mayVote } from '../http/access.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';
 import { duration, html, money, STATE_WORDS, timeLeft, when, type Html } from './html.js';
+import { workflowHistorySection } from './history-view.js';
 import { csrfField } from './layout.js';
 import type { ConsoleSession, ConsoleUser } from './sessions.js';
 
@@ -109,7 +110,8 @@ export interface ListedOrder {
   submittedBy: string | null;
   state: string;
   quote: { monthlyRate: number; currency: string } | null;
-  lastError: { message: string; at: string } | null;
+  /** Lists give message and time; the ops view adds type and trace id for failed orders from the order itself. */
+  lastError: { message: string; at: string; type?: string; traceId?: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -147,7 +149,8 @@ export function myOrdersView(user: ConsoleUser, orders: ListedOrder[], flash: Ht
 
 export interface OrderPageData {
   order: any;
-  history: { timeline: any[]; votes: any[]; buyAttempts: any[] } | null;
+  /** `events` (the workflow's history, payloads decoded and redacted) is asked for only for ops and admins. */
+  history: { timeline: any[]; votes: any[]; buyAttempts: any[]; events?: unknown[] } | null;
   request: Record<string, unknown> | null;
   user: ConsoleUser;
   session: ConsoleSession;
@@ -193,7 +196,8 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
     <section data-live="timeline" aria-labelledby="timeline-heading">
       <h2 id="timeline-heading">Timeline</h2>
       ${timelineTable(data)}
-    </section>`;
+    </section>
+    ${isOps(data.user) ? workflowHistorySection(data.history?.events) : ''}`;
 }
 
 function whatIsOrdered({ order, request }: OrderPageData): Html {
@@ -433,7 +437,7 @@ export function opsView(options: {
       <h3>Failed <span class="muted">(${attention.failed.length} most recent)</span></h3>
       ${attention.failed.length
         ? html`<ul>${attention.failed.map(
-            (order) => html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: ${order.lastError?.message ?? 'no error recorded'}</li>`,
+            (order) => html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError?.message ?? 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
           )}</ul>`
         : html`<p class="muted">None.</p>`}
       <h3>Approvals close to their deadline <span class="muted">(within ${duration(options.expiryWarningMs)}: ${attention.expiring.length})</span></h3>

@@ -138,15 +138,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       MVE_CALLBACK_ALLOWED_NETWORKS: env['MVE_CALLBACK_ALLOWED_NETWORKS'] ?? '127.0.0.0/8,::1',
       ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
     };
-    const worker = await runWorker({ env: workerEnv, temporalAddress, databaseUrl, keyring, actionKeys, log: (line) => log(`[worker] ${line}`) }).catch(
-      (error: unknown) => {
-        throw new Error(`the worker could not start (Temporal at ${temporalAddress}): ${(error as Error).message}`);
-      },
-    );
-    stops.push(() => worker.shutdown());
-
-    const environment = worker.dependencies.environment;
-
+    // The API first: its URL is the console's, which the worker puts in its messages to approvers.
     const httpPort = await preferredOrFree(options.httpPort, HOST);
     const api = await startApiServer({
       env: workerEnv,
@@ -162,6 +154,19 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     });
     stops.push(() => api.close());
     if (httpPort.taken) movedPorts.push({ what: 'HTTP API', preferred: options.httpPort, used: Number(new URL(api.url).port) });
+
+    const worker = await runWorker({
+      env: { ...workerEnv, MVE_CONSOLE_URL: env['MVE_CONSOLE_URL'] ?? api.url },
+      temporalAddress,
+      databaseUrl,
+      keyring,
+      actionKeys,
+      log: (line) => log(`[worker] ${line}`),
+    }).catch((error: unknown) => {
+      throw new Error(`the worker could not start (Temporal at ${temporalAddress}): ${(error as Error).message}`);
+    });
+    stops.push(() => worker.shutdown());
+    const environment = worker.dependencies.environment;
     const state: DevState = {
       pid: process.pid,
       startedAt: new Date().toISOString(),

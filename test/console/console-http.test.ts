@@ -171,6 +171,52 @@ test('roles: the ops view is for ops and admins; requesters see their own orders
   t.regex((await alice.request('GET', '/')).text, /data-ticket="HTTP-1"/);
 });
 
+test.serial("ops read the order's Temporal history on its page; a requester does not see the section", async (t) => {
+  const { harness } = t.context;
+  const olga = new Client(harness.url);
+  await olga.signIn('olga');
+  const page = await olga.request('GET', '/orders/HTTP-1');
+  t.is(page.status, 200);
+  t.regex(page.text, /<details data-testid="workflow-history">/);
+  const rows = [...page.text.matchAll(/<tr data-testid="history-event" data-event-type="([A-Z_]+)"><td class="num">(\d+)<\/td><td><time datetime="([^"]+)">/g)];
+  t.true(rows.length >= 5, `${rows.length} events listed`);
+  t.is(rows[0]![1], 'WORKFLOW_EXECUTION_STARTED');
+  t.deepEqual(rows.map((row) => Number(row[2])), rows.map((_, index) => index + 1), 'event ids in order');
+  t.false(Number.isNaN(Date.parse(rows[0]![3]!)), 'each event has its time');
+  t.regex(page.text, /<code>ACTIVITY_TASK_SCHEDULED<\/code><\/td><td>(<details><summary>)?<code class="wrap">activity loadApprovalPolicy/, 'activity names in the summary');
+  t.regex(page.text, /workflow orderWorkflow; \{&quot;request&quot;:\{/, 'the decoded input, escaped');
+  const payloads = /<pre class="wrap" data-testid="history-payloads">([^<]*)<\/pre>/.exec(page.text)?.[1] ?? '';
+  t.regex(payloads, /&quot;ticketId&quot;:&quot;HTTP-1&quot;/, 'the whole payload, unfolded on demand');
+  t.false(/licenseData|sshPublicKey|vendorConfig|ssh-rsa/.test(page.text), 'the vendor configuration is left out, even redacted');
+
+  const alice = new Client(harness.url);
+  await alice.signIn('alice');
+  const mine = await alice.request('GET', '/orders/HTTP-1');
+  t.is(mine.status, 200);
+  t.false(mine.text.includes('workflow-history'), 'no history section for a requester');
+  t.false(mine.text.includes('WORKFLOW_EXECUTION_STARTED'));
+});
+
+test.serial('a FAILED order is listed under "needs attention" with its last error and trace id', async (t) => {
+  const { harness } = t.context;
+  // Every buy answered 429: after the engine's six tries the order fails, the last error carrying the API's trace id.
+  harness.api.sim.injectFault({ kind: 'rate-limit', endpoint: 'buy', retryAfterSeconds: 1, times: 6 });
+  const submitted = await harness.api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('HTTP-FAIL-1', { size: 'MVE 4/16' }) });
+  t.is(submitted.status, 201, JSON.stringify(submitted.body));
+  await waitForApiState(harness.api, 'HTTP-FAIL-1', 'FAILED', 60_000);
+  const order = await harness.api.call('GET', '/api/v1/orders/HTTP-FAIL-1', { as: 'olga' });
+  const traceId = order.body.lastError?.traceId as string | undefined;
+  t.truthy(traceId, JSON.stringify(order.body.lastError));
+
+  const olga = new Client(harness.url);
+  await olga.signIn('olga');
+  const ops = await olga.request('GET', '/ops');
+  const item = /<li data-testid="attention-failed" data-ticket="HTTP-FAIL-1">.*?<\/li>/s.exec(ops.text)?.[0] ?? '';
+  t.truthy(item, 'listed as failed');
+  t.regex(item, /<span data-testid="attention-failed-error">[^<]*\S[^<]*<\/span>/, 'with its last error');
+  t.true(item.includes(`<code data-testid="attention-failed-trace">${traceId}</code>`), item);
+});
+
 /** The console on the same instance as the API routes, as buildApiServer registers it. */
 async function sameAppServer(t: ExecutionContext<{ harness: ConsoleHarness }>, options: { secureCookies: boolean; devUsers?: Array<{ id: string; roles: string[]; token: string }> }): Promise<FastifyInstance> {
   const { context } = t.context.harness.api;

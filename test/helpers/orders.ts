@@ -100,7 +100,7 @@ export function simCredentials(sim: Simulator): SimCredentials {
 }
 
 /** The real activities against the simulator's staging key, as the engine's workers (in-process or not) run them. */
-export function createTestActivities(options: SimCredentials & { repository: Repository; log?: (line: string) => void }): {
+export function createTestActivities(options: SimCredentials & { repository: Repository; log?: (line: string) => void } & ApproverWebhookOptions): {
   apiClient: ApiClient;
   activities: OrderActivities;
 } {
@@ -126,11 +126,19 @@ export function createTestActivities(options: SimCredentials & { repository: Rep
     // The test ticket system listens on loopback over plain http, as a dev one would.
     callbackPolicy: callbackPolicyFromEnv({ MVE_CALLBACK_ALLOW_HTTP: 'true', MVE_CALLBACK_ALLOWED_NETWORKS: '127.0.0.0/8,::1' }),
     callbackTimeoutMs: 2_000,
+    ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
+    ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
   });
   return { apiClient, activities };
 }
 
-export interface EngineOptions {
+/** MVE_APPROVER_WEBHOOK_URL and MVE_CONSOLE_URL, as the engine's workers would read them. */
+export interface ApproverWebhookOptions {
+  approverWebhookUrl?: string;
+  consoleUrl?: string;
+}
+
+export interface EngineOptions extends ApproverWebhookOptions {
   tokenTtlSeconds?: number;
   /** false: no worker is started with the engine (tests that run their own, e.g. in a child process). */
   worker?: boolean;
@@ -145,7 +153,13 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
 
   const apiLog: string[] = [];
-  const { apiClient, activities } = createTestActivities({ ...simCredentials(sim), repository, log: (line) => apiLog.push(line) });
+  const { apiClient, activities } = createTestActivities({
+    ...simCredentials(sim),
+    repository,
+    log: (line) => apiLog.push(line),
+    ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
+    ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
+  });
   const codecKeys = `test:${randomBytes(32).toString('base64')}`;
   const keyring = Keyring.fromText(codecKeys);
   const dataConverter = encryptingDataConverter(keyring);

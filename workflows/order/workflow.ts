@@ -11,6 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type {
+  ApproverMessage,
   BuyOutcome,
   ErrorSummary,
   GoverningPolicy,
@@ -120,6 +121,16 @@ const callbacks = proxyActivities<OrderActivities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
 });
 
+/**
+ * Messages to the approvers' webhook: a few tries within minutes, then given up (the journal says so). The order
+ * never waits on them: they go out through their own outbox.
+ */
+const approverMessages = proxyActivities<OrderActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
 /** The end of an order before buying; `undefined` means the order may go on to buy. */
 type Ending = { state: 'REJECTED' | 'EXPIRED' | 'CANCELLED' | 'FAILED'; actor: string; reason: string } | undefined;
 
@@ -193,6 +204,23 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     },
   );
 
+  /** Started only when the workers have an approvers' webhook: without one an order schedules nothing for it. */
+  const approverOutbox = new Outbox<ApproverMessage>(
+    async ([message]) => {
+      if (message) await approverMessages.notifyApprovers(message);
+    },
+    {
+      maxBatch: 1,
+      retryAfterMs: 0,
+      onFailure: (error, [message]) => {
+        const what = message?.event === 'approval-reminder' ? `reminder ${message.reminder}` : 'the approval request';
+        const summary = summarise(error, 'the message could not be sent');
+        note(ENGINE, `the approvers' webhook did not take ${what}: ${summary.message}`, { event: message?.event, seq: message?.seq, type: summary.type });
+        return 'drop';
+      },
+    },
+  );
+
   function nextSeq(): number {
     return ++seq;
   }
@@ -220,6 +248,26 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       message,
       ...(quote ? { quote: { monthlyRate: quote.monthlyRate, currency: quote.currency } } : {}),
       ...(product ? { product } : {}),
+    });
+  }
+
+  /** Tells approvers (through the workers' webhook, when they have one) that the round waits for them. */
+  function tellApprovers(current: ApprovalRoundState, event: ApproverMessage['event']): void {
+    if (!governing?.approverWebhook) return;
+    const tally = tallyVotes(approvalRound(current));
+    approverOutbox.push({
+      workflowId,
+      ticketId: request.ticketId,
+      environment,
+      seq,
+      event,
+      ...(event === 'approval-reminder' ? { reminder: current.remindersSent } : {}),
+      requestedBy: request.requestedBy,
+      quote: { monthlyRate: current.quote.monthlyRate, currency: current.quote.currency },
+      tier: { name: current.tier.name, roles: [...current.tier.roles], approvals: current.tier.approvals },
+      stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
+      deadline: new Date(current.deadline).toISOString(),
+      ...(targets ? { summary: `${targets.image.vendor} ${targets.image.product} ${targets.image.version} (kind ${targets.kind}) at ${targets.location.name}` } : {}),
     });
   }
 
@@ -440,6 +488,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     const reminders = reminderTimes(policy, startedAt);
     moveTo('AWAITING_APPROVAL', 'policy', reason, { tier: tier.name, roles: tier.roles, approvals: tier.approvals, deadline: new Date(round.deadline).toISOString() });
     const active = round;
+    tellApprovers(active, 'awaiting-approval');
     let votesSeen = 0;
     for (;;) {
       const tally = tallyVotes(approvalRound(active));
@@ -462,6 +511,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       active.approvers = await records.loadApprovers({ environment });
       note('policy', `reminder ${active.remindersSent}: approval still needed (${tally.stillNeeded} more)`);
       notify('approval-reminder', `approval still needed from ${tally.stillNeeded} more approver(s) with role ${tier.roles.join(' or ')}`);
+      tellApprovers(active, 'approval-reminder');
     }
   }
 
@@ -653,6 +703,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     return finish({ state: 'FAILED', actor: ENGINE, reason: `invalid approval policy: ${messageOf(error)}` });
   }
   journal.push({ type: 'policy', seq: nextSeq(), at: Date.now(), version: governing.version, hash: governing.hash, policy });
+  if (governing.approverWebhook) approverOutbox.start();
 
   let approved: QuoteRecord | undefined;
   for (;;) {

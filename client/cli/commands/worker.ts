@@ -15,7 +15,9 @@ export function registerWorkerCommand(program: Command): void {
       `
 Reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE (and TEMPORAL_TLS*, TEMPORAL_API_KEY),
 DATABASE_URL, MVE_CODEC_KEYS, MVE_ACTION_KEY, MVE_APPROVAL_POLICY_FILE (or MVE_APPROVAL_POLICY), MVE_API_BASE_URL, MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
-MVE_CLIENT_SECRET (MVE_ALLOW_PRODUCTION=true for production), MVE_KIND_MAP, MVE_CALLBACK_SECRET.
+MVE_CLIENT_SECRET (MVE_ALLOW_PRODUCTION=true for production), MVE_KIND_MAP, MVE_CALLBACK_SECRET,
+MVE_CALLBACK_ALLOW_HTTP, MVE_CALLBACK_ALLOWED_NETWORKS, MVE_APPROVER_WEBHOOK_URL (approvers told of each order
+waiting for them) and MVE_CONSOLE_URL (the console link in those messages).
 The worker polls <TEMPORAL_TASK_QUEUE>.<MVE_ENVIRONMENT>. On SIGINT/SIGTERM it stops polling, lets running
 tasks finish and exits 0. See docs/running.md.`,
     )
