@@ -15,7 +15,7 @@ import { createOidcVerifier } from '../../client/http/auth/oidc.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
-import { waitForState } from '../helpers/wait.js';
+import { waitFor, waitForState } from '../helpers/wait.js';
 
 const AUDIENCE = 'mve-api';
 const KID = 'idp-key-1';
@@ -143,9 +143,13 @@ test('fiona approves by JWT an order alice submitted by API token: it is BOUGHT,
   const quote = await awaitingApproval(t, 'OIDC-APPROVE-1');
   const fiona = await jwt(t.context.idp, { preferred_username: 'fiona', roles: ['finance-approver'] });
 
-  const inbox = await call(t, 'GET', '/api/v1/approvals', fiona);
+  // The inbox reads the records, which follow the workflow by a journal write: wait for it to show.
+  const inbox = await waitFor(async () => {
+    const response = await call(t, 'GET', '/api/v1/approvals', fiona);
+    t.is(response.status, 200);
+    return response.body.approvals.some((item: { ticketId: string }) => item.ticketId === 'OIDC-APPROVE-1') ? response : undefined;
+  }, 20_000, 'OIDC-APPROVE-1 in fiona\'s inbox');
   t.is(inbox.status, 200);
-  t.true(inbox.body.approvals.some((item: { ticketId: string }) => item.ticketId === 'OIDC-APPROVE-1'), 'in her inbox');
 
   const approved = await call(t, 'POST', '/api/v1/orders/OIDC-APPROVE-1/approve', fiona, { ...quote, comment: 'fine by finance' });
   t.is(approved.status, 200, JSON.stringify(approved.body));
