@@ -250,8 +250,23 @@ function quoteAndPolicy({ order, now, history }: OrderPageData): Html {
         <dt>Deadline</dt><dd>${when(approval.deadline)} <span class="${Date.parse(approval.deadline) - now < 24 * 3600_000 ? 'urgent' : 'muted'}">(${timeLeft(approval.deadline, now)})</span></dd>`
       : ''}
     ${why ? html`<dt>Why</dt><dd data-testid="why">${why.reason}</dd>` : ''}
+    ${quoteHistoryRow(order)}
     ${rounds > 1 ? html`<dt>Rounds</dt><dd>${rounds} approval rounds (the price changed and was asked again)</dd>` : ''}
   </dl>`;
+}
+
+/** Every quote the order was given, oldest first, each change marked as a rise or a drop. */
+function quoteHistoryRow(order: any): Html | string {
+  const quotes = (order.quoteHistory ?? []) as Array<{ monthlyRate: number; currency: string; quotedAt: number }>;
+  if (quotes.length < 2) return '';
+  const items = quotes.map((quote, index) => {
+    const previous = quotes[index - 1];
+    const change = previous && previous.currency === quote.currency && previous.monthlyRate !== quote.monthlyRate
+      ? html` <span class="${quote.monthlyRate > previous.monthlyRate ? 'urgent' : 'muted'}" data-testid="quote-change">(${quote.monthlyRate > previous.monthlyRate ? 'rose' : 'fell'} ${((Math.abs(quote.monthlyRate - previous.monthlyRate) / previous.monthlyRate) * 100).toFixed(1)}%)</span>`
+      : '';
+    return html`<li>${money(quote.monthlyRate, quote.currency)} <span class="muted">${when(new Date(quote.quotedAt).toISOString())}</span>${change}</li>`;
+  });
+  return html`<dt>Quote history</dt><dd><ol data-testid="quote-history">${items}</ol></dd>`;
 }
 
 /** Why this user may not decide, in the API's own terms, or undefined when they may (the API still decides). */

@@ -154,6 +154,7 @@ test.serial('a price that changed since the page loaded is refused in the page, 
     t.regex(await error.innerText(), /1780\.02 AUD/);
     t.is(await page.getByTestId('approve-button').innerText(), 'Approve 1,780.02 AUD a month', 'the new price is shown');
     t.regex(await page.getByTestId('quote').innerText(), /1,780\.02 AUD/);
+    t.regex(await page.getByTestId('quote-history').innerText(), /1,618\.20 AUD[\s\S]*1,780\.02 AUD[\s\S]*rose 10\.0%/, 'the price that rose is shown as such');
     t.is(await page.getByTestId('decision-comment').inputValue(), 'ok at the old price', 'the comment is kept');
     t.is((await harness.api.call('GET', '/api/v1/orders/WEB-5', { as: 'olga' })).body.approval.votes.length, 0, 'the refused vote changed nothing');
 

@@ -34,6 +34,8 @@ export interface OrderStatusView {
   image?: ChosenImage;
   kind?: string;
   quote?: QuoteRecord;
+  /** Every quote, oldest first, when there was more than one (a re-validation). */
+  quoteHistory?: QuoteRecord[];
   approval?: {
     tier: ApprovalTier;
     votes: ApprovalVote[];

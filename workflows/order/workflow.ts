@@ -158,6 +158,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   const timeline: TimelineEntry[] = [];
   let targets: OrderTargets | undefined;
   let quote: QuoteRecord | undefined;
+  /** Every quote the order was given, oldest first: a price that rose is shown as such. */
+  const quotes: QuoteRecord[] = [];
   let quoteNumber = 0;
   let round: ApprovalRoundState | undefined;
   let buyAttempts = 0;
@@ -302,6 +304,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
       ...(governing ? { policy: { version: governing.version, hash: governing.hash } } : {}),
       ...(targets ? { location: targets.location, image: targets.image, kind: targets.kind } : {}),
       ...(quote ? { quote } : {}),
+      ...(quotes.length > 1 ? { quoteHistory: [...quotes] } : {}),
       ...(round && tally
         ? {
             approval: {
@@ -475,6 +478,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     await api.refreshApiToken({ environment });
     const fresh: QuoteRecord = { ...(await api.validateOrder({ ...context, request, targets: targets! })), quotedAt: Date.now() };
     quote = fresh;
+    quotes.push(fresh);
     quoteNumber++;
     journal.push({ type: 'quote', seq: nextSeq(), at: Date.now(), quoteNumber, quote: fresh });
     upsertSearchAttributes([{ key: MONTHLY_RATE, value: fresh.monthlyRate }]);
