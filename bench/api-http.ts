@@ -32,6 +32,7 @@ import { startDevServer } from '../devserver/index.js';
 import { kindMapFromEnv } from '../domain/index.js';
 import { startSimulator } from '../sim/index.js';
 import { runWorker } from '../worker/index.js';
+import { percentile } from './workflow-throughput.js';
 
 // autocannon ships no types (and @types/autocannon is not installed): the few fields used here, typed locally.
 interface Histogram {
@@ -91,10 +92,6 @@ export interface Row {
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 export async function runApiHttpBench(options: { durationSeconds: number; log: (line: string) => void }): Promise<{ rows: Row[]; setup: Record<string, unknown> }> {
   const { log } = options;

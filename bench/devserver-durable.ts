@@ -15,6 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../activities/db/index.js';
 import { startDevServer } from '../devserver/index.js';
+import { throughput } from './workflow-throughput.js';
 import type { DevServer } from '../devserver/index.js';
 
 const TASK_QUEUE = 'bench-devserver-durable';
@@ -25,10 +26,6 @@ const RUNS: { concurrency: number; workflows: number }[] = [
 ];
 const openArg = process.argv.indexOf('--open');
 const OPEN_WORKFLOWS = openArg > 0 ? Number(process.argv[openArg + 1]) : 10_000;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 interface Running {
   server: DevServer;
@@ -69,25 +66,6 @@ async function run(options: { databaseUrl?: string; schema?: string; worker?: bo
   };
 }
 
-async function throughput(client: Client, concurrency: number, total: number, label: string) {
-  const latencies: number[] = [];
-  let next = 0;
-  const startedAt = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const i = next++;
-        const t0 = performance.now();
-        await client.workflow.execute('oneActivityWorkflow', { taskQueue: TASK_QUEUE, workflowId: `${label}-${i}`, args: ['x'] });
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - startedAt) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { concurrency, workflows: total, perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-}
-
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mve-bench-devserver-pg-'));
@@ -99,9 +77,9 @@ async function main(): Promise<void> {
       ['postgres', postgres.url],
     ] as const) {
       const env = await run({ databaseUrl });
-      await throughput(env.client, 10, 50, `warmup-${store}`);
+      await throughput(env.client, TASK_QUEUE, 10, 50, `warmup-${store}`);
       for (const r of RUNS) {
-        const row = await throughput(env.client, r.concurrency, r.workflows, `${store}-c${r.concurrency}`);
+        const row = await throughput(env.client, TASK_QUEUE, r.concurrency, r.workflows, `${store}-c${r.concurrency}`);
         table.push(
           `${store.padEnd(8)}  ${String(row.concurrency).padStart(11)}  ${String(row.workflows).padStart(9)}  ${row.perSecond.toFixed(1).padStart(11)}  ${row.p50.toFixed(1).padStart(7)}  ${row.p99.toFixed(1).padStart(7)}`,
         );

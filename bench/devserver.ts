@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startDevServer } from '../devserver/index.js';
+import { throughput } from './workflow-throughput.js';
 
 const TASK_QUEUE = 'bench-devserver';
 const RUNS: { concurrency: number; workflows: number }[] = [
@@ -16,29 +17,6 @@ const RUNS: { concurrency: number; workflows: number }[] = [
   { concurrency: 100, workflows: 1000 },
 ];
 const OPEN_WORKFLOWS = 1000;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function throughput(client: Client, concurrency: number, total: number, label: string) {
-  const latencies: number[] = [];
-  let next = 0;
-  const startedAt = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const i = next++;
-        const t0 = performance.now();
-        await client.workflow.execute('oneActivityWorkflow', { taskQueue: TASK_QUEUE, workflowId: `${label}-${i}`, args: ['x'] });
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - startedAt) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { concurrency, workflows: total, perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-}
 
 function heapAfterGc(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -66,9 +44,9 @@ async function main(): Promise<void> {
   });
   const running = worker.run();
 
-  await throughput(client, 10, 50, 'warmup');
+  await throughput(client, TASK_QUEUE, 10, 50, 'warmup');
   const rows = [];
-  for (const run of RUNS) rows.push(await throughput(client, run.concurrency, run.workflows, `c${run.concurrency}`));
+  for (const run of RUNS) rows.push(await throughput(client, TASK_QUEUE, run.concurrency, run.workflows, `c${run.concurrency}`));
 
   // open workflows: each has run its first workflow task and waits for a signal
   const before = heapAfterGc();

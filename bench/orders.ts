@@ -24,6 +24,7 @@ import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
 import { callbackPolicyFromEnv } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
+import { percentile } from './workflow-throughput.js';
 
 const CONCURRENCY = [1, 10, 50];
 const ROUNDS = 3;
@@ -36,10 +37,6 @@ interface RoundFigures {
   'history events/order': number;
   'history bytes/order': number;
   'API calls/order': number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 export async function runOrdersBench(): Promise<void> {

@@ -4,7 +4,6 @@ export type { OrdersApiClientOptions } from './orders-api-client.js';
 export type {
   ApiErrorDetail,
   ApiOrder,
-  ApiPolicy,
   ApproveInput,
   HistoryBuyAttempt,
   HistoryEntry,

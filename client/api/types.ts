@@ -1,5 +1,7 @@
-import type { ChosenImage, ChosenLocation, ProductRecord } from '../../activities/order/types.js';
-import type { OrderStatusView, TimelineEntry, VoteResult } from '../../workflows/order/messages.js';
+import type { z } from 'zod';
+import type { ApiOrder, OrderListItem } from '../http/order-view.js';
+import type { approvalsResponse } from '../http/schemas.js';
+import type { VoteResult } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../workflows/order/states.js';
 
 // The HTTP API's shapes as a caller sees them (client/http/schemas.ts is the server's side of the same contract).
@@ -10,36 +12,7 @@ export interface ApiErrorDetail {
   message: string;
 }
 
-/** The governing approval policy, recorded on the order when it started. */
-export interface ApiPolicy {
-  version: string;
-  /** SHA-256 (hex) of the environment's policy as the workers parsed it. */
-  hash: string;
-}
-
-/**
- * An order: live from its workflow (`source: 'workflow'`, every field the status query has) or, once Temporal
- * has forgotten it, from the records (`source: 'records'`: no location, image or approval details).
- */
-export interface ApiOrder {
-  ticketId: string;
-  workflowId: string;
-  environment: string;
-  requestedBy: string;
-  submittedBy: string | null;
-  state: OrderState;
-  policy: ApiPolicy | null;
-  quote: { monthlyRate: number; currency: string; quotedAt?: string } | null;
-  source: 'workflow' | 'records';
-  location?: ChosenLocation;
-  image?: ChosenImage;
-  kind?: string;
-  approval?: OrderStatusView['approval'];
-  buyAttempts?: number;
-  product?: (Pick<ProductRecord, 'technicalServiceUid' | 'provisioningStatus'> & Partial<ProductRecord>) | null;
-  lastError?: { message: string; type?: string; traceId?: string; at: string } | null;
-  timeline?: TimelineEntry[];
-}
+export type { ApiOrder, OrderListItem } from '../http/order-view.js';
 
 export interface SubmitResult {
   /** true: a new order started (201); false: the ticket already had this very order (200). */
@@ -48,21 +21,6 @@ export interface SubmitResult {
   warnings: ApiErrorDetail[];
 }
 
-/** One row of `GET /api/v1/orders` (from the records). */
-export interface OrderListItem {
-  ticketId: string;
-  workflowId: string;
-  environment: string;
-  requestedBy: string;
-  submittedBy: string | null;
-  state: OrderState;
-  quote: { monthlyRate: number; currency: string } | null;
-  product: { technicalServiceUid: string; provisioningStatus: string } | null;
-  lastError: { message: string; at: string } | null;
-  policy: ApiPolicy | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface OrderList {
   orders: OrderListItem[];
@@ -135,20 +93,8 @@ export type { VoteResult };
 
 export type ResolveBuyInput = { outcome: 'created'; technicalServiceUid: string; note?: string } | { outcome: 'not-created'; note: string };
 
-/** One order awaiting the caller's decision. */
-export interface PendingApproval {
-  ticketId: string;
-  requestedBy: string;
-  environment: string;
-  monthlyRate: number | null;
-  currency: string | null;
-  tier: string;
-  approvalsNeeded: number;
-  approvalsGiven: number;
-  stillNeeded: number;
-  deadline: string | null;
-  waitingSince: string;
-}
+/** One order awaiting the caller's decision (the server's schema of `GET /api/v1/approvals`). */
+export type PendingApproval = z.output<typeof approvalsResponse>['approvals'][number];
 
 export interface Me {
   id: string;

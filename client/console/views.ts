@@ -1,3 +1,4 @@
+import type { PendingApproval as InboxItem } from '../api/index.js';
 import { CANCELLABLE_STATES, ORDER_STATES } from '../../workflows/order/states.js';
 import { mayCancel, mayResolveBuys, mayVote } from '../http/access.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
@@ -62,19 +63,7 @@ export function signInView(options: {
 
 // ---- inbox ----
 
-export interface InboxItem {
-  ticketId: string;
-  requestedBy: string;
-  environment: string;
-  monthlyRate: number | null;
-  currency: string | null;
-  tier: string;
-  approvalsNeeded: number;
-  approvalsGiven: number;
-  stillNeeded: number;
-  deadline: string | null;
-  waitingSince: string;
-}
+export type { InboxItem };
 
 export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
   return html`<h1>Approvals inbox</h1>

@@ -1,8 +1,12 @@
 import type { OrderRecord, OrderView as OrderRecords } from '../../activities/db/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 
-/** An order as the HTTP API shows it; `source` says whether it came live from the workflow or from the records. */
-export interface ApiOrder {
+/**
+ * An order as the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
+ * has) or, once Temporal has forgotten it, from the records (`source: 'records'`: no location, image or approval).
+ * The CLI's API client reads the same type (client/api).
+ */
+export type ApiOrder = {
   ticketId: string;
   workflowId: string;
   environment: string;
@@ -12,8 +16,19 @@ export interface ApiOrder {
   policy: { version: string; hash: string } | null;
   quote: { monthlyRate: number; currency: string; quotedAt?: string } | null;
   source: 'workflow' | 'records';
-  [more: string]: unknown;
-}
+  location?: OrderStatusView['location'];
+  image?: OrderStatusView['image'];
+  kind?: string;
+  quoteHistory?: OrderStatusView['quoteHistory'];
+  approval?: OrderStatusView['approval'];
+  buyAttempts?: number;
+  product?: OrderStatusView['product'] | null;
+  lastError?: { message: string; type?: string; traceId?: string; at: string } | null;
+  timeline?: Array<{ seq: number; at: string; state: OrderStatusView['state']; actor: string; reason: string }>;
+};
+
+/** One row of `GET /api/v1/orders`, from the records. */
+export type OrderListItem = ReturnType<typeof orderSummary>;
 
 export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
   const { quote, policy, submittedBy, ...rest } = view;

@@ -20,6 +20,7 @@ import type { HistoryEvent } from '../proto.js';
 import { InMemoryStore } from '../store.js';
 import type { ExecutionStore, NamespaceRecord } from '../store.js';
 import type { SearchAttributeType } from '../visibility/search-attributes.js';
+import { redactDatabaseUrl } from '../../activities/db/connection.js';
 import { decodeEvent, encodeEvent, encodeMessage, TYPES } from './codec.js';
 import { loadExecution, toRecord } from './record.js';
 import type { ExecutionRow } from './record.js';
@@ -64,16 +65,6 @@ type Reserved = postgres.ReservedSql;
 const EVENT_ROWS_PER_INSERT = 10_000; // 4 parameters a row, under PostgreSQL's 65,535
 const RETRY_FLUSH_MS = 1000;
 
-/** The URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparseable database URL>';
-  }
-}
 
 const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null => (value ? encodeMessage(typeName, value) : null);
 
@@ -108,7 +99,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
   ) {
     super();
     this.schema = schema;
-    this.location = `PostgreSQL ${redactUrl(url)}, schema ${schema}`;
+    this.location = `PostgreSQL ${redactDatabaseUrl(url)}, schema ${schema}`;
   }
 
   /** Connects, takes the schema's lock, creates the schema if missing and loads every retained run. */
@@ -121,7 +112,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     try {
       lock = await sql.reserve();
       const lockKey = `mve-orders devserver ${schema}`;
-      await acquireLock(lock, lockKey, options.lockTimeoutMs ?? 15_000, `another devserver is using schema ${schema} of ${redactUrl(options.url)}`);
+      await acquireLock(lock, lockKey, options.lockTimeoutMs ?? 15_000, `another devserver is using schema ${schema} of ${redactDatabaseUrl(options.url)}`);
       const t = tables(sql, schema);
       await createSchema(sql, schema, t);
       const store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log);
@@ -131,7 +122,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       lock?.release();
       await sql.end({ timeout: 1 }).catch(() => {});
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`devserver: cannot use ${redactUrl(options.url)} (schema ${schema}): ${reason}`, { cause: error });
+      throw new Error(`devserver: cannot use ${redactDatabaseUrl(options.url)} (schema ${schema}): ${reason}`, { cause: error });
     }
   }
 
