@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { orderWorkflowId } from '../client/orders/index.js';
 import type { OrderStatusView } from '../workflows/order/messages.js';
-import { FINAL_STATES, type OrderState } from '../workflows/order/states.js';
+import { FINAL_STATES, type OrderState } from '../domain/order-states.js';
 import { sydneyRequest } from '../test/helpers/orders.js';
 import { usePostgres, type TestDatabase } from '../test/helpers/postgres.js';
 import { productNameFor, startRestartEnv, withTimeout, type RestartEnv } from '../test/orders/fixtures/restart-env.js';

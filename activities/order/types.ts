@@ -3,7 +3,7 @@
  * implementations. Inputs and outputs are plain JSON; outputs never carry a secret or the catalog.
  */
 import type { ApprovalPolicy, Approver } from '../../workflows/approval/index.js';
-import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderState } from '../../domain/order-states.js';
 import type { OrderRequest } from '../../schemas/index.js';
 
 export type Environment = OrderRequest['environment'];

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ApiOrder, OrderListItem } from '../http/order-view.js';
 import type { approvalsResponse } from '../http/schemas.js';
 import type { VoteResult } from '../../workflows/order/messages.js';
-import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderState } from '../../domain/order-states.js';
 
 // The HTTP API's shapes as a caller sees them (client/http/schemas.ts is the server's side of the same contract).
 

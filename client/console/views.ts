@@ -1,5 +1,5 @@
 import type { PendingApproval as InboxItem } from '../api/index.js';
-import { CANCELLABLE_STATES, ORDER_STATES } from '../../workflows/order/states.js';
+import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/order-states.js';
 import { mayCancel, mayResolveBuys, mayVote } from '../http/access.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';

@@ -22,7 +22,7 @@ import {
   type VoteResult,
 } from '../../workflows/order/messages.js';
 import { signAction, type Signed, type SignedActionName } from '../../workflows/order/signed-action.js';
-import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderState } from '../../domain/order-states.js';
 import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 

@@ -1,6 +1,6 @@
 import type { OrderClient } from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
-import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderState } from '../../domain/order-states.js';
 
 /** Polls the order's status query until it reaches `state` (or fails the test after `timeoutMs`). */
 export async function waitForState(orders: OrderClient, ticketId: string, state: OrderState, timeoutMs = 20_000): Promise<OrderStatusView> {

@@ -14,7 +14,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { orderWorkflowId } from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
-import type { OrderState } from '../../workflows/order/states.js';
+import type { OrderState } from '../../domain/order-states.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';

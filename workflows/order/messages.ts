@@ -2,7 +2,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalTier, ApprovalVote } from '../approval/index.js';
 import type { ChosenImage, ChosenLocation, ProductRecord, QuoteRecord } from '../../activities/order/types.js';
 import type { Signed } from './signed-action.js';
-import type { OrderState } from './states.js';
+import type { OrderState } from '../../domain/order-states.js';
 
 /** One line of the order's timeline, as `status` shows it. */
 export interface TimelineEntry {

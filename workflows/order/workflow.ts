@@ -54,7 +54,7 @@ import {
 import { Outbox } from './outbox.js';
 import { verifyAction, type Signed, type SignedActionName } from './signed-action.js';
 import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from './search-attributes.js';
-import { CANCELLABLE_STATES, canTransition, FINAL_STATES, type OrderState } from './states.js';
+import { CANCELLABLE_STATES, canTransition, FINAL_STATES, type OrderState } from '../../domain/order-states.js';
 
 export interface OrderWorkflowInput {
   /**

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { ApiCallError, ApiUnreachableError, OrdersApiClient } from '../../api/index.js';
 import { API_URL_VARIABLE, loadClientSettings, missingTokenMessage, NotConfiguredError, TOKEN_VARIABLE, type ClientSettings } from '../../config.js';
 import { DEV_USERS } from '../../dev/index.js';
-import { FINAL_STATES, type OrderState } from '../../../workflows/order/states.js';
+import { FINAL_STATES, type OrderState } from '../../../domain/order-states.js';
 
 /** A failure the command explains itself; exit 1 when the order or the engine refused, 2 when the input is unusable. */
 export class CliFailure extends Error {

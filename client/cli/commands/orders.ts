@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { ORDER_STATES, type OrderState } from '../../../workflows/order/states.js';
+import { ORDER_STATES, type OrderState } from '../../../domain/order-states.js';
 import { nonEmpty, orderCommand, parseLimit, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 import { formatOrderList } from './order-view.js';
 

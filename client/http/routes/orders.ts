@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
-import { CANCELLABLE_STATES } from '../../../workflows/order/states.js';
+import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
 import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
