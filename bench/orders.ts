@@ -2,7 +2,9 @@
  * The whole engine, measured: the devserver (real time, no skipping), the API simulator, an embedded
  * PostgreSQL, the real worker and activities, the encrypting codec. Auto-approved orders are submitted at
  * several concurrencies; for each, the end-to-end time per order (submit to BOUGHT, median and p95),
- * orders per second, history events and bytes per order, and API calls per order.
+ * orders per second, history events and bytes per order, and API calls per order. A one-activity workflow on
+ * the same server and worker runtime is measured in the same run as the baseline: the targets of a lean order
+ * are printed as ratios against it (docs/order-workflow.md).
  *
  *   npm run bench:orders          (or as part of `npm run bench`)
  */
@@ -10,10 +12,10 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createApiClient, Secret } from '../activities/api/index.js';
 import { connectDatabase, createRepository, runMigrations } from '../activities/db/index.js';
 import { startEmbeddedPostgres } from '../activities/db/embedded.js';
@@ -24,10 +26,14 @@ import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
 import { callbackPolicyFromEnv } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
-import { percentile } from './workflow-throughput.js';
+import { percentile, throughput } from './workflow-throughput.js';
 
 const CONCURRENCY = [1, 10, 50];
 const ROUNDS = 3;
+const BASELINE_QUEUE = 'bench-one-activity';
+
+/** The issue's targets for an auto-approved order, against the one-activity workflow of the same run. */
+const TARGETS = { events: 32, bytes: 10_000, p50Ratio: 4, throughputShare: 0.4 };
 
 interface RoundFigures {
   concurrency: number;
@@ -81,6 +87,16 @@ export async function runOrdersBench(): Promise<void> {
       actionKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`, 'bench', 'action keys'),
     });
     const running = worker.run();
+    const baselineWorker = await Worker.create({
+      connection: await NativeConnection.connect({ address: devServer.address }),
+      taskQueue: BASELINE_QUEUE,
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: fileURLToPath(new URL('./fixtures/devserver-workflows.ts', import.meta.url)),
+        logger: new DefaultLogger('ERROR'),
+      }),
+      activities: { echo: async (text: string) => text },
+    });
+    const baselineRunning = baselineWorker.run();
     const client = new Client({ connection, namespace: 'default', dataConverter });
     const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP });
     const example = JSON.parse(await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
@@ -131,10 +147,29 @@ export async function runOrdersBench(): Promise<void> {
     const totalCalls = () => Object.values(sim.state().calls).reduce((sum, count) => sum + count, 0);
 
     await measure(1); // warms the caches (catalogs, token, connections); not reported
+    await throughput(client, BASELINE_QUEUE, 10, 50, `warm-${process.pid}`);
+    const oneAtATime = await throughput(client, BASELINE_QUEUE, 1, 50, `one-c1-${process.pid}`);
+    const hundredAtATime = await throughput(client, BASELINE_QUEUE, 100, 1000, `one-c100-${process.pid}`);
     const figures: RoundFigures[] = [];
     for (const concurrency of CONCURRENCY) figures.push(await measure(concurrency));
     process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} rounds each; warm caches):\n`);
     console.table(figures);
+    process.stdout.write(
+      `Baseline, one-activity workflow on the same server: p50 ${oneAtATime.p50.toFixed(1)} ms at concurrency 1, ` +
+        `${hundredAtATime.perSecond.toFixed(1)} workflows/s at concurrency 100\n`,
+    );
+    const single = figures.find((row) => row.concurrency === 1)!;
+    const fifty = figures.find((row) => row.concurrency === 50)!;
+    const p50Ratio = single['median e2e ms'] / oneAtATime.p50;
+    const share = fifty['orders/s'] / hundredAtATime.perSecond;
+    console.table([
+      { figure: 'history events per order', measured: single['history events/order'], target: `<= ${TARGETS.events}`, met: single['history events/order'] <= TARGETS.events },
+      { figure: 'history bytes per order', measured: single['history bytes/order'], target: `<= ${TARGETS.bytes}`, met: single['history bytes/order'] <= TARGETS.bytes },
+      { figure: 'p50 at c1 / one-activity p50', measured: `${p50Ratio.toFixed(2)}x`, target: `<= ${TARGETS.p50Ratio}x`, met: p50Ratio <= TARGETS.p50Ratio },
+      { figure: 'orders/s at c50 / one-activity wf/s at c100', measured: `${(share * 100).toFixed(0)} %`, target: `>= ${TARGETS.throughputShare * 100} %`, met: share >= TARGETS.throughputShare },
+    ]);
+    baselineWorker.shutdown();
+    await baselineRunning;
     worker.shutdown();
     await running;
     apiClient.close();

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ApiError, type ApiClient } from '../api/index.js';
+import { ApiAuthenticationError, ApiError, type ApiClient } from '../api/index.js';
 import type { CatalogLookups } from '../catalog/index.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
@@ -102,6 +102,12 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       } catch (error) {
         // Nothing was sent: a missing key or an order that cannot be built is a clean, final "not created".
         return { outcome: 'not-created', retryable: false, error: summaryOf(error) };
+      }
+      try {
+        await client.tokenProvider.getToken();
+      } catch (error) {
+        // Nothing was sent: a token that cannot be had is a clean "not created", worth retrying unless refused.
+        return { outcome: 'not-created', retryable: !(error instanceof ApiAuthenticationError), error: summaryOf(error) };
       }
       try {
         const response = await client.buy(envelope);

@@ -23,6 +23,7 @@ import {
 } from '../../workflows/order/messages.js';
 import { signAction, type Signed, type SignedActionName } from '../../workflows/order/signed-action.js';
 import type { OrderState } from '../../domain/order-states.js';
+import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
 import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 
@@ -109,6 +110,12 @@ export class OrderClient {
         // terminated run must not be bought again): a failed order is ordered again under a new ticket.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
+        // Listed by ticket, environment and status from its first moment; the workflow keeps the status current.
+        typedSearchAttributes: [
+          { key: TICKET_ID, value: request.ticketId },
+          { key: ENVIRONMENT, value: request.environment },
+          { key: ORDER_STATUS, value: 'RECEIVED' },
+        ],
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateOrderError(request.ticketId);

@@ -1,0 +1,102 @@
+import { CancellationScope, ContinueAsNew, isCancellation } from '@temporalio/workflow';
+import type { QuoteRecord } from '../../activities/order/types.js';
+import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../approval/index.js';
+import { reads } from './activities.js';
+import { awaitApproval } from './approval-round.js';
+import { currentQuote } from './progress.js';
+import { ENGINE } from './recorder.js';
+import type { Ending, OrderRun } from './run.js';
+
+/**
+ * Everything before the buy, in a scope a cancel can end: lookup (the first time), validation and the approval
+ * gate, until the quote to buy is approved and fresh. `resumeRound` resumes an approval round carried over from
+ * the order's previous run.
+ */
+export async function passGate(run: OrderRun, resumeRound: boolean): Promise<Ending> {
+  const { recorder, inbox } = run;
+  const scope = new CancellationScope();
+  inbox.beforeBuy = scope;
+  try {
+    if (inbox.cancel) scope.cancel();
+    return await scope.run(() => reachApprovedQuote(run, resumeRound));
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    if (isCancellation(error) || inbox.cancel) {
+      return { state: 'CANCELLED', actor: inbox.cancel?.actor ?? 'temporal', reason: inbox.cancel?.reason ?? 'the workflow was cancelled' };
+    }
+    const step = recorder.progress.state === 'LOOKING_UP' ? 'looked up' : 'validated';
+    const summary = recorder.noteError(error, `the order could not be ${step}`);
+    return { state: 'FAILED', actor: ENGINE, reason: summary.message };
+  } finally {
+    inbox.beforeBuy = undefined;
+  }
+}
+
+async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<Ending> {
+  const { recorder, policy } = run;
+  const { progress } = recorder;
+  const { request } = recorder.input;
+  // The price charged must be the price approved: a quote is bought only straight after the validate that gave
+  // it, with no wait between (an approval round, an uncertain buy resolved); after any wait it is validated again.
+  let validatedSinceWait = false;
+  if (resumeRound) {
+    const ending = await awaitApproval(run);
+    if (ending) return ending;
+  }
+  if (!progress.targets) {
+    recorder.moveTo('LOOKING_UP', ENGINE, 'looking up the location and the image');
+    progress.targets = await reads.lookUpOrderTargets({ ...orderContext(run), request });
+    for (const warning of progress.targets.warnings) recorder.note(ENGINE, warning);
+  }
+  for (;;) {
+    const approved = progress.approved;
+    const latest = currentQuote(progress);
+    if (approved && latest && validatedSinceWait && !isQuoteStale(policy, latest.quotedAt, Date.now())) return undefined;
+    const current = await validate(run, approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API');
+    validatedSinceWait = true;
+    if (approved) {
+      const decision = requoteDecision(policy, approved, current);
+      if (decision.decision === 'buy') {
+        recorder.moveTo('APPROVED', 'policy', `re-validated at ${current.monthlyRate} ${current.currency}: within the approval given`);
+        progress.approved = current;
+        return undefined;
+      }
+      const requirement = approvalRequirement(policy, current);
+      const tier = requirement.kind === 'needs-approval' ? requirement.tier : lowestTier(policy);
+      const ending = await awaitApproval(run, { tier, quote: current, reason: decision.reason });
+      if (ending) return ending;
+      validatedSinceWait = false;
+      continue;
+    }
+    const requirement = approvalRequirement(policy, current);
+    if (requirement.kind === 'auto-approved') {
+      recorder.moveTo('APPROVED', 'policy', `${current.monthlyRate} ${current.currency} is below the auto-approve line`);
+      progress.approved = current;
+    } else {
+      const reason = `${current.monthlyRate} ${current.currency} needs the "${requirement.tier.name}" tier (${requirement.cause})`;
+      const ending = await awaitApproval(run, { tier: requirement.tier, quote: current, reason });
+      if (ending) return ending;
+      validatedSinceWait = false;
+    }
+  }
+}
+
+async function validate(run: OrderRun, reason: string): Promise<QuoteRecord> {
+  const { recorder } = run;
+  recorder.moveTo('VALIDATING', ENGINE, reason);
+  const validated = await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! });
+  const quote: QuoteRecord = { ...validated, quotedAt: Date.now() };
+  recorder.recordQuote(quote);
+  return quote;
+}
+
+export function orderContext(run: OrderRun) {
+  const { identity, input } = run.recorder;
+  return { workflowId: identity.workflowId, runId: identity.runId, environment: input.request.environment };
+}
+
+/** After an automatic approval, a re-quote that asks again goes to the lowest tier. */
+function lowestTier(policy: ApprovalPolicy): ApprovalTier {
+  const tier = policy.tiers[0]!;
+  return { index: 0, name: tier.name, roles: [...tier.roles], approvals: tier.approvals };
+}

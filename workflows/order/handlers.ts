@@ -1,0 +1,149 @@
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/order-states.js';
+import { tallyVotes, validateApprovalVote } from '../approval/index.js';
+import { workerActionKeys } from './action-keys.js';
+import { approveUpdate, cancelUpdate, rejectUpdate, resolveBuyUpdate, statusQuery, type ResolveBuyInput, type VoteInput, type VoteResult } from './messages.js';
+import { roundFacts, statusView } from './progress.js';
+import type { OrderRun } from './run.js';
+import { verifyAction, type Signed, type SignedActionName } from './signed-action.js';
+
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The order's query and updates. Every update must carry the HTTP API's signature; validators refuse what is
+ * unsigned, forged, replayed or not allowed in the order's state, before anything reaches history.
+ */
+export function installHandlers(run: OrderRun): void {
+  const { recorder, inbox } = run;
+  const { progress, input } = recorder;
+  const { workflowId } = recorder.identity;
+  const actionKeys = workerActionKeys();
+
+  /**
+   * Runs only when an update is first delivered, never on replay: the signature check may use the worker's keys
+   * (which rotate) without making history depend on them.
+   */
+  function requireSignature(action: SignedActionName, signed: unknown): void {
+    const check = verifyAction(actionKeys, workflowId, action, signed, Date.now(), new Set(progress.acceptedNonces));
+    if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, 'UNSIGNED_ACTION');
+  }
+
+  function accept<F>(signed: Signed<F>): F {
+    progress.acceptedNonces.push(signed.signature.nonce);
+    return signed.fields;
+  }
+
+  function checkVote(vote: VoteInput, decision: 'approve' | 'reject') {
+    const { round } = progress;
+    return validateApprovalVote(
+      {
+        status: progress.state,
+        requesterId: input.request.requestedBy,
+        quote: round?.quote ?? { monthlyRate: Number.NaN, currency: '' },
+        tier: round?.tier ?? null,
+        approvers: round?.approvers ?? [],
+        votes: round?.votes ?? [],
+      },
+      { ...vote, decision },
+    );
+  }
+
+  function voteHandler(decision: 'approve' | 'reject') {
+    return async (signed: Signed<VoteInput>): Promise<VoteResult> => {
+      const check = checkVote(accept(signed), decision);
+      if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
+      const round = progress.round!;
+      round.votes.push(check.vote);
+      recorder.recordVote(check.vote, round.quoteNumber);
+      const tally = tallyVotes(roundFacts(input.request.requestedBy, round));
+      const result: VoteResult = {
+        state: progress.state,
+        approvedBy: tally.outcome === 'rejected' ? [] : tally.approvedBy,
+        stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
+      };
+      // A decisive vote answers with the state it led to (APPROVED or REJECTED), not the one before. An approval
+      // is answered as APPROVED even though the order is validating again by the time the handler resumes.
+      if (result.stillNeeded > 0 && decision === 'approve') return result;
+      await condition(() => progress.state !== 'AWAITING_APPROVAL');
+      return { ...result, state: decision === 'approve' ? 'APPROVED' : progress.state };
+    };
+  }
+
+  function voteValidator(decision: 'approve' | 'reject') {
+    return (signed: Signed<VoteInput>): void => {
+      requireSignature(decision, signed);
+      const check = checkVote(signed.fields, decision);
+      if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
+    };
+  }
+
+  setHandler(statusQuery, () => statusView(progress, input, workflowId));
+  setHandler(approveUpdate, voteHandler('approve'), { validator: voteValidator('approve') });
+  setHandler(rejectUpdate, voteHandler('reject'), { validator: voteValidator('reject') });
+  setHandler(
+    cancelUpdate,
+    async (signed) => {
+      inbox.cancel = accept(signed);
+      inbox.beforeBuy?.cancel();
+      // Answers with the state the cancel led to (CANCELLED), as a decisive vote does.
+      await condition(() => FINAL_STATES.has(progress.state));
+      return progress.state;
+    },
+    {
+      validator: (signed) => {
+        requireSignature('cancel', signed);
+        const cancel = signed.fields;
+        if (!cancel || typeof cancel.actor !== 'string' || cancel.actor.trim() === '') {
+          throw ApplicationFailure.nonRetryable('actor: must name who cancels', 'INVALID_CANCEL');
+        }
+        if (typeof cancel.reason !== 'string' || cancel.reason.trim() === '') {
+          throw ApplicationFailure.nonRetryable('reason: must say why the order is cancelled', 'INVALID_CANCEL');
+        }
+        if (!CANCELLABLE_STATES.has(progress.state) || inbox.cancel) {
+          throw ApplicationFailure.nonRetryable(
+            inbox.cancel ? 'the order is already being cancelled' : `the order is ${progress.state}; it can be cancelled only before buying`,
+            'NOT_CANCELLABLE',
+          );
+        }
+      },
+    },
+  );
+  setHandler(
+    resolveBuyUpdate,
+    async (signed) => {
+      inbox.resolution = accept(signed);
+      // Answers with the state the resolution led to (BOUGHT, or on to buying again), as a cancel does.
+      await condition(() => progress.state !== 'BUY_UNCERTAIN');
+      return progress.state;
+    },
+    {
+      validator: (signed) => {
+        requireSignature('resolve-buy', signed);
+        validateResolution(run, signed.fields);
+      },
+    },
+  );
+}
+
+function validateResolution(run: OrderRun, resolution: ResolveBuyInput): void {
+  const { progress } = run.recorder;
+  const refuse = (message: string, code = 'INVALID_RESOLUTION') => {
+    throw ApplicationFailure.nonRetryable(message, code);
+  };
+  if (progress.state !== 'BUY_UNCERTAIN' || run.inbox.resolution) {
+    refuse(`the order is ${progress.state}; only an order in BUY_UNCERTAIN can be resolved`, 'NOT_UNCERTAIN');
+  }
+  if (!resolution || typeof resolution.actor !== 'string' || resolution.actor.trim() === '') refuse('actor: must name who resolves the buy');
+  if (resolution.attempt !== progress.buyAttempts) {
+    refuse(`attempt: the uncertain buy is attempt ${progress.buyAttempts}, not ${String(resolution.attempt)}; read the order again`, 'NOT_UNCERTAIN');
+  }
+  if (resolution.outcome === 'created') {
+    if (typeof resolution.technicalServiceUid !== 'string' || !UUID_FORM.test(resolution.technicalServiceUid)) {
+      refuse('technicalServiceUid: must be the created product\'s UID (UUID form)');
+    }
+  } else if (resolution.outcome === 'not-created') {
+    if (typeof resolution.note !== 'string' || resolution.note.trim() === '') refuse('note: must say how you know the MVE was not created');
+  } else {
+    refuse('outcome: must be "created" or "not-created"');
+  }
+}

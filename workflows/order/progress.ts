@@ -1,0 +1,105 @@
+/**
+ * The order's state in one plain object: what the status query shows, what each step reads and changes, and what
+ * a long wait carries into a new run (continue-as-new). Pure data and pure functions: no Temporal API here, so it
+ * is tested outside a workflow.
+ */
+import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteRecord } from '../../activities/order/types.js';
+import { canTransition, type OrderState } from '../../domain/order-states.js';
+import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../approval/index.js';
+import type { OrderStatusView, TimelineEntry } from './messages.js';
+import type { OrderWorkflowInput } from './types.js';
+
+export interface ApprovalRound {
+  tier: ApprovalTier;
+  quote: QuoteRecord;
+  /** Which of the order's quotes is being decided (1 = the first). */
+  quoteNumber: number;
+  approvers: Approver[];
+  votes: ApprovalVote[];
+  /** When the round began, on the workflow clock (reminders are counted from it). */
+  startedAt: number;
+  deadline: number;
+  remindersSent: number;
+}
+
+export interface OrderProgress {
+  state: OrderState;
+  /** The journal's sequence: every entry and timeline line takes the next one. */
+  seq: number;
+  timeline: TimelineEntry[];
+  governing?: GoverningPolicy;
+  targets?: OrderTargets;
+  /** Every quote the order was given, oldest first: a price that rose is shown as such. */
+  quotes: QuoteRecord[];
+  /** The quote last approved, by the policy or by people: a re-validation is compared with it. */
+  approved?: QuoteRecord;
+  round?: ApprovalRound;
+  buyAttempts: number;
+  /** Reminders sent about the uncertain buy now waiting for ops. */
+  buyRemindersSent: number;
+  product?: ProductRecord;
+  lastError?: ErrorSummary & { at: string };
+  /** Nonces of the signed actions this order accepted: the same signed message is never accepted twice. */
+  acceptedNonces: string[];
+}
+
+export function newProgress(): OrderProgress {
+  return { state: 'RECEIVED', seq: 0, timeline: [], quotes: [], buyAttempts: 0, buyRemindersSent: 0, acceptedNonces: [] };
+}
+
+/** The order's latest quote. */
+export function currentQuote(progress: OrderProgress): QuoteRecord | undefined {
+  return progress.quotes.at(-1);
+}
+
+/** Moves the order to `to` (asserted against the state table) and returns the timeline line it adds. */
+export function advance(progress: OrderProgress, to: OrderState, actor: string, reason: string, at: number): TimelineEntry {
+  if (!canTransition(progress.state, to)) {
+    // A bug, not a business outcome: fail the workflow task so the order parks visibly, unchanged.
+    throw new Error(`illegal order transition ${progress.state} -> ${to}`);
+  }
+  progress.state = to;
+  const entry: TimelineEntry = { seq: ++progress.seq, at: new Date(at).toISOString(), state: to, actor, reason };
+  progress.timeline.push(entry);
+  return entry;
+}
+
+/** The round as the approval rules read it. */
+export function roundFacts(requesterId: string, round: ApprovalRound) {
+  return { requesterId, quote: round.quote, tier: round.tier, approvers: round.approvers, votes: round.votes };
+}
+
+/** The order as the status query shows it. */
+export function statusView(progress: OrderProgress, input: OrderWorkflowInput, workflowId: string): OrderStatusView {
+  const { request } = input;
+  const { round, governing, targets } = progress;
+  const quote = currentQuote(progress);
+  const tally = round ? tallyVotes(roundFacts(request.requestedBy, round)) : undefined;
+  return {
+    workflowId,
+    ticketId: request.ticketId,
+    environment: request.environment,
+    requestedBy: request.requestedBy,
+    ...(input.submittedBy ? { submittedBy: input.submittedBy } : {}),
+    state: progress.state,
+    ...(governing ? { policy: { version: governing.version, hash: governing.hash } } : {}),
+    ...(targets ? { location: targets.location, image: targets.image, kind: targets.kind } : {}),
+    ...(quote ? { quote } : {}),
+    ...(progress.quotes.length > 1 ? { quoteHistory: [...progress.quotes] } : {}),
+    ...(round && tally
+      ? {
+          approval: {
+            tier: round.tier,
+            votes: [...round.votes],
+            stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
+            deadline: new Date(round.deadline).toISOString(),
+            remindersSent: round.remindersSent,
+          },
+        }
+      : {}),
+    buyAttempts: progress.buyAttempts,
+    ...(progress.product ? { product: progress.product } : {}),
+    ...(progress.lastError ? { lastError: progress.lastError } : {}),
+    timeline: [...progress.timeline],
+  };
+}

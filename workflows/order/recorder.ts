@@ -1,0 +1,210 @@
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord, TicketNotification } from '../../activities/order/types.js';
+import type { OrderState } from '../../domain/order-states.js';
+import { tallyVotes, type ApprovalVote } from '../approval/index.js';
+import { approverMessages, callbacks, records } from './activities.js';
+import { messageOf, summarise } from './failures.js';
+import { Journal } from './journal.js';
+import { Outbox } from './outbox.js';
+import { advance, currentQuote, roundFacts, type OrderProgress } from './progress.js';
+import { MONTHLY_RATE, ORDER_STATUS } from './search-attributes.js';
+import type { OrderWorkflowInput } from './types.js';
+
+export const ENGINE = 'engine';
+/** How long an order that has ended waits for the ticket system to take its last notifications. */
+const FINAL_NOTIFICATION_WAIT_MS = 5 * 60 * 1000;
+
+export interface OrderIdentity {
+  workflowId: string;
+  /** The first run of the order: records are kept per order, across the runs a long wait continues into. */
+  runId: string;
+}
+
+/**
+ * Everything the order says about itself goes through here: each change of the progress is journaled for
+ * Postgres, told to the ticket system and the approvers when they listen, and shown in the search attributes.
+ * Journal and search attributes are sent together at checkpoints, when the order is about to wait, so a step
+ * costs one record and one upsert however many changes it made.
+ */
+export class OrderRecorder {
+  readonly journal: Journal;
+  private readonly notifications: Outbox<TicketNotification>;
+  private readonly approverOutbox: Outbox<ApproverMessage>;
+  private readonly searchAttributeChanges = new Map<string, SearchAttributeUpdatePair>();
+
+  constructor(
+    readonly input: OrderWorkflowInput,
+    readonly progress: OrderProgress,
+    readonly identity: OrderIdentity,
+  ) {
+    const { request } = input;
+    const context = { workflowId: identity.workflowId, runId: identity.runId, environment: request.environment, ticketId: request.ticketId };
+    this.journal = new Journal((entries) => records.recordJournal({ ...context, entries }));
+    this.notifications = new Outbox<TicketNotification>(
+      async ([notification]) => {
+        if (request.callbackUrl && notification) await callbacks.notifyTicketSystem({ callbackUrl: request.callbackUrl, notification });
+      },
+      {
+        maxBatch: 1,
+        retryAfterMs: 0,
+        onFailure: (error, [notification]) => {
+          // Noted while the order may be waiting: recorded now, not at the next step.
+          this.note(ENGINE, `the ticket system did not accept notification ${notification?.seq}: ${messageOf(error)}`);
+          this.checkpoint();
+          return 'drop';
+        },
+      },
+    );
+    this.approverOutbox = new Outbox<ApproverMessage>(
+      async ([message]) => {
+        if (message) await approverMessages.notifyApprovers(message);
+      },
+      {
+        maxBatch: 1,
+        retryAfterMs: 0,
+        onFailure: (error, [message]) => {
+          const what = message?.event === 'approval-reminder' ? `reminder ${message.reminder}` : 'the approval request';
+          const summary = summarise(error, 'the message could not be sent');
+          this.note(ENGINE, `the approvers' webhook did not take ${what}: ${summary.message}`, { event: message?.event, seq: message?.seq, type: summary.type });
+          this.checkpoint();
+          return 'drop';
+        },
+      },
+    );
+    if (request.callbackUrl) this.notifications.start();
+  }
+
+  /** Starts telling approvers, when the workers have a webhook for them (known once the policy is read). */
+  listenForApprovers(): void {
+    if (this.progress.governing?.approverWebhook) this.approverOutbox.start();
+  }
+
+  private nextSeq(): number {
+    return ++this.progress.seq;
+  }
+
+  moveTo(to: OrderState, actor: string, reason: string, details?: Record<string, unknown>): void {
+    const from = this.progress.state;
+    const entry = advance(this.progress, to, actor, reason, Date.now());
+    this.journal.push({ type: 'transition', seq: entry.seq, at: Date.now(), from, to, actor, reason, ...(details ? { details } : {}) });
+    this.setSearchAttribute({ key: ORDER_STATUS, value: to });
+    this.notify('state-changed', reason);
+  }
+
+  note(actor: string, message: string, details?: Record<string, unknown>): void {
+    this.journal.push({ type: 'note', seq: this.nextSeq(), at: Date.now(), actor, message, ...(details ? { details } : {}) });
+  }
+
+  record(entry: DistributiveOmit<JournalEntry, 'seq' | 'at'>): void {
+    this.journal.push({ ...entry, seq: this.nextSeq(), at: Date.now() } as JournalEntry);
+  }
+
+  recordQuote(quote: QuoteRecord): void {
+    this.progress.quotes.push(quote);
+    this.record({ type: 'quote', quoteNumber: this.progress.quotes.length, quote });
+    this.setSearchAttribute({ key: MONTHLY_RATE, value: quote.monthlyRate });
+  }
+
+  recordVote(vote: ApprovalVote, quoteNumber: number): void {
+    this.record({
+      type: 'vote',
+      quoteNumber,
+      approverId: vote.approverId,
+      decision: vote.decision,
+      monthlyRate: vote.monthlyRate,
+      currency: vote.currency,
+      ...(vote.comment !== undefined ? { comment: vote.comment } : {}),
+    });
+  }
+
+  /** Shows the error on the order (status and records). */
+  setLastError(summary: ErrorSummary): void {
+    this.progress.lastError = { ...summary, at: new Date(Date.now()).toISOString() };
+    this.record({ type: 'error', message: summary.message });
+  }
+
+  noteError(error: unknown, context: string): ErrorSummary {
+    const summary = summarise(error, context);
+    this.setLastError(summary);
+    return summary;
+  }
+
+  /** Tells the ticket system, when it gave a callback URL. */
+  notify(event: string, message: string): void {
+    const { request } = this.input;
+    if (!request.callbackUrl) return;
+    const quote = currentQuote(this.progress);
+    this.notifications.push({
+      workflowId: this.identity.workflowId,
+      ticketId: request.ticketId,
+      seq: this.progress.seq,
+      at: new Date(Date.now()).toISOString(),
+      state: this.progress.state,
+      event,
+      message,
+      ...(quote ? { quote: { monthlyRate: quote.monthlyRate, currency: quote.currency } } : {}),
+      ...(this.progress.product ? { product: this.progress.product } : {}),
+    });
+  }
+
+  /** Tells approvers (through the workers' webhook, when they have one) that the round waits for them. */
+  tellApprovers(event: ApproverMessage['event']): void {
+    const { round, targets, governing } = this.progress;
+    if (!governing?.approverWebhook || !round) return;
+    const { request } = this.input;
+    const tally = tallyVotes(roundFacts(request.requestedBy, round));
+    this.approverOutbox.push({
+      workflowId: this.identity.workflowId,
+      ticketId: request.ticketId,
+      environment: request.environment,
+      seq: this.progress.seq,
+      event,
+      ...(event === 'approval-reminder' ? { reminder: round.remindersSent } : {}),
+      requestedBy: request.requestedBy,
+      quote: { monthlyRate: round.quote.monthlyRate, currency: round.quote.currency },
+      tier: { name: round.tier.name, roles: [...round.tier.roles], approvals: round.tier.approvals },
+      stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
+      deadline: new Date(round.deadline).toISOString(),
+      ...(targets ? { summary: `${targets.image.vendor} ${targets.image.product} ${targets.image.version} (kind ${targets.kind}) at ${targets.location.name}` } : {}),
+    });
+  }
+
+  setSearchAttribute(pair: SearchAttributeUpdatePair): void {
+    this.searchAttributeChanges.set(pair.key.name, pair);
+  }
+
+  /** The order is about to wait: its search attributes are published and its journal written meanwhile. */
+  checkpoint(): void {
+    this.publishSearchAttributes();
+    // Only a buy intent can be refused for good, and those are written with `writeAhead`.
+    this.journal.flush().catch(() => undefined);
+  }
+
+  /** Like a checkpoint, but resolves only once the journal is in Postgres (the buy's write-ahead rule). */
+  async writeAhead(): Promise<void> {
+    this.publishSearchAttributes();
+    await this.journal.flush();
+  }
+
+  /** The order has ended: the ticket system gets a few minutes to take its last notifications, then the records are written. */
+  async close(): Promise<void> {
+    if (!(await this.notifications.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
+      this.note(ENGINE, `the order ended with ${this.notifications.unsent} notification(s) the ticket system did not take; see the timeline for what changed`);
+    }
+    await this.writeAhead();
+  }
+
+  /** True when nothing is waiting to be sent to the ticket system or approvers (a new run could not take it along). */
+  get outboxesIdle(): boolean {
+    return this.notifications.unsent === 0 && this.approverOutbox.unsent === 0;
+  }
+
+  private publishSearchAttributes(): void {
+    if (this.searchAttributeChanges.size === 0) return;
+    upsertSearchAttributes([...this.searchAttributeChanges.values()]);
+    this.searchAttributeChanges.clear();
+  }
+}
+
+type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;

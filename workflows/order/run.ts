@@ -1,0 +1,37 @@
+import type { CancellationScope } from '@temporalio/workflow';
+import type { ApprovalPolicy } from '../approval/index.js';
+import type { CancelInput, ResolveBuyInput } from './messages.js';
+import type { OrderRecorder } from './recorder.js';
+import type { OrderWorkflowOptions } from './types.js';
+
+/** What every step of one run of the order works with. */
+export interface OrderRun {
+  recorder: OrderRecorder;
+  /** The workers' policy for the order's environment, read once when the order began. */
+  policy: ApprovalPolicy;
+  options: Required<OrderWorkflowOptions>;
+  /** What people asked for and the flow has not yet acted on (set by the update handlers). */
+  inbox: {
+    cancel?: CancelInput;
+    resolution?: ResolveBuyInput;
+    /** The scope of everything before the buy: a cancel cancels it. */
+    beforeBuy?: CancellationScope;
+  };
+}
+
+/** The end of an order before buying; `undefined` means the order may go on to buy. */
+export type Ending = { state: 'REJECTED' | 'EXPIRED' | 'CANCELLED' | 'FAILED'; actor: string; reason: string } | undefined;
+
+const DEFAULT_OPTIONS: Required<OrderWorkflowOptions> = {
+  buyUncertainReminderMs: 4 * 60 * 60 * 1000,
+  maxBuyAttempts: 6,
+  continueAsNewAfterEvents: 2_000,
+};
+
+export function withDefaults(options: OrderWorkflowOptions | undefined): Required<OrderWorkflowOptions> {
+  return {
+    buyUncertainReminderMs: options?.buyUncertainReminderMs ?? DEFAULT_OPTIONS.buyUncertainReminderMs,
+    maxBuyAttempts: options?.maxBuyAttempts ?? DEFAULT_OPTIONS.maxBuyAttempts,
+    continueAsNewAfterEvents: options?.continueAsNewAfterEvents ?? DEFAULT_OPTIONS.continueAsNewAfterEvents,
+  };
+}
