@@ -147,9 +147,11 @@ export async function runOrdersBench(): Promise<void> {
     const totalCalls = () => Object.values(sim.state().calls).reduce((sum, count) => sum + count, 0);
 
     await measure(1); // warms the caches (catalogs, token, connections); not reported
-    await throughput(client, BASELINE_QUEUE, 10, 50, `warm-${process.pid}`);
-    const oneAtATime = await throughput(client, BASELINE_QUEUE, 1, 50, `one-c1-${process.pid}`);
-    const hundredAtATime = await throughput(client, BASELINE_QUEUE, 100, 1000, `one-c100-${process.pid}`);
+    // The baseline as bench/devserver.ts runs it: plain payloads, no codec.
+    const plainClient = new Client({ connection, namespace: 'default' });
+    await throughput(plainClient, BASELINE_QUEUE, 10, 50, `warm-${process.pid}`);
+    const oneAtATime = await throughput(plainClient, BASELINE_QUEUE, 1, 50, `one-c1-${process.pid}`);
+    const hundredAtATime = await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `one-c100-${process.pid}`);
     const figures: RoundFigures[] = [];
     for (const concurrency of CONCURRENCY) figures.push(await measure(concurrency));
     process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} rounds each; warm caches):\n`);

@@ -171,9 +171,8 @@ export interface OrderActivities {
   /** The approval policy this worker enforces for the environment, read once when an order starts. */
   loadApprovalPolicy(input: { environment: Environment }): Promise<GoverningPolicy>;
   /**
-   * Makes sure this worker holds a valid API token for the environment (fetching one if needed), so a
-   * token endpoint that is down is retried durably before an API call. The token itself never leaves the
-   * worker process.
+   * Used only by runs of the v1 workflow (workflows/order/legacy/): the API activities now fetch and refresh the
+   * token themselves. The token itself never leaves the worker process.
    */
   refreshApiToken(input: { environment: Environment }): Promise<void>;
   lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
