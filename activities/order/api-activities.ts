@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiAuthenticationError, ApiError, type ApiClient } from '../api/index.js';
 import type { CatalogLookups } from '../catalog/index.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
@@ -13,6 +13,9 @@ export interface ApiActivityDeps {
   kindMap: KindMap;
   now: () => number;
 }
+
+/** How often the buy activity heartbeats while its request is out (the workflow's heartbeat timeout is a few times this). */
+export const BUY_HEARTBEAT_MS = 5_000;
 
 type ApiActivities = Pick<OrderActivities, 'refreshApiToken' | 'lookUpOrderTargets' | 'validateOrder' | 'buyOrder'>;
 
@@ -109,6 +112,9 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         // Nothing was sent: a token that cannot be had is a clean "not created", worth retrying unless refused.
         return { outcome: 'not-created', retryable: !(error instanceof ApiAuthenticationError), error: summaryOf(error) };
       }
+      // While the request is out, the activity tells Temporal it is alive: a worker killed mid-buy is noticed within
+      // the heartbeat timeout (BUY_UNCERTAIN in seconds, not after the 3-minute start-to-close).
+      const alive = setInterval(() => Context.current().heartbeat(), BUY_HEARTBEAT_MS);
       try {
         const response = await client.buy(envelope);
         const item = response.data[0];
@@ -137,6 +143,8 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
           error: summaryOf(error),
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         };
+      } finally {
+        clearInterval(alive);
       }
     },
   };

@@ -21,10 +21,12 @@ export const reads = proxyLocalActivities<Pick<OrderActivities, 'lookUpOrderTarg
 
 /**
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an
- * outcome; an activity that does not report (worker lost, timeout) is an uncertain buy.
+ * outcome; an activity that does not report (worker lost, timeout, no heartbeat) is an uncertain buy.
  */
 export const buying = proxyActivities<Pick<OrderActivities, 'buyOrder'>>({
   startToCloseTimeout: '3 minutes',
+  // The activity heartbeats every 5 s while its request is out: a worker lost mid-buy is noticed in 20 s.
+  heartbeatTimeout: '20 seconds',
   retry: { maximumAttempts: 1 },
 });
 
