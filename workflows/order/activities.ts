@@ -1,14 +1,25 @@
 /**
- * How the order calls its activities. Reads and records are local activities: they run inside the workflow task
- * that needs them and cost one marker event each, not three events and a workflow task. The buy, the ticket
- * system's callbacks and the approvers' webhook are ordinary activities: the buy must never run twice (a local
- * activity is re-run when its workflow task is retried), and callbacks may take an hour.
+ * How the order calls its activities. Reads are local activities: they run inside the workflow task that needs
+ * them and cost one marker event each, not three events and a workflow task. Everything that writes or may take
+ * long is an ordinary activity: the buy must never run twice (a local activity is re-run when its workflow task
+ * is retried), and the journal, callbacks and the approvers' webhook must not hold a workflow task open while a
+ * database or a ticket system is slow — a workflow task held open is one that times out under load.
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { OrderActivities } from '../../activities/order/types.js';
 
-/** The policy, the approvers and the journal: retried until the database answers, so nothing is lost while it is down. */
-export const records = proxyLocalActivities<Pick<OrderActivities, 'loadApprovalPolicy' | 'loadApprovers' | 'recordJournal'>>({
+/** The policy (held by the worker) and the approvers: quick reads, retried until the database answers. */
+export const records = proxyLocalActivities<Pick<OrderActivities, 'loadApprovalPolicy' | 'loadApprovers'>>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * The journal, one batch per checkpoint: retried until the database answers, so nothing is lost while it is
+ * down. A batch is a few small idempotent writes, so a short timeout lets a worker that died mid-write be
+ * noticed quickly.
+ */
+export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal'>>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

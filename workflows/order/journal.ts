@@ -3,7 +3,7 @@ import type { JournalEntry } from '../../activities/order/types.js';
 
 /**
  * The order's journal on its way to Postgres. Entries wait in the workflow until the order flushes them — when it
- * is about to wait, before a buy (write-ahead), and at the end — so one local activity records a whole step.
+ * is about to wait, before a buy (write-ahead), and at the end — so one activity records a whole step.
  * Flushes go out one after another, in order, each with everything pushed before it. Writing is not cancellable:
  * a cancelled order still records why it ended.
  */

@@ -3,7 +3,7 @@ import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord, TicketNotification } from '../../activities/order/types.js';
 import type { OrderState } from '../../domain/order-states.js';
 import { tallyVotes, type ApprovalVote } from '../approval/index.js';
-import { approverMessages, callbacks, records } from './activities.js';
+import { approverMessages, callbacks, journaling } from './activities.js';
 import { messageOf, summarise } from './failures.js';
 import { Journal } from './journal.js';
 import { Outbox } from './outbox.js';
@@ -40,7 +40,7 @@ export class OrderRecorder {
   ) {
     const { request } = input;
     const context = { workflowId: identity.workflowId, runId: identity.runId, environment: request.environment, ticketId: request.ticketId };
-    this.journal = new Journal((entries) => records.recordJournal({ ...context, entries }));
+    this.journal = new Journal((entries) => journaling.recordJournal({ ...context, entries }));
     this.notifications = new Outbox<TicketNotification>(
       async ([notification]) => {
         if (request.callbackUrl && notification) await callbacks.notifyTicketSystem({ callbackUrl: request.callbackUrl, notification });

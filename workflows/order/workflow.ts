@@ -1,4 +1,5 @@
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
+import { redactOrderRequest } from '../../domain/secrets.js';
 import { parseApprovalPolicy } from '../approval/index.js';
 import { records } from './activities.js';
 import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
@@ -60,7 +61,8 @@ async function begin(run: OrderRun) {
   if (present.get(TICKET_ID) === undefined) recorder.setSearchAttribute({ key: TICKET_ID, value: request.ticketId });
   if (present.get(ENVIRONMENT) === undefined) recorder.setSearchAttribute({ key: ENVIRONMENT, value: request.environment });
   if (present.get(ORDER_STATUS) === undefined) recorder.setSearchAttribute({ key: ORDER_STATUS, value: progress.state });
-  recorder.record({ type: 'received', request });
+  // Redacted here, so the journal's activity input in history carries no secret and is small.
+  recorder.record({ type: 'received', request: redactOrderRequest(request) });
   progress.timeline.push({ seq: progress.seq, at: new Date(Date.now()).toISOString(), state: progress.state, actor: request.requestedBy, reason: 'order received' });
   recorder.notify('received', 'order received');
   try {
