@@ -91,6 +91,10 @@ export function eventSummary(event: unknown): { line: string; payloads?: string 
   named('workflow', at(attributes, ['workflowType', 'name']));
   named('activity', at(attributes, ['activityType', 'name']));
   named('timer', at(attributes, ['timerId']));
+  named('marker', at(attributes, ['markerName']));
+  // A local activity is a marker whose data names the activity.
+  const markerData = at(attributes, ['details', 'data', 'payloads']);
+  named('local activity', Array.isArray(markerData) ? at(markerData[0], ['decoded', 'activity_type']) : undefined);
   named('signal', at(attributes, ['signalName']));
   named('update', at(attributes, ['acceptedRequest', 'input', 'name']) ?? at(attributes, ['request', 'input', 'name']));
   const fire = at(attributes, ['startToFireTimeout', 'seconds']);
