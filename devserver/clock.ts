@@ -24,6 +24,8 @@ export class Clock {
 
   /** Returns true when nothing is in flight, so that jumping to the next deadline changes no outcome. */
   isIdle: () => boolean = () => false;
+  /** Called after each timer fires (the history limits check what it changed). */
+  afterFire: () => void = () => {};
 
   constructor(
     readonly timeSkipping: boolean,
@@ -107,6 +109,7 @@ export class Clock {
       const timer = this.timers.shift()!;
       try {
         timer.fire();
+        this.afterFire();
       } catch (error) {
         this.onError(error);
       }

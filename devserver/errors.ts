@@ -10,6 +10,20 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * A workflow task completion the server refuses and ends the run for (INVALID_ARGUMENT to the worker): the
+ * task fails with `failedCause` and the run is terminated, as the real server does for payloads over its
+ * size limits.
+ */
+export class WorkflowTaskRefusal extends RpcError {
+  constructor(
+    readonly failedCause: number,
+    message: string,
+  ) {
+    super(status.INVALID_ARGUMENT, message);
+  }
+}
+
 export const notFound = (message: string) => new RpcError(status.NOT_FOUND, message);
 export const invalidArgument = (message: string) => new RpcError(status.INVALID_ARGUMENT, message);
 export const alreadyExists = (message: string) => new RpcError(status.ALREADY_EXISTS, message);

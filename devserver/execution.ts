@@ -28,6 +28,12 @@ export interface WorkflowTaskState {
   transientEvents?: HistoryEvent[];
 }
 
+export interface StickyQueue {
+  name: string;
+  /** How long a task may wait there for the worker before it goes back to the normal queue. */
+  scheduleToStartMs: number;
+}
+
 export interface ActivityTimeouts {
   scheduleToCloseMs: number; // 0 = unlimited
   scheduleToStartMs: number;
@@ -121,6 +127,12 @@ export interface Execution {
   /** Events caused from outside while a workflow task is started; written once it completes. */
   buffered: BufferedEvent[];
   workflowTask?: WorkflowTaskState;
+  /**
+   * The sticky queue named by the worker that completed the last workflow task (it keeps the run cached): the
+   * next task is offered there with only the events that worker has not seen (../engine/sticky.ts). Not kept by
+   * a durable store: after a restart the next task goes to the normal queue with the full history.
+   */
+  sticky?: StickyQueue;
   nextWorkflowTaskAttempt: number;
   lastCompletedStartedEventId: number;
   activities: Map<number, ActivityState>;

@@ -3,19 +3,23 @@
  * poll response at hand-over time, or returns null when it has gone stale (its run closed, the attempt
  * moved on); stale tasks are skipped. Polls with nothing to take wait (long poll) and are answered empty
  * when the long-poll window ends; a poll its caller abandoned is dropped so no task goes to a dead poller.
+ * A queue remembers when it was last polled, so that a sticky queue whose worker has gone can be passed over.
  */
-/** Sticky queues are polled but never given tasks: every workflow task carries the full history. */
+/** `sticky`: a worker's own workflow task queue, for the runs it has cached (see engine/sticky.ts). */
 export type TaskKind = 'workflow' | 'activity' | 'sticky';
 export type Task<R> = (pollerIdentity: string) => R | null;
 
 interface Poller<R> {
   identity: string;
   deliver(response: R): void;
+  answerEmpty(): void;
 }
 
 class TaskQueue<R> {
   readonly tasks: Task<R>[] = [];
   readonly pollers: Poller<R>[] = [];
+  /** When a poll last arrived or ended (real time): whether a worker is still there. */
+  lastPollAt = 0;
 }
 
 export interface PollOptions {
@@ -48,6 +52,7 @@ export class Matching {
   /** Resolves with a task's response, or with `empty` when the long poll ends without one. */
   poll<R>(kind: TaskKind, namespace: string, queueName: string, options: PollOptions, empty: R): Promise<R> {
     const queue = this.queue<R>(kind, namespace, queueName);
+    queue.lastPollAt = Date.now();
     while (queue.tasks.length) {
       const response = queue.tasks.shift()!(options.identity);
       if (response !== null) return Promise.resolve(response);
@@ -57,6 +62,7 @@ export class Matching {
       const finish = (response: R) => {
         if (done) return;
         done = true;
+        queue.lastPollAt = Date.now();
         clearTimeout(timer);
         this.idleAnswers.delete(answerEmpty);
         const i = queue.pollers.indexOf(poller);
@@ -64,12 +70,26 @@ export class Matching {
         resolve(response);
       };
       const answerEmpty = () => finish(empty);
-      const poller: Poller<R> = { identity: options.identity, deliver: finish };
+      const poller: Poller<R> = { identity: options.identity, deliver: finish, answerEmpty };
       const timer = setTimeout(answerEmpty, this.longPollMs);
       this.idleAnswers.add(answerEmpty);
       options.onCancel(answerEmpty);
       queue.pollers.push(poller);
     });
+  }
+
+  /** Whether a worker polls the queue now, or did within the last `windowMs`. */
+  hasRecentPoller(kind: TaskKind, namespace: string, queueName: string, windowMs: number): boolean {
+    const queue = this.queues.get(queueKey(kind, namespace, queueName));
+    return queue !== undefined && (queue.pollers.length > 0 || Date.now() - queue.lastPollAt < windowMs);
+  }
+
+  /** Drops a queue, its tasks and its worker (a worker shutting down its sticky queue); waiting polls are answered empty. */
+  unload(kind: TaskKind, namespace: string, queueName: string): void {
+    const key = queueKey(kind, namespace, queueName);
+    const queue = this.queues.get(key);
+    this.queues.delete(key);
+    for (const poller of [...(queue?.pollers ?? [])]) poller.answerEmpty();
   }
 
   /** Answers every waiting poll empty (server shutdown). */
@@ -78,9 +98,11 @@ export class Matching {
   }
 
   private queue<R>(kind: TaskKind, namespace: string, name: string): TaskQueue<R> {
-    const key = `${kind}\u0000${namespace}\u0000${name}`;
+    const key = queueKey(kind, namespace, name);
     let queue = this.queues.get(key);
     if (!queue) this.queues.set(key, (queue = new TaskQueue<unknown>()));
     return queue as TaskQueue<R>;
   }
 }
+
+const queueKey = (kind: TaskKind, namespace: string, name: string) => `${kind}\u0000${namespace}\u0000${name}`;

@@ -3,6 +3,9 @@ import * as grpc from '@grpc/grpc-js';
 import { Clock } from './clock.js';
 import { EngineContext } from './engine/context.js';
 import type { LogLevel } from './engine/context.js';
+import { HistoryLimits } from './engine/history-limits.js';
+import { DEFAULT_LIMITS } from './engine/limits.js';
+import type { Limits } from './engine/limits.js';
 import { Watchers } from './engine/watchers.js';
 import { installWorkflowTasks } from './engine/workflow-tasks.js';
 import { Matching } from './matching.js';
@@ -44,6 +47,17 @@ export interface DevServerOptions {
   databaseSchema?: string;
   /** How long closed workflows are kept (real time); default 24 h. */
   retentionMs?: number;
+  /**
+   * Sticky execution, as on the real server (default true): a run's next workflow task goes to the worker that
+   * has it cached, with only the new events. False: every task goes to the normal queue with the full history.
+   */
+  stickyExecution?: boolean;
+  /**
+   * The real server's size limits, each overridable (defaults in engine/limits.ts: payloads 512 KiB warn / 2 MiB
+   * error, memo 2 KiB / 2 MiB, search attributes 2 KiB a value / 40 KiB in all, history 10,240 / 51,200 events
+   * and 10 MiB / 50 MiB). See docs/devserver.md, "Limits".
+   */
+  limits?: Partial<Limits>;
 }
 
 export interface DevServer {
@@ -56,6 +70,8 @@ export interface DevServer {
   unimplementedCalls(): Record<string, number>;
   /** RPCs served so far, with counts. */
   callCounts(): Record<string, number>;
+  /** Workflow tasks handed out so far from normal queues and from sticky queues, and the history events they carried. */
+  workflowTaskCounts(): { normal: number; sticky: number; events: number };
   /** Moves the server's clock forward, firing what falls due (tests without the TestService). */
   skipTime(ms: number): void;
   /** Where the state is kept, and what was found there at start. */
@@ -95,8 +111,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const longPollMs = options.longPollMs ?? 15_000;
   const matching = new Matching(longPollMs);
   const watchers = new Watchers();
-  const ctx = new EngineContext(store, clock, matching, watchers, { longPollMs, queryTimeoutMs: 30_000 }, log);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const ctx = new EngineContext(store, clock, matching, watchers, { longPollMs, queryTimeoutMs: 30_000, stickyExecution: options.stickyExecution ?? true, limits }, log);
   installWorkflowTasks(ctx);
+  const historyLimits = new HistoryLimits(ctx);
+  clock.afterFire = () => historyLimits.settle();
   clock.isIdle = () => ctx.canSkipTime();
   const resumed = resumeStoredRuns(ctx);
   const loadMs = Math.round(performance.now() - loadStarted);
@@ -108,6 +127,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     unimplemented: new Map(),
     onCall: (method) => calls.set(method, (calls.get(method) ?? 0) + 1),
     afterCall: () => clock.requestSkip(),
+    settle: () => historyLimits.settle(),
     // a durable store: nothing is answered before what the call changed is committed
     ...(store.commit ? { beforeAnswer: () => store.commit!() } : {}),
   };
@@ -133,6 +153,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     timeSkipping,
     unimplementedCalls: () => Object.fromEntries(observer.unimplemented),
     callCounts: () => Object.fromEntries(calls),
+    workflowTaskCounts: () => ({ ...ctx.workflowTaskCounts }),
     skipTime: (ms) => clock.advanceTo(clock.now() + ms),
     persistence: { durable: Boolean(store.location), location: store.location ?? 'memory', openRuns: resumed.open, closedRuns: resumed.closed, loadMs },
     close: async () => {

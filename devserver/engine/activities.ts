@@ -15,6 +15,7 @@ import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { decodeToken, encodeToken } from './tokens.js';
 import { normalizeRetryPolicy, retryDecision, retryPolicyToProto } from './retry.js';
+import { blobOverLimit, failureWithinLimit, oversizeActivityFailures, payloadsSize } from './limits.js';
 
 type ScheduleAttributes = proto.temporal.api.command.v1.IScheduleActivityTaskCommandAttributes;
 /** A PollActivityTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
@@ -95,24 +96,30 @@ export function resumeActivity(ctx: EngineContext, execution: Execution, activit
 }
 
 function armScheduleToClose(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
-  if (activity.timeouts.scheduleToCloseMs)
-    activity.timers.scheduleToClose = ctx.clock.at(activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs, () =>
-      attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE), 'timeout'),
-    );
+  if (!activity.timeouts.scheduleToCloseMs) return;
+  const deadline = activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs;
+  activity.timers.scheduleToClose = ctx.clock.at(deadline, () => {
+    // the real server fires deadlines due together in timeout-type order: schedule-to-start first
+    const scheduleToStartDue = activity.state === 'scheduled' && activity.timeouts.scheduleToStartMs > 0 && scheduleToStartDeadline(activity) <= deadline;
+    const type = scheduleToStartDue ? TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START : TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE;
+    attemptFailed(ctx, execution, activity, timeoutFailure(type), 'timeout');
+  });
 }
+
+const scheduleToStartDeadline = (activity: ActivityState) => activity.attemptScheduledTime + activity.timeouts.scheduleToStartMs;
 
 function enqueue(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
   const { attempt } = activity;
-  if (activity.timeouts.scheduleToStartMs && activity.timeouts.scheduleToStartMs !== activity.timeouts.scheduleToCloseMs)
-    activity.timers.scheduleToStart = ctx.clock.at(activity.attemptScheduledTime + activity.timeouts.scheduleToStartMs, () =>
-      attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), 'timeout'),
+  if (activity.timeouts.scheduleToStartMs)
+    activity.timers.scheduleToStart = ctx.clock.at(scheduleToStartDeadline(activity), () =>
+      attemptFailed(ctx, execution, activity, timeoutFailure(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), 'timeout'),
     );
   ctx.matching.offer('activity', execution.namespace, activity.taskQueue, (identity) => start(ctx, execution, activity, attempt, identity));
 }
 
 function armStartedTimeouts(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
   activity.timers.startToClose = ctx.clock.at((activity.startedTime ?? ctx.clock.now()) + activity.timeouts.startToCloseMs, () =>
-    attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
+    attemptFailed(ctx, execution, activity, timeoutFailure(TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
   );
   armHeartbeatTimeout(ctx, execution, activity);
 }
@@ -164,18 +171,30 @@ function armHeartbeatTimeout(ctx: EngineContext, execution: Execution, activity:
   // from the attempt's start or its last heartbeat, whichever is later
   const from = Math.max(activity.lastHeartbeatTime ?? 0, activity.startedTime ?? ctx.clock.now());
   activity.timers.heartbeat = ctx.clock.at(from + activity.timeouts.heartbeatMs, () =>
-    attemptFailed(ctx, execution, activity, timeoutFailure(activity, TimeoutType.TIMEOUT_TYPE_HEARTBEAT), 'timeout'),
+    attemptFailed(ctx, execution, activity, timeoutFailure(TimeoutType.TIMEOUT_TYPE_HEARTBEAT), 'timeout'),
   );
 }
 
-function timeoutFailure(activity: ActivityState, timeoutType: number): Failure {
+/** The failure of one attempt's timeout (what a retry keeps as the last failure). */
+function timeoutFailure(timeoutType: number): Failure {
   const name = { [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart', [TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose', [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat', [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose' }[timeoutType];
-  return {
-    message: `activity ${name} timeout`,
-    source: 'Server',
-    timeoutFailureInfo: { timeoutType, lastHeartbeatDetails: activity.heartbeatDetails },
-    cause: timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE ? activity.lastFailure : undefined,
-  };
+  return { message: `activity ${name} timeout`, source: 'Server', timeoutFailureInfo: { timeoutType } };
+}
+
+/**
+ * The failure an ActivityTaskTimedOut event carries, as the real server writes it: a timeout that leaves no
+ * time for another attempt (retry state TIMEOUT) is reported as schedule-to-close, unless it is a
+ * schedule-to-start timeout; the cause is the previous attempt's failure, and the last heartbeat is attached.
+ */
+function finalTimeoutFailure(activity: ActivityState, failure: Failure, retryState: number): Failure {
+  const outOfTime = retryState === RetryState.RETRY_STATE_TIMEOUT && failure.timeoutFailureInfo?.timeoutType !== TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
+  const base = outOfTime
+    ? {
+        ...timeoutFailure(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE),
+        message: 'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying',
+      }
+    : failure;
+  return { ...base, timeoutFailureInfo: { ...base.timeoutFailureInfo, lastHeartbeatDetails: activity.heartbeatDetails }, cause: activity.lastFailure };
 }
 
 /** Cancels the clock deadlines of an activity (its attempt ended, or the run closed). */
@@ -187,11 +206,11 @@ export function cancelActivityTimers(ctx: EngineContext, activity: ActivityState
   }
 }
 
-/** The retry decision for a failed attempt: timeouts other than start-to-close and heartbeat are final. */
+/** The retry decision for a failed attempt: schedule-to-start and schedule-to-close timeouts are final (retry state TIMEOUT). */
 function activityRetryDecision(ctx: EngineContext, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): { retryState: number; delayMs: number } {
   const timeoutType = failure.timeoutFailureInfo?.timeoutType;
   if (kind === 'timeout' && timeoutType !== TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE && timeoutType !== TimeoutType.TIMEOUT_TYPE_HEARTBEAT)
-    return { retryState: timeoutType === TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE ? RetryState.RETRY_STATE_TIMEOUT : RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
+    return { retryState: RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
   const deadline = activity.timeouts.scheduleToCloseMs ? activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs : Infinity;
   return retryDecision(activity.retryPolicy, activity.attempt, failure, ctx.clock.now(), deadline);
 }
@@ -211,8 +230,9 @@ function attemptFailed(ctx: EngineContext, execution: Execution, activity: Activ
     armBackoff(ctx, execution, activity);
     return;
   }
-  const eventType = kind === 'timeout' ? EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT : EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED;
-  close(ctx, execution, activity, eventType, { failure, retryState, ...(kind === 'failure' ? { identity: activity.startedIdentity } : {}) });
+  if (kind === 'timeout')
+    close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, { failure: finalTimeoutFailure(activity, failure, retryState), retryState });
+  else close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED, { failure, retryState, identity: activity.startedIdentity });
 }
 
 /** Removes the activity and records how it ended (with its Started event carrying the last attempt). */
@@ -245,19 +265,32 @@ function findStarted(ctx: EngineContext, tokenBytes: Uint8Array | null | undefin
   return { execution, activity };
 }
 
+const activityName = (activity: ActivityState) => `activity ${activity.activityType} (${activity.activityId})`;
+
+/** Whether a payload from an activity worker is over the blob limit (what the real server's frontend checks). */
+function overBlobLimit(ctx: EngineContext, activity: ActivityState, payloads: Payloads | null | undefined, what: string): boolean {
+  return blobOverLimit(ctx.options.limits, payloadsSize(payloads), `${activityName(activity)}: ${what}`, ctx.log);
+}
+
 export function completeActivity(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, result: Payloads | null | undefined, identity: string): void {
   const { execution, activity } = findStarted(ctx, tokenBytes);
+  if (overBlobLimit(ctx, activity, result, 'result')) return attemptFailed(ctx, execution, activity, oversizeActivityFailures.completeResult(), 'failure');
   close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, { result, identity });
 }
 
 export function failActivity(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, failure: Failure | null | undefined, lastHeartbeatDetails: Payloads | null | undefined): void {
   const { execution, activity } = findStarted(ctx, tokenBytes);
-  if (lastHeartbeatDetails?.payloads?.length) activity.heartbeatDetails = lastHeartbeatDetails;
-  attemptFailed(ctx, execution, activity, failure ?? { message: 'activity failed without a failure' }, 'failure');
+  // heartbeat details over the limit are dropped, as the real server drops them
+  if (lastHeartbeatDetails?.payloads?.length && !overBlobLimit(ctx, activity, lastHeartbeatDetails, 'last heartbeat details'))
+    activity.heartbeatDetails = lastHeartbeatDetails;
+  const reported = failure ?? { message: 'activity failed without a failure' };
+  attemptFailed(ctx, execution, activity, failureWithinLimit(ctx.options.limits, reported, `${activityName(activity)}: failure`, ctx.log), 'failure');
 }
 
 export function activityCanceled(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, details: Payloads | null | undefined, identity: string): void {
   const { execution, activity } = findStarted(ctx, tokenBytes);
+  if (overBlobLimit(ctx, activity, details, 'cancel details'))
+    return attemptFailed(ctx, execution, activity, oversizeActivityFailures.cancelDetails(), 'failure');
   close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED, {
     details,
     latestCancelRequestedEventId: activity.cancelRequestedEventId ?? 0,
@@ -265,9 +298,14 @@ export function activityCanceled(ctx: EngineContext, tokenBytes: Uint8Array | nu
   });
 }
 
-/** Records a heartbeat; answers whether the workflow asked for the activity to be cancelled. */
+/** Records a heartbeat; answers whether the workflow asked for the activity to be cancelled (or it must stop). */
 export function heartbeat(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, details: Payloads | null | undefined): { cancelRequested: boolean } {
   const { execution, activity } = findStarted(ctx, tokenBytes);
+  if (overBlobLimit(ctx, activity, details, 'heartbeat details')) {
+    // the attempt fails; the worker is told to stop it
+    attemptFailed(ctx, execution, activity, oversizeActivityFailures.heartbeatDetails(), 'failure');
+    return { cancelRequested: true };
+  }
   if (details) activity.heartbeatDetails = details;
   activity.lastHeartbeatTime = ctx.clock.now();
   armHeartbeatTimeout(ctx, execution, activity);

@@ -11,6 +11,7 @@ import { mergeSearchAttributes, validateSearchAttributes } from '../visibility/s
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { requestActivityCancel, scheduleActivity, validateScheduleActivity } from './activities.js';
+import { checkCommandSizes } from './limits.js';
 import { close, continueAsNew, failWorkflow } from './executions.js';
 import { applyUpdateMessage } from './updates.js';
 import type { DecodedMessage } from './updates.js';
@@ -49,7 +50,10 @@ export function isCloseCommand(command: Command): boolean {
   return CLOSE_COMMANDS.includes(command.commandType ?? 0);
 }
 
-/** Throws (before anything is written) when a command cannot be applied. */
+/**
+ * Throws (before anything is written) when a command cannot be applied; a WorkflowTaskRefusal when a payload
+ * is over the size limits (the run is then terminated).
+ */
 export function checkCommands(ctx: EngineContext, execution: Execution, commands: Command[], messages: Map<string, DecodedMessage>): void {
   const namespace = ctx.store.getNamespace(execution.namespace)!;
   for (const command of commands) {
@@ -62,6 +66,7 @@ export function checkCommands(ctx: EngineContext, execution: Execution, commands
       throw invalidArgument('StartTimer: startToFireTimeout must be positive');
     if (type === CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE && !messages.has(command.protocolMessageCommandAttributes?.messageId ?? ''))
       throw invalidArgument(`ProtocolMessage: message ${command.protocolMessageCommandAttributes?.messageId} is not in the completion`);
+    checkCommandSizes(ctx.options.limits, command, execution, ctx.log);
   }
 }
 

@@ -11,6 +11,8 @@ import { eventAttributesKey, ExecutionStatus, msToTimestamp } from '../proto.js'
 import type { HistoryEvent } from '../proto.js';
 import type { ExecutionStore, NamespaceRecord } from '../store.js';
 import { notFound, requireField } from '../errors.js';
+import type { Limits } from './limits.js';
+import type { PendingQuery } from './queries.js';
 import type { Watchers } from './watchers.js';
 
 export interface EngineOptions {
@@ -18,6 +20,10 @@ export interface EngineOptions {
   longPollMs: number;
   /** How long a query waits for a worker to answer. */
   queryTimeoutMs: number;
+  /** Whether workers' sticky queues are used (else every workflow task carries the full history). */
+  stickyExecution: boolean;
+  /** Size and history limits (./limits.ts). */
+  limits: Limits;
 }
 
 export class EngineContext {
@@ -26,9 +32,13 @@ export class EngineContext {
   resultWaiters = 0;
   /** TestService lock count; the server starts locked, as the Java test server does. */
   timeSkippingLocks = 1;
-  /** Open query tasks by id. */
-  readonly queries = new Map<string, { resolve(value: unknown): void; reject(error: Error): void; timeout: NodeJS.Timeout }>();
+  /** Queries waiting for their answer, by id. */
+  readonly queries = new Map<string, PendingQuery>();
+  /** Workflow tasks handed out from normal and sticky queues, and the history events they carried. */
+  readonly workflowTaskCounts = { normal: 0, sticky: 0, events: 0 };
   private readonly retentionTimers = new Set<NodeJS.Timeout>();
+  /** Runs changed since the history limits were last checked (./history-limits.ts). */
+  readonly changedRuns = new Set<Execution>();
 
   /**
    * Forgets a closed run once its namespace's retention has passed, in real time (so a time-skipping jump
@@ -49,6 +59,7 @@ export class EngineContext {
   /** Marks a run changed: a durable store writes it with the next commit (in memory, nothing to do). */
   touch(execution: Execution): void {
     this.store.touch?.(execution);
+    this.changedRuns.add(execution);
   }
 
   /** Event task ids keep growing across restarts of a durable server. */

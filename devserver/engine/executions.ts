@@ -23,6 +23,7 @@ import { validateSearchAttributes } from '../visibility/search-attributes.js';
 import { historyKey, isRunning, updateKey } from './context.js';
 import type { EngineContext } from './context.js';
 import { cancelActivityTimers } from './activities.js';
+import { checkSignalInput, checkStartSizes } from './limits.js';
 import { normalizeRetryPolicy, retryDecision } from './retry.js';
 
 const DEFAULT_WORKFLOW_TASK_TIMEOUT_MS = 10_000;
@@ -61,6 +62,7 @@ export function validateStartRequest(ctx: EngineContext, request: StartRequest):
   if (reuse === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING && conflict !== IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED)
     throw invalidArgument('workflowIdReusePolicy TERMINATE_IF_RUNNING cannot be combined with a workflowIdConflictPolicy');
   validateSearchAttributes(request.searchAttributes, record.searchAttributes, namespace);
+  checkStartSizes(ctx.options.limits, request, ctx.log);
 }
 
 /**
@@ -215,6 +217,7 @@ export function signal(
   execution: Execution,
   signal: { signalName: string; input?: Payloads | null; header?: Header | null; identity?: string | null; requestId?: string | null },
 ): void {
+  checkSignalInput(ctx.options.limits, signal.input, `signal ${signal.signalName} to ${execution.workflowId}: input`, ctx.log);
   requireRunning(execution);
   ctx.external(execution, [
     {
@@ -246,6 +249,16 @@ export function terminate(ctx: EngineContext, execution: Execution, reason: stri
   ctx.flushBuffered(execution);
   ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED, { reason, details, identity });
   close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+}
+
+/** Who terminates a run on the server's own account, as the real server names itself. */
+export const HISTORY_SERVICE_IDENTITY = 'history-service';
+
+/** A workflow task refused with a WorkflowTaskRefusal (its failure is written): no new task, the run is terminated. */
+export function terminateForRefusedTask(ctx: EngineContext, execution: Execution, reason: string): void {
+  ctx.clock.cancel(execution.workflowTask?.timeoutTimer);
+  execution.workflowTask = undefined;
+  terminate(ctx, execution, reason, HISTORY_SERVICE_IDENTITY);
 }
 
 function timeOut(ctx: EngineContext, execution: Execution): void {

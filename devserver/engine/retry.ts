@@ -38,8 +38,9 @@ export function retryPolicyToProto(policy: NormalizedRetryPolicy): object {
 
 /**
  * Whether attempt `attempt`, which failed with `failure`, is tried again and after how long: not for a
- * non-retryable failure (flag or listed type), not past maximumAttempts, not when the delay would end past
- * `deadline`. An ApplicationFailure's nextRetryDelay replaces the computed backoff.
+ * non-retryable failure (an application failure's flag or listed type, a server failure's flag), not past
+ * maximumAttempts, not when the delay would end past `deadline`. An ApplicationFailure's nextRetryDelay
+ * replaces the computed backoff.
  */
 export function retryDecision(
   policy: NormalizedRetryPolicy,
@@ -49,7 +50,7 @@ export function retryDecision(
   deadlineMs: number,
 ): { retryState: number; delayMs: number } {
   const app = failure.applicationFailureInfo;
-  if (app?.nonRetryable || (app?.type && policy.nonRetryableErrorTypes.includes(app.type)))
+  if (app?.nonRetryable || failure.serverFailureInfo?.nonRetryable || (app?.type && policy.nonRetryableErrorTypes.includes(app.type)))
     return { retryState: RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
   if (policy.maximumAttempts && attempt >= policy.maximumAttempts) return { retryState: RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, delayMs: 0 };
   const delayMs = app?.nextRetryDelay

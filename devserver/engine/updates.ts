@@ -1,9 +1,11 @@
 /**
  * Workflow updates. An update is admitted, handed to the workflow as a protocol message on its next
  * workflow task, then accepted (UpdateAccepted event) or rejected by the validator (no event), and
- * completed (UpdateCompleted event). Callers wait for the stage they asked for.
+ * completed (UpdateCompleted event). Callers wait for the stage they asked for. When the run closes first,
+ * callers get what the real server answers then (see survivesClose).
  */
-import { notFound } from '../errors.js';
+import { status } from '@grpc/grpc-js';
+import { notFound, RpcError } from '../errors.js';
 import type { Execution, UpdateOutcome, UpdateRequest, UpdateState } from '../execution.js';
 import { EventType, UpdateStage, unpackAny } from '../proto.js';
 import type proto from '@temporalio/proto';
@@ -102,12 +104,46 @@ function setStage(ctx: EngineContext, execution: Execution, update: UpdateState,
   ctx.watchers.changed(updateKey(execution.runId, update.updateId));
 }
 
-/** Admits an update (once per update id) and asks for a workflow task to deliver it. */
+/**
+ * What is left of an update once its run has closed, as on the real server: one completed keeps its outcome;
+ * one accepted but not completed fails (AcceptedUpdateCompletedWorkflow); one admitted or sent is gone (it was
+ * aborted when the run closed, and was never stored).
+ */
+function survivesClose(update: UpdateState): boolean {
+  return update.stage === 'accepted' || update.stage === 'completed';
+}
+
+const ACCEPTED_UPDATE_COMPLETED_WORKFLOW: UpdateOutcome = {
+  failure: {
+    message: 'Workflow Update failed because the Workflow completed before the Update completed.',
+    source: 'Server',
+    applicationFailureInfo: { type: 'AcceptedUpdateCompletedWorkflow', nonRetryable: true },
+  },
+};
+
+/** The real server's answer to an update request on a run that closed with the update admitted or sent, not accepted. */
+function abortedByClose(execution: Execution): RpcError {
+  // a run continued by another (continue-as-new, a workflow retry): the client retries and reaches the new run
+  const last = execution.history.at(-1);
+  const continued =
+    last?.workflowExecutionContinuedAsNewEventAttributes ||
+    (last?.workflowExecutionFailedEventAttributes as { newExecutionRunId?: string } | undefined)?.newExecutionRunId ||
+    (last?.workflowExecutionTimedOutEventAttributes as { newExecutionRunId?: string } | undefined)?.newExecutionRunId;
+  return continued
+    ? new RpcError(status.RESOURCE_EXHAUSTED, 'workflow operation can not be applied because workflow is closing')
+    : notFound('workflow update was aborted by closing workflow');
+}
+
+/**
+ * Admits an update (once per update id) and asks for a workflow task to deliver it. On a closed run only an
+ * update that survived the close is found; any other is refused as the real server refuses it.
+ */
 export function admitUpdate(ctx: EngineContext, execution: Execution, request: UpdateRequest): UpdateState {
   const updateId = request.meta?.updateId ?? '';
   const existing = execution.updates.get(updateId);
-  if (existing) return existing;
-  if (!isRunning(execution)) throw notFound('workflow execution already completed');
+  const running = isRunning(execution);
+  if (existing && (running || survivesClose(existing))) return existing;
+  if (!running) throw notFound('workflow execution already completed');
   const update: UpdateState = { updateId, request, stage: 'admitted' };
   execution.updates.set(updateId, update);
   ctx.touch(execution);
@@ -117,7 +153,7 @@ export function admitUpdate(ctx: EngineContext, execution: Execution, request: U
 
 export function findUpdate(execution: Execution, updateId: string): UpdateState {
   const update = execution.updates.get(updateId);
-  if (!update) throw notFound(`update ${updateId} not found in workflow ${execution.workflowId}`);
+  if (!update || (!isRunning(execution) && !survivesClose(update))) throw notFound(`update "${updateId}" not found`);
   return update;
 }
 
@@ -131,11 +167,11 @@ export async function waitForUpdate(
 ): Promise<{ updateRef: object; outcome?: UpdateOutcome; stage: number }> {
   const reached = () => STAGE_NUMBER[update.stage] >= stage;
   await ctx.watchers.waitUntil(updateKey(execution.runId, update.updateId), () => reached() || !isRunning(execution), ctx.options.longPollMs, onCancel);
-  if (!reached() && !isRunning(execution) && update.stage !== 'completed')
-    throw notFound('workflow execution already completed before the update finished');
-  return {
-    updateRef: { workflowExecution: { workflowId: execution.workflowId, runId: execution.runId }, updateId: update.updateId },
-    outcome: update.stage === 'completed' ? update.outcome : undefined,
-    stage: STAGE_NUMBER[update.stage],
-  };
+  const updateRef = { workflowExecution: { workflowId: execution.workflowId, runId: execution.runId }, updateId: update.updateId };
+  if (update.stage === 'completed') return { updateRef, outcome: update.outcome, stage: STAGE_NUMBER.completed };
+  if (!isRunning(execution)) {
+    if (update.stage === 'accepted') return { updateRef, outcome: ACCEPTED_UPDATE_COMPLETED_WORKFLOW, stage: STAGE_NUMBER.completed };
+    throw abortedByClose(execution);
+  }
+  return { updateRef, stage: STAGE_NUMBER[update.stage] };
 }

@@ -1,20 +1,25 @@
 /**
- * Workflow tasks: scheduling one when the workflow has something new to see, handing it to a poller with
- * the full history (so any worker can take any task), its start-to-close timeout, and its completion or
- * failure; retries after a failure or timeout are transient (see WorkflowTaskState). Commands in a
- * completion are applied by ./commands.ts.
+ * Workflow tasks: scheduling one when the workflow has something new to see, handing it to a poller, its
+ * timeouts, and its completion or failure; retries after a failure or timeout are transient (see
+ * WorkflowTaskState). A sticky run's task (./sticky.ts) is offered on its worker's sticky queue with only the
+ * events after the last completed task; one not taken there within the sticky schedule-to-start timeout times
+ * out and goes to the normal queue, where a task always carries the full history. Commands in a completion
+ * are applied by ./commands.ts, the answers to the queries it carried by ./queries.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { notFound } from '../errors.js';
-import type { Execution, WorkflowTaskState } from '../execution.js';
+import type { Execution, StickyQueue, WorkflowTaskState } from '../execution.js';
 import { EventType, msToDuration, msToTimestamp, packAny, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from '../proto.js';
 import type proto from '@temporalio/proto';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { decodeToken, encodeToken } from './tokens.js';
 import { applyCommands, checkCommands, isCloseCommand } from './commands.js';
-import { RpcError } from '../errors.js';
+import { RpcError, WorkflowTaskRefusal } from '../errors.js';
+import { terminateForRefusedTask } from './executions.js';
 import { decodeUpdateMessages, hasAdmittedUpdates, returnUnansweredUpdates, takeUpdateRequests } from './updates.js';
+import { answerBufferedQueries, bufferedQueries } from './queries.js';
+import { currentTaskQueue, forgetSticky, liveStickyQueue, rememberSticky } from './sticky.js';
 
 /** A PollWorkflowTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollWorkflowTaskResponse = object;
@@ -31,7 +36,7 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
   if (execution.workflowTask || execution.firstTaskTimer !== undefined || !isRunning(execution)) return;
   const attempt = execution.nextWorkflowTaskAttempt;
   const attributes = {
-    taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueue: currentTaskQueue(execution),
     startToCloseTimeout: msToDuration(execution.workflowTaskTimeoutMs),
     attempt,
   };
@@ -52,8 +57,30 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
   offerWorkflowTask(ctx, execution, task);
 }
 
+/**
+ * A sticky run's task waits on its sticky queue, or (that worker gone) on the normal queue, for at most the
+ * sticky schedule-to-start timeout; any other task waits on the normal queue.
+ */
 function offerWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
-  ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) => startWorkflowTask(ctx, execution, task, identity));
+  if (execution.sticky) {
+    const { name, scheduleToStartMs } = execution.sticky;
+    task.timeoutTimer = ctx.clock.at(task.scheduledTime + scheduleToStartMs, () => stickyTaskTimedOut(ctx, execution, task, name));
+  }
+  const sticky = liveStickyQueue(ctx, execution);
+  if (sticky) ctx.matching.offer('sticky', execution.namespace, sticky.name, (identity) => startWorkflowTask(ctx, execution, task, identity, sticky));
+  else ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) => startWorkflowTask(ctx, execution, task, identity));
+}
+
+/** No worker took the task in time: recorded, as on the real server, and scheduled again on the normal queue. */
+function stickyTaskTimedOut(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, stickyQueue: string): void {
+  if (execution.workflowTask !== task || task.state !== 'scheduled') return;
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
+    scheduledEventId: task.scheduledEventId,
+    startedEventId: 0,
+    timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+  });
+  ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} not taken from sticky queue ${stickyQueue} in time: moved to the normal queue`);
+  endTask(ctx, execution, task, 1, true);
 }
 
 function armWorkflowTaskTimeout(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
@@ -73,8 +100,14 @@ export function resumeWorkflowTask(ctx: EngineContext, execution: Execution): vo
   else armWorkflowTaskTimeout(ctx, execution, task);
 }
 
-function startWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, identity: string): PollWorkflowTaskResponse | null {
+/** Hands the task to a poller of the normal queue, or of `sticky` (the run's sticky queue when it was offered). */
+function startWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, identity: string, sticky?: StickyQueue): PollWorkflowTaskResponse | null {
   if (execution.workflowTask !== task || task.state !== 'scheduled' || !isRunning(execution)) return null;
+  // stickiness ended since (reset, timeout): this task is the normal queue's now
+  if (sticky && execution.sticky !== sticky) return null;
+  // taken from the normal queue: the sticky worker is bypassed and must not be sent partial histories any more
+  if (!sticky) forgetSticky(execution);
+  ctx.clock.cancel(task.timeoutTimer);
   const attributes = { scheduledEventId: task.scheduledEventId, identity, requestId: randomUUID(), historySizeBytes: 0 };
   let started;
   if (task.transientEvents) {
@@ -93,6 +126,10 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
     ...m,
     body: packAny('temporal.api.update.v1.Request', m.body),
   }));
+  // the sticky worker has applied everything up to the last completed task's WorkflowTaskStarted
+  const events = [...execution.history.slice(sticky ? execution.lastCompletedStartedEventId : 0), ...(task.transientEvents ?? [])];
+  ctx.workflowTaskCounts[sticky ? 'sticky' : 'normal']++;
+  ctx.workflowTaskCounts.events += events.length;
   return {
     taskToken: encodeToken({ kind: 'workflow', runId: execution.runId, scheduledEventId: task.scheduledEventId, attempt: task.attempt }),
     workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
@@ -101,12 +138,12 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
     startedEventId: task.startedEventId,
     attempt: task.attempt,
     backlogCountHint: 0,
-    history: { events: [...execution.history, ...(task.transientEvents ?? [])] },
+    history: { events },
     nextPageToken: Buffer.alloc(0),
     workflowExecutionTaskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
     scheduledTime: msToTimestamp(task.scheduledTime),
     startedTime: msToTimestamp(task.startedTime),
-    queries: {},
+    queries: bufferedQueries(ctx, execution),
     messages,
   };
 }
@@ -121,12 +158,16 @@ function findStartedTask(ctx: EngineContext, tokenBytes: Uint8Array | null | und
   return { execution, task };
 }
 
-/** Ends the current task and schedules the next one: retried (attempt + 1) or fresh (attempt 1). */
+/**
+ * Ends the current task and schedules the next one: retried (attempt + 1) or fresh (attempt 1). A sticky
+ * run's task is not counted as a retry: stickiness ends and attempt 1 goes to the normal queue, as on the
+ * real server (the worker dropped the run from its cache).
+ */
 function endTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, nextAttempt: number, forceNew: boolean): void {
   ctx.clock.cancel(task.timeoutTimer);
   ctx.touch(execution);
   execution.workflowTask = undefined;
-  execution.nextWorkflowTaskAttempt = nextAttempt;
+  execution.nextWorkflowTaskAttempt = forgetSticky(execution) ? 1 : nextAttempt;
   returnUnansweredUpdates(execution);
   const hadBuffered = ctx.flushBuffered(execution);
   if (forceNew || hadBuffered || nextAttempt > 1 || hasAdmittedUpdates(execution)) scheduleWorkflowTask(ctx, execution);
@@ -158,23 +199,28 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
       identity: request.identity,
     });
     endTask(ctx, execution, task, 1, true);
+    answerBufferedQueries(ctx, execution, request.queryResults ?? {});
     return {};
   }
   const messages = decodeUpdateMessages(request.messages ?? []);
   try {
     checkCommands(ctx, execution, commands, messages);
   } catch (error) {
-    // a completion the server cannot apply fails the task, visibly in history, and the task is retried
+    // a completion the server cannot apply fails the task, visibly in history, and the task is retried (or,
+    // refused for its payload sizes, the run is terminated)
     const message = error instanceof Error ? error.message : String(error);
+    const refusal = error instanceof WorkflowTaskRefusal ? error : undefined;
     ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
       scheduledEventId: task.scheduledEventId,
       startedEventId: task.startedEventId,
-      cause: WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
-      failure: { message, source: 'devserver' },
+      cause: refusal?.failedCause ?? WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
+      failure: refusal ? { message, serverFailureInfo: { nonRetryable: false } } : { message, source: 'devserver' },
       identity: request.identity,
     });
     ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} refused: ${message}`, 'warn');
-    endTask(ctx, execution, task, task.attempt + 1, true);
+    if (refusal) terminateForRefusedTask(ctx, execution, message);
+    else endTask(ctx, execution, task, task.attempt + 1, true);
+    answerBufferedQueries(ctx, execution, request.queryResults ?? {});
     throw error instanceof RpcError ? error : new RpcError(13, message);
   }
   ctx.clock.cancel(task.timeoutTimer);
@@ -192,12 +238,14 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
   execution.lastCompletedStartedEventId = task.startedEventId;
   execution.workflowTask = undefined;
   execution.nextWorkflowTaskAttempt = 1;
+  rememberSticky(ctx, execution, request.stickyAttributes);
   const needsTask = applyCommands(ctx, execution, commands, messages, Number(completed.eventId), request.identity ?? '');
-  if (!isRunning(execution)) return {};
-  returnUnansweredUpdates(execution);
-  const hadBuffered = ctx.flushBuffered(execution);
-  if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask || hasAdmittedUpdates(execution))
-    scheduleWorkflowTask(ctx, execution);
+  if (isRunning(execution)) {
+    returnUnansweredUpdates(execution);
+    const hadBuffered = ctx.flushBuffered(execution);
+    if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask || hasAdmittedUpdates(execution)) scheduleWorkflowTask(ctx, execution);
+  }
+  answerBufferedQueries(ctx, execution, request.queryResults ?? {});
   return {};
 }
 

@@ -12,7 +12,9 @@
  *   runs, updates admitted but not yet accepted, start request ids, cancel requested, the run's timeouts.
  *
  * The record holds no payload that history holds already (an activity's input is read from its Scheduled
- * event), so a change rewrites a small row; history rows are only ever inserted.
+ * event), so a change rewrites a small row; history rows are only ever inserted. Stickiness (the worker that
+ * has the run cached) is not kept: after a restart a run's next workflow task goes to the normal queue with
+ * the full history, which any worker can take.
  */
 import type { ActivityState, BufferedEvent, Execution, StartRequest, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
 import { normalizeRetryPolicy } from '../engine/retry.js';

@@ -27,6 +27,8 @@ export interface RpcObserver {
   onCall(method: string): void;
   /** Called after every handled RPC (time skipping re-checks whether it may jump). */
   afterCall(): void;
+  /** Checks what the call changed (the history limits); an error it returns is the call's answer instead. */
+  settle?(): RpcError | undefined;
   /**
    * With a durable store: resolves once what the server changed so far is committed. Every answer, success
    * or error, waits for it, so no client is told of a change (or shown state) that is not on disk.
@@ -88,6 +90,9 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
       } catch (error) {
         result = Promise.reject(error);
       }
+      // what the call changed may take a run past its history limits: the change is undone, the call refused
+      const refused = observer.settle?.();
+      if (refused) result = result.then(() => Promise.reject(refused), () => Promise.reject(refused));
       result.then(
         (response) => answer(() => callback(null, (response ?? {}) as object)),
         (error: unknown) => answer(() => fail(error)),

@@ -5,11 +5,14 @@ import type { Execution } from '../execution.js';
 import { api, durationToMs, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
 import type { EngineContext } from '../engine/context.js';
 import { historyKey, isRunning } from '../engine/context.js';
-import { findRun, requestCancel, signal, startWorkflow, terminate } from '../engine/executions.js';
+import { findRun, requestCancel, requireRunning, signal, startWorkflow, terminate } from '../engine/executions.js';
 import { completeWorkflowTask, failWorkflowTask } from '../engine/workflow-tasks.js';
 import { activityCanceled, completeActivity, failActivity, heartbeat } from '../engine/activities.js';
 import { query, respondQuery } from '../engine/queries.js';
 import { admitUpdate, findUpdate, waitForUpdate } from '../engine/updates.js';
+import { checkSignalInput, failureWithinLimit } from '../engine/limits.js';
+import type { Limits } from '../engine/limits.js';
+import { forgetSticky } from '../engine/sticky.js';
 import { countExecutions, executionInfo, listExecutions, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
 import type { NamespaceRecord } from '../store.js';
 import type { CallContext, RequestOf, ServiceHandlers } from './grpc-server.js';
@@ -20,13 +23,15 @@ type Req<K extends keyof V1> = RequestOf<V1[K]>;
 export const SERVER_VERSION = '1.27.0-mve-devserver';
 const DEFAULT_RETENTION_MS = 24 * 3600_000;
 
-function describeNamespace(record: NamespaceRecord): object {
+/** The limits are reported as the real server reports them: the SDK's worker enforces them on what it sends. */
+function describeNamespace(record: NamespaceRecord, limits: Limits): object {
   return {
     namespaceInfo: {
       name: record.name,
       id: record.id,
       state: api.enums.v1.NamespaceState.NAMESPACE_STATE_REGISTERED,
       capabilities: { eagerWorkflowStart: false, syncUpdate: true, asyncUpdate: true },
+      limits: { blobSizeLimitError: limits.blobSizeError, memoSizeLimitError: limits.memoSizeError },
     },
     config: { workflowExecutionRetentionTtl: msToDuration(record.retentionMs) },
     isGlobalNamespace: false,
@@ -125,8 +130,8 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
       },
     }),
     GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'mve-devserver', historyShardCount: 1, persistenceStore: ctx.store.location ? 'postgres' : 'memory', visibilityStore: ctx.store.location ? 'postgres' : 'memory' }),
-    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(ctx.requireNamespace(req.namespace)),
-    ListNamespaces: () => ({ namespaces: ctx.store.listNamespaces().map(describeNamespace) }),
+    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(ctx.requireNamespace(req.namespace), ctx.options.limits),
+    ListNamespaces: () => ({ namespaces: ctx.store.listNamespaces().map((record) => describeNamespace(record, ctx.options.limits)) }),
     RegisterNamespace: (req: Req<'RegisterNamespaceRequest'>) => {
       const name = requireField(req.namespace, 'namespace');
       if (ctx.store.getNamespace(name)) throw alreadyExists(`Namespace ${name} already exists.`);
@@ -146,6 +151,8 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     },
     SignalWithStartWorkflowExecution: (req: Req<'SignalWithStartWorkflowExecutionRequest'>) => {
       const signalName = requireField(req.signalName, 'signalName');
+      // refused before anything starts
+      checkSignalInput(ctx.options.limits, req.signalInput, `signal-with-start ${signalName} of ${req.workflowId}: input`, ctx.log);
       const namespace = ctx.requireNamespace(req.namespace).name;
       const current = ctx.store.getCurrentRun(namespace, requireField(req.workflowId, 'workflowId'));
       let execution = current && isRunning(current) ? current : undefined;
@@ -183,12 +190,12 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
 
     UpdateWorkflowExecution: (req: Req<'UpdateWorkflowExecutionRequest'>, call: CallContext) => {
       const execution = findRun(ctx, req.namespace, req.workflowExecution);
-      const updateId = requireField(req.request?.meta?.updateId, 'request.meta.updateId');
+      requireField(req.request?.meta?.updateId, 'request.meta.updateId');
       requireField(req.request?.input?.name, 'request.input.name');
       const stage = req.waitPolicy?.lifecycleStage || UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED;
       if (stage === UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED)
         throw invalidArgument('waitPolicy.lifecycleStage ADMITTED is not supported for UpdateWorkflowExecution; use ACCEPTED or COMPLETED');
-      const update = execution.updates.get(updateId) ?? admitUpdate(ctx, execution, req.request!);
+      const update = admitUpdate(ctx, execution, req.request!);
       return waitForUpdate(ctx, execution, update, stage, call.onCancel);
     },
     PollWorkflowExecutionUpdate: (req: Req<'PollWorkflowExecutionUpdateRequest'>, call: CallContext) => {
@@ -200,15 +207,20 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
 
     PollWorkflowTaskQueue: (req: Req<'PollWorkflowTaskQueueRequest'>, call: CallContext) => {
       const namespace = ctx.requireNamespace(req.namespace).name;
-      // Tasks always carry the full history, so a worker's sticky pollers serve its normal queue too:
-      // parking them would leave the worker only its few normal pollers.
-      const sticky = req.taskQueue?.kind === TaskQueueKind.TASK_QUEUE_KIND_STICKY;
-      const name = sticky && req.taskQueue?.normalName ? req.taskQueue.normalName : requireField(req.taskQueue?.name, 'taskQueue.name');
-      const kind = sticky && !req.taskQueue?.normalName ? 'sticky' : 'workflow';
-      return ctx.matching.poll(kind, namespace, name, { identity: req.identity ?? '', onCancel: call.onCancel }, {});
+      const name = requireField(req.taskQueue?.name, 'taskQueue.name');
+      const poll = { identity: req.identity ?? '', onCancel: call.onCancel };
+      if (req.taskQueue?.kind !== TaskQueueKind.TASK_QUEUE_KIND_STICKY) return ctx.matching.poll('workflow', namespace, name, poll, {});
+      // with sticky execution off, a worker's sticky pollers serve its normal queue: parked, they would
+      // leave the worker only its few normal pollers
+      if (!ctx.options.stickyExecution && req.taskQueue.normalName) return ctx.matching.poll('workflow', namespace, req.taskQueue.normalName, poll, {});
+      return ctx.matching.poll('sticky', namespace, name, poll, {});
     },
     RespondWorkflowTaskCompleted: (req: Req<'RespondWorkflowTaskCompletedRequest'>) => completeWorkflowTask(ctx, req),
-    RespondWorkflowTaskFailed: (req: Req<'RespondWorkflowTaskFailedRequest'>) => (failWorkflowTask(ctx, req), {}),
+    RespondWorkflowTaskFailed: (req: Req<'RespondWorkflowTaskFailedRequest'>) => {
+      if (req.failure) req.failure = failureWithinLimit(ctx.options.limits, req.failure, 'workflow task failure', ctx.log);
+      failWorkflowTask(ctx, req);
+      return {};
+    },
     PollActivityTaskQueue: (req: Req<'PollActivityTaskQueueRequest'>, call: CallContext) => {
       const namespace = ctx.requireNamespace(req.namespace).name;
       const name = requireField(req.taskQueue?.name, 'taskQueue.name');
@@ -222,8 +234,17 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
       activityPaused: false,
       activityReset: false,
     }),
-    // The worker tells the server it is going away / drops its sticky queue: nothing is bound to a worker here.
-    ShutdownWorker: () => ({}),
-    ResetStickyTaskQueue: () => ({}),
+    // The worker is going away: its sticky queue goes with it (a task waiting there times out to the normal queue).
+    ShutdownWorker: (req: Req<'ShutdownWorkerRequest'>) => {
+      if (req.stickyTaskQueue) ctx.matching.unload('sticky', req.namespace ?? '', req.stickyTaskQueue);
+      return {};
+    },
+    // The run's next task goes to the normal queue with the full history (one already waiting on the sticky queue times out there).
+    ResetStickyTaskQueue: (req: Req<'ResetStickyTaskQueueRequest'>) => {
+      const execution = findRun(ctx, req.namespace, req.execution);
+      requireRunning(execution);
+      forgetSticky(execution);
+      return {};
+    },
   };
 }

@@ -37,15 +37,11 @@ export type Expression =
   | { kind: 'and' | 'or'; operands: Expression[] }
   | { kind: 'not'; operand: Expression };
 
-export interface OrderKey {
-  attribute: AttributeRef;
-  descending: boolean;
-}
-
 export interface ParsedQuery {
   /** Absent when the query has no condition (empty, or only ORDER BY). */
   filter?: Expression;
-  orderBy: OrderKey[];
+  /** Whether the query ends with an ORDER BY clause (parsed for its syntax; visibility refuses it). */
+  orderBy: boolean;
 }
 
 const OPERATOR_LIST = '=, !=, <, <=, >, >=, IN, NOT IN, BETWEEN, NOT BETWEEN, STARTS_WITH, NOT STARTS_WITH, IS NULL, IS NOT NULL';
@@ -64,9 +60,10 @@ class Parser {
     // A query may be only an ORDER BY clause; a lone "Order" at the start is a (reserved) attribute name instead.
     const startsWithOrderBy = this.atKeyword('ORDER') && this.tokens[1]?.kind === 'keyword' && this.tokens[1].value === 'BY';
     if (!startsWithOrderBy && this.peek().kind !== 'end') filter = this.parseOr();
-    const orderBy = this.atKeyword('ORDER') ? this.parseOrderBy() : [];
+    const orderBy = this.atKeyword('ORDER');
+    if (orderBy) this.parseOrderBy();
     if (this.peek().kind !== 'end') {
-      throw this.unexpected(filter && orderBy.length === 0 ? 'expected AND, OR, ORDER BY or the end of the query' : 'expected the end of the query');
+      throw this.unexpected(filter && !orderBy ? 'expected AND, OR, ORDER BY or the end of the query' : 'expected the end of the query');
     }
     return filter ? { filter, orderBy } : { orderBy };
   }
@@ -164,17 +161,13 @@ class Parser {
     throw this.unexpected('expected a value');
   }
 
-  private parseOrderBy(): OrderKey[] {
+  private parseOrderBy(): void {
     this.expectKeyword('ORDER', 'expected ORDER BY');
     this.expectKeyword('BY', 'expected BY after ORDER');
-    const keys: OrderKey[] = [];
     do {
-      const attribute = this.parseAttribute('expected a search attribute name to order by');
-      const descending = this.acceptKeyword('DESC');
-      if (!descending) this.acceptKeyword('ASC');
-      keys.push({ attribute, descending });
+      this.parseAttribute('expected a search attribute name to order by');
+      if (!this.acceptKeyword('DESC')) this.acceptKeyword('ASC');
     } while (this.acceptPunctuation(','));
-    return keys;
   }
 
   private parseAttribute(expected: string): AttributeRef {

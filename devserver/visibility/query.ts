@@ -1,6 +1,7 @@
 /**
- * Temporal's visibility list filter ("WorkflowType = 'Order' AND StartTime > '2026-01-01T00:00:00Z' ORDER BY StartTime"),
- * compiled once into a row predicate and a comparator.
+ * Temporal's visibility list filter ("WorkflowType = 'Order' AND StartTime > '2026-01-01T00:00:00Z"), compiled once
+ * into a row predicate; rows are listed in the real server's default order. ORDER BY is parsed and refused, as the
+ * real server's SQL visibility (what its dev server runs) refuses it.
  *
  *   query     := [ or ] [ ORDER BY attr [ASC|DESC] { , attr [ASC|DESC] } ]
  *   or        := and { OR and }
@@ -19,7 +20,7 @@
  * finds it.
  */
 import { VisibilityQueryError, queryError } from './query-errors.js';
-import { parseQuery, type Condition, type Expression, type Literal, type OrderKey } from './query-parser.js';
+import { parseQuery, type Condition, type Expression, type Literal } from './query-parser.js';
 import {
   EXECUTION_STATUS_CHOICES,
   anyWordMatcher,
@@ -111,6 +112,7 @@ export function compileVisibilityQuery(
   customAttributes: Record<string, SearchAttributeType>,
 ): CompiledVisibilityQuery {
   const parsed = parseQuery(query);
+  if (parsed.orderBy) throw new VisibilityQueryError("operation is not supported: 'ORDER BY' clause");
   const resolve = (name: string, position: number): Attribute => {
     const system = SYSTEM_BY_NAME.get(name);
     if (system) return system;
@@ -119,11 +121,9 @@ export function compileVisibilityQuery(
     throw queryError(`unknown search attribute '${name}'`, position);
   };
   const predicate = parsed.filter ? compileExpression(parsed.filter, resolve) : undefined;
-  const orderKeys = parsed.orderBy.map((key) => compileOrderKey(key, resolve));
-  const compare = chainComparators([...orderKeys, ...DEFAULT_ORDER]);
   return {
     matches: predicate ? (row) => predicate(row) === true : () => true,
-    compare,
+    compare: DEFAULT_COMPARE,
   };
 }
 
@@ -317,7 +317,7 @@ function convertLiteral(literal: Literal, kind: AttributeKind): Scalar | undefin
   }
 }
 
-/** Absent values sort last in either direction, as on the real server's Elasticsearch store. */
+/** Absent values sort last in either direction. */
 function byAttribute(attribute: Attribute, descending: boolean): Comparator {
   const read = attribute.read as (row: VisibilityRow) => Scalar | undefined;
   const direction = descending ? -1 : 1;
@@ -327,14 +327,6 @@ function byAttribute(attribute: Attribute, descending: boolean): Comparator {
     if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
     return x < y ? -direction : x > y ? direction : 0;
   };
-}
-
-function compileOrderKey(key: OrderKey, resolve: Resolver): Comparator {
-  const attribute = resolve(key.attribute.name, key.attribute.position);
-  if (attribute.kind === 'Text' || attribute.kind === 'KeywordList') {
-    throw queryError(`cannot ORDER BY ${describeAttribute(attribute)}`, key.attribute.position, 'sort by a Keyword, number, Bool or time');
-  }
-  return byAttribute(attribute, key.descending);
 }
 
 const attributeNamed = (name: string) => SYSTEM_BY_NAME.get(name)!;
@@ -350,6 +342,8 @@ const DEFAULT_ORDER: Comparator[] = [
   byAttribute(attributeNamed('StartTime'), true),
   byAttribute(attributeNamed('RunId'), false),
 ];
+
+const DEFAULT_COMPARE = chainComparators(DEFAULT_ORDER);
 
 function chainComparators(comparators: Comparator[]): Comparator {
   return (a, b) => {

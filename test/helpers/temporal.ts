@@ -56,7 +56,7 @@ const INDEXED_VALUE_TYPES: Record<SearchAttributeKind, number> = {
 
 let runtimeInstalled = false;
 /** Keeps the SDK's logs to errors (once per process): expected activity failures would flood the output. */
-function installQuietRuntime(): void {
+export function installQuietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
