@@ -44,11 +44,12 @@ export async function awaitApproval(run: OrderRun, start?: RoundStart): Promise<
       return { state: 'REJECTED', actor: tally.rejectedBy, reason: tally.comment ?? `rejected by ${tally.rejectedBy}` };
     }
     const votesSeen = round.votes.length;
+    const voted = () => round.votes.length !== votesSeen;
     recorder.checkpoint();
-    await continueAsNewIfDue(run);
+    await continueAsNewIfDue(run, voted);
     const now = Date.now();
     const wakeAt = reminders.find((at) => at > now) ?? round.deadline;
-    if (await condition(() => round.votes.length !== votesSeen, Math.max(1, wakeAt - now))) continue;
+    if (await condition(voted, Math.max(1, wakeAt - now))) continue;
     if (Date.now() >= round.deadline) {
       return { state: 'EXPIRED', actor: 'policy', reason: `no decision by the deadline ${new Date(round.deadline).toISOString()}` };
     }

@@ -74,9 +74,10 @@ export async function settleUncertainBuy(run: OrderRun): Promise<BuyResult> {
   const { recorder, inbox, options } = run;
   const { progress } = recorder;
   for (;;) {
+    const resolved = () => inbox.resolution !== undefined;
     recorder.checkpoint();
-    await continueAsNewIfDue(run);
-    if (await condition(() => inbox.resolution !== undefined, options.buyUncertainReminderMs)) break;
+    await continueAsNewIfDue(run, resolved);
+    if (await condition(resolved, options.buyUncertainReminderMs)) break;
     progress.buyRemindersSent++;
     recorder.note(ENGINE, `reminder ${progress.buyRemindersSent}: the buy outcome is unknown; ops must check and resolve it`);
     recorder.notify('buy-uncertain-reminder', 'the buy outcome is unknown: check the provider and resolve the order');

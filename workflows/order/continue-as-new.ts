@@ -7,15 +7,20 @@ import type { OrderOutcome, OrderWorkflowInput } from './types.js';
  * Called where the order waits (an approval round, an uncertain buy): when the history has grown long, the order
  * continues as a new run that carries its whole progress and resumes the same wait, so a wait of months never
  * nears the server's history limits. It happens only when nothing is half-done: no handler running, no message
- * to the ticket system or approvers unsent, no cancel or resolution waiting to be acted on.
+ * to the ticket system or approvers unsent, nothing people asked for waiting to be acted on, no journal entry
+ * unwritten. `woken` is the wait's own wake-up condition: when it holds (a vote came), the caller acts on it first.
  */
-export async function continueAsNewIfDue(run: OrderRun): Promise<void> {
+export async function continueAsNewIfDue(run: OrderRun, woken: () => boolean): Promise<void> {
   const info = workflowInfo();
   if (!info.continueAsNewSuggested && info.historyLength < run.options.continueAsNewAfterEvents) return;
-  if (!run.recorder.outboxesIdle) return;
-  await condition(allHandlersFinished);
-  if (run.inbox.cancel || run.inbox.resolution) return;
-  run.recorder.note(ENGINE, `continuing as a new run after ${info.historyLength} history events; the order waits on, unchanged`);
-  await run.recorder.writeAhead();
-  await continueAsNew<(input: OrderWorkflowInput) => Promise<OrderOutcome>>({ ...run.recorder.input, carried: run.recorder.progress });
+  const { recorder, inbox } = run;
+  const interrupted = () => woken() || inbox.cancel !== undefined || inbox.resolution !== undefined;
+  await condition(() => (recorder.outboxesIdle && allHandlersFinished()) || interrupted());
+  if (interrupted()) return;
+  recorder.note(ENGINE, `continuing as a new run after ${info.historyLength} history events; the order waits on, unchanged`);
+  await recorder.writeAhead();
+  // Whatever arrived while the journal was written is acted on (and journaled) in this run first; the order tries
+  // again at its next wait.
+  if (interrupted() || !recorder.quiet) return;
+  await continueAsNew<(input: OrderWorkflowInput) => Promise<OrderOutcome>>({ ...recorder.input, carried: recorder.progress });
 }

@@ -1,4 +1,4 @@
-import { CancellationScope, ContinueAsNew, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
 import type { QuoteRecord } from '../../activities/order/types.js';
 import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../approval/index.js';
 import { reads } from './activities.js';
@@ -24,6 +24,8 @@ export async function passGate(run: OrderRun, resumeRound: boolean): Promise<End
     if (isCancellation(error) || inbox.cancel) {
       return { state: 'CANCELLED', actor: inbox.cancel?.actor ?? 'temporal', reason: inbox.cancel?.reason ?? 'the workflow was cancelled' };
     }
+    // A bug (an illegal transition), not a business outcome: it fails the workflow task, so the order parks unchanged.
+    if (!(error instanceof TemporalFailure)) throw error;
     const step = recorder.progress.state === 'LOOKING_UP' ? 'looked up' : 'validated';
     const summary = recorder.noteError(error, `the order could not be ${step}`);
     return { state: 'FAILED', actor: ENGINE, reason: summary.message };

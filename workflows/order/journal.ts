@@ -17,6 +17,11 @@ export class Journal {
     this.pending.push(entry);
   }
 
+  /** True when every entry pushed has been handed to a flush. */
+  get empty(): boolean {
+    return this.pending.length === 0;
+  }
+
   /**
    * Writes what was pushed so far, after any earlier flush; resolves once it is written. Rejects only when the
    * records refuse the batch for good (a refused buy intent); a database that is down is retried meanwhile.

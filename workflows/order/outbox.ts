@@ -38,7 +38,7 @@ export class Outbox<T> {
     return CancellationScope.nonCancellable(() => condition(() => this.idle(), timeoutMs));
   }
 
-  /** How many items are not yet sent (queued or in flight). */
+  /** How many items are not yet sent (queued, in flight, or waiting to be tried again). */
   get unsent(): number {
     return this.pending.length + this.sending;
   }
@@ -51,16 +51,17 @@ export class Outbox<T> {
     for (;;) {
       await condition(() => this.pending.length > 0);
       const batch = this.pending.splice(0, this.options.maxBatch);
-      this.sending++;
+      this.sending = batch.length;
+      let failure: { error: unknown } | undefined;
       try {
         await this.send(batch);
       } catch (error) {
-        if (this.options.onFailure(error, batch) === 'requeue') {
-          this.pending.unshift(...batch);
-          await sleep(this.options.retryAfterMs);
-        }
-      } finally {
-        this.sending--;
+        failure = { error };
+      }
+      this.sending = 0;
+      if (failure && this.options.onFailure(failure.error, batch) === 'requeue') {
+        this.pending.unshift(...batch);
+        await sleep(this.options.retryAfterMs);
       }
     }
   }

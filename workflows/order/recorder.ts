@@ -4,7 +4,7 @@ import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord, TicketNo
 import type { OrderState } from '../../domain/order-states.js';
 import { tallyVotes, type ApprovalVote } from '../approval/index.js';
 import { approverMessages, callbacks, journaling } from './activities.js';
-import { messageOf, summarise } from './failures.js';
+import { summarise } from './failures.js';
 import { Journal } from './journal.js';
 import { Outbox } from './outbox.js';
 import { advance, currentQuote, roundFacts, type OrderProgress } from './progress.js';
@@ -50,7 +50,8 @@ export class OrderRecorder {
         retryAfterMs: 0,
         onFailure: (error, [notification]) => {
           // Noted while the order may be waiting: recorded now, not at the next step.
-          this.note(ENGINE, `the ticket system did not accept notification ${notification?.seq}: ${messageOf(error)}`);
+          const summary = summarise(error, 'the notification could not be sent');
+          this.note(ENGINE, `the ticket system did not accept notification ${notification?.seq}: ${summary.message}`);
           this.checkpoint();
           return 'drop';
         },
@@ -198,6 +199,11 @@ export class OrderRecorder {
   /** True when nothing is waiting to be sent to the ticket system or approvers (a new run could not take it along). */
   get outboxesIdle(): boolean {
     return this.notifications.unsent === 0 && this.approverOutbox.unsent === 0;
+  }
+
+  /** True when nothing at all is unsent: no message, no journal entry, no search attribute change. */
+  get quiet(): boolean {
+    return this.outboxesIdle && this.journal.empty && this.searchAttributeChanges.size === 0;
   }
 
   private publishSearchAttributes(): void {

@@ -1,0 +1,71 @@
+/**
+ * activities.ts: which of the order's activities are local (quick reads: a marker in history, inside the task that
+ * needs them) and which are ordinary (the journal, the ticket system's callbacks, the buy), and how the buy is
+ * protected from running twice.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { defaultPayloadConverter } from '@temporalio/common';
+import protoRoot from '@temporalio/proto';
+import { newProgress } from '../../../workflows/order/progress.js';
+import { waitFor } from '../../helpers/wait.js';
+import { buyWorkflow, gateWorkflow, progressQuery, testVote } from './fixtures/module-workflows.js';
+import { fakeActivities, quoteOf } from './fixtures/fake-activities.js';
+import { useModuleEnv } from './fixtures/harness.js';
+import { governing, orderRequest, TARGETS } from './fixtures/order-input.js';
+
+const test = anyTest as TestFn<unknown>;
+const env = useModuleEnv(test);
+const { EventType } = protoRoot.temporal.api.enums.v1;
+type History = Awaited<ReturnType<ReturnType<typeof env.temporal.client.workflow.getHandle>['fetchHistory']>>;
+
+/** The activities a run scheduled as ordinary activities, and those it ran as local ones (named in their markers). */
+function activityKinds(history: History) {
+  const events = history.events ?? [];
+  const ordinary = events
+    .filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+    .map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name!);
+  const local = events
+    .filter((event) => event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED)
+    .map((event) => {
+      const payload = event.markerRecordedEventAttributes?.details?.['data']?.payloads?.[0];
+      return payload ? defaultPayloadConverter.fromPayload<{ activity_type?: string }>(payload).activity_type ?? '?' : '?';
+    });
+  return { ordinary: new Set(ordinary), local: new Set(local) };
+}
+
+test.serial('lookup, validation and the approvers are local activities; the journal and the callbacks are ordinary ones', async (t) => {
+  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
+  const history = await env.withWorker(fake, async (start) => {
+    const handle = await start(gateWorkflow, { request: orderRequest('A-1', { callbackUrl: 'https://tickets.example.com/hooks/mve' }), governing: governing() });
+    await waitFor(async () => ((await handle.query(progressQuery).catch(() => undefined))?.round ? true : undefined));
+    await handle.executeUpdate(testVote, { args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }] });
+    await handle.result();
+    return handle.fetchHistory();
+  });
+  const { ordinary, local } = activityKinds(history);
+  t.deepEqual([...local].sort(), ['loadApprovers', 'lookUpOrderTargets', 'validateOrder']);
+  t.deepEqual([...ordinary].sort(), ['notifyTicketSystem', 'recordJournal']);
+});
+
+test.serial('the buy is an ordinary activity Temporal never retries, with a heartbeat timeout to notice a lost worker', async (t) => {
+  const fake = fakeActivities();
+  const now = await env.temporal.env.currentTimeMs();
+  const progress = newProgress();
+  progress.state = 'APPROVED';
+  progress.targets = TARGETS;
+  progress.quotes.push({ monthlyRate: 800, currency: 'USD', quotedAt: now });
+  progress.approved = progress.quotes[0];
+  const history = await env.withWorker(fake, async (start) => {
+    const handle = await start(buyWorkflow, { request: orderRequest('A-2'), governing: governing(), progress });
+    await handle.result();
+    return handle.fetchHistory();
+  });
+  const buys = (history.events ?? [])
+    .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'buyOrder')
+    .map((event) => event.activityTaskScheduledEventAttributes!);
+  t.is(buys.length, 1);
+  t.is(buys[0]!.retryPolicy?.maximumAttempts, 1, 'a buy is never retried by Temporal');
+  t.is(Number(buys[0]!.heartbeatTimeout?.seconds), 20);
+  t.is(Number(buys[0]!.startToCloseTimeout?.seconds), 180);
+  t.false(activityKinds(history).local.has('buyOrder'), 'never a local activity (re-run when its workflow task is retried)');
+});
