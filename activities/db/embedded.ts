@@ -293,6 +293,41 @@ export async function initialiseEmbeddedPostgres(dataDir: string, options: { pas
   }
 }
 
+const KILLED_SERVER_WAIT_MS = 10_000;
+
+/** The state letter of a process (`R`, `S`, `Z` for a zombie…), or undefined when it does not exist. */
+function processState(pid: number): string | undefined {
+  try {
+    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server killed with the process that ran it (kill -9 of dev) leaves its postmaster.pid, and for a moment its
+ * process: PostgreSQL refuses to start while that PID exists, even as a zombie a container's init has not reaped.
+ * Waits for it to end; a lock whose owner is dead (gone or a zombie) is removed. A live server is left alone, and
+ * PostgreSQL's own refusal names it.
+ */
+async function awaitKilledServer(dataDir: string): Promise<void> {
+  const lockFile = path.join(dataDir, 'postmaster.pid');
+  let pid: number;
+  try {
+    pid = Number.parseInt(readFileSync(lockFile, 'utf8').split('\n')[0] ?? '', 10);
+  } catch {
+    return; // no lock: stopped cleanly
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  const giveUpAt = Date.now() + KILLED_SERVER_WAIT_MS;
+  let state = processState(pid);
+  while (state !== undefined && state !== 'Z' && Date.now() < giveUpAt) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    state = processState(pid);
+  }
+  if (state === undefined || state === 'Z') await rm(lockFile, { force: true });
+}
+
 /** Starts (initialising on first use) a PostgreSQL server; works as root by running it as `postgres`. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgresServer> {
   const dataDir = await reachableClusterDir(path.resolve(options.dataDir ?? DEFAULT_EMBEDDED_DATA_DIR));
@@ -304,6 +339,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const initialised = !isInitialised(dataDir);
   if (initialised) await initialiseEmbeddedPostgres(dataDir, { password, ephemeral });
 
+  await awaitKilledServer(dataDir);
   const port = options.port ?? (await freePort());
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const cluster = new EmbeddedPostgres(clusterOptions(dataDir, port, password, ephemeral, log.add));
