@@ -237,7 +237,12 @@ test.serial('a workflow task that fails on the sticky queue is retried from the 
   await buggy.runUntil(async () => {
     await greetName(handle, 'ann');
     await handle.signal('name', 'bob'); // breaks the buggy build's signal handler
-    await until(async () => eventsOf(await handle.fetchHistory(), 'WORKFLOW_TASK_FAILED').length >= 2, 'the retry fails too');
+    // The retry is scheduled once the sticky task has failed (under load it may time out rather than fail again).
+    await until(async () => {
+      const history = await handle.fetchHistory();
+      const failure = eventsOf(history, 'WORKFLOW_TASK_FAILED')[0];
+      return failure !== undefined && eventsOf(history, 'WORKFLOW_TASK_SCHEDULED').some((e) => idOf(e) > idOf(failure));
+    }, 'the retry of the failed sticky task');
   });
   const history = await handle.fetchHistory();
   const firstFailure = eventsOf(history, 'WORKFLOW_TASK_FAILED')[0]!;
