@@ -15,6 +15,7 @@ import { approveUpdate, cancelUpdate, type VoteInput } from '../../../workflows/
 import { signAction } from '../../../workflows/order/signed-action.js';
 import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from '../../../workflows/order/search-attributes.js';
 import type { OrderWorkflowInput, OrderWorkflowOptions } from '../../../workflows/order/types.js';
+import type { JournalEntry } from '../../../activities/order/types.js';
 import { waitFor } from '../../helpers/wait.js';
 import { entriesOf, fakeActivities, held, quoteOf, uncertain, type Fake } from './fixtures/fake-activities.js';
 import { useModuleEnv } from './fixtures/harness.js';
@@ -222,20 +223,27 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
   });
 });
 
-// continueAsNewIfDue checks the inbox and waits for the handlers, then awaits the journal write (writeAhead: an
-// activity, which takes as long as the database does) and continues as new without looking again. A cancel accepted
-// while that write is in flight sets inbox.cancel in the old run only: the new run carries the cancel's nonce in
-// acceptedNonces but not the cancel, and goes on waiting for approval; the cancel update never completes (its
-// handler was unfinished when the run continued).
-test.serial('a cancel accepted while the order writes its journal to continue as new is not lost', async (t) => {
-  t.timeout(120_000);
+/** The order's journal write before it continues as new, held until the test releases it. */
+function journalHeldBeforeContinuing() {
   const write = held<void>();
   const fake = fakeActivities({}, {
     validateOrder: quoteOf(4000),
     recordJournal: async (input) => {
-      if (input.entries.some((entry) => entry.type === 'note' && entry.message.startsWith('continuing as a new run'))) await write.answer();
+      if (isContinuingWrite({ input })) await write.answer();
     },
   });
+  return { write, fake };
+}
+
+function isContinuingWrite(call: { input: { entries: JournalEntry[] } }): boolean {
+  return call.input.entries.some((entry) => entry.type === 'note' && entry.message.startsWith('continuing as a new run'));
+}
+
+// A cancel accepted while the journal write before continuing is in flight must be acted on in the old run: the
+// order looks at its inbox again after the write, and does not continue as new with the cancel unhandled.
+test.serial('a cancel accepted while the order writes its journal to continue as new is not lost', async (t) => {
+  t.timeout(120_000);
+  const { write, fake } = journalHeldBeforeContinuing();
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
     const orders = new OrderClient({ client, taskQueue: base, actionKeys });
@@ -246,7 +254,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
       await waitFor(async () => ((await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined));
       await orders.approve(ticketId, { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR); // the first reminder: the order continues as new there
-      await waitFor(async () => (fake.callsOf('recordJournal').some((call) => call.input.entries.some((entry) => entry.type === 'note' && entry.message.startsWith('continuing'))) ? true : undefined), 30_000, 'the journal write before continuing');
+      await waitFor(async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined), 30_000, 'the journal write before continuing');
       const cancel = signAction({ id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') }, workflowId, 'cancel', { actor: 'alice', reason: 'not needed any more' }, Date.now(), randomBytes(16).toString('base64url'));
       await client.workflow.getHandle(workflowId).startUpdate(cancelUpdate, { args: [cancel], waitForStage: 'ACCEPTED' });
       write.release();
@@ -270,18 +278,11 @@ test.serial('a cancel accepted while the order writes its journal to continue as
   });
 });
 
-// The same window for a vote: the vote is added to the round (and carried in the progress, so the new run counts it)
-// but its journal entry is pushed after the batch being written was taken, and the new run's journal starts
-// empty: the vote that approved the order never reaches the records.
+// The same window for a vote: its journal entry is pushed after the batch being written was taken, so the order
+// writes it in the old run before continuing, and the vote reaches the records.
 test.serial('a vote accepted while the order writes its journal to continue as new is recorded', async (t) => {
   t.timeout(120_000);
-  const write = held<void>();
-  const fake = fakeActivities({}, {
-    validateOrder: quoteOf(4000),
-    recordJournal: async (input) => {
-      if (input.entries.some((entry) => entry.type === 'note' && entry.message.startsWith('continuing as a new run'))) await write.answer();
-    },
-  });
+  const { write, fake } = journalHeldBeforeContinuing();
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
     const orders = new OrderClient({ client, taskQueue: base, actionKeys });
@@ -292,7 +293,7 @@ test.serial('a vote accepted while the order writes its journal to continue as n
       await waitFor(async () => ((await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined));
       await orders.approve(ticketId, { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR);
-      await waitFor(async () => (fake.callsOf('recordJournal').some((call) => call.input.entries.some((entry) => entry.type === 'note' && entry.message.startsWith('continuing'))) ? true : undefined), 30_000, 'the journal write before continuing');
+      await waitFor(async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined), 30_000, 'the journal write before continuing');
       const vote = signAction({ id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') }, workflowId, 'approve', { approverId: 'dave', monthlyRate: 4000, currency: 'USD' }, Date.now(), randomBytes(16).toString('base64url'));
       await client.workflow.getHandle(workflowId).startUpdate(approveUpdate, { args: [vote], waitForStage: 'ACCEPTED' });
       write.release();
