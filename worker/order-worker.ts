@@ -1,48 +1,28 @@
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
-import webpack from 'webpack';
+import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
 import type { Keyring } from '../codec/index.js';
 import type { OrderActivities } from '../activities/order/types.js';
 import type { Environment } from '../activities/order/types.js';
 import { orderTaskQueue } from '../config/temporal.js';
+import { bundleInThread } from './bundle/in-thread.js';
+import { DEFAULT_WORKFLOW_CACHE_SIZE } from './cache.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export { WORKFLOWS_PATH } from './bundle/bundle-workflows.js';
 
 const bundles = new Map<string, Promise<WorkflowBundle>>();
 
-/**
- * The workflow code, bundled once per process and keyring (a few seconds of webpack) and shared by every
- * worker. The action-signing keys are compiled into the bundle (workflows/order/action-keys.ts): the
- * validators need them synchronously, and they must never travel in history.
- */
+/** The workflow code, bundled once per process and keyring (a few seconds of webpack) and shared by every worker. */
 export function orderWorkflowBundle(actionKeys: Keyring): Promise<WorkflowBundle> {
   const entries = actionKeys.exportEntries();
   const fingerprint = createHash('sha256').update(JSON.stringify(entries)).digest('hex');
   let bundle = bundles.get(fingerprint);
   if (!bundle) {
-    bundle = bundleWorkflowCode({
-      workflowsPath: WORKFLOWS_PATH,
-      logger: quietBundlerLogger,
-      webpackConfigHook: (config) => ({
-        ...config,
-        plugins: [...(config.plugins ?? []), new webpack.DefinePlugin({ __MVE_ACTION_KEYS__: JSON.stringify(entries) })],
-      }),
-    });
+    bundle = bundleInThread(entries);
     bundles.set(fingerprint, bundle);
   }
   return bundle;
 }
-
-const quietBundlerLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
 
 export interface OrderWorkerOptions {
   connection: NativeConnection;
@@ -54,10 +34,13 @@ export interface OrderWorkerOptions {
   dataConverter: DataConverter;
   /** MVE_ACTION_KEY: the keys whose signatures the order's update validators accept. */
   actionKeys: Keyring;
+  /** Orders kept in memory between their tasks (MVE_WORKFLOW_CACHE_SIZE, worker/cache.ts); the default when left out. */
+  maxCachedWorkflows?: number;
 }
 
 /** A worker for one environment's orders: the order workflow and its activities, with the encrypting codec. */
 export async function createOrderWorker(options: OrderWorkerOptions): Promise<Worker> {
+  const maxCachedWorkflows = options.maxCachedWorkflows ?? DEFAULT_WORKFLOW_CACHE_SIZE;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -65,5 +48,8 @@ export async function createOrderWorker(options: OrderWorkerOptions): Promise<Wo
     workflowBundle: await orderWorkflowBundle(options.actionKeys),
     activities: options.activities,
     dataConverter: options.dataConverter,
+    maxCachedWorkflows,
+    // A cache smaller than the SDK's 40 concurrent workflow tasks caps them (which the SDK would do with a warning).
+    ...(maxCachedWorkflows > 1 && maxCachedWorkflows < 40 ? { maxConcurrentWorkflowTaskExecutions: maxCachedWorkflows } : {}),
   });
 }

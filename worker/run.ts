@@ -5,6 +5,7 @@ import { encryptingDataConverter } from '../codec/index.js';
 import { ConfigError } from '../config/env.js';
 import { connectionOptions, loadTemporalConfig, orderTaskQueue, type TemporalConfig } from '../config/temporal.js';
 import { createWorkerDependencies, type WorkerDependencies } from './dependencies.js';
+import { workflowCacheSize } from './cache.js';
 import { createOrderWorker } from './order-worker.js';
 import { ensureOrderSearchAttributes } from './search-attributes.js';
 
@@ -34,6 +35,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const temporal = loadTemporalConfig(options.env);
   const address = options.temporalAddress ?? temporal.address;
   if (!address) throw new ConfigError('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
+  const maxCachedWorkflows = workflowCacheSize(options.env);
   const dependencies = createWorkerDependencies({
     env: options.env,
     databaseUrl: options.databaseUrl,
@@ -41,7 +43,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   let started: { connection: NativeConnection; worker: Worker };
   try {
     await registerSearchAttributes(temporal, address, options.log);
-    started = await connectOrderWorker(temporal, address, dependencies, options.keyring, options.actionKeys);
+    started = await connectOrderWorker(temporal, address, dependencies, options.keyring, options.actionKeys, maxCachedWorkflows);
   } catch (error) {
     await dependencies.close();
     throw error;
@@ -50,6 +52,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const taskQueue = orderTaskQueue(temporal.taskQueue, dependencies.environment);
   options.log(`worker polling ${taskQueue} on ${address} (namespace ${temporal.namespace})`);
   options.log(`approval policy ${dependencies.policies.version} from ${dependencies.policies.source}`);
+  options.log(`workflow cache: ${maxCachedWorkflows} orders (MVE_WORKFLOW_CACHE_SIZE)`);
   const done = worker.run().finally(async () => {
     await dependencies.close();
     await connection.close();
@@ -86,6 +89,7 @@ async function connectOrderWorker(
   dependencies: WorkerDependencies,
   keyring: Keyring,
   actionKeys: Keyring,
+  maxCachedWorkflows: number,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
   const connection = await NativeConnection.connect(connectionOptions(temporal, address));
   try {
@@ -97,6 +101,7 @@ async function connectOrderWorker(
       activities: dependencies.activities,
       dataConverter: encryptingDataConverter(keyring),
       actionKeys,
+      maxCachedWorkflows,
     });
     return { connection, worker };
   } catch (error) {

@@ -1,0 +1,43 @@
+/** Memory of the stack's processes, read from /proc (Linux). */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Resident set size of one process, in MiB. */
+export function rssMiB(pid: number): number {
+  return kiBField(`/proc/${pid}/status`, 'VmRSS') / 1024;
+}
+
+/**
+ * PostgreSQL's memory, in MiB: the postmaster and its backends, each counted by its proportional set size, so
+ * that the shared buffers they all map are counted once (summed RSS would count them once per backend).
+ */
+export function postgresPssMiB(dataDir: string): number {
+  const postmaster = Number.parseInt(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '', 10);
+  const pids = [postmaster, ...childrenOf(postmaster)];
+  return pids.reduce((sum, pid) => sum + kiBField(`/proc/${pid}/smaps_rollup`, 'Pss'), 0) / 1024;
+}
+
+function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = safeRead(`/proc/${entry}/stat`);
+    // the parent pid is the second field after the parenthesised command name
+    const parentPid = stat && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (parentPid === parent) children.push(Number(entry));
+  }
+  return children;
+}
+
+function kiBField(file: string, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(safeRead(file) ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
+function safeRead(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // the process ended between the listing and the read
+  }
+}
