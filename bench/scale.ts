@@ -1,10 +1,11 @@
 /**
  * `npm run bench:scale`: the engine with many orders waiting for approval. It runs the `mve-orders dev` stack
- * (bench/scale/stack.ts: PostgreSQL, the durable devserver and dev's worker + HTTP API + simulator as separate
- * processes), measures with no order parked, parks N orders awaiting a finance approval, and measures again:
+ * (bench/scale/stack.ts: an embedded PostgreSQL and `mve-orders dev`, its devserver durable in that database),
+ * measures with no order parked, parks N orders awaiting a finance approval, and measures again:
  *
  *   - auto-approved orders: orders per second at concurrency C, and their median submit-to-BOUGHT time;
- *   - memory: each process's RSS (PostgreSQL's PSS, so its shared buffers count once);
+ *   - memory: dev's RSS and PostgreSQL's PSS (so its shared buffers count once); with --split the devserver
+ *     runs in a process of its own, and its RSS and the worker's are told apart;
  *   - listing the waiting orders: through visibility (first page of 100, and every page), and through the
  *     HTTP API (`GET /api/v1/approvals?limit=100`, as a finance approver);
  *   - approving over HTTP: orders just parked (still in the worker's cache), and, with N above the cache,
@@ -13,6 +14,7 @@
  *   npm run bench:scale                          N = 10,000 (takes several minutes to park)
  *   npm run bench:scale -- --parked 2000         another N
  *   npm run bench:scale -- --cache 500           the worker's workflow cache (MVE_WORKFLOW_CACHE_SIZE)
+ *   npm run bench:scale -- --split               the devserver in a process of its own
  *   npm run -s bench:scale -- --json             the figures as JSON (progress stays on stderr)
  */
 import { readFile } from 'node:fs/promises';
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '20' },
     approvals: { type: 'string', default: '20' },
     cache: { type: 'string' },
+    split: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -55,7 +58,8 @@ interface Figures {
   parked: number;
   autoOrdersPerSecond: number;
   autoP50Ms: number;
-  rssMiB: { devserver: number; dev: number; postgres: number; total: number };
+  /** `devserver`: only when split (else it is part of `dev`). */
+  rssMiB: { devserver: number | null; dev: number; postgres: number; total: number };
   visibilityFirstPageMs: number;
   visibilityAllMs: number;
   visibilityListed: number;
@@ -66,8 +70,8 @@ interface Figures {
 }
 
 async function main(): Promise<void> {
-  progress(`starting the stack (PostgreSQL, devserver, dev with a workflow cache of ${CACHE})…`);
-  const stack = await startScaleStack({ workflowCacheSize: CACHE, log: (line) => progress(line) });
+  progress(`starting the stack (PostgreSQL, ${values.split ? 'devserver, ' : ''}dev with a workflow cache of ${CACHE})…`);
+  const stack = await startScaleStack({ split: values.split, workflowCacheSize: CACHE, log: (line) => progress(line) });
   try {
     const bench = await connect(stack);
     await bench.autoOrders(10, 5); // warms catalogs, token, connections, the bundle's code paths
@@ -133,7 +137,7 @@ async function connect(stack: ScaleStack) {
       parkedTickets.push(ticketId);
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
-        progress(`  submitted ${parkedTickets.length}/${count} (${rate(parkedTickets.length, started)}/s); dev ${rssMiB(stack.dev.pid).toFixed(0)} MiB, devserver ${rssMiB(stack.devserver.pid).toFixed(0)} MiB`);
+        progress(`  submitted ${parkedTickets.length}/${count} (${rate(parkedTickets.length, started)}/s); dev ${rssMiB(stack.dev.pid).toFixed(0)} MiB`);
       }
     });
     for (;;) {
@@ -179,7 +183,11 @@ async function connect(stack: ScaleStack) {
   async function measure(parked: number, approvals: number): Promise<Figures> {
     progress(`measuring with ${parked} parked…`);
     const auto = await autoOrders(AUTO_ORDERS, CONCURRENCY);
-    const memory = { devserver: rssMiB(stack.devserver.pid), dev: rssMiB(stack.dev.pid), postgres: postgresPssMiB(stack.postgres.dataDir) };
+    const memory = {
+      devserver: stack.devserver ? rssMiB(stack.devserver.pid) : null,
+      dev: rssMiB(stack.dev.pid),
+      postgres: postgresPssMiB(stack.postgres.dataDir),
+    };
     const firstPage = await listWaiting(100, false);
     const all = await listWaiting(1000, true);
     const route = await http('GET', '/api/v1/approvals?limit=100', 'fiona');
@@ -191,7 +199,7 @@ async function connect(stack: ScaleStack) {
       parked,
       autoOrdersPerSecond: auto.perSecond,
       autoP50Ms: auto.p50,
-      rssMiB: { ...memory, total: memory.devserver + memory.dev + memory.postgres },
+      rssMiB: { ...memory, total: (memory.devserver ?? 0) + memory.dev + memory.postgres },
       visibilityFirstPageMs: firstPage.ms,
       visibilityAllMs: all.ms,
       visibilityListed: all.listed,
@@ -227,18 +235,25 @@ const rate = (count: number, since: number) => (count / ((performance.now() - si
 
 function report(before: Figures, after: Figures): void {
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ cache: CACHE, before, after }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ cache: CACHE, split: values.split, before, after }, null, 2)}\n`);
     return;
   }
   const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
-  const mib = (value: number) => `${value.toFixed(0)} MiB`;
+  const mib = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} MiB`);
   const ratio = (value: number) => `${(value * 100).toFixed(0)} %`;
-  process.stdout.write(`\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}\n`);
+  process.stdout.write(
+    `\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}` +
+      `${values.split ? '; devserver in its own process' : ''}\n`,
+  );
   console.table([
     { figure: 'auto-approved orders/s', 'none parked': before.autoOrdersPerSecond.toFixed(1), [`${PARKED} parked`]: after.autoOrdersPerSecond.toFixed(1) },
     { figure: 'auto-approved p50', 'none parked': ms(before.autoP50Ms), [`${PARKED} parked`]: ms(after.autoP50Ms) },
-    { figure: 'RSS devserver', 'none parked': mib(before.rssMiB.devserver), [`${PARKED} parked`]: mib(after.rssMiB.devserver) },
-    { figure: 'RSS dev (worker, HTTP API, simulator)', 'none parked': mib(before.rssMiB.dev), [`${PARKED} parked`]: mib(after.rssMiB.dev) },
+    ...(values.split ? [{ figure: 'RSS devserver', 'none parked': mib(before.rssMiB.devserver), [`${PARKED} parked`]: mib(after.rssMiB.devserver) }] : []),
+    {
+      figure: values.split ? 'RSS dev (worker, HTTP API, simulator)' : 'RSS dev (devserver, worker, HTTP API, simulator)',
+      'none parked': mib(before.rssMiB.dev),
+      [`${PARKED} parked`]: mib(after.rssMiB.dev),
+    },
     { figure: 'PostgreSQL (PSS)', 'none parked': mib(before.rssMiB.postgres), [`${PARKED} parked`]: mib(after.rssMiB.postgres) },
     { figure: 'visibility: first page of 100', 'none parked': ms(before.visibilityFirstPageMs), [`${PARKED} parked`]: ms(after.visibilityFirstPageMs) },
     { figure: `visibility: every waiting order (${after.visibilityListed})`, 'none parked': ms(before.visibilityAllMs), [`${PARKED} parked`]: ms(after.visibilityAllMs) },

@@ -1,8 +1,8 @@
 /**
- * The `mve-orders dev` stack for bench:scale, as separate processes so that their memory can be told apart:
- * an embedded PostgreSQL, `mve-orders devserver` (durable in that database, as dev runs it) and `mve-orders
- * dev` pointed at both (the worker, the HTTP API and the API simulator). Dev runs the devserver in its own
- * process; apart, the sum has one Node runtime more than dev alone, so it is an upper bound of dev's.
+ * The `mve-orders dev` stack for bench:scale: an embedded PostgreSQL and `mve-orders dev` pointed at it (the
+ * devserver, durable in that database, the worker, the HTTP API and the API simulator, in one process). Split,
+ * the devserver runs as `mve-orders devserver` in a process of its own, so that its memory and the worker's
+ * can be told apart (the pair then has one Node runtime more than dev alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -16,12 +16,13 @@ const CLI = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 
 export interface ScaleStack {
   postgres: EmbeddedPostgresServer;
-  devserver: { pid: number; address: string };
+  /** Only when split: in one process, the devserver is part of dev. */
+  devserver: { pid: number; address: string } | undefined;
   dev: { pid: number; dataDir: string; state: DevState };
   stop(): Promise<void>;
 }
 
-export async function startScaleStack(options: { workflowCacheSize?: number; log: (line: string) => void }): Promise<ScaleStack> {
+export async function startScaleStack(options: { split: boolean; workflowCacheSize?: number; log: (line: string) => void }): Promise<ScaleStack> {
   const root = path.join(tmpdir(), `mve-bench-scale-${process.pid}`);
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), ephemeral: true });
   const children: ChildProcess[] = [];
@@ -31,21 +32,24 @@ export async function startScaleStack(options: { workflowCacheSize?: number; log
     await rm(root, { recursive: true, force: true });
   };
   try {
-    const devserver = spawnCli(['devserver', '--port', '0', '--database-url', postgres.url], process.env, options.log);
-    children.push(devserver);
-    const address = (await waitForLine(devserver, /export TEMPORAL_ADDRESS=(\S+)/, 'the devserver'))[1]!;
+    let devserver: ScaleStack['devserver'];
+    if (options.split) {
+      const child = spawnCli(['devserver', '--port', '0', '--database-url', postgres.url], process.env, options.log);
+      children.push(child);
+      devserver = { pid: child.pid!, address: (await waitForLine(child, /export TEMPORAL_ADDRESS=(\S+)/, 'the devserver'))[1]! };
+    }
     const dataDir = path.join(root, 'dev');
     const devEnv = {
       ...process.env,
       MVE_DATA_DIR: dataDir,
       DATABASE_URL: postgres.url,
-      TEMPORAL_ADDRESS: address,
+      ...(devserver ? { TEMPORAL_ADDRESS: devserver.address } : {}),
       ...(options.workflowCacheSize === undefined ? {} : { MVE_WORKFLOW_CACHE_SIZE: String(options.workflowCacheSize) }),
     };
-    const dev = spawnCli(['dev', '--sim-port', '0', '--http-port', '0'], devEnv, options.log);
+    const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], devEnv, options.log);
     children.push(dev);
     const state = await waitForDevState(dataDir, dev);
-    return { postgres, devserver: { pid: devserver.pid!, address }, dev: { pid: dev.pid!, dataDir, state }, stop };
+    return { postgres, devserver, dev: { pid: dev.pid!, dataDir, state }, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -142,6 +142,8 @@ export interface EngineOptions extends ApproverWebhookOptions {
   tokenTtlSeconds?: number;
   /** false: no worker is started with the engine (tests that run their own, e.g. in a child process). */
   worker?: boolean;
+  /** The workers' workflow cache (MVE_WORKFLOW_CACHE_SIZE); the default when left out. */
+  maxCachedWorkflows?: number;
 }
 
 export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
@@ -176,6 +178,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
       activities,
       dataConverter,
       actionKeys,
+      ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
     });
     return { worker, running: worker.run() };
   };
