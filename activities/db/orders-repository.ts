@@ -148,6 +148,7 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
             RETURNING sequence
           ), moved AS (
             UPDATE orders SET status = ${event.to}, last_event_sequence = ${event.sequence}, updated_at = now()
+              ${event.to === 'AWAITING_APPROVAL' ? sql`, awaiting_since = coalesce(${event.at ?? null}::timestamptz, now()), approval_round = ${json(event.details)}` : sql``}
             WHERE workflow_id = ${event.workflowId} AND last_event_sequence < ${event.sequence}
               AND EXISTS (SELECT 1 FROM inserted)
             RETURNING 1
@@ -336,24 +337,21 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
 
     listAwaitingApproval: (input) =>
       operation('listAwaitingApproval', awaitingApprovalInput, input, async ({ approverId, roles, limit }) => {
-        // The round's tier is on the newest AWAITING_APPROVAL transition (its details); votes count for the current quote.
+        // The round (its tier, roles, deadline) and when it began are kept on the order (migrations/0008); votes
+        // count for the current quote. Walks orders_awaiting_approval_idx oldest first and stops at the limit.
         const rows = await sql`
-          SELECT o.*, t.submitted_by, round.details AS round_details, round.at AS round_at,
+          SELECT o.*, t.submitted_by, o.approval_round AS round_details, o.awaiting_since AS round_at,
                  (SELECT count(*) FROM approvals a
                    WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number AND a.decision = 'approve')::int AS approvals_given
           FROM orders o
           LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
-          JOIN LATERAL (
-            SELECT e.details, e.at FROM order_events e
-            WHERE e.workflow_id = o.workflow_id AND e.to_status = 'AWAITING_APPROVAL'
-            ORDER BY e.sequence DESC LIMIT 1) round ON true
           WHERE o.status = 'AWAITING_APPROVAL'
             AND lower(o.requested_by) <> lower(${approverId})
-            AND round.details->'roles' ?| ${roles}::text[]
+            AND o.approval_round->'roles' ?| ${roles}::text[]
             AND NOT EXISTS (SELECT 1 FROM approvals a
                             WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number
                               AND lower(a.approver_id) = lower(${approverId}))
-          ORDER BY round.at, o.workflow_id
+          ORDER BY o.awaiting_since, o.workflow_id
           LIMIT ${limit}`;
         return rows.map((row) => ({
           order: toOrder(row),
