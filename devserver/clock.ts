@@ -6,6 +6,9 @@
  * server is idle (no workflow or activity task in the hands of a worker). It is unlocked while the
  * TestService lock count is zero, or while a client waits for a workflow result.
  */
+import { PriorityQueue } from './priority-queue.js';
+import type { HeapEntry } from './priority-queue.js';
+
 export type TimerId = number;
 
 interface Timer {
@@ -14,9 +17,21 @@ interface Timer {
   fire: () => void;
 }
 
+/** A NaN deadline is never due: it sorts last, so the heap's order stays total. */
+const dueOrder = (timer: Timer) => (Number.isNaN(timer.at) ? Infinity : timer.at);
+
+/** Earliest first; timers due at the same time fire in the order they were set (ids grow). */
+function firesBefore(a: Timer, b: Timer): boolean {
+  const x = dueOrder(a);
+  const y = dueOrder(b);
+  return x < y || (x === y && a.id < b.id);
+}
+
 export class Clock {
   private offsetMs = 0;
-  private timers: Timer[] = [];
+  /** A heap, so that setting or cancelling a timer costs O(log n) however many are pending (parked workflows). */
+  private readonly timers = new PriorityQueue<Timer>(firesBefore);
+  private readonly pending = new Map<TimerId, HeapEntry<Timer>>();
   private nextId = 1;
   private handle: NodeJS.Timeout | undefined;
   private skipScheduled = false;
@@ -46,10 +61,8 @@ export class Clock {
 
   at(atMs: number, fire: () => void): TimerId {
     const timer = { id: this.nextId++, at: atMs, fire };
-    let i = this.timers.length;
-    while (i > 0 && this.timers[i - 1]!.at > atMs) i--;
-    this.timers.splice(i, 0, timer);
-    if (i === 0) this.arm();
+    this.pending.set(timer.id, this.timers.push(timer));
+    if (this.timers.peek() === timer) this.arm();
     this.requestSkip();
     return timer.id;
   }
@@ -60,14 +73,16 @@ export class Clock {
 
   cancel(id: TimerId | undefined): void {
     if (id === undefined) return;
-    const i = this.timers.findIndex((t) => t.id === id);
-    if (i < 0) return;
-    this.timers.splice(i, 1);
-    if (i === 0) this.arm();
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.pending.delete(id);
+    const wasNext = this.timers.peek() === entry.value;
+    this.timers.remove(entry);
+    if (wasNext) this.arm();
   }
 
   nextDeadline(): number | undefined {
-    return this.timers[0]?.at;
+    return this.timers.peek()?.at;
   }
 
   /** Moves the clock forward (never back) and fires what fell due. */
@@ -82,7 +97,7 @@ export class Clock {
     this.skipScheduled = true;
     setImmediate(() => {
       this.skipScheduled = false;
-      const next = this.timers[0];
+      const next = this.timers.peek();
       if (!next || this.closed || !this.isIdle()) return;
       this.advanceTo(next.at);
     });
@@ -91,13 +106,14 @@ export class Clock {
   close(): void {
     this.closed = true;
     clearTimeout(this.handle);
-    this.timers = [];
+    this.timers.clear();
+    this.pending.clear();
   }
 
   private arm(): void {
     clearTimeout(this.handle);
     this.handle = undefined;
-    const next = this.timers[0];
+    const next = this.timers.peek();
     if (!next || this.closed) return;
     const delay = Math.min(Math.max(0, next.at - this.now()), 2 ** 31 - 1);
     this.handle = setTimeout(() => this.fireDue(), delay);
@@ -105,8 +121,9 @@ export class Clock {
 
   private fireDue(): void {
     const now = this.now();
-    while (this.timers.length && this.timers[0]!.at <= now) {
-      const timer = this.timers.shift()!;
+    for (let timer = this.timers.peek(); timer && timer.at <= now; timer = this.timers.peek()) {
+      this.timers.pop();
+      this.pending.delete(timer.id);
       try {
         timer.fire();
         this.afterFire();

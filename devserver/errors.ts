@@ -11,15 +11,26 @@ export class RpcError extends Error {
 }
 
 /**
- * A workflow task completion the server refuses and ends the run for (INVALID_ARGUMENT to the worker): the
- * task fails with `failedCause` and the run is terminated, as the real server does for payloads over its
- * size limits.
+ * A workflow task completion the server refuses (INVALID_ARGUMENT to the worker), as the real server does: the
+ * task fails with `failedCause` (a command that breaks a rule) and is retried, or, with `terminatesRun` (a
+ * payload over the size limits), the run is terminated. See ./engine/task-refusals.ts.
  */
 export class WorkflowTaskRefusal extends RpcError {
   constructor(
     readonly failedCause: number,
     message: string,
+    readonly terminatesRun: boolean,
   ) {
+    super(status.INVALID_ARGUMENT, message);
+  }
+}
+
+/**
+ * A completion the real server refuses as a whole, before looking at its commands one by one (a close command
+ * that is not the last): nothing is written, the task stays with its worker and times out.
+ */
+export class CompletionRejected extends RpcError {
+  constructor(message: string) {
     super(status.INVALID_ARGUMENT, message);
   }
 }

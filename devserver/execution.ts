@@ -97,6 +97,34 @@ export interface UpdateState {
   outcome?: UpdateOutcome;
 }
 
+/**
+ * A child run's link to the run that started it (../engine/children.ts): written in its WorkflowExecutionStarted
+ * event, and carried to the runs that continue it (continue-as-new, retries), which stay the parent's child.
+ */
+export interface ParentLink {
+  namespace: string;
+  namespaceId: string;
+  workflowId: string;
+  runId: string;
+  /** The parent's StartChildWorkflowExecutionInitiated event. */
+  initiatedEventId: number;
+  /** The top of the tree: the parent's root, or the parent itself. */
+  root: { workflowId: string; runId: string };
+}
+
+/** A child this run initiated and that has not closed (or failed to start), by its Initiated event id. */
+export interface ChildState {
+  initiatedEventId: number;
+  namespace: string;
+  workflowId: string;
+  workflowType: string;
+  /** PARENT_CLOSE_POLICY_*: what happens to the child when this run closes. */
+  parentClosePolicy: number;
+  /** Once started: the child's first run, and this run's ChildWorkflowExecutionStarted event. */
+  runId?: string;
+  startedEventId?: number;
+}
+
 export interface Execution {
   namespace: string;
   workflowId: string;
@@ -110,6 +138,8 @@ export interface Execution {
   closeTime?: number;
   /** Request ids that started or attached to this run (start dedupe). */
   requestIds: Set<string>;
+  /** Request ids of the signals delivered to this run, so a retried signal is not delivered twice (../engine/request-ids.ts). */
+  signalRequestIds?: Set<string>;
   startRequest: StartRequest;
   workflowTaskTimeoutMs: number;
   runTimeoutMs: number;
@@ -139,4 +169,7 @@ export interface Execution {
   timers: Map<string, TimerState>;
   updates: Map<string, UpdateState>;
   cancelRequested: boolean;
+  /** Set when this run is a child workflow (or continues one). */
+  parent?: ParentLink;
+  children: Map<number, ChildState>;
 }

@@ -80,6 +80,15 @@ export function durationToMs(d: Duration | null | undefined): number {
   return toNumber(d.seconds) * 1000 + Math.floor((d.nanos ?? 0) / 1e6);
 }
 
+/** What the real server finds wrong with a duration field: negative, or seconds and nanos of different signs. */
+export function durationError(d: Duration | null | undefined): string | undefined {
+  if (!d) return undefined;
+  const seconds = toNumber(d.seconds);
+  const nanos = d.nanos ?? 0;
+  if ((seconds > 0 && nanos < 0) || (seconds < 0 && nanos > 0)) return 'has seconds and nanos of different signs';
+  return durationToMs(d) < 0 ? 'must not be negative' : undefined;
+}
+
 export function msToDuration(ms: number): { seconds: number; nanos: number } {
   return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 };
 }

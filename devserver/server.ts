@@ -15,6 +15,8 @@ import { operatorServiceHandlers } from './rpc/operator-service.js';
 import { testServiceHandlers } from './rpc/test-service.js';
 import { workflowServiceHandlers } from './rpc/workflow-service.js';
 import { resumeStoredRuns } from './engine/resume.js';
+import { scheduleServiceHandlers } from './rpc/schedule-service.js';
+import { Schedules } from './schedules/registry.js';
 import { PostgresStore } from './persistence/postgres-store.js';
 import { InMemoryStore } from './store.js';
 import type { ExecutionStore } from './store.js';
@@ -118,6 +120,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   clock.afterFire = () => historyLimits.settle();
   clock.isIdle = () => ctx.canSkipTime();
   const resumed = resumeStoredRuns(ctx);
+  const schedules = new Schedules(ctx);
+  schedules.resume(store.loadedSchedules?.() ?? []);
   const loadMs = Math.round(performance.now() - loadStarted);
   if (store.location) log(`state in ${store.location}: ${resumed.open} open and ${resumed.closed} closed workflow runs loaded in ${loadMs} ms`);
 
@@ -132,7 +136,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(store.commit ? { beforeAnswer: () => store.commit!() } : {}),
   };
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 128 * 1024 * 1024 });
-  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', workflowServiceHandlers(ctx), observer);
+  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', { ...workflowServiceHandlers(ctx), ...scheduleServiceHandlers(ctx, schedules) }, observer);
   addService(server, 'temporal.api.operatorservice.v1.OperatorService', operatorServiceHandlers(ctx), observer);
   addService(server, 'temporal.api.testservice.v1.TestService', timeSkipping ? testServiceHandlers(ctx) : {}, observer);
 
@@ -140,6 +144,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   ).catch(async (error: unknown) => {
+    schedules.stop();
     clock.close();
     ctx.stop();
     await store.close?.();
@@ -158,6 +163,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     persistence: { durable: Boolean(store.location), location: store.location ?? 'memory', openRuns: resumed.open, closedRuns: resumed.closed, loadMs },
     close: async () => {
       matching.releaseAll();
+      schedules.stop();
       watchers.releaseAll();
       clock.close();
       ctx.stop();

@@ -15,6 +15,13 @@ export interface NamespaceRecord {
   searchAttributes: Map<string, SearchAttributeType>;
 }
 
+/** A schedule as a durable store keeps it: the schedules module's JSON record (../schedules/record.ts). */
+export interface StoredSchedule {
+  namespace: string;
+  scheduleId: string;
+  record: object;
+}
+
 export interface ExecutionStore {
   getNamespace(name: string): NamespaceRecord | undefined;
   listNamespaces(): NamespaceRecord[];
@@ -35,6 +42,12 @@ export interface ExecutionStore {
   touch?(execution: Execution): void;
   /** Marks a namespace changed (search attributes registered or removed). */
   namespaceChanged?(record: NamespaceRecord): void;
+  /** Marks a schedule changed: `record()` is taken at the next commit and written. */
+  scheduleChanged?(namespace: string, scheduleId: string, record: () => object): void;
+  /** Forgets a schedule (deleted). */
+  scheduleDeleted?(namespace: string, scheduleId: string): void;
+  /** The schedules found when the store was opened, for the schedules module to bring back. */
+  loadedSchedules?(): StoredSchedule[];
   /**
    * Resolves once every change made so far is stored (rejects when it could not be): the RPC layer awaits
    * it before answering, so what a client is told is on disk.

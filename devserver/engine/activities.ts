@@ -6,7 +6,7 @@
  * as the real server does for retried activities.
  */
 import { randomUUID } from 'node:crypto';
-import { invalidArgument, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { ActivityState, Execution } from '../execution.js';
 import { durationToMs, EventType, msToDuration, msToTimestamp, RetryState, TimeoutType } from '../proto.js';
 import type { Failure, Payloads } from '../proto.js';
@@ -21,17 +21,6 @@ type ScheduleAttributes = proto.temporal.api.command.v1.IScheduleActivityTaskCom
 /** A PollActivityTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollActivityTaskResponse = object;
 
-/** Refuses schedule attributes the real server refuses (before anything is written). */
-export function validateScheduleActivity(attrs: ScheduleAttributes | null | undefined): void {
-  if (!attrs?.activityId) throw invalidArgument('ScheduleActivityTask: activityId is required');
-  if (!attrs.activityType?.name) throw invalidArgument('ScheduleActivityTask: activityType.name is required');
-  if (!durationToMs(attrs.scheduleToCloseTimeout) && !durationToMs(attrs.startToCloseTimeout))
-    throw invalidArgument('ScheduleActivityTask: a valid StartToClose or ScheduleToClose timeout is required');
-  const rp = attrs.retryPolicy;
-  if (rp?.backoffCoefficient && rp.backoffCoefficient < 1) throw invalidArgument('retryPolicy.backoffCoefficient must be 1 or more');
-  if ((rp?.maximumAttempts ?? 0) < 0) throw invalidArgument('retryPolicy.maximumAttempts must not be negative');
-}
-
 export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs: ScheduleAttributes, workflowTaskCompletedEventId: number, userMetadata?: object | null): void {
   const runTimeoutMs = execution.runTimeoutMs;
   // the real server's defaults: schedule-to-close falls back to the run timeout (0 = none), the others to it
@@ -41,7 +30,7 @@ export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs
   const scheduleToStartMs = capToClose(durationToMs(attrs.scheduleToStartTimeout));
   const heartbeatMs = Math.min(durationToMs(attrs.heartbeatTimeout), startToCloseMs || Infinity);
   const retryPolicy = normalizeRetryPolicy(attrs.retryPolicy);
-  const taskQueue = attrs.taskQueue?.name || execution.taskQueue;
+  const taskQueue = attrs.taskQueue!.name!; // required by the command checks
   const event = ctx.appendEvent(
     execution,
     EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,

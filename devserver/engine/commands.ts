@@ -3,27 +3,23 @@
  * and refused as a whole (nothing written) when one is invalid or not implemented by this server.
  */
 import { status } from '@grpc/grpc-js';
-import { invalidArgument, RpcError, unimplemented } from '../errors.js';
+import { RpcError, unimplemented } from '../errors.js';
 import type { Execution, TimerState } from '../execution.js';
 import { CommandType, durationToMs, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
 import type proto from '@temporalio/proto';
-import { mergeSearchAttributes, validateSearchAttributes } from '../visibility/search-attributes.js';
+import { mergeSearchAttributes } from '../visibility/search-attributes.js';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
-import { requestActivityCancel, scheduleActivity, validateScheduleActivity } from './activities.js';
-import { checkCommandSizes } from './limits.js';
-import { close, continueAsNew, failWorkflow } from './executions.js';
+import { requestActivityCancel, scheduleActivity } from './activities.js';
+import { checkCommandSequence, CLOSE_COMMANDS, CommandChecks, takeWaitingTimerFired } from './command-checks.js';
+import { close, completeWorkflow, continueAsNew, failWorkflow } from './executions.js';
 import { applyUpdateMessage } from './updates.js';
+import { initiateChild, validateStartChild } from './children.js';
+import { initiateCancel, initiateSignal, validateCancelExternal, validateSignalExternal } from './external-requests.js';
+import { carryOutInitiated } from './transfers.js';
 import type { DecodedMessage } from './updates.js';
 
 type Command = proto.temporal.api.command.v1.ICommand;
-
-const CLOSE_COMMANDS: number[] = [
-  CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
-  CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION,
-  CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION,
-  CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
-];
 
 const SUPPORTED_COMMANDS = new Set<number>([
   ...CLOSE_COMMANDS,
@@ -35,6 +31,9 @@ const SUPPORTED_COMMANDS = new Set<number>([
   CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
   CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES,
   CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE,
+  CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION,
+  CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION,
+  CommandType.COMMAND_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION,
 ]);
 
 /** A user timer on the clock, at its absolute time (so one loaded from a durable store and already due fires at once). */
@@ -46,27 +45,22 @@ export function armTimer(ctx: EngineContext, execution: Execution, timer: TimerS
   });
 }
 
-export function isCloseCommand(command: Command): boolean {
-  return CLOSE_COMMANDS.includes(command.commandType ?? 0);
-}
-
 /**
- * Throws (before anything is written) when a command cannot be applied; a WorkflowTaskRefusal when a payload
- * is over the size limits (the run is then terminated).
+ * Throws (before anything is written) when a command cannot be applied: a CompletionRejected (the whole
+ * completion) or a WorkflowTaskRefusal (the task fails, or the run is terminated) from ./command-checks.ts, or
+ * UNIMPLEMENTED for a command this server does not know.
  */
 export function checkCommands(ctx: EngineContext, execution: Execution, commands: Command[], messages: Map<string, DecodedMessage>): void {
-  const namespace = ctx.store.getNamespace(execution.namespace)!;
+  checkCommandSequence(commands);
+  const checks = new CommandChecks(ctx, execution, messages);
   for (const command of commands) {
     const type = command.commandType ?? 0;
     if (!SUPPORTED_COMMANDS.has(type)) throw unimplemented(`devserver: workflow command ${CommandType[type] ?? type} is not implemented`);
-    if (type === CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK) validateScheduleActivity(command.scheduleActivityTaskCommandAttributes);
-    if (type === CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)
-      validateSearchAttributes(command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes, namespace.searchAttributes, execution.namespace);
-    if (type === CommandType.COMMAND_TYPE_START_TIMER && durationToMs(command.startTimerCommandAttributes?.startToFireTimeout) <= 0)
-      throw invalidArgument('StartTimer: startToFireTimeout must be positive');
-    if (type === CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE && !messages.has(command.protocolMessageCommandAttributes?.messageId ?? ''))
-      throw invalidArgument(`ProtocolMessage: message ${command.protocolMessageCommandAttributes?.messageId} is not in the completion`);
-    checkCommandSizes(ctx.options.limits, command, execution, ctx.log);
+    if (type === CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION) validateStartChild(ctx, execution, command.startChildWorkflowExecutionCommandAttributes);
+    if (type === CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION) validateSignalExternal(ctx, command.signalExternalWorkflowExecutionCommandAttributes);
+    if (type === CommandType.COMMAND_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION)
+      validateCancelExternal(ctx, command.requestCancelExternalWorkflowExecutionCommandAttributes, commands.slice(0, commands.indexOf(command)));
+    checks.check(command);
   }
 }
 
@@ -86,7 +80,8 @@ export function applyCommands(
   }
   // acceptances/responses the worker sent without a protocol-message command still take effect
   if (isRunning(execution)) for (const message of messages.values()) applyUpdateMessage(ctx, execution, message);
-  return needsTask;
+  // children to start, signals and cancel requests to deliver: once every command is applied (./transfers.ts)
+  return carryOutInitiated(ctx, execution, completedEventId) || needsTask;
 }
 
 function applyCommand(
@@ -116,10 +111,12 @@ function applyCommand(
     case CommandType.COMMAND_TYPE_CANCEL_TIMER: {
       const timerId = command.cancelTimerCommandAttributes?.timerId ?? '';
       const timer = execution.timers.get(timerId);
-      if (!timer) return false;
-      ctx.clock.cancel(timer.handle);
-      execution.timers.delete(timerId);
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_CANCELED, { timerId, startedEventId: timer.startedEventId, identity, ...completed });
+      if (timer) {
+        ctx.clock.cancel(timer.handle);
+        execution.timers.delete(timerId);
+      }
+      const startedEventId = timer ? timer.startedEventId : takeWaitingTimerFired(execution, timerId);
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_CANCELED, { timerId, startedEventId, identity, ...completed });
       return false;
     }
     case CommandType.COMMAND_TYPE_RECORD_MARKER: {
@@ -145,8 +142,7 @@ function applyCommand(
       return false;
     }
     case CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, { result: command.completeWorkflowExecutionCommandAttributes?.result, ...completed });
-      close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+      completeWorkflow(ctx, execution, command.completeWorkflowExecutionCommandAttributes?.result, workflowTaskCompletedEventId);
       return false;
     case CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
       failWorkflow(ctx, execution, command.failWorkflowExecutionCommandAttributes?.failure ?? { message: 'workflow failed' }, workflowTaskCompletedEventId);
@@ -160,6 +156,15 @@ function applyCommand(
       return false;
     case CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE:
       applyUpdateMessage(ctx, execution, messages.get(command.protocolMessageCommandAttributes!.messageId!)!);
+      return false;
+    case CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION:
+      initiateChild(ctx, execution, command.startChildWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId, command.userMetadata);
+      return false;
+    case CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
+      initiateSignal(ctx, execution, command.signalExternalWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId);
+      return false;
+    case CommandType.COMMAND_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
+      initiateCancel(ctx, execution, command.requestCancelExternalWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId);
       return false;
     default:
       throw new RpcError(status.INTERNAL, `command ${command.commandType} passed the check but has no handler`);

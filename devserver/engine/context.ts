@@ -11,6 +11,7 @@ import { eventAttributesKey, ExecutionStatus, msToTimestamp } from '../proto.js'
 import type { HistoryEvent } from '../proto.js';
 import type { ExecutionStore, NamespaceRecord } from '../store.js';
 import { notFound, requireField } from '../errors.js';
+import { Visibility } from '../visibility/index.js';
 import type { Limits } from './limits.js';
 import type { PendingQuery } from './queries.js';
 import type { Watchers } from './watchers.js';
@@ -39,6 +40,13 @@ export class EngineContext {
   private readonly retentionTimers = new Set<NodeJS.Timeout>();
   /** Runs changed since the history limits were last checked (./history-limits.ts). */
   readonly changedRuns = new Set<Execution>();
+  /**
+   * The runs that may have work in flight: every run changed since the last idle check found it idle (a run gets
+   * work only by a change, and every change touches it). So the check looks at these, not at every parked run.
+   */
+  private readonly mayBeBusy = new Set<Execution>();
+  /** List and Count, with each namespace's rows kept up to date from the changes reported by touch. */
+  readonly visibility: Visibility;
 
   /**
    * Forgets a closed run once its namespace's retention has passed, in real time (so a time-skipping jump
@@ -51,6 +59,7 @@ export class EngineContext {
     const timer = setTimeout(() => {
       this.retentionTimers.delete(timer);
       this.store.deleteRun(execution.runId);
+      this.visibility.changed(execution);
     }, Math.min(delayMs, 2 ** 31 - 1));
     timer.unref();
     this.retentionTimers.add(timer);
@@ -60,6 +69,8 @@ export class EngineContext {
   touch(execution: Execution): void {
     this.store.touch?.(execution);
     this.changedRuns.add(execution);
+    this.mayBeBusy.add(execution);
+    this.visibility.changed(execution);
   }
 
   /** Event task ids keep growing across restarts of a durable server. */
@@ -85,7 +96,11 @@ export class EngineContext {
     readonly watchers: Watchers,
     readonly options: EngineOptions,
     readonly log: (line: string, level?: LogLevel) => void,
-  ) {}
+  ) {
+    this.visibility = new Visibility(store);
+    // runs loaded from a durable store may have had work in flight when it stopped
+    for (const execution of store.allRuns()) this.mayBeBusy.add(execution);
+  }
 
   /** The namespace a request names; INVALID_ARGUMENT when empty, NOT_FOUND when unknown. */
   requireNamespace(name: string | null | undefined): NamespaceRecord {
@@ -173,10 +188,9 @@ export class EngineContext {
   /** True when nothing is in a worker's hands or queued for one, so time may jump. */
   isQuiescent(): boolean {
     if (this.queries.size) return false;
-    for (const execution of this.store.allRuns()) {
-      if (!isRunning(execution)) continue;
-      if (execution.workflowTask) return false;
-      for (const activity of execution.activities.values()) if (activity.state !== 'backoff') return false;
+    for (const execution of this.mayBeBusy) {
+      if (hasWorkInFlight(execution)) return false;
+      this.mayBeBusy.delete(execution);
     }
     return true;
   }
@@ -196,4 +210,12 @@ export const updateKey = (runId: string, updateId: string) => `update:${runId}:$
 
 export function isRunning(execution: Execution): boolean {
   return execution.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+}
+
+/** A workflow task scheduled or running, or an activity queued or running (one in retry backoff waits for time). */
+function hasWorkInFlight(execution: Execution): boolean {
+  if (!isRunning(execution)) return false;
+  if (execution.workflowTask) return true;
+  for (const activity of execution.activities.values()) if (activity.state !== 'backoff') return true;
+  return false;
 }

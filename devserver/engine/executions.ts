@@ -4,7 +4,7 @@
  * continuing as new.
  */
 import { alreadyExists, invalidArgument, notFound, requireField, unimplemented } from '../errors.js';
-import type { Execution, StartRequest } from '../execution.js';
+import type { Execution, ParentLink, StartRequest } from '../execution.js';
 import {
   durationToMs,
   EventType,
@@ -23,11 +23,17 @@ import { validateSearchAttributes } from '../visibility/search-attributes.js';
 import { historyKey, isRunning, updateKey } from './context.js';
 import type { EngineContext } from './context.js';
 import { cancelActivityTimers } from './activities.js';
-import { checkSignalInput, checkStartSizes } from './limits.js';
-import { normalizeRetryPolicy, retryDecision } from './retry.js';
+import { onRunClosed, parentStartedAttributes } from './children.js';
+import { cronFirstRun, nextCronRun, validateCronSchedule } from './cron.js';
+import type { CronRun } from './cron.js';
+import { checkSearchAttributesCount, checkSignalInput, checkStartSizes } from './limits.js';
+import { isDuplicateSignal, rememberSignal, startedBy } from './request-ids.js';
+import { normalizeRetryPolicy, retryDecision, retryPolicyError } from './retry.js';
 
 const DEFAULT_WORKFLOW_TASK_TIMEOUT_MS = 10_000;
 const MAX_WORKFLOW_TASK_TIMEOUT_MS = 120_000;
+
+type WorkflowRef = { workflowId: string; runId: string };
 
 export interface StartOutcome {
   execution: Execution;
@@ -55,27 +61,30 @@ export function validateStartRequest(ctx: EngineContext, request: StartRequest):
   for (const field of ['workflowExecutionTimeout', 'workflowRunTimeout', 'workflowTaskTimeout'] as const) {
     if (durationToMs(request[field]) < 0) throw invalidArgument(`${field} must not be negative`);
   }
-  if (request.cronSchedule) throw unimplemented('devserver: cron schedules are not supported');
+  validateCronSchedule(request, ctx.clock.now());
   if (durationToMs(request.workflowStartDelay) > 0) throw unimplemented('devserver: workflowStartDelay is not supported');
   const reuse = request.workflowIdReusePolicy ?? 0;
   const conflict = request.workflowIdConflictPolicy ?? 0;
   if (reuse === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING && conflict !== IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED)
     throw invalidArgument('workflowIdReusePolicy TERMINATE_IF_RUNNING cannot be combined with a workflowIdConflictPolicy');
+  const retryProblem = retryPolicyError(request.retryPolicy);
+  if (retryProblem) throw invalidArgument(retryProblem);
+  checkSearchAttributesCount(ctx.options.limits, request.searchAttributes);
   validateSearchAttributes(request.searchAttributes, record.searchAttributes, namespace);
   checkStartSizes(ctx.options.limits, request, ctx.log);
 }
 
 /**
  * Starts a workflow, or answers with the run the policies say to use instead. Throws ALREADY_EXISTS
- * when the policies refuse.
+ * when the policies refuse. `parent`: the run starting it as its child (./children.ts).
  */
-export function startWorkflow(ctx: EngineContext, request: StartRequest): StartOutcome {
+export function startWorkflow(ctx: EngineContext, request: StartRequest, parent?: ParentLink): StartOutcome {
   validateStartRequest(ctx, request);
   const namespace = request.namespace!;
   const workflowId = request.workflowId!;
   const requestId = request.requestId || ctx.newRunId();
   const current = ctx.store.getCurrentRun(namespace, workflowId);
-  if (current && current.requestIds.has(requestId)) return { execution: current, started: true };
+  if (current && current.requestIds.has(requestId)) return { execution: current, started: startedBy(current, requestId) };
   if (current && isRunning(current)) {
     const conflict = request.workflowIdConflictPolicy ?? 0;
     const terminateIfRunning = request.workflowIdReusePolicy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING;
@@ -92,7 +101,7 @@ export function startWorkflow(ctx: EngineContext, request: StartRequest): StartO
   } else if (current) {
     checkReusePolicy(current, request.workflowIdReusePolicy ?? 0);
   }
-  return { execution: createRun(ctx, { ...request, requestId }), started: true };
+  return { execution: createRun(ctx, { ...request, requestId }, undefined, parent), started: true };
 }
 
 function checkReusePolicy(previous: Execution, policy: number): void {
@@ -111,10 +120,12 @@ function checkReusePolicy(previous: Execution, policy: number): void {
     );
 }
 
-/** Creates a run, writes WorkflowExecutionStarted and schedules its first workflow task. */
-export function createRun(ctx: EngineContext, request: StartRequest, continued?: ContinuedFrom): Execution {
+/** Creates a run, writes WorkflowExecutionStarted and schedules its first workflow task. A run continuing a child is a child too. */
+export function createRun(ctx: EngineContext, request: StartRequest, continued?: ContinuedFrom, parent = continued?.previous.parent): Execution {
   const now = ctx.clock.now();
-  const backoffMs = continued?.backoffMs ?? 0;
+  // a cron workflow's first run waits for its first cron time
+  const cron = continued ? undefined : cronFirstRun(request.cronSchedule, now);
+  const backoffMs = continued?.backoffMs ?? cron?.backoffMs ?? 0;
   const runId = continued?.runId ?? ctx.newRunId();
   const executionTimeoutMs = durationToMs(request.workflowExecutionTimeout);
   const executionDeadline = continued ? continued.previous.executionDeadline : executionTimeoutMs ? now + executionTimeoutMs : undefined;
@@ -152,6 +163,8 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     updates: new Map(),
     cancelRequested: false,
     attempt: continued?.attempt ?? 1,
+    parent,
+    children: new Map(),
   };
   ctx.store.insertRun(execution);
   ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, {
@@ -162,13 +175,15 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     workflowRunTimeout: msToDuration(runTimeoutMs),
     workflowTaskTimeout: msToDuration(workflowTaskTimeoutMs),
     continuedExecutionRunId: continued?.previous.runId ?? '',
-    initiator: continued?.initiator ?? 0,
-    continuedFailure: continued?.continuedFailure,
-    lastCompletionResult: continued?.lastCompletionResult,
+    initiator: continued?.initiator ?? cron?.initiator ?? 0,
+    // a first run may be handed them too (a schedule's start)
+    continuedFailure: continued ? continued.continuedFailure : request.continuedFailure,
+    lastCompletionResult: continued ? continued.lastCompletionResult : request.lastCompletionResult,
     originalExecutionRunId: runId,
     identity: request.identity,
     firstExecutionRunId: execution.firstRunId,
     retryPolicy: request.retryPolicy,
+    cronSchedule: request.cronSchedule,
     attempt: execution.attempt,
     firstWorkflowTaskBackoff: backoffMs ? msToDuration(backoffMs) : undefined,
     workflowExecutionExpirationTime: executionDeadline ? { seconds: Math.floor(executionDeadline / 1000) } : undefined,
@@ -177,6 +192,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     header: request.header,
     workflowId: execution.workflowId,
     priority: request.priority,
+    ...parentStartedAttributes(parent),
   }, request.userMetadata ? { userMetadata: request.userMetadata } : {});
   armRunTimeout(ctx, execution);
   if (backoffMs) armFirstTaskTimer(ctx, execution);
@@ -184,9 +200,14 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
   return execution;
 }
 
-/** The run timeout, from the run's start (also on a run loaded from a durable store). */
+/**
+ * The run timeout (also on a run loaded from a durable store): as on the real server, it counts from the run's
+ * execution time (its start plus a retry's or cron run's first-task backoff), and never runs past the execution deadline.
+ */
 export function armRunTimeout(ctx: EngineContext, execution: Execution): void {
-  if (execution.runTimeoutMs) execution.runTimeoutTimer = ctx.clock.at(execution.startTime + execution.runTimeoutMs, () => timeOut(ctx, execution));
+  if (!execution.runTimeoutMs) return;
+  const at = Math.min(execution.executionTime + execution.runTimeoutMs, execution.executionDeadline ?? Infinity);
+  execution.runTimeoutTimer = ctx.clock.at(at, () => timeOut(ctx, execution));
 }
 
 /** A retried run's first workflow task waits for the retry backoff (until its execution time). */
@@ -215,24 +236,36 @@ export function requireRunning(execution: Execution): void {
 export function signal(
   ctx: EngineContext,
   execution: Execution,
-  signal: { signalName: string; input?: Payloads | null; header?: Header | null; identity?: string | null; requestId?: string | null },
+  signal: { signalName: string; input?: Payloads | null; header?: Header | null; identity?: string | null; requestId?: string | null; externalWorkflowExecution?: WorkflowRef },
 ): void {
   checkSignalInput(ctx.options.limits, signal.input, `signal ${signal.signalName} to ${execution.workflowId}: input`, ctx.log);
+  // a retry of a signal delivered already: nothing to do, even once the run has closed
+  if (isDuplicateSignal(execution, signal.requestId)) return;
   requireRunning(execution);
+  rememberSignal(execution, signal.requestId);
   ctx.external(execution, [
     {
       eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
-      attributes: { signalName: signal.signalName, input: signal.input, identity: signal.identity, header: signal.header, requestId: signal.requestId },
+      // externalWorkflowExecution: the sender of a SignalExternalWorkflowExecution command
+      attributes: { signalName: signal.signalName, input: signal.input, identity: signal.identity, header: signal.header, requestId: signal.requestId, externalWorkflowExecution: signal.externalWorkflowExecution },
     },
   ]);
 }
 
-export function requestCancel(ctx: EngineContext, execution: Execution, reason: string, identity: string): void {
+/** `external`: the workflow asking (a RequestCancelExternalWorkflowExecution command, or its parent closing). */
+export function requestCancel(
+  ctx: EngineContext,
+  execution: Execution,
+  reason: string,
+  identity: string,
+  external?: { initiatedEventId?: number; workflowExecution: WorkflowRef },
+): void {
   requireRunning(execution);
   if (execution.cancelRequested) return; // asking twice changes nothing, as on the real server
   execution.cancelRequested = true;
   ctx.touch(execution);
-  ctx.external(execution, [{ eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED, attributes: { cause: reason, identity } }]);
+  const attributes = { cause: reason, identity, externalInitiatedEventId: external?.initiatedEventId, externalWorkflowExecution: external?.workflowExecution };
+  ctx.external(execution, [{ eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED, attributes }]);
 }
 
 export function terminate(ctx: EngineContext, execution: Execution, reason: string, identity: string, details?: Payloads | null): void {
@@ -283,7 +316,9 @@ function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure
     ? retryDecision(normalizeRetryPolicy(policy), execution.attempt, failure, ctx.clock.now(), execution.executionDeadline ?? Infinity)
     : { retryState: how === 'failed' ? RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET : RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
   const retrying = decision.retryState === RetryState.RETRY_STATE_IN_PROGRESS;
-  const newExecutionRunId = retrying ? ctx.newRunId() : '';
+  // past its retries, a cron workflow goes on with its next cron run
+  const cron = retrying ? undefined : nextCronRun(ctx, execution, { completed: false, failure });
+  const newExecutionRunId = retrying ? ctx.newRunId() : (cron?.runId ?? '');
   if (how === 'failed') {
     ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, { failure, retryState: decision.retryState, workflowTaskCompletedEventId, newExecutionRunId });
     close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED);
@@ -291,6 +326,7 @@ function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure
     ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { retryState: decision.retryState, newExecutionRunId });
     close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
   }
+  if (cron) startCronRun(ctx, execution, cron);
   if (!retrying) return;
   ctx.log(`workflow ${execution.workflowId} attempt ${execution.attempt} ${how === 'failed' ? 'failed' : 'timed out'}; retry in ${decision.delayMs} ms`);
   createRun(ctx, { ...execution.startRequest, memo: execution.memo, searchAttributes: execution.searchAttributes, requestId: ctx.newRunId() }, {
@@ -301,6 +337,19 @@ function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure
     attempt: execution.attempt + 1,
     backoffMs: decision.delayMs,
   });
+}
+
+/** The workflow completed (a command from its code); a cron workflow goes on with its next cron run. */
+export function completeWorkflow(ctx: EngineContext, execution: Execution, result: Payloads | null | undefined, workflowTaskCompletedEventId: number): void {
+  const cron = nextCronRun(ctx, execution, { completed: true, result });
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, { result, workflowTaskCompletedEventId, newExecutionRunId: cron?.runId ?? '' });
+  close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+  if (cron) startCronRun(ctx, execution, cron);
+}
+
+/** The next run of a cron workflow, as its first run was started (./cron.ts). */
+function startCronRun(ctx: EngineContext, previous: Execution, next: CronRun): void {
+  createRun(ctx, { ...previous.startRequest, requestId: ctx.newRunId() }, { previous, initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE, ...next });
 }
 
 /** Marks a run closed and drops everything still pending on it. */
@@ -321,6 +370,7 @@ export function close(ctx: EngineContext, execution: Execution, status: number):
   for (const update of execution.updates.values()) ctx.watchers.changed(updateKey(execution.runId, update.updateId));
   ctx.watchers.changed(historyKey(execution.runId));
   ctx.retain(execution);
+  onRunClosed(ctx, execution);
 }
 
 /** Closes `previous` as continued-as-new and starts the next run of the chain. */
@@ -330,8 +380,6 @@ export function continueAsNew(
   attrs: import('@temporalio/proto').temporal.api.command.v1.IContinueAsNewWorkflowExecutionCommandAttributes,
   workflowTaskCompletedEventId: number,
 ): void {
-  const record = ctx.store.getNamespace(previous.namespace)!;
-  validateSearchAttributes(attrs.searchAttributes, record.searchAttributes, previous.namespace);
   const newRunId = ctx.newRunId();
   const taskQueue = attrs.taskQueue?.name ? attrs.taskQueue : previous.startRequest.taskQueue;
   const workflowType = attrs.workflowType?.name ? attrs.workflowType : previous.startRequest.workflowType;
@@ -362,6 +410,8 @@ export function continueAsNew(
       workflowRunTimeout: attrs.workflowRunTimeout ?? previous.startRequest.workflowRunTimeout,
       workflowTaskTimeout: attrs.workflowTaskTimeout ?? previous.startRequest.workflowTaskTimeout,
       retryPolicy: attrs.retryPolicy ?? previous.startRequest.retryPolicy,
+      // as on the real server, the command's (the SDK sends none: continuing as new ends a cron chain)
+      cronSchedule: attrs.cronSchedule,
       requestId: ctx.newRunId(),
     },
     {

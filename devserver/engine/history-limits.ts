@@ -12,11 +12,12 @@
 import { invalidArgument } from '../errors.js';
 import type { RpcError } from '../errors.js';
 import type { BufferedEvent, Execution, UpdateState, WorkflowTaskState } from '../execution.js';
-import { encodeEvent } from '../persistence/codec.js';
 import type { Memo, SearchAttributes } from '../proto.js';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { HISTORY_SERVICE_IDENTITY, terminate } from './executions.js';
+import { historySizeBytes, rewindHistorySize } from './history-size.js';
+import { forgetSignalsSince, signalCount } from './request-ids.js';
 
 interface Checkpoint {
   historyLength: number;
@@ -24,20 +25,13 @@ interface Checkpoint {
   buffered: BufferedEvent[];
   memo?: Memo | null;
   searchAttributes: SearchAttributes;
+  signalRequestCount: number;
   workflowTask?: WorkflowTaskState;
   updates: Map<string, Pick<UpdateState, 'stage' | 'outcome' | 'acceptedEventId'>>;
 }
 
-/** An event's share of the history size: its bytes inside a stored batch (field tag, length, message). */
-function storedSize(eventBytes: number): number {
-  let lengthBytes = 1;
-  while (eventBytes >= 128 ** lengthBytes) lengthBytes++;
-  return 1 + lengthBytes + eventBytes;
-}
-
 export class HistoryLimits {
   private readonly checkpoints = new WeakMap<Execution, Checkpoint>();
-  private readonly sizes = new WeakMap<Execution, { events: number; bytes: number }>();
   private readonly warned = new WeakSet<Execution>();
 
   constructor(private readonly ctx: EngineContext) {}
@@ -60,7 +54,7 @@ export class HistoryLimits {
     }
     const { limits } = this.ctx.options;
     const count = execution.history.length;
-    const bytes = this.historyBytes(execution);
+    const bytes = historySizeBytes(execution);
     const reason =
       bytes > limits.historySizeError ? 'Workflow history size exceeds limit.' : count > limits.historyCountError ? 'Workflow history count exceeds limit.' : undefined;
     if (!reason) {
@@ -74,14 +68,6 @@ export class HistoryLimits {
     if (checkpoint) this.restore(execution, checkpoint);
     terminate(this.ctx, execution, reason, HISTORY_SERVICE_IDENTITY);
     return invalidArgument(reason);
-  }
-
-  private historyBytes(execution: Execution): number {
-    const size = this.sizes.get(execution) ?? { events: 0, bytes: 0 };
-    for (let i = size.events; i < execution.history.length; i++) size.bytes += storedSize(encodeEvent(execution.history[i]!).length);
-    size.events = execution.history.length;
-    this.sizes.set(execution, size);
-    return size.bytes;
   }
 
   private warnOnce(execution: Execution, count: number, bytes: number): void {
@@ -102,6 +88,7 @@ export class HistoryLimits {
       buffered: [...execution.buffered],
       memo: execution.memo,
       searchAttributes: execution.searchAttributes,
+      signalRequestCount: signalCount(execution),
       workflowTask: task && { ...task, transientEvents: task.transientEvents && [...task.transientEvents] },
       // a completed update stays as it is: only the others can change
       updates: new Map(
@@ -115,10 +102,11 @@ export class HistoryLimits {
   /** The run as the last change that passed left it (what is dropped here, termination drops anyway: timers, activities). */
   private restore(execution: Execution, checkpoint: Checkpoint): void {
     execution.history.length = checkpoint.historyLength;
-    this.sizes.set(execution, { events: checkpoint.historyLength, bytes: checkpoint.historyBytes });
+    rewindHistorySize(execution, checkpoint.historyLength, checkpoint.historyBytes);
     execution.buffered = checkpoint.buffered;
     execution.memo = checkpoint.memo;
     execution.searchAttributes = checkpoint.searchAttributes;
+    forgetSignalsSince(execution, checkpoint.signalRequestCount);
     execution.workflowTask = checkpoint.workflowTask;
     // in place: callers waiting on an update hold these objects; one neither kept nor completed was admitted since
     for (const [id, update] of execution.updates) {

@@ -1,17 +1,19 @@
 /**
  * The real server's size limits, with its defaults (dynamic config `limit.blobSize.*`, `limit.memoSize.*`,
  * `limit.historyCount.*`, `limit.historySize.*`, `frontend.searchAttributesSizeOfValueLimit`,
- * `frontend.searchAttributesTotalSizeLimit`), and the size checks of requests and workflow commands. Sizes are
+ * `frontend.searchAttributesTotalSizeLimit`, `frontend.searchAttributesNumberOfKeysLimit`), and the size checks of
+ * requests and workflow commands. Sizes are
  * protobuf-encoded sizes, as the real server measures them. Over a warn limit the server logs a warning; over
  * an error limit it refuses what the real server refuses, the way it does (see each check). The history
  * limits are enforced by ./history-limits.ts.
  */
-import { invalidArgument, WorkflowTaskRefusal } from '../errors.js';
+import { invalidArgument } from '../errors.js';
 import { encodeMessage, TYPES } from '../persistence/codec.js';
 import { CommandType, WorkflowTaskFailedCause } from '../proto.js';
 import type { Failure, Memo, Payload, Payloads, SearchAttributes } from '../proto.js';
 import type proto from '@temporalio/proto';
 import type { LogLevel } from './context.js';
+import { terminateRun } from './task-refusals.js';
 
 export interface Limits {
   /** One payload field of a request or a command (input, result, details, failure): 512 KiB / 2 MiB. */
@@ -23,12 +25,17 @@ export interface Limits {
   /** One search attribute's value (2 KiB) and all of a run's search attributes (40 KiB). */
   searchAttributeValueSize: number;
   searchAttributesTotalSize: number;
+  /** How many search attributes one request or command may set: 100. */
+  searchAttributesCount: number;
   /** Events in a run's history: 10,240 / 51,200 (over the error limit the run is terminated). */
   historyCountWarn: number;
   historyCountError: number;
   /** Bytes of a run's history: 10 MiB / 50 MiB (over the error limit the run is terminated). */
   historySizeWarn: number;
   historySizeError: number;
+  /** From this many events (4,096) or bytes (4 MiB) of history, a workflow task suggests continuing as new. */
+  historyCountSuggestContinueAsNew: number;
+  historySizeSuggestContinueAsNew: number;
 }
 
 const KiB = 1024;
@@ -40,10 +47,13 @@ export const DEFAULT_LIMITS: Limits = {
   memoSizeError: 2 * MiB,
   searchAttributeValueSize: 2 * KiB,
   searchAttributesTotalSize: 40 * KiB,
+  searchAttributesCount: 100,
   historyCountWarn: 10_240,
   historyCountError: 51_200,
   historySizeWarn: 10 * MiB,
   historySizeError: 50 * MiB,
+  historyCountSuggestContinueAsNew: 4 * KiB,
+  historySizeSuggestContinueAsNew: 4 * MiB,
 };
 
 type Log = (line: string, level?: LogLevel) => void;
@@ -52,8 +62,9 @@ type Command = proto.temporal.api.command.v1.ICommand;
 const sizeOf = (typeName: string, value: object | null | undefined) => (value ? encodeMessage(typeName, value).length : 0);
 export const payloadsSize = (payloads: Payloads | null | undefined) => sizeOf(TYPES.payloads, payloads);
 const memoSize = (memo: Memo | null | undefined) => sizeOf(TYPES.memo, memo);
+/** Upserted search attributes or memo fields as the real server sizes them for the blob limit: names and data. */
 const payloadMapSize = (fields: Record<string, Payload> | null | undefined) =>
-  Object.values(fields ?? {}).reduce((sum, payload) => sum + sizeOf('temporal.api.common.v1.Payload', payload), 0);
+  Object.entries(fields ?? {}).reduce((sum, [name, payload]) => sum + Buffer.byteLength(name) + (payload.data?.length ?? 0), 0);
 const payloadsMapSize = (fields: Record<string, Payloads> | null | undefined) => Object.values(fields ?? {}).reduce((sum, payloads) => sum + payloadsSize(payloads), 0);
 const failureSize = (failure: Failure | null | undefined) => sizeOf(TYPES.failure, failure);
 
@@ -66,6 +77,19 @@ function overLimit(size: number, warn: number, error: number, what: string, log:
 
 export const blobOverLimit = (limits: Limits, size: number, what: string, log: Log) => overLimit(size, limits.blobSizeWarn, limits.blobSizeError, what, log);
 const memoOverLimit = (limits: Limits, memo: Memo | null | undefined, what: string, log: Log) => overLimit(memoSize(memo), limits.memoSizeWarn, limits.memoSizeError, what, log);
+
+/** The search-attribute validator's first check, before the types: the message, when a request or command sets too many. */
+export function searchAttributesCountError(limits: Limits, searchAttributes: SearchAttributes | null | undefined): string | undefined {
+  const count = Object.keys(searchAttributes?.indexedFields ?? {}).length;
+  if (count > limits.searchAttributesCount) return `searchAttributes: ${count} attributes, more than the limit of ${limits.searchAttributesCount}`;
+  return undefined;
+}
+
+/** A start (or signal-with-start) request's search attributes: too many are refused with INVALID_ARGUMENT. */
+export function checkSearchAttributesCount(limits: Limits, searchAttributes: SearchAttributes | null | undefined): void {
+  const countError = searchAttributesCountError(limits, searchAttributes);
+  if (countError) throw invalidArgument(countError);
+}
 
 /** The search-attribute validator's size check: the message of the first limit broken, if any. */
 function searchAttributesSizeError(limits: Limits, searchAttributes: SearchAttributes | null | undefined): string | undefined {
@@ -95,17 +119,6 @@ export function checkSignalInput(limits: Limits, input: Payloads | null | undefi
   if (blobOverLimit(limits, payloadsSize(input), what, log)) throw invalidArgument('Blob data size exceeds limit.');
 }
 
-/** "BadScheduleActivityAttributes", as the real server spells a cause in messages. */
-function causeName(cause: number): string {
-  const name = WorkflowTaskFailedCause[cause] ?? String(cause);
-  return name
-    .replace('WORKFLOW_TASK_FAILED_CAUSE_', '')
-    .toLowerCase()
-    .replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase());
-}
-
-const refuse = (cause: number, message: string) => new WorkflowTaskRefusal(cause, `${causeName(cause)}: ${message}`);
-
 /**
  * A command whose payload, memo or search attributes are over the error limits: the real server fails the
  * workflow task with the command's BAD_* cause and terminates the run (reason "<Cause>: <message>"). Checked
@@ -115,7 +128,7 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
   const C = CommandType;
   const F = WorkflowTaskFailedCause;
   const blob = (size: number, cause: number, message: string) => {
-    if (blobOverLimit(limits, size, message, log)) throw refuse(cause, message);
+    if (blobOverLimit(limits, size, message, log)) throw terminateRun(cause, message);
   };
   switch (command.commandType) {
     case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
@@ -131,9 +144,9 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
       const attrs = command.continueAsNewWorkflowExecutionCommandAttributes;
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_CONTINUE_AS_NEW_ATTRIBUTES;
       blob(payloadsSize(attrs?.input), cause, 'ContinueAsNewWorkflowExecutionCommandAttributes. Input exceeds size limit.');
-      if (memoOverLimit(limits, attrs?.memo, 'continue-as-new memo', log)) throw refuse(cause, 'ContinueAsNewWorkflowExecutionCommandAttributes. Memo exceeds size limit.');
+      if (memoOverLimit(limits, attrs?.memo, 'continue-as-new memo', log)) throw terminateRun(cause, 'ContinueAsNewWorkflowExecutionCommandAttributes. Memo exceeds size limit.');
       const saError = searchAttributesSizeError(limits, attrs?.searchAttributes);
-      if (saError) throw refuse(cause, saError);
+      if (saError) throw terminateRun(cause, saError);
       return;
     }
     case C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
@@ -141,7 +154,7 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES;
       blob(payloadMapSize(upsert?.indexedFields), cause, 'UpsertWorkflowSearchAttributesCommandAttributes exceeds size limit.');
       const saError = searchAttributesSizeError(limits, { indexedFields: { ...current.searchAttributes.indexedFields, ...upsert?.indexedFields } });
-      if (saError) throw refuse(cause, saError);
+      if (saError) throw terminateRun(cause, saError);
       return;
     }
     case C.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES: {
@@ -149,9 +162,20 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES;
       blob(payloadMapSize(upserted?.fields), cause, 'ModifyWorkflowPropertiesCommandAttributes exceeds size limit.');
       if (memoOverLimit(limits, { fields: { ...current.memo?.fields, ...upserted?.fields } }, 'modified memo', log))
-        throw refuse(cause, 'ModifyWorkflowPropertiesCommandAttributes. Memo exceeds size limit.');
+        throw terminateRun(cause, 'ModifyWorkflowPropertiesCommandAttributes. Memo exceeds size limit.');
       return;
     }
+    case C.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION: {
+      const attrs = command.startChildWorkflowExecutionCommandAttributes;
+      const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_START_CHILD_EXECUTION_ATTRIBUTES;
+      blob(payloadsSize(attrs?.input), cause, 'StartChildWorkflowExecutionCommandAttributes. Input exceeds size limit.');
+      if (memoOverLimit(limits, attrs?.memo, 'child workflow memo', log)) throw terminateRun(cause, 'StartChildWorkflowExecutionCommandAttributes.Memo exceeds size limit.');
+      const saError = searchAttributesSizeError(limits, attrs?.searchAttributes);
+      if (saError) throw terminateRun(cause, saError);
+      return;
+    }
+    case C.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
+      return blob(payloadsSize(command.signalExternalWorkflowExecutionCommandAttributes?.input), F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES, 'SignalExternalWorkflowExecutionCommandAttributes.Input exceeds size limit.');
     default:
       return;
   }

@@ -1,5 +1,5 @@
 /** Retry policies as the real server applies them, to activities and to workflows. */
-import { durationToMs, msToDuration, RetryState } from '../proto.js';
+import { durationError, durationToMs, msToDuration, RetryState } from '../proto.js';
 import type { Failure, RetryPolicy } from '../proto.js';
 
 const DEFAULT_INITIAL_INTERVAL_MS = 1000;
@@ -24,6 +24,29 @@ export function normalizeRetryPolicy(policy: RetryPolicy | null | undefined): No
     maximumAttempts: policy?.maximumAttempts ?? 0,
     nonRetryableErrorTypes: policy?.nonRetryableErrorTypes ?? [],
   };
+}
+
+const TIMEOUT_FAILURE_TYPE_PREFIX = 'TemporalTimeout:';
+const TIMEOUT_TYPE_NAMES = new Set(['StartToClose', 'ScheduleToStart', 'ScheduleToClose', 'Heartbeat']);
+
+/**
+ * What the real server refuses in a retry policy (an activity's, a workflow's), checked with its defaults filled
+ * in: the message naming the field and the rule, or undefined. A policy of one attempt retries nothing and passes.
+ */
+export function retryPolicyError(policy: RetryPolicy | null | undefined): string | undefined {
+  if (!policy || policy.maximumAttempts === 1) return undefined;
+  const initialProblem = durationError(policy.initialInterval);
+  if (initialProblem) return `retryPolicy.initialInterval ${initialProblem}`;
+  if ((policy.backoffCoefficient || DEFAULT_BACKOFF_COEFFICIENT) < 1) return 'retryPolicy.backoffCoefficient must be 1 or more';
+  const maximumProblem = durationError(policy.maximumInterval);
+  if (maximumProblem) return `retryPolicy.maximumInterval ${maximumProblem}`;
+  const { initialIntervalMs, maximumIntervalMs } = normalizeRetryPolicy(policy);
+  if (maximumIntervalMs < initialIntervalMs) return 'retryPolicy.maximumInterval must not be less than retryPolicy.initialInterval';
+  if ((policy.maximumAttempts ?? 0) < 0) return 'retryPolicy.maximumAttempts must not be negative';
+  for (const type of policy.nonRetryableErrorTypes ?? [])
+    if (type.startsWith(TIMEOUT_FAILURE_TYPE_PREFIX) && !TIMEOUT_TYPE_NAMES.has(type.slice(TIMEOUT_FAILURE_TYPE_PREFIX.length)))
+      return `retryPolicy.nonRetryableErrorTypes: ${type} names no timeout type (StartToClose, ScheduleToStart, ScheduleToClose or Heartbeat)`;
+  return undefined;
 }
 
 export function retryPolicyToProto(policy: NormalizedRetryPolicy): object {

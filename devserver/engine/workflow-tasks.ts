@@ -14,12 +14,13 @@ import type proto from '@temporalio/proto';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { decodeToken, encodeToken } from './tokens.js';
-import { applyCommands, checkCommands, isCloseCommand } from './commands.js';
-import { RpcError, WorkflowTaskRefusal } from '../errors.js';
+import { applyCommands, checkCommands } from './commands.js';
+import { CompletionRejected, RpcError, WorkflowTaskRefusal } from '../errors.js';
 import { terminateForRefusedTask } from './executions.js';
 import { decodeUpdateMessages, hasAdmittedUpdates, returnUnansweredUpdates, takeUpdateRequests } from './updates.js';
 import { answerBufferedQueries, bufferedQueries } from './queries.js';
 import { currentTaskQueue, forgetSticky, liveStickyQueue, rememberSticky } from './sticky.js';
+import { historySizeInfo } from './history-size.js';
 
 /** A PollWorkflowTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollWorkflowTaskResponse = object;
@@ -108,7 +109,8 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
   // taken from the normal queue: the sticky worker is bypassed and must not be sent partial histories any more
   if (!sticky) forgetSticky(execution);
   ctx.clock.cancel(task.timeoutTimer);
-  const attributes = { scheduledEventId: task.scheduledEventId, identity, requestId: randomUUID(), historySizeBytes: 0 };
+  const startedEventId = execution.history.length + (task.transientEvents ? 2 : 1);
+  const attributes = { scheduledEventId: task.scheduledEventId, identity, requestId: randomUUID(), ...historySizeInfo(execution, ctx.options.limits, startedEventId) };
   let started;
   if (task.transientEvents) {
     started = ctx.makeEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, attributes, {}, 1);
@@ -185,44 +187,49 @@ function timeOutWorkflowTask(ctx: EngineContext, execution: Execution, task: Wor
   endTask(ctx, execution, task, task.attempt + 1, true);
 }
 
+/**
+ * A completion the server does not apply, answered as the real server answers it (the error goes back to the
+ * worker): rejected as a whole, or refused on a retried task (attempt 2 on, for any cause but UNHANDLED_COMMAND),
+ * nothing is written and the task is left to time out; otherwise the task fails, visibly in history, and is retried
+ * — or, refused for its payload sizes, the run is terminated. A command this server does not implement fails the
+ * task the same way.
+ */
+function refuseCompletion(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, request: CompleteRequest, error: unknown): never {
+  const refusal = error instanceof WorkflowTaskRefusal ? error : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  const run = `${execution.workflowId}/${execution.runId}`;
+  // events arrived while the worker decided to close: the workflow sees them first, in a fresh task
+  const unhandled = refusal?.failedCause === WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND;
+  if (error instanceof CompletionRejected || (refusal && task.attempt > 1 && !unhandled)) {
+    ctx.log(`workflow task of ${run} (attempt ${task.attempt}) not applied, left to time out: ${message}`);
+    throw error;
+  }
+  ctx.writeTransientTask(execution);
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
+    scheduledEventId: task.scheduledEventId,
+    startedEventId: task.startedEventId,
+    cause: refusal?.failedCause ?? WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
+    failure: refusal ? { message, serverFailureInfo: { nonRetryable: false } } : { message, source: 'devserver' },
+    identity: request.identity,
+    binaryChecksum: request.binaryChecksum,
+  });
+  ctx.log(`workflow task of ${run} refused: ${message}`, refusal && !refusal.terminatesRun ? 'info' : 'warn');
+  if (refusal?.terminatesRun) terminateForRefusedTask(ctx, execution, message);
+  else endTask(ctx, execution, task, unhandled ? 1 : task.attempt + 1, true);
+  answerBufferedQueries(ctx, execution, request.queryResults ?? {});
+  throw error instanceof RpcError ? error : new RpcError(13, message);
+}
+
 export function completeWorkflowTask(ctx: EngineContext, request: CompleteRequest): CompleteResponse {
   const { execution, task } = findStartedTask(ctx, request.taskToken);
   const commands = request.commands ?? [];
-  ctx.writeTransientTask(execution);
-  if (execution.buffered.length && commands.some(isCloseCommand)) {
-    // new events arrived while the worker decided to close: the real server rejects the close so the
-    // workflow sees them first
-    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
-      scheduledEventId: task.scheduledEventId,
-      startedEventId: task.startedEventId,
-      cause: WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
-      identity: request.identity,
-    });
-    endTask(ctx, execution, task, 1, true);
-    answerBufferedQueries(ctx, execution, request.queryResults ?? {});
-    return {};
-  }
   const messages = decodeUpdateMessages(request.messages ?? []);
   try {
     checkCommands(ctx, execution, commands, messages);
   } catch (error) {
-    // a completion the server cannot apply fails the task, visibly in history, and the task is retried (or,
-    // refused for its payload sizes, the run is terminated)
-    const message = error instanceof Error ? error.message : String(error);
-    const refusal = error instanceof WorkflowTaskRefusal ? error : undefined;
-    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
-      scheduledEventId: task.scheduledEventId,
-      startedEventId: task.startedEventId,
-      cause: refusal?.failedCause ?? WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
-      failure: refusal ? { message, serverFailureInfo: { nonRetryable: false } } : { message, source: 'devserver' },
-      identity: request.identity,
-    });
-    ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} refused: ${message}`, 'warn');
-    if (refusal) terminateForRefusedTask(ctx, execution, message);
-    else endTask(ctx, execution, task, task.attempt + 1, true);
-    answerBufferedQueries(ctx, execution, request.queryResults ?? {});
-    throw error instanceof RpcError ? error : new RpcError(13, message);
+    refuseCompletion(ctx, execution, task, request, error);
   }
+  ctx.writeTransientTask(execution);
   ctx.clock.cancel(task.timeoutTimer);
   const completed = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
     scheduledEventId: task.scheduledEventId,

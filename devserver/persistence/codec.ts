@@ -32,7 +32,15 @@ export function encodeMessage(typeName: string, value: object): Buffer {
 
 export function decodeMessage<T = Record<string, unknown>>(typeName: string, bytes: Uint8Array): T {
   const t = type(typeName);
-  return t.toObject(t.decode(bytes), { longs: Number }) as T;
+  // From a copy of its own: decoded bytes fields are views into the input, which is often a slice of a shared
+  // 8 KiB pool slab (the database driver's), and a loaded run keeps them for its life.
+  return t.toObject(t.decode(new Uint8Array(bytes)), { longs: Number }) as T;
+}
+
+/** The bytes in an ArrayBuffer of their own, for keeping: a small encoded message is a slice of a shared pool slab. */
+export function ownedBytes(bytes: Buffer): Buffer {
+  const copy = new Uint8Array(bytes);
+  return Buffer.from(copy.buffer, 0, copy.byteLength);
 }
 
 /** For protobuf values inside a JSON record. */

@@ -4,7 +4,7 @@
  * The engine keeps working on the same in-memory objects as with the in-memory store (this class extends
  * it); what changes is marked (`touch`), and `commit()` writes every change made so far in one transaction:
  * new history events (inserted, never updated), the changed runs' rows (status, visibility, the record of
- * what history does not say, see ./record.ts), namespaces, forgotten runs. The gRPC layer awaits `commit()`
+ * what history does not say, see ./record.ts), namespaces, schedules, forgotten runs. The gRPC layer awaits `commit()`
  * before it answers any call, so what a client or worker is told has been committed; changes made by calls
  * that run at the same time share one transaction (group commit). On open, the schema is created if
  * missing, runs past retention are deleted, and every other run is rebuilt from its history and record.
@@ -18,10 +18,11 @@ import type { LogLevel } from '../engine/context.js';
 import { ExecutionStatus } from '../proto.js';
 import type { HistoryEvent } from '../proto.js';
 import { InMemoryStore } from '../store.js';
-import type { ExecutionStore, NamespaceRecord } from '../store.js';
+import type { ExecutionStore, NamespaceRecord, StoredSchedule } from '../store.js';
 import type { SearchAttributeType } from '../visibility/search-attributes.js';
 import { redactDatabaseUrl } from '../../activities/db/connection.js';
-import { decodeEvent, encodeEvent, encodeMessage, TYPES } from './codec.js';
+import { ScheduleRows } from '../schedules/persistence.js';
+import { decodeEvent, encodeEvent, encodeMessage, ownedBytes, TYPES } from './codec.js';
 import { loadExecution, toRecord } from './record.js';
 import type { ExecutionRow } from './record.js';
 import { createSchema, DEFAULT_SCHEMA, SCHEMA_VERSION, tables, validSchemaName } from './schema.js';
@@ -66,7 +67,8 @@ const EVENT_ROWS_PER_INSERT = 10_000; // 4 parameters a row, under PostgreSQL's 
 const RETRY_FLUSH_MS = 1000;
 
 
-const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null => (value ? encodeMessage(typeName, value) : null);
+/** Kept in `saved` between writes, so in bytes of their own. */
+const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null => (value ? ownedBytes(encodeMessage(typeName, value)) : null);
 
 export class PostgresStore extends InMemoryStore implements ExecutionStore {
   readonly location: string;
@@ -78,6 +80,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
   private readonly dirty = new Set<Execution>();
   private readonly deleted = new Set<string>();
   private readonly dirtyNamespaces = new Set<string>();
+  private readonly schedules = new ScheduleRows();
   private loading = false;
   private closed = false;
   /** The flush being written, and the next one (which takes everything changed when it starts). */
@@ -159,6 +162,20 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     this.scheduleBackgroundFlush();
   }
 
+  scheduleChanged(namespace: string, scheduleId: string, record: () => object): void {
+    this.schedules.markChanged(namespace, scheduleId, record);
+    this.scheduleBackgroundFlush();
+  }
+
+  scheduleDeleted(namespace: string, scheduleId: string): void {
+    this.schedules.markDeleted(namespace, scheduleId);
+    this.scheduleBackgroundFlush();
+  }
+
+  loadedSchedules(): StoredSchedule[] {
+    return this.schedules.loaded;
+  }
+
   /** With time skipping, the server's clock offset is kept too, so server time never runs backwards. */
   attachClock(clock: { get(): number; set(ms: number): void }): void {
     this.clockOffset = clock;
@@ -203,7 +220,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
   // --- writing
 
   private hasPending(): boolean {
-    return this.dirty.size > 0 || this.deleted.size > 0 || this.dirtyNamespaces.size > 0 || this.clockOffsetChanged();
+    return this.dirty.size > 0 || this.deleted.size > 0 || this.dirtyNamespaces.size > 0 || this.schedules.pending || this.clockOffsetChanged();
   }
 
   private clockOffsetChanged(): boolean {
@@ -236,6 +253,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     const namespaces = [...this.dirtyNamespaces];
     this.dirtyNamespaces.clear();
     const clockOffset = this.clockOffsetChanged() ? this.clockOffset!.get() : undefined;
+    const scheduleWrites = this.schedules.take();
 
     const inserts: Record<string, unknown>[] = [];
     const updates: Record<string, unknown>[] = [];
@@ -312,7 +330,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
         retention_ms: record.retentionMs,
         search_attributes: Object.fromEntries(record.searchAttributes),
       }));
-    if (!inserts.length && !updates.length && !events.length && !deleted.length && !namespaceRows.length && clockOffset === undefined) return Promise.resolve();
+    if (!inserts.length && !updates.length && !events.length && !deleted.length && !namespaceRows.length && clockOffset === undefined && scheduleWrites.empty) return Promise.resolve();
     if (clockOffset !== undefined) this.savedClockOffset = clockOffset;
 
     const { t } = this;
@@ -338,6 +356,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
             WHERE run_id = ${row.run_id as string}`);
         for (let i = 0; i < events.length; i += EVENT_ROWS_PER_INSERT)
           queries.push(tx`INSERT INTO ${t.historyEvents} ${tx(events.slice(i, i + EVENT_ROWS_PER_INSERT), 'run_id', 'event_id', 'event_type', 'data')}`);
+        queries.push(...scheduleWrites.queries(tx, t.schedules));
         if (clockOffset !== undefined)
           queries.push(tx`
             INSERT INTO ${t.meta} (key, value) VALUES ('clock_offset_ms', ${tx.json(clockOffset)})
@@ -350,6 +369,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
           for (const restore of undo) restore();
           for (const runId of deleted) if (!this.getRun(runId)) this.deleted.add(runId);
           for (const name of namespaces) this.dirtyNamespaces.add(name);
+          scheduleWrites.restore();
           if (clockOffset !== undefined) this.savedClockOffset = Number.NaN;
           throw error;
         },
@@ -424,6 +444,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
           searchAttributesBytes: row.search_attributes,
         });
       }
+      await this.schedules.load(sql, t.schedules);
       this.loadReport = { openRuns, closedRuns: kept.length - openRuns, expiredRuns: expired.length, events, ms: Math.round(performance.now() - started) };
     } finally {
       this.loading = false;

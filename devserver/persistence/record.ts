@@ -5,11 +5,12 @@
  *
  * - from the history: pending activities (scheduled, not closed) with everything their Scheduled event says
  *   (type, input, header, timeouts, retry policy), pending timers (started, not fired or cancelled, firing at
- *   the TimerStarted time plus the timeout), updates accepted and completed (with their requests and outcomes);
+ *   the TimerStarted time plus the timeout), updates accepted and completed (with their requests and outcomes),
+ *   pending children (initiated, not closed) and the parent a child's WorkflowExecutionStarted names;
  * - from the record (`RunRecord`, JSON): where each pending activity is (attempt, scheduled/started/backoff,
  *   times, last failure, heartbeat details), the workflow task (scheduled or started, attempt, and a retry's
  *   transient events, which the real server also keeps out of history), events buffered while a workflow task
- *   runs, updates admitted but not yet accepted, start request ids, cancel requested, the run's timeouts.
+ *   runs, updates admitted but not yet accepted, start and signal request ids, cancel requested, the run's timeouts.
  *
  * The record holds no payload that history holds already (an activity's input is read from its Scheduled
  * event), so a change rewrites a small row; history rows are only ever inserted. Stickiness (the worker that
@@ -18,6 +19,7 @@
  */
 import type { ActivityState, BufferedEvent, Execution, StartRequest, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
 import { normalizeRetryPolicy } from '../engine/retry.js';
+import { childrenFromHistory, parentFromHistory } from '../engine/children.js';
 import { durationToMs, eventAttributesKey, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
 import type { Failure, HistoryEvent, Memo, Payloads, SearchAttributes } from '../proto.js';
 import { decodeBase64, decodeEvent, decodeMessage, encodeBase64, eventAttributes, TYPES } from './codec.js';
@@ -51,6 +53,8 @@ export interface ActivityRecord {
 export interface RunRecord {
   v: 1;
   requestIds: string[];
+  /** Request ids of the signals delivered (absent in records written before they were kept). */
+  signalRequestIds?: string[];
   workflowTaskTimeoutMs: number;
   runTimeoutMs: number;
   executionTimeoutMs: number;
@@ -123,6 +127,7 @@ export function toRecord(execution: Execution): RunRecord {
   return {
     v: 1,
     requestIds: [...execution.requestIds],
+    signalRequestIds: execution.signalRequestIds && [...execution.signalRequestIds],
     workflowTaskTimeoutMs: execution.workflowTaskTimeoutMs,
     runTimeoutMs: execution.runTimeoutMs,
     executionTimeoutMs: execution.executionTimeoutMs,
@@ -235,6 +240,7 @@ export function loadExecution(row: ExecutionRow, history: HistoryEvent[]): Execu
     executionTime: row.execution_time.getTime(),
     closeTime: row.close_time?.getTime(),
     requestIds: new Set(record.requestIds),
+    signalRequestIds: record.signalRequestIds && new Set(record.signalRequestIds),
     startRequest: decodeMessage<StartRequest>(TYPES.startRequest, row.start_request),
     workflowTaskTimeoutMs: record.workflowTaskTimeoutMs,
     runTimeoutMs: record.runTimeoutMs,
@@ -251,6 +257,8 @@ export function loadExecution(row: ExecutionRow, history: HistoryEvent[]): Execu
     timers: new Map(),
     updates: updatesFromHistory(history, record.admittedUpdates, running),
     cancelRequested: record.cancelRequested,
+    parent: parentFromHistory(history),
+    children: childrenFromHistory([...history, ...buffered.map(bufferedAsEvent)]),
   };
   if (!running) return execution;
 

@@ -6,6 +6,7 @@
  *   executions       one row per run: identity, status and visibility (times, memo, search attributes, history
  *                    length), the start request (written once) and the record of what history does not say
  *   history_events   one row per event: protobuf `temporal.api.history.v1.HistoryEvent`, append-only
+ *   schedules        one row per schedule: its state as JSON (../schedules/record.ts)
  */
 import type postgres from 'postgres';
 
@@ -21,6 +22,7 @@ export interface Tables {
   namespaces: postgres.Helper<string>;
   executions: postgres.Helper<string>;
   historyEvents: postgres.Helper<string>;
+  schedules: postgres.Helper<string>;
 }
 
 /** Schema-qualified table names (postgres.js quotes `schema.table` as "schema"."table"). */
@@ -30,6 +32,7 @@ export function tables(sql: postgres.Sql, schema: string): Tables {
     namespaces: sql(`${schema}.namespaces`),
     executions: sql(`${schema}.executions`),
     historyEvents: sql(`${schema}.history_events`),
+    schedules: sql(`${schema}.schedules`),
   };
 }
 
@@ -67,6 +70,12 @@ export async function createSchema(sql: postgres.Sql, schema: string, t: Tables)
          event_type smallint NOT NULL,
          data       bytea NOT NULL,
          PRIMARY KEY (run_id, event_id)
+       )`,
+    tx`CREATE TABLE IF NOT EXISTS ${t.schedules} (
+         namespace   text NOT NULL,
+         schedule_id text NOT NULL,
+         state       jsonb NOT NULL,
+         PRIMARY KEY (namespace, schedule_id)
        )`,
     tx`INSERT INTO ${t.meta} (key, value) VALUES ('schema_version', ${tx.json(SCHEMA_VERSION)}) ON CONFLICT (key) DO NOTHING`,
   ]);

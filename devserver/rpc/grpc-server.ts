@@ -49,7 +49,10 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
       requestStream: false,
       responseStream: false,
       requestSerialize: (message: object) => Buffer.from(requestType.encode(message).finish()),
-      requestDeserialize: (bytes: Buffer) => requestType.decode(bytes),
+      // Decoded from a copy of its own: the decoded payloads are views into the buffer they came from, and history
+      // keeps them for the run's life; grpc-js hands small messages over in its shared 8 KiB pool slabs, which one
+      // kept view would pin (a parked run pinned about 30 KiB of slabs this way).
+      requestDeserialize: (bytes: Buffer) => requestType.decode(new Uint8Array(bytes)),
       responseSerialize: (message: object) => Buffer.from(responseType.encode(responseType.fromObject(message)).finish()),
       responseDeserialize: (bytes: Buffer) => responseType.decode(bytes),
     };

@@ -5,7 +5,7 @@ import type { Execution } from '../execution.js';
 import { api, durationToMs, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
 import type { EngineContext } from '../engine/context.js';
 import { historyKey, isRunning } from '../engine/context.js';
-import { findRun, requestCancel, requireRunning, signal, startWorkflow, terminate } from '../engine/executions.js';
+import { findRun, requestCancel, requireRunning, signal, startWorkflow, terminate, validateStartRequest } from '../engine/executions.js';
 import { completeWorkflowTask, failWorkflowTask } from '../engine/workflow-tasks.js';
 import { activityCanceled, completeActivity, failActivity, heartbeat } from '../engine/activities.js';
 import { query, respondQuery } from '../engine/queries.js';
@@ -13,7 +13,9 @@ import { admitUpdate, findUpdate, waitForUpdate } from '../engine/updates.js';
 import { checkSignalInput, failureWithinLimit } from '../engine/limits.js';
 import type { Limits } from '../engine/limits.js';
 import { forgetSticky } from '../engine/sticky.js';
-import { countExecutions, executionInfo, listExecutions, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
+import { findRunOfChain } from '../engine/run-chains.js';
+import { describeFamily, describePendingChildren } from '../engine/children.js';
+import { executionInfo, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
 import type { NamespaceRecord } from '../store.js';
 import type { CallContext, RequestOf, ServiceHandlers } from './grpc-server.js';
 
@@ -78,7 +80,7 @@ function describeExecution(ctx: EngineContext, execution: Execution): object {
       workflowRunTimeout: msToDuration(execution.runTimeoutMs),
       defaultWorkflowTaskTimeout: msToDuration(execution.workflowTaskTimeoutMs),
     },
-    workflowExecutionInfo: executionInfo(execution),
+    workflowExecutionInfo: { ...executionInfo(execution), ...describeFamily(execution) },
     pendingActivities: [...execution.activities.values()].map((a) => ({
       activityId: a.activityId,
       activityType: { name: a.activityType },
@@ -101,6 +103,7 @@ function describeExecution(ctx: EngineContext, execution: Execution): object {
       lastAttemptCompleteTime: a.lastAttemptCompleteTime === undefined ? undefined : msToTimestamp(a.lastAttemptCompleteTime),
       nextAttemptScheduleTime: a.nextAttemptTime === undefined ? undefined : msToTimestamp(a.nextAttemptTime),
     })),
+    pendingChildren: describePendingChildren(execution),
     pendingWorkflowTask: execution.workflowTask
       ? {
           state: execution.workflowTask.state === 'started' ? 2 : 1,
@@ -119,7 +122,7 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
         signalAndQueryHeader: true,
         internalErrorDifferentiation: true,
         activityFailureIncludeHeartbeat: true,
-        supportsSchedules: false,
+        supportsSchedules: true,
         encodedFailureAttributes: true,
         buildIdBasedVersioning: false,
         upsertMemo: true,
@@ -151,8 +154,9 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     },
     SignalWithStartWorkflowExecution: (req: Req<'SignalWithStartWorkflowExecutionRequest'>) => {
       const signalName = requireField(req.signalName, 'signalName');
-      // refused before anything starts
+      // refused before anything starts, and whether or not the workflow is running (its start fields too)
       checkSignalInput(ctx.options.limits, req.signalInput, `signal-with-start ${signalName} of ${req.workflowId}: input`, ctx.log);
+      validateStartRequest(ctx, req);
       const namespace = ctx.requireNamespace(req.namespace).name;
       const current = ctx.store.getCurrentRun(namespace, requireField(req.workflowId, 'workflowId'));
       let execution = current && isRunning(current) ? current : undefined;
@@ -173,23 +177,25 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     QueryWorkflow: (req: Req<'QueryWorkflowRequest'>) => query(ctx, findRun(ctx, req.namespace, req.execution), req.query!),
     RespondQueryTaskCompleted: (req: Req<'RespondQueryTaskCompletedRequest'>) => (respondQuery(ctx, req), {}),
     TerminateWorkflowExecution: (req: Req<'TerminateWorkflowExecutionRequest'>) => {
-      terminate(ctx, findRun(ctx, req.namespace, req.workflowExecution), req.reason ?? '', req.identity ?? '', req.details);
+      terminate(ctx, findRunOfChain(ctx, req.namespace, req.workflowExecution, req.firstExecutionRunId, 'current run'), req.reason ?? '', req.identity ?? '', req.details);
       return {};
     },
     RequestCancelWorkflowExecution: (req: Req<'RequestCancelWorkflowExecutionRequest'>) => {
-      requestCancel(ctx, findRun(ctx, req.namespace, req.workflowExecution), req.reason ?? '', req.identity ?? '');
+      const execution = findRunOfChain(ctx, req.namespace, req.workflowExecution, req.firstExecutionRunId, 'current run');
+      // to a closed run, a success that changes nothing, as on the real server
+      if (isRunning(execution)) requestCancel(ctx, execution, req.reason ?? '', req.identity ?? '');
       return {};
     },
     GetWorkflowExecutionHistory: (req: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext) => getHistory(ctx, req, call),
     DescribeWorkflowExecution: (req: Req<'DescribeWorkflowExecutionRequest'>) => describeExecution(ctx, findRun(ctx, req.namespace, req.execution)),
     ListWorkflowExecutions: (req: Req<'ListWorkflowExecutionsRequest'>) =>
-      listExecutions(ctx.store, ctx.requireNamespace(req.namespace), req.query ?? '', req.pageSize ?? 0, req.nextPageToken),
+      ctx.visibility.list(ctx.requireNamespace(req.namespace), req.query ?? '', req.pageSize ?? 0, req.nextPageToken),
     CountWorkflowExecutions: (req: Req<'CountWorkflowExecutionsRequest'>) => ({
-      count: countExecutions(ctx.store, ctx.requireNamespace(req.namespace), req.query ?? ''),
+      count: ctx.visibility.count(ctx.requireNamespace(req.namespace), req.query ?? ''),
     }),
 
     UpdateWorkflowExecution: (req: Req<'UpdateWorkflowExecutionRequest'>, call: CallContext) => {
-      const execution = findRun(ctx, req.namespace, req.workflowExecution);
+      const execution = findRunOfChain(ctx, req.namespace, req.workflowExecution, req.firstExecutionRunId, 'run named');
       requireField(req.request?.meta?.updateId, 'request.meta.updateId');
       requireField(req.request?.input?.name, 'request.input.name');
       const stage = req.waitPolicy?.lifecycleStage || UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED;

@@ -1,50 +1,26 @@
 /**
- * Visibility: what List/Count/Describe show of executions. Rows are built from the store's executions and
- * filtered and ordered by the visibility query language (./query.ts).
+ * Visibility: what List/Count/Describe show of executions. Each namespace's rows are kept from call to call
+ * (./namespace-rows.ts), filtered by the visibility query language (./query.ts) and listed in the real server's
+ * default order, a page at a time from a cursor (./page-token.ts).
  */
 import type { Execution } from '../execution.js';
 import { invalidArgument } from '../errors.js';
-import { ExecutionStatus, msToTimestamp } from '../proto.js';
+import { historySizeBytes } from '../engine/history-size.js';
+import { msToTimestamp } from '../proto.js';
 import type { NamespaceRecord, ExecutionStore } from '../store.js';
+import { NamespaceRows } from './namespace-rows.js';
+import type { IndexedRow } from './namespace-rows.js';
+import { decodePageToken, encodePageToken } from './page-token.js';
 import { compileVisibilityQuery, VisibilityQueryError } from './query.js';
-import type { ExecutionStatusName, SearchAttributeType, VisibilityRow } from './query.js';
-import { decodeSearchAttribute, lookupAttributeType, WRITABLE_SYSTEM_ATTRIBUTES } from './search-attributes.js';
-import type { SearchAttributeValue } from './search-attributes.js';
+import type { SearchAttributeType } from './query.js';
+import { WRITABLE_SYSTEM_ATTRIBUTES } from './search-attributes.js';
 
 export { compileVisibilityQuery, VisibilityQueryError };
+export { toVisibilityRow } from './rows.js';
 export * from './search-attributes.js';
-
-const STATUS_NAMES: Record<number, ExecutionStatusName> = {
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING]: 'Running',
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED]: 'Completed',
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED]: 'Failed',
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED]: 'Canceled',
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED]: 'Terminated',
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW]: 'ContinuedAsNew',
-  [ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT]: 'TimedOut',
-};
 
 function queryableAttributes(namespace: NamespaceRecord): Record<string, SearchAttributeType> {
   return { ...WRITABLE_SYSTEM_ATTRIBUTES, ...Object.fromEntries(namespace.searchAttributes) };
-}
-
-export function toVisibilityRow(execution: Execution, namespace: NamespaceRecord): VisibilityRow {
-  const searchAttributes: Record<string, SearchAttributeValue> = {};
-  for (const [name, payload] of Object.entries(execution.searchAttributes.indexedFields ?? {})) {
-    const type = lookupAttributeType(name, namespace.searchAttributes);
-    if (type) searchAttributes[name] = decodeSearchAttribute(name, type, payload);
-  }
-  return {
-    workflowId: execution.workflowId,
-    runId: execution.runId,
-    workflowType: execution.workflowType,
-    taskQueue: execution.taskQueue,
-    executionStatus: STATUS_NAMES[execution.status] ?? 'Running',
-    startTime: execution.startTime,
-    closeTime: execution.closeTime,
-    executionTime: execution.executionTime,
-    searchAttributes,
-  };
 }
 
 /** WorkflowExecutionInfo as List and Describe return it. */
@@ -61,7 +37,7 @@ export function executionInfo(execution: Execution): object {
     searchAttributes: execution.searchAttributes,
     taskQueue: execution.taskQueue,
     firstRunId: execution.firstRunId,
-    historySizeBytes: 0,
+    historySizeBytes: historySizeBytes(execution),
   };
 }
 
@@ -74,37 +50,53 @@ function compile(query: string, namespace: NamespaceRecord) {
   }
 }
 
-function matchingRows(store: ExecutionStore, namespace: NamespaceRecord, query: string): { row: VisibilityRow; execution: Execution }[] {
-  const compiled = compile(query, namespace);
-  const rows = [];
-  for (const execution of store.runsInNamespace(namespace.name)) {
-    const row = toVisibilityRow(execution, namespace);
-    if (compiled.matches(row)) rows.push({ row, execution });
-  }
-  return rows.sort((a, b) => compiled.compare(a.row, b.row));
-}
-
 const DEFAULT_PAGE_SIZE = 1000;
 
-export function listExecutions(
-  store: ExecutionStore,
-  namespace: NamespaceRecord,
-  query: string,
-  pageSize: number,
-  pageToken: Uint8Array | null | undefined,
-): { executions: object[]; nextPageToken: Buffer } {
-  const offset = pageToken?.length ? Number(Buffer.from(pageToken).toString('utf8')) : 0;
-  if (!Number.isInteger(offset) || offset < 0) throw invalidArgument('nextPageToken is not one this server issued');
-  const size = pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
-  const rows = matchingRows(store, namespace, query);
-  const page = rows.slice(offset, offset + size);
-  const next = offset + page.length;
-  return {
-    executions: page.map(({ execution }) => executionInfo(execution)),
-    nextPageToken: next < rows.length ? Buffer.from(String(next)) : Buffer.alloc(0),
-  };
-}
+export class Visibility {
+  private readonly namespaces = new Map<string, { registrations: string; rows: NamespaceRows }>();
 
-export function countExecutions(store: ExecutionStore, namespace: NamespaceRecord, query: string): number {
-  return matchingRows(store, namespace, query).length;
+  constructor(private readonly store: ExecutionStore) {}
+
+  /** A run was created, changed or forgotten (the engine reports each): its row is updated before the next read. */
+  changed(execution: Execution): void {
+    this.namespaces.get(execution.namespace)?.rows.markChanged(execution);
+  }
+
+  list(namespace: NamespaceRecord, query: string, pageSize: number, pageToken: Uint8Array | null | undefined): { executions: object[]; nextPageToken: Buffer } {
+    const cursor = decodePageToken(pageToken);
+    const compiled = compile(query, namespace);
+    const size = pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
+    const page: IndexedRow[] = [];
+    let more = false;
+    for (const candidate of this.rowsOf(namespace).candidates(compiled.lookup, cursor)) {
+      if (!compiled.matches(candidate.row)) continue;
+      if (page.length === size) {
+        more = true;
+        break;
+      }
+      page.push(candidate);
+    }
+    return {
+      executions: page.map(({ execution }) => executionInfo(execution)),
+      nextPageToken: more ? encodePageToken(page.at(-1)!.row) : Buffer.alloc(0),
+    };
+  }
+
+  count(namespace: NamespaceRecord, query: string): number {
+    const compiled = compile(query, namespace);
+    let count = 0;
+    for (const candidate of this.rowsOf(namespace).candidates(compiled.lookup)) if (compiled.matches(candidate.row)) count++;
+    return count;
+  }
+
+  /** A namespace's rows: built on first use, and again when its registered search attributes change (rows decode by them). */
+  private rowsOf(namespace: NamespaceRecord): NamespaceRows {
+    const registrations = JSON.stringify([...namespace.searchAttributes]);
+    let kept = this.namespaces.get(namespace.name);
+    if (kept?.registrations !== registrations) {
+      const rows = new NamespaceRows(namespace, this.store.runsInNamespace(namespace.name), (execution) => this.store.getRun(execution.runId) === execution);
+      this.namespaces.set(namespace.name, (kept = { registrations, rows }));
+    }
+    return kept.rows;
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * Temporal's visibility list filter ("WorkflowType = 'Order' AND StartTime > '2026-01-01T00:00:00Z"), compiled once
- * into a row predicate; rows are listed in the real server's default order. ORDER BY is parsed and refused, as the
- * real server's SQL visibility (what its dev server runs) refuses it.
+ * into a row predicate, and into the equalities it requires (a Lookup, for visibility's indexes); rows are listed in
+ * the real server's default order. ORDER BY is parsed and refused, as the real server's SQL visibility (what its dev
+ * server runs) refuses it.
  *
  *   query     := [ or ] [ ORDER BY attr [ASC|DESC] { , attr [ASC|DESC] } ]
  *   or        := and { OR and }
@@ -49,11 +50,32 @@ export interface VisibilityRow {
   searchAttributes: Record<string, string | number | boolean | string[] | null>;
 }
 
+/** What the list order looks at. */
+export type ListOrderKey = Pick<VisibilityRow, 'runId' | 'startTime' | 'closeTime'>;
+
 export interface CompiledVisibilityQuery {
   matches(row: VisibilityRow): boolean;
   /** Negative when `a` is listed before `b`; zero only for rows with the same run id. */
-  compare(a: VisibilityRow, b: VisibilityRow): number;
+  compare(a: ListOrderKey, b: ListOrderKey): number;
+  /** Equalities every matching row satisfies (undefined: any row may match); see Lookup. */
+  lookup?: Lookup;
 }
+
+/** An attribute rows can be looked up by: Keyword, KeywordList and ExecutionStatus, the ones queried with = and IN. */
+export interface IndexedAttribute {
+  name: string;
+  /** The values a row is found under: a Keyword's value, each item of a KeywordList, the status; none when absent. */
+  keysOf(row: VisibilityRow): readonly string[];
+}
+
+/**
+ * What a filter requires of indexed attributes, so that an index can hand over the only rows that may match
+ * (they are still tested with `matches`): `equals`, the attribute has one of the values (= or IN); `all`, every
+ * operand holds (AND: any one of them narrows); `any`, one of them holds (OR: the union of theirs).
+ */
+export type Lookup =
+  | { kind: 'equals'; attribute: IndexedAttribute; values: string[] }
+  | { kind: 'all' | 'any'; operands: Lookup[] };
 
 /** ExecutionStatus is a Keyword in the real server, but here takes status names only and no ordering operators. */
 type AttributeKind = SearchAttributeType | 'ExecutionStatus';
@@ -69,7 +91,6 @@ interface Attribute {
 
 /** true, false, or null for unknown (the condition touched an attribute the row lacks). */
 type Predicate = (row: VisibilityRow) => boolean | null;
-type Comparator = (a: VisibilityRow, b: VisibilityRow) => number;
 
 const finiteOrUndefined = (value: number | undefined) => (Number.isFinite(value) ? value : undefined);
 
@@ -123,7 +144,8 @@ export function compileVisibilityQuery(
   const predicate = parsed.filter ? compileExpression(parsed.filter, resolve) : undefined;
   return {
     matches: predicate ? (row) => predicate(row) === true : () => true,
-    compare: DEFAULT_COMPARE,
+    compare: compareListOrder,
+    lookup: parsed.filter && lookupOf(parsed.filter, resolve),
   };
 }
 
@@ -168,6 +190,48 @@ function anyOf(operands: Predicate[]): Predicate {
       if (result === null) unknown = true;
     }
     return unknown ? null : false;
+  };
+}
+
+/** The Lookup a (compiled, so valid) filter implies; NOT and conditions other than = and IN imply none. */
+function lookupOf(expression: Expression, resolve: Resolver): Lookup | undefined {
+  switch (expression.kind) {
+    case 'and': {
+      const operands = expression.operands.map((operand) => lookupOf(operand, resolve)).filter((lookup) => lookup !== undefined);
+      return operands.length > 1 ? { kind: 'all', operands } : operands[0];
+    }
+    case 'or': {
+      const operands = expression.operands.map((operand) => lookupOf(operand, resolve));
+      return operands.every((lookup) => lookup !== undefined) ? { kind: 'any', operands } : undefined;
+    }
+    case 'not':
+      return undefined;
+    default:
+      return conditionLookup(expression, resolve(expression.attribute.name, expression.attribute.position));
+  }
+}
+
+const INDEXED_KINDS = new Set<AttributeKind>(['Keyword', 'KeywordList', 'ExecutionStatus']);
+
+function conditionLookup(condition: Condition, attribute: Attribute): Lookup | undefined {
+  if (!INDEXED_KINDS.has(attribute.kind)) return undefined;
+  const literals =
+    condition.kind === 'compare' && condition.operator === '=' ? [condition.value]
+    : condition.kind === 'in' && !condition.negated ? condition.values
+    : undefined;
+  if (!literals) return undefined;
+  return { kind: 'equals', attribute: indexedAttribute(attribute), values: literals.map((literal) => toScalar(literal, attribute) as string) };
+}
+
+function indexedAttribute(attribute: Attribute): IndexedAttribute {
+  const { name, read } = attribute;
+  return {
+    name,
+    keysOf: (row) => {
+      // the same reading the predicates do: absent, null or of another type is no key
+      const value = read(row);
+      return value === undefined ? [] : Array.isArray(value) ? value : [value as string];
+    },
   };
 }
 
@@ -317,40 +381,18 @@ function convertLiteral(literal: Literal, kind: AttributeKind): Scalar | undefin
   }
 }
 
-/** Absent values sort last in either direction. */
-function byAttribute(attribute: Attribute, descending: boolean): Comparator {
-  const read = attribute.read as (row: VisibilityRow) => Scalar | undefined;
-  const direction = descending ? -1 : 1;
-  return (a, b) => {
-    const x = read(a);
-    const y = read(b);
-    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
-    return x < y ? -direction : x > y ? direction : 0;
-  };
+/** The real server's order: open executions first, then by close time, then start time, newest first; run id breaks ties. */
+export function compareListOrder(a: ListOrderKey, b: ListOrderKey): number {
+  const open = Infinity;
+  return (
+    newestFirst(finiteOrUndefined(a.closeTime) ?? open, finiteOrUndefined(b.closeTime) ?? open) ||
+    newestFirst(finiteOrUndefined(a.startTime), finiteOrUndefined(b.startTime)) ||
+    (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0)
+  );
 }
 
-const attributeNamed = (name: string) => SYSTEM_BY_NAME.get(name)!;
-
-/** The real server's order: open executions first, then by close time, then start time, newest first; run id breaks ties. */
-const readCloseTime = attributeNamed('CloseTime').read as (row: VisibilityRow) => number | undefined;
-const DEFAULT_ORDER: Comparator[] = [
-  (a, b) => {
-    const x = readCloseTime(a) ?? Infinity;
-    const y = readCloseTime(b) ?? Infinity;
-    return x === y ? 0 : x > y ? -1 : 1;
-  },
-  byAttribute(attributeNamed('StartTime'), true),
-  byAttribute(attributeNamed('RunId'), false),
-];
-
-const DEFAULT_COMPARE = chainComparators(DEFAULT_ORDER);
-
-function chainComparators(comparators: Comparator[]): Comparator {
-  return (a, b) => {
-    for (const comparator of comparators) {
-      const result = comparator(a, b);
-      if (result !== 0) return result;
-    }
-    return 0;
-  };
+/** Descending; an absent value sorts last. */
+function newestFirst(x: number | undefined, y: number | undefined): number {
+  if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+  return x > y ? -1 : x < y ? 1 : 0;
 }

@@ -35,13 +35,17 @@ export const SYSTEM_SEARCH_ATTRIBUTES: Record<string, SearchAttributeType> = {
   TemporalChangeVersion: 'KeywordList',
   BinaryChecksums: 'KeywordList',
   BuildIds: 'KeywordList',
+  TemporalScheduledStartTime: 'Datetime',
+  TemporalScheduledById: 'Keyword',
 };
 
-/** System attributes a workflow may set itself; the others are derived from the execution. */
+/** System attributes a workflow may set itself (a schedule sets the TemporalScheduled* ones); the others are derived from the execution. */
 export const WRITABLE_SYSTEM_ATTRIBUTES: Record<string, SearchAttributeType> = {
   TemporalChangeVersion: 'KeywordList',
   BinaryChecksums: 'KeywordList',
   BuildIds: 'KeywordList',
+  TemporalScheduledStartTime: 'Datetime',
+  TemporalScheduledById: 'Keyword',
 };
 
 export function toIndexedValueType(type: SearchAttributeType): number {

@@ -54,10 +54,10 @@ test('GetSystemInfo advertises what the SDK needs', async (t) => {
 });
 
 test('a method the server does not implement answers UNIMPLEMENTED and is logged', async (t) => {
-  const error = await t.throwsAsync(service().listSchedules({ namespace }));
+  const error = await t.throwsAsync(service().listBatchOperations({ namespace }));
   t.is((error as { code?: number }).code, status.UNIMPLEMENTED);
-  t.is(server.unimplementedCalls().ListSchedules, 1);
-  t.true(logLines.some((line) => line.includes('UNIMPLEMENTED') && line.includes('ListSchedules')));
+  t.is(server.unimplementedCalls().ListBatchOperations, 1);
+  t.true(logLines.some((line) => line.includes('UNIMPLEMENTED') && line.includes('ListBatchOperations')));
 });
 
 test('bad requests get INVALID_ARGUMENT naming the field, unknown things NOT_FOUND', async (t) => {
@@ -127,13 +127,13 @@ test('a command the server does not implement fails the workflow task visibly', 
   const error = await t.throwsAsync(
     service().respondWorkflowTaskCompleted({
       taskToken: task.taskToken,
-      commands: [{ commandType: enums.v1.CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION, startChildWorkflowExecutionCommandAttributes: { workflowId: 'child' } }],
+      commands: [{ commandType: enums.v1.CommandType.COMMAND_TYPE_SCHEDULE_NEXUS_OPERATION, scheduleNexusOperationCommandAttributes: { endpoint: 'e', service: 's', operation: 'o' } }],
     }),
   );
   t.is((error as { code?: number }).code, status.UNIMPLEMENTED);
   const { history } = await service().getWorkflowExecutionHistory({ namespace, execution: { workflowId } });
   const failed = history?.events?.find((e) => e.workflowTaskFailedEventAttributes);
-  t.regex(failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '', /START_CHILD_WORKFLOW_EXECUTION is not implemented/);
+  t.regex(failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '', /SCHEDULE_NEXUS_OPERATION is not implemented/);
 });
 
 test('search attributes are added, listed and removed through the OperatorService', async (t) => {

@@ -95,7 +95,7 @@ test.serial('mve-orders devserver --database-url keeps workflows across a stop a
     await connection.close();
   });
   const tables = await db.sql`SELECT table_name FROM information_schema.tables WHERE table_schema = 'temporal_dev' ORDER BY table_name`;
-  t.deepEqual(tables.map((row) => row.table_name), ['executions', 'history_events', 'meta', 'namespaces']);
+  t.deepEqual(tables.map((row) => row.table_name), ['executions', 'history_events', 'meta', 'namespaces', 'schedules']);
 
   const help = await runCli(['devserver', '--help']);
   t.regex(help.stdout, /--database-url <url>/);

@@ -16,19 +16,22 @@ export interface Suite {
   temporal: TemporalTestEnv;
   client: Client;
   taskQueue: string;
+  /** The workflows the worker runs (and replays use). */
+  workflowsPath: string;
   worker: Worker;
   stop(): Promise<void>;
 }
 
-/** Starts the environment and a running worker on a task queue of its own. */
-export async function startSuite(taskQueue: string): Promise<Suite> {
+/** Starts the environment and a running worker on a task queue of its own (workflows from fixtures/workflows.ts unless told). */
+export async function startSuite(taskQueue: string, workflows = workflowsPath): Promise<Suite> {
   const temporal = await startTemporalTestEnv();
-  const worker = await temporal.createWorker({ taskQueue, workflowsPath, activities });
+  const worker = await temporal.createWorker({ taskQueue, workflowsPath: workflows, activities });
   const running = worker.run();
   return {
     temporal,
     client: temporal.client,
     taskQueue,
+    workflowsPath: workflows,
     worker,
     async stop() {
       worker.shutdown();
@@ -43,7 +46,7 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${process.pid}-${++counter}-${Date.now().toString(36)}`;
 }
 
-/** Every run of a workflow id, first to last, following continue-as-new and workflow retries. */
+/** Every run of a workflow id, first to last, following continue-as-new, workflow retries and cron runs. */
 export async function historiesOf(client: Client, workflowId: string): Promise<History[]> {
   const described = await client.workflow.getHandle(workflowId).describe();
   let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId || described.runId;
@@ -54,6 +57,8 @@ export async function historiesOf(client: Client, workflowId: string): Promise<H
     const last = history.events?.at(-1);
     runId =
       last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ||
+      last?.workflowExecutionCompletedEventAttributes?.newExecutionRunId ||
+      last?.workflowExecutionCompletedEventAttributes?.newExecutionRunId ||
       last?.workflowExecutionFailedEventAttributes?.newExecutionRunId ||
       last?.workflowExecutionTimedOutEventAttributes?.newExecutionRunId ||
       undefined;
@@ -63,9 +68,13 @@ export async function historiesOf(client: Client, workflowId: string): Promise<H
 
 /** Replays the histories of the given (closed) workflows with the SDK replayer; any non-determinism fails. */
 export async function assertReplays(t: ExecutionContext, suite: Suite, workflowIds: string[]): Promise<void> {
+  await assertReplaysWith(t, suite.client, await suite.temporal.bundle(suite.workflowsPath), workflowIds);
+}
+
+/** assertReplays for workflows run on a server and worker of a test's own (a server with chosen limits, say). */
+export async function assertReplaysWith(t: ExecutionContext, client: Client, workflowBundle: { code: string }, workflowIds: string[]): Promise<void> {
   const histories = [];
-  for (const workflowId of workflowIds) for (const history of await historiesOf(suite.client, workflowId)) histories.push({ workflowId, history });
-  const workflowBundle = await suite.temporal.bundle(workflowsPath);
+  for (const workflowId of workflowIds) for (const history of await historiesOf(client, workflowId)) histories.push({ workflowId, history });
   let replayed = 0;
   for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) {
     t.is(result.error, undefined, `replay of ${result.workflowId} failed: ${result.error?.message}`);
