@@ -6,24 +6,12 @@ import test from 'ava';
 import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { usePostgres } from '../helpers/postgres.js';
-import { assertReplay, startDurable, TASK_QUEUE, until } from './durable-support.js';
+import { assertReplay, TASK_QUEUE, until, useDurableServers } from './durable-support.js';
 import type { DurableEnv } from './durable-support.js';
 
 const pg = usePostgres(test);
 
-const envs = new Set<DurableEnv>();
-async function start(databaseUrl: string): Promise<DurableEnv> {
-  const env = await startDurable(databaseUrl);
-  envs.add(env);
-  return env;
-}
-async function stop(env: DurableEnv): Promise<void> {
-  envs.delete(env);
-  await env.stop();
-}
-test.afterEach.always(async () => {
-  for (const env of [...envs]) await stop(env).catch(() => {});
-});
+const { start, stop } = useDurableServers(test);
 
 test.serial('a schedule survives a restart and starts the action times it missed while the server was down', async (t) => {
   const url = (await pg.database({ migrated: false })).url;

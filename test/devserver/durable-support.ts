@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ExecutionContext } from 'ava';
+import type { ExecutionContext, TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
@@ -152,4 +152,27 @@ export async function until<T>(probe: () => Promise<T | undefined | false>, what
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * Durable servers for one test file: `start` and `stop` them as a test needs; any a test leaves running (it
+ * failed half-way) is stopped after it, so the next test finds the database free.
+ */
+export function useDurableServers(test: TestFn): { start: typeof startDurable; stop: (env: DurableEnv) => Promise<void> } {
+  const running = new Set<DurableEnv>();
+  const stop = async (env: DurableEnv) => {
+    running.delete(env);
+    await env.stop();
+  };
+  test.afterEach.always(async () => {
+    for (const env of [...running]) await stop(env).catch(() => {});
+  });
+  return {
+    async start(databaseUrl, options) {
+      const env = await startDurable(databaseUrl, options);
+      running.add(env);
+      return env;
+    },
+    stop,
+  };
 }

@@ -9,7 +9,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import protoRoot from '@temporalio/proto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { usePostgres } from '../helpers/postgres.js';
-import { assertReplay, startDurable, TASK_QUEUE, until } from './durable-support.js';
+import { assertReplay, TASK_QUEUE, until, useDurableServers } from './durable-support.js';
 import type { DurableEnv } from './durable-support.js';
 
 const pg = usePostgres(test);
@@ -17,19 +17,7 @@ const { EventType, IndexedValueType } = protoRoot.temporal.api.enums.v1;
 const { History } = protoRoot.temporal.api.history.v1;
 type History = protoRoot.temporal.api.history.v1.IHistory;
 
-const envs = new Set<DurableEnv>();
-async function start(databaseUrl: string, options: Parameters<typeof startDurable>[1] = {}): Promise<DurableEnv> {
-  const env = await startDurable(databaseUrl, options);
-  envs.add(env);
-  return env;
-}
-async function stop(env: DurableEnv): Promise<void> {
-  envs.delete(env);
-  await env.stop();
-}
-test.afterEach.always(async () => {
-  for (const env of [...envs]) await stop(env).catch(() => {});
-});
+const { start, stop } = useDurableServers(test);
 
 const database = async () => (await pg.database({ migrated: false })).url;
 const types = (history: History) => (history.events ?? []).map((e) => String(EventType[e.eventType ?? 0]).replace('EVENT_TYPE_', ''));
