@@ -338,21 +338,26 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
     listAwaitingApproval: (input) =>
       operation('listAwaitingApproval', awaitingApprovalInput, input, async ({ approverId, roles, limit }) => {
         // The round (its tier, roles, deadline) and when it began are kept on the order (migrations/0008); votes
-        // count for the current quote. Walks orders_awaiting_approval_idx oldest first and stops at the limit.
+        // count for the current quote, and are counted for the page only (a count in the inner SELECT would be
+        // made for every waiting order before the sort and the limit).
         const rows = await sql`
-          SELECT o.*, t.submitted_by, o.approval_round AS round_details, o.awaiting_since AS round_at,
+          SELECT page.*,
                  (SELECT count(*) FROM approvals a
-                   WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number AND a.decision = 'approve')::int AS approvals_given
-          FROM orders o
-          LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
-          WHERE o.status = 'AWAITING_APPROVAL'
-            AND lower(o.requested_by) <> lower(${approverId})
-            AND o.approval_round->'roles' ?| ${roles}::text[]
-            AND NOT EXISTS (SELECT 1 FROM approvals a
-                            WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number
-                              AND lower(a.approver_id) = lower(${approverId}))
-          ORDER BY o.awaiting_since, o.workflow_id
-          LIMIT ${limit}`;
+                   WHERE a.workflow_id = page.workflow_id AND a.quote_number = page.quote_number AND a.decision = 'approve')::int AS approvals_given
+          FROM (
+            SELECT o.*, t.submitted_by, o.approval_round AS round_details, o.awaiting_since AS round_at
+            FROM orders o
+            LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
+            WHERE o.status = 'AWAITING_APPROVAL'
+              AND lower(o.requested_by) <> lower(${approverId})
+              AND o.approval_round->'roles' ?| ${roles}::text[]
+              AND NOT EXISTS (SELECT 1 FROM approvals a
+                              WHERE a.workflow_id = o.workflow_id AND a.quote_number = o.quote_number
+                                AND lower(a.approver_id) = lower(${approverId}))
+            ORDER BY o.awaiting_since, o.workflow_id
+            LIMIT ${limit}
+          ) page
+          ORDER BY page.round_at, page.workflow_id`;
         return rows.map((row) => ({
           order: toOrder(row),
           tier: String(row.round_details.tier ?? ''),
