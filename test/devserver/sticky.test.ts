@@ -232,7 +232,9 @@ test.serial('a worker that dropped a run from its cache fetches the full history
 
 test.serial('a workflow task that fails on the sticky queue is retried from the normal queue, and fixed code finishes the run', async (t) => {
   const taskQueue = uniqueId('failing');
-  const handle = await startGreeter(temporal.client, taskQueue, { workflowTaskTimeout: '1s' });
+  // Long enough that, under load, the sticky task fails (what this test is about) before it could time out; short
+  // enough that the buggy build's later retries, which the SDK lets time out unreported, end soon.
+  const handle = await startGreeter(temporal.client, taskQueue, { workflowTaskTimeout: '5s' });
   const buggy = await temporal.createWorker({ taskQueue, workflowsPath: buggyWorkflowsPath, activities });
   await buggy.runUntil(async () => {
     await greetName(handle, 'ann');
