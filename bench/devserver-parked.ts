@@ -21,7 +21,7 @@ import protoRoot from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { startEmbeddedPostgres } from '../activities/db/index.js';
 import { startDevServer } from '../devserver/index.js';
-import { percentile, throughput } from './workflow-throughput.js';
+import { percentile, pool, throughput } from './workflow-throughput.js';
 
 const TASK_QUEUE = 'bench-devserver-parked';
 const NAMESPACE = 'default';
@@ -171,19 +171,13 @@ async function measure(server: ServerProcess, client: Client, connection: Connec
 /** Starts `count` parked orders and waits until every one has upserted its search attributes. */
 async function park(client: Client, count: number): Promise<number> {
   const t0 = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PARK_CONCURRENCY }, async () => {
-      while (next < count) {
-        const i = next++;
-        await client.workflow.start('parkedOrderWorkflow', {
-          taskQueue: TASK_QUEUE,
-          workflowId: `parked-${i}`,
-          args: [`T-${i}`, ENVIRONMENTS[i % ENVIRONMENTS.length]!],
-        });
-      }
-    }),
-  );
+  await pool(count, PARK_CONCURRENCY, async (i) => {
+    await client.workflow.start('parkedOrderWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: `parked-${i}`,
+      args: [`T-${i}`, ENVIRONMENTS[i % ENVIRONMENTS.length]!],
+    });
+  });
   while ((await client.workflow.count(WAITING)).count < count) await new Promise((resolve) => setTimeout(resolve, 250));
   return count / ((performance.now() - t0) / 1000);
 }

@@ -26,7 +26,7 @@ import { SIM_KIND_MAP } from '../sim/index.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
 import { postgresPssMiB, rssMiB } from './scale/memory.js';
 import { startScaleStack, type ScaleStack } from './scale/stack.js';
-import { percentile } from './workflow-throughput.js';
+import { percentile, pool } from './workflow-throughput.js';
 
 const { values } = parseArgs({
   options: {
@@ -226,19 +226,6 @@ async function medianOf<R extends { ms: number }>(times: number, measure: () => 
   const runs: R[] = [];
   for (let i = 0; i < times; i++) runs.push(await measure());
   return runs.sort((a, b) => a.ms - b.ms)[Math.floor(times / 2)]!;
-}
-
-/** Runs `task` `total` times, at most `concurrency` at once. */
-async function pool(total: number, concurrency: number, task: () => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, total) }, async () => {
-      while (next < total) {
-        next++;
-        await task();
-      }
-    }),
-  );
 }
 
 const rate = (count: number, since: number) => (count / ((performance.now() - since) / 1000)).toFixed(1);

@@ -6,10 +6,9 @@
  * completion as a whole; a close command while events wait fails the task with UNHANDLED_COMMAND.
  */
 import test from 'ava';
-import { defaultPayloadConverter } from '@temporalio/common';
 import protoRoot from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { historyOf, namespace, rejection, typeNames } from './limits-support.js';
+import { historyOf, rejection, typeNames } from './limits-support.js';
 import type { HistoryEvent } from './limits-support.js';
 import { completeTask, pollTask, signalRun, startRulesEnv, startRun } from './rules-support.js';
 import type { RulesEnv } from './rules-support.js';
@@ -228,7 +227,7 @@ test('a close command while a signal waits fails the task with UNHANDLED_COMMAND
 test('cancelling a timer that fired while the task ran drops its TimerFired, and the workflow may close in the same completion', async (t) => {
   const workflowId = uniqueId('fired');
   const taskQueue = uniqueId('raw');
-  await startRun(env, workflowId, taskQueue, 10);
+  await startRun(env, workflowId, taskQueue, { workflowTaskTimeoutSeconds: 10 });
   const first = await pollTask(env, taskQueue);
   await signalRun(env, workflowId); // waits for the first task: the second follows it at once
   await completeTask(env, first, [timer('t1', 1000)]);
@@ -245,14 +244,7 @@ test('cancelling a timer that fired while the task ran drops its TimerFired, and
 test("after a refused completion the SDK's worker takes the retried task, finishes the workflow, and the history replays", async (t) => {
   const workflowId = uniqueId('sdk-retry');
   const taskQueue = uniqueId('rules-sdk');
-  await env.connection.workflowService.startWorkflowExecution({
-    namespace,
-    workflowId,
-    workflowType: { name: 'timerThenActivityWorkflow' },
-    taskQueue: { name: taskQueue },
-    requestId: workflowId,
-    input: { payloads: [defaultPayloadConverter.toPayload('Ada')] },
-  });
+  await startRun(env, workflowId, taskQueue, { workflowType: 'timerThenActivityWorkflow', input: ['Ada'], workflowTaskTimeoutSeconds: 10 });
   const first = await pollTask(env, taskQueue);
   t.like(await rejection(completeTask(env, first, [timer('1', 10), timer('1', 10)])), { code: 3 }); // the real server refuses a timer id twice
   const result = await env.withWorker(taskQueue, () => env.client.workflow.getHandle(workflowId).result());

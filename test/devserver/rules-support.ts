@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext } from 'ava';
 import protoRoot from '@temporalio/proto';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { namespace, startLimitsEnv } from './limits-support.js';
@@ -50,15 +51,24 @@ export const pollTask = (env: LimitsEnv, taskQueue: string): Promise<PollRespons
 export const completeTask = (env: LimitsEnv, task: PollResponse, commands: Command[]) =>
   env.connection.workflowService.respondWorkflowTaskCompleted({ taskToken: task.taskToken, identity: 'raw', commands });
 
-/** Starts a run of type "raw" on `taskQueue` (a workflow task timeout of 1 s unless told keeps a dropped task's wait short). */
-export async function startRun(env: LimitsEnv, workflowId: string, taskQueue: string, workflowTaskTimeoutSeconds = 1): Promise<void> {
+/**
+ * Starts a run on `taskQueue`: of type "raw" (driven by the test's own completions) unless told, with a workflow
+ * task timeout of 1 s unless told, which keeps a dropped task's wait short.
+ */
+export async function startRun(
+  env: LimitsEnv,
+  workflowId: string,
+  taskQueue: string,
+  options: { workflowTaskTimeoutSeconds?: number; workflowType?: string; input?: unknown[] } = {},
+): Promise<void> {
   await env.connection.workflowService.startWorkflowExecution({
     namespace,
     workflowId,
-    workflowType: { name: 'raw' },
+    workflowType: { name: options.workflowType ?? 'raw' },
     taskQueue: { name: taskQueue },
     requestId: workflowId,
-    workflowTaskTimeout: msToTs(workflowTaskTimeoutSeconds * 1000),
+    workflowTaskTimeout: msToTs((options.workflowTaskTimeoutSeconds ?? 1) * 1000),
+    ...(options.input ? { input: { payloads: options.input.map((value) => defaultPayloadConverter.toPayload(value)) } } : {}),
   });
 }
 
