@@ -119,6 +119,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const historyLimits = new HistoryLimits(ctx);
   clock.afterFire = () => historyLimits.settle();
   clock.isIdle = () => ctx.canSkipTime();
+  watchers.afterAnnounce = () => clock.requestSkip();
   const resumed = resumeStoredRuns(ctx);
   const schedules = new Schedules(ctx);
   schedules.resume(store.loadedSchedules?.() ?? []);

@@ -187,7 +187,7 @@ export class EngineContext {
 
   /** True when nothing is in a worker's hands or queued for one, so time may jump. */
   isQuiescent(): boolean {
-    if (this.queries.size) return false;
+    if (this.queries.size || this.watchers.announcing) return false;
     for (const execution of this.mayBeBusy) {
       if (hasWorkInFlight(execution)) return false;
       this.mayBeBusy.delete(execution);

@@ -12,6 +12,13 @@ export class Watchers {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly dirty = new Set<string>();
   private flushScheduled = false;
+  /** Called after each batch of changes is announced (time skipping waits for what the waiters then do). */
+  afterAnnounce: () => void = () => {};
+
+  /** Changes are made but not yet announced: a waiter (a schedule watching a run) has still to react. */
+  get announcing(): boolean {
+    return this.flushScheduled;
+  }
 
   /** Resolves false once `ready()` holds, or true when `timeoutMs` passes first. */
   waitUntil(key: string, ready: () => boolean, timeoutMs: number, onCancel?: (listener: () => void) => void): Promise<boolean> {
@@ -43,6 +50,7 @@ export class Watchers {
       const keys = [...this.dirty];
       this.dirty.clear();
       for (const k of keys) for (const w of [...(this.waiters.get(k) ?? [])]) if (w.ready()) w.resolve(false);
+      this.afterAnnounce();
     });
   }
 
