@@ -3,6 +3,7 @@
  * workflow task, activities, timers, updates). The store keeps these records; the engine changes them.
  */
 import type { TimerId } from './clock.js';
+import type { EventHistory } from './event-history.js';
 import type { NormalizedRetryPolicy } from './engine/retry.js';
 import type { Failure, Header, HistoryEvent, Memo, Payloads, SearchAttributes } from './proto.js';
 import type proto from '@temporalio/proto';
@@ -153,7 +154,7 @@ export interface Execution {
   attempt: number;
   memo?: Memo | null;
   searchAttributes: SearchAttributes;
-  history: HistoryEvent[];
+  history: EventHistory;
   /** Events caused from outside while a workflow task is started; written once it completes. */
   buffered: BufferedEvent[];
   workflowTask?: WorkflowTaskState;

@@ -60,6 +60,11 @@ export interface DevServerOptions {
    * and 10 MiB / 50 MiB). See docs/devserver.md, "Limits".
    */
   limits?: Partial<Limits>;
+  /**
+   * How many runs keep their history decoded, the ones read most recently (default 500); every other run keeps
+   * it packed (encoded), a third of the memory, and decodes it when it is next read. See docs/scale.md.
+   */
+  decodedHistories?: number;
 }
 
 export interface DevServer {
@@ -104,7 +109,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const loadStarted = performance.now();
   const store: ExecutionStore =
     options.store ??
-    (options.databaseUrl ? await PostgresStore.open({ url: options.databaseUrl, schema: options.databaseSchema, log }) : new InMemoryStore());
+    (options.databaseUrl
+      ? await PostgresStore.open({ url: options.databaseUrl, schema: options.databaseSchema, log, decodedHistories: options.decodedHistories })
+      : new InMemoryStore({ decodedHistories: options.decodedHistories }));
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
 

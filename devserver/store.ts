@@ -4,6 +4,7 @@
  * objects in memory and writes every change to PostgreSQL before the RPC that made it is answered.
  */
 import { randomUUID } from 'node:crypto';
+import { HistoryCache } from './event-history.js';
 import type { Execution } from './execution.js';
 import type { SearchAttributeType } from './visibility/search-attributes.js';
 
@@ -22,7 +23,12 @@ export interface StoredSchedule {
   record: object;
 }
 
+/** How many runs keep their history decoded (the ones read most recently); the others keep it packed. */
+export const DEFAULT_DECODED_HISTORIES = 500;
+
 export interface ExecutionStore {
+  /** Every run's history is made here, so that only the runs read most recently keep theirs decoded. */
+  readonly histories: HistoryCache;
   getNamespace(name: string): NamespaceRecord | undefined;
   listNamespaces(): NamespaceRecord[];
   addNamespace(name: string, retentionMs: number): NamespaceRecord;
@@ -64,6 +70,11 @@ export class InMemoryStore implements ExecutionStore {
   private readonly runs = new Map<string, Execution>();
   private readonly current = new Map<string, string>();
   private readonly byNamespace = new Map<string, Set<Execution>>();
+  readonly histories: HistoryCache;
+
+  constructor(options: { decodedHistories?: number } = {}) {
+    this.histories = new HistoryCache(options.decodedHistories ?? DEFAULT_DECODED_HISTORIES);
+  }
 
   getNamespace(name: string) {
     return this.namespaces.get(name);
@@ -108,6 +119,7 @@ export class InMemoryStore implements ExecutionStore {
     const execution = this.runs.get(runId);
     if (!execution) return;
     this.runs.delete(runId);
+    execution.history.release();
     this.byNamespace.get(execution.namespace)?.delete(execution);
     const key = `${execution.namespace}\u0000${execution.workflowId}`;
     if (this.current.get(key) === runId) this.current.delete(key);

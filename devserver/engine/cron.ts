@@ -174,7 +174,7 @@ export function nextCronRun(ctx: EngineContext, execution: Execution, outcome: C
   if (!cronSchedule || (execution.executionDeadline !== undefined && execution.executionDeadline <= now)) return undefined;
   const backoff = backoffMs(parseCronSchedule(cronSchedule), execution.executionTime, now);
   if (backoff === undefined) return undefined;
-  const handedIn = eventAttributes<{ lastCompletionResult?: Payloads | null }>(execution.history[0]!).lastCompletionResult;
+  const handedIn = eventAttributes<{ lastCompletionResult?: Payloads | null }>(execution.history.at(0)!).lastCompletionResult;
   return {
     runId: ctx.newRunId(),
     backoffMs: backoff,

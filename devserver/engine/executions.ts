@@ -154,7 +154,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     executionDeadline,
     memo: request.memo,
     searchAttributes: { indexedFields: { ...(request.searchAttributes?.indexedFields ?? {}) } },
-    history: [],
+    history: ctx.store.histories.create(),
     buffered: [],
     nextWorkflowTaskAttempt: 1,
     lastCompletedStartedEventId: 0,

@@ -101,7 +101,7 @@ export class HistoryLimits {
 
   /** The run as the last change that passed left it (what is dropped here, termination drops anyway: timers, activities). */
   private restore(execution: Execution, checkpoint: Checkpoint): void {
-    execution.history.length = checkpoint.historyLength;
+    execution.history.truncate(checkpoint.historyLength);
     rewindHistorySize(execution, checkpoint.historyLength, checkpoint.historyBytes);
     execution.buffered = checkpoint.buffered;
     execution.memo = checkpoint.memo;

@@ -30,7 +30,7 @@ export function historySizeBytes(execution: Execution): number {
   let count = counted.get(execution);
   if (!count) counted.set(execution, (count = { events: 0, bytes: 0 }));
   const { history } = execution;
-  for (; count.events < history.length; count.events++) count.bytes += storedSize(encodeEvent(history[count.events]!).length);
+  for (; count.events < history.length; count.events++) count.bytes += storedSize(encodeEvent(history.at(count.events)!).length);
   return count.bytes;
 }
 

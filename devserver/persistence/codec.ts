@@ -4,6 +4,7 @@
  * requests, the start request). Decoded messages come back as plain objects with numbers for 64-bit fields,
  * like the ones the engine builds.
  */
+import { withEventDefaults } from '../event-history.js';
 import { eventAttributesKey, reflection } from '../proto.js';
 import type { HistoryEvent, ReflectedType } from '../proto.js';
 
@@ -54,14 +55,7 @@ export function decodeBase64<T = Record<string, unknown>>(typeName: string, text
 
 export const encodeEvent = (event: HistoryEvent): Buffer => encodeMessage(TYPES.event, event);
 
-export function decodeEvent(bytes: Uint8Array): HistoryEvent {
-  const event = decodeMessage<HistoryEvent>(TYPES.event, bytes);
-  // proto3 leaves zero values out: the engine reads these as numbers
-  event.eventId ??= 0;
-  event.taskId ??= 0;
-  event.version ??= 0;
-  return event;
-}
+export const decodeEvent = (bytes: Uint8Array): HistoryEvent => withEventDefaults(decodeMessage<HistoryEvent>(TYPES.event, bytes));
 
 /** The attributes of an event, whatever its type. */
 export function eventAttributes<T = Record<string, any>>(event: HistoryEvent): T {

@@ -16,13 +16,12 @@ import { randomUUID } from 'node:crypto';
 import type { Execution } from '../execution.js';
 import type { LogLevel } from '../engine/context.js';
 import { ExecutionStatus } from '../proto.js';
-import type { HistoryEvent } from '../proto.js';
 import { InMemoryStore } from '../store.js';
 import type { ExecutionStore, NamespaceRecord, StoredSchedule } from '../store.js';
 import type { SearchAttributeType } from '../visibility/search-attributes.js';
 import { redactDatabaseUrl } from '../../activities/db/connection.js';
 import { ScheduleRows } from '../schedules/persistence.js';
-import { decodeEvent, encodeEvent, encodeMessage, ownedBytes, TYPES } from './codec.js';
+import { encodeEvent, encodeMessage, ownedBytes, TYPES } from './codec.js';
 import { loadExecution, toRecord } from './record.js';
 import type { ExecutionRow } from './record.js';
 import { createSchema, DEFAULT_SCHEMA, SCHEMA_VERSION, tables, validSchemaName } from './schema.js';
@@ -36,6 +35,8 @@ export interface PostgresStoreOptions {
   log?: (line: string, level: LogLevel) => void;
   /** How long to wait for another server (or a killed one's session) to let go of the schema; default 15 s. */
   lockTimeoutMs?: number;
+  /** How many runs keep their history decoded (../store.ts DEFAULT_DECODED_HISTORIES). */
+  decodedHistories?: number;
 }
 
 /** What was loaded on open. */
@@ -99,8 +100,9 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     schema: string,
     url: string,
     private readonly log: (line: string, level: LogLevel) => void,
+    decodedHistories: number | undefined,
   ) {
-    super();
+    super({ decodedHistories });
     this.schema = schema;
     this.location = `PostgreSQL ${redactDatabaseUrl(url)}, schema ${schema}`;
   }
@@ -118,7 +120,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       await acquireLock(lock, lockKey, options.lockTimeoutMs ?? 15_000, `another devserver is using schema ${schema} of ${redactDatabaseUrl(options.url)}`);
       const t = tables(sql, schema);
       await createSchema(sql, schema, t);
-      const store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log);
+      const store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log, options.decodedHistories);
       await store.load();
       return store;
     } catch (error) {
@@ -415,21 +417,23 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
           tx`DELETE FROM ${t.executions} WHERE run_id IN ${tx(expired)}`,
         ]);
 
-      const histories = new Map<string, HistoryEvent[]>();
+      // kept encoded as they are stored: a run's history is decoded when it is first read
+      const histories = new Map<string, Uint8Array[]>();
       let events = 0;
       await sql<{ run_id: string; data: Buffer }[]>`SELECT run_id, data FROM ${t.historyEvents} ORDER BY run_id, event_id`
         .cursor(5000, (batch) => {
           for (const { run_id, data } of batch) {
             let history = histories.get(run_id);
             if (!history) histories.set(run_id, (history = []));
-            history.push(decodeEvent(data));
+            history.push(data);
             events++;
           }
         });
 
       let openRuns = 0;
       for (const row of kept) {
-        const history = histories.get(row.run_id) ?? [];
+        const history = this.histories.fromEncoded(histories.get(row.run_id) ?? []);
+        histories.delete(row.run_id);
         const execution = loadExecution(row, history);
         this.insertRun(execution);
         if (execution.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) openRuns++;

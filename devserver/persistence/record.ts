@@ -17,6 +17,7 @@
  * has the run cached) is not kept: after a restart a run's next workflow task goes to the normal queue with
  * the full history, which any worker can take.
  */
+import type { EventHistory } from '../event-history.js';
 import type { ActivityState, BufferedEvent, Execution, StartRequest, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
 import { normalizeRetryPolicy } from '../engine/retry.js';
 import { childrenFromHistory, parentFromHistory } from '../engine/children.js';
@@ -219,8 +220,9 @@ function updatesFromHistory(history: HistoryEvent[], admitted: RunRecord['admitt
 }
 
 /** Rebuilds a run from its row and its history. */
-export function loadExecution(row: ExecutionRow, history: HistoryEvent[]): Execution {
+export function loadExecution(row: ExecutionRow, history: EventHistory): Execution {
   const record = row.state;
+  const events = [...history];
   const running = row.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
   const buffered: BufferedEvent[] = running
     ? record.buffered.map(({ event, startedEventIdFromPrevious }) => {
@@ -255,17 +257,17 @@ export function loadExecution(row: ExecutionRow, history: HistoryEvent[]): Execu
     lastCompletedStartedEventId: record.lastCompletedStartedEventId,
     activities: new Map(),
     timers: new Map(),
-    updates: updatesFromHistory(history, record.admittedUpdates, running),
+    updates: updatesFromHistory(events, record.admittedUpdates, running),
     cancelRequested: record.cancelRequested,
-    parent: parentFromHistory(history),
-    children: childrenFromHistory([...history, ...buffered.map(bufferedAsEvent)]),
+    parent: parentFromHistory(events),
+    children: childrenFromHistory([...events, ...buffered.map(bufferedAsEvent)]),
   };
   if (!running) return execution;
 
   // what is pending: history, then the buffered events that will follow it
   const scheduled = new Map<number, HistoryEvent>();
   const timers = new Map<string, TimerState>();
-  for (const event of [...history, ...buffered.map(bufferedAsEvent)]) {
+  for (const event of [...events, ...buffered.map(bufferedAsEvent)]) {
     const attrs = eventAttributes(event);
     if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) scheduled.set(event.eventId, event);
     else if (CLOSES_ACTIVITY.has(event.eventType)) scheduled.delete(Number(attrs.scheduledEventId ?? 0));

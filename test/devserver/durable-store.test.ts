@@ -32,7 +32,7 @@ function snapshot(execution: Execution): object {
     memo: bytes(TYPES.memo, execution.memo),
     searchAttributes: bytes(TYPES.searchAttributes, execution.searchAttributes),
     startRequest: bytes(TYPES.startRequest, execution.startRequest),
-    history: execution.history.map(canonical),
+    history: [...execution.history].map(canonical),
     record: {
       ...toRecord(execution),
       workflowTask: execution.workflowTask && { ...toRecord(execution).workflowTask, transientEvents: execution.workflowTask.transientEvents?.map(canonical) },

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import test from 'ava';
 import fc from 'fast-check';
+import { HistoryCache } from '../../devserver/event-history.js';
 import type { Execution } from '../../devserver/execution.js';
 import { RpcError } from '../../devserver/errors.js';
 import { ExecutionStatus } from '../../devserver/proto.js';
@@ -90,6 +91,7 @@ type Visible = Pick<
   'namespace' | 'workflowId' | 'runId' | 'firstRunId' | 'workflowType' | 'taskQueue' | 'status' | 'startTime' | 'executionTime' | 'closeTime' | 'memo' | 'searchAttributes' | 'history'
 >;
 
+const histories = new HistoryCache(0);
 let runCounter = 0;
 function execution(spec: RunSpec): Execution {
   const id = ++runCounter;
@@ -107,7 +109,7 @@ function execution(spec: RunSpec): Execution {
     closeTime: running ? undefined : T0 + spec.closeMinute * MINUTE,
     memo: null,
     searchAttributes: searchAttributes(spec.attributes),
-    history: [],
+    history: histories.create(),
   };
   return visible as Execution;
 }
