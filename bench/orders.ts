@@ -24,7 +24,7 @@ import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { startDevServer } from '../devserver/index.js';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
-import { callbackPolicyFromEnv } from '../activities/order/index.js';
+import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
 import { percentile, throughput } from './workflow-throughput.js';
 
@@ -66,6 +66,10 @@ export async function runOrdersBench(): Promise<void> {
         responseTimeoutMs: 30_000,
       },
     });
+    const dataConverter = encryptingDataConverter(Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`));
+    const connection = await Connection.connect({ address: devServer.address });
+    await ensureOrderSearchAttributes(connection, 'default');
+    const client = new Client({ connection, namespace: 'default', dataConverter });
     const activities = createEnvironmentActivities({
       apiClient,
       repository: createRepository(sql),
@@ -73,10 +77,9 @@ export async function runOrdersBench(): Promise<void> {
       policies: { version: 'bench', source: 'defaults', policies: DEFAULT_APPROVAL_POLICIES },
       callbackSecret: undefined,
       callbackPolicy: callbackPolicyFromEnv({}),
+      // As the worker does: the buy and the journal read the request from the run's start input.
+      orderRequests: temporalOrderRequests(client),
     });
-    const dataConverter = encryptingDataConverter(Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`));
-    const connection = await Connection.connect({ address: devServer.address });
-    await ensureOrderSearchAttributes(connection, 'default');
     const worker = await createOrderWorker({
       connection: await NativeConnection.connect({ address: devServer.address }),
       namespace: 'default',
@@ -97,7 +100,6 @@ export async function runOrdersBench(): Promise<void> {
       activities: { echo: async (text: string) => text },
     });
     const baselineRunning = baselineWorker.run();
-    const client = new Client({ connection, namespace: 'default', dataConverter });
     const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP });
     const example = JSON.parse(await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
     const { History } = protoRoot.temporal.api.history.v1;

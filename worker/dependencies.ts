@@ -8,6 +8,7 @@ import {
   CONSOLE_URL_VARIABLE,
   createActivities,
   type CallbackPolicy,
+  type OrderRequestReader,
 } from '../activities/order/index.js';
 import { checkCallbackUrl } from '../activities/order/callback-policy.js';
 import type { OrderActivities } from '../activities/order/types.js';
@@ -27,6 +28,8 @@ export interface WorkerDependencies {
 export interface DependencyOptions {
   env: NodeJS.ProcessEnv;
   databaseUrl: string;
+  /** Reads an order run's request from Temporal (`temporalOrderRequests` on a client with the worker's data converter). */
+  orderRequests: OrderRequestReader;
   /** One line per API exchange (never headers or bodies); default: nothing. */
   logApi?: (entry: ApiLogEntry) => void;
   /** Response timeout of the ticket-system callback. */
@@ -50,6 +53,11 @@ export interface EnvironmentActivityOptions {
   approverWebhookUrl?: string;
   /** The console's base URL (MVE_CONSOLE_URL), for the link to the order page in approver messages. */
   consoleUrl?: string;
+  /**
+   * Reads an order run's request from its start input (`temporalOrderRequests` on a client with the worker's
+   * Temporal address and data converter): the buy and the journal get it by reference, not in their inputs.
+   */
+  orderRequests: OrderRequestReader;
 }
 
 /** The order activities of one environment: its API client, its catalog caches, the records, the callbacks. */
@@ -67,6 +75,7 @@ export function createEnvironmentActivities(options: EnvironmentActivityOptions)
     timeoutMs: options.callbackTimeoutMs ?? 10_000,
     approverWebhookUrl: options.approverWebhookUrl,
     consoleUrl: options.consoleUrl,
+    orderRequests: options.orderRequests,
   });
 }
 
@@ -114,6 +123,7 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
     ...approverNotifications,
     policies,
     apiClient,
+    orderRequests: options.orderRequests,
     repository: createRepository(sql),
     kindMap: kindMapFromEnv(options.env),
     callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,

@@ -1,7 +1,9 @@
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { DataConverter } from '@temporalio/common';
 import type { Keyring } from '../codec/index.js';
 import { encryptingDataConverter } from '../codec/index.js';
+import { temporalOrderRequests } from '../activities/order/index.js';
 import { ConfigError } from '../config/env.js';
 import { connectionOptions, loadTemporalConfig, orderTaskQueue, type TemporalConfig } from '../config/temporal.js';
 import { createWorkerDependencies, type WorkerDependencies } from './dependencies.js';
@@ -36,16 +38,29 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const address = options.temporalAddress ?? temporal.address;
   if (!address) throw new ConfigError('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
   const maxCachedWorkflows = workflowCacheSize(options.env);
-  const dependencies = createWorkerDependencies({
-    env: options.env,
-    databaseUrl: options.databaseUrl,
-  });
+  const dataConverter = encryptingDataConverter(options.keyring);
+  // The activities read an order run's request from its start input through this client (connected on first use),
+  // decrypted with the worker's own data converter.
+  const requestsConnection = Connection.lazy(connectionOptions(temporal, address));
+  const orderRequests = temporalOrderRequests(new Client({ connection: requestsConnection, namespace: temporal.namespace, dataConverter }));
+  let dependencies: WorkerDependencies;
+  try {
+    dependencies = createWorkerDependencies({
+      env: options.env,
+      databaseUrl: options.databaseUrl,
+      orderRequests,
+    });
+  } catch (error) {
+    await requestsConnection.close();
+    throw error;
+  }
   let started: { connection: NativeConnection; worker: Worker };
   try {
     await registerSearchAttributes(temporal, address, options.log);
-    started = await connectOrderWorker(temporal, address, dependencies, options.keyring, options.actionKeys, maxCachedWorkflows);
+    started = await connectOrderWorker(temporal, address, dependencies, dataConverter, options.actionKeys, maxCachedWorkflows);
   } catch (error) {
     await dependencies.close();
+    await requestsConnection.close();
     throw error;
   }
   const { connection, worker } = started;
@@ -56,6 +71,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const done = worker.run().finally(async () => {
     await dependencies.close();
     await connection.close();
+    await requestsConnection.close();
   });
   return {
     worker,
@@ -87,7 +103,7 @@ async function connectOrderWorker(
   temporal: TemporalConfig,
   address: string,
   dependencies: WorkerDependencies,
-  keyring: Keyring,
+  dataConverter: DataConverter,
   actionKeys: Keyring,
   maxCachedWorkflows: number,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
@@ -99,7 +115,7 @@ async function connectOrderWorker(
       taskQueue: temporal.taskQueue,
       environment: dependencies.environment,
       activities: dependencies.activities,
-      dataConverter: encryptingDataConverter(keyring),
+      dataConverter,
       actionKeys,
       maxCachedWorkflows,
     });

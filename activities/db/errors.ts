@@ -42,6 +42,9 @@ const CONSTRAINT_RULES: Record<string, string> = {
   approvals_workflow_id_fkey: 'the order must be recorded first',
   buy_attempts_workflow_id_fkey: 'the order must be recorded first',
   approvals_approver_id_fkey: 'the approver must be known',
+  orders_policy_hash_fkey: 'the approval policy must be stored first',
+  approval_policies_hash_hex: 'a policy hash is a SHA-256 in hex',
+  approval_policies_policy_object: 'a policy is a JSON object',
 };
 
 interface PostgresErrorLike {

@@ -46,6 +46,7 @@ export {
   type LastErrorInput,
   type ListOrdersInput,
   type PolicyInput,
+  type ApprovalPolicyInput,
   type AwaitingApprovalInput,
   type NoteInput,
   type NewApproverInput,

@@ -23,6 +23,7 @@ import {
   listOrdersInput,
   awaitingApprovalInput,
   policyInput,
+  approvalPolicyInput,
   noteInput,
   orderReceivedInput,
   productInput,
@@ -35,6 +36,7 @@ import {
   type ListOrdersInput,
   type AwaitingApprovalInput,
   type PolicyInput,
+  type ApprovalPolicyInput,
   type NoteInput,
   type OrderReceivedInput,
   type ProductInput,
@@ -68,7 +70,16 @@ export interface OrdersRepository {
   recordProduct(input: ProductInput): Promise<void>;
   /** Sets (or, with `error: null`, clears) the order's last error. The message must be redacted. */
   recordLastError(input: LastErrorInput): Promise<void>;
-  /** The approval policy that governs the order; written once (a retry with the same policy is a no-op). */
+  /**
+   * Stores an approval policy's rules under their hash, once: storing the same rules again is a no-op; other rules
+   * under a stored hash are a conflict.
+   */
+  storeApprovalPolicy(input: ApprovalPolicyInput): Promise<void>;
+  /**
+   * The approval policy that governs the order, by version and hash; its rules are copied onto the order from the
+   * stored policies (given `policy`, those rules are stored first). Written once (a retry with the same policy is a
+   * no-op); a hash that is not stored is refused (`not-found`).
+   */
   recordPolicy(input: PolicyInput): Promise<void>;
   /** The order with its events, votes and buy attempts, read as one consistent snapshot; null if unknown. */
   getOrder(workflowId: string): Promise<OrderView | null>;
@@ -89,6 +100,17 @@ export interface OrderStatistics {
   oldestApprovalPendingSeconds: number;
   /** `in-flight`: an intent with no outcome yet. */
   buyAttemptsByOutcome: Record<string, number>;
+}
+
+/** Stores a policy's rules under their hash; the same rules again change nothing. */
+async function storePolicy(sql: Sql | postgres.TransactionSql, { hash, policy }: { hash: string; policy: Record<string, unknown> }): Promise<void> {
+  const rules = sql.json(policy as postgres.JSONValue);
+  const inserted = await sql`
+    INSERT INTO approval_policies (hash, policy) VALUES (${hash}, ${rules}::jsonb)
+    ON CONFLICT (hash) DO NOTHING RETURNING 1`;
+  if (inserted.length > 0) return;
+  const [same] = await sql`SELECT 1 FROM approval_policies WHERE hash = ${hash} AND policy = ${rules}::jsonb`;
+  if (!same) throw new RepositoryError('conflict', `storeApprovalPolicy: other rules are stored under hash ${hash}`);
 }
 
 export function createOrdersRepository(sql: Sql): OrdersRepository {
@@ -264,15 +286,26 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
         if (updated.length === 0) await requireOrder('recordLastError', workflowId);
       }),
 
+    storeApprovalPolicy: (input) =>
+      operation('storeApprovalPolicy', approvalPolicyInput, input, (policy) => storePolicy(sql, policy)),
+
     recordPolicy: (input) =>
-      operation('recordPolicy', policyInput, input, async ({ workflowId, version, hash, policy }) => {
-        const updated = await sql`
-          UPDATE orders SET policy_version = ${version}, policy_hash = ${hash}, policy = ${json(policy)}, updated_at = now()
-          WHERE workflow_id = ${workflowId} AND (policy_hash IS NULL OR policy_hash = ${hash}) RETURNING 1`;
-        if (updated.length > 0) return;
-        await requireOrder('recordPolicy', workflowId);
-        throw new RepositoryError('conflict', `recordPolicy: order ${workflowId} is already governed by another policy`);
-      }),
+      operation('recordPolicy', policyInput, input, ({ workflowId, version, hash, policy }) =>
+        sql.begin(async (tx) => {
+          if (policy) await storePolicy(tx, { hash, policy });
+          const updated = await tx`
+            UPDATE orders o SET policy_version = ${version}, policy_hash = p.hash, policy = p.policy, updated_at = now()
+            FROM approval_policies p
+            WHERE p.hash = ${hash} AND o.workflow_id = ${workflowId} AND (o.policy_hash IS NULL OR o.policy_hash = ${hash})
+            RETURNING 1`;
+          if (updated.length > 0) return;
+          const [order] = await tx`SELECT 1 FROM orders WHERE workflow_id = ${workflowId}`;
+          if (!order) throw new RepositoryError('not-found', `recordPolicy: no order recorded with workflow id ${workflowId}`);
+          const [known] = await tx`SELECT 1 FROM approval_policies WHERE hash = ${hash}`;
+          if (!known) throw new RepositoryError('not-found', `recordPolicy: no approval policy is stored with hash ${hash}`);
+          throw new RepositoryError('conflict', `recordPolicy: order ${workflowId} is already governed by another policy`);
+        }),
+      ),
 
     recordNote: (input) =>
       operation('recordNote', noteInput, input, async (note) => {

@@ -135,11 +135,20 @@ export const lastErrorInput = z.object({
   at: moment.optional(),
 });
 
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex');
+
+/** The rules of an approval policy, stored once under their content hash. */
+export const approvalPolicyInput = z.object({
+  hash: sha256Hex,
+  policy: jsonObject,
+});
+
 export const policyInput = z.object({
   workflowId,
   version: text(100),
-  hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex'),
-  policy: jsonObject,
+  hash: sha256Hex,
+  /** The rules, when the caller has them (older journal entries carried them): stored under the hash first. */
+  policy: jsonObject.optional(),
 });
 
 export const listOrdersInput = z.object({
@@ -230,6 +239,7 @@ export type LastErrorInput = z.input<typeof lastErrorInput>;
 export type ListOrdersInput = z.input<typeof listOrdersInput>;
 export type AwaitingApprovalInput = z.input<typeof awaitingApprovalInput>;
 export type PolicyInput = z.input<typeof policyInput>;
+export type ApprovalPolicyInput = z.input<typeof approvalPolicyInput>;
 export type NewApproverInput = z.input<typeof newApproverInput>;
 export type ApproverUpdateInput = z.input<typeof approverUpdateInput>;
 export type ListApproversInput = z.input<typeof listApproversInput>;

@@ -4,7 +4,8 @@ import type { CatalogLookups } from '../catalog/index.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
-import type { BuyOutcome, Environment, OrderActivities, OrderTargets } from './types.js';
+import { currentRun, type OrderRequestReader } from './order-requests.js';
+import type { BuyOutcome, BuyTargets, Environment, OrderActivities, OrderTargets } from './types.js';
 
 export interface ApiActivityDeps {
   /** The API client of each environment this worker serves (one key, one environment). */
@@ -12,6 +13,8 @@ export interface ApiActivityDeps {
   catalog: CatalogLookups;
   kindMap: KindMap;
   now: () => number;
+  /** Reads the request of the order run an activity works for (the buy's input does not carry it). */
+  orderRequests: OrderRequestReader;
 }
 
 /** How often the buy activity heartbeats while its request is out (the workflow's heartbeat timeout is a few times this). */
@@ -32,7 +35,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
   }
 
   /** The order exactly as it will be sent; the same request and targets always build the same order. */
-  function build(request: OrderRequest, targets: OrderTargets) {
+  function build(request: OrderRequest, targets: BuyTargets) {
     return buildOrder(request, { id: targets.location.id }, targets.image, { kindMap: deps.kindMap });
   }
 
@@ -96,12 +99,20 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       });
     },
 
-    async buyOrder({ environment, request, targets }): Promise<BuyOutcome> {
+    async buyOrder(input): Promise<BuyOutcome> {
+      let request: OrderRequest;
+      try {
+        // An input scheduled by the v1 workflow, or before this worker's deploy, still carries the request.
+        request = 'request' in input ? input.request : await deps.orderRequests.requestOf(currentRun());
+      } catch (error) {
+        // Nothing was sent: the request could not be read (Temporal unreachable); worth trying again.
+        return { outcome: 'not-created', retryable: true, error: summaryOf(error) };
+      }
       let client: ApiClient;
       let envelope;
       try {
-        client = clientFor(environment);
-        envelope = build(request, targets).buyEnvelope;
+        client = clientFor(request.environment);
+        envelope = build(request, input.targets).buyEnvelope;
       } catch (error) {
         // Nothing was sent: a missing key or an order that cannot be built is a clean, final "not created".
         return { outcome: 'not-created', retryable: false, error: summaryOf(error) };

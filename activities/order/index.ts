@@ -24,6 +24,12 @@ export function createActivities(deps: OrderActivityDeps): OrderActivities {
 
 export { policyHash } from './policy-activity.js';
 export {
+  OrderRequestUnavailable,
+  temporalOrderRequests,
+  type OrderRequestReader,
+  type RunReference,
+} from './order-requests.js';
+export {
   CALLBACK_ALLOW_HTTP_VARIABLE,
   CALLBACK_ALLOWED_NETWORKS_VARIABLE,
   callbackPolicyFromEnv,

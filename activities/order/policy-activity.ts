@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import { RepositoryError, type Repository } from '../db/index.js';
 import { canonicalJson } from '../../domain/index.js';
 import type { PoliciesInForce } from '../../workflows/approval/index.js';
 import type { OrderActivities } from './types.js';
@@ -7,17 +8,43 @@ import type { OrderActivities } from './types.js';
 export interface PolicyActivityDeps {
   /** Loaded and validated when the worker starts (MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY, else the defaults). */
   policies: PoliciesInForce;
+  /** Where the rules of each policy served are stored, by hash (orders name their policy by version and hash). */
+  repository: Pick<Repository, 'storeApprovalPolicy'>;
   /** True when approvers are told over a webhook (MVE_APPROVER_WEBHOOK_URL): each new order learns it with its policy. */
   approverWebhook?: boolean;
 }
 
-/** Gives each new order the policy this worker enforces for its environment, with its version and content hash. */
+/**
+ * Gives each new order the policy this worker enforces for its environment, with its version and content hash.
+ * The order's journal names the policy by version and hash only, so the rules are stored in Postgres before any
+ * order can name them: the first time this worker (its activities are built once per process) serves a hash, it
+ * stores it; concurrent orders share that one write. A write that fails fails the activity, which is retried, and
+ * the next call tries the write again.
+ */
 export function createPolicyActivity(deps: PolicyActivityDeps): Pick<OrderActivities, 'loadApprovalPolicy'> {
+  const stored = new Map<string, Promise<void>>();
+
+  function store(hash: string, policy: object): Promise<void> {
+    let write = stored.get(hash);
+    if (!write) {
+      write = deps.repository.storeApprovalPolicy({ hash, policy: policy as Record<string, unknown> }).catch((error: unknown) => {
+        stored.delete(hash);
+        // Stored under this hash with other rules: a corrupted table, which retrying cannot mend.
+        if (error instanceof RepositoryError) throw ApplicationFailure.nonRetryable(`the approval policy ${hash} cannot be stored: ${error.message}`, 'PolicyNotStored');
+        throw error;
+      });
+      stored.set(hash, write);
+    }
+    return write;
+  }
+
   return {
     async loadApprovalPolicy({ environment }) {
       const policy = deps.policies.policies[environment];
       if (!policy) throw ApplicationFailure.nonRetryable(`the workers hold no approval policy for ${environment}`, 'NoPolicy');
-      return { version: deps.policies.version, hash: policyHash(policy), policy, ...(deps.approverWebhook ? { approverWebhook: true } : {}) };
+      const hash = policyHash(policy);
+      await store(hash, policy);
+      return { version: deps.policies.version, hash, policy, ...(deps.approverWebhook ? { approverWebhook: true } : {}) };
     },
   };
 }

@@ -1,10 +1,24 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { RepositoryError, type Repository } from '../db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
-import type { JournalEntry, OrderActivities, OrderContext } from './types.js';
+import type { PoliciesInForce } from '../../workflows/approval/index.js';
+import { currentRun, type OrderRequestReader } from './order-requests.js';
+import { policyHash } from './policy-activity.js';
+import type { JournalEntry, OrderActivities } from './types.js';
 
 export interface RecordActivityDeps {
   repository: Repository;
+  /** Reads the request of the order run (the "received" entry does not carry it). */
+  orderRequests: OrderRequestReader;
+  /** The policies this worker serves: their rules, for a policy entry whose hash no worker stored (see below). */
+  policies?: PoliciesInForce;
+}
+
+/** The order run a journal batch is written for. */
+interface JournalRun {
+  workflowId: string;
+  /** Recorded with the order and each buy attempt. */
+  runId: string | undefined;
 }
 
 type RecordActivities = Pick<OrderActivities, 'recordJournal' | 'loadApprovers'>;
@@ -32,23 +46,32 @@ function money(amount: number): number {
  * write-ahead record did not happen, so the buy must not be sent. A database that is down is retried.
  */
 export function createRecordActivities(deps: RecordActivityDeps): RecordActivities {
-  const { repository } = deps;
+  const { repository, orderRequests } = deps;
 
-  async function write(context: OrderContext & { ticketId: string }, entry: JournalEntry): Promise<void> {
-    const { workflowId } = context;
+  function rulesServed(hash: string): Record<string, unknown> | undefined {
+    const served = Object.values(deps.policies?.policies ?? {}).find((policy) => policyHash(policy) === hash);
+    return served as unknown as Record<string, unknown> | undefined;
+  }
+
+  async function write(run: JournalRun, entry: JournalEntry): Promise<void> {
+    const { workflowId } = run;
     const at = new Date(entry.at);
     switch (entry.type) {
-      case 'received':
+      case 'received': {
+        // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always
+        // has its run from the context). Stored redacted only.
+        const request = entry.request ?? (await orderRequests.requestOf({ workflowId, runId: run.runId ?? '' }));
         await repository.recordOrderReceived({
           workflowId,
-          ticketId: context.ticketId,
-          environment: context.environment,
-          requestedBy: entry.request.requestedBy,
-          ...(context.runId ? { runId: context.runId } : {}),
-          request: redactOrderRequest(entry.request) as Record<string, unknown>,
+          ticketId: request.ticketId,
+          environment: request.environment,
+          requestedBy: request.requestedBy,
+          ...(run.runId ? { runId: run.runId } : {}),
+          request: redactOrderRequest(request) as Record<string, unknown>,
           at,
         });
         return;
+      }
       case 'transition':
         await repository.recordTransition({
           workflowId,
@@ -86,10 +109,10 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
         });
         return;
       case 'buy-intent': {
-        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(context.runId ? { runId: context.runId } : {}), at });
+        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(run.runId ? { runId: run.runId } : {}), at });
         // A retry of this very write finds its own intent, still open. One of another run, or one that has ended,
         // belongs to an earlier run of the same order (the records outlive Temporal's memory): buying could buy twice.
-        if (!recorded && (attempt.outcome !== null || (attempt.runId !== null && context.runId !== undefined && attempt.runId !== context.runId))) {
+        if (!recorded && (attempt.outcome !== null || (attempt.runId !== null && run.runId !== undefined && attempt.runId !== run.runId))) {
           const earlier = attempt.outcome === null ? `was begun by another run (${attempt.runId}) and may have been sent` : `already ended as ${attempt.outcome} (at ${attempt.finishedAt})`;
           throw new RepositoryError('conflict', `buy attempt ${entry.attempt} of this order ${earlier}; not buying again`);
         }
@@ -114,9 +137,21 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
           provisioningStatus: fit(entry.product.provisioningStatus.trim() || 'UNKNOWN', 100),
         });
         return;
-      case 'policy':
-        await repository.recordPolicy({ workflowId, version: entry.version, hash: entry.hash, policy: entry.policy as Record<string, unknown> });
+      case 'policy': {
+        // The rules are stored by hash (loadApprovalPolicy); an entry of an older input still carries them, and they
+        // are stored with it, since no worker may have stored them.
+        const named = { workflowId, version: entry.version, hash: entry.hash };
+        try {
+          await repository.recordPolicy(entry.policy ? { ...named, policy: entry.policy as unknown as Record<string, unknown> } : named);
+        } catch (error) {
+          // A run that read its policy from a worker of before this deploy (which stored no rules) and journals it only
+          // now names a hash nobody stored: when it is the hash of a policy this worker serves, its rules are stored.
+          const rules = error instanceof RepositoryError && error.kind === 'not-found' ? rulesServed(entry.hash) : undefined;
+          if (!rules) throw error;
+          await repository.recordPolicy({ ...named, policy: rules });
+        }
         return;
+      }
       case 'error':
         await repository.recordLastError({ workflowId, error: entry.message === null ? null : fit(entry.message, 4000), at });
         return;
@@ -124,16 +159,19 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
   }
 
   return {
-    async recordJournal({ entries, ...context }) {
-      for (const entry of entries) {
+    async recordJournal(input) {
+      // An input scheduled by the v1 workflow, or before this worker's deploy, names its run (the lean workflow
+      // named its first run); the activity's context names it otherwise.
+      const run: JournalRun = 'workflowId' in input ? { workflowId: input.workflowId, runId: input.runId } : currentRun();
+      for (const entry of input.entries) {
         try {
-          await write(context, entry);
+          await write(run, entry);
         } catch (error) {
           if (!(error instanceof RepositoryError)) throw error; // the database is down: retried
           const refusal = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${error.message}`, 4000);
           if (entry.type === 'buy-intent') throw ApplicationFailure.nonRetryable(refusal, 'BuyIntentRefused');
           // Shown on the order; if even that is refused (no order row), the refusal cannot be recorded anywhere.
-          await repository.recordLastError({ workflowId: context.workflowId, error: refusal, at: new Date() }).catch((second: unknown) => {
+          await repository.recordLastError({ workflowId: run.workflowId, error: refusal, at: new Date() }).catch((second: unknown) => {
             if (!(second instanceof RepositoryError)) throw second;
           });
         }

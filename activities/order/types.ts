@@ -70,14 +70,46 @@ export interface OrderContext {
   runId?: string;
 }
 
+/** What building the buy needs of the targets the lookup chose (no warnings, no names). */
+export interface BuyTargets {
+  location: { id: number };
+  image: { id: number; vendor: string; product: string };
+}
+
+/**
+ * The buy's input. The request is not in it: the activity reads it from the run's own start input
+ * (`OrderRequestReader`), so history holds the request once. The workflow id and run id come from the
+ * activity's context.
+ */
+export interface BuyInput {
+  targets: BuyTargets;
+  attempt: number;
+}
+
+/** The journal's input: the workflow id and run id come from the activity's context. */
+export interface JournalInput {
+  entries: JournalEntry[];
+}
+
+/**
+ * The inputs as they were before the activities read the request by reference and their run from their
+ * context. The frozen v1 workflow (workflows/order/legacy/) still schedules them, and an activity scheduled before
+ * a deploy is retried after it with the input it was scheduled with: when these fields are there, they are used.
+ */
+export type LegacyBuyInput = OrderContext & { request: OrderRequest; targets: OrderTargets; attempt: number };
+export type LegacyJournalInput = OrderContext & { ticketId: string; entries: JournalEntry[] };
+
 /** One line of the order's journal, written to Postgres in order and idempotently (key: workflowId + seq). */
 export type JournalEntry =
   | {
       type: 'received';
       seq: number;
       at: number;
-      /** Redacted by the activity before it is stored. */
-      request: OrderRequest;
+      /**
+       * Only in entries of older inputs (see `LegacyJournalInput`). The activity reads the request from the run's
+       * start input, and redacts it before it is stored.
+       */
+      request?: OrderRequest;
     }
   | {
       type: 'transition';
@@ -103,8 +135,12 @@ export type JournalEntry =
       comment?: string;
     }
   | { type: 'note'; seq: number; at: number; actor: string; message: string; details?: Record<string, unknown> }
-  /** The approval policy that governs the order, as the workers hold it when the order starts. */
-  | { type: 'policy'; seq: number; at: number; version: string; hash: string; policy: ApprovalPolicy }
+  /**
+   * The approval policy that governs the order, as the workers hold it when the order starts: its rules are stored
+   * once per hash (by `loadApprovalPolicy`, before any order can name it). `policy` is only in entries of older
+   * inputs (see `LegacyJournalInput`), which carried the rules.
+   */
+  | { type: 'policy'; seq: number; at: number; version: string; hash: string; policy?: ApprovalPolicy }
   | { type: 'buy-intent'; seq: number; at: number; attempt: number }
   | {
       type: 'buy-outcome';
@@ -168,7 +204,10 @@ export interface ApproverMessage {
 }
 
 export interface OrderActivities {
-  /** The approval policy this worker enforces for the environment, read once when an order starts. */
+  /**
+   * The approval policy this worker enforces for the environment, read once when an order starts. Its rules are
+   * stored in Postgres (once per hash and worker process) before it answers.
+   */
   loadApprovalPolicy(input: { environment: Environment }): Promise<GoverningPolicy>;
   /**
    * Used only by runs of the v1 workflow (workflows/order/legacy/): the API activities now fetch and refresh the
@@ -177,9 +216,9 @@ export interface OrderActivities {
   refreshApiToken(input: { environment: Environment }): Promise<void>;
   lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
   validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<Omit<QuoteRecord, 'quotedAt'>>;
-  buyOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets; attempt: number }): Promise<BuyOutcome>;
+  buyOrder(input: BuyInput | LegacyBuyInput): Promise<BuyOutcome>;
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
-  recordJournal(input: OrderContext & { ticketId: string; entries: JournalEntry[] }): Promise<void>;
+  recordJournal(input: JournalInput | LegacyJournalInput): Promise<void>;
   notifyTicketSystem(input: { callbackUrl: string; notification: TicketNotification }): Promise<void>;
   /** Posts a signed Slack-compatible message to the approvers' webhook (MVE_APPROVER_WEBHOOK_URL); nothing when it is not set. */
   notifyApprovers(input: ApproverMessage): Promise<void>;

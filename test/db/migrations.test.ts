@@ -144,3 +144,29 @@ test('misnamed and duplicate migration files are refused before touching the dat
   await writeFile(path.join(dir, '0001_again.sql'), 'SELECT 1;\n');
   await t.throwsAsync(loadMigrations(dir), { message: /share version 1/ });
 });
+
+test('0009 stores the policy of every order recorded before it, once per hash, and orders can then only name stored policies', async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const dir = await copyOfMigrations(t);
+  await rm(path.join(dir, '0009_approval_policies.sql'));
+  await runMigrations(sql, { directory: dir });
+  const [a, b] = ['a'.repeat(64), 'b'.repeat(64)];
+  const rules = (percent: number) => sql.json({ tiers: [], maxRiseWithoutApproval: { percent } });
+  const order = (id: string, hash: string | null, percent: number, at: string) => sql`
+    INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request, policy_version, policy_hash, policy, created_at)
+    VALUES (${id}, ${id}, 'staging', 'rita', '{}', ${hash && 'v1'}, ${hash}, ${hash && rules(percent)}, ${at})`;
+  await order('o-1', a, 1, '2026-01-01T00:00:00Z');
+  await order('o-2', a, 1, '2026-01-02T00:00:00Z');
+  await order('o-3', b, 2, '2026-01-03T00:00:00Z');
+  await order('o-4', null, 0, '2026-01-04T00:00:00Z');
+
+  await cp(path.join(MIGRATIONS_DIRECTORY, '0009_approval_policies.sql'), path.join(dir, '0009_approval_policies.sql'));
+  const run = await runMigrations(sql, { directory: dir });
+  t.deepEqual(run.applied.map((m) => m.name), ['0009_approval_policies.sql']);
+  const stored = await sql`SELECT hash, policy, stored_at FROM approval_policies ORDER BY hash`;
+  t.deepEqual(stored.map((row) => [row['hash'], row['policy'], (row['stored_at'] as Date).toISOString()]), [
+    [a, { tiers: [], maxRiseWithoutApproval: { percent: 1 } }, '2026-01-01T00:00:00.000Z'],
+    [b, { tiers: [], maxRiseWithoutApproval: { percent: 2 } }, '2026-01-03T00:00:00.000Z'],
+  ]);
+  await t.throwsAsync(order('o-5', 'c'.repeat(64), 3, '2026-01-05T00:00:00Z'), { message: /violates foreign key constraint "orders_policy_hash_fkey"/ });
+});

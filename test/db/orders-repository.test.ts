@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import test from 'ava';
-import { createRepository, type Repository, type Sql } from '../../activities/db/index.js';
+import { createRepository, RepositoryError, type Repository, type Sql } from '../../activities/db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
@@ -297,4 +298,53 @@ test('orders are listed newest first, filtered by status, environment and ticket
   t.deepEqual((await repo.listOrders({ ticketId: a.ticketId })).map((o) => o.workflowId), [a.workflowId]);
   t.is((await repo.listOrders({ limit: 1 })).length, 1);
   t.is(await repo.getOrder('order-UNKNOWN'), null);
+});
+
+/** A policy's rules and a hash of their own (tests in a file run concurrently on one database). */
+function newPolicy(percent: number) {
+  return { hash: randomBytes(32).toString('hex'), policy: { autoApproveBelow: { USD: 1000 }, tiers: [{ name: 'team', roles: ['finance'], approvals: 1 }], maxRiseWithoutApproval: { amount: {}, percent } } };
+}
+
+test('a policy is stored once by hash; the order names it by version and hash and has its rules copied from there', async (t) => {
+  const order = await newOrder();
+  const { hash, policy } = newPolicy(2);
+  await repo.storeApprovalPolicy({ hash, policy });
+  await t.notThrowsAsync(repo.storeApprovalPolicy({ hash, policy: structuredClone(policy) }), 'the same rules again change nothing');
+  const other = await t.throwsAsync(repo.storeApprovalPolicy({ hash, policy: { ...policy, tiers: [] } }), { instanceOf: RepositoryError });
+  t.is(other?.kind, 'conflict');
+  t.is((await sql`SELECT count(*)::int AS n FROM approval_policies WHERE hash = ${hash}`)[0]!.n, 1);
+
+  await repo.recordPolicy({ workflowId: order.workflowId, version: 'v7', hash });
+  await repo.recordPolicy({ workflowId: order.workflowId, version: 'v7', hash }); // a retried write
+  const [row] = await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
+  t.deepEqual({ ...row }, { policy_version: 'v7', policy_hash: hash, policy });
+  t.deepEqual((await repo.getOrder(order.workflowId))!.order.policy, { version: 'v7', hash });
+
+  const second = newPolicy(3);
+  await repo.storeApprovalPolicy(second);
+  const refused = await t.throwsAsync(repo.recordPolicy({ workflowId: order.workflowId, version: 'v8', hash: second.hash }), { instanceOf: RepositoryError });
+  t.is(refused?.kind, 'conflict', 'an order is governed by one policy');
+});
+
+test('an order cannot name a policy whose rules are not stored', async (t) => {
+  const order = await newOrder();
+  const { hash } = newPolicy(4);
+  const refused = await t.throwsAsync(repo.recordPolicy({ workflowId: order.workflowId, version: 'v1', hash }), { instanceOf: RepositoryError });
+  t.is(refused?.kind, 'not-found');
+  t.regex(refused!.message, new RegExp(`no approval policy is stored with hash ${hash}`));
+  const [row] = await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
+  t.deepEqual({ ...row }, { policy_version: null, policy_hash: null, policy: null });
+  await t.throwsAsync(sql`UPDATE orders SET policy_version = 'v1', policy_hash = ${hash}, policy = '{}' WHERE workflow_id = ${order.workflowId}`, {
+    message: /violates foreign key constraint "orders_policy_hash_fkey"/,
+  });
+});
+
+test('a policy recorded with its rules (an older journal entry) stores them first', async (t) => {
+  const order = await newOrder();
+  const { hash, policy } = newPolicy(5);
+  await repo.recordPolicy({ workflowId: order.workflowId, version: 'v1', hash, policy });
+  const [stored] = await sql`SELECT policy FROM approval_policies WHERE hash = ${hash}`;
+  t.deepEqual(stored?.['policy'], policy);
+  const [row] = await sql`SELECT policy FROM orders WHERE workflow_id = ${order.workflowId}`;
+  t.deepEqual(row?.['policy'], policy);
 });

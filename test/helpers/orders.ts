@@ -15,7 +15,14 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import { createApiClient, Secret, type ApiClient } from '../../activities/api/index.js';
 import { createRepository, type Repository } from '../../activities/db/index.js';
-import { callbackPolicyFromEnv, signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../activities/order/index.js';
+import {
+  callbackPolicyFromEnv,
+  signNotification,
+  SIGNATURE_HEADER,
+  temporalOrderRequests,
+  TIMESTAMP_HEADER,
+  type OrderRequestReader,
+} from '../../activities/order/index.js';
 import type { OrderActivities, TicketNotification } from '../../activities/order/types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
@@ -70,6 +77,8 @@ export interface OrderEngine {
   repository: Repository;
   apiClient: ApiClient;
   activities: OrderActivities;
+  /** How the activities read an order run's request from Temporal (on `client`: the workers' data converter). */
+  orderRequests: OrderRequestReader;
   orders: OrderClient;
   client: Client;
   keyring: Keyring;
@@ -100,7 +109,9 @@ export function simCredentials(sim: Simulator): SimCredentials {
 }
 
 /** The real activities against the simulator's staging key, as the engine's workers (in-process or not) run them. */
-export function createTestActivities(options: SimCredentials & { repository: Repository; log?: (line: string) => void } & ApproverWebhookOptions): {
+export function createTestActivities(
+  options: SimCredentials & { repository: Repository; orderRequests: OrderRequestReader; log?: (line: string) => void } & ApproverWebhookOptions,
+): {
   apiClient: ApiClient;
   activities: OrderActivities;
 } {
@@ -126,6 +137,7 @@ export function createTestActivities(options: SimCredentials & { repository: Rep
     // The test ticket system listens on loopback over plain http, as a dev one would.
     callbackPolicy: callbackPolicyFromEnv({ MVE_CALLBACK_ALLOW_HTTP: 'true', MVE_CALLBACK_ALLOWED_NETWORKS: '127.0.0.0/8,::1' }),
     callbackTimeoutMs: 2_000,
+    orderRequests: options.orderRequests,
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
   });
@@ -154,17 +166,20 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const repository = createRepository(db.sql);
   for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
 
+  const codecKeys = `test:${randomBytes(32).toString('base64')}`;
+  const keyring = Keyring.fromText(codecKeys);
+  const dataConverter = encryptingDataConverter(keyring);
+  const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
+  const orderRequests = temporalOrderRequests(client);
   const apiLog: string[] = [];
   const { apiClient, activities } = createTestActivities({
     ...simCredentials(sim),
     repository,
+    orderRequests,
     log: (line) => apiLog.push(line),
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
   });
-  const codecKeys = `test:${randomBytes(32).toString('base64')}`;
-  const keyring = Keyring.fromText(codecKeys);
-  const dataConverter = encryptingDataConverter(keyring);
   const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
   const actionKeys = Keyring.fromText(actionKeysText, 'test', 'action keys');
   await orderWorkflowBundle(actionKeys);
@@ -183,7 +198,6 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     return { worker, running: worker.run() };
   };
   const first = options.worker === false ? undefined : await startWorker();
-  const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
   const orders = new OrderClient({ client, taskQueue: TASK_QUEUE, kindMap: SIM_KIND_MAP, actionKeys });
 
   const engine: OrderEngine = {
@@ -193,6 +207,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     repository,
     apiClient,
     activities,
+    orderRequests,
     orders,
     client,
     keyring,

@@ -160,7 +160,7 @@ test.serial('a webhook that always fails does not hold the order up, and the fai
 test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is scheduled', async (t) => {
   const { engine, webhook } = t.context;
   // A second worker, on its own queue, whose activities have no webhook (as a worker without the variable).
-  const { apiClient, activities } = createTestActivities({ ...simCredentials(engine.sim), repository: engine.repository });
+  const { apiClient, activities } = createTestActivities({ ...simCredentials(engine.sim), repository: engine.repository, orderRequests: engine.orderRequests });
   t.teardown(() => apiClient.close());
   const taskQueue = 'mve-orders-test-plain';
   const dataConverter = encryptingDataConverter(engine.keyring);

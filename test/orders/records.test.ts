@@ -2,22 +2,34 @@ import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { createRepository } from '../../activities/db/index.js';
 import { createRecordActivities, TRUNCATED } from '../../activities/order/record-activities.js';
-import type { JournalEntry } from '../../activities/order/types.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { OrderRequestUnavailable, type OrderRequestReader, type RunReference } from '../../activities/order/order-requests.js';
+import type { JournalEntry, JournalInput } from '../../activities/order/types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest } from '../helpers/orders.js';
-import { checkOrderRequest } from '../../domain/index.js';
+import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
+import { DEFAULT_APPROVAL_POLICIES } from '../../workflows/approval/index.js';
+import { policyHash } from '../../activities/order/policy-activity.js';
 
 // Records cannot wedge an order: values are fitted to the records at the boundary, and a write the database
 // still refuses is shown on the order while the rest of the batch goes on (the buy waits on its journal).
+// These call the activity directly with the older input shape (workflow id, run id, environment, ticket and the
+// request in the input), as the v1 workflow schedules it: nothing is read from Temporal.
 
 const pg = usePostgres(test);
+
+/** These inputs carry their request: reading one by reference would be a bug here. */
+const orderRequests: OrderRequestReader = {
+  requestOf: () => Promise.reject(new Error('the input carries the request: nothing is read from Temporal')),
+};
 
 async function journal(workflowId: string) {
   const db = await pg.database();
   const repository = createRepository(db.sql);
   await repository.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance-approver'] });
-  const { recordJournal } = createRecordActivities({ repository });
+  const { recordJournal } = createRecordActivities({ repository, orderRequests });
   const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), { kindMap: SIM_KIND_MAP }).request!;
   const context = { workflowId, environment: 'staging' as const, ticketId: request.ticketId };
   await recordJournal({ ...context, entries: [{ type: 'received', seq: 0, at: Date.now(), request }] });
@@ -66,7 +78,7 @@ test('a write the database still refuses is shown on the order, and the rest of 
 
 test('entries of an order whose first record was refused do not fail the batch, except a buy intent', async (t) => {
   const db = await pg.database();
-  const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql) });
+  const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql), orderRequests });
   const context = { workflowId: 'mve-order-NEVER', environment: 'staging' as const, ticketId: 'NEVER' };
   // No "received" row: every write is refused, and so is recording the refusal; the batch still ends…
   await t.notThrowsAsync(recordJournal({ ...context, entries: [{ type: 'note', seq: 1, at: Date.now(), actor: 'engine', message: 'hello' }] }));
@@ -99,7 +111,7 @@ test('a buy intent for an attempt that already ended (an earlier run of the orde
 test('a buy intent of another run is refused even while the first run\'s attempt is open (it may have been sent)', async (t) => {
   const db = await pg.database();
   const repository = createRepository(db.sql);
-  const { recordJournal } = createRecordActivities({ repository });
+  const { recordJournal } = createRecordActivities({ repository, orderRequests });
   const request = checkOrderRequest(sydneyRequest('RUNS-1'), { kindMap: SIM_KIND_MAP }).request!;
   const first = { workflowId: 'mve-order-RUNS-1', environment: 'staging' as const, ticketId: 'RUNS-1', runId: 'run-a' };
   await recordJournal({ ...first, entries: [{ type: 'received', seq: 0, at: Date.now(), request }, { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] });
@@ -109,4 +121,59 @@ test('a buy intent of another run is refused even while the first run\'s attempt
   const view = (await repository.getOrder('mve-order-RUNS-1'))!;
   t.is(view.order.runId, 'run-a');
   t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'run-a']]);
+});
+
+test('a journal input without its run: the run comes from the activity context, the request is read by reference and stored redacted', async (t) => {
+  const db = await pg.database();
+  const repository = createRepository(db.sql);
+  const request = checkOrderRequest(sydneyRequest('CTX-1'), { kindMap: SIM_KIND_MAP }).request!;
+  const asked: RunReference[] = [];
+  const { recordJournal } = createRecordActivities({ repository, orderRequests: { requestOf: async (run) => (asked.push(run), request) } });
+  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-1', runId: 'run-ctx' } });
+  const at = Date.now();
+  const input: JournalInput = {
+    entries: [
+      { type: 'received', seq: 1, at },
+      // A hash no worker stored: the order cannot name it (shown as the order's last error).
+      { type: 'policy', seq: 2, at, version: 'v1', hash: 'e'.repeat(64) },
+      { type: 'buy-intent', seq: 3, at, attempt: 1 },
+    ],
+  };
+  await activity.run(recordJournal, input);
+  t.deepEqual(asked, [{ workflowId: 'mve-order-CTX-1', runId: 'run-ctx' }]);
+  const view = (await repository.getOrder('mve-order-CTX-1'))!;
+  t.deepEqual(view.order.request, redactOrderRequest(request) as unknown as Record<string, unknown>);
+  t.is(view.order.runId, 'run-ctx');
+  t.is(view.order.policy, null);
+  t.regex(view.order.lastError?.message ?? '', /^the record of journal entry 2 \(policy\) was refused: recordPolicy: no approval policy is stored with hash e{64}$/);
+  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'run-ctx']]);
+});
+
+test('a request that cannot be read fails the batch for now (retried), recording nothing of it', async (t) => {
+  const db = await pg.database();
+  const { recordJournal } = createRecordActivities({
+    repository: createRepository(db.sql),
+    orderRequests: { requestOf: () => Promise.reject(new OrderRequestUnavailable('could not read the request of run r of w from Temporal: 14 UNAVAILABLE')) },
+  });
+  // Quiet: the SDK logs the failure this test expects.
+  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-2', runId: 'run-ctx' } }, { logger: new DefaultLogger('ERROR') });
+  const error = await t.throwsAsync(activity.run(recordJournal, { entries: [{ type: 'received', seq: 1, at: Date.now() }] } as JournalInput), { instanceOf: OrderRequestUnavailable });
+  t.false(error instanceof ApplicationFailure, 'not a final failure: retried');
+  const [row] = await db.sql`SELECT count(*)::int AS n FROM orders`;
+  t.is(row!.n, 0);
+});
+
+test('a policy entry naming a hash nobody stored (read from a worker of before the deploy) gets the rules of the policy this worker serves', async (t) => {
+  const db = await pg.database();
+  const repository = createRepository(db.sql);
+  const request = checkOrderRequest(sydneyRequest('CTX-3'), { kindMap: SIM_KIND_MAP }).request!;
+  const policies = { version: 'v2', source: 'test', policies: DEFAULT_APPROVAL_POLICIES };
+  const { recordJournal } = createRecordActivities({ repository, orderRequests: { requestOf: async () => request }, policies });
+  const hash = policyHash(DEFAULT_APPROVAL_POLICIES.staging);
+  const input: JournalInput = { entries: [{ type: 'received', seq: 1, at: Date.now() }, { type: 'policy', seq: 2, at: Date.now(), version: 'v2', hash }] };
+  await new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-3', runId: 'run-ctx' } }).run(recordJournal, input);
+  const [row] = await db.sql`SELECT o.policy_version, o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = 'mve-order-CTX-3'`;
+  const rules = JSON.parse(JSON.stringify(DEFAULT_APPROVAL_POLICIES.staging));
+  t.deepEqual({ ...row }, { policy_version: 'v2', policy: rules, stored: rules });
+  t.is((await repository.getOrder('mve-order-CTX-3'))!.order.lastError, null);
 });

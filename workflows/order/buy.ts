@@ -3,7 +3,6 @@ import type { BuyOutcome, ProductRecord } from '../../activities/order/types.js'
 import { buying } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { summarise } from './failures.js';
-import { orderContext } from './gate.js';
 import { currentQuote } from './progress.js';
 import { ENGINE } from './recorder.js';
 import type { OrderRun } from './run.js';
@@ -58,9 +57,12 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
 }
 
 async function attemptBuy(run: OrderRun, attempt: number): Promise<BuyOutcome> {
-  const { request } = run.recorder.input;
+  const { location, image } = run.recorder.progress.targets!;
+  // What building the buy needs, and no more: the activity reads the request from this run's start input (history
+  // holds it once) and knows its run from its context.
+  const targets = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
   try {
-    return await buying.buyOrder({ ...orderContext(run), request, targets: run.recorder.progress.targets!, attempt });
+    return await buying.buyOrder({ targets, attempt });
   } catch (error) {
     return { outcome: 'uncertain', error: summarise(error, 'the buy activity did not report back (worker lost or timed out)') };
   }

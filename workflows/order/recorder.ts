@@ -17,7 +17,7 @@ const FINAL_NOTIFICATION_WAIT_MS = 5 * 60 * 1000;
 
 export interface OrderIdentity {
   workflowId: string;
-  /** The first run of the order: records are kept per order, across the runs a long wait continues into. */
+  /** The first run of the order (the reads' context names it; the journal's activity reads its run from its context). */
   runId: string;
 }
 
@@ -39,8 +39,8 @@ export class OrderRecorder {
     readonly identity: OrderIdentity,
   ) {
     const { request } = input;
-    const context = { workflowId: identity.workflowId, runId: identity.runId, environment: request.environment, ticketId: request.ticketId };
-    this.journal = new Journal((entries) => journaling.recordJournal({ ...context, entries }));
+    // Only the entries: the activity knows its run from its context, and reads the request from the run's input.
+    this.journal = new Journal((entries) => journaling.recordJournal({ entries }));
     this.notifications = new Outbox<TicketNotification>(
       async ([notification]) => {
         if (request.callbackUrl && notification) await callbacks.notifyTicketSystem({ callbackUrl: request.callbackUrl, notification });

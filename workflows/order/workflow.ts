@@ -1,5 +1,4 @@
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
-import { redactOrderRequest } from '../../domain/secrets.js';
 import { parseApprovalPolicy } from '../approval/index.js';
 import { records } from './activities.js';
 import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
@@ -61,14 +60,16 @@ async function begin(run: OrderRun) {
   if (present.get(TICKET_ID) === undefined) recorder.setSearchAttribute({ key: TICKET_ID, value: request.ticketId });
   if (present.get(ENVIRONMENT) === undefined) recorder.setSearchAttribute({ key: ENVIRONMENT, value: request.environment });
   if (present.get(ORDER_STATUS) === undefined) recorder.setSearchAttribute({ key: ORDER_STATUS, value: progress.state });
-  // Redacted here, so the journal's activity input in history carries no secret and is small.
-  recorder.record({ type: 'received', request: redactOrderRequest(request) });
+  // Without the request: the journal's activity reads it from this run's start input and stores it redacted, so
+  // history holds the request once.
+  recorder.record({ type: 'received' });
   progress.timeline.push({ seq: progress.seq, at: new Date(Date.now()).toISOString(), state: progress.state, actor: request.requestedBy, reason: 'order received' });
   recorder.notify('received', 'order received');
   try {
     progress.governing = await records.loadApprovalPolicy({ environment: request.environment });
     const policy = parseApprovalPolicy(progress.governing.policy);
-    recorder.record({ type: 'policy', version: progress.governing.version, hash: progress.governing.hash, policy });
+    // By version and hash: the rules are stored by hash (loadApprovalPolicy stored them before answering).
+    recorder.record({ type: 'policy', version: progress.governing.version, hash: progress.governing.hash });
     return policy;
   } catch (error) {
     recorder.setLastError({ type: 'InvalidPolicy', message: `invalid approval policy: ${messageOf(error)}` });

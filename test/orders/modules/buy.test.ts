@@ -68,7 +68,8 @@ test.serial('write-ahead: the buy intent is recorded (its recordJournal call com
     'the move to BUYING and the intent, written together',
   );
   t.is(order!.input.attempt, 1, 'the buy names the attempt the intent recorded');
-  t.deepEqual(order!.input.targets, TARGETS);
+  // Only what building the buy needs: no request (the activity reads it from the run's start input), no warnings.
+  t.deepEqual(order!.input, { targets: { location: { id: TARGETS.location.id }, image: { id: TARGETS.image.id, vendor: TARGETS.image.vendor, product: TARGETS.image.product } }, attempt: 1 });
 });
 
 test.serial('a buy that creates the MVE ends BOUGHT with the product recorded', async (t) => {

@@ -1,0 +1,80 @@
+/**
+ * Reads an order run's request by reference: the request is in the run's own start input (the workflow's first
+ * history event), so the activities that need it (the buy, the journal's "received" entry) read it from there
+ * instead of carrying a second copy in their inputs. A run that continued as new was started with the same
+ * request (continue-as-new.ts passes the whole input on), so every run's first event has it.
+ *
+ * The request holds secrets (vendorConfig): what this returns must never be logged, stored unredacted or put in
+ * an error message, and the errors it throws never carry any of the payload.
+ */
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import { isRecord } from '../../domain/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
+
+export interface RunReference {
+  workflowId: string;
+  runId: string;
+}
+
+/** One job: the request an order's run was started with, decoded (and decrypted) by the worker's data converter. */
+export interface OrderRequestReader {
+  requestOf(run: RunReference): Promise<OrderRequest>;
+}
+
+/** The run the current activity works for, from its context (not from its input). */
+export function currentRun(): RunReference {
+  const execution = Context.current().info.workflowExecution;
+  if (!execution) throw new Error('this activity was not scheduled by a workflow run');
+  return { workflowId: execution.workflowId, runId: execution.runId };
+}
+
+/** The request could not be read (Temporal unreachable, the run unknown, a payload that does not decode). Retryable. */
+export class OrderRequestUnavailable extends Error {
+  override name = 'OrderRequestUnavailable';
+}
+
+/** How long one read may take: the buy reads before it sends, and must answer well within its heartbeat timeout. */
+export const READ_TIMEOUT_MS = 10_000;
+
+/**
+ * The reader on a Temporal client whose data converter is the worker's (the encrypting codec): one
+ * GetWorkflowExecutionHistory call for the run's first event only.
+ */
+export function temporalOrderRequests(client: Client, options: { timeoutMs?: number } = {}): OrderRequestReader {
+  const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
+  return {
+    async requestOf({ workflowId, runId }) {
+      const where = `run ${runId} of ${workflowId}`;
+      let payloads: Payload[] | null | undefined;
+      try {
+        const { history } = await client.withDeadline(Date.now() + timeoutMs, () =>
+          client.workflowService.getWorkflowExecutionHistory({
+            namespace: client.options.namespace,
+            execution: { workflowId, runId },
+            maximumPageSize: 1,
+          }),
+        );
+        payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+      } catch (error) {
+        // The server's own words (they never hold a payload).
+        throw new OrderRequestUnavailable(`could not read the request of ${where} from Temporal: ${(error as Error).message}`);
+      }
+      if (!payloads?.length) throw new OrderRequestUnavailable(`the first event of ${where} is not a start with an input`);
+      let input: unknown;
+      try {
+        input = await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, payloads);
+      } catch (error) {
+        // Only the error's class: a decoder's message may quote what it was decoding.
+        throw new OrderRequestUnavailable(`the start input of ${where} could not be decoded (${(error as Error).name})`);
+      }
+      const request = isRecord(input) ? input['request'] : undefined;
+      if (!isRecord(request) || typeof request['environment'] !== 'string' || typeof request['ticketId'] !== 'string') {
+        throw new OrderRequestUnavailable(`the start input of ${where} holds no order request`);
+      }
+      return request as unknown as OrderRequest;
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * The request carried once: an order's history holds its request in the workflow's start input only. The buy and
+ * the journal read it from there (by reference, decrypted with the worker's data converter) and know their run from
+ * their activity context; the journal names the approval policy by version and hash (its rules are stored once per
+ * hash). Postgres still has the redacted request and the whole policy. The activities still take the older input
+ * shapes (the v1 workflow's, and those scheduled before a deploy). Real worker, devserver, simulator, PostgreSQL.
+ */
+import { randomBytes } from 'node:crypto';
+import anyTest, { type TestFn } from 'ava';
+import type { Client } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { policyHash } from '../../activities/order/index.js';
+import type { BuyOutcome, JournalEntry } from '../../activities/order/types.js';
+import { orderWorkflowId } from '../../client/orders/index.js';
+import { orderTaskQueue } from '../../config/temporal.js';
+import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+import { DEFAULT_APPROVAL_POLICIES } from '../../workflows/approval/index.js';
+import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
+import type { OrderWorkflowInput } from '../../workflows/order/types.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { startOrderEngine, sydneyRequest, TASK_QUEUE, TEST_POLICIES, TEST_POLICIES_IN_FORCE, type OrderEngine } from '../helpers/orders.js';
+import { waitFor, waitForState } from '../helpers/wait.js';
+
+const test = anyTest as TestFn<{ engine: OrderEngine }>;
+const pg = usePostgres(test);
+const HOUR = 3_600_000;
+
+test.before(async (t) => {
+  t.context.engine = await startOrderEngine(pg);
+});
+test.after.always(async (t) => {
+  await t.context.engine?.stop();
+});
+
+const CANARY = `CANARY-${randomBytes(12).toString('hex')}`;
+const LICENSE = Buffer.from(`-----BEGIN LICENSE-----\n${CANARY}\n-----END LICENSE-----\n`).toString('base64');
+
+/** A request with a secret in its vendorConfig (the license), checked as the client checks it. */
+function secretRequest(ticketId: string, size: string): OrderRequest {
+  const base = sydneyRequest(ticketId);
+  const checked = checkOrderRequest({ ...base, size, vendorConfig: { ...(base['vendorConfig'] as object), licenseData: LICENSE } }, { kindMap: SIM_KIND_MAP });
+  if (!checked.request) throw new Error(`the test request does not check: ${JSON.stringify(checked.errors)}`);
+  return checked.request;
+}
+
+interface Scheduled {
+  activity: string;
+  /** The input as the worker decodes it (decrypted). */
+  input: Record<string, unknown>;
+  /** Its encrypted size in history. */
+  bytes: number;
+}
+
+/** Every ordinary activity one run scheduled, with its input decoded by the workers' data converter. */
+async function scheduledActivities(client: Client, workflowId: string, runId?: string): Promise<{ events: number; scheduled: Scheduled[] }> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const scheduled: Scheduled[] = [];
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (!attributes) continue;
+    const payloads = attributes.input?.payloads ?? [];
+    scheduled.push({
+      activity: attributes.activityType?.name ?? '?',
+      input: await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, payloads),
+      bytes: payloads.reduce((sum, payload) => sum + (payload.data?.length ?? 0), 0),
+    });
+  }
+  return { events: history.events?.length ?? 0, scheduled };
+}
+
+/** The field names anywhere in a JSON value. */
+function fieldNames(value: unknown, names = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((item) => fieldNames(item, names));
+  else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      names.add(key);
+      fieldNames(inner, names);
+    }
+  }
+  return names;
+}
+
+test.serial('an auto-approved order: the buy and the journal carry no request, vendorConfig, warnings or policy rules; Postgres has them all', async (t) => {
+  const { engine } = t.context;
+  const request = secretRequest('REF-1', 'MVE 4/16'); // 809.10 AUD: auto-approved
+  const { workflowId } = await engine.orders.submit(request);
+  t.is((await engine.orders.result('REF-1')).state, 'BOUGHT', 'bought with the request read from the run');
+  const { runId } = await engine.client.workflow.getHandle(workflowId).describe();
+
+  const { events, scheduled } = await scheduledActivities(engine.client, workflowId);
+  t.true(events <= 30, `${events} history events`);
+  const buys = scheduled.filter((activity) => activity.activity === 'buyOrder');
+  t.is(buys.length, 1);
+  const buy = buys[0]!;
+  t.deepEqual(Object.keys(buy.input).sort(), ['attempt', 'targets']);
+  const buyFields = fieldNames(buy.input);
+  for (const field of ['request', 'vendorConfig', 'warnings', 'workflowId', 'runId', 'environment']) t.false(buyFields.has(field), `the buy's input has no ${field}`);
+  t.false(JSON.stringify(buy.input).includes(CANARY));
+  t.true(buy.bytes < 300, `the buy's input is ${buy.bytes} bytes in history, encrypted`);
+
+  const journals = scheduled.filter((activity) => activity.activity === 'recordJournal');
+  t.true(journals.length >= 2);
+  for (const journal of journals) {
+    t.deepEqual(Object.keys(journal.input), ['entries'], 'no workflow id, run id, environment or ticket');
+    const fields = fieldNames(journal.input);
+    t.false(fields.has('request') || fields.has('vendorConfig') || fields.has('policy'), `no request and no policy rules: ${[...fields].join(', ')}`);
+  }
+  const entries = journals.flatMap((journal) => journal.input['entries'] as JournalEntry[]);
+  const received = entries.find((entry) => entry.type === 'received')!;
+  t.deepEqual(Object.keys(received).sort(), ['at', 'seq', 'type']);
+  const policy = entries.find((entry) => entry.type === 'policy')!;
+  t.deepEqual(policy, { type: 'policy', seq: policy.seq, at: policy.at, version: TEST_POLICIES_IN_FORCE.version, hash: policyHash(TEST_POLICIES.staging) });
+
+  // Postgres: the request (redacted, read from the run), the run, and the policy with its rules.
+  const view = (await engine.repository.getOrder(workflowId))!;
+  t.deepEqual(view.order.request, redactOrderRequest(request) as unknown as Record<string, unknown>);
+  t.is((view.order.request['vendorConfig'] as Record<string, unknown>)['licenseData'], '[redacted]');
+  t.is(view.order.runId, runId);
+  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.outcome, attempt.runId]), [[1, 'created', runId]]);
+  const [row] = await engine.db.sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${workflowId}`;
+  const rules = JSON.parse(JSON.stringify(TEST_POLICIES.staging));
+  t.deepEqual({ ...row }, { policy_version: TEST_POLICIES_IN_FORCE.version, policy_hash: policyHash(TEST_POLICIES.staging), policy: rules });
+  const [stored] = await engine.db.sql`SELECT policy FROM approval_policies WHERE hash = ${policyHash(TEST_POLICIES.staging)}`;
+  t.deepEqual(stored?.['policy'], rules, 'the rules, stored once by hash');
+  t.false(JSON.stringify(view).includes(CANARY));
+});
+
+test.serial('a run that continued as new reads the request from its own start input, and buys with it', async (t) => {
+  const { engine } = t.context;
+  const ticketId = 'REF-CAN';
+  const workflowId = orderWorkflowId(ticketId);
+  const input: OrderWorkflowInput = { request: secretRequest(ticketId, 'MVE 8/32'), options: { continueAsNewAfterEvents: 10 } }; // one approver; continues as new when it first waits
+  const first = await engine.client.workflow.start('orderWorkflow', {
+    workflowId,
+    taskQueue: orderTaskQueue(TASK_QUEUE, 'staging'),
+    args: [input],
+    typedSearchAttributes: [
+      { key: TICKET_ID, value: ticketId },
+      { key: ENVIRONMENT, value: 'staging' },
+      { key: ORDER_STATUS, value: 'RECEIVED' },
+    ],
+  });
+  const waiting = await waitForState(engine.orders, ticketId, 'AWAITING_APPROVAL');
+  let hours = 0;
+  await waitFor(async () => {
+    const description = await engine.client.workflow.getHandle(workflowId).describe();
+    if (description.runId !== first.firstExecutionRunId) return true;
+    if (hours >= 60) throw new Error('no new run after 60 hours of waiting');
+    await engine.temporal.env.sleep(HOUR);
+    hours++;
+    return undefined;
+  }, 120_000, 'a new run');
+  t.is((await engine.orders.status(ticketId)).state, 'AWAITING_APPROVAL');
+
+  await engine.orders.approve(ticketId, { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency });
+  t.is((await engine.orders.result(ticketId)).state, 'BOUGHT');
+  const { runId: lastRunId } = await engine.client.workflow.getHandle(workflowId).describe();
+  t.not(lastRunId, first.firstExecutionRunId);
+
+  // The buy was scheduled by a later run, with no request in its input: it read the request from that run's input.
+  const { scheduled } = await scheduledActivities(engine.client, workflowId, lastRunId);
+  const buy = scheduled.find((activity) => activity.activity === 'buyOrder');
+  t.truthy(buy, 'the last run bought');
+  t.false(fieldNames(buy!.input).has('request'));
+  const view = (await engine.repository.getOrder(workflowId))!;
+  t.is(view.order.runId, first.firstExecutionRunId, 'the order names the run that received it');
+  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.outcome, attempt.runId]), [['created', lastRunId]], 'the attempt names the run that made it');
+});
+
+test.serial('the activities still take the older input shapes: the request, workflow id, run id and the policy rules in the input', async (t) => {
+  const { engine } = t.context;
+  const request = secretRequest('REF-OLD', 'MVE 4/16');
+  const workflowId = orderWorkflowId('REF-OLD');
+  const context = { workflowId, runId: 'old-run-1', environment: 'staging' as const };
+  // A policy no worker of this engine serves: only the entry carries its rules.
+  const oldPolicy = DEFAULT_APPROVAL_POLICIES.production;
+  const oldHash = policyHash(oldPolicy);
+  const at = Date.now();
+  await engine.activities.recordJournal({
+    ...context,
+    ticketId: 'REF-OLD',
+    entries: [
+      { type: 'received', seq: 1, at, request },
+      { type: 'policy', seq: 2, at, version: 'old-1', hash: oldHash, policy: oldPolicy },
+      { type: 'buy-intent', seq: 3, at, attempt: 1 },
+    ],
+  });
+  const view = (await engine.repository.getOrder(workflowId))!;
+  t.deepEqual(view.order.request, redactOrderRequest(request) as unknown as Record<string, unknown>, 'the request in the entry, stored redacted');
+  t.is(view.order.runId, 'old-run-1', 'the run the input names');
+  t.deepEqual(view.order.policy, { version: 'old-1', hash: oldHash });
+  const [row] = await engine.db.sql`SELECT o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = ${workflowId}`;
+  t.deepEqual(row?.['policy'], JSON.parse(JSON.stringify(oldPolicy)));
+  t.deepEqual(row?.['stored'], row?.['policy'], 'the rules the entry carried are stored by hash');
+  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'old-run-1']]);
+
+  // The old buy input: the whole request and the targets with their warnings.
+  const targets = await engine.activities.lookUpOrderTargets({ ...context, request });
+  t.true(targets.warnings.length > 0, 'the lookup noted its choices');
+  const outcome: BuyOutcome = await new MockActivityEnvironment().run(engine.activities.buyOrder, { ...context, request, targets, attempt: 1 });
+  t.is(outcome.outcome, 'created');
+});
+
+test.serial('a buy whose request cannot be read sends nothing, and is a clean "not created" worth retrying', async (t) => {
+  const { engine } = t.context;
+  const sent = engine.apiLog.length;
+  const environment = new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-NO-SUCH', runId: '00000000-0000-4000-8000-000000000000' } });
+  const outcome: BuyOutcome = await environment.run(engine.activities.buyOrder, {
+    targets: { location: { id: 101 }, image: { id: 101, vendor: 'Fortinet', product: 'FortiGate-VM' } },
+    attempt: 1,
+  });
+  t.like(outcome, { outcome: 'not-created', retryable: true, error: { type: 'OrderRequestUnavailable' } });
+  t.is(engine.apiLog.length, sent, 'no API call was made');
+});
