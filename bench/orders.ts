@@ -23,7 +23,7 @@ import { OrderClient } from '../client/orders/index.js';
 import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { startDevServer } from '../devserver/index.js';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
-import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../workflows/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
 import { percentile, throughput } from './workflow-throughput.js';
@@ -74,7 +74,7 @@ export async function runOrdersBench(): Promise<void> {
       apiClient,
       repository: createRepository(sql),
       kindMap: SIM_KIND_MAP,
-      policies: { version: 'bench', source: 'defaults', policies: DEFAULT_APPROVAL_POLICIES },
+      policies: { version: 'bench', source: 'defaults', policies: defaultApprovalPolicies() },
       callbackSecret: undefined,
       callbackPolicy: callbackPolicyFromEnv({}),
       // As the worker does: the buy and the journal read the request from the run's start input.

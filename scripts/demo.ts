@@ -11,7 +11,7 @@ import { formatMoney, formatPolicy, formatTimeline } from '../client/cli/command
 import { formatTable } from '../client/cli/commands/catalog-table.js';
 import { API_URL_VARIABLE, loadClientSettings, type ClientSettings } from '../client/config.js';
 import { priceOf } from '../sim/index.js';
-import { DEFAULT_APPROVAL_POLICIES } from '../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../workflows/approval/index.js';
 
 const EXAMPLE = new URL('../examples/k09-license-file-firewall.json', import.meta.url);
 /** Sydney (market AU) on a 12-month term: the simulator quotes 809.10 and 3236.40 AUD a month. */
@@ -50,7 +50,7 @@ async function main(): Promise<number> {
     // alice submits for herself: who she is comes from her token, so the request names no requester.
     delete example['requestedBy'];
     const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 17);
-    const line = DEFAULT_APPROVAL_POLICIES.staging.autoApproveBelow['AUD'];
+    const line = defaultApprovalPolicies().staging.autoApproveBelow['AUD'];
     const expected = (size: string) => formatMoney(priceOf(size, 12, MARKET).monthlyRate, 'AUD');
     process.stdout.write(
       `Through the HTTP API at ${alice.url}, as ${REQUESTER} (requester) and ${APPROVER} (finance-approver).\n` +

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import test from 'ava';
 import {
   ApprovalPolicyError,
-  DEFAULT_APPROVAL_POLICIES,
+  defaultApprovalPolicies,
   loadApprovalPolicies,
   parseApprovalPolicy,
   type ApprovalPolicyInput,
@@ -29,7 +29,7 @@ function policyErrorFor(input: unknown): ApprovalPolicyError {
 const paths = (error: ApprovalPolicyError) => error.issues.map((issue) => issue.path);
 
 test('the shipped defaults cover staging and production with durations in milliseconds', (t) => {
-  const { staging, production } = DEFAULT_APPROVAL_POLICIES;
+  const { staging, production } = defaultApprovalPolicies();
   t.is(production.autoApproveBelow.USD, 500);
   t.is(production.deadline, 72 * HOUR);
   t.deepEqual(production.reminders.beforeDeadline, [48 * HOUR, 24 * HOUR, HOUR]);
@@ -110,7 +110,7 @@ test('reminders must fall inside the round and stay few', (t) => {
 
 test('without overrides the loader returns the defaults, versioned "default", and reads nothing', (t) => {
   const inForce = loadApprovalPolicies({}, noFile);
-  t.is(inForce.policies, DEFAULT_APPROVAL_POLICIES);
+  t.is(inForce.policies, defaultApprovalPolicies());
   t.is(inForce.version, 'default');
   t.is(inForce.source, 'defaults');
 });
@@ -126,7 +126,7 @@ test('an override document may carry a version label; without one it is "unversi
 
 test('an override from the environment replaces only the environment it names, whole', (t) => {
   const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile);
-  t.deepEqual(policies.staging, DEFAULT_APPROVAL_POLICIES.staging);
+  t.deepEqual(policies.staging, defaultApprovalPolicies().staging);
   t.is(policies.production.autoApproveBelow.USD, 1000);
   t.false('EUR' in policies.production.autoApproveBelow, 'no field-by-field merge with the default');
 });
@@ -139,7 +139,7 @@ test('an override from a file is read through the injected reader', (t) => {
   });
   t.deepEqual(read, ['/etc/mve/policy.json']);
   t.true(policies.staging.alwaysRequireHuman);
-  t.deepEqual(policies.production, DEFAULT_APPROVAL_POLICIES.production);
+  t.deepEqual(policies.production, defaultApprovalPolicies().production);
 });
 
 test('loader errors name the source, the field path and the rule', (t) => {
@@ -178,5 +178,5 @@ test('the production example in docs/approval-policy.md is the shipped default',
   const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
   t.truthy(example, 'the document has a JSON example');
   const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY: example! }, noFile);
-  t.deepEqual(policies.production, DEFAULT_APPROVAL_POLICIES.production);
+  t.deepEqual(policies.production, defaultApprovalPolicies().production);
 });

@@ -27,7 +27,7 @@ import type { OrderActivities, TicketNotification } from '../../activities/order
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
-import { parseApprovalPolicy, DEFAULT_APPROVAL_POLICIES, type ApprovalPolicies, type PoliciesInForce } from '../../workflows/approval/index.js';
+import { parseApprovalPolicy, defaultApprovalPolicies, type ApprovalPolicies, type PoliciesInForce } from '../../workflows/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
 import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';
@@ -40,7 +40,7 @@ export const CALLBACK_SECRET = 'test-callback-secret';
  * MVE 4/16 = 809.10 (auto-approved), MVE 8/32 = 1618.20 (one approver), MVE 16/64 = 3236.40 (two approvers).
  */
 export const TEST_POLICIES: ApprovalPolicies = {
-  ...DEFAULT_APPROVAL_POLICIES,
+  ...defaultApprovalPolicies(),
   staging: parseApprovalPolicy({
     autoApproveBelow: { AUD: 1000, USD: 1000 },
     tiers: [

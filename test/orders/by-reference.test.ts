@@ -17,7 +17,7 @@ import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { DEFAULT_APPROVAL_POLICIES } from '../../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../../workflows/approval/index.js';
 import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -176,7 +176,7 @@ test.serial('the activities still take the older input shapes: the request, work
   const workflowId = orderWorkflowId('REF-OLD');
   const context = { workflowId, runId: 'old-run-1', environment: 'staging' as const };
   // A policy no worker of this engine serves: only the entry carries its rules.
-  const oldPolicy = DEFAULT_APPROVAL_POLICIES.production;
+  const oldPolicy = defaultApprovalPolicies().production;
   const oldHash = policyHash(oldPolicy);
   const at = Date.now();
   await engine.activities.recordJournal({

@@ -8,9 +8,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ApprovalPolicyInput } from '../../activities/db/index.js';
 import { policyHash } from '../../activities/order/index.js';
 import { createPolicyActivity } from '../../activities/order/policy-activity.js';
-import { DEFAULT_APPROVAL_POLICIES } from '../../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../../workflows/approval/index.js';
 
-const policies = { version: 'unit-1', source: 'test', policies: DEFAULT_APPROVAL_POLICIES };
+const policies = { version: 'unit-1', source: 'test', policies: defaultApprovalPolicies() };
 
 function storeThat(answer: (input: ApprovalPolicyInput) => Promise<void>) {
   const writes: ApprovalPolicyInput[] = [];
@@ -37,14 +37,14 @@ test('the rules are stored before the policy is served, once per hash: concurren
   t.is(store.writes.length, 1, 'one write for the three callers');
   release();
   const answers = await Promise.all(calls);
-  const hash = policyHash(DEFAULT_APPROVAL_POLICIES.staging);
-  for (const answer of answers) t.deepEqual(answer, { version: 'unit-1', hash, policy: DEFAULT_APPROVAL_POLICIES.staging });
-  t.deepEqual(store.writes, [{ hash, policy: DEFAULT_APPROVAL_POLICIES.staging }]);
+  const hash = policyHash(defaultApprovalPolicies().staging);
+  for (const answer of answers) t.deepEqual(answer, { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging });
+  t.deepEqual(store.writes, [{ hash, policy: defaultApprovalPolicies().staging }]);
 
   await loadApprovalPolicy({ environment: 'staging' });
   t.is(store.writes.length, 1, 'a hash this process stored is not stored again');
   await loadApprovalPolicy({ environment: 'production' });
-  t.deepEqual(store.writes.map((write) => write.hash), [hash, policyHash(DEFAULT_APPROVAL_POLICIES.production)], 'another hash is stored once too');
+  t.deepEqual(store.writes.map((write) => write.hash), [hash, policyHash(defaultApprovalPolicies().production)], 'another hash is stored once too');
 });
 
 test('a write that fails fails the activity (retried), and the next call writes again', async (t) => {
@@ -57,6 +57,6 @@ test('a write that fails fails the activity (retried), and the next call writes 
   t.regex(error!.message, /ECONNREFUSED/);
   t.false(error instanceof ApplicationFailure && error.nonRetryable, 'retried');
   fail = false;
-  t.is((await loadApprovalPolicy({ environment: 'staging' })).hash, policyHash(DEFAULT_APPROVAL_POLICIES.staging));
+  t.is((await loadApprovalPolicy({ environment: 'staging' })).hash, policyHash(defaultApprovalPolicies().staging));
   t.is(store.writes.length, 2);
 });

@@ -10,7 +10,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { DEFAULT_APPROVAL_POLICIES } from '../../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../../workflows/approval/index.js';
 import { policyHash } from '../../activities/order/policy-activity.js';
 
 // Records cannot wedge an order: values are fitted to the records at the boundary, and a write the database
@@ -167,13 +167,13 @@ test('a policy entry naming a hash nobody stored (read from a worker of before t
   const db = await pg.database();
   const repository = createRepository(db.sql);
   const request = checkOrderRequest(sydneyRequest('CTX-3'), { kindMap: SIM_KIND_MAP }).request!;
-  const policies = { version: 'v2', source: 'test', policies: DEFAULT_APPROVAL_POLICIES };
+  const policies = { version: 'v2', source: 'test', policies: defaultApprovalPolicies() };
   const { recordJournal } = createRecordActivities({ repository, orderRequests: { requestOf: async () => request }, policies });
-  const hash = policyHash(DEFAULT_APPROVAL_POLICIES.staging);
+  const hash = policyHash(defaultApprovalPolicies().staging);
   const input: JournalInput = { entries: [{ type: 'received', seq: 1, at: Date.now() }, { type: 'policy', seq: 2, at: Date.now(), version: 'v2', hash }] };
   await new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-3', runId: 'run-ctx' } }).run(recordJournal, input);
   const [row] = await db.sql`SELECT o.policy_version, o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = 'mve-order-CTX-3'`;
-  const rules = JSON.parse(JSON.stringify(DEFAULT_APPROVAL_POLICIES.staging));
+  const rules = JSON.parse(JSON.stringify(defaultApprovalPolicies().staging));
   t.deepEqual({ ...row }, { policy_version: 'v2', policy: rules, stored: rules });
   t.is((await repository.getOrder('mve-order-CTX-3'))!.order.lastError, null);
 });

@@ -44,4 +44,14 @@ const production: ApprovalPolicyInput = {
   maxQuoteAge: '12h',
 };
 
-export const DEFAULT_APPROVAL_POLICIES: ApprovalPolicies = approvalPoliciesSchema.parse({ staging, production });
+let parsed: ApprovalPolicies | undefined;
+
+/**
+ * The shipped policies, parsed on first use: the workflow bundle holds this module (through the approval barrel)
+ * and evaluates it for every order run, which never reads the defaults (its policy comes from the worker), so a
+ * parse at import cost every run a zod parse.
+ */
+export function defaultApprovalPolicies(): ApprovalPolicies {
+  parsed ??= approvalPoliciesSchema.parse({ staging, production });
+  return parsed;
+}

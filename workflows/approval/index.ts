@@ -16,7 +16,7 @@ export {
   DEFAULT_POLICY_VERSION,
   UNVERSIONED_POLICY,
 } from './policy.js';
-export { DEFAULT_APPROVAL_POLICIES } from './defaults.js';
+export { defaultApprovalPolicies } from './defaults.js';
 export {
   ApprovalPolicyError,
   POLICY_FILE_VARIABLE,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DEFAULT_APPROVAL_POLICIES } from './defaults.js';
+import { defaultApprovalPolicies } from './defaults.js';
 import {
   approvalPolicyOverrideSchema,
   approvalPolicySchema,
@@ -51,7 +51,7 @@ export interface PoliciesInForce {
 export function loadApprovalPolicies(
   env: Readonly<Record<string, string | undefined>>,
   readTextFile: (path: string) => string,
-  defaults: ApprovalPolicies = DEFAULT_APPROVAL_POLICIES,
+  defaults: ApprovalPolicies = defaultApprovalPolicies(),
 ): PoliciesInForce {
   const file = env[POLICY_FILE_VARIABLE]?.trim();
   const json = env[POLICY_JSON_VARIABLE]?.trim();
