@@ -7,12 +7,15 @@
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { OrderActivities } from '../../activities/order/types.js';
+import { retryingAbandoned } from './abandoned-reads.js';
 
 /** The policy (held by the worker) and the approvers: quick reads, retried until the database answers. */
-export const records = proxyLocalActivities<Pick<OrderActivities, 'loadApprovalPolicy' | 'loadApprovers'>>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+export const records = retryingAbandoned(
+  proxyLocalActivities<Pick<OrderActivities, 'loadApprovalPolicy' | 'loadApprovers'>>({
+    startToCloseTimeout: '15 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  }),
+);
 
 /**
  * The journal, one batch per checkpoint: retried until the database answers, so nothing is lost while it is
@@ -25,10 +28,12 @@ export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal'>
 });
 
 /** Lookups and validation: idempotent reads, retried with backoff (the activity marks what is final). */
-export const reads = proxyLocalActivities<Pick<OrderActivities, 'lookUpOrderTargets' | 'validateOrder'>>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
-});
+export const reads = retryingAbandoned(
+  proxyLocalActivities<Pick<OrderActivities, 'lookUpOrderTargets' | 'validateOrder'>>({
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
+  }),
+);
 
 /**
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an

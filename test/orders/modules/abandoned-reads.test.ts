@@ -1,0 +1,39 @@
+/**
+ * abandoned-reads.ts: a read (local activity) the SDK resolves as cancelled though nothing cancelled the order is
+ * made again. bench:scale found the case: with a small workflow cache, an order whose validation waited to be retried
+ * (the API had dropped a connection) was evicted, its validation came back "Activity cancelled", and the order ended
+ * CANCELLED by "temporal" with no cancel asked for.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { abandonedReadsWorkflow } from './fixtures/module-workflows.js';
+import { fakeActivities } from './fixtures/fake-activities.js';
+import { useModuleEnv } from './fixtures/harness.js';
+
+const test = anyTest as TestFn<unknown>;
+const env = useModuleEnv(test);
+
+async function run(input: Parameters<typeof abandonedReadsWorkflow>[0]) {
+  return env.withWorker(fakeActivities({}), async (start) => {
+    const handle = await start(abandonedReadsWorkflow, input);
+    const result = await handle.result();
+    const history = await handle.fetchHistory();
+    const patches = (history.events ?? []).filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch');
+    return { ...result, patched: patches.length > 0 };
+  });
+}
+
+test('a read that comes back cancelled though its scope was not cancelled is made again, until it answers', async (t) => {
+  t.deepEqual(await run({ abandoned: 2 }), { calls: 3, outcome: 'read', patched: true });
+});
+
+test('a read that answers at once is made once, and leaves no patch marker in history', async (t) => {
+  t.deepEqual(await run({ abandoned: 0 }), { calls: 1, outcome: 'read', patched: false });
+});
+
+test('a real cancel (the scope cancelled) still ends the read: cancelled, not made again', async (t) => {
+  t.deepEqual(await run({ abandoned: 5, cancelFirst: true }), { calls: 1, outcome: 'cancelled', patched: false });
+});
+
+test('a read that fails otherwise fails at once', async (t) => {
+  t.deepEqual(await run({ abandoned: 0, fail: true }), { calls: 1, outcome: 'failed: the API refused the lookup', patched: false });
+});
