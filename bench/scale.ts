@@ -146,10 +146,19 @@ async function connect(stack: ScaleStack) {
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
         progress(`  ${waiting}/${count} awaiting approval`);
+        await failOnEndedParkedOrders();
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     progress(`parked ${count} orders in ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, started)}/s)`);
+  }
+
+  /** Every order the bench makes ends BOUGHT or waits: one that ended otherwise is a defect, and the bench would wait for ever. */
+  async function failOnEndedParkedOrders(): Promise<void> {
+    const ended: string[] = [];
+    for await (const order of client.workflow.list({ query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT'` }))
+      ended.push(`${order.workflowId} (${order.searchAttributes.OrderStatus?.[0] ?? order.status.name})`);
+    if (ended.length) throw new Error(`orders ended neither bought nor waiting for approval: ${ended.slice(0, 5).join(', ')}`);
   }
 
   async function countWaiting(): Promise<number> {
