@@ -146,7 +146,7 @@ async function connect(stack: ScaleStack) {
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
         progress(`  ${waiting}/${count} awaiting approval`);
-        await failOnEndedParkedOrders();
+        await failOnEndedOrders();
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
@@ -154,7 +154,7 @@ async function connect(stack: ScaleStack) {
   }
 
   /** Every order the bench makes ends BOUGHT or waits: one that ended otherwise is a defect, and the bench would wait for ever. */
-  async function failOnEndedParkedOrders(): Promise<void> {
+  async function failOnEndedOrders(): Promise<void> {
     const ended: string[] = [];
     for await (const order of client.workflow.list({ query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT'` }))
       ended.push(`${order.workflowId} (${order.searchAttributes.OrderStatus?.[0] ?? order.status.name})`);
