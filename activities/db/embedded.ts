@@ -271,6 +271,9 @@ function clusterOptions(
       '-c', 'listen_addresses=127.0.0.1',
       // No Unix socket: its default folder may not exist or be writable here; TCP is all we use.
       '-c', 'unix_socket_directories=',
+      // A quarter of PostgreSQL's default: the cluster runs beside the engine on small machines, and the
+      // operating system's page cache (which gives memory back when asked) caches the rest (docs/scale.md).
+      '-c', 'shared_buffers=32MB',
       ...durability,
     ],
     onLog: log,

@@ -19,7 +19,7 @@ import {
   WorkflowTaskFailedCause,
 } from '../proto.js';
 import type { Failure, Header, Payloads } from '../proto.js';
-import { validateSearchAttributes } from '../visibility/search-attributes.js';
+import { ownedSearchAttributes, validateSearchAttributes } from '../visibility/search-attributes.js';
 import { historyKey, isRunning, updateKey } from './context.js';
 import type { EngineContext } from './context.js';
 import { cancelActivityTimers } from './activities.js';
@@ -153,7 +153,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     executionTimeoutMs,
     executionDeadline,
     memo: request.memo,
-    searchAttributes: { indexedFields: { ...(request.searchAttributes?.indexedFields ?? {}) } },
+    searchAttributes: ownedSearchAttributes(request.searchAttributes),
     history: ctx.store.histories.create(),
     buffered: [],
     nextWorkflowTaskAttempt: 1,
