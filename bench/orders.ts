@@ -30,6 +30,8 @@ import { percentile, throughput } from './workflow-throughput.js';
 
 const CONCURRENCY = [1, 10, 50];
 const ROUNDS = 3;
+/** At least this many orders per concurrency, so a median at concurrency 1 is not the middle of three. */
+const MIN_ORDERS = 30;
 const BASELINE_QUEUE = 'bench-one-activity';
 
 /** The issue's targets for an auto-approved order, against the one-activity workflow of the same run. */
@@ -110,7 +112,8 @@ export async function runOrdersBench(): Promise<void> {
       const tickets: string[] = [];
       const callsBefore = totalCalls();
       const started = performance.now();
-      for (let round = 0; round < ROUNDS; round++) {
+      const rounds = Math.max(ROUNDS, Math.ceil(MIN_ORDERS / concurrency));
+      for (let round = 0; round < rounds; round++) {
         await Promise.all(
           Array.from({ length: concurrency }, async () => {
             const ticketId = `BENCH-${process.pid}-${++ticket}`;
@@ -156,7 +159,7 @@ export async function runOrdersBench(): Promise<void> {
     const hundredAtATime = await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `one-c100-${process.pid}`);
     const figures: RoundFigures[] = [];
     for (const concurrency of CONCURRENCY) figures.push(await measure(concurrency));
-    process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} rounds each; warm caches):\n`);
+    process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; at least ${ROUNDS} rounds and ${MIN_ORDERS} orders each; warm caches):\n`);
     console.table(figures);
     process.stdout.write(
       `Baseline, one-activity workflow on the same server: p50 ${oneAtATime.p50.toFixed(1)} ms at concurrency 1, ` +

@@ -3,8 +3,10 @@
  * encoded size (objects, byte views, strings: docs/scale.md), and an order parked for approval keeps its whole
  * history for days; so only the runs used most recently keep their events decoded (`HistoryCache`), and every
  * other run keeps them as one encoded `temporal.api.history.v1.History` message, decoded again when read.
- * The length is known either way, so counting events never decodes.
+ * The length is known either way, so counting events never decodes. With a spill (./history-spill.ts) the packed
+ * histories are kept in a scratch file, not in memory.
  */
+import type { HistorySpill } from './history-spill.js';
 import { reflection } from './proto.js';
 import type { HistoryEvent, ReflectedType } from './proto.js';
 
@@ -17,7 +19,10 @@ export class HistoryCache {
   private readonly decoded = new Set<EventHistory>();
 
   /** With `capacity` 0 only the history read last stays decoded (tests). */
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    readonly spill?: HistorySpill,
+  ) {}
 
   /** A new, empty history (a run just started). */
   create(events: HistoryEvent[] = []): EventHistory {
@@ -26,7 +31,9 @@ export class HistoryCache {
 
   /** A history from its events' encodings, as a durable store keeps them (one `HistoryEvent` each). */
   fromEncoded(events: Uint8Array[]): EventHistory {
-    return new EventHistory(this, undefined, frame(events), events.length);
+    const history = new EventHistory(this, undefined, undefined, events.length);
+    history.keepPacked(frame(events));
+    return history;
   }
 
   /** How many histories are decoded now (docs, tests). */
@@ -47,6 +54,7 @@ export class HistoryCache {
 
   forget(events: EventHistory): void {
     this.decoded.delete(events);
+    this.spill?.drop(events);
   }
 }
 
@@ -97,8 +105,14 @@ export class EventHistory implements Iterable<HistoryEvent> {
   pack(): void {
     if (!this.decoded) return;
     const type = history();
-    this.packed = type.encode(type.fromObject({ events: this.decoded })).finish();
+    const packed = type.encode(type.fromObject({ events: this.decoded })).finish();
     this.decoded = undefined;
+    this.keepPacked(packed);
+  }
+
+  /** Keeps the encoded history: in the spill file when there is one and it takes it, else here. */
+  keepPacked(packed: Uint8Array): void {
+    this.packed = this.cache.spill?.put(this, packed) ? undefined : packed;
   }
 
   /** The run is gone (retention, deleted): it is not kept decoded any longer. */
@@ -108,7 +122,7 @@ export class EventHistory implements Iterable<HistoryEvent> {
 
   private events(): HistoryEvent[] {
     if (!this.decoded) {
-      this.decoded = unpack(this.packed!);
+      this.decoded = unpack(this.packed ?? this.cache.spill!.take(this));
       this.packed = undefined;
     }
     this.cache.used(this);

@@ -19,7 +19,7 @@ import { scheduleServiceHandlers } from './rpc/schedule-service.js';
 import { Schedules } from './schedules/registry.js';
 import { PostgresStore } from './persistence/postgres-store.js';
 import { InMemoryStore } from './store.js';
-import type { ExecutionStore } from './store.js';
+import type { ExecutionStore, HistoryOptions } from './store.js';
 
 export interface DevServerOptions {
   /** 0 (the default) picks a free port. */
@@ -65,6 +65,11 @@ export interface DevServerOptions {
    * it packed (encoded), a third of the memory, and decodes it when it is next read. See docs/scale.md.
    */
   decodedHistories?: number;
+  /**
+   * A folder for a scratch file (unlinked at once, gone with the process) where packed histories are kept
+   * instead of memory: what keeps many parked orders small. Without it they stay in memory. See docs/scale.md.
+   */
+  historySpillDir?: string;
 }
 
 export interface DevServer {
@@ -110,8 +115,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const store: ExecutionStore =
     options.store ??
     (options.databaseUrl
-      ? await PostgresStore.open({ url: options.databaseUrl, schema: options.databaseSchema, log, decodedHistories: options.decodedHistories })
-      : new InMemoryStore({ decodedHistories: options.decodedHistories }));
+      ? await PostgresStore.open({ url: options.databaseUrl, schema: options.databaseSchema, log, ...historyOptions(options) })
+      : new InMemoryStore(historyOptions(options)));
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
   for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
 
@@ -189,4 +194,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       await store.close?.();
     },
   };
+}
+
+function historyOptions({ decodedHistories, historySpillDir }: DevServerOptions): HistoryOptions {
+  return { decodedHistories, historySpillDir };
 }

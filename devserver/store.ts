@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HistoryCache } from './event-history.js';
+import { HistorySpill } from './history-spill.js';
 import type { Execution } from './execution.js';
 import type { SearchAttributeType } from './visibility/search-attributes.js';
 
@@ -25,6 +26,13 @@ export interface StoredSchedule {
 
 /** How many runs keep their history decoded (the ones read most recently); the others keep it packed. */
 export const DEFAULT_DECODED_HISTORIES = 500;
+
+export interface HistoryOptions {
+  /** How many runs keep their history decoded (DEFAULT_DECODED_HISTORIES). */
+  decodedHistories?: number;
+  /** A folder for the scratch file the packed histories are kept in (./history-spill.ts); without it they stay in memory. */
+  historySpillDir?: string;
+}
 
 export interface ExecutionStore {
   /** Every run's history is made here, so that only the runs read most recently keep theirs decoded. */
@@ -72,8 +80,13 @@ export class InMemoryStore implements ExecutionStore {
   private readonly byNamespace = new Map<string, Set<Execution>>();
   readonly histories: HistoryCache;
 
-  constructor(options: { decodedHistories?: number } = {}) {
-    this.histories = new HistoryCache(options.decodedHistories ?? DEFAULT_DECODED_HISTORIES);
+  constructor(options: HistoryOptions = {}) {
+    const spill = options.historySpillDir ? new HistorySpill(options.historySpillDir) : undefined;
+    this.histories = new HistoryCache(options.decodedHistories ?? DEFAULT_DECODED_HISTORIES, spill);
+  }
+
+  async close(): Promise<void> {
+    this.histories.spill?.close();
   }
 
   getNamespace(name: string) {

@@ -8,7 +8,7 @@ import { parseEnv } from '../config/env.js';
  * on a 4 GiB heap), and parked orders then fill memory: bounded, the cost of an order waiting for approval
  * is its history on the server, not memory on the worker. The default fits a small machine (docs/scale.md).
  */
-export const DEFAULT_WORKFLOW_CACHE_SIZE = 250;
+export const DEFAULT_WORKFLOW_CACHE_SIZE = 100;
 
 const cacheEnvSchema = z.object({
   MVE_WORKFLOW_CACHE_SIZE: z.coerce

@@ -34,7 +34,8 @@ export async function startScaleStack(options: { split: boolean; workflowCacheSi
   try {
     let devserver: ScaleStack['devserver'];
     if (options.split) {
-      const child = spawnCli(['devserver', '--port', '0', '--database-url', postgres.url], process.env, options.log);
+      // as dev runs it: idle histories in a scratch file
+      const child = spawnCli(['devserver', '--port', '0', '--database-url', postgres.url, '--history-spill-dir', root], process.env, options.log);
       children.push(child);
       devserver = { pid: child.pid!, address: (await waitForLine(child, /export TEMPORAL_ADDRESS=(\S+)/, 'the devserver'))[1]! };
     }

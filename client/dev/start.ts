@@ -102,7 +102,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       if (temporalConfig.address) return temporalConfig.address;
       const { port, taken } = await preferredOrFree(options.temporalPort, HOST);
       // durable: its own schema of the same database, so open orders' workflows survive a restart
-      const server = await startDevServer({ port, host: HOST, namespace: temporalConfig.namespace, databaseUrl, log: (line) => log(`[temporal] ${line}`) });
+      // idle histories in a scratch file of the data folder, not in memory: orders parked for approval stay cheap
+      const server = await startDevServer({ port, host: HOST, namespace: temporalConfig.namespace, databaseUrl, historySpillDir: dataDir, log: (line) => log(`[temporal] ${line}`) });
       stops.push(() => server.close());
       temporalState = { location: server.persistence.location, openRuns: server.persistence.openRuns };
       if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });

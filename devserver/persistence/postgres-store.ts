@@ -17,7 +17,7 @@ import type { Execution } from '../execution.js';
 import type { LogLevel } from '../engine/context.js';
 import { ExecutionStatus } from '../proto.js';
 import { InMemoryStore } from '../store.js';
-import type { ExecutionStore, NamespaceRecord, StoredSchedule } from '../store.js';
+import type { ExecutionStore, HistoryOptions, NamespaceRecord, StoredSchedule } from '../store.js';
 import type { SearchAttributeType } from '../visibility/search-attributes.js';
 import { redactDatabaseUrl } from '../../activities/db/connection.js';
 import { ScheduleRows } from '../schedules/persistence.js';
@@ -27,7 +27,7 @@ import type { ExecutionRow } from './record.js';
 import { createSchema, DEFAULT_SCHEMA, SCHEMA_VERSION, tables, validSchemaName } from './schema.js';
 import type { Tables } from './schema.js';
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends HistoryOptions {
   /** postgres://user:password@host:port/database */
   url: string;
   /** The schema the devserver's tables live in (created if missing); default `devserver`. */
@@ -35,8 +35,6 @@ export interface PostgresStoreOptions {
   log?: (line: string, level: LogLevel) => void;
   /** How long to wait for another server (or a killed one's session) to let go of the schema; default 15 s. */
   lockTimeoutMs?: number;
-  /** How many runs keep their history decoded (../store.ts DEFAULT_DECODED_HISTORIES). */
-  decodedHistories?: number;
 }
 
 /** What was loaded on open. */
@@ -100,9 +98,9 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     schema: string,
     url: string,
     private readonly log: (line: string, level: LogLevel) => void,
-    decodedHistories: number | undefined,
+    histories: HistoryOptions,
   ) {
-    super({ decodedHistories });
+    super(histories);
     this.schema = schema;
     this.location = `PostgreSQL ${redactDatabaseUrl(url)}, schema ${schema}`;
   }
@@ -114,16 +112,18 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     const log = options.log ?? (() => {});
     const sql = postgres(options.url, { max: 4, connect_timeout: 10, max_lifetime: 0, onnotice: () => {} });
     let lock: Reserved | undefined;
+    let store: PostgresStore | undefined;
     try {
       lock = await sql.reserve();
       const lockKey = `mve-orders devserver ${schema}`;
       await acquireLock(lock, lockKey, options.lockTimeoutMs ?? 15_000, `another devserver is using schema ${schema} of ${redactDatabaseUrl(options.url)}`);
       const t = tables(sql, schema);
       await createSchema(sql, schema, t);
-      const store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log, options.decodedHistories);
+      store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log, options);
       await store.load();
       return store;
     } catch (error) {
+      store?.histories.spill?.close();
       lock?.release();
       await sql.end({ timeout: 1 }).catch(() => {});
       const reason = error instanceof Error ? error.message : String(error);
@@ -205,7 +205,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     return this.next;
   }
 
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     if (this.closed) return;
     clearTimeout(this.retryTimer);
     try {
@@ -217,6 +217,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     await this.lock`SELECT pg_advisory_unlock(hashtext(${this.lockKey}))`.catch(() => {});
     this.lock.release();
     await this.sql.end({ timeout: 5 });
+    await super.close();
   }
 
   // --- writing

@@ -1,8 +1,12 @@
 /** A run's history, packed while idle (devserver/event-history.ts): what is read back is what was written. */
 import test from 'ava';
 import fc from 'fast-check';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { HistoryCache } from '../../devserver/event-history.js';
 import type { EventHistory } from '../../devserver/event-history.js';
+import { HistorySpill } from '../../devserver/history-spill.js';
 import { encodeEvent } from '../../devserver/persistence/codec.js';
 import { EventType } from '../../devserver/proto.js';
 import type { HistoryEvent } from '../../devserver/proto.js';
@@ -73,9 +77,12 @@ test('appends, cuts and reads in any order, across packs, match a plain list of 
     fc.record({ kind: fc.constant('truncate' as const), history: fc.nat(2), keep: fc.nat(6) }),
     fc.record({ kind: fc.constant('read' as const), history: fc.nat(2) }),
   );
+  const folder = scratchFolder(t);
   fc.assert(
-    fc.property(fc.nat(3), fc.array(op, { maxLength: 40 }), (capacity, ops) => {
-      const cache = new HistoryCache(capacity);
+    fc.property(fc.nat(3), fc.boolean(), fc.array(op, { maxLength: 40 }), (capacity, spilled, ops) => {
+      // spilled: packed histories in a scratch file that compacts after 1 KB of holes
+      const spill = spilled ? new HistorySpill(folder, 1024) : undefined;
+      const cache = new HistoryCache(capacity, spill);
       const histories: EventHistory[] = [cache.create(), cache.create(), cache.create()];
       const models: HistoryEvent[][] = [[], [], []];
       for (const step of ops) {
@@ -94,8 +101,60 @@ test('appends, cuts and reads in any order, across packs, match a plain list of 
         }
         if (cache.size > Math.max(capacity, 1)) return false;
       }
-      return histories.every((history, i) => history.length === models[i]!.length && JSON.stringify(wire(history)) === JSON.stringify(wire(models[i]!)));
+      const same = histories.every((history, i) => history.length === models[i]!.length && JSON.stringify(wire(history)) === JSON.stringify(wire(models[i]!)));
+      spill?.close();
+      return same;
     }),
   );
   t.pass();
+});
+
+function scratchFolder(t: { teardown(fn: () => void): void }): string {
+  const folder = mkdtempSync(path.join(tmpdir(), 'history-spill-test-'));
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
+
+test('with a spill, packed histories leave memory for a scratch file nobody else can open, and read back the same', (t) => {
+  const folder = scratchFolder(t);
+  const spill = new HistorySpill(folder);
+  t.teardown(() => spill.close());
+  const cache = new HistoryCache(1, spill);
+  const [a, b] = [cache.create(events(20)), cache.create(events(5))];
+  a.at(0);
+  b.at(0); // a is packed, into the file
+  t.deepEqual(spill.size.histories, 1);
+  t.true(spill.size.live > 0);
+  const loaded = cache.fromEncoded(events(7).map((event) => encodeEvent(event)));
+  t.deepEqual(spill.size.histories, 2, 'a loaded history goes straight to the file');
+  t.deepEqual(readdirSync(folder), [], 'the file is unlinked: nothing is left in the folder');
+  t.deepEqual(wire(a), wire(events(20)));
+  t.deepEqual(wire(loaded), wire(events(7)));
+  t.deepEqual(spill.size.histories, 2, 'with room for one decoded history, a and b are in the file and the loaded one is decoded');
+  a.release();
+  b.release();
+  t.deepEqual(spill.size, { live: 0, file: spill.size.file, histories: 0 }, 'a released history holds nothing in the file');
+});
+
+test('the spill file is compacted once its holes outgrow the live histories, and every history still reads back', (t) => {
+  const spill = new HistorySpill(scratchFolder(t), 4096);
+  t.teardown(() => spill.close());
+  const cache = new HistoryCache(0, spill);
+  const histories = Array.from({ length: 20 }, (_, i) => cache.create(events(3 + i)));
+  for (let round = 0; round < 5; round++) for (const history of histories) history.at(0); // each read packs the one before
+  const { live, file } = spill.size;
+  t.true(file <= 2 * live + 4096, `file ${file} bytes for ${live} live`);
+  histories.forEach((history, i) => t.deepEqual(wire(history), wire(events(3 + i))));
+});
+
+test('a spill that cannot take a history leaves it packed in memory', (t) => {
+  const spill = new HistorySpill(scratchFolder(t));
+  const cache = new HistoryCache(0, spill);
+  const [a, b] = [cache.create(events(4)), cache.create(events(2))];
+  spill.close(); // writes now fail
+  a.at(0);
+  b.at(0);
+  t.true(a.isPacked);
+  t.deepEqual(spill.size.histories, 0);
+  t.deepEqual(wire(a), wire(events(4)));
 });

@@ -21,13 +21,19 @@ export function registerDevserverCommand(program: Command): void {
       parseDatabaseUrl,
     )
     .option('--schema <name>', 'the schema of --database-url for the server\'s tables (created if missing)', parseSchema, 'devserver')
-    .action(async (options: { port: number; host: string; namespace: string; timeSkipping?: boolean; log?: boolean; databaseUrl?: string; schema: string }) => {
+    .option(
+      '--history-spill-dir <folder>',
+      'keep the histories of idle workflows in a scratch file in this folder (removed when the server stops) instead of memory: ' +
+        'for many long-waiting workflows',
+    )
+    .action(async (options: { port: number; host: string; namespace: string; timeSkipping?: boolean; log?: boolean; databaseUrl?: string; schema: string; historySpillDir?: string }) => {
       const server = await startDevServer({
         port: options.port,
         host: options.host,
         namespace: options.namespace,
         timeSkipping: options.timeSkipping ?? false,
         ...(options.databaseUrl ? { databaseUrl: options.databaseUrl, databaseSchema: options.schema } : {}),
+        ...(options.historySpillDir ? { historySpillDir: options.historySpillDir } : {}),
         // without --log, only warnings (unimplemented calls, internal errors) are printed, to stderr
         ...(options.log ? { log: (line: string) => process.stdout.write(`[devserver] ${line}\n`) } : {}),
       }).catch((error: unknown) => {
