@@ -4,8 +4,9 @@
  */
 import type { TimerId } from './clock.js';
 import type { EventHistory } from './event-history.js';
+import type { PackedSearchAttributes } from './packed-search-attributes.js';
 import type { NormalizedRetryPolicy } from './engine/retry.js';
-import type { Failure, Header, HistoryEvent, Memo, Payloads, SearchAttributes } from './proto.js';
+import type { Failure, Header, HistoryEvent, Memo, Payloads } from './proto.js';
 import type proto from '@temporalio/proto';
 
 export type StartRequest = proto.temporal.api.workflowservice.v1.IStartWorkflowExecutionRequest;
@@ -153,7 +154,7 @@ export interface Execution {
   /** 1 for a new workflow; counts retries under the workflow's retry policy. */
   attempt: number;
   memo?: Memo | null;
-  searchAttributes: SearchAttributes;
+  searchAttributes: PackedSearchAttributes;
   history: EventHistory;
   /** Events caused from outside while a workflow task is started; written once it completes. */
   buffered: BufferedEvent[];

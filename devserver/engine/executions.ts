@@ -19,7 +19,8 @@ import {
   WorkflowTaskFailedCause,
 } from '../proto.js';
 import type { Failure, Header, Payloads } from '../proto.js';
-import { ownedSearchAttributes, validateSearchAttributes } from '../visibility/search-attributes.js';
+import { PackedSearchAttributes } from '../packed-search-attributes.js';
+import { validateSearchAttributes } from '../visibility/search-attributes.js';
 import { historyKey, isRunning, updateKey } from './context.js';
 import type { EngineContext } from './context.js';
 import { cancelActivityTimers } from './activities.js';
@@ -153,7 +154,7 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     executionTimeoutMs,
     executionDeadline,
     memo: request.memo,
-    searchAttributes: ownedSearchAttributes(request.searchAttributes),
+    searchAttributes: PackedSearchAttributes.pack(request.searchAttributes),
     history: ctx.store.histories.create(),
     buffered: [],
     nextWorkflowTaskAttempt: 1,
@@ -329,7 +330,7 @@ function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure
   if (cron) startCronRun(ctx, execution, cron);
   if (!retrying) return;
   ctx.log(`workflow ${execution.workflowId} attempt ${execution.attempt} ${how === 'failed' ? 'failed' : 'timed out'}; retry in ${decision.delayMs} ms`);
-  createRun(ctx, { ...execution.startRequest, memo: execution.memo, searchAttributes: execution.searchAttributes, requestId: ctx.newRunId() }, {
+  createRun(ctx, { ...execution.startRequest, memo: execution.memo, searchAttributes: execution.searchAttributes.unpack(), requestId: ctx.newRunId() }, {
     previous: execution,
     runId: newExecutionRunId,
     initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
@@ -406,7 +407,7 @@ export function continueAsNew(
       input: attrs.input,
       header: attrs.header,
       memo: attrs.memo ?? previous.memo,
-      searchAttributes: attrs.searchAttributes ?? previous.searchAttributes,
+      searchAttributes: attrs.searchAttributes ?? previous.searchAttributes.unpack(),
       workflowRunTimeout: attrs.workflowRunTimeout ?? previous.startRequest.workflowRunTimeout,
       workflowTaskTimeout: attrs.workflowTaskTimeout ?? previous.startRequest.workflowTaskTimeout,
       retryPolicy: attrs.retryPolicy ?? previous.startRequest.retryPolicy,

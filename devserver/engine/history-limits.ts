@@ -12,7 +12,8 @@
 import { invalidArgument } from '../errors.js';
 import type { RpcError } from '../errors.js';
 import type { BufferedEvent, Execution, UpdateState, WorkflowTaskState } from '../execution.js';
-import type { Memo, SearchAttributes } from '../proto.js';
+import type { PackedSearchAttributes } from '../packed-search-attributes.js';
+import type { Memo } from '../proto.js';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
 import { HISTORY_SERVICE_IDENTITY, terminate } from './executions.js';
@@ -24,7 +25,7 @@ interface Checkpoint {
   historyBytes: number;
   buffered: BufferedEvent[];
   memo?: Memo | null;
-  searchAttributes: SearchAttributes;
+  searchAttributes: PackedSearchAttributes;
   signalRequestCount: number;
   workflowTask?: WorkflowTaskState;
   updates: Map<string, Pick<UpdateState, 'stage' | 'outcome' | 'acceptedEventId'>>;

@@ -14,6 +14,7 @@ import type { Failure, Memo, Payload, Payloads, SearchAttributes } from '../prot
 import type proto from '@temporalio/proto';
 import type { LogLevel } from './context.js';
 import { terminateRun } from './task-refusals.js';
+import type { PackedSearchAttributes } from '../packed-search-attributes.js';
 
 export interface Limits {
   /** One payload field of a request or a command (input, result, details, failure): 512 KiB / 2 MiB. */
@@ -124,7 +125,7 @@ export function checkSignalInput(limits: Limits, input: Payloads | null | undefi
  * workflow task with the command's BAD_* cause and terminates the run (reason "<Cause>: <message>"). Checked
  * with the run's current memo and search attributes, merged as the command would leave them.
  */
-export function checkCommandSizes(limits: Limits, command: Command, current: { memo?: Memo | null; searchAttributes: SearchAttributes }, log: Log): void {
+export function checkCommandSizes(limits: Limits, command: Command, current: { memo?: Memo | null; searchAttributes: PackedSearchAttributes }, log: Log): void {
   const C = CommandType;
   const F = WorkflowTaskFailedCause;
   const blob = (size: number, cause: number, message: string) => {
@@ -153,7 +154,7 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
       const upsert = command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes;
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES;
       blob(payloadMapSize(upsert?.indexedFields), cause, 'UpsertWorkflowSearchAttributesCommandAttributes exceeds size limit.');
-      const saError = searchAttributesSizeError(limits, { indexedFields: { ...current.searchAttributes.indexedFields, ...upsert?.indexedFields } });
+      const saError = searchAttributesSizeError(limits, { indexedFields: { ...current.searchAttributes.unpack().indexedFields, ...upsert?.indexedFields } });
       if (saError) throw terminateRun(cause, saError);
       return;
     }

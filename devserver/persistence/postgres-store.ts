@@ -26,6 +26,7 @@ import { loadExecution, toRecord } from './record.js';
 import type { ExecutionRow } from './record.js';
 import { createSchema, DEFAULT_SCHEMA, SCHEMA_VERSION, tables, validSchemaName } from './schema.js';
 import type { Tables } from './schema.js';
+import type { PackedSearchAttributes } from '../packed-search-attributes.js';
 
 export interface PostgresStoreOptions extends HistoryOptions {
   /** postgres://user:password@host:port/database */
@@ -55,8 +56,7 @@ interface Saved {
   closeTime: number | undefined;
   memo: unknown;
   memoBytes: Buffer | null;
-  searchAttributes: unknown;
-  searchAttributesBytes: Buffer | null;
+  searchAttributes: PackedSearchAttributes;
 }
 
 type Sql = postgres.Sql;
@@ -270,8 +270,8 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       const recordObject = toRecord(execution);
       const record = JSON.stringify(recordObject);
       const memoBytes = before && before.memo === execution.memo ? before.memoBytes : bytesOrNull(TYPES.memo, execution.memo);
-      const searchAttributesBytes =
-        before && before.searchAttributes === execution.searchAttributes ? before.searchAttributesBytes : bytesOrNull(TYPES.searchAttributes, execution.searchAttributes);
+      const { encoded } = execution.searchAttributes;
+      const searchAttributesBytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
       const now: Saved = {
         events: execution.history.length,
         record,
@@ -280,7 +280,6 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
         memo: execution.memo,
         memoBytes,
         searchAttributes: execution.searchAttributes,
-        searchAttributesBytes,
       };
       const row = {
         run_id: execution.runId,
@@ -310,7 +309,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
         before.status !== now.status ||
         before.closeTime !== now.closeTime ||
         before.memoBytes !== memoBytes ||
-        before.searchAttributesBytes !== searchAttributesBytes
+        before.searchAttributes !== now.searchAttributes
       ) {
         updates.push(row);
       } else {
@@ -446,7 +445,6 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
           memo: execution.memo,
           memoBytes: row.memo,
           searchAttributes: execution.searchAttributes,
-          searchAttributesBytes: row.search_attributes,
         });
       }
       await this.schedules.load(sql, t.schedules);

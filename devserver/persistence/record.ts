@@ -18,11 +18,12 @@
  * the full history, which any worker can take.
  */
 import type { EventHistory } from '../event-history.js';
+import { PackedSearchAttributes } from '../packed-search-attributes.js';
 import type { ActivityState, BufferedEvent, Execution, StartRequest, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
 import { normalizeRetryPolicy } from '../engine/retry.js';
 import { childrenFromHistory, parentFromHistory } from '../engine/children.js';
 import { durationToMs, eventAttributesKey, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
-import type { Failure, HistoryEvent, Memo, Payloads, SearchAttributes } from '../proto.js';
+import type { Failure, HistoryEvent, Memo, Payloads } from '../proto.js';
 import { decodeBase64, decodeEvent, decodeMessage, encodeBase64, eventAttributes, TYPES } from './codec.js';
 
 export interface WorkflowTaskRecord {
@@ -250,7 +251,7 @@ export function loadExecution(row: ExecutionRow, history: EventHistory): Executi
     executionDeadline: record.executionDeadline ?? undefined,
     attempt: record.attempt,
     memo: row.memo ? decodeMessage<Memo>(TYPES.memo, row.memo) : undefined,
-    searchAttributes: row.search_attributes ? decodeMessage<SearchAttributes>(TYPES.searchAttributes, row.search_attributes) : { indexedFields: {} },
+    searchAttributes: row.search_attributes ? PackedSearchAttributes.fromEncoded(row.search_attributes) : PackedSearchAttributes.pack(undefined),
     history,
     buffered,
     nextWorkflowTaskAttempt: record.nextWorkflowTaskAttempt,

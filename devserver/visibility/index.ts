@@ -34,7 +34,7 @@ export function executionInfo(execution: Execution): object {
     historyLength: execution.history.length,
     executionTime: msToTimestamp(execution.executionTime),
     memo: execution.memo ?? { fields: {} },
-    searchAttributes: execution.searchAttributes,
+    searchAttributes: execution.searchAttributes.unpack(),
     taskQueue: execution.taskQueue,
     firstRunId: execution.firstRunId,
     historySizeBytes: historySizeBytes(execution),

@@ -12,7 +12,7 @@
  * and the caller still tests each with the query.
  */
 import type { Execution } from '../execution.js';
-import type { SearchAttributes } from '../proto.js';
+import type { PackedSearchAttributes } from '../packed-search-attributes.js';
 import type { NamespaceRecord } from '../store.js';
 import { SortedList } from '../sorted-list.js';
 import { compareListOrder } from './query.js';
@@ -28,7 +28,7 @@ export interface IndexedRow {
 interface Entry extends IndexedRow {
   readonly status: number;
   readonly closeTime: number | undefined;
-  readonly searchAttributes: SearchAttributes;
+  readonly searchAttributes: PackedSearchAttributes;
 }
 
 type OrderedEntries = SortedList<Entry, ListOrderKey>;

@@ -18,7 +18,7 @@ const STATUS_NAMES: Record<number, ExecutionStatusName> = {
 
 export function toVisibilityRow(execution: Execution, namespace: NamespaceRecord): VisibilityRow {
   const searchAttributes: Record<string, SearchAttributeValue> = {};
-  for (const [name, payload] of Object.entries(execution.searchAttributes.indexedFields ?? {})) {
+  for (const [name, payload] of Object.entries(execution.searchAttributes.unpack().indexedFields ?? {})) {
     const type = lookupAttributeType(name, namespace.searchAttributes);
     if (type) searchAttributes[name] = decodeSearchAttribute(name, type, payload);
   }

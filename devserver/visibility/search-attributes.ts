@@ -142,33 +142,7 @@ export function mergeSearchAttributes(current: SearchAttributes, upsert: SearchA
   for (const [name, payload] of Object.entries(upsert?.indexedFields ?? {})) {
     const data = payload.data ? Buffer.from(payload.data).toString('utf8') : '';
     if (data === '' || data === 'null' || data === '[]') delete merged[name];
-    else merged[name] = ownedPayload(payload);
+    else merged[name] = payload;
   }
   return { indexedFields: merged };
-}
-
-/** A run's own copy of search attributes it was started with (see ownedPayload). */
-export function ownedSearchAttributes(attributes: SearchAttributes | null | undefined): SearchAttributes {
-  const owned: Record<string, Payload> = {};
-  for (const [name, payload] of Object.entries(attributes?.indexedFields ?? {})) owned[name] = ownedPayload(payload);
-  return { indexedFields: owned };
-}
-
-/**
- * The payload with its bytes copied into one small buffer of its own. A decoded request's bytes fields are views
- * into the whole request (a workflow task's completion is kilobytes), and a run keeps its search attributes for
- * its life: a view would keep the whole request with it, about 6 KB for each order parked (docs/scale.md).
- */
-export function ownedPayload(payload: Payload): Payload {
-  const metadata = Object.entries(payload.metadata ?? {});
-  const data = payload.data ?? new Uint8Array();
-  const store = Buffer.allocUnsafeSlow(metadata.reduce((size, [, value]) => size + value.length, data.length));
-  let at = 0;
-  const own = (bytes: Uint8Array): Buffer => {
-    const view = store.subarray(at, at + bytes.length);
-    view.set(bytes);
-    at += bytes.length;
-    return view;
-  };
-  return { ...payload, metadata: Object.fromEntries(metadata.map(([key, value]) => [key, own(value)])), data: own(data) };
 }

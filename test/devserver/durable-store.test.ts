@@ -30,7 +30,7 @@ function snapshot(execution: Execution): object {
     ids: [execution.namespace, execution.workflowId, execution.runId, execution.firstRunId, execution.workflowType, execution.taskQueue],
     times: [execution.status, execution.startTime, execution.executionTime, execution.closeTime],
     memo: bytes(TYPES.memo, execution.memo),
-    searchAttributes: bytes(TYPES.searchAttributes, execution.searchAttributes),
+    searchAttributes: Buffer.from(execution.searchAttributes.encoded).toString('base64'),
     startRequest: bytes(TYPES.startRequest, execution.startRequest),
     history: [...execution.history].map(canonical),
     record: {

@@ -1,0 +1,58 @@
+/**
+ * A run keeps its search attributes for its life, packed into a few bytes of its own, never as views into the
+ * request that carried them (devserver/packed-search-attributes.ts; docs/scale.md).
+ */
+import test from 'ava';
+import { PackedSearchAttributes } from '../../devserver/packed-search-attributes.js';
+import { decodeMessage, encodeMessage } from '../../devserver/persistence/codec.js';
+import { CommandType } from '../../devserver/proto.js';
+import type { Payload, SearchAttributes } from '../../devserver/proto.js';
+import { mergeSearchAttributes } from '../../devserver/visibility/search-attributes.js';
+
+const keyword = (value: string): Payload => ({
+  metadata: { encoding: Buffer.from('json/plain'), type: Buffer.from('Keyword') },
+  data: Buffer.from(JSON.stringify(value)),
+});
+
+/** As the server gets them: decoded out of a workflow task's completion that also carries a large activity input. */
+function decodedFromLargeRequest(attributes: Record<string, Payload>): SearchAttributes {
+  const request = decodeMessage<{ commands: { upsertWorkflowSearchAttributesCommandAttributes?: { searchAttributes: SearchAttributes } }[] }>(
+    'temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest',
+    encodeMessage('temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest', {
+      commands: [
+        { commandType: CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK, scheduleActivityTaskCommandAttributes: { activityId: '1', input: { payloads: [{ data: Buffer.alloc(20_000, 7) }] } } },
+        { commandType: CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, upsertWorkflowSearchAttributesCommandAttributes: { searchAttributes: { indexedFields: attributes } } },
+      ],
+    }),
+  );
+  return request.commands[1]!.upsertWorkflowSearchAttributesCommandAttributes!.searchAttributes;
+}
+
+const text = (attributes: SearchAttributes) =>
+  Object.fromEntries(Object.entries(attributes.indexedFields ?? {}).map(([name, payload]) => [name, [Buffer.from(payload.data!).toString(), Buffer.from(payload.metadata!.type!).toString()]]));
+
+test('search attributes decoded out of a large request are kept in a few bytes of their own, and read back the same', (t) => {
+  const upsert = decodedFromLargeRequest({ OrderStatus: keyword('AWAITING_APPROVAL'), TicketId: keyword('T-1') });
+  t.true(upsert.indexedFields!.OrderStatus!.data!.buffer.byteLength > 20_000, 'decoded fields are views into the whole request');
+
+  const packed = PackedSearchAttributes.pack(upsert);
+  t.true(packed.encoded.buffer.byteLength < 200, `kept ${packed.encoded.buffer.byteLength} bytes`);
+  t.deepEqual(text(packed.unpack()), { OrderStatus: ['"AWAITING_APPROVAL"', 'Keyword'], TicketId: ['"T-1"', 'Keyword'] });
+  t.deepEqual(text(PackedSearchAttributes.fromEncoded(packed.encoded).unpack()), text(packed.unpack()), 'from a stored encoding');
+});
+
+test('an upsert merged into packed attributes replaces, adds and removes values', (t) => {
+  const started = PackedSearchAttributes.pack({ indexedFields: { TicketId: keyword('T-2'), OrderStatus: keyword('RECEIVED'), Environment: keyword('staging') } });
+  const upsert = decodedFromLargeRequest({ OrderStatus: keyword('BOUGHT'), MonthlyRate: keyword('12.5'), Environment: { metadata: {}, data: Buffer.from('null') } });
+  const merged = PackedSearchAttributes.pack(mergeSearchAttributes(started.unpack(), upsert));
+  t.deepEqual(text(merged.unpack()), { TicketId: ['"T-2"', 'Keyword'], OrderStatus: ['"BOUGHT"', 'Keyword'], MonthlyRate: ['"12.5"', 'Keyword'] });
+  t.deepEqual(text(started.unpack()).OrderStatus, ['"RECEIVED"', 'Keyword'], 'the packed value before the upsert is unchanged');
+});
+
+test('a run started without search attributes has none, and what a caller changes in a read is not kept', (t) => {
+  const none = PackedSearchAttributes.pack(undefined);
+  t.deepEqual(none.unpack(), { indexedFields: {} });
+  const packed = PackedSearchAttributes.pack({ indexedFields: { TicketId: keyword('T-3') } });
+  delete packed.unpack().indexedFields!.TicketId;
+  t.deepEqual(Object.keys(packed.unpack().indexedFields!), ['TicketId']);
+});
