@@ -4,7 +4,7 @@
  */
 import type { TimerId } from './clock.js';
 import type { EventHistory } from './event-history.js';
-import type { PackedSearchAttributes } from './packed-search-attributes.js';
+import type { PackedSearchAttributes, PackedStartRequest } from './packed-message.js';
 import type { NormalizedRetryPolicy } from './engine/retry.js';
 import type { Failure, Header, HistoryEvent, Memo, Payloads } from './proto.js';
 import type proto from '@temporalio/proto';
@@ -142,7 +142,8 @@ export interface Execution {
   requestIds: Set<string>;
   /** Request ids of the signals delivered to this run, so a retried signal is not delivered twice (../engine/request-ids.ts). */
   signalRequestIds?: Set<string>;
-  startRequest: StartRequest;
+  /** Kept packed: read on a retry, a cron run, a continue-as-new and a repeated start only. */
+  startRequest: PackedStartRequest;
   workflowTaskTimeoutMs: number;
   runTimeoutMs: number;
   executionTimeoutMs: number;

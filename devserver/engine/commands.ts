@@ -7,7 +7,7 @@ import { RpcError, unimplemented } from '../errors.js';
 import type { Execution, TimerState } from '../execution.js';
 import { CommandType, durationToMs, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
 import type proto from '@temporalio/proto';
-import { PackedSearchAttributes } from '../packed-search-attributes.js';
+import { packSearchAttributes } from '../packed-message.js';
 import { mergeSearchAttributes } from '../visibility/search-attributes.js';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
@@ -127,7 +127,7 @@ function applyCommand(
     }
     case CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
       const searchAttributes = command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes;
-      execution.searchAttributes = PackedSearchAttributes.pack(mergeSearchAttributes(execution.searchAttributes.unpack(), searchAttributes));
+      execution.searchAttributes = packSearchAttributes(mergeSearchAttributes(execution.searchAttributes.unpack(), searchAttributes));
       ctx.appendEvent(execution, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, { searchAttributes, ...completed });
       return false;
     }

@@ -169,7 +169,7 @@ export type CronOutcome = { completed: true; result?: Payloads | null } | { comp
  * failure and the result it was handed.
  */
 export function nextCronRun(ctx: EngineContext, execution: Execution, outcome: CronOutcome): CronRun | undefined {
-  const cronSchedule = execution.startRequest.cronSchedule;
+  const { cronSchedule } = execution.startRequest.unpack();
   const now = ctx.clock.now();
   if (!cronSchedule || (execution.executionDeadline !== undefined && execution.executionDeadline <= now)) return undefined;
   const backoff = backoffMs(parseCronSchedule(cronSchedule), execution.executionTime, now);

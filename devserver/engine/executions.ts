@@ -19,7 +19,7 @@ import {
   WorkflowTaskFailedCause,
 } from '../proto.js';
 import type { Failure, Header, Payloads } from '../proto.js';
-import { PackedSearchAttributes } from '../packed-search-attributes.js';
+import { packSearchAttributes, packStartRequest } from '../packed-message.js';
 import { validateSearchAttributes } from '../visibility/search-attributes.js';
 import { historyKey, isRunning, updateKey } from './context.js';
 import type { EngineContext } from './context.js';
@@ -148,13 +148,13 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     startTime: now,
     executionTime: now + backoffMs,
     requestIds: new Set(request.requestId ? [request.requestId] : []),
-    startRequest: request,
+    startRequest: packStartRequest(request),
     workflowTaskTimeoutMs,
     runTimeoutMs,
     executionTimeoutMs,
     executionDeadline,
     memo: request.memo,
-    searchAttributes: PackedSearchAttributes.pack(request.searchAttributes),
+    searchAttributes: packSearchAttributes(request.searchAttributes),
     history: ctx.store.histories.create(),
     buffered: [],
     nextWorkflowTaskAttempt: 1,
@@ -312,7 +312,7 @@ export function failWorkflow(ctx: EngineContext, execution: Execution, failure: 
  * the new run (the client follows it) and that run starts after the backoff, as on the real server.
  */
 function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure, how: 'failed' | 'timedOut', workflowTaskCompletedEventId: number): void {
-  const policy = execution.startRequest.retryPolicy;
+  const policy = execution.startRequest.unpack().retryPolicy;
   const decision = policy
     ? retryDecision(normalizeRetryPolicy(policy), execution.attempt, failure, ctx.clock.now(), execution.executionDeadline ?? Infinity)
     : { retryState: how === 'failed' ? RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET : RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
@@ -330,7 +330,7 @@ function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure
   if (cron) startCronRun(ctx, execution, cron);
   if (!retrying) return;
   ctx.log(`workflow ${execution.workflowId} attempt ${execution.attempt} ${how === 'failed' ? 'failed' : 'timed out'}; retry in ${decision.delayMs} ms`);
-  createRun(ctx, { ...execution.startRequest, memo: execution.memo, searchAttributes: execution.searchAttributes.unpack(), requestId: ctx.newRunId() }, {
+  createRun(ctx, { ...execution.startRequest.unpack(), memo: execution.memo, searchAttributes: execution.searchAttributes.unpack(), requestId: ctx.newRunId() }, {
     previous: execution,
     runId: newExecutionRunId,
     initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
@@ -350,7 +350,7 @@ export function completeWorkflow(ctx: EngineContext, execution: Execution, resul
 
 /** The next run of a cron workflow, as its first run was started (./cron.ts). */
 function startCronRun(ctx: EngineContext, previous: Execution, next: CronRun): void {
-  createRun(ctx, { ...previous.startRequest, requestId: ctx.newRunId() }, { previous, initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE, ...next });
+  createRun(ctx, { ...previous.startRequest.unpack(), requestId: ctx.newRunId() }, { previous, initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE, ...next });
 }
 
 /** Marks a run closed and drops everything still pending on it. */
@@ -382,8 +382,9 @@ export function continueAsNew(
   workflowTaskCompletedEventId: number,
 ): void {
   const newRunId = ctx.newRunId();
-  const taskQueue = attrs.taskQueue?.name ? attrs.taskQueue : previous.startRequest.taskQueue;
-  const workflowType = attrs.workflowType?.name ? attrs.workflowType : previous.startRequest.workflowType;
+  const started = previous.startRequest.unpack();
+  const taskQueue = attrs.taskQueue?.name ? attrs.taskQueue : started.taskQueue;
+  const workflowType = attrs.workflowType?.name ? attrs.workflowType : started.workflowType;
   ctx.appendEvent(previous, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW, {
     newExecutionRunId: newRunId,
     workflowType,
@@ -401,16 +402,16 @@ export function continueAsNew(
   createRun(
     ctx,
     {
-      ...previous.startRequest,
+      ...started,
       workflowType,
       taskQueue,
       input: attrs.input,
       header: attrs.header,
       memo: attrs.memo ?? previous.memo,
       searchAttributes: attrs.searchAttributes ?? previous.searchAttributes.unpack(),
-      workflowRunTimeout: attrs.workflowRunTimeout ?? previous.startRequest.workflowRunTimeout,
-      workflowTaskTimeout: attrs.workflowTaskTimeout ?? previous.startRequest.workflowTaskTimeout,
-      retryPolicy: attrs.retryPolicy ?? previous.startRequest.retryPolicy,
+      workflowRunTimeout: attrs.workflowRunTimeout ?? started.workflowRunTimeout,
+      workflowTaskTimeout: attrs.workflowTaskTimeout ?? started.workflowTaskTimeout,
+      retryPolicy: attrs.retryPolicy ?? started.retryPolicy,
       // as on the real server, the command's (the SDK sends none: continuing as new ends a cron chain)
       cronSchedule: attrs.cronSchedule,
       requestId: ctx.newRunId(),

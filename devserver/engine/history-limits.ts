@@ -12,7 +12,7 @@
 import { invalidArgument } from '../errors.js';
 import type { RpcError } from '../errors.js';
 import type { BufferedEvent, Execution, UpdateState, WorkflowTaskState } from '../execution.js';
-import type { PackedSearchAttributes } from '../packed-search-attributes.js';
+import type { PackedSearchAttributes } from '../packed-message.js';
 import type { Memo } from '../proto.js';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';

@@ -14,7 +14,7 @@ import type { Failure, Memo, Payload, Payloads, SearchAttributes } from '../prot
 import type proto from '@temporalio/proto';
 import type { LogLevel } from './context.js';
 import { terminateRun } from './task-refusals.js';
-import type { PackedSearchAttributes } from '../packed-search-attributes.js';
+import type { PackedSearchAttributes } from '../packed-message.js';
 
 export interface Limits {
   /** One payload field of a request or a command (input, result, details, failure): 512 KiB / 2 MiB. */

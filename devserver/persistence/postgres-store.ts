@@ -26,7 +26,7 @@ import { loadExecution, toRecord } from './record.js';
 import type { ExecutionRow } from './record.js';
 import { createSchema, DEFAULT_SCHEMA, SCHEMA_VERSION, tables, validSchemaName } from './schema.js';
 import type { Tables } from './schema.js';
-import type { PackedSearchAttributes } from '../packed-search-attributes.js';
+import type { PackedSearchAttributes } from '../packed-message.js';
 
 export interface PostgresStoreOptions extends HistoryOptions {
   /** postgres://user:password@host:port/database */
@@ -67,6 +67,8 @@ const RETRY_FLUSH_MS = 1000;
 
 
 /** Kept in `saved` between writes, so in bytes of their own. */
+/** A packed message's bytes as the driver takes them (a view, not a copy). */
+const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null => (value ? ownedBytes(encodeMessage(typeName, value)) : null);
 
 export class PostgresStore extends InMemoryStore implements ExecutionStore {
@@ -270,8 +272,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       const recordObject = toRecord(execution);
       const record = JSON.stringify(recordObject);
       const memoBytes = before && before.memo === execution.memo ? before.memoBytes : bytesOrNull(TYPES.memo, execution.memo);
-      const { encoded } = execution.searchAttributes;
-      const searchAttributesBytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+      const searchAttributesBytes = asBuffer(execution.searchAttributes.encoded);
       const now: Saved = {
         events: execution.history.length,
         record,
@@ -301,7 +302,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
           task_queue: execution.taskQueue,
           start_time: new Date(execution.startTime),
           execution_time: new Date(execution.executionTime),
-          start_request: encodeMessage(TYPES.startRequest, execution.startRequest),
+          start_request: asBuffer(execution.startRequest.encoded),
         });
       } else if (
         before.events !== now.events ||

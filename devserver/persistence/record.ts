@@ -18,8 +18,8 @@
  * the full history, which any worker can take.
  */
 import type { EventHistory } from '../event-history.js';
-import { PackedSearchAttributes } from '../packed-search-attributes.js';
-import type { ActivityState, BufferedEvent, Execution, StartRequest, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
+import { packSearchAttributes, searchAttributesFromEncoded, startRequestFromEncoded } from '../packed-message.js';
+import type { ActivityState, BufferedEvent, Execution, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
 import { normalizeRetryPolicy } from '../engine/retry.js';
 import { childrenFromHistory, parentFromHistory } from '../engine/children.js';
 import { durationToMs, eventAttributesKey, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
@@ -244,14 +244,14 @@ export function loadExecution(row: ExecutionRow, history: EventHistory): Executi
     closeTime: row.close_time?.getTime(),
     requestIds: new Set(record.requestIds),
     signalRequestIds: record.signalRequestIds && new Set(record.signalRequestIds),
-    startRequest: decodeMessage<StartRequest>(TYPES.startRequest, row.start_request),
+    startRequest: startRequestFromEncoded(row.start_request),
     workflowTaskTimeoutMs: record.workflowTaskTimeoutMs,
     runTimeoutMs: record.runTimeoutMs,
     executionTimeoutMs: record.executionTimeoutMs,
     executionDeadline: record.executionDeadline ?? undefined,
     attempt: record.attempt,
     memo: row.memo ? decodeMessage<Memo>(TYPES.memo, row.memo) : undefined,
-    searchAttributes: row.search_attributes ? PackedSearchAttributes.fromEncoded(row.search_attributes) : PackedSearchAttributes.pack(undefined),
+    searchAttributes: row.search_attributes ? searchAttributesFromEncoded(row.search_attributes) : packSearchAttributes(undefined),
     history,
     buffered,
     nextWorkflowTaskAttempt: record.nextWorkflowTaskAttempt,

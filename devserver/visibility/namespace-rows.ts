@@ -12,7 +12,7 @@
  * and the caller still tests each with the query.
  */
 import type { Execution } from '../execution.js';
-import type { PackedSearchAttributes } from '../packed-search-attributes.js';
+import type { PackedSearchAttributes } from '../packed-message.js';
 import type { NamespaceRecord } from '../store.js';
 import { SortedList } from '../sorted-list.js';
 import { compareListOrder } from './query.js';

@@ -31,7 +31,7 @@ function snapshot(execution: Execution): object {
     times: [execution.status, execution.startTime, execution.executionTime, execution.closeTime],
     memo: bytes(TYPES.memo, execution.memo),
     searchAttributes: Buffer.from(execution.searchAttributes.encoded).toString('base64'),
-    startRequest: bytes(TYPES.startRequest, execution.startRequest),
+    startRequest: Buffer.from(execution.startRequest.encoded).toString('base64'),
     history: [...execution.history].map(canonical),
     record: {
       ...toRecord(execution),

@@ -13,7 +13,7 @@ import { ExecutionStatus } from '../../devserver/proto.js';
 import type { Payload } from '../../devserver/proto.js';
 import { InMemoryStore } from '../../devserver/store.js';
 import type { NamespaceRecord } from '../../devserver/store.js';
-import { PackedSearchAttributes } from '../../devserver/packed-search-attributes.js';
+import { packSearchAttributes } from '../../devserver/packed-message.js';
 import { NamespaceRows } from '../../devserver/visibility/namespace-rows.js';
 import { compileVisibilityQuery, toVisibilityRow, Visibility, WRITABLE_SYSTEM_ATTRIBUTES } from '../../devserver/visibility/index.js';
 import type { SearchAttributeType } from '../../devserver/visibility/index.js';
@@ -54,7 +54,7 @@ type Attributes = Partial<{ OrderStatus: string; Environment: string; TicketId: 
 function searchAttributes(attributes: Attributes): Execution['searchAttributes'] {
   const indexedFields: Record<string, Payload> = {};
   for (const [name, value] of Object.entries(attributes)) if (value !== undefined) indexedFields[name] = payload(value, REGISTERED[name]!);
-  return PackedSearchAttributes.pack({ indexedFields });
+  return packSearchAttributes({ indexedFields });
 }
 
 interface RunSpec {
