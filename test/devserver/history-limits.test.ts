@@ -3,14 +3,13 @@
  * past an error limit is not written, the run is terminated instead (reason "Workflow history count exceeds
  * limit." or "…size…", identity history-service), and the call that made the change gets INVALID_ARGUMENT.
  */
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { TerminatedFailure, WorkflowFailedError } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { blob, historyOf, namespace, rejection, startLimitsEnv as env, startRaw, typeNames } from './limits-support.js';
-import { uniqueId } from './support.js';
+import { blob, fixtureBundle, historyOf, namespace, rejection, startLimitsEnv as env, startRaw, typeNames } from './limits-support.js';
+import { assertReplaysWith, uniqueId } from './support.js';
 
 const { CommandType, WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1;
 
@@ -63,7 +62,8 @@ test('a workflow that keeps adding events is terminated at the count limit, and 
   const e = await env({ historyCountError: limit, historyCountWarn: 10 });
   const nativeConnection = await NativeConnection.connect({ address: e.server.address });
   const taskQueue = uniqueId('limits');
-  const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowsPath: fileURLToPath(new URL('./fixtures/limit-workflows.ts', import.meta.url)) });
+  const workflowBundle = await fixtureBundle('limit-workflows.ts');
+  const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle });
   try {
     await worker.runUntil(async () => {
       const workflowId = uniqueId('loop');
@@ -74,6 +74,7 @@ test('a workflow that keeps adding events is terminated at the count limit, and 
       t.true(events.length <= limit + 2, `${events.length} events`);
       t.is(events.at(-1)!.workflowExecutionTerminatedEventAttributes?.identity, 'history-service');
       t.true(e.warnings.some((line) => line.includes(workflowId) && line.includes('over the warn limit')), 'a warning past the warn limit');
+      await assertReplaysWith(t, e.client, workflowBundle, [workflowId]);
     });
   } finally {
     await nativeConnection.close();

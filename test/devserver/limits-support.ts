@@ -1,5 +1,7 @@
 /** For the limits tests: a devserver with chosen limits, its warnings, and raw WorkflowService calls. */
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import protoRoot from '@temporalio/proto';
 import { startDevServer } from '../../devserver/index.js';
 import type { DevServer, DevServerOptions } from '../../devserver/index.js';
@@ -33,6 +35,14 @@ export async function startLimitsEnv(limits: DevServerOptions['limits']): Promis
       await server.close();
     },
   };
+}
+
+const bundles = new Map<string, Promise<{ code: string }>>();
+/** A fixture of ./fixtures bundled once per test file: the worker runs it and the replays check its histories. */
+export function fixtureBundle(fixture: string): Promise<{ code: string }> {
+  const workflowsPath = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
+  if (!bundles.has(workflowsPath)) bundles.set(workflowsPath, bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
+  return bundles.get(workflowsPath)!;
 }
 
 export async function historyOf(env: LimitsEnv, workflowId: string): Promise<HistoryEvent[]> {

@@ -4,14 +4,13 @@
  * and the run is terminated, an activity result too big fails the attempt; and the limits are reported in
  * DescribeNamespace, from where the SDK's worker enforces them itself.
  */
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import protoRoot from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { blob, historyOf, namespace, rejection, startLimitsEnv, startRaw, typeNames } from './limits-support.js';
+import { blob, fixtureBundle, historyOf, namespace, rejection, startLimitsEnv, startRaw, typeNames } from './limits-support.js';
 import type { LimitsEnv } from './limits-support.js';
-import { uniqueId } from './support.js';
+import { assertReplaysWith, uniqueId } from './support.js';
 
 const { CommandType, IndexedValueType, RetryState, WorkflowTaskFailedCause } = protoRoot.temporal.api.enums.v1;
 
@@ -37,7 +36,8 @@ test('the namespace reports its blob and memo limits, and the SDK worker refuses
   t.is(Number(namespaceInfo?.limits?.memoSizeLimitError), 1000);
   const nativeConnection = await NativeConnection.connect({ address: env.server.address });
   const taskQueue = uniqueId('payloads');
-  const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowsPath: fileURLToPath(new URL('./fixtures/limit-workflows.ts', import.meta.url)) });
+  const workflowBundle = await fixtureBundle('limit-workflows.ts');
+  const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle });
   const workflowId = uniqueId('big-result');
   try {
     await worker.runUntil(async () => {
@@ -47,8 +47,10 @@ test('the namespace reports its blob and memo limits, and the SDK worker refuses
     const failed = (await historyOf(env, workflowId)).find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes;
     t.is(failed?.cause, WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_PAYLOADS_TOO_LARGE);
     t.is((await env.client.workflow.getHandle(workflowId).describe()).status.name, 'RUNNING', 'the worker retries the task; the server ends nothing');
-  } finally {
     await env.client.workflow.getHandle(workflowId).terminate();
+    await assertReplaysWith(t, env.client, workflowBundle, [workflowId]);
+  } finally {
+    await env.client.workflow.getHandle(workflowId).terminate().catch(() => undefined); // already, unless the test failed first
     await nativeConnection.close();
   }
 });

@@ -6,7 +6,6 @@
  * to a closed run is refused (NOT_FOUND "workflow execution already completed"); polling an update the run does
  * not have is NOT_FOUND `update "<id>" not found`.
  */
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -14,9 +13,9 @@ import protoRoot from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { neverFinishes } from './fixtures/closing-update-workflows.js';
-import { namespace, rejection, startLimitsEnv, startRaw } from './limits-support.js';
+import { fixtureBundle, namespace, rejection, startLimitsEnv, startRaw } from './limits-support.js';
 import type { LimitsEnv } from './limits-support.js';
-import { uniqueId } from './support.js';
+import { assertReplaysWith, uniqueId } from './support.js';
 
 const { CommandType, UpdateWorkflowExecutionLifecycleStage: Stage } = protoRoot.temporal.api.enums.v1;
 
@@ -40,7 +39,8 @@ const update = (workflowId: string, updateId: string) =>
 test('an update accepted but not completed when its workflow completes fails, and fails again when asked again', async (t) => {
   const nativeConnection = await NativeConnection.connect({ address: env.server.address });
   const taskQueue = uniqueId('closing-updates');
-  const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowsPath: fileURLToPath(new URL('./fixtures/closing-update-workflows.ts', import.meta.url)) });
+  const workflowBundle = await fixtureBundle('closing-update-workflows.ts');
+  const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle });
   try {
     await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('closesWithUpdateRunningWorkflow', { taskQueue, workflowId: uniqueId('closes') });
@@ -53,6 +53,7 @@ test('an update accepted but not completed when its workflow completes fails, an
       t.is(await handle.result(), 'closed');
       const refused = await t.throwsAsync(handle.executeUpdate(neverFinishes, { updateId: 'u2' }), { instanceOf: WorkflowNotFoundError });
       t.is(refused?.message, 'workflow execution already completed');
+      await assertReplaysWith(t, env.client, workflowBundle, [handle.workflowId]);
     });
   } finally {
     await nativeConnection.close();
