@@ -15,7 +15,7 @@ import type { Execution } from '../../devserver/execution.js';
 import { eventAttributesKey } from '../../devserver/proto.js';
 import type { HistoryEvent } from '../../devserver/proto.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { startDurable, TASK_QUEUE } from './durable-support.js';
+import { assertReplay, startDurable, TASK_QUEUE } from './durable-support.js';
 import * as activities from './fixtures/durable-activities.js';
 
 const pg = usePostgres(test);
@@ -137,6 +137,10 @@ for (const stopAfterMs of [150, 600, 1500]) {
     // the same port again, so the worker, still running, finds a server and stops cleanly
     const restarted = await startDevServer({ port: env.server.port, store: reloaded });
     try {
+      // and every run's history, as the reloaded server serves it, replays
+      const histories = [];
+      for (const run of before.values()) histories.push({ workflowId: run.workflowId, history: await env.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory() });
+      await assertReplay(t, histories);
       await env.stop();
     } finally {
       await restarted.close();
