@@ -22,6 +22,8 @@ export class HistorySpill {
   private fd: number;
   private end = 0;
   private liveBytes = 0;
+  /** The file's length when a compaction last failed: not tried again until more is written. */
+  private failedCompactionAt = -1;
   private readonly slots = new Map<object, Slot>();
 
   /** `compactAfterBytes`: the holes allowed beyond the live bytes before a compaction (tests set it small). */
@@ -60,7 +62,7 @@ export class HistorySpill {
     if (!slot) return;
     this.slots.delete(owner);
     this.liveBytes -= slot.length;
-    if (this.end - this.liveBytes > Math.max(this.compactAfterBytes, this.liveBytes)) this.compact();
+    if (this.end !== this.failedCompactionAt && this.end - this.liveBytes > Math.max(this.compactAfterBytes, this.liveBytes)) this.compact();
   }
 
   /** Bytes held for histories, and the file's length (holes included). */
@@ -72,18 +74,26 @@ export class HistorySpill {
     closeSync(this.fd);
   }
 
+  /** Copies the live histories into a fresh file. If that fails (a full disk), the old file, holes and all, stays in use. */
   private compact(): void {
-    const fresh = openScratch(this.dir);
-    let end = 0;
-    for (const slot of this.slots.values()) {
-      const bytes = readFully(this.fd, slot);
-      writeFully(fresh, bytes, end);
-      slot.offset = end;
-      end += bytes.length;
+    let fresh: number | undefined;
+    try {
+      fresh = openScratch(this.dir);
+      const moved = new Map<Slot, number>();
+      let end = 0;
+      for (const slot of this.slots.values()) {
+        writeFully(fresh, readFully(this.fd, slot), end);
+        moved.set(slot, end);
+        end += slot.length;
+      }
+      for (const [slot, offset] of moved) slot.offset = offset;
+      closeSync(this.fd);
+      this.fd = fresh;
+      this.end = end;
+    } catch {
+      if (fresh !== undefined && fresh !== this.fd) closeSync(fresh);
+      this.failedCompactionAt = this.end;
     }
-    closeSync(this.fd);
-    this.fd = fresh;
-    this.end = end;
   }
 }
 

@@ -158,3 +158,15 @@ test('a spill that cannot take a history leaves it packed in memory', (t) => {
   t.deepEqual(spill.size.histories, 0);
   t.deepEqual(wire(a), wire(events(4)));
 });
+
+test('a compaction that cannot make its new file leaves the old one in use, every history still readable', (t) => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'history-spill-test-'));
+  const spill = new HistorySpill(folder, 1024);
+  t.teardown(() => spill.close());
+  rmSync(folder, { recursive: true, force: true }); // no folder for a fresh file
+  const cache = new HistoryCache(0, spill);
+  const histories = Array.from({ length: 10 }, (_, i) => cache.create(events(3 + i)));
+  for (let round = 0; round < 3; round++) for (const history of histories) history.at(0);
+  t.true(spill.size.file > 2 * spill.size.live + 1024, 'not compacted');
+  histories.forEach((history, i) => t.deepEqual(wire(history), wire(events(3 + i))));
+});
