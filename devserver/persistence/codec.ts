@@ -39,7 +39,7 @@ export function decodeMessage<T = Record<string, unknown>>(typeName: string, byt
 }
 
 /** The bytes in an ArrayBuffer of their own, for keeping: a small encoded message is a slice of a shared pool slab. */
-export function ownedBytes(bytes: Buffer): Buffer {
+export function ownedBytes(bytes: Uint8Array): Buffer {
   const copy = new Uint8Array(bytes);
   return Buffer.from(copy.buffer, 0, copy.byteLength);
 }

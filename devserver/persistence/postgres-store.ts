@@ -67,8 +67,6 @@ const RETRY_FLUSH_MS = 1000;
 
 
 /** Kept in `saved` between writes, so in bytes of their own. */
-/** A packed message's bytes as the driver takes them (a view, not a copy). */
-const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null => (value ? ownedBytes(encodeMessage(typeName, value)) : null);
 
 export class PostgresStore extends InMemoryStore implements ExecutionStore {
@@ -272,7 +270,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       const recordObject = toRecord(execution);
       const record = JSON.stringify(recordObject);
       const memoBytes = before && before.memo === execution.memo ? before.memoBytes : bytesOrNull(TYPES.memo, execution.memo);
-      const searchAttributesBytes = asBuffer(execution.searchAttributes.encoded);
+      const searchAttributesBytes = execution.searchAttributes.encoded;
       const now: Saved = {
         events: execution.history.length,
         record,
@@ -302,7 +300,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
           task_queue: execution.taskQueue,
           start_time: new Date(execution.startTime),
           execution_time: new Date(execution.executionTime),
-          start_request: asBuffer(execution.startRequest.encoded),
+          start_request: execution.startRequest.encoded,
         });
       } else if (
         before.events !== now.events ||
