@@ -19,6 +19,8 @@ import {
   approvalVoteInput,
   buyIntentInput,
   buyOutcomeInput,
+  buyAttemptKey,
+  unsentBuyInput,
   lastErrorInput,
   listOrdersInput,
   awaitingApprovalInput,
@@ -32,6 +34,8 @@ import {
   type ApprovalVoteInput,
   type BuyIntentInput,
   type BuyOutcomeInput,
+  type BuyAttemptKey,
+  type UnsentBuyInput,
   type LastErrorInput,
   type ListOrdersInput,
   type AwaitingApprovalInput,
@@ -67,6 +71,17 @@ export interface OrdersRepository {
   recordBuyIntent(input: BuyIntentInput): Promise<{ recorded: boolean; attempt: BuyAttemptRecord }>;
   /** The buy's outcome, AFTER the call. Only an `uncertain` outcome may later be resolved. */
   recordBuyOutcome(input: BuyOutcomeInput): Promise<BuyAttemptRecord>;
+  /**
+   * The buy activity claims its attempt just before the request leaves: `claimed: false` (the attempt has no intent,
+   * already ended, or was closed as never sent) means it must not send. Exclusive with `closeUnsentBuy`.
+   */
+  claimBuyForSending(input: BuyAttemptKey): Promise<{ claimed: boolean }>;
+  /**
+   * Ends an attempt nobody claimed for sending as not created (`errorClass`, `errorMessage`): `closed: true` when
+   * it was never sent (closed now or before), so it can be retried; false when it was claimed (it may have been sent)
+   * or has another outcome.
+   */
+  closeUnsentBuy(input: UnsentBuyInput): Promise<{ closed: boolean }>;
   recordProduct(input: ProductInput): Promise<void>;
   /** Sets (or, with `error: null`, clears) the order's last error. The message must be redacted. */
   recordLastError(input: LastErrorInput): Promise<void>;
@@ -228,6 +243,27 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
         const [existing] = await sql`
           SELECT * FROM buy_attempts WHERE workflow_id = ${intent.workflowId} AND attempt = ${intent.attempt}`;
         return { recorded: false, attempt: toBuyAttempt(existing!) };
+      }),
+
+    claimBuyForSending: (input) =>
+      operation('claimBuyForSending', buyAttemptKey, input, async (key) => {
+        const claimed = await sql`
+          UPDATE buy_attempts SET sent_at = now()
+          WHERE workflow_id = ${key.workflowId} AND attempt = ${key.attempt} AND outcome IS NULL AND sent_at IS NULL
+          RETURNING attempt`;
+        return { claimed: claimed.length > 0 };
+      }),
+
+    closeUnsentBuy: (input) =>
+      operation('closeUnsentBuy', unsentBuyInput, input, async (unsent) => {
+        // Row locks order this against a claim: whichever commits first wins, and the other matches no row.
+        await sql`
+          UPDATE buy_attempts SET outcome = 'not-created', error_class = ${unsent.errorClass},
+                 error_message = ${unsent.errorMessage}, finished_at = now()
+          WHERE workflow_id = ${unsent.workflowId} AND attempt = ${unsent.attempt} AND outcome IS NULL AND sent_at IS NULL`;
+        const [row] = await sql`
+          SELECT outcome, sent_at FROM buy_attempts WHERE workflow_id = ${unsent.workflowId} AND attempt = ${unsent.attempt}`;
+        return { closed: row?.['outcome'] === 'not-created' && row['sent_at'] === null };
       }),
 
     recordBuyOutcome: (input) =>

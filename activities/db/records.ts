@@ -56,6 +56,8 @@ export interface BuyAttemptRecord {
   resolvedBy: string | null;
   /** The workflow run that made the attempt (null for attempts recorded before runs were kept). */
   runId: string | null;
+  /** When the buy activity claimed the attempt to send it; null: its request never left (or it predates the claim). */
+  sentAt: string | null;
 }
 
 /** Everything ops see about one order; events, votes and attempts in the order they happened. */
@@ -185,6 +187,7 @@ export function toBuyAttempt(row: Row): BuyAttemptRecord {
     finishedAt: iso(row.finished_at),
     resolvedBy: row.resolved_by,
     runId: row.run_id ?? null,
+    sentAt: iso(row.sent_at),
   };
 }
 

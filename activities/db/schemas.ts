@@ -105,6 +105,10 @@ export const buyIntentInput = z.object({
   at: moment.optional(),
 });
 
+export const buyAttemptKey = z.object({ workflowId, attempt: positiveInt });
+
+export const unsentBuyInput = buyAttemptKey.extend({ errorClass: text(100), errorMessage: z.string().max(4000) });
+
 export const buyOutcomeInput = z
   .object({
     workflowId,
@@ -234,6 +238,8 @@ export type QuoteInput = z.input<typeof quoteInput>;
 export type ApprovalVoteInput = z.input<typeof approvalVoteInput>;
 export type BuyIntentInput = z.input<typeof buyIntentInput>;
 export type BuyOutcomeInput = z.input<typeof buyOutcomeInput>;
+export type BuyAttemptKey = z.input<typeof buyAttemptKey>;
+export type UnsentBuyInput = z.input<typeof unsentBuyInput>;
 export type ProductInput = z.input<typeof productInput>;
 export type LastErrorInput = z.input<typeof lastErrorInput>;
 export type ListOrdersInput = z.input<typeof listOrdersInput>;

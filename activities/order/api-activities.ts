@@ -1,11 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiAuthenticationError, ApiError, type ApiClient } from '../api/index.js';
 import type { CatalogLookups } from '../catalog/index.js';
+import type { Repository } from '../db/index.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
-import { currentRun, type OrderRequestReader } from './order-requests.js';
-import type { BuyOutcome, BuyTargets, Environment, OrderActivities, OrderTargets } from './types.js';
+import type { JournalWriter } from './journal-writer.js';
+import { currentRun, type OrderRequestReader, type RunReference } from './order-requests.js';
+import type { BuyAnswer, BuyInput, BuyOutcome, BuyTargets, BuyWithJournalInput, Environment, JournalEntry, LegacyBuyInput, OrderActivities, OrderTargets, ProductRecord } from './types.js';
 
 export interface ApiActivityDeps {
   /** The API client of each environment this worker serves (one key, one environment). */
@@ -15,12 +17,22 @@ export interface ApiActivityDeps {
   now: () => number;
   /** Reads the request of the order run an activity works for (the buy's input does not carry it). */
   orderRequests: OrderRequestReader;
+  /** Writes the order's journal: the buy writes the batch it is given (its write-ahead record) before it sends. */
+  writeJournal: JournalWriter;
+  /** Where the buy claims its attempt just before sending (see `claimBuyForSending`). */
+  repository: Pick<Repository, 'claimBuyForSending'>;
 }
 
-/** How often the buy activity heartbeats while its request is out (the workflow's heartbeat timeout is a few times this). */
+/** How often the buy activity heartbeats (the workflow's heartbeat timeout is a few times this). */
 export const BUY_HEARTBEAT_MS = 5_000;
 
-type ApiActivities = Pick<OrderActivities, 'refreshApiToken' | 'lookUpOrderTargets' | 'validateOrder' | 'buyOrder'>;
+/**
+ * How long the buy waits for its journal to be written before it gives up and sends nothing (well within the
+ * heartbeat timeout): the workflow then writes the journal with its own, retried activity and buys after it.
+ */
+export const BUY_JOURNAL_TIMEOUT_MS = 10_000;
+
+type ApiActivities = Pick<OrderActivities, 'refreshApiToken' | 'lookUpOrderTargets' | 'validateOrder' | 'buyOrder' | 'buyWithJournal'>;
 
 export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
   function clientFor(environment: Environment): ApiClient {
@@ -99,66 +111,144 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       });
     },
 
-    async buyOrder(input): Promise<BuyOutcome> {
-      let request: OrderRequest;
-      try {
-        // An input scheduled by the v1 workflow, or before this worker's deploy, still carries the request.
-        request = 'request' in input ? input.request : await deps.orderRequests.requestOf(currentRun());
-      } catch (error) {
-        // Nothing was sent: the request could not be read (Temporal unreachable); worth trying again.
-        return { outcome: 'not-created', retryable: true, error: summaryOf(error) };
-      }
-      let client: ApiClient;
-      let envelope;
-      try {
-        client = clientFor(request.environment);
-        envelope = build(request, input.targets).buyEnvelope;
-      } catch (error) {
-        // Nothing was sent: a missing key or an order that cannot be built is a clean, final "not created".
-        return { outcome: 'not-created', retryable: false, error: summaryOf(error) };
-      }
-      try {
-        await client.tokenProvider.getToken();
-      } catch (error) {
-        // Nothing was sent: a token that cannot be had is a clean "not created", worth retrying unless refused.
-        return { outcome: 'not-created', retryable: !(error instanceof ApiAuthenticationError), error: summaryOf(error) };
-      }
-      // While the request is out, the activity tells Temporal it is alive: a worker killed mid-buy is noticed within
-      // the heartbeat timeout (BUY_UNCERTAIN in seconds, not after the 3-minute start-to-close).
-      const alive = setInterval(() => Context.current().heartbeat(), BUY_HEARTBEAT_MS);
-      try {
-        const response = await client.buy(envelope);
-        const item = response.data[0];
-        if (!item) {
-          return {
-            outcome: 'uncertain',
-            error: { type: 'ApiInvalidResponse', message: 'the API accepted the buy but returned no product' },
-          };
-        }
-        return {
-          outcome: 'created',
-          product: {
-            technicalServiceUid: item.technicalServiceUid,
-            provisioningStatus: item.provisioningStatus ?? 'UNKNOWN',
-            ...(item.serviceName ? { serviceName: item.serviceName } : {}),
-            ...(typeof item.contractTermMonths === 'number' ? { contractTermMonths: item.contractTermMonths } : {}),
-          },
-        };
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.outcomeUnknown) return { outcome: 'uncertain', error: summaryOf(error) };
-        if (!error.retrySafe) return { outcome: 'not-created', retryable: false, error: summaryOf(error) };
-        const retryAfterMs = error.toJSON().retryAfterMs;
-        return {
-          outcome: 'not-created',
-          retryable: true,
-          error: summaryOf(error),
-          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        };
-      } finally {
-        clearInterval(alive);
-      }
+    async buyOrder(input) {
+      // Without a journal to write, the answer is always an outcome (never 'unrecorded').
+      return (await heartbeating(() => buy(input))) as BuyOutcome;
     },
+
+    buyWithJournal: (input) => heartbeating(() => buy(input)),
   };
+
+  /**
+   * Alive from the start: a worker killed mid-buy is noticed within the heartbeat timeout (in seconds, not after
+   * the 3-minute start-to-close), and a slow journal write is not mistaken for a lost worker.
+   */
+  async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+    const alive = setInterval(() => Context.current().heartbeat(), BUY_HEARTBEAT_MS);
+    try {
+      return await work();
+    } finally {
+      clearInterval(alive);
+    }
+  }
+
+  async function buy(input: BuyInput | LegacyBuyInput | BuyWithJournalInput): Promise<BuyAnswer> {
+    // An input scheduled by the v1 workflow, or before this worker's deploy, still carries the request.
+    const run = 'request' in input ? undefined : currentRun();
+    const request = 'request' in input ? () => Promise.resolve(input.request) : once(() => deps.orderRequests.requestOf(run!));
+    if ('journal' in input && input.journal?.length) {
+      try {
+        // The write-ahead rule: the attempt's intent is in Postgres before the request can leave.
+        await withinTime(deps.writeJournal(run!, input.journal, { requestOf: request }), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
+      } catch (error) {
+        return { outcome: 'unrecorded', error: summaryOf(error) };
+      }
+    }
+    let order: OrderRequest;
+    try {
+      order = await request();
+    } catch (error) {
+      // Nothing was sent: the request could not be read (Temporal unreachable); worth trying again.
+      return { outcome: 'not-created', retryable: true, error: summaryOf(error) };
+    }
+    let client: ApiClient;
+    let envelope;
+    try {
+      client = clientFor(order.environment);
+      envelope = build(order, input.targets).buyEnvelope;
+    } catch (error) {
+      // Nothing was sent: a missing key or an order that cannot be built is a clean, final "not created".
+      return { outcome: 'not-created', retryable: false, error: summaryOf(error) };
+    }
+    try {
+      await client.tokenProvider.getToken();
+    } catch (error) {
+      // Nothing was sent: a token that cannot be had is a clean "not created", worth retrying unless refused.
+      return { outcome: 'not-created', retryable: !(error instanceof ApiAuthenticationError), error: summaryOf(error) };
+    }
+    try {
+      // Claimed last, right before it leaves: a workflow whose buy activity was lost can then tell whether it did.
+      const workflowId = 'request' in input ? input.workflowId : run!.workflowId;
+      const { claimed } = await deps.repository.claimBuyForSending({ workflowId, attempt: input.attempt });
+      if (!claimed) return { outcome: 'not-created', retryable: false, error: { type: 'BuyNotClaimed', message: `attempt ${input.attempt} has no open buy intent (closed, ended or never recorded): not sending` } };
+    } catch (error) {
+      // Nothing was sent: the database did not answer.
+      return { outcome: 'not-created', retryable: true, error: summaryOf(error) };
+    }
+    let product: ProductRecord;
+    try {
+      const response = await client.buy(envelope);
+      const item = response.data[0];
+      if (!item) {
+        return {
+          outcome: 'uncertain',
+          error: { type: 'ApiInvalidResponse', message: 'the API accepted the buy but returned no product' },
+        };
+      }
+      product = {
+        technicalServiceUid: item.technicalServiceUid,
+        provisioningStatus: item.provisioningStatus ?? 'UNKNOWN',
+        ...(item.serviceName ? { serviceName: item.serviceName } : {}),
+        ...(typeof item.contractTermMonths === 'number' ? { contractTermMonths: item.contractTermMonths } : {}),
+      };
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.outcomeUnknown) return { outcome: 'uncertain', error: summaryOf(error) };
+      if (!error.retrySafe) return { outcome: 'not-created', retryable: false, error: summaryOf(error) };
+      const retryAfterMs = error.toJSON().retryAfterMs;
+      return {
+        outcome: 'not-created',
+        retryable: true,
+        error: summaryOf(error),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
+    }
+    if (!('recordCreated' in input) || !input.recordCreated) return { outcome: 'created', product };
+    return { outcome: 'created', product, journal: await recordCreated(run!, input.attempt, product, input.recordCreated, request) };
+  }
+
+  /**
+   * What a created MVE adds to the order's journal, written when the database answers in time. Never thrown: the MVE
+   * exists whatever the records say, so a write that fails leaves the entries to the workflow's own journal.
+   */
+  async function recordCreated(
+    run: RunReference,
+    attempt: number,
+    product: ProductRecord,
+    { seq, actor }: BuyWithJournalInput['recordCreated'],
+    request: () => Promise<OrderRequest>,
+  ): Promise<{ entries: JournalEntry[]; written: boolean }> {
+    const at = Date.now();
+    const entries: JournalEntry[] = [
+      { type: 'buy-outcome', seq: seq + 1, at, attempt, outcome: 'created', product },
+      { type: 'product', seq: seq + 2, at, product, actor },
+      { type: 'transition', seq: seq + 3, at, from: 'BUYING', to: 'BOUGHT', actor, reason: `created ${product.technicalServiceUid} (${product.provisioningStatus})` },
+    ];
+    try {
+      await withinTime(deps.writeJournal(run, entries, { requestOf: request }), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
+      return { entries, written: true };
+    } catch {
+      return { entries, written: false };
+    }
+  }
+}
+
+/** Calls `read` once, however often the result is asked for (the buy and its journal read the same request). */
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | undefined;
+  return () => (result ??= read());
+}
+
+/** `work`, or an error after `ms` (the work goes on; what it writes is idempotent). */
+async function withinTime<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export type { ApiActivities };

@@ -1,12 +1,13 @@
 /** Public face of activities/order: the order workflow's activities, built once per worker from its dependencies. */
 import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
 import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
+import { createJournalWriter } from './journal-writer.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
 import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
 import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
 import type { OrderActivities } from './types.js';
 
-export type OrderActivityDeps = ApiActivityDeps &
+export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal'> &
   RecordActivityDeps &
   Omit<PolicyActivityDeps, 'approverWebhook'> &
   Omit<NotifyDeps, 'now'> &
@@ -14,7 +15,7 @@ export type OrderActivityDeps = ApiActivityDeps &
 
 export function createActivities(deps: OrderActivityDeps): OrderActivities {
   return {
-    ...createApiActivities(deps),
+    ...createApiActivities({ ...deps, writeJournal: createJournalWriter(deps) }),
     ...createRecordActivities(deps),
     ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
     ...createNotifyActivity({ ...deps, now: deps.now }),

@@ -48,13 +48,28 @@ export interface ProductRecord {
 
 /** What the API said about one buy request. Never thrown: the workflow decides on each outcome. */
 export type BuyOutcome =
-  | { outcome: 'created'; product: ProductRecord; traceId?: string }
+  | {
+      outcome: 'created';
+      product: ProductRecord;
+      traceId?: string;
+      /**
+       * What the created MVE adds to the order's journal (`buyWithJournal` only): `written` says whether the
+       * activity wrote it to Postgres.
+       */
+      journal?: { entries: JournalEntry[]; written: boolean };
+    }
   /** Provably not applied and worth retrying (429, connection refused, 401 before processing). */
   | { outcome: 'not-created'; retryable: true; retryAfterMs?: number; error: ErrorSummary }
   /** Provably not applied and retrying cannot help (refused with 400, permission denied). */
   | { outcome: 'not-created'; retryable: false; error: ErrorSummary }
   /** May or may not have been carried out (timeout after sending, connection cut, 5xx). */
   | { outcome: 'uncertain'; error: ErrorSummary };
+
+/**
+ * What `buyWithJournal` answers: an outcome, or that nothing was sent because the journal it was given (with the
+ * attempt's intent) could not be written.
+ */
+export type BuyAnswer = BuyOutcome | { outcome: 'unrecorded'; error: ErrorSummary };
 
 export interface ErrorSummary {
   type: string;
@@ -84,6 +99,20 @@ export interface BuyTargets {
 export interface BuyInput {
   targets: BuyTargets;
   attempt: number;
+}
+
+/** `buyWithJournal`'s input: the buy's, with the journal it writes before it sends and the record of what it created. */
+export interface BuyWithJournalInput extends BuyInput {
+  /**
+   * The order's journal up to this attempt's intent: the activity writes it before the request can leave (the
+   * write-ahead rule), so the record costs no activity of its own. Empty when the workflow wrote it already.
+   */
+  journal: JournalEntry[];
+  /**
+   * The activity records a created MVE itself (the attempt's outcome, the product, the move to BOUGHT by `actor`),
+   * numbered on from the order's journal sequence `seq`, so the order needs no journal activity after the buy.
+   */
+  recordCreated: { seq: number; actor: string };
 }
 
 /** The journal's input: the workflow id and run id come from the activity's context. */
@@ -216,9 +245,20 @@ export interface OrderActivities {
   refreshApiToken(input: { environment: Environment }): Promise<void>;
   lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
   validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<Omit<QuoteRecord, 'quotedAt'>>;
+  /** The buy of lean runs begun before `buyWithJournal` (their journal was written first) and of v1 runs. */
   buyOrder(input: BuyInput | LegacyBuyInput): Promise<BuyOutcome>;
+  /**
+   * The buy that writes the order's journal before it sends and records what it created. A type of its own, so a
+   * worker of before it fails the task instead of buying without writing the journal first.
+   */
+  buyWithJournal(input: BuyWithJournalInput): Promise<BuyAnswer>;
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
   recordJournal(input: JournalInput | LegacyJournalInput): Promise<void>;
+  /**
+   * For a buy activity that did not report back: ends the attempt as not created when its request never left (the
+   * activity had not claimed it for sending) and answers true; false when it may have been sent.
+   */
+  closeUnsentBuy(input: { attempt: number }): Promise<boolean>;
   notifyTicketSystem(input: { callbackUrl: string; notification: TicketNotification }): Promise<void>;
   /** Posts a signed Slack-compatible message to the approvers' webhook (MVE_APPROVER_WEBHOOK_URL); nothing when it is not set. */
   notifyApprovers(input: ApproverMessage): Promise<void>;

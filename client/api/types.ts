@@ -65,6 +65,8 @@ export interface HistoryBuyAttempt {
   errorMessage: string | null;
   finishedAt: string | null;
   resolvedBy: string | null;
+  /** When the buy request was about to leave; null: it never left. */
+  sentAt: string | null;
 }
 
 export interface OrderHistory {

@@ -125,6 +125,7 @@ export const historyResponse = z.object({
       finishedAt: z.string().nullable(),
       resolvedBy: z.string().nullable(),
       runId: z.string().nullable(),
+      sentAt: z.string().nullable().describe('when the buy request was about to leave; null: it never left'),
     }),
   ),
   events: z.array(z.unknown()).describe("Temporal's history events as proto3 JSON; payloads decoded and redacted for ops and admins, withheld for others"),

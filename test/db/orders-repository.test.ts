@@ -180,6 +180,38 @@ test('buy intent then outcome round-trips, and retries of either change nothing'
   t.deepEqual((await repo.getOrder(workflowId))!.buyAttempts, [finished]);
 });
 
+test('a buy claimed for sending cannot be closed as unsent, and one closed as unsent cannot be claimed', async (t) => {
+  const { workflowId } = await newOrder();
+  const unsent = { errorClass: 'BuyNotSent', errorMessage: 'lost before sending' };
+  t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 1 }), { claimed: false }, 'no intent, no claim');
+
+  await repo.recordBuyIntent({ workflowId, attempt: 1 });
+  t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 1 }), { claimed: true });
+  t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 1 }), { claimed: false }, 'claimed once');
+  t.deepEqual(await repo.closeUnsentBuy({ workflowId, attempt: 1, ...unsent }), { closed: false }, 'it may have been sent');
+  t.like((await repo.getOrder(workflowId))!.buyAttempts[0], { outcome: null });
+
+  await repo.recordBuyIntent({ workflowId, attempt: 2 });
+  t.deepEqual(await repo.closeUnsentBuy({ workflowId, attempt: 2, ...unsent }), { closed: true });
+  t.deepEqual(await repo.closeUnsentBuy({ workflowId, attempt: 2, ...unsent }), { closed: true }, 'closing again says the same');
+  t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 2 }), { claimed: false }, 'a closed attempt is never sent');
+  t.like((await repo.getOrder(workflowId))!.buyAttempts[1], { outcome: 'not-created', errorClass: 'BuyNotSent', sentAt: null });
+  // The workflow then records the same outcome for the attempt: no conflict.
+  await t.notThrowsAsync(repo.recordBuyOutcome({ workflowId, attempt: 2, outcome: 'not-created', errorClass: 'BuyNotSent', errorMessage: 'lost before sending' }));
+});
+
+test('a claim and a close of the same attempt racing: exactly one wins', async (t) => {
+  const { workflowId } = await newOrder();
+  for (let attempt = 1; attempt <= 20; attempt++) {
+    await repo.recordBuyIntent({ workflowId, attempt });
+    const [claim, close] = await Promise.all([
+      repo.claimBuyForSending({ workflowId, attempt }),
+      repo.closeUnsentBuy({ workflowId, attempt, errorClass: 'BuyNotSent', errorMessage: 'lost' }),
+    ]);
+    t.not(claim.claimed, close.closed, `attempt ${attempt}: claimed ${claim.claimed}, closed ${close.closed}`);
+  }
+});
+
 test('a buy outcome without its intent is refused: the intent comes first', async (t) => {
   const { workflowId } = await newOrder();
   const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created' }));

@@ -11,7 +11,7 @@ import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { policyHash } from '../../activities/order/index.js';
-import type { BuyOutcome, JournalEntry } from '../../activities/order/types.js';
+import type { BuyAnswer, JournalEntry } from '../../activities/order/types.js';
 import { orderWorkflowId } from '../../client/orders/index.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
@@ -92,23 +92,21 @@ test.serial('an auto-approved order: the buy and the journal carry no request, v
 
   const { events, scheduled } = await scheduledActivities(engine.client, workflowId);
   t.true(events <= 30, `${events} history events`);
-  const buys = scheduled.filter((activity) => activity.activity === 'buyOrder');
+  const buys = scheduled.filter((activity) => activity.activity === 'buyWithJournal');
   t.is(buys.length, 1);
   const buy = buys[0]!;
-  t.deepEqual(Object.keys(buy.input).sort(), ['attempt', 'targets']);
-  const buyFields = fieldNames(buy.input);
+  t.deepEqual(Object.keys(buy.input).sort(), ['attempt', 'journal', 'recordCreated', 'targets'], 'the buy carries its journal, to write before it sends');
+  const { journal: buyJournal, recordCreated, ...buyOwn } = buy.input;
+  t.deepEqual(recordCreated, { seq: (buyJournal as JournalEntry[]).at(-1)!.seq, actor: 'engine' });
+  const buyFields = fieldNames(buyOwn);
   for (const field of ['request', 'vendorConfig', 'warnings', 'workflowId', 'runId', 'environment']) t.false(buyFields.has(field), `the buy's input has no ${field}`);
   t.false(JSON.stringify(buy.input).includes(CANARY));
-  t.true(buy.bytes < 300, `the buy's input is ${buy.bytes} bytes in history, encrypted`);
+  t.true(JSON.stringify(buyOwn).length < 200, 'the buy\'s own fields are a few ids');
 
-  const journals = scheduled.filter((activity) => activity.activity === 'recordJournal');
-  t.true(journals.length >= 2);
-  for (const journal of journals) {
-    t.deepEqual(Object.keys(journal.input), ['entries'], 'no workflow id, run id, environment or ticket');
-    const fields = fieldNames(journal.input);
-    t.false(fields.has('request') || fields.has('vendorConfig') || fields.has('policy'), `no request and no policy rules: ${[...fields].join(', ')}`);
-  }
-  const entries = journals.flatMap((journal) => journal.input['entries'] as JournalEntry[]);
+  t.deepEqual(scheduled.map((activity) => activity.activity), ['buyWithJournal'], 'no journal activity: the buy wrote the journal, before and after');
+  const fields = fieldNames(buyJournal);
+  t.false(fields.has('request') || fields.has('vendorConfig') || fields.has('policy'), `no request and no policy rules: ${[...fields].join(', ')}`);
+  const entries = buyJournal as JournalEntry[];
   const received = entries.find((entry) => entry.type === 'received')!;
   t.deepEqual(Object.keys(received).sort(), ['at', 'seq', 'type']);
   const policy = entries.find((entry) => entry.type === 'policy')!;
@@ -162,7 +160,7 @@ test.serial('a run that continued as new reads the request from its own start in
 
   // The buy was scheduled by a later run, with no request in its input: it read the request from that run's input.
   const { scheduled } = await scheduledActivities(engine.client, workflowId, lastRunId);
-  const buy = scheduled.find((activity) => activity.activity === 'buyOrder');
+  const buy = scheduled.find((activity) => activity.activity === 'buyWithJournal');
   t.truthy(buy, 'the last run bought');
   t.false(fieldNames(buy!.input).has('request'));
   const view = (await engine.repository.getOrder(workflowId))!;
@@ -200,7 +198,7 @@ test.serial('the activities still take the older input shapes: the request, work
   // The old buy input: the whole request and the targets with their warnings.
   const targets = await engine.activities.lookUpOrderTargets({ ...context, request });
   t.true(targets.warnings.length > 0, 'the lookup noted its choices');
-  const outcome: BuyOutcome = await new MockActivityEnvironment().run(engine.activities.buyOrder, { ...context, request, targets, attempt: 1 });
+  const outcome: BuyAnswer = await new MockActivityEnvironment().run(engine.activities.buyOrder, { ...context, request, targets, attempt: 1 });
   t.is(outcome.outcome, 'created');
 });
 
@@ -208,7 +206,7 @@ test.serial('a buy whose request cannot be read sends nothing, and is a clean "n
   const { engine } = t.context;
   const sent = engine.apiLog.length;
   const environment = new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-NO-SUCH', runId: '00000000-0000-4000-8000-000000000000' } });
-  const outcome: BuyOutcome = await environment.run(engine.activities.buyOrder, {
+  const outcome: BuyAnswer = await environment.run(engine.activities.buyOrder, {
     targets: { location: { id: 101 }, image: { id: 101, vendor: 'Fortinet', product: 'FortiGate-VM' } },
     attempt: 1,
   });

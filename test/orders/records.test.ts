@@ -1,7 +1,8 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { createRepository } from '../../activities/db/index.js';
-import { createRecordActivities, TRUNCATED } from '../../activities/order/record-activities.js';
+import { createRecordActivities } from '../../activities/order/record-activities.js';
+import { TRUNCATED } from '../../activities/order/journal-writer.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { OrderRequestUnavailable, type OrderRequestReader, type RunReference } from '../../activities/order/order-requests.js';

@@ -18,11 +18,11 @@ export const records = retryingAbandoned(
 );
 
 /**
- * The journal, one batch per checkpoint: retried until the database answers, so nothing is lost while it is
- * down. A batch is a few small idempotent writes, so a short timeout lets a worker that died mid-write be
- * noticed quickly.
+ * The journal, one batch per checkpoint, and the close of a lost buy that never sent its request: retried until
+ * the database answers, so nothing is lost while it is down. Each is a few small idempotent writes, so a short
+ * timeout lets a worker that died mid-write be noticed quickly.
  */
-export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal'>>({
+export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal' | 'closeUnsentBuy'>>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -39,7 +39,7 @@ export const reads = retryingAbandoned(
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an
  * outcome; an activity that does not report (worker lost, timeout, no heartbeat) is an uncertain buy.
  */
-export const buying = proxyActivities<Pick<OrderActivities, 'buyOrder'>>({
+export const buying = proxyActivities<Pick<OrderActivities, 'buyOrder' | 'buyWithJournal'>>({
   startToCloseTimeout: '3 minutes',
   // The activity heartbeats every 5 s while its request is out: a worker lost mid-buy is noticed in 20 s.
   heartbeatTimeout: '20 seconds',

@@ -1,11 +1,20 @@
-import { condition, sleep } from '@temporalio/workflow';
-import type { BuyOutcome, ProductRecord } from '../../activities/order/types.js';
-import { buying } from './activities.js';
+import { condition, patched, sleep } from '@temporalio/workflow';
+import type { BuyAnswer, BuyOutcome, BuyWithJournalInput, ProductRecord } from '../../activities/order/types.js';
+import { buying, journaling } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { summarise } from './failures.js';
 import { currentQuote } from './progress.js';
 import { ENGINE } from './recorder.js';
 import type { OrderRun } from './run.js';
+
+/**
+ * Marks runs whose buy activity writes the journal (its write-ahead record) itself before it sends: one activity and
+ * one workflow task fewer per attempt. Runs without it wrote the journal with its own activity first.
+ */
+export const BUY_WRITES_AHEAD_PATCH = 'buy-writes-ahead';
+
+/** The entries a buy writes for a created MVE (`BuyWithJournalInput.recordCreated`): its outcome, the product, the move to BOUGHT. */
+const CREATED_RECORD_ENTRIES = 3;
 
 /** How a buy ended: bought, failed for good, or provably not carried out after an uncertain attempt (validate again). */
 export type BuyResult = 'bought' | 'failed' | 'revalidate';
@@ -19,16 +28,25 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
   for (let tries = 1; ; tries++) {
     const attempt = ++progress.buyAttempts;
     recorder.record({ type: 'buy-intent', attempt });
+    // The buy records a created MVE itself (its outcome, the product, the move to BOUGHT), numbered on from here.
+    const recordCreated = patched(BUY_WRITES_AHEAD_PATCH) ? { seq: recorder.reserve(CREATED_RECORD_ENTRIES), actor: ENGINE } : undefined;
+    let outcome: BuyOutcome;
     try {
-      await recorder.writeAhead(); // the attempt is in Postgres before the request can leave
+      // The attempt is in Postgres before the request can leave.
+      outcome = recordCreated ? await buyWritingAhead(run, attempt, recordCreated) : await buyAfterJournal(run, attempt);
     } catch (error) {
+      recorder.release();
       // The records refuse the attempt (they hold it already, from another run): buying could buy twice.
       const refusal = summarise(error, 'the buy intent could not be recorded');
       recorder.setLastError(refusal);
       recorder.moveTo('FAILED', ENGINE, `not buying: ${refusal.message}`);
       return 'failed';
     }
-    const outcome = await attemptBuy(run, attempt);
+    if (outcome.outcome === 'created' && outcome.journal) {
+      recorder.adopt(outcome.journal.entries, outcome.journal.written);
+      return 'bought';
+    }
+    recorder.release();
     recorder.record({
       type: 'buy-outcome',
       attempt,
@@ -56,15 +74,61 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
   }
 }
 
-async function attemptBuy(run: OrderRun, attempt: number): Promise<BuyOutcome> {
+/**
+ * The buy activity writes the journal before it sends, and records a created MVE; when it did not write the journal,
+ * the journal is written first and the buy sent after.
+ */
+async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: BuyWithJournalInput['recordCreated']): Promise<BuyOutcome> {
+  const sent = await run.recorder.writeAheadWith(async (journal) => {
+    const sent = await attemptBuy(run, attempt, { journal, recordCreated });
+    return { value: sent, written: sent.reported && sent.answer.outcome !== 'unrecorded' };
+  });
+  if (!sent.reported) return settleLostBuy(attempt, sent.answer);
+  if (sent.answer.outcome !== 'unrecorded') return sent.answer;
+  // Nothing was sent; the journal is written now (by the journal's own activity, retried), so the buy goes out alone.
+  const again = await attemptBuy(run, attempt, { journal: [], recordCreated });
+  if (!again.reported) return settleLostBuy(attempt, again.answer);
+  return again.answer.outcome === 'unrecorded' ? { outcome: 'not-created', retryable: true, error: again.answer.error } : again.answer;
+}
+
+/**
+ * A buy activity that did not report back is uncertain, unless its request provably never left: the activity claims
+ * its attempt in Postgres just before sending, and closing an unclaimed attempt as not created shuts that door.
+ */
+async function settleLostBuy(attempt: number, lost: LostBuy): Promise<BuyOutcome> {
+  if (!(await journaling.closeUnsentBuy({ attempt }))) return lost;
+  return { outcome: 'not-created', retryable: true, error: { type: 'BuyNotSent', message: `${lost.error.message}; its request never left` } };
+}
+
+/** Runs begun before `BUY_WRITES_AHEAD_PATCH`: the journal's activity, then the buy. */
+async function buyAfterJournal(run: OrderRun, attempt: number): Promise<BuyOutcome> {
+  await run.recorder.writeAhead();
+  const { answer } = await attemptBuy(run, attempt);
+  // buyOrder has no journal to write: it never answers 'unrecorded'.
+  return answer as BuyOutcome;
+}
+
+/** What a buy activity that did not report back comes to, unless its request provably never left. */
+type LostBuy = Extract<BuyOutcome, { outcome: 'uncertain' }>;
+
+/**
+ * One buy request: with `withJournal`, the activity that writes the journal before it sends and records what it
+ * created. `reported` is false when the activity did not report back (worker lost, timed out).
+ */
+async function attemptBuy(
+  run: OrderRun,
+  attempt: number,
+  withJournal?: Pick<BuyWithJournalInput, 'journal' | 'recordCreated'>,
+): Promise<{ reported: true; answer: BuyAnswer } | { reported: false; answer: LostBuy }> {
   const { location, image } = run.recorder.progress.targets!;
   // What building the buy needs, and no more: the activity reads the request from this run's start input (history
   // holds it once) and knows its run from its context.
   const targets = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
   try {
-    return await buying.buyOrder({ targets, attempt });
+    const answer = withJournal ? await buying.buyWithJournal({ targets, attempt, ...withJournal }) : await buying.buyOrder({ targets, attempt });
+    return { reported: true, answer };
   } catch (error) {
-    return { outcome: 'uncertain', error: summarise(error, 'the buy activity did not report back (worker lost or timed out)') };
+    return { reported: false, answer: { outcome: 'uncertain', error: summarise(error, 'the buy activity did not report back (worker lost or timed out)') } };
   }
 }
 

@@ -27,11 +27,32 @@ export class Journal {
    * records refuse the batch for good (a refused buy intent); a database that is down is retried meanwhile.
    */
   flush(): Promise<void> {
+    return this.handOff(async (batch) => {
+      if (batch.length) await this.write(batch);
+      return { value: undefined, written: true };
+    });
+  }
+
+  /**
+   * Hands what was pushed so far to a step that writes it itself before it acts (the buy's write-ahead), in turn
+   * with the flushes. When the step did not write it (it could not, or it did not report), the batch is written
+   * here before any later flush; resolves with the step's value once the batch is written.
+   */
+  handOff<T>(step: (batch: JournalEntry[]) => Promise<{ value: T; written: boolean }>): Promise<T> {
     const batch = this.pending;
     this.pending = [];
-    const written = this.last.then(() => (batch.length ? CancellationScope.nonCancellable(() => this.write(batch)) : undefined));
+    const done = this.last.then(() =>
+      CancellationScope.nonCancellable(async () => {
+        const { value, written } = await step(batch);
+        if (!written && batch.length) await this.write(batch);
+        return value;
+      }),
+    );
     // The next flush waits for this one, whether it was refused or not.
-    this.last = written.catch(() => undefined);
-    return written;
+    this.last = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    return done;
   }
 }

@@ -52,14 +52,18 @@ export function currentQuote(progress: OrderProgress): QuoteRecord | undefined {
   return progress.quotes.at(-1);
 }
 
-/** Moves the order to `to` (asserted against the state table) and returns the timeline line it adds. */
-export function advance(progress: OrderProgress, to: OrderState, actor: string, reason: string, at: number): TimelineEntry {
+/**
+ * Moves the order to `to` (asserted against the state table) and returns the timeline line it adds, numbered `seq`:
+ * the next sequence number, unless a step numbered the move itself (see `OrderRecorder.adopt`).
+ */
+export function advance(progress: OrderProgress, to: OrderState, actor: string, reason: string, at: number, seq = progress.seq + 1): TimelineEntry {
   if (!canTransition(progress.state, to)) {
     // A bug, not a business outcome: fail the workflow task so the order parks visibly, unchanged.
     throw new Error(`illegal order transition ${progress.state} -> ${to}`);
   }
   progress.state = to;
-  const entry: TimelineEntry = { seq: ++progress.seq, at: new Date(at).toISOString(), state: to, actor, reason };
+  progress.seq = Math.max(progress.seq, seq);
+  const entry: TimelineEntry = { seq, at: new Date(at).toISOString(), state: to, actor, reason };
   progress.timeline.push(entry);
   return entry;
 }

@@ -32,6 +32,8 @@ export class OrderRecorder {
   private readonly notifications: Outbox<TicketNotification>;
   private readonly approverOutbox: Outbox<ApproverMessage>;
   private readonly searchAttributeChanges = new Map<string, SearchAttributeUpdatePair>();
+  /** Sequence numbers a step in flight will give the entries it writes itself (see `reserve`). */
+  private reservation: { after: number; count: number } | undefined;
 
   constructor(
     readonly input: OrderWorkflowInput,
@@ -82,15 +84,57 @@ export class OrderRecorder {
   }
 
   private nextSeq(): number {
+    // Entries made while a step holds a reservation (a note from an outbox) are numbered past it.
+    if (this.reservation && this.progress.seq === this.reservation.after) this.progress.seq += this.reservation.count;
     return ++this.progress.seq;
   }
 
+  /**
+   * Sets aside the next `count` sequence numbers for a step that writes entries itself (the buy records a created
+   * MVE), and returns the number they follow. `adopt` takes the step's entries; `release` gives the numbers back when
+   * it wrote none (they are then used as usual, unless something else was numbered meanwhile).
+   */
+  reserve(count: number): number {
+    this.reservation = { after: this.progress.seq, count };
+    return this.progress.seq;
+  }
+
+  release(): void {
+    this.reservation = undefined;
+  }
+
+  /**
+   * The entries a step made itself in its reservation: the progress follows them as if they were recorded here
+   * (transitions move the state, a product is the order's), and they are journaled only when the step did not
+   * write them.
+   */
+  adopt(entries: JournalEntry[], written: boolean): void {
+    const reservation = this.reservation;
+    this.reservation = undefined;
+    for (const entry of entries) {
+      if (!reservation || entry.seq <= reservation.after || entry.seq > reservation.after + reservation.count) {
+        throw new Error(`journal entry ${entry.seq} (${entry.type}) is outside the sequence numbers reserved for it`);
+      }
+      this.follow(entry, written);
+    }
+  }
+
   moveTo(to: OrderState, actor: string, reason: string, details?: Record<string, unknown>): void {
-    const from = this.progress.state;
-    const entry = advance(this.progress, to, actor, reason, Date.now());
-    this.journal.push({ type: 'transition', seq: entry.seq, at: Date.now(), from, to, actor, reason, ...(details ? { details } : {}) });
-    this.setSearchAttribute({ key: ORDER_STATUS, value: to });
-    this.notify('state-changed', reason);
+    const transition = { type: 'transition', seq: this.nextSeq(), at: Date.now(), from: this.progress.state, to, actor, reason } as const;
+    this.follow(details ? { ...transition, details } : transition, false);
+  }
+
+  /** Applies an entry to the progress (and the search attributes and the ticket system), journaling it unless written. */
+  private follow(entry: JournalEntry, written: boolean): void {
+    if (entry.type === 'transition') {
+      advance(this.progress, entry.to, entry.actor, entry.reason, entry.at, entry.seq);
+      this.setSearchAttribute({ key: ORDER_STATUS, value: entry.to });
+    } else {
+      this.progress.seq = Math.max(this.progress.seq, entry.seq);
+      if (entry.type === 'product') this.progress.product = entry.product;
+    }
+    if (!written) this.journal.push(entry);
+    if (entry.type === 'transition') this.notify('state-changed', entry.reason);
   }
 
   note(actor: string, message: string, details?: Record<string, unknown>): void {
@@ -186,6 +230,15 @@ export class OrderRecorder {
   async writeAhead(): Promise<void> {
     this.publishSearchAttributes();
     await this.journal.flush();
+  }
+
+  /**
+   * The write-ahead rule, carried by the step itself: the search attributes are published, and the journal so far
+   * is handed to `step` (the buy), which writes it before it acts (see `Journal.handOff`).
+   */
+  writeAheadWith<T>(step: (journal: JournalEntry[]) => Promise<{ value: T; written: boolean }>): Promise<T> {
+    this.publishSearchAttributes();
+    return this.journal.handOff(step);
   }
 
   /** The order has ended: the ticket system gets a few minutes to take its last notifications, then the records are written. */

@@ -61,11 +61,11 @@ test.serial('the buy is an ordinary activity Temporal never retries, with a hear
     return handle.fetchHistory();
   });
   const buys = (history.events ?? [])
-    .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'buyOrder')
+    .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'buyWithJournal')
     .map((event) => event.activityTaskScheduledEventAttributes!);
   t.is(buys.length, 1);
   t.is(buys[0]!.retryPolicy?.maximumAttempts, 1, 'a buy is never retried by Temporal');
   t.is(Number(buys[0]!.heartbeatTimeout?.seconds), 20);
   t.is(Number(buys[0]!.startToCloseTimeout?.seconds), 180);
-  t.false(activityKinds(history).local.has('buyOrder'), 'never a local activity (re-run when its workflow task is retried)');
+  t.false(activityKinds(history).local.has('buyWithJournal'), 'never a local activity (re-run when its workflow task is retried)');
 });

@@ -1,0 +1,184 @@
+import { RepositoryError, type Repository } from '../db/index.js';
+import { redactOrderRequest } from '../../domain/index.js';
+import type { PoliciesInForce } from '../../workflows/approval/index.js';
+import type { OrderRequestReader } from './order-requests.js';
+import { policyHash } from './policy-activity.js';
+import type { JournalEntry } from './types.js';
+
+export interface JournalWriterDeps {
+  repository: Repository;
+  /** Reads the request of the order run (the "received" entry does not carry it). */
+  orderRequests: OrderRequestReader;
+  /** The policies this worker serves: their rules, for a policy entry whose hash no worker stored (see below). */
+  policies?: PoliciesInForce;
+}
+
+/** The order run a journal batch is written for. */
+export interface JournalRun {
+  workflowId: string;
+  /** Recorded with the order and each buy attempt. */
+  runId: string | undefined;
+}
+
+/**
+ * The records refused a buy intent: the attempt belongs to another run, or has ended. The write-ahead record did not
+ * happen, so the buy must not be sent.
+ */
+export class BuyIntentRefused extends Error {
+  override name = 'BuyIntentRefused';
+}
+
+/** Writes a batch of the order's journal to Postgres; `orderRequests` replaces the writer's own reader for this batch. */
+export type JournalWriter = (run: JournalRun, entries: JournalEntry[], orderRequests?: OrderRequestReader) => Promise<void>;
+
+/** Appended to a text cut to fit its column, so a reader knows there was more. */
+export const TRUNCATED = '… [truncated]';
+
+/** `text` cut to at most `max` characters, marked when cut. */
+export function fit(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - TRUNCATED.length)}${TRUNCATED}`;
+}
+
+/** Money as the records keep it: at most 6 decimals. */
+function money(amount: number): number {
+  return Math.round(amount * 1e6) / 1e6;
+}
+
+/**
+ * Writes the workflow's journal to Postgres, entry by entry in order. Every write is keyed by what the
+ * workflow chose (sequence, quote number, attempt), so a batch written again changes nothing already written.
+ * Values are fitted to the records at this boundary (long texts cut with a marker, money to 6 decimals,
+ * currencies upper case, an empty status as UNKNOWN). A write still refused is a bug retrying cannot fix: it is
+ * recorded as the order's last error and the batch goes on, so no refusal can hold up an order (the buy waits
+ * on its journal) — except a refused buy intent, which ends the batch with `BuyIntentRefused`. A database that
+ * is down throws its own error (worth retrying).
+ */
+export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
+  const { repository } = deps;
+
+  function rulesServed(hash: string): Record<string, unknown> | undefined {
+    const served = Object.values(deps.policies?.policies ?? {}).find((policy) => policyHash(policy) === hash);
+    return served as unknown as Record<string, unknown> | undefined;
+  }
+
+  async function write(run: JournalRun, entry: JournalEntry, orderRequests: OrderRequestReader): Promise<void> {
+    const { workflowId } = run;
+    const at = new Date(entry.at);
+    switch (entry.type) {
+      case 'received': {
+        // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always
+        // has its run from the context). Stored redacted only.
+        const request = entry.request ?? (await orderRequests.requestOf({ workflowId, runId: run.runId ?? '' }));
+        await repository.recordOrderReceived({
+          workflowId,
+          ticketId: request.ticketId,
+          environment: request.environment,
+          requestedBy: request.requestedBy,
+          ...(run.runId ? { runId: run.runId } : {}),
+          request: redactOrderRequest(request) as Record<string, unknown>,
+          at,
+        });
+        return;
+      }
+      case 'transition':
+        await repository.recordTransition({
+          workflowId,
+          sequence: entry.seq,
+          from: entry.from,
+          to: entry.to,
+          actor: fit(entry.actor, 255),
+          reason: fit(entry.reason, 2000),
+          details: entry.details ?? {},
+          at,
+        });
+        return;
+      case 'note':
+        await repository.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
+        return;
+      case 'quote':
+        await repository.recordQuote({
+          workflowId,
+          quoteNumber: entry.quoteNumber,
+          monthlyRate: money(entry.quote.monthlyRate),
+          currency: entry.quote.currency.trim().toUpperCase(),
+          quotedAt: new Date(entry.quote.quotedAt),
+        });
+        return;
+      case 'vote':
+        await repository.recordApprovalVote({
+          workflowId,
+          quoteNumber: entry.quoteNumber,
+          approverId: entry.approverId,
+          decision: entry.decision,
+          monthlyRate: money(entry.monthlyRate),
+          currency: entry.currency.trim().toUpperCase(),
+          reason: entry.comment === undefined ? null : fit(entry.comment, 2000),
+          at,
+        });
+        return;
+      case 'buy-intent': {
+        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(run.runId ? { runId: run.runId } : {}), at });
+        // A retry of this very write finds its own intent, still open. One of another run, or one that has ended,
+        // belongs to an earlier run of the same order (the records outlive Temporal's memory): buying could buy twice.
+        if (!recorded && (attempt.outcome !== null || (attempt.runId !== null && run.runId !== undefined && attempt.runId !== run.runId))) {
+          const earlier = attempt.outcome === null ? `was begun by another run (${attempt.runId}) and may have been sent` : `already ended as ${attempt.outcome} (at ${attempt.finishedAt})`;
+          throw new RepositoryError('conflict', `buy attempt ${entry.attempt} of this order ${earlier}; not buying again`);
+        }
+        return;
+      }
+      case 'buy-outcome':
+        await repository.recordBuyOutcome({
+          workflowId,
+          attempt: entry.attempt,
+          outcome: entry.outcome,
+          technicalServiceUid: entry.product?.technicalServiceUid ?? null,
+          errorClass: entry.error ? fit(entry.error.type, 100) : null,
+          errorMessage: entry.error ? fit(entry.error.message, 4000) : null,
+          resolvedBy: entry.resolvedBy === undefined ? null : fit(entry.resolvedBy, 255),
+          at,
+        });
+        return;
+      case 'product':
+        await repository.recordProduct({
+          workflowId,
+          technicalServiceUid: entry.product.technicalServiceUid,
+          provisioningStatus: fit(entry.product.provisioningStatus.trim() || 'UNKNOWN', 100),
+        });
+        return;
+      case 'policy': {
+        // The rules are stored by hash (loadApprovalPolicy); an entry of an older input still carries them, and they
+        // are stored with it, since no worker may have stored them.
+        const named = { workflowId, version: entry.version, hash: entry.hash };
+        try {
+          await repository.recordPolicy(entry.policy ? { ...named, policy: entry.policy as unknown as Record<string, unknown> } : named);
+        } catch (error) {
+          // A run that read its policy from a worker of before this deploy (which stored no rules) and journals it only
+          // now names a hash nobody stored: when it is the hash of a policy this worker serves, its rules are stored.
+          const rules = error instanceof RepositoryError && error.kind === 'not-found' ? rulesServed(entry.hash) : undefined;
+          if (!rules) throw error;
+          await repository.recordPolicy({ ...named, policy: rules });
+        }
+        return;
+      }
+      case 'error':
+        await repository.recordLastError({ workflowId, error: entry.message === null ? null : fit(entry.message, 4000), at });
+        return;
+    }
+  }
+
+  return async (run, entries, orderRequests = deps.orderRequests) => {
+    for (const entry of entries) {
+      try {
+        await write(run, entry, orderRequests);
+      } catch (error) {
+        if (!(error instanceof RepositoryError)) throw error; // the database is down: worth retrying
+        const refusal = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${error.message}`, 4000);
+        if (entry.type === 'buy-intent') throw new BuyIntentRefused(refusal);
+        // Shown on the order; if even that is refused (no order row), the refusal cannot be recorded anywhere.
+        await repository.recordLastError({ workflowId: run.workflowId, error: refusal, at: new Date() }).catch((second: unknown) => {
+          if (!(second instanceof RepositoryError)) throw second;
+        });
+      }
+    }
+  };
+}

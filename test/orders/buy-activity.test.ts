@@ -1,0 +1,122 @@
+/**
+ * The buy activity on its own, as the lean order calls it: it writes the journal it is given (the write-ahead record)
+ * before it sends, claims its attempt right before the request leaves, and records the MVE it created. Real
+ * activities against the simulator and PostgreSQL; the request is handed to them as the reader would read it.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createRepository, type Repository } from '../../activities/db/index.js';
+import type { BuyAnswer, BuyInput, BuyWithJournalInput, JournalEntry, OrderActivities } from '../../activities/order/types.js';
+import { checkOrderRequest } from '../../domain/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
+import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { createTestActivities, simCredentials, sydneyRequest } from '../helpers/orders.js';
+
+interface Context {
+  sim: Simulator;
+  repository: Repository;
+  activities: OrderActivities;
+  /** What the activities of a worker whose database breaks after the buy would do (see the last test). */
+  failingAfterBuy: OrderActivities;
+}
+
+const test = anyTest as TestFn<Context>;
+const pg = usePostgres(test);
+let tickets = 0;
+
+function request(ticketId: string): OrderRequest {
+  const checked = checkOrderRequest(sydneyRequest(ticketId, { size: 'MVE 4/16' }), { kindMap: SIM_KIND_MAP });
+  if (!checked.request) throw new Error(`the test request does not check: ${JSON.stringify(checked.errors)}`);
+  return checked.request;
+}
+
+test.before(async (t) => {
+  const sim = await startSimulator();
+  const { sql } = await pg.database();
+  const repository = createRepository(sql);
+  // Every run's request is its ticket's: what the reader would read from the run's start input.
+  const orderRequests = { requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')) };
+  const { activities } = createTestActivities({ ...simCredentials(sim), repository, orderRequests });
+  const broken: Repository = { ...repository, recordBuyOutcome: () => Promise.reject(new Error('connection terminated unexpectedly')) };
+  const failingAfterBuy = createTestActivities({ ...simCredentials(sim), repository: broken, orderRequests }).activities;
+  t.context = { sim, repository, activities, failingAfterBuy };
+});
+test.after.always(async (t) => {
+  await t.context.sim?.close();
+});
+
+/** A new order's run, its targets, and the journal up to its first buy intent. */
+async function newOrder(t: { context: Context }) {
+  const ticketId = `BUY-${++tickets}`;
+  const run = { workflowId: `mve-order-${ticketId}`, runId: `run-${ticketId}` };
+  const looked = await t.context.activities.lookUpOrderTargets({ workflowId: run.workflowId, environment: 'staging', request: request(ticketId) });
+  const targets: BuyInput['targets'] = { location: { id: looked.location.id }, image: { id: looked.image.id, vendor: looked.image.vendor, product: looked.image.product } };
+  const at = Date.now();
+  const journal: JournalEntry[] = [
+    { type: 'received', seq: 1, at },
+    { type: 'transition', seq: 2, at, from: 'APPROVED', to: 'BUYING', actor: 'engine', reason: 'buying' },
+    { type: 'buy-intent', seq: 3, at, attempt: 1 },
+  ];
+  const environment = () => new MockActivityEnvironment({ workflowExecution: run });
+  const buy = (input: BuyWithJournalInput, activities = t.context.activities): Promise<BuyAnswer> => environment().run(activities.buyWithJournal, input);
+  const buyAlone = (input: BuyInput): Promise<BuyAnswer> => environment().run(t.context.activities.buyOrder, input);
+  return { run, targets, journal, buy, buyAlone };
+}
+
+test.serial('the buy writes its journal, claims its attempt, sends, and records the MVE it created', async (t) => {
+  const { sim, repository } = t.context;
+  const { run, targets, journal, buy } = await newOrder(t);
+  const buysBefore = sim.state().calls.buy;
+
+  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+  if (answer.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(answer)}`);
+  t.is(sim.state().calls.buy - buysBefore, 1);
+  t.true(answer.journal?.written);
+  t.deepEqual(answer.journal?.entries.map((entry) => [entry.seq, entry.type]), [[4, 'buy-outcome'], [5, 'product'], [6, 'transition']]);
+
+  const view = (await repository.getOrder(run.workflowId))!;
+  t.is(view.order.status, 'BOUGHT');
+  t.is(view.order.product?.technicalServiceUid, answer.product.technicalServiceUid);
+  t.is(view.order.runId, run.runId, 'the run from the activity context');
+  const [attempt] = view.buyAttempts;
+  t.like(attempt, { attempt: 1, outcome: 'created', runId: run.runId });
+  t.truthy(attempt?.sentAt, 'claimed before it was sent');
+  t.deepEqual(view.events.map((event) => event.to), ['RECEIVED', 'BUYING', 'BOUGHT']);
+});
+
+test.serial('a buy intent the records refuse: nothing is sent, and the answer says the journal was not written', async (t) => {
+  const { sim, repository } = t.context;
+  const { run, targets, journal, buy } = await newOrder(t);
+  await repository.recordOrderReceived({ workflowId: run.workflowId, ticketId: 'x', environment: 'staging', requestedBy: 'alice', request: {} });
+  await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
+  const buysBefore = sim.state().calls.buy;
+
+  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+  t.like(answer, { outcome: 'unrecorded', error: { type: 'BuyIntentRefused' } });
+  t.regex(answer.outcome === 'unrecorded' ? answer.error.message : '', /buy attempt 1 of this order was begun by another run/);
+  t.is(sim.state().calls.buy, buysBefore, 'no buy request');
+});
+
+test.serial('an attempt closed as never sent is never sent, even by a buy that wakes up late', async (t) => {
+  const { sim, repository, activities } = t.context;
+  const { run, targets, journal, buyAlone } = await newOrder(t);
+  await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
+  t.true(await new MockActivityEnvironment({ workflowExecution: run }).run(activities.closeUnsentBuy, { attempt: 1 }));
+  const buysBefore = sim.state().calls.buy;
+
+  const answer = await buyAlone({ targets, attempt: 1 });
+  t.like(answer, { outcome: 'not-created', retryable: false, error: { type: 'BuyNotClaimed' } });
+  t.is(sim.state().calls.buy, buysBefore, 'no buy request');
+  t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], { outcome: 'not-created', errorClass: 'BuyNotSent', sentAt: null });
+});
+
+test.serial('a database that breaks after the buy: still created, with the record left to the workflow', async (t) => {
+  const { repository, failingAfterBuy } = t.context;
+  const { run, targets, journal, buy } = await newOrder(t);
+  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } }, failingAfterBuy);
+  t.is(answer.outcome, 'created', 'the MVE exists whatever the records say');
+  t.false(answer.outcome === 'created' && answer.journal?.written);
+  t.is(answer.outcome === 'created' ? answer.journal?.entries.length : 0, 3, 'the entries, for the workflow to journal');
+  t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], { outcome: null }, 'the intent only: the outcome is the workflow\'s to write');
+});
