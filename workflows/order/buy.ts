@@ -1,4 +1,4 @@
-import { condition, patched, sleep } from '@temporalio/workflow';
+import { condition, sleep } from '@temporalio/workflow';
 import type { BuyAnswer, BuyOutcome, BuyWithJournalInput, ProductRecord } from '../../activities/order/types.js';
 import { buying, journaling } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
@@ -8,8 +8,9 @@ import { ENGINE } from './recorder.js';
 import type { OrderRun } from './run.js';
 
 /**
- * Marks runs whose buy activity writes the journal (its write-ahead record) itself before it sends: one activity and
- * one workflow task fewer per attempt. Runs without it wrote the journal with its own activity first.
+ * Marks runs whose buy activity writes the journal (its write-ahead record) itself before it sends and records what
+ * it created: two activities and two workflow tasks fewer. Asked when the run starts (`OrderRun.buyWritesAhead`);
+ * runs without it write the journal with its own activity first.
  */
 export const BUY_WRITES_AHEAD_PATCH = 'buy-writes-ahead';
 
@@ -29,7 +30,7 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
     const attempt = ++progress.buyAttempts;
     recorder.record({ type: 'buy-intent', attempt });
     // The buy records a created MVE itself (its outcome, the product, the move to BOUGHT), numbered on from here.
-    const recordCreated = patched(BUY_WRITES_AHEAD_PATCH) ? { seq: recorder.reserve(CREATED_RECORD_ENTRIES), actor: ENGINE } : undefined;
+    const recordCreated = run.buyWritesAhead ? { seq: recorder.reserve(CREATED_RECORD_ENTRIES), actor: ENGINE } : undefined;
     let outcome: BuyOutcome;
     try {
       // The attempt is in Postgres before the request can leave.

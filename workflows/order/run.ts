@@ -10,6 +10,11 @@ export interface OrderRun {
   /** The workers' policy for the order's environment, read once when the order began. */
   policy: ApprovalPolicy;
   options: Required<OrderWorkflowOptions>;
+  /**
+   * Whether the buy writes the journal itself (`BUY_WRITES_AHEAD_PATCH`), decided once when the run starts: a patch
+   * asked at the buy could be answered differently on replay when a local activity ends near a workflow task's end.
+   */
+  buyWritesAhead: boolean;
   /** What people asked for and the flow has not yet acted on (set by the update handlers). */
   inbox: {
     cancel?: CancelInput;

@@ -1,7 +1,7 @@
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import { parseApprovalPolicy } from '../approval/index.js';
 import { records } from './activities.js';
-import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
+import { buy, BUY_WRITES_AHEAD_PATCH, settleUncertainBuy, type BuyResult } from './buy.js';
 import { messageOf } from './failures.js';
 import { passGate } from './gate.js';
 import { installHandlers } from './handlers.js';
@@ -22,7 +22,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   if (!patched(LEAN_ORDER_PATCH)) return orderWorkflowV1(input);
   const info = workflowInfo();
   const recorder = new OrderRecorder(input, input.carried ?? newProgress(), { workflowId: info.workflowId, runId: info.firstExecutionRunId });
-  const run: OrderRun = { recorder, policy: undefined!, options: withDefaults(input.options), inbox: {} };
+  const run: OrderRun = { recorder, policy: undefined!, options: withDefaults(input.options), buyWritesAhead: patched(BUY_WRITES_AHEAD_PATCH), inbox: {} };
   installHandlers(run);
 
   if (input.carried) {
