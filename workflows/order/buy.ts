@@ -80,10 +80,20 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
  * the journal is written first and the buy sent after.
  */
 async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: BuyWithJournalInput['recordCreated']): Promise<BuyOutcome> {
-  const sent = await run.recorder.writeAheadWith(async (journal) => {
-    const sent = await attemptBuy(run, attempt, { journal, recordCreated });
-    return { value: sent, written: sent.reported && sent.answer.outcome !== 'unrecorded' };
-  });
+  let lost: LostBuy | undefined;
+  let sent: Awaited<ReturnType<typeof attemptBuy>>;
+  try {
+    sent = await run.recorder.writeAheadWith(async (journal) => {
+      const sent = await attemptBuy(run, attempt, { journal, recordCreated });
+      if (!sent.reported) lost = sent.answer;
+      return { value: sent, written: sent.reported && sent.answer.outcome !== 'unrecorded' };
+    });
+  } catch (error) {
+    // A lost buy whose journal the records now refuse: its attempt has an outcome already (it may have recorded
+    // what it bought before it was lost), so it is uncertain, not refused.
+    if (lost) return lost;
+    throw error;
+  }
   if (!sent.reported) return settleLostBuy(attempt, sent.answer);
   if (sent.answer.outcome !== 'unrecorded') return sent.answer;
   // Nothing was sent; the journal is written now (by the journal's own activity, retried), so the buy goes out alone.

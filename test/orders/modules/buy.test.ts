@@ -305,6 +305,28 @@ test.serial('a buy activity lost before its request left is closed as not create
   t.true(rewrite.n < close.n, 'the intent is in the records before the attempt is closed');
 });
 
+test.serial('a lost buy whose journal the records then refuse (it may have recorded what it bought) is uncertain, not failed', async (t) => {
+  const fake = fakeActivities(
+    {
+      buyWithJournal: [
+        () => {
+          throw new Error('worker lost after the buy');
+        },
+      ],
+    },
+    { recordJournal: (input) => (intents(input.entries).length ? refuse('buy attempt 1 of this order already ended as created', 'BuyIntentRefused')() : undefined) },
+  );
+  const outcome = await env.withWorker(fake, async (start) => {
+    const handle = await startBuy(start, 'B-9R', { buyUncertainReminderMs: HOUR });
+    const parked = await inState(handle, 'BUY_UNCERTAIN');
+    t.is(parked.lastError?.message, 'worker lost after the buy');
+    await handle.executeUpdate(testResolve, { args: [{ actor: 'olga', attempt: 1, outcome: 'created', technicalServiceUid: UID, note: 'seen in the portal' }] });
+    return handle.result();
+  });
+  t.is(outcome.result, 'bought');
+  t.deepEqual(fake.callsOf('closeUnsentBuy'), [], 'its attempt has an outcome: nothing to close');
+});
+
 test.serial('an uncertain buy carried into a new run (settleUncertainBuy alone) keeps counting its reminders', async (t) => {
   const fake = fakeActivities();
   const progress = await approved();
