@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiAuthenticationError, ApiError, type ApiClient } from '../api/index.js';
 import type { CatalogLookups } from '../catalog/index.js';
 import type { Repository } from '../db/index.js';
+import { withinTime } from '../within-time.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
@@ -139,7 +140,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     if ('journal' in input && input.journal?.length) {
       try {
         // The write-ahead rule: the attempt's intent is in Postgres before the request can leave.
-        await withinTime(deps.writeJournal(run!, input.journal, { requestOf: request }), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
+        await writeJournalInTime(run!, input.journal, request);
       } catch (error) {
         return { outcome: 'unrecorded', error: summaryOf(error) };
       }
@@ -206,6 +207,11 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     return { outcome: 'created', product, journal: await recordCreated(run!, input.attempt, product, input.recordCreated, request) };
   }
 
+  /** The buy's journal writes, which read the buy's own copy of the request, and give up after `BUY_JOURNAL_TIMEOUT_MS`. */
+  function writeJournalInTime(run: RunReference, entries: JournalEntry[], request: () => Promise<OrderRequest>): Promise<void> {
+    return withinTime(deps.writeJournal(run, entries, { requestOf: request }), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
+  }
+
   /**
    * What a created MVE adds to the order's journal, written when the database answers in time. Never thrown: the MVE
    * exists whatever the records say, so a write that fails leaves the entries to the workflow's own journal.
@@ -224,7 +230,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       { type: 'transition', seq: seq + 3, at, from: 'BUYING', to: 'BOUGHT', actor, reason: `created ${product.technicalServiceUid} (${product.provisioningStatus})` },
     ];
     try {
-      await withinTime(deps.writeJournal(run, entries, { requestOf: request }), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
+      await writeJournalInTime(run, entries, request);
       return { entries, written: true };
     } catch {
       return { entries, written: false };
@@ -236,19 +242,6 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
 function once<T>(read: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | undefined;
   return () => (result ??= read());
-}
-
-/** `work`, or an error after `ms` (the work goes on; what it writes is idempotent). */
-async function withinTime<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export type { ApiActivities };

@@ -8,7 +8,7 @@ export type RecordActivityDeps = JournalWriterDeps;
 type RecordActivities = Pick<OrderActivities, 'recordJournal' | 'loadApprovers' | 'closeUnsentBuy'>;
 
 /** Why an attempt closed by `closeUnsentBuy` was not created. */
-export const BUY_NOT_SENT = { errorClass: 'BuyNotSent', errorMessage: 'the buy activity was lost before its request left; nothing was sent' };
+const BUY_NOT_SENT = { errorClass: 'BuyNotSent', errorMessage: 'the buy activity was lost before its request left; nothing was sent' };
 
 /**
  * The journal's activity (see `createJournalWriter`): a refused buy intent fails it for good (`BuyIntentRefused`,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { withinTime } from '../../../activities/within-time.js';
 
 /** Checks of what the API depends on; each resolves when reachable and throws (with the reason) when not. */
 export interface Readiness {
@@ -14,7 +15,7 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness)
     const checks = await Promise.all(
       (['temporal', 'postgres'] as const).map(async (name) => {
         try {
-          await withTimeout(readiness[name](), 3_000);
+          await withinTime(readiness[name](), 3_000);
           return [name, { ok: true }] as const;
         } catch (error) {
           return [name, { ok: false, error: (error as Error).message }] as const;
@@ -24,12 +25,4 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness)
     const ready = checks.every(([, check]) => check.ok);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(checks) });
   });
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
