@@ -7,7 +7,7 @@ import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
 import type { JournalWriter } from './journal-writer.js';
-import { currentRun, type OrderRequestReader, type RunReference } from './order-requests.js';
+import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
 import type { BuyAnswer, BuyInput, BuyOutcome, BuyTargets, BuyWithJournalInput, Environment, JournalEntry, LegacyBuyInput, OrderActivities, OrderTargets, ProductRecord } from './types.js';
 
 export interface ApiActivityDeps {
@@ -16,8 +16,8 @@ export interface ApiActivityDeps {
   catalog: CatalogLookups;
   kindMap: KindMap;
   now: () => number;
-  /** Reads the request of the order run an activity works for (the buy's input does not carry it). */
-  orderRequests: OrderRequestReader;
+  /** Reads the request of the order run an activity works for (the buy's input does not carry it); the validation keeps it. */
+  orderRequests: RecentOrderRequests;
   /** Writes the order's journal: the buy writes the batch it is given (its write-ahead record) before it sends. */
   writeJournal: JournalWriter;
   /** Where the buy claims its attempt just before sending (see `claimBuyForSending`). */
@@ -98,6 +98,8 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     },
 
     async validateOrder({ environment, request, targets }) {
+      // A buy may follow: it reads the request from here instead of from the run's history.
+      deps.orderRequests.keep(currentRun(), request);
       return retriable(async () => {
         const response = await clientFor(environment).validate(build(request, targets).validateBody);
         const result = response.data[0];

@@ -3,21 +3,28 @@ import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
 import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
 import { createJournalWriter } from './journal-writer.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
-import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
+import { createFirstReadActivity } from './first-read.js';
+import { createPolicyActivity, createPolicyReader, type PolicyActivityDeps } from './policy-activity.js';
+import { RecentOrderRequests } from './order-requests.js';
 import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
 import type { OrderActivities } from './types.js';
 
-export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal'> &
+export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderRequests'> &
   RecordActivityDeps &
   Omit<PolicyActivityDeps, 'approverWebhook'> &
   Omit<NotifyDeps, 'now'> &
   Partial<Pick<ApproverNotifyDeps, 'approverWebhookUrl' | 'consoleUrl'>>;
 
-export function createActivities(deps: OrderActivityDeps): OrderActivities {
+export function createActivities(options: OrderActivityDeps): OrderActivities {
+  const deps = { ...options, orderRequests: new RecentOrderRequests(options.orderRequests) };
+  const api = createApiActivities({ ...deps, writeJournal: createJournalWriter(deps) });
+  // One reader, so the rules of each hash are stored once per process whichever activity reads them first.
+  const readPolicy = createPolicyReader({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) });
   return {
-    ...createApiActivities({ ...deps, writeJournal: createJournalWriter(deps) }),
+    ...api,
+    ...createFirstReadActivity(readPolicy, api),
     ...createRecordActivities(deps),
-    ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
+    ...createPolicyActivity(readPolicy),
     ...createNotifyActivity({ ...deps, now: deps.now }),
     ...createApproverNotifyActivity({ ...deps, now: deps.now, approverWebhookUrl: deps.approverWebhookUrl, consoleUrl: deps.consoleUrl }),
   };

@@ -31,6 +31,33 @@ export function currentRun(): RunReference {
   return { workflowId: execution.workflowId, runId: execution.runId };
 }
 
+/**
+ * The requests this worker was just handed by orders' reads (their local activities get the request in their input),
+ * kept by run for the buy that follows, usually moments later on the same worker: it then need not read its run's first
+ * event from Temporal. A run's start input never changes, so a kept request is the one Temporal would answer. Only the
+ * latest `capacity` are kept (they hold secrets: no longer than useful); any other is read through `reader`.
+ */
+export class RecentOrderRequests implements OrderRequestReader {
+  private readonly kept = new Map<string, OrderRequest>();
+
+  constructor(
+    private readonly reader: OrderRequestReader,
+    private readonly capacity = 256,
+  ) {}
+
+  keep(run: RunReference, request: OrderRequest): void {
+    const key = `${run.workflowId}/${run.runId}`;
+    this.kept.delete(key);
+    this.kept.set(key, request);
+    if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value!);
+  }
+
+  requestOf(run: RunReference): Promise<OrderRequest> {
+    const kept = this.kept.get(`${run.workflowId}/${run.runId}`);
+    return kept ? Promise.resolve(kept) : this.reader.requestOf(run);
+  }
+}
+
 /** The request could not be read (Temporal unreachable, the run unknown, a payload that does not decode). Retryable. */
 export class OrderRequestUnavailable extends Error {
   override name = 'OrderRequestUnavailable';

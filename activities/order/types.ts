@@ -210,6 +210,21 @@ export interface GoverningPolicy {
    * when the order starts, so an order without it schedules nothing for approvers (no extra history).
    */
   approverWebhook?: boolean;
+  /**
+   * Set by `readBeforeGate` when the rules could not be stored (the database did not answer): the order's policy
+   * entry then carries them, and the journal stores them with the order.
+   */
+  unstored?: boolean;
+}
+
+/** Which read of `readBeforeGate` failed, in its failure's details (`{ stage }`): the order's state when it ends. */
+export type FirstReadStage = 'policy' | 'lookup' | 'validation';
+
+/** Everything the gate needs the first time, read in one local activity: the policy, the targets and a quote. */
+export interface FirstRead {
+  governing: GoverningPolicy;
+  targets: OrderTargets;
+  quote: Omit<QuoteRecord, 'quotedAt'>;
 }
 
 /** What approvers are told when an order starts waiting for them, and at each reminder. */
@@ -243,6 +258,11 @@ export interface OrderActivities {
    * token themselves. The token itself never leaves the worker process.
    */
   refreshApiToken(input: { environment: Environment }): Promise<void>;
+  /**
+   * The policy in force, the lookup and the first validation in one read (runs begun after the ONE_READ patch): one
+   * local activity and one workflow activation instead of three. Its failures say which read failed (`FirstReadStage`).
+   */
+  readBeforeGate(input: OrderContext & { request: OrderRequest }): Promise<FirstRead>;
   lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
   validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<Omit<QuoteRecord, 'quotedAt'>>;
   /** The buy of lean runs begun before `buyWithJournal` (their journal was written first) and of v1 runs. */

@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { encodeToPayloads, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { OrderRequestUnavailable, temporalOrderRequests } from '../../activities/order/index.js';
+import { RecentOrderRequests } from '../../activities/order/order-requests.js';
 import { AesGcmPayloadCodec, encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { orderRequest } from './modules/fixtures/order-input.js';
 
@@ -60,4 +61,19 @@ test('Temporal\'s refusal is passed on in its own words', async (t) => {
   const { client } = clientAnswering(() => Promise.reject(new Error('5 NOT_FOUND: workflow execution not found')));
   const error = await t.throwsAsync(temporalOrderRequests(client).requestOf({ workflowId: 'w', runId: 'r' }), { instanceOf: OrderRequestUnavailable });
   t.is(error!.message, 'could not read the request of run r of w from Temporal: 5 NOT_FOUND: workflow execution not found');
+});
+
+test('a request the reads kept is answered without asking Temporal; others, and the oldest beyond the capacity, are read', async (t) => {
+  const read: string[] = [];
+  const recent = new RecentOrderRequests({ requestOf: async (run) => (read.push(run.runId), orderRequest(`READ-${run.runId}`)) }, 2);
+  const run = (runId: string) => ({ workflowId: 'mve-order-K', runId });
+  recent.keep(run('a'), orderRequest('KEPT-A'));
+  recent.keep(run('b'), orderRequest('KEPT-B'));
+  t.is((await recent.requestOf(run('a'))).ticketId, 'KEPT-A');
+  t.is((await recent.requestOf({ workflowId: 'mve-order-OTHER', runId: 'a' })).ticketId, 'READ-a', 'another workflow with the same run id is not mixed up');
+  recent.keep(run('c'), orderRequest('KEPT-C')); // over capacity: a, the oldest kept, goes
+  t.is((await recent.requestOf(run('a'))).ticketId, 'READ-a');
+  t.is((await recent.requestOf(run('b'))).ticketId, 'KEPT-B');
+  t.is((await recent.requestOf(run('c'))).ticketId, 'KEPT-C');
+  t.deepEqual(read, ['a', 'a']);
 });

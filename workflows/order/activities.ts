@@ -27,9 +27,13 @@ export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal' 
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** Lookups and validation: idempotent reads, retried with backoff (the activity marks what is final). */
+/**
+ * Lookups and validation (and, in one read, the policy with them): idempotent reads, retried with backoff (the activity
+ * marks what is final). The policy's part never waits on the database, so the limit on attempts cannot fail an order
+ * for a database that is down.
+ */
 export const reads = retryingAbandoned(
-  proxyLocalActivities<Pick<OrderActivities, 'lookUpOrderTargets' | 'validateOrder'>>({
+  proxyLocalActivities<Pick<OrderActivities, 'readBeforeGate' | 'lookUpOrderTargets' | 'validateOrder'>>({
     startToCloseTimeout: '2 minutes',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
   }),

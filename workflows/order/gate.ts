@@ -1,11 +1,15 @@
-import { CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
-import type { QuoteRecord } from '../../activities/order/types.js';
+import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
+import type { FirstRead, FirstReadStage, QuoteRecord } from '../../activities/order/types.js';
 import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../approval/index.js';
 import { reads } from './activities.js';
 import { awaitApproval } from './approval-round.js';
+import { summarise } from './failures.js';
+import { adoptPolicy, policyRefused } from './policy.js';
 import { currentQuote } from './progress.js';
 import { ENGINE } from './recorder.js';
 import type { Ending, OrderRun } from './run.js';
+
+type Validated = FirstRead['quote'];
 
 /**
  * Everything before the buy, in a scope a cancel can end: lookup (the first time), validation and the approval
@@ -35,7 +39,7 @@ export async function passGate(run: OrderRun, resumeRound: boolean): Promise<End
 }
 
 async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<Ending> {
-  const { recorder, policy } = run;
+  const { recorder } = run;
   const { progress } = recorder;
   const { request } = recorder.input;
   // The price charged must be the price approved: a quote is bought only straight after the validate that gave
@@ -45,16 +49,27 @@ async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<
     const ending = await awaitApproval(run);
     if (ending) return ending;
   }
+  let firstQuote: Validated | undefined;
   if (!progress.targets) {
     recorder.moveTo('LOOKING_UP', ENGINE, 'looking up the location and the image');
-    progress.targets = await reads.lookUpOrderTargets({ ...orderContext(run), request });
+    if (progress.governing) {
+      progress.targets = await reads.lookUpOrderTargets({ ...orderContext(run), request });
+    } else {
+      const first = await readBeforeGate(run);
+      if (first.ending) return first.ending;
+      progress.targets = first.read.targets;
+      firstQuote = first.read.quote;
+    }
     for (const warning of progress.targets.warnings) recorder.note(ENGINE, warning);
   }
+  // Read only now: a run of the one read has its policy from that read.
+  const { policy } = run;
   for (;;) {
     const approved = progress.approved;
     const latest = currentQuote(progress);
     if (approved && latest && validatedSinceWait && !isQuoteStale(policy, latest.quotedAt, Date.now())) return undefined;
-    const current = await validate(run, approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API');
+    const current = await validate(run, approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API', firstQuote);
+    firstQuote = undefined;
     validatedSinceWait = true;
     if (approved) {
       const decision = requoteDecision(policy, approved, current);
@@ -83,13 +98,42 @@ async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<
   }
 }
 
-async function validate(run: OrderRun, reason: string): Promise<QuoteRecord> {
+/** Validates the order (or takes the validation the first read made) and records the quote. */
+async function validate(run: OrderRun, reason: string, alreadyValidated?: Validated): Promise<QuoteRecord> {
   const { recorder } = run;
   recorder.moveTo('VALIDATING', ENGINE, reason);
-  const validated = await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! });
+  const validated = alreadyValidated ?? (await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! }));
   const quote: QuoteRecord = { ...validated, quotedAt: Date.now() };
   recorder.recordQuote(quote);
   return quote;
+}
+
+/**
+ * The first read of a run of the one read: the policy, the targets and a quote. A failed read leaves the order in the
+ * state of the read that failed (the validation moves it to VALIDATING first); the gate's caller words the failure.
+ */
+async function readBeforeGate(run: OrderRun): Promise<{ read: FirstRead; ending?: undefined } | { ending: NonNullable<Ending> }> {
+  const { recorder } = run;
+  let read: FirstRead;
+  try {
+    read = await reads.readBeforeGate({ ...orderContext(run), request: recorder.input.request });
+  } catch (error) {
+    const stage = failedStage(error);
+    if (stage === 'policy') return { ending: policyRefused(run, summarise(error, 'the policy could not be read').message)! };
+    if (stage === 'validation') recorder.moveTo('VALIDATING', ENGINE, 'validating the order with the API');
+    throw error;
+  }
+  const ending = adoptPolicy(run, read.governing);
+  return ending ? { ending } : { read };
+}
+
+/** Which read of the first read failed, from its failure's details (set by the activity). */
+function failedStage(error: unknown): FirstReadStage | undefined {
+  let cause: unknown = error;
+  while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const details = cause.details?.[0] as { stage?: FirstReadStage } | undefined;
+  return details?.stage;
 }
 
 export function orderContext(run: OrderRun) {

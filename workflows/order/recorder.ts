@@ -243,7 +243,10 @@ export class OrderRecorder {
 
   /** The order has ended: the ticket system gets a few minutes to take its last notifications, then the records are written. */
   async close(): Promise<void> {
-    if (!(await this.notifications.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
+    // Without a callback URL nothing is ever sent to a ticket system, so there is nothing to wait for. (A check of the
+    // outbox itself would not do: whether its last send has been counted yet depends on how the workflow task's jobs
+    // are ordered, which a replay need not repeat. The wait's timer and promises cost the workflow thread dearly.)
+    if (this.input.request.callbackUrl && !(await this.notifications.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
       this.note(ENGINE, `the order ended with ${this.notifications.unsent} notification(s) the ticket system did not take; see the timeline for what changed`);
     }
     await this.writeAhead();

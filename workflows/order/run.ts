@@ -7,7 +7,10 @@ import type { OrderWorkflowOptions } from './types.js';
 /** What every step of one run of the order works with. */
 export interface OrderRun {
   recorder: OrderRecorder;
-  /** The workers' policy for the order's environment, read once when the order began. */
+  /**
+   * The workers' policy for the order's environment, read once when the order began: in runs of the one read, with
+   * its first quote (until then unset, and `recorder.progress.governing` too).
+   */
   policy: ApprovalPolicy;
   options: Required<OrderWorkflowOptions>;
   /**
@@ -15,6 +18,8 @@ export interface OrderRun {
    * asked at the buy could be answered differently on replay when a local activity ends near a workflow task's end.
    */
   buyWritesAhead: boolean;
+  /** Whether the policy, the lookup and the first validation are one read (`ONE_READ_PATCH`), decided when the run starts. */
+  oneReadBeforeGate: boolean;
   /** What people asked for and the flow has not yet acted on (set by the update handlers). */
   inbox: {
     cancel?: CancelInput;

@@ -4,6 +4,7 @@ import { records } from './activities.js';
 import { buy, BUY_WRITES_AHEAD_PATCH, settleUncertainBuy, type BuyResult } from './buy.js';
 import { messageOf } from './failures.js';
 import { passGate } from './gate.js';
+import { adoptPolicy, policyRefused } from './policy.js';
 import { installHandlers } from './handlers.js';
 import { orderWorkflowV1 } from './legacy/v1-workflow.js';
 import { currentQuote, newProgress } from './progress.js';
@@ -17,22 +18,40 @@ export type { OrderOutcome, OrderWorkflowInput, OrderWorkflowOptions } from './t
 /** Marks runs of the lean order; runs without it began before the cut-over and finish on the frozen v1 code. */
 export const LEAN_ORDER_PATCH = 'lean-order';
 
+/**
+ * Marks runs whose policy, lookup and first validation are one local activity (gate.ts); older runs make three. It
+ * implies the patches before it, which such runs therefore never ask (see `versionOfRun`).
+ */
+export const ONE_READ_PATCH = 'one-read-before-gate';
+
+/**
+ * Which version of the order this run follows, from the patches it began with, asked once as the run starts (a
+ * patch asked later could be answered differently on replay). The newest is asked first: a run begun on this code
+ * then carries its marker alone, and not the two before it with their TemporalChangeVersion upserts (four history
+ * events). A run begun earlier has no such marker, and its own markers answer the older patches as they did.
+ */
+function versionOfRun(): 'v1' | Pick<OrderRun, 'buyWritesAhead' | 'oneReadBeforeGate'> {
+  if (patched(ONE_READ_PATCH)) return { buyWritesAhead: true, oneReadBeforeGate: true };
+  if (!patched(LEAN_ORDER_PATCH)) return 'v1';
+  return { buyWritesAhead: patched(BUY_WRITES_AHEAD_PATCH), oneReadBeforeGate: false };
+}
+
 /** One workflow per ticket: look up, validate, gate on the quote, buy once, record everything. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> {
-  if (!patched(LEAN_ORDER_PATCH)) return orderWorkflowV1(input);
+  const version = versionOfRun();
+  if (version === 'v1') return orderWorkflowV1(input);
   const info = workflowInfo();
   const recorder = new OrderRecorder(input, input.carried ?? newProgress(), { workflowId: info.workflowId, runId: info.firstExecutionRunId });
-  const run: OrderRun = { recorder, policy: undefined!, options: withDefaults(input.options), buyWritesAhead: patched(BUY_WRITES_AHEAD_PATCH), inbox: {} };
+  const run: OrderRun = { recorder, policy: undefined!, options: withDefaults(input.options), ...version, inbox: {} };
   installHandlers(run);
 
   if (input.carried) {
     run.policy = parseApprovalPolicy(recorder.progress.governing!.policy);
+    recorder.listenForApprovers();
   } else {
-    const policy = await begin(run);
-    if (!policy) return finish(run, { state: 'FAILED', actor: ENGINE, reason: recorder.progress.lastError!.message });
-    run.policy = policy;
+    const ending = await begin(run);
+    if (ending) return finish(run, ending);
   }
-  recorder.listenForApprovers();
 
   // The story: pass the gate (lookup, validation, approval), then buy; an uncertain buy that ops say was not
   // carried out goes through the gate again. A run carried over resumes the wait it was in.
@@ -50,8 +69,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   }
 }
 
-/** Records the order as received and reads the workers' policy, which governs the order to its end. */
-async function begin(run: OrderRun) {
+/**
+ * Records the order as received and, in runs begun before the one read, reads the workers' policy, which governs the
+ * order to its end (the one read brings it with the first quote: gate.ts).
+ */
+async function begin(run: OrderRun): Promise<Ending> {
   const { recorder } = run;
   const { request } = recorder.input;
   const { progress } = recorder;
@@ -65,16 +87,14 @@ async function begin(run: OrderRun) {
   recorder.record({ type: 'received' });
   progress.timeline.push({ seq: progress.seq, at: new Date(Date.now()).toISOString(), state: progress.state, actor: request.requestedBy, reason: 'order received' });
   recorder.notify('received', 'order received');
+  if (run.oneReadBeforeGate) return undefined;
+  let governing;
   try {
-    progress.governing = await records.loadApprovalPolicy({ environment: request.environment });
-    const policy = parseApprovalPolicy(progress.governing.policy);
-    // By version and hash: the rules are stored by hash (loadApprovalPolicy stored them before answering).
-    recorder.record({ type: 'policy', version: progress.governing.version, hash: progress.governing.hash });
-    return policy;
+    governing = await records.loadApprovalPolicy({ environment: request.environment });
   } catch (error) {
-    recorder.setLastError({ type: 'InvalidPolicy', message: `invalid approval policy: ${messageOf(error)}` });
-    return undefined;
+    return policyRefused(run, messageOf(error));
   }
+  return adoptPolicy(run, governing);
 }
 
 function finishBuy(run: OrderRun, result: Exclude<BuyResult, 'revalidate'>): Promise<OrderOutcome> {

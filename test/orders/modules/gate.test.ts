@@ -228,6 +228,85 @@ test.serial('a lookup the API refuses ends FAILED with its message', async (t) =
   t.is(fake.callsOf('validateOrder').length, 0);
 });
 
+// The one read (runs begun after ONE_READ_PATCH): the policy, the lookup and the first validation are one local
+// activity. These fakes run the real activity over their scripted policy, lookup and validation.
+
+test.serial('one read: the policy, the targets and the first quote come in one read, and the order is approved from it', async (t) => {
+  const fake = fakeActivities({ lookUpOrderTargets: [{ ...TARGETS, warnings: ['two locations matched "Sydney"; chose Sydney SY1'] }], validateOrder: [quoteOf(800)] });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-20'), governing: governing(), oneRead: true })).result());
+  t.is(outcome.result, undefined);
+  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'APPROVED']);
+  t.is(outcome.progress.approved?.monthlyRate, 800);
+  t.deepEqual(outcome.progress.governing, governing(), 'the policy the read brought governs the order');
+  t.is(fake.callsOf('readBeforeGate').length, 1);
+  t.is(fake.callsOf('validateOrder').length, 1, 'validated once, inside the read');
+  const written = fake.written();
+  t.deepEqual(entriesOf(written, 'policy').map(({ version, hash, policy }) => ({ version, hash, policy })), [{ version: governing().version, hash: governing().hash, policy: undefined }]);
+  t.deepEqual(entriesOf(written, 'note').map((note) => note.message), ['two locations matched "Sydney"; chose Sydney SY1']);
+  t.deepEqual(entriesOf(written, 'quote').map((entry) => entry.quote.monthlyRate), [800]);
+});
+
+test.serial('one read: rules the read could not store travel in the journal', async (t) => {
+  const fake = fakeActivities({ loadApprovalPolicy: [{ ...governing(), unstored: true }], validateOrder: [quoteOf(800)] });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-21'), governing: governing(), oneRead: true })).result());
+  t.is(outcome.result, undefined);
+  t.deepEqual(entriesOf(fake.written(), 'policy').map((entry) => entry.policy), [governing().policy]);
+});
+
+test.serial('one read: a price that needs approval opens a round, and after it the order is validated again on its own', async (t) => {
+  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
+  const outcome = await env.withWorker(fake, async (start) => {
+    const handle = await start(gateWorkflow, { request: orderRequest('G-22'), governing: governing(), oneRead: true });
+    await inRound(handle);
+    await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
+    return handle.result();
+  });
+  t.is(outcome.result, undefined);
+  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'AWAITING_APPROVAL', 'APPROVED', 'VALIDATING', 'APPROVED']);
+  t.is(fake.callsOf('readBeforeGate').length, 1);
+  t.is(fake.callsOf('validateOrder').length, 2, 'the read validated once, then validateOrder once after the round');
+});
+
+test.serial('one read: a validation the API refuses ends FAILED while validating', async (t) => {
+  const fake = fakeActivities({ validateOrder: [refuse('the API refused the order: no capacity in Sydney', 'ValidationRefused')] });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-23'), governing: governing(), oneRead: true })).result());
+  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'the API refused the order: no capacity in Sydney' });
+  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING']);
+  t.like(outcome.progress.lastError, { type: 'ValidationRefused' });
+  t.is(fake.callsOf('readBeforeGate').length, 1, 'a final refusal is not retried');
+});
+
+test.serial('one read: a lookup the catalog refuses ends FAILED while looking up, nothing validated', async (t) => {
+  const fake = fakeActivities({ lookUpOrderTargets: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')] });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-24'), governing: governing(), oneRead: true })).result());
+  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'no location matches metro "Sydney" in market "NZ"' });
+  t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
+  t.is(fake.callsOf('validateOrder').length, 0);
+});
+
+test.serial('one read: no policy for the environment ends FAILED as an invalid policy, before any lookup', async (t) => {
+  const fake = fakeActivities({ loadApprovalPolicy: [refuse('the workers hold no approval policy for staging', 'NoPolicy')] });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-25'), governing: governing(), oneRead: true })).result());
+  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'invalid approval policy: the workers hold no approval policy for staging' });
+  t.like(outcome.progress.lastError, { type: 'InvalidPolicy' });
+  t.is(outcome.progress.governing, undefined);
+  t.is(fake.callsOf('lookUpOrderTargets').length, 0);
+});
+
+test.serial('one read: a cancel while the read is in flight stops it and ends CANCELLED', async (t) => {
+  t.timeout(90_000); // the update waits for the workflow task, held open by the local activity, to be heartbeated
+  const fake = fakeActivities({ validateOrder: [untilCancelled] });
+  const outcome = await env.withWorker(fake, async (start) => {
+    const handle = await start(gateWorkflow, { request: orderRequest('G-26'), governing: governing(), oneRead: true });
+    await fake.called('validateOrder');
+    await handle.executeUpdate(testCancel, { args: [{ actor: 'alice', reason: 'wrong size' }] });
+    return handle.result();
+  });
+  t.deepEqual(outcome.result, { state: 'CANCELLED', actor: 'alice', reason: 'wrong size' });
+  t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
+  t.true(fake.callsOf('readBeforeGate')[0]!.cancelled, 'the read was asked to stop');
+});
+
 // progress.ts: an illegal transition is "a bug, not a business outcome: fail the workflow task so the order parks
 // visibly, unchanged". passGate catches every error of the steps before the buy, so a bug there (here: the gate
 // entered in BUYING, from which VALIDATING is not allowed) ends the order FAILED as if the API had refused it,

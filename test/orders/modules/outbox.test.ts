@@ -65,6 +65,18 @@ test.serial('flushWithin gives up after its timeout while a batch still waits fo
   t.true(outcome.unsentWhenFlushed > 0);
 });
 
+test.serial('an idle outbox flushes at once and leaves no timer in history', async (t) => {
+  const fake = fakeActivities({});
+  const { outcome, events } = await env.withWorker(fake, async (start) => {
+    const handle = await start(outboxWorkflow, { items: [], maxBatch: 1, onFailure: 'drop', retryAfterMs: 0, flushWithinMs: 10 * 60_000 });
+    const outcome = await handle.result();
+    const { events } = await handle.fetchHistory();
+    return { outcome, events: events ?? [] };
+  });
+  t.true(outcome.flushed);
+  t.false(events.some((event) => event.timerStartedEventAttributes), 'no timer reached history');
+});
+
 // `unsent` is documented as "how many items are not yet sent (queued or in flight)", but it adds the pending items
 // to the number of batches being sent: a batch of three in flight counts as one, and a requeued batch counts twice
 // (its items are back in `pending` while `sending` is still 1 during the retry wait). The recorder only uses
