@@ -138,7 +138,7 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
 
   return {
     recordOrderReceived: (input) =>
-      operation('recordOrderReceived', orderReceivedInput, input, (order) => {
+      operation('recordOrderReceived', orderReceivedInput, input, async (order) => {
         const leaked = unredactedSecretPath(order.request, 'request');
         if (leaked) {
           throw new RepositoryError(
@@ -146,31 +146,31 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
             `recordOrderReceived: ${leaked} is not redacted; redact the request before recording it`,
           );
         }
-        return sql.begin(async (tx) => {
-          const inserted = await tx`
+        // One statement (the order and its event 0 together, or neither): a round trip, not four.
+        const [inserted] = await sql`
+          WITH created AS (
             INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request, run_id)
             VALUES (${order.workflowId}, ${order.ticketId}, ${order.environment}, ${order.requestedBy},
                     ${json(order.request)}, ${order.runId ?? null})
             ON CONFLICT (workflow_id) DO NOTHING
-            RETURNING workflow_id`;
-          if (inserted.length === 0) {
-            const [existing] = await tx`
-              SELECT ticket_id, environment FROM orders WHERE workflow_id = ${order.workflowId}`;
-            if (existing!.ticket_id !== order.ticketId || existing!.environment !== order.environment) {
-              throw new RepositoryError(
-                'conflict',
-                `recordOrderReceived: order ${order.workflowId} is already recorded for ticket ` +
-                  `${existing!.ticket_id} in ${existing!.environment}`,
-              );
-            }
-            return { created: false };
-          }
-          await tx`
+            RETURNING workflow_id
+          ), received AS (
             INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, at)
-            VALUES (${order.workflowId}, 0, NULL, 'RECEIVED', ${order.requestedBy}, 'order received',
-                    coalesce(${order.at ?? null}::timestamptz, now()))`;
-          return { created: true };
-        });
+            SELECT workflow_id, 0, NULL, 'RECEIVED', ${order.requestedBy}, 'order received',
+                   coalesce(${order.at ?? null}::timestamptz, now())
+            FROM created
+          )
+          SELECT EXISTS (SELECT 1 FROM created) AS created`;
+        if (inserted!.created) return { created: true };
+        const [existing] = await sql`SELECT ticket_id, environment FROM orders WHERE workflow_id = ${order.workflowId}`;
+        if (existing!.ticket_id !== order.ticketId || existing!.environment !== order.environment) {
+          throw new RepositoryError(
+            'conflict',
+            `recordOrderReceived: order ${order.workflowId} is already recorded for ticket ` +
+              `${existing!.ticket_id} in ${existing!.environment}`,
+          );
+        }
+        return { created: false };
       }),
 
     recordTransition: (input) =>
@@ -267,40 +267,37 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
       }),
 
     recordBuyOutcome: (input) =>
-      operation('recordBuyOutcome', buyOutcomeInput, input, (result) =>
-        sql.begin(async (tx) => {
-          const [row] = await tx`
-            SELECT * FROM buy_attempts WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}
-            FOR UPDATE`;
-          if (!row) {
-            throw new RepositoryError(
-              'not-found',
-              `recordBuyOutcome: no buy intent recorded for attempt ${result.attempt} of order ` +
-                `${result.workflowId}; the intent must be recorded before the buy call`,
-            );
-          }
-          const current = toBuyAttempt(row);
-          const uid = result.technicalServiceUid ?? null;
-          if (current.outcome === result.outcome && current.technicalServiceUid === uid) return current;
-          const resolving = current.outcome === 'uncertain' && result.outcome !== 'uncertain';
-          if (current.outcome !== null && !resolving) {
-            throw new RepositoryError(
-              'conflict',
-              `recordBuyOutcome: attempt ${result.attempt} of order ${result.workflowId} already ended as ` +
-                `${current.outcome}${current.technicalServiceUid ? ` (${current.technicalServiceUid})` : ''}; ` +
-                `refusing to record ${result.outcome}`,
-            );
-          }
-          const [updated] = await tx`
-            UPDATE buy_attempts SET outcome = ${result.outcome}, technical_service_uid = ${uid},
-                   error_class = ${result.errorClass ?? null}, error_message = ${result.errorMessage ?? null},
-                   resolved_by = ${result.resolvedBy ?? null},
-                   finished_at = coalesce(${result.at ?? null}::timestamptz, now())
-            WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}
-            RETURNING *`;
-          return toBuyAttempt(updated!);
-        }),
-      ),
+      operation('recordBuyOutcome', buyOutcomeInput, input, async (result) => {
+        const uid = result.technicalServiceUid ?? null;
+        // One statement in the usual case: an open attempt ends, or an uncertain one is resolved. The UPDATE takes the
+        // row's lock, so it is ordered against a claim or a close of the same attempt as the transaction it replaces was.
+        const [updated] = await sql`
+          UPDATE buy_attempts SET outcome = ${result.outcome}, technical_service_uid = ${uid},
+                 error_class = ${result.errorClass ?? null}, error_message = ${result.errorMessage ?? null},
+                 resolved_by = ${result.resolvedBy ?? null},
+                 finished_at = coalesce(${result.at ?? null}::timestamptz, now())
+          WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}
+            AND (outcome IS NULL OR (outcome = 'uncertain' AND ${result.outcome} <> 'uncertain'))
+          RETURNING *`;
+        if (updated) return toBuyAttempt(updated);
+        const [row] = await sql`SELECT * FROM buy_attempts WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}`;
+        if (!row) {
+          throw new RepositoryError(
+            'not-found',
+            `recordBuyOutcome: no buy intent recorded for attempt ${result.attempt} of order ` +
+              `${result.workflowId}; the intent must be recorded before the buy call`,
+          );
+        }
+        const current = toBuyAttempt(row);
+        // The same outcome again (a retried write) is no change; anything else would overwrite how the attempt ended.
+        if (current.outcome === result.outcome && current.technicalServiceUid === uid) return current;
+        throw new RepositoryError(
+          'conflict',
+          `recordBuyOutcome: attempt ${result.attempt} of order ${result.workflowId} already ended as ` +
+            `${current.outcome}${current.technicalServiceUid ? ` (${current.technicalServiceUid})` : ''}; ` +
+            `refusing to record ${result.outcome}`,
+        );
+      }),
 
     recordProduct: (input) =>
       operation('recordProduct', productInput, input, async (product) => {
@@ -326,22 +323,27 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
       operation('storeApprovalPolicy', approvalPolicyInput, input, (policy) => storePolicy(sql, policy)),
 
     recordPolicy: (input) =>
-      operation('recordPolicy', policyInput, input, ({ workflowId, version, hash, policy }) =>
-        sql.begin(async (tx) => {
-          if (policy) await storePolicy(tx, { hash, policy });
-          const updated = await tx`
+      operation('recordPolicy', policyInput, input, ({ workflowId, version, hash, policy }) => {
+        const govern = async (db: Sql | postgres.TransactionSql) => {
+          const updated = await db`
             UPDATE orders o SET policy_version = ${version}, policy_hash = p.hash, policy = p.policy, updated_at = now()
             FROM approval_policies p
             WHERE p.hash = ${hash} AND o.workflow_id = ${workflowId} AND (o.policy_hash IS NULL OR o.policy_hash = ${hash})
             RETURNING 1`;
           if (updated.length > 0) return;
-          const [order] = await tx`SELECT 1 FROM orders WHERE workflow_id = ${workflowId}`;
+          const [order] = await db`SELECT 1 FROM orders WHERE workflow_id = ${workflowId}`;
           if (!order) throw new RepositoryError('not-found', `recordPolicy: no order recorded with workflow id ${workflowId}`);
-          const [known] = await tx`SELECT 1 FROM approval_policies WHERE hash = ${hash}`;
+          const [known] = await db`SELECT 1 FROM approval_policies WHERE hash = ${hash}`;
           if (!known) throw new RepositoryError('not-found', `recordPolicy: no approval policy is stored with hash ${hash}`);
           throw new RepositoryError('conflict', `recordPolicy: order ${workflowId} is already governed by another policy`);
-        }),
-      ),
+        };
+        // Named by hash only (the common case: the rules are stored), one statement; with rules, stored first, together.
+        if (!policy) return govern(sql);
+        return sql.begin(async (tx) => {
+          await storePolicy(tx, { hash, policy });
+          await govern(tx);
+        });
+      }),
 
     recordNote: (input) =>
       operation('recordNote', noteInput, input, async (note) => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
+import pg from 'postgres';
 import { createRepository, RepositoryError, type Repository, type Sql } from '../../activities/db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -7,11 +8,12 @@ import { usePostgres } from '../helpers/postgres.js';
 const postgres = usePostgres(test);
 
 let sql: Sql;
+let url: string;
 let repo: Repository;
 let counter = 0;
 
 test.before(async () => {
-  ({ sql } = await postgres.database());
+  ({ sql, url } = await postgres.database());
   repo = createRepository(sql);
   await repo.addApprover({ id: 'fiona', displayName: 'Fiona Finance', roles: ['finance'] });
   await repo.addApprover({ id: 'carl', displayName: 'Carl CFO', roles: ['finance', 'cfo'] });
@@ -379,4 +381,31 @@ test('a policy recorded with its rules (an older journal entry) stores them firs
   t.deepEqual(stored?.['policy'], policy);
   const [row] = await sql`SELECT policy FROM orders WHERE workflow_id = ${order.workflowId}`;
   t.deepEqual(row?.['policy'], policy);
+});
+
+test('an order\'s usual writes are one statement each: received, policy by hash, buy outcome', async (t) => {
+  // Each statement is a round trip and a commit, paid by every order: counted on a connection of their own.
+  const sent: string[] = [];
+  const counted = pg(url, { max: 1, onnotice: () => {}, debug: (_connection, query) => sent.push(query) });
+  t.teardown(() => counted.end({ timeout: 5 }));
+  const orders = createRepository(counted);
+  await counted`SELECT 1`; // the connection's own first queries (the types it reads) are not the order's
+  const { hash, policy } = newPolicy(6);
+  await repo.storeApprovalPolicy({ hash, policy });
+  const statements = async (write: () => Promise<unknown>) => {
+    sent.length = 0;
+    await write();
+    return sent.length;
+  };
+  counter += 1;
+  const workflowId = `order-CHG-${counter}`;
+  const received = { workflowId, ticketId: `CHG-${counter}`, environment: 'staging' as const, requestedBy: 'rita', request: { ticketId: `CHG-${counter}` } };
+  t.is(await statements(() => orders.recordOrderReceived(received)), 1);
+  t.is(await statements(() => orders.recordPolicy({ workflowId, version: 'v1', hash })), 1);
+  await orders.recordBuyIntent({ workflowId, attempt: 1 });
+  t.is(await statements(() => orders.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created', technicalServiceUid: '00000000-0000-4000-8000-000000000001' })), 1);
+  const view = (await repo.getOrder(workflowId))!;
+  t.deepEqual(view.events.map((event) => event.to), ['RECEIVED'], 'the order came with its event 0');
+  t.deepEqual(view.order.policy, { version: 'v1', hash });
+  t.deepEqual(view.buyAttempts.map((attempt) => attempt.outcome), ['created']);
 });
