@@ -10,6 +10,7 @@ import { orderWorkflowBundle } from '../../worker/index.js';
 const RECORDINGS = [
   { folder: 'histories-v1', recorded: 'before the lean restructure (commit b88b9e3)', scenarios: 7 },
   { folder: 'histories-lean', recorded: 'before the buy wrote its own journal (commit f0d1685)', scenarios: 10 },
+  { folder: 'histories-buy-ahead', recorded: 'before the reads before the gate were one (commit 837b70b)', scenarios: 16 },
 ];
 
 for (const { folder, recorded, scenarios } of RECORDINGS) {
