@@ -96,6 +96,12 @@ export interface OrdersRepository {
    * no-op); a hash that is not stored is refused (`not-found`).
    */
   recordPolicy(input: PolicyInput): Promise<void>;
+  /**
+   * Runs `work` with this repository on one connection of the pool, reserved for it: the writes it starts together go
+   * to PostgreSQL in one round trip and run there in the order they were started, each on its own as usual (an
+   * operation that needs a transaction takes another connection for it).
+   */
+  withOneConnection<T>(work: (orders: OrdersRepository) => Promise<T>): Promise<T>;
   /** The order with its events, votes and buy attempts, read as one consistent snapshot; null if unknown. */
   getOrder(workflowId: string): Promise<OrderView | null>;
   /** Newest first. */
@@ -128,7 +134,8 @@ async function storePolicy(sql: Sql | postgres.TransactionSql, { hash, policy }:
   if (!same) throw new RepositoryError('conflict', `storeApprovalPolicy: other rules are stored under hash ${hash}`);
 }
 
-export function createOrdersRepository(sql: Sql): OrdersRepository {
+/** `pool`: where transactions run (a connection reserved for pipelined writes cannot hold one of its own). */
+export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersRepository {
   const json = (value: Record<string, unknown>) => sql.json(value as postgres.JSONValue);
 
   async function requireOrder(op: string, workflowId: string): Promise<void> {
@@ -137,6 +144,17 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
   }
 
   return {
+    withOneConnection: async (work) => {
+      // A pool of one connection sends everything on it, in order, already.
+      if (sql.options.max <= 1) return work(createOrdersRepository(sql));
+      const reserved = await sql.reserve();
+      try {
+        return await work(createOrdersRepository(reserved, sql));
+      } finally {
+        reserved.release();
+      }
+    },
+
     recordOrderReceived: (input) =>
       operation('recordOrderReceived', orderReceivedInput, input, async (order) => {
         const leaked = unredactedSecretPath(order.request, 'request');
@@ -339,7 +357,7 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
         };
         // Named by hash only (the common case: the rules are stored), one statement; with rules, stored first, together.
         if (!policy) return govern(sql);
-        return sql.begin(async (tx) => {
+        return pool.begin(async (tx) => {
           await storePolicy(tx, { hash, policy });
           await govern(tx);
         });
@@ -357,7 +375,7 @@ export function createOrdersRepository(sql: Sql): OrdersRepository {
 
     getOrder: (workflowId) =>
       operation('getOrder', workflowIdInput, workflowId, (id) =>
-        sql.begin('isolation level repeatable read read only', async (tx) => {
+        pool.begin('isolation level repeatable read read only', async (tx) => {
           const [order] = await tx`
             SELECT o.*, t.submitted_by FROM orders o LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
             WHERE o.workflow_id = ${id}`;

@@ -1,6 +1,7 @@
-import { RepositoryError, type Repository } from '../db/index.js';
+import { RepositoryError, type OrdersRepository, type Repository } from '../db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import type { PoliciesInForce } from '../../workflows/approval/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
 import type { OrderRequestReader } from './order-requests.js';
 import { policyHash } from './policy-activity.js';
 import type { JournalEntry } from './types.js';
@@ -45,7 +46,8 @@ function money(amount: number): number {
 }
 
 /**
- * Writes the workflow's journal to Postgres, entry by entry in order. Every write is keyed by what the
+ * Writes the workflow's journal to Postgres, in order: the writes of a batch go out together on one connection, one
+ * round trip instead of one each, and PostgreSQL runs them one after another as sent. Every write is keyed by what the
  * workflow chose (sequence, quote number, attempt), so a batch written again changes nothing already written.
  * Values are fitted to the records at this boundary (long texts cut with a marker, money to 6 decimals,
  * currencies upper case, an empty status as UNKNOWN). A write still refused is a bug retrying cannot fix: it is
@@ -61,15 +63,15 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     return served as unknown as Record<string, unknown> | undefined;
   }
 
-  async function write(run: JournalRun, entry: JournalEntry, orderRequests: OrderRequestReader): Promise<void> {
+  /** Writes one entry; `request` is the run's, read beforehand for a `received` entry that does not carry it. */
+  async function write(records: OrdersRepository, run: JournalRun, entry: JournalEntry, request: OrderRequest | undefined): Promise<void> {
     const { workflowId } = run;
     const at = new Date(entry.at);
     switch (entry.type) {
       case 'received': {
-        // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always
-        // has its run from the context). Stored redacted only.
-        const request = entry.request ?? (await orderRequests.requestOf({ workflowId, runId: run.runId ?? '' }));
-        await repository.recordOrderReceived({
+        if (!request) throw new Error('a received entry is written with its request');
+        // Stored redacted only.
+        await records.recordOrderReceived({
           workflowId,
           ticketId: request.ticketId,
           environment: request.environment,
@@ -81,7 +83,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         return;
       }
       case 'transition':
-        await repository.recordTransition({
+        await records.recordTransition({
           workflowId,
           sequence: entry.seq,
           from: entry.from,
@@ -93,10 +95,10 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       case 'note':
-        await repository.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
+        await records.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
         return;
       case 'quote':
-        await repository.recordQuote({
+        await records.recordQuote({
           workflowId,
           quoteNumber: entry.quoteNumber,
           monthlyRate: money(entry.quote.monthlyRate),
@@ -105,7 +107,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       case 'vote':
-        await repository.recordApprovalVote({
+        await records.recordApprovalVote({
           workflowId,
           quoteNumber: entry.quoteNumber,
           approverId: entry.approverId,
@@ -117,7 +119,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       case 'buy-intent': {
-        const { recorded, attempt } = await repository.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(run.runId ? { runId: run.runId } : {}), at });
+        const { recorded, attempt } = await records.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(run.runId ? { runId: run.runId } : {}), at });
         // A retry of this very write finds its own intent, still open. One of another run, or one that has ended,
         // belongs to an earlier run of the same order (the records outlive Temporal's memory): buying could buy twice.
         if (!recorded && (attempt.outcome !== null || (attempt.runId !== null && run.runId !== undefined && attempt.runId !== run.runId))) {
@@ -127,7 +129,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         return;
       }
       case 'buy-outcome':
-        await repository.recordBuyOutcome({
+        await records.recordBuyOutcome({
           workflowId,
           attempt: entry.attempt,
           outcome: entry.outcome,
@@ -139,7 +141,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       case 'product':
-        await repository.recordProduct({
+        await records.recordProduct({
           workflowId,
           technicalServiceUid: entry.product.technicalServiceUid,
           provisioningStatus: fit(entry.product.provisioningStatus.trim() || 'UNKNOWN', 100),
@@ -150,35 +152,63 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         // are stored with it, since no worker may have stored them.
         const named = { workflowId, version: entry.version, hash: entry.hash };
         try {
-          await repository.recordPolicy(entry.policy ? { ...named, policy: entry.policy as unknown as Record<string, unknown> } : named);
+          await records.recordPolicy(entry.policy ? { ...named, policy: entry.policy as unknown as Record<string, unknown> } : named);
         } catch (error) {
           // A run that read its policy from a worker of before this deploy (which stored no rules) and journals it only
           // now names a hash nobody stored: when it is the hash of a policy this worker serves, its rules are stored.
           const rules = error instanceof RepositoryError && error.kind === 'not-found' ? rulesServed(entry.hash) : undefined;
           if (!rules) throw error;
-          await repository.recordPolicy({ ...named, policy: rules });
+          await records.recordPolicy({ ...named, policy: rules });
         }
         return;
       }
       case 'error':
-        await repository.recordLastError({ workflowId, error: entry.message === null ? null : fit(entry.message, 4000), at });
+        await records.recordLastError({ workflowId, error: entry.message === null ? null : fit(entry.message, 4000), at });
         return;
     }
   }
 
   return async (run, entries, orderRequests = deps.orderRequests) => {
-    for (const entry of entries) {
-      try {
-        await write(run, entry, orderRequests);
-      } catch (error) {
-        if (!(error instanceof RepositoryError)) throw error; // the database is down: worth retrying
-        const refusal = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${error.message}`, 4000);
-        if (entry.type === 'buy-intent') throw new BuyIntentRefused(refusal);
-        // Shown on the order; if even that is refused (no order row), the refusal cannot be recorded anywhere.
-        await repository.recordLastError({ workflowId: run.workflowId, error: refusal, at: new Date() }).catch((second: unknown) => {
-          if (!(second instanceof RepositoryError)) throw second;
-        });
+    // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always has
+    // its run from the context). Read first, so that the writes can all go out at once.
+    const received = entries.find((entry) => entry.type === 'received');
+    const request = received?.type === 'received' ? (received.request ?? (await orderRequests.requestOf({ workflowId: run.workflowId, runId: run.runId ?? '' }))) : undefined;
+    await repository.withOneConnection(async (records) => {
+      for (const segment of segments(entries)) {
+        // Started together on one connection: PostgreSQL gets them in one round trip and runs them in order.
+        const outcomes = await Promise.all(segment.map((entry) => write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }))));
+        let refused: { at: number; message: string } | undefined;
+        for (const [index, outcome] of outcomes.entries()) {
+          if (!outcome) continue;
+          const entry = segment[index]!;
+          if (!(outcome.error instanceof RepositoryError)) throw outcome.error; // the database is down: worth retrying
+          const message = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${outcome.error.message}`, 4000);
+          if (entry.type === 'buy-intent') throw new BuyIntentRefused(message);
+          refused = { at: index, message };
+        }
+        // Shown on the order, unless an error entry after it set the last error (written one by one, it would have
+        // replaced it); if even that is refused (no order row), the refusal cannot be recorded anywhere.
+        if (refused && !segment.slice(refused.at + 1).some((entry) => entry.type === 'error')) {
+          await records.recordLastError({ workflowId: run.workflowId, error: refused.message, at: new Date() }).catch((second: unknown) => {
+            if (!(second instanceof RepositoryError)) throw second;
+          });
+        }
       }
-    }
+    });
   };
+}
+
+/**
+ * The entries in order, cut where a write must wait for the ones before it: after each buy intent (what follows an
+ * intent is written only once the intent is), and before a policy entry that carries its rules (storing them takes a
+ * transaction of its own, on another connection, which the order's row must already be in).
+ */
+function segments(entries: JournalEntry[]): JournalEntry[][] {
+  const cut: JournalEntry[][] = [[]];
+  for (const entry of entries) {
+    if (entry.type === 'policy' && entry.policy && cut.at(-1)!.length > 0) cut.push([]);
+    cut.at(-1)!.push(entry);
+    if (entry.type === 'buy-intent') cut.push([]);
+  }
+  return cut.filter((segment) => segment.length > 0);
 }

@@ -38,7 +38,9 @@ test.before(async (t) => {
   // Every run's request is its ticket's: what the reader would read from the run's start input.
   const orderRequests = { requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')) };
   const { activities } = createTestActivities({ ...simCredentials(sim), repository, orderRequests });
-  const broken: Repository = { ...repository, recordBuyOutcome: () => Promise.reject(new Error('connection terminated unexpectedly')) };
+  const breakOutcomes = <R extends Pick<Repository, 'recordBuyOutcome'>>(records: R): R => ({ ...records, recordBuyOutcome: () => Promise.reject(new Error('connection terminated unexpectedly')) });
+  // The journal writes through one connection's repository (withOneConnection): broken there too.
+  const broken: Repository = { ...breakOutcomes(repository), withOneConnection: (work) => repository.withOneConnection((orders) => work(breakOutcomes(orders))) };
   const failingAfterBuy = createTestActivities({ ...simCredentials(sim), repository: broken, orderRequests }).activities;
   t.context = { sim, repository, activities, failingAfterBuy };
 });

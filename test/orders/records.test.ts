@@ -1,4 +1,5 @@
 import test from 'ava';
+import postgres from 'postgres';
 import { ApplicationFailure } from '@temporalio/common';
 import { createRepository } from '../../activities/db/index.js';
 import { createRecordActivities } from '../../activities/order/record-activities.js';
@@ -26,15 +27,18 @@ const orderRequests: OrderRequestReader = {
   requestOf: () => Promise.reject(new Error('the input carries the request: nothing is read from Temporal')),
 };
 
-async function journal(workflowId: string) {
+async function journal(workflowId: string, options: { sent?: Array<{ connection: number; query: string }> } = {}) {
   const db = await pg.database();
-  const repository = createRepository(db.sql);
+  // With `sent`, the journal writes through a pool of its own that reports each statement and its connection.
+  const sent = options.sent;
+  const pool = sent ? postgres(db.url, { max: 4, onnotice: () => {}, debug: (connection, query) => sent.push({ connection, query }) }) : db.sql;
+  const repository = createRepository(pool);
   await repository.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance-approver'] });
   const { recordJournal } = createRecordActivities({ repository, orderRequests });
   const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), { kindMap: SIM_KIND_MAP }).request!;
   const context = { workflowId, environment: 'staging' as const, ticketId: request.ticketId };
   await recordJournal({ ...context, entries: [{ type: 'received', seq: 0, at: Date.now(), request }] });
-  return { repository, write: (entries: JournalEntry[]) => recordJournal({ ...context, entries }) };
+  return { repository, sql: db.sql, write: (entries: JournalEntry[]) => recordJournal({ ...context, entries }), end: () => (sent ? pool.end({ timeout: 5 }) : Promise.resolve()) };
 }
 
 test('long texts are cut with a marker, money to 6 decimals, currencies upper case, an empty status is UNKNOWN', async (t) => {
@@ -177,4 +181,60 @@ test('a policy entry naming a hash nobody stored (read from a worker of before t
   const rules = JSON.parse(JSON.stringify(defaultApprovalPolicies().staging));
   t.deepEqual({ ...row }, { policy_version: 'v2', policy: rules, stored: rules });
   t.is((await repository.getOrder('mve-order-CTX-3'))!.order.lastError, null);
+});
+
+test('a batch goes to PostgreSQL at once, on one connection, in the order of its entries', async (t) => {
+  const sent: Array<{ connection: number; query: string }> = [];
+  const { repository, write, end, sql } = await journal('mve-order-ONE-CONN', { sent });
+  t.teardown(end);
+  const now = Date.now();
+  // A first batch of the same kinds: a connection sends a statement it has not prepared yet alone (it asks its types first).
+  await write([
+    { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'engine', reason: 'looking up' },
+    { type: 'note', seq: 2, at: now, actor: 'engine', message: 'two locations matched' },
+    { type: 'transition', seq: 3, at: now, from: 'LOOKING_UP', to: 'VALIDATING', actor: 'engine', reason: 'validating' },
+    { type: 'quote', seq: 4, at: now, quoteNumber: 1, quote: { monthlyRate: 800, currency: 'USD', quotedAt: now } },
+    { type: 'buy-intent', seq: 5, at: now, attempt: 1 },
+  ]);
+  // The order's row locked elsewhere holds up the first write: what is sent meanwhile was sent without waiting for it.
+  let unlock!: () => void;
+  const unlocked = new Promise<void>((resolve) => (unlock = resolve));
+  const locking = sql.begin(async (tx) => {
+    await tx`SELECT 1 FROM orders WHERE workflow_id = 'mve-order-ONE-CONN' FOR UPDATE`;
+    await unlocked;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  sent.length = 0;
+  const writing = write([
+    { type: 'transition', seq: 6, at: now, from: 'VALIDATING', to: 'APPROVED', actor: 'policy', reason: 'below the line' },
+    { type: 'note', seq: 7, at: now, actor: 'engine', message: 'the approvers were told' },
+    { type: 'transition', seq: 8, at: now, from: 'APPROVED', to: 'BUYING', actor: 'engine', reason: 'buying' },
+    { type: 'quote', seq: 9, at: now, quoteNumber: 2, quote: { monthlyRate: 810, currency: 'USD', quotedAt: now } },
+    { type: 'buy-intent', seq: 10, at: now, attempt: 2 },
+  ]);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const whileHeld = sent.filter(({ query }) => !/pg_catalog/.test(query));
+  unlock();
+  await locking;
+  await writing;
+  t.is(new Set(whileHeld.map(({ connection }) => connection)).size, 1, 'one connection');
+  t.deepEqual(
+    whileHeld.map(({ query }) => /INSERT INTO (order_events|order_notes|buy_attempts)/.exec(query)?.[1] ?? (/UPDATE orders SET quote/.test(query) ? 'quote' : query.slice(0, 30))),
+    ['order_events', 'order_notes', 'order_events', 'quote', 'buy_attempts'],
+    'all sent, in order, while the first still waited',
+  );
+  const view = (await repository.getOrder('mve-order-ONE-CONN'))!;
+  t.is(view.order.status, 'BUYING');
+  t.deepEqual(view.buyAttempts.map((attempt) => attempt.attempt), [1, 2]);
+});
+
+test('the last error a batch leaves is the last of its refusals and error entries, as if written one by one', async (t) => {
+  const { repository, write } = await journal('mve-order-LAST-ERR');
+  const now = Date.now();
+  await write([{ type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'engine', reason: 'looking up' }]);
+  const refusedTransition: JournalEntry = { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'CANCELLED', actor: 'engine', reason: 'a different event under seq 1' };
+  await write([refusedTransition, { type: 'error', seq: 2, at: now, message: 'the API did not answer' }]);
+  t.is((await repository.getOrder('mve-order-LAST-ERR'))!.order.lastError?.message, 'the API did not answer', 'the error entry came last');
+  await write([{ type: 'error', seq: 2, at: now, message: 'the API did not answer' }, refusedTransition]);
+  t.regex((await repository.getOrder('mve-order-LAST-ERR'))!.order.lastError?.message ?? '', /^the record of journal entry 1 \(transition\) was refused/, 'the refusal came last');
 });
