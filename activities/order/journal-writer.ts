@@ -178,13 +178,15 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         // Started together on one connection: PostgreSQL gets them in one round trip and runs them in order.
         const outcomes = await Promise.all(segment.map((entry) => write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }))));
         let refused: { at: number; message: string } | undefined;
+        let intentRefused: BuyIntentRefused | undefined;
         for (const [index, outcome] of outcomes.entries()) {
           if (!outcome) continue;
           const entry = segment[index]!;
           if (!(outcome.error instanceof RepositoryError)) throw outcome.error; // the database is down: worth retrying
           const message = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${outcome.error.message}`, 4000);
-          if (entry.type === 'buy-intent') throw new BuyIntentRefused(message);
-          refused = { at: index, message };
+          // An intent ends its segment: the batch ends with it, once what came before is recorded.
+          if (entry.type === 'buy-intent') intentRefused = new BuyIntentRefused(message);
+          else refused = { at: index, message };
         }
         // Shown on the order, unless an error entry after it set the last error (written one by one, it would have
         // replaced it); if even that is refused (no order row), the refusal cannot be recorded anywhere.
@@ -193,6 +195,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
             if (!(second instanceof RepositoryError)) throw second;
           });
         }
+        if (intentRefused) throw intentRefused;
       }
     });
   };

@@ -12,9 +12,9 @@ import type { Ending, OrderRun } from './run.js';
 type Validated = FirstRead['quote'];
 
 /**
- * Everything before the buy, in a scope a cancel can end: lookup (the first time), validation and the approval
- * gate, until the quote to buy is approved and fresh. `resumeRound` resumes an approval round carried over from
- * the order's previous run.
+ * Everything before the buy, in a scope a cancel can end: the first read (the policy, the lookup and the validation
+ * in one, in runs of the one read; else the lookup), validations and the approval gate, until the quote to buy is
+ * approved and fresh. `resumeRound` resumes an approval round carried over from the order's previous run.
  */
 export async function passGate(run: OrderRun, resumeRound: boolean): Promise<Ending> {
   const { recorder, inbox } = run;
@@ -119,7 +119,7 @@ async function readBeforeGate(run: OrderRun): Promise<{ read: FirstRead; ending?
     read = await reads.readBeforeGate({ ...orderContext(run), request: recorder.input.request });
   } catch (error) {
     const stage = failedStage(error);
-    if (stage === 'policy') return { ending: policyRefused(run, summarise(error, 'the policy could not be read').message)! };
+    if (stage === 'policy') return { ending: policyRefused(run, summarise(error, 'the policy could not be read').message) };
     if (stage === 'validation') recorder.moveTo('VALIDATING', ENGINE, 'validating the order with the API');
     throw error;
   }

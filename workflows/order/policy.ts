@@ -24,7 +24,7 @@ export function adoptPolicy(run: OrderRun, governing: GoverningPolicy): Ending {
 }
 
 /** The order cannot be governed (no policy for its environment, or rules that do not parse): it ends FAILED. */
-export function policyRefused(run: OrderRun, why: string): Ending {
+export function policyRefused(run: OrderRun, why: string): NonNullable<Ending> {
   const message = `invalid approval policy: ${why}`;
   run.recorder.setLastError({ type: 'InvalidPolicy', message });
   return { state: 'FAILED', actor: ENGINE, reason: message };
