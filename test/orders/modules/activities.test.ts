@@ -47,6 +47,19 @@ test.serial('lookup, validation and the approvers are local activities; the jour
   t.deepEqual([...ordinary].sort(), ['notifyTicketSystem', 'recordJournal']);
 });
 
+test.serial('one read: the policy, the lookup and the first validation are one local activity; a re-validation is its own', async (t) => {
+  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
+  const history = await env.withWorker(fake, async (start) => {
+    const handle = await start(gateWorkflow, { request: orderRequest('A-3'), governing: governing(), oneRead: true });
+    await waitFor(async () => ((await handle.query(progressQuery).catch(() => undefined))?.round ? true : undefined));
+    await handle.executeUpdate(testVote, { args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }] });
+    await handle.result();
+    return handle.fetchHistory();
+  });
+  const { local } = activityKinds(history);
+  t.deepEqual([...local].sort(), ['loadApprovers', 'readBeforeGate', 'validateOrder']);
+});
+
 test.serial('the buy is an ordinary activity Temporal never retries, with a heartbeat timeout to notice a lost worker', async (t) => {
   const fake = fakeActivities();
   const now = await env.temporal.env.currentTimeMs();
