@@ -26,10 +26,14 @@ import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { defaultApprovalPolicies } from '../workflows/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
-import { percentile, throughput } from './workflow-throughput.js';
+import { percentile, pool, throughput } from './workflow-throughput.js';
 
 const CONCURRENCY = [1, 10, 50];
-const ROUNDS = 3;
+/**
+ * Orders per concurrency: this many times the concurrency, kept in flight as the baseline's are (a new one as each
+ * ends). As deep as the baseline at concurrency 100 (1,000 workflows), so ramp-up and drain weigh alike in both.
+ */
+const ROUNDS = 10;
 /** At least this many orders per concurrency, so a median at concurrency 1 is not the middle of three. */
 const MIN_ORDERS = 30;
 const BASELINE_QUEUE = 'bench-one-activity';
@@ -112,20 +116,17 @@ export async function runOrdersBench(): Promise<void> {
       const tickets: string[] = [];
       const callsBefore = totalCalls();
       const started = performance.now();
-      const rounds = Math.max(ROUNDS, Math.ceil(MIN_ORDERS / concurrency));
-      for (let round = 0; round < rounds; round++) {
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            const ticketId = `BENCH-${process.pid}-${++ticket}`;
-            tickets.push(ticketId);
-            const t0 = performance.now();
-            await orders.submit({ ...example, ticketId, size: 'MVE 2/8' });
-            const outcome = await orders.result(ticketId);
-            if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
-            e2e.push(performance.now() - t0);
-          }),
-        );
-      }
+      const order = async () => {
+        const ticketId = `BENCH-${process.pid}-${++ticket}`;
+        tickets.push(ticketId);
+        const t0 = performance.now();
+        await orders.submit({ ...example, ticketId, size: 'MVE 2/8' });
+        const outcome = await orders.result(ticketId);
+        if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
+        e2e.push(performance.now() - t0);
+      };
+      const total = Math.max(ROUNDS * concurrency, MIN_ORDERS);
+      await pool(total, concurrency, order);
       const elapsed = (performance.now() - started) / 1000;
       const calls = totalCalls() - callsBefore;
       let events = 0;
@@ -159,7 +160,7 @@ export async function runOrdersBench(): Promise<void> {
     const hundredAtATime = await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `one-c100-${process.pid}`);
     const figures: RoundFigures[] = [];
     for (const concurrency of CONCURRENCY) figures.push(await measure(concurrency));
-    process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; at least ${ROUNDS} rounds and ${MIN_ORDERS} orders each; warm caches):\n`);
+    process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} times the concurrency, at least ${MIN_ORDERS}, orders each, kept in flight; warm caches):\n`);
     console.table(figures);
     process.stdout.write(
       `Baseline, one-activity workflow on the same server: p50 ${oneAtATime.p50.toFixed(1)} ms at concurrency 1, ` +

@@ -41,6 +41,8 @@ export interface CatalogLookups {
 
 export const DEFAULT_CATALOG_TTL_MS = 10 * 60_000;
 export const DEFAULT_MISS_REFRESH_AFTER_MS = 60_000;
+/** Selections remembered per catalog: more distinct selectors than this start the memory afresh. */
+const MAX_REMEMBERED_SELECTIONS = 1_000;
 
 interface EnvironmentCatalogs {
   locations: SharedTtlCache<Location[]>;
@@ -58,6 +60,9 @@ export function createCatalogLookups(
   const ttlMs = options.ttlMs ?? DEFAULT_CATALOG_TTL_MS;
   const missRefreshAfterMs = options.missRefreshAfterMs ?? DEFAULT_MISS_REFRESH_AFTER_MS;
   const catalogs = new Map<Environment, EnvironmentCatalogs>();
+  // Every order of a ticket system tends to name its location and image the same way: a selection made from a catalog
+  // is kept with that catalog (not its copy: a refetched catalog starts empty), so a warm lookup scans nothing.
+  const remembered = new WeakMap<object, Map<string, Selection<unknown>>>();
 
   function catalogsOf(environment: Environment): EnvironmentCatalogs {
     let found = catalogs.get(environment);
@@ -73,21 +78,36 @@ export function createCatalogLookups(
     return found;
   }
 
-  /** Selects from the cached catalog; on a miss against a catalog old enough, refetches it and tries again. */
-  async function select<C, T>(cache: SharedTtlCache<C>, pick: (catalog: C) => Selection<T>): Promise<Selection<T>> {
-    const first = pick(await cache.get());
+  /**
+   * Selects from the cached catalog (`key` names the selection: the same key, the same pick); on a miss against a
+   * catalog old enough, refetches it and tries again.
+   */
+  async function select<C extends object, T>(cache: SharedTtlCache<C>, key: string, pick: (catalog: C) => Selection<T>): Promise<Selection<T>> {
+    const first = pickOnce(await cache.get(), key, pick);
     if (first.ok || cache.age() < missRefreshAfterMs) return first;
     cache.invalidate();
-    return pick(await cache.get());
+    return pickOnce(await cache.get(), key, pick);
+  }
+
+  function pickOnce<C extends object, T>(catalog: C, key: string, pick: (catalog: C) => Selection<T>): Selection<T> {
+    let selections = remembered.get(catalog);
+    if (!selections) remembered.set(catalog, (selections = new Map()));
+    let selection = selections.get(key) as Selection<T> | undefined;
+    if (!selection) {
+      selection = pick(catalog);
+      if (selections.size >= MAX_REMEMBERED_SELECTIONS) selections.clear();
+      selections.set(key, selection);
+    }
+    return selection;
   }
 
   return {
     async findLocation(environment, selector) {
-      const selection = await select(catalogsOf(environment).locations, (locations) => selectLocation(locations, selector));
+      const selection = await select(catalogsOf(environment).locations, JSON.stringify(selector), (locations) => selectLocation(locations, selector));
       return selection.ok ? { ...selection, value: locationChoice(selection.value) } : selection;
     },
     async findImage(environment, selector, size) {
-      const selection = await select(catalogsOf(environment).images, (groups) => selectImage(groups, selector, size));
+      const selection = await select(catalogsOf(environment).images, JSON.stringify([selector, size]), (groups) => selectImage(groups, selector, size));
       return selection.ok ? { ...selection, value: imageChoice(selection.value) } : selection;
     },
   };

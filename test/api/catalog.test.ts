@@ -1,6 +1,7 @@
 import test from 'ava';
 import { createApiClient } from '../../activities/api/index.js';
-import { createCatalogLookups } from '../../activities/catalog/index.js';
+import { createCatalogLookups, type CatalogSource } from '../../activities/catalog/index.js';
+import type { Location } from '../../schemas/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { configFor, keyWithRole, simWithClient } from './helpers.js';
 
@@ -84,4 +85,35 @@ test('catalogs are kept per environment, each read with its own key', async (t) 
 test('an environment without a configured API is a clear error', async (t) => {
   const lookups = createCatalogLookups({});
   await t.throwsAsync(lookups.findLocation('production', { metro: 'London' }), { message: /no ordering API is configured for the production environment/ });
+});
+
+test('a warm catalog answers a selector it has answered before without scanning again; a refetched catalog is scanned afresh', async (t) => {
+  const clock = { now: 1_000_000 };
+  let scans = 0;
+  const at = (id: number, metro: string): Location => {
+    const location = { id, name: `${metro} ${id}`, metro, market: 'AU', status: 'Active', address: { country: 'Australia' }, diversityZones: { red: { mveAvailable: true } } };
+    // Counts how often a selection reads the catalog (a scan asks each matching location's status).
+    return new Proxy(location, { get: (target, field) => (field === 'status' && id === 1 && scans++, Reflect.get(target, field)) }) as unknown as Location;
+  };
+  let catalog = [at(1, 'Sydney'), at(2, 'Sydney')];
+  const source = { listLocations: async () => catalog, listImages: async () => ({ data: { mveImages: [] } }) } as unknown as CatalogSource;
+  const lookups = createCatalogLookups({ staging: source }, { ttlMs: 60_000, now: () => clock.now });
+
+  const first = await lookups.findLocation('staging', { metro: 'Sydney' });
+  const scansOfFirst = scans;
+  const again = await Promise.all(Array.from({ length: 5 }, () => lookups.findLocation('staging', { metro: 'Sydney' })));
+  t.true(scansOfFirst > 0);
+  t.is(scans, scansOfFirst, 'the same selector on the same catalog: no scan');
+  t.deepEqual(again, Array.from({ length: 5 }, () => first), 'and the same answer, warnings included');
+  if (!first.ok) return t.fail(JSON.stringify(first.issues));
+  t.is(first.value.id, 1);
+  t.is(first.warnings.length, 1, 'two usable matches: a warning names the other');
+
+  await lookups.findLocation('staging', { metro: 'sydney' });
+  t.true(scans > scansOfFirst, 'another spelling is another selection');
+
+  catalog = [at(3, 'Sydney')];
+  clock.now += 61_000;
+  const refetched = await lookups.findLocation('staging', { metro: 'Sydney' });
+  t.true(refetched.ok && refetched.value.id === 3, 'after the TTL the new catalog answers, not what the old one did');
 });

@@ -42,7 +42,7 @@ export class Journal {
     const batch = this.pending;
     this.pending = [];
     const done = this.last.then(() =>
-      CancellationScope.nonCancellable(async () => {
+      shielded(async () => {
         const { value, written } = await step(batch);
         if (!written && batch.length) await this.write(batch);
         return value;
@@ -55,4 +55,13 @@ export class Journal {
     );
     return done;
   }
+}
+
+/**
+ * Runs `work` where no cancel of the order reaches it: in the current scope when that is already shielded (the buy
+ * runs in one), else in a new non-cancellable scope. A scope costs the workflow thread several promises, each of
+ * which the SDK gives a stack trace.
+ */
+function shielded<T>(work: () => Promise<T>): Promise<T> {
+  return CancellationScope.current().cancellable ? CancellationScope.nonCancellable(work) : work();
 }

@@ -227,9 +227,9 @@ export class OrderRecorder {
   }
 
   /** Like a checkpoint, but resolves only once the journal is in Postgres (the buy's write-ahead rule). */
-  async writeAhead(): Promise<void> {
+  writeAhead(): Promise<void> {
     this.publishSearchAttributes();
-    await this.journal.flush();
+    return this.journal.flush();
   }
 
   /**

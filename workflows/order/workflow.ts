@@ -64,8 +64,12 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     const ending = await passGate(run, resumeRound);
     resumeRound = false;
     if (ending) return finish(run, ending);
-    const bought = await CancellationScope.nonCancellable(() => buy(run));
-    if (bought !== 'revalidate') return finishBuy(run, bought);
+    // From the buy on, nothing is cancellable: the buy, and the records of what it did (one scope for both).
+    const outcome = await CancellationScope.nonCancellable(async () => {
+      const bought = await buy(run);
+      return bought === 'revalidate' ? undefined : finishBuy(run, bought);
+    });
+    if (outcome) return outcome;
   }
 }
 
