@@ -68,7 +68,8 @@ async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<
     const approved = progress.approved;
     const latest = currentQuote(progress);
     if (approved && latest && validatedSinceWait && !isQuoteStale(policy, latest.quotedAt, Date.now())) return undefined;
-    const current = await validate(run, approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API', firstQuote);
+    const reason = approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API';
+    const current = firstQuote ? takeValidation(run, reason, firstQuote) : await validate(run, reason);
     firstQuote = undefined;
     validatedSinceWait = true;
     if (approved) {
@@ -98,13 +99,22 @@ async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<
   }
 }
 
-/** Validates the order (or takes the validation the first read made) and records the quote. */
-async function validate(run: OrderRun, reason: string, alreadyValidated?: Validated): Promise<QuoteRecord> {
+/** Validates the order with the API and records the quote. */
+async function validate(run: OrderRun, reason: string): Promise<QuoteRecord> {
   const { recorder } = run;
   recorder.moveTo('VALIDATING', ENGINE, reason);
-  const validated = alreadyValidated ?? (await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! }));
+  return recordQuote(run, await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! }));
+}
+
+/** Takes the validation the first read made, as `validate` would have made it (without an await: see `receive` in workflow.ts). */
+function takeValidation(run: OrderRun, reason: string, validated: Validated): QuoteRecord {
+  run.recorder.moveTo('VALIDATING', ENGINE, reason);
+  return recordQuote(run, validated);
+}
+
+function recordQuote(run: OrderRun, validated: Validated): QuoteRecord {
   const quote: QuoteRecord = { ...validated, quotedAt: Date.now() };
-  recorder.recordQuote(quote);
+  run.recorder.recordQuote(quote);
   return quote;
 }
 

@@ -49,7 +49,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     run.policy = parseApprovalPolicy(recorder.progress.governing!.policy);
     recorder.listenForApprovers();
   } else {
-    const ending = await begin(run);
+    receive(run);
+    const ending = run.oneReadBeforeGate ? undefined : await readPolicy(run);
     if (ending) return finish(run, ending);
   }
 
@@ -74,10 +75,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
 }
 
 /**
- * Records the order as received and, in runs begun before the one read, reads the workers' policy, which governs the
- * order to its end (the one read brings it with the first quote: gate.ts).
+ * Records the order as received. Not async, as nothing here waits: every promise a workflow makes costs the workflow
+ * thread a stack trace (the SDK's, for the stack-trace query), and an order makes a few dozen.
  */
-async function begin(run: OrderRun): Promise<Ending> {
+function receive(run: OrderRun): void {
   const { recorder } = run;
   const { request } = recorder.input;
   const { progress } = recorder;
@@ -91,7 +92,14 @@ async function begin(run: OrderRun): Promise<Ending> {
   recorder.record({ type: 'received' });
   progress.timeline.push({ seq: progress.seq, at: new Date(Date.now()).toISOString(), state: progress.state, actor: request.requestedBy, reason: 'order received' });
   recorder.notify('received', 'order received');
-  if (run.oneReadBeforeGate) return undefined;
+}
+
+/**
+ * Runs begun before the one read read the workers' policy first, which governs the order to its end (the one read
+ * brings it with the first quote: gate.ts).
+ */
+async function readPolicy(run: OrderRun): Promise<Ending> {
+  const { request } = run.recorder.input;
   let governing;
   try {
     governing = await records.loadApprovalPolicy({ environment: request.environment });
