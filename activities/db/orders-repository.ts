@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type postgres from 'postgres';
 import type { Sql } from './connection.js';
-import { RepositoryError } from './errors.js';
+import { invalidInput, RepositoryError, translateDatabaseError } from './errors.js';
 import { unredactedSecretPath } from './secret-guard.js';
 import {
   toBuyAttempt,
@@ -61,6 +61,12 @@ export interface OrdersRepository {
   recordOrderReceived(input: OrderReceivedInput): Promise<{ created: boolean }>;
   /** Records a state change; the order's status follows its newest event. */
   recordTransition(input: TransitionInput): Promise<{ recorded: boolean }>;
+  /**
+   * Records several state changes of one order as `recordTransition` records each, in one statement (one update of
+   * the order's row, not one per change): an outcome per input, in their order, a refusal as a RepositoryError. A
+   * database that is down throws.
+   */
+  recordTransitions(inputs: TransitionInput[]): Promise<TransitionOutcome[]>;
   /** Records a note on the order (not a state change); a retried write is a no-op. */
   recordNote(input: NoteInput): Promise<{ recorded: boolean }>;
   /** Records the current quote; an older quote number arriving late is ignored (`recorded: false`). */
@@ -113,6 +119,8 @@ export interface OrdersRepository {
 }
 
 const workflowIdInput = z.string().min(1, 'must not be empty');
+
+export type TransitionOutcome = { recorded: boolean } | { refused: RepositoryError };
 
 export interface OrderStatistics {
   ordersByState: Record<string, number>;
@@ -210,18 +218,85 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
           )
           SELECT EXISTS (SELECT 1 FROM inserted) AS recorded`;
         if (result!.recorded) return { recorded: true };
-        const [existing] = await sql`
+        const [existing] = await sql<Array<{ from_status: string | null; to_status: string }>>`
           SELECT from_status, to_status FROM order_events
           WHERE workflow_id = ${event.workflowId} AND sequence = ${event.sequence}`;
-        if (existing!.from_status !== event.from || existing!.to_status !== event.to) {
-          throw new RepositoryError(
-            'conflict',
-            `recordTransition: event ${event.sequence} of order ${event.workflowId} is already recorded as ` +
-              `${existing!.from_status ?? '(none)'} -> ${existing!.to_status}, not ${event.from ?? '(none)'} -> ${event.to}`,
-          );
-        }
+        if (existing!.from_status !== event.from || existing!.to_status !== event.to) throw transitionConflict(event, existing!);
         return { recorded: false };
       }),
+
+    recordTransitions: async (inputs) => {
+      const outcomes: TransitionOutcome[] = [];
+      const valid: Array<{ index: number; event: z.output<typeof transitionInput> }> = [];
+      for (const [index, input] of inputs.entries()) {
+        const parsed = transitionInput.safeParse(input);
+        if (parsed.success) valid.push({ index, event: parsed.data });
+        else outcomes[index] = { refused: invalidInput('recordTransitions', parsed.error) };
+      }
+      const workflowId = valid[0]?.event.workflowId;
+      if (workflowId === undefined) return outcomes;
+      if (valid.some(({ event }) => event.workflowId !== workflowId)) throw new Error('recordTransitions: the transitions of one order at a time');
+      const rows = valid.map(({ event }) => ({
+        sequence: event.sequence,
+        from_status: event.from,
+        to_status: event.to,
+        actor: event.actor,
+        reason: event.reason ?? null,
+        details: event.details,
+        at: event.at ?? null,
+      }));
+      let inserted: Set<number>;
+      try {
+        // The order's row follows the newest event inserted, as it would after each one; a round opened by one of
+        // them is kept on the row when that event is newer than the row's.
+        const written = await sql<Array<{ sequence: number }>>`
+          WITH input AS (
+            SELECT * FROM jsonb_to_recordset(${sql.json(rows as unknown as postgres.JSONValue)}::jsonb)
+              AS t(sequence integer, from_status order_status, to_status order_status, actor text, reason text, details jsonb, at timestamptz)
+          ), inserted AS (
+            INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, details, at)
+            SELECT ${workflowId}, sequence, from_status, to_status, actor, reason, details, coalesce(at, now()) FROM input ORDER BY sequence
+            ON CONFLICT (workflow_id, sequence) DO NOTHING
+            RETURNING sequence, to_status, details, at
+          ), newest AS (
+            SELECT sequence, to_status FROM inserted ORDER BY sequence DESC LIMIT 1
+          ), round AS (
+            SELECT sequence, details, at FROM inserted WHERE to_status = 'AWAITING_APPROVAL' ORDER BY sequence DESC LIMIT 1
+          ), moved AS (
+            UPDATE orders o SET status = newest.to_status, last_event_sequence = newest.sequence, updated_at = now(),
+                   awaiting_since = CASE WHEN round.sequence > o.last_event_sequence THEN round.at ELSE o.awaiting_since END,
+                   approval_round = CASE WHEN round.sequence > o.last_event_sequence THEN round.details ELSE o.approval_round END
+            FROM newest LEFT JOIN round ON true
+            WHERE o.workflow_id = ${workflowId} AND o.last_event_sequence < newest.sequence
+            RETURNING 1
+          )
+          SELECT sequence FROM inserted`;
+        inserted = new Set(written.map((row) => row.sequence));
+      } catch (error) {
+        const translated = translateDatabaseError('recordTransitions', error);
+        if (!(translated instanceof RepositoryError)) throw translated;
+        for (const { index } of valid) outcomes[index] = { refused: translated };
+        return outcomes;
+      }
+      const retried = valid.filter(({ event }) => !inserted.has(event.sequence));
+      const existing = retried.length
+        ? await sql<Array<{ sequence: number; from_status: string | null; to_status: string }>>`
+            SELECT sequence, from_status, to_status FROM order_events
+            WHERE workflow_id = ${workflowId} AND sequence IN ${sql(retried.map(({ event }) => event.sequence))}`
+        : [];
+      for (const { index, event } of valid) {
+        if (inserted.has(event.sequence)) {
+          outcomes[index] = { recorded: true };
+          continue;
+        }
+        const found = existing.find((row) => row.sequence === event.sequence);
+        outcomes[index] =
+          found && found.from_status === event.from && found.to_status === event.to
+            ? { recorded: false }
+            : { refused: transitionConflict(event, found) };
+      }
+      return outcomes;
+    },
 
     recordQuote: (input) =>
       operation('recordQuote', quoteInput, input, async (quote) => {
@@ -458,4 +533,13 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         }));
       }),
   };
+}
+
+/** Event `sequence` of the order is recorded already, as another change than `event` (or, in a race, not at all). */
+function transitionConflict(event: { workflowId: string; sequence: number; from: string | null; to: string }, existing: { from_status: string | null; to_status: string } | undefined): RepositoryError {
+  const recorded = existing ? `${existing.from_status ?? '(none)'} -> ${existing.to_status}` : 'something else';
+  return new RepositoryError(
+    'conflict',
+    `recordTransition: event ${event.sequence} of order ${event.workflowId} is already recorded as ${recorded}, not ${event.from ?? '(none)'} -> ${event.to}`,
+  );
 }

@@ -1,4 +1,4 @@
-import { RepositoryError, type OrdersRepository, type Repository } from '../db/index.js';
+import { RepositoryError, type OrdersRepository, type Repository, type TransitionInput, type TransitionOutcome } from '../db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import type { PoliciesInForce } from '../../workflows/approval/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
@@ -38,6 +38,22 @@ export const TRUNCATED = '… [truncated]';
 /** `text` cut to at most `max` characters, marked when cut. */
 export function fit(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - TRUNCATED.length)}${TRUNCATED}`;
+}
+
+type TransitionEntry = Extract<JournalEntry, { type: 'transition' }>;
+
+/** A transition of the journal as the records take it. */
+function transitionRecord(workflowId: string, entry: TransitionEntry): TransitionInput {
+  return {
+    workflowId,
+    sequence: entry.seq,
+    from: entry.from,
+    to: entry.to,
+    actor: fit(entry.actor, 255),
+    reason: fit(entry.reason, 2000),
+    details: entry.details ?? {},
+    at: new Date(entry.at),
+  };
 }
 
 /** Money as the records keep it: at most 6 decimals. */
@@ -83,16 +99,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         return;
       }
       case 'transition':
-        await records.recordTransition({
-          workflowId,
-          sequence: entry.seq,
-          from: entry.from,
-          to: entry.to,
-          actor: fit(entry.actor, 255),
-          reason: fit(entry.reason, 2000),
-          details: entry.details ?? {},
-          at,
-        });
+        await records.recordTransition(transitionRecord(workflowId, entry));
         return;
       case 'note':
         await records.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
@@ -168,6 +175,26 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     }
   }
 
+  /**
+   * Starts the writes of a segment together, in order; its transitions go as one statement, started where the first
+   * of them stands (the order's row then moves once, not once per change). Resolves with each entry's refusal, if any.
+   */
+  function writeSegment(records: OrdersRepository, run: JournalRun, segment: JournalEntry[], request: OrderRequest | undefined) {
+    const transitions = segment.filter((entry) => entry.type === 'transition');
+    let together: Promise<TransitionOutcome[]> | undefined;
+    return Promise.all(
+      segment.map((entry): Promise<{ error: unknown } | undefined> => {
+        if (entry.type !== 'transition' || transitions.length < 2) return write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }));
+        together ??= records.recordTransitions(transitions.map((transition) => transitionRecord(run.workflowId, transition as TransitionEntry)));
+        const at = transitions.indexOf(entry);
+        return together.then(
+          (outcomes) => ('refused' in outcomes[at]! ? { error: outcomes[at].refused } : undefined),
+          (error: unknown) => ({ error }),
+        );
+      }),
+    );
+  }
+
   return async (run, entries, orderRequests = deps.orderRequests) => {
     // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always has
     // its run from the context). Read first, so that the writes can all go out at once.
@@ -176,7 +203,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     await repository.withOneConnection(async (records) => {
       for (const segment of segments(entries)) {
         // Started together on one connection: PostgreSQL gets them in one round trip and runs them in order.
-        const outcomes = await Promise.all(segment.map((entry) => write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }))));
+        const outcomes = await writeSegment(records, run, segment, request);
         let refused: { at: number; message: string } | undefined;
         let intentRefused: BuyIntentRefused | undefined;
         for (const [index, outcome] of outcomes.entries()) {

@@ -116,6 +116,47 @@ test('a transition of an order never recorded is refused: the order must be reco
   t.regex(error!.message, /recordTransition: the order must be recorded first \(constraint order_events_workflow_id_fkey\)/);
 });
 
+test('several transitions in one statement are recorded as one by one records them: events, status, the round waited in', async (t) => {
+  const one = await newOrder();
+  const all = await newOrder();
+  const changes = (workflowId: string) => [
+    { workflowId, sequence: 1, from: 'RECEIVED' as const, to: 'LOOKING_UP' as const, actor: 'engine', at: '2026-01-01T10:00:00Z' },
+    { workflowId, sequence: 2, from: 'LOOKING_UP' as const, to: 'VALIDATING' as const, actor: 'engine', reason: 'validating', at: '2026-01-01T10:00:01Z' },
+    { workflowId, sequence: 3, from: 'VALIDATING' as const, to: 'AWAITING_APPROVAL' as const, actor: 'engine', details: { roles: ['finance'] }, at: '2026-01-01T10:00:02Z' },
+    { workflowId, sequence: 5, from: 'APPROVED' as const, to: 'BUYING' as const, actor: 'engine', at: '2026-01-01T11:00:01Z' },
+    { workflowId, sequence: 4, from: 'AWAITING_APPROVAL' as const, to: 'APPROVED' as const, actor: 'fiona', at: '2026-01-01T11:00:00Z' },
+  ];
+  for (const change of changes(one.workflowId)) await repo.recordTransition(change);
+  t.deepEqual(await repo.recordTransitions(changes(all.workflowId)), Array.from({ length: 5 }, () => ({ recorded: true })));
+  const row = async (workflowId: string) => {
+    const [order] = await sql`SELECT status, last_event_sequence, awaiting_since, approval_round FROM orders WHERE workflow_id = ${workflowId}`;
+    const events = await sql`SELECT sequence, from_status, to_status, actor, reason, details, at FROM order_events WHERE workflow_id = ${workflowId} AND sequence > 0 ORDER BY sequence`;
+    return { order, events };
+  };
+  const recorded = await row(all.workflowId);
+  t.deepEqual(recorded, await row(one.workflowId));
+  t.like(recorded.order, { status: 'BUYING', last_event_sequence: 5, approval_round: { roles: ['finance'] } });
+
+  // Again: nothing new. With another change under a used number, and one that breaks a rule: each refused on its own.
+  t.deepEqual(await repo.recordTransitions(changes(all.workflowId).slice(0, 2)), [{ recorded: false }, { recorded: false }]);
+  const mixed = await repo.recordTransitions([
+    { workflowId: all.workflowId, sequence: 6, from: 'BUYING', to: 'BOUGHT', actor: 'engine' },
+    { workflowId: all.workflowId, sequence: 2, from: 'LOOKING_UP', to: 'CANCELLED', actor: 'ops' },
+    { workflowId: all.workflowId, sequence: 7, from: 'BOUGHT', to: 'FAILED', actor: '' },
+  ]);
+  t.deepEqual(mixed[0], { recorded: true });
+  const [, conflict, invalid] = mixed.map((outcome) => ('refused' in outcome ? outcome.refused : undefined));
+  t.true(conflict instanceof RepositoryError && conflict.kind === 'conflict');
+  t.regex(conflict!.message, /event 2 of order .* is already recorded as LOOKING_UP -> VALIDATING, not LOOKING_UP -> CANCELLED/);
+  t.true(invalid instanceof RepositoryError && invalid.kind === 'invalid-input');
+  t.regex(invalid!.message, /actor/);
+  t.is((await repo.getOrder(all.workflowId))!.order.status, 'BOUGHT');
+  t.is(await count('order_events', all.workflowId), 7);
+
+  const unknown = await repo.recordTransitions([{ workflowId: 'order-NOPE', sequence: 1, from: null, to: 'LOOKING_UP', actor: 'engine' }, { workflowId: 'order-NOPE', sequence: 2, from: 'LOOKING_UP', to: 'VALIDATING', actor: 'engine' }]);
+  t.true(unknown.every((outcome) => 'refused' in outcome && outcome.refused.kind === 'not-found'), 'an order never recorded: every change refused');
+});
+
 test('quotes are exact decimals; a late older quote does not replace the current one', async (t) => {
   const { workflowId } = await newOrder();
   await repo.recordQuote({ workflowId, quoteNumber: 1, monthlyRate: 0.1, currency: 'USD', quotedAt: '2026-01-01T10:00:00Z' });

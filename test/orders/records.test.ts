@@ -183,7 +183,7 @@ test('a policy entry naming a hash nobody stored (read from a worker of before t
   t.is((await repository.getOrder('mve-order-CTX-3'))!.order.lastError, null);
 });
 
-test('a batch goes to PostgreSQL at once, on one connection, in the order of its entries', async (t) => {
+test('a batch goes to PostgreSQL at once, on one connection, in the order of its entries (its transitions together)', async (t) => {
   const sent: Array<{ connection: number; query: string }> = [];
   const { repository, write, end, sql } = await journal('mve-order-ONE-CONN', { sent });
   t.teardown(end);
@@ -220,8 +220,8 @@ test('a batch goes to PostgreSQL at once, on one connection, in the order of its
   t.is(new Set(whileHeld.map(({ connection }) => connection)).size, 1, 'one connection');
   t.deepEqual(
     whileHeld.map(({ query }) => /INSERT INTO (order_events|order_notes|buy_attempts)/.exec(query)?.[1] ?? (/UPDATE orders SET quote/.test(query) ? 'quote' : query.slice(0, 30))),
-    ['order_events', 'order_notes', 'order_events', 'quote', 'buy_attempts'],
-    'all sent, in order, while the first still waited',
+    ['order_events', 'order_notes', 'quote', 'buy_attempts'],
+    'all sent, in order, while the first still waited; the two transitions as one statement, where the first stands',
   );
   const view = (await repository.getOrder('mve-order-ONE-CONN'))!;
   t.is(view.order.status, 'BUYING');
