@@ -151,6 +151,80 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
     if (!row) throw new RepositoryError('not-found', `${op}: no order recorded with workflow id ${workflowId}`);
   }
 
+  /** `recordTransition` and `recordTransitions`: one statement for any number of one order's changes (`name` in refusals). */
+  async function recordTransitionsAs(name: string, inputs: TransitionInput[]): Promise<TransitionOutcome[]> {
+    const outcomes: TransitionOutcome[] = [];
+    const valid: Array<{ index: number; event: z.output<typeof transitionInput> }> = [];
+    for (const [index, input] of inputs.entries()) {
+      const parsed = transitionInput.safeParse(input);
+      if (parsed.success) valid.push({ index, event: parsed.data });
+      else outcomes[index] = { refused: invalidInput(name, parsed.error) };
+    }
+    const workflowId = valid[0]?.event.workflowId;
+    if (workflowId === undefined) return outcomes;
+    if (valid.some(({ event }) => event.workflowId !== workflowId)) throw new Error(`${name}: the transitions of one order at a time`);
+    const rows = valid.map(({ event }) => ({
+      sequence: event.sequence,
+      from_status: event.from,
+      to_status: event.to,
+      actor: event.actor,
+      reason: event.reason ?? null,
+      details: event.details,
+      at: event.at ?? null,
+    }));
+    let inserted: Set<number>;
+    try {
+      // The order's row follows the newest event inserted, as it would after each one; a round opened by one of
+      // them is kept on the row when that event is newer than the row's.
+      const written = await sql<Array<{ sequence: number }>>`
+        WITH input AS (
+          SELECT * FROM jsonb_to_recordset(${sql.json(rows as unknown as postgres.JSONValue)}::jsonb)
+            AS t(sequence integer, from_status order_status, to_status order_status, actor text, reason text, details jsonb, at timestamptz)
+        ), inserted AS (
+          INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, details, at)
+          SELECT ${workflowId}, sequence, from_status, to_status, actor, reason, details, coalesce(at, now()) FROM input ORDER BY sequence
+          ON CONFLICT (workflow_id, sequence) DO NOTHING
+          RETURNING sequence, to_status, details, at
+        ), newest AS (
+          SELECT sequence, to_status FROM inserted ORDER BY sequence DESC LIMIT 1
+        ), round AS (
+          SELECT sequence, details, at FROM inserted WHERE to_status = 'AWAITING_APPROVAL' ORDER BY sequence DESC LIMIT 1
+        ), moved AS (
+          UPDATE orders o SET status = newest.to_status, last_event_sequence = newest.sequence, updated_at = now(),
+                 awaiting_since = CASE WHEN round.sequence > o.last_event_sequence THEN round.at ELSE o.awaiting_since END,
+                 approval_round = CASE WHEN round.sequence > o.last_event_sequence THEN round.details ELSE o.approval_round END
+          FROM newest LEFT JOIN round ON true
+          WHERE o.workflow_id = ${workflowId} AND o.last_event_sequence < newest.sequence
+          RETURNING 1
+        )
+        SELECT sequence FROM inserted`;
+      inserted = new Set(written.map((row) => row.sequence));
+    } catch (error) {
+      const translated = translateDatabaseError(name, error);
+      if (!(translated instanceof RepositoryError)) throw translated;
+      for (const { index } of valid) outcomes[index] = { refused: translated };
+      return outcomes;
+    }
+    const retried = valid.filter(({ event }) => !inserted.has(event.sequence));
+    const existing = retried.length
+      ? await sql<Array<{ sequence: number; from_status: string | null; to_status: string }>>`
+          SELECT sequence, from_status, to_status FROM order_events
+          WHERE workflow_id = ${workflowId} AND sequence IN ${sql(retried.map(({ event }) => event.sequence))}`
+      : [];
+    for (const { index, event } of valid) {
+      if (inserted.has(event.sequence)) {
+        outcomes[index] = { recorded: true };
+        continue;
+      }
+      const found = existing.find((row) => row.sequence === event.sequence);
+      outcomes[index] =
+        found && found.from_status === event.from && found.to_status === event.to
+          ? { recorded: false }
+          : { refused: transitionConflict(name, event, found) };
+    }
+    return outcomes;
+  }
+
   return {
     withOneConnection: async (work) => {
       // A pool of one connection sends everything on it, in order, already.
@@ -199,104 +273,13 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         return { created: false };
       }),
 
-    recordTransition: (input) =>
-      operation('recordTransition', transitionInput, input, async (event) => {
-        const [result] = await sql`
-          WITH inserted AS (
-            INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, details, at)
-            VALUES (${event.workflowId}, ${event.sequence}, ${event.from}, ${event.to}, ${event.actor},
-                    ${event.reason ?? null}, ${json(event.details)},
-                    coalesce(${event.at ?? null}::timestamptz, now()))
-            ON CONFLICT (workflow_id, sequence) DO NOTHING
-            RETURNING sequence
-          ), moved AS (
-            UPDATE orders SET status = ${event.to}, last_event_sequence = ${event.sequence}, updated_at = now()
-              ${event.to === 'AWAITING_APPROVAL' ? sql`, awaiting_since = coalesce(${event.at ?? null}::timestamptz, now()), approval_round = ${json(event.details)}` : sql``}
-            WHERE workflow_id = ${event.workflowId} AND last_event_sequence < ${event.sequence}
-              AND EXISTS (SELECT 1 FROM inserted)
-            RETURNING 1
-          )
-          SELECT EXISTS (SELECT 1 FROM inserted) AS recorded`;
-        if (result!.recorded) return { recorded: true };
-        const [existing] = await sql<Array<{ from_status: string | null; to_status: string }>>`
-          SELECT from_status, to_status FROM order_events
-          WHERE workflow_id = ${event.workflowId} AND sequence = ${event.sequence}`;
-        if (existing!.from_status !== event.from || existing!.to_status !== event.to) throw transitionConflict(event, existing!);
-        return { recorded: false };
-      }),
-
-    recordTransitions: async (inputs) => {
-      const outcomes: TransitionOutcome[] = [];
-      const valid: Array<{ index: number; event: z.output<typeof transitionInput> }> = [];
-      for (const [index, input] of inputs.entries()) {
-        const parsed = transitionInput.safeParse(input);
-        if (parsed.success) valid.push({ index, event: parsed.data });
-        else outcomes[index] = { refused: invalidInput('recordTransitions', parsed.error) };
-      }
-      const workflowId = valid[0]?.event.workflowId;
-      if (workflowId === undefined) return outcomes;
-      if (valid.some(({ event }) => event.workflowId !== workflowId)) throw new Error('recordTransitions: the transitions of one order at a time');
-      const rows = valid.map(({ event }) => ({
-        sequence: event.sequence,
-        from_status: event.from,
-        to_status: event.to,
-        actor: event.actor,
-        reason: event.reason ?? null,
-        details: event.details,
-        at: event.at ?? null,
-      }));
-      let inserted: Set<number>;
-      try {
-        // The order's row follows the newest event inserted, as it would after each one; a round opened by one of
-        // them is kept on the row when that event is newer than the row's.
-        const written = await sql<Array<{ sequence: number }>>`
-          WITH input AS (
-            SELECT * FROM jsonb_to_recordset(${sql.json(rows as unknown as postgres.JSONValue)}::jsonb)
-              AS t(sequence integer, from_status order_status, to_status order_status, actor text, reason text, details jsonb, at timestamptz)
-          ), inserted AS (
-            INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, details, at)
-            SELECT ${workflowId}, sequence, from_status, to_status, actor, reason, details, coalesce(at, now()) FROM input ORDER BY sequence
-            ON CONFLICT (workflow_id, sequence) DO NOTHING
-            RETURNING sequence, to_status, details, at
-          ), newest AS (
-            SELECT sequence, to_status FROM inserted ORDER BY sequence DESC LIMIT 1
-          ), round AS (
-            SELECT sequence, details, at FROM inserted WHERE to_status = 'AWAITING_APPROVAL' ORDER BY sequence DESC LIMIT 1
-          ), moved AS (
-            UPDATE orders o SET status = newest.to_status, last_event_sequence = newest.sequence, updated_at = now(),
-                   awaiting_since = CASE WHEN round.sequence > o.last_event_sequence THEN round.at ELSE o.awaiting_since END,
-                   approval_round = CASE WHEN round.sequence > o.last_event_sequence THEN round.details ELSE o.approval_round END
-            FROM newest LEFT JOIN round ON true
-            WHERE o.workflow_id = ${workflowId} AND o.last_event_sequence < newest.sequence
-            RETURNING 1
-          )
-          SELECT sequence FROM inserted`;
-        inserted = new Set(written.map((row) => row.sequence));
-      } catch (error) {
-        const translated = translateDatabaseError('recordTransitions', error);
-        if (!(translated instanceof RepositoryError)) throw translated;
-        for (const { index } of valid) outcomes[index] = { refused: translated };
-        return outcomes;
-      }
-      const retried = valid.filter(({ event }) => !inserted.has(event.sequence));
-      const existing = retried.length
-        ? await sql<Array<{ sequence: number; from_status: string | null; to_status: string }>>`
-            SELECT sequence, from_status, to_status FROM order_events
-            WHERE workflow_id = ${workflowId} AND sequence IN ${sql(retried.map(({ event }) => event.sequence))}`
-        : [];
-      for (const { index, event } of valid) {
-        if (inserted.has(event.sequence)) {
-          outcomes[index] = { recorded: true };
-          continue;
-        }
-        const found = existing.find((row) => row.sequence === event.sequence);
-        outcomes[index] =
-          found && found.from_status === event.from && found.to_status === event.to
-            ? { recorded: false }
-            : { refused: transitionConflict(event, found) };
-      }
-      return outcomes;
+    recordTransition: async (input) => {
+      const [outcome] = await recordTransitionsAs('recordTransition', [input]);
+      if ('refused' in outcome!) throw outcome.refused;
+      return outcome!;
     },
+
+    recordTransitions: (inputs) => recordTransitionsAs('recordTransitions', inputs),
 
     recordQuote: (input) =>
       operation('recordQuote', quoteInput, input, async (quote) => {
@@ -536,10 +519,10 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
 }
 
 /** Event `sequence` of the order is recorded already, as another change than `event` (or, in a race, not at all). */
-function transitionConflict(event: { workflowId: string; sequence: number; from: string | null; to: string }, existing: { from_status: string | null; to_status: string } | undefined): RepositoryError {
+function transitionConflict(operation: string, event: { workflowId: string; sequence: number; from: string | null; to: string }, existing: { from_status: string | null; to_status: string } | undefined): RepositoryError {
   const recorded = existing ? `${existing.from_status ?? '(none)'} -> ${existing.to_status}` : 'something else';
   return new RepositoryError(
     'conflict',
-    `recordTransition: event ${event.sequence} of order ${event.workflowId} is already recorded as ${recorded}, not ${event.from ?? '(none)'} -> ${event.to}`,
+    `${operation}: event ${event.sequence} of order ${event.workflowId} is already recorded as ${recorded}, not ${event.from ?? '(none)'} -> ${event.to}`,
   );
 }

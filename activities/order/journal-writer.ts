@@ -79,8 +79,11 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     return served as unknown as Record<string, unknown> | undefined;
   }
 
-  /** Writes one entry; `request` is the run's, read beforehand for a `received` entry that does not carry it. */
-  async function write(records: OrdersRepository, run: JournalRun, entry: JournalEntry, request: OrderRequest | undefined): Promise<void> {
+  /**
+   * Writes one entry other than a transition (`writeSegment` sends those together); `request` is the run's, read
+   * beforehand for a `received` entry that does not carry it.
+   */
+  async function write(records: OrdersRepository, run: JournalRun, entry: Exclude<JournalEntry, TransitionEntry>, request: OrderRequest | undefined): Promise<void> {
     const { workflowId } = run;
     const at = new Date(entry.at);
     switch (entry.type) {
@@ -98,9 +101,6 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       }
-      case 'transition':
-        await records.recordTransition(transitionRecord(workflowId, entry));
-        return;
       case 'note':
         await records.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
         return;
@@ -180,12 +180,12 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
    * of them stands (the order's row then moves once, not once per change). Resolves with each entry's refusal, if any.
    */
   function writeSegment(records: OrdersRepository, run: JournalRun, segment: JournalEntry[], request: OrderRequest | undefined) {
-    const transitions = segment.filter((entry) => entry.type === 'transition');
+    const transitions = segment.filter((entry): entry is TransitionEntry => entry.type === 'transition');
     let together: Promise<TransitionOutcome[]> | undefined;
     return Promise.all(
       segment.map((entry): Promise<{ error: unknown } | undefined> => {
-        if (entry.type !== 'transition' || transitions.length < 2) return write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }));
-        together ??= records.recordTransitions(transitions.map((transition) => transitionRecord(run.workflowId, transition as TransitionEntry)));
+        if (entry.type !== 'transition') return write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }));
+        together ??= records.recordTransitions(transitions.map((transition) => transitionRecord(run.workflowId, transition)));
         const at = transitions.indexOf(entry);
         return together.then(
           (outcomes) => ('refused' in outcomes[at]! ? { error: outcomes[at].refused } : undefined),
