@@ -26,6 +26,7 @@ import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { defaultApprovalPolicies } from '../workflows/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
+import { cpuPerUnit, readCpuTimes, type CpuTimes } from './cpu-time.js';
 import { percentile, pool, throughput } from './workflow-throughput.js';
 
 const CONCURRENCY = [1, 10, 50];
@@ -111,10 +112,12 @@ export async function runOrdersBench(): Promise<void> {
     const { History } = protoRoot.temporal.api.history.v1;
 
     let ticket = 0;
+    const cpuPerOrder = new Map<number, CpuTimes & { total: number }>();
     async function measure(concurrency: number): Promise<RoundFigures> {
       const e2e: number[] = [];
       const tickets: string[] = [];
       const callsBefore = totalCalls();
+      const cpuBefore = readCpuTimes(postgres.dataDir);
       const started = performance.now();
       const order = async () => {
         const ticketId = `BENCH-${process.pid}-${++ticket}`;
@@ -128,6 +131,8 @@ export async function runOrdersBench(): Promise<void> {
       const total = Math.max(ROUNDS * concurrency, MIN_ORDERS);
       await pool(total, concurrency, order);
       const elapsed = (performance.now() - started) / 1000;
+      const cpuAfter = readCpuTimes(postgres.dataDir);
+      if (cpuBefore && cpuAfter) cpuPerOrder.set(concurrency, cpuPerUnit(cpuBefore, cpuAfter, total));
       const calls = totalCalls() - callsBefore;
       let events = 0;
       let bytes = 0;
@@ -162,10 +167,16 @@ export async function runOrdersBench(): Promise<void> {
     const oneAtATime = await throughput(plainClient, BASELINE_QUEUE, 1, 50, `one-c1-${process.pid}`);
     // The baseline at concurrency 100 runs before and after the orders, and the share is taken against their mean: a
     // machine whose speed drifts during the run (shared cores) weighs on both sides alike.
-    const hundredBefore = await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `one-c100-before-${process.pid}`);
+    const baselineRound = async (label: string) => {
+      const before = readCpuTimes(postgres.dataDir);
+      const round = await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `${label}-${process.pid}`);
+      const after = readCpuTimes(postgres.dataDir);
+      return { ...round, cpu: before && after ? cpuPerUnit(before, after, round.workflows) : undefined };
+    };
+    const hundredBefore = await baselineRound('one-c100-before');
     const figures: RoundFigures[] = [];
     for (const concurrency of CONCURRENCY) figures.push(await measure(concurrency));
-    const hundredAfter = await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `one-c100-after-${process.pid}`);
+    const hundredAfter = await baselineRound('one-c100-after');
     const hundredPerSecond = (hundredBefore.perSecond + hundredAfter.perSecond) / 2;
     process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} times the concurrency, at least ${MIN_ORDERS}, orders each, kept in flight; warm caches):\n`);
     console.table(figures);
@@ -184,6 +195,7 @@ export async function runOrdersBench(): Promise<void> {
       { figure: 'p50 at c1 / one-activity p50', measured: `${p50Ratio.toFixed(2)}x`, target: `<= ${TARGETS.p50Ratio}x`, met: p50Ratio <= TARGETS.p50Ratio },
       { figure: 'orders/s at c50 / one-activity wf/s at c100', measured: `${(share * 100).toFixed(0)} %`, target: `>= ${TARGETS.throughputShare * 100} %`, met: share >= TARGETS.throughputShare },
     ]);
+    printCpu(cpuPerOrder.get(50), [hundredBefore.cpu, hundredAfter.cpu]);
     baselineWorker.shutdown();
     await baselineRunning;
     worker.shutdown();
@@ -197,6 +209,24 @@ export async function runOrdersBench(): Promise<void> {
     await postgres.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The CPU behind the throughput share: per order at concurrency 50 against per one-activity workflow at 100 (the mean
+ * of its two rounds), by part. Nothing where /proc cannot tell.
+ */
+function printCpu(order: (CpuTimes & { total: number }) | undefined, baselineRounds: ((CpuTimes & { total: number }) | undefined)[]): void {
+  const rounds = baselineRounds.filter((round) => round !== undefined);
+  if (!order || rounds.length === 0) return;
+  const baseline = (part: keyof typeof order) => rounds.reduce((sum, round) => sum + round[part], 0) / rounds.length;
+  const parts = [['main thread', 'main'], ['other Node threads (workflow thread, V8 helpers)', 'nodeThreads'], ['SDK Rust core', 'rustCore'], ['PostgreSQL', 'postgres'], ['in all', 'total']] as const;
+  process.stdout.write('CPU ms per order at concurrency 50 and per one-activity workflow at concurrency 100 (/proc):\n');
+  console.table(parts.map(([label, part]) => ({ part: label, order: round2(order[part]), 'one-activity workflow': round2(baseline(part)) })));
+  process.stdout.write(`An order costs ${(order.total / baseline('total')).toFixed(2)}x the CPU of the one-activity workflow.\n`);
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await runOrdersBench();
