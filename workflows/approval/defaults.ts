@@ -1,4 +1,4 @@
-import { approvalPoliciesSchema, type ApprovalPolicies, type ApprovalPolicyInput } from './policy.js';
+import { policySchemas, type ApprovalPolicies, type ApprovalPolicyInput } from './policy.js';
 
 /**
  * The shipped policy, documented in docs/approval-policy.md; override it per environment with
@@ -52,6 +52,6 @@ let parsed: ApprovalPolicies | undefined;
  * parse at import cost every run a zod parse.
  */
 export function defaultApprovalPolicies(): ApprovalPolicies {
-  parsed ??= approvalPoliciesSchema.parse({ staging, production });
+  parsed ??= policySchemas().policies.parse({ staging, production });
   return parsed;
 }

@@ -10,14 +10,17 @@ const DURATION_TEXT = /^(\d+)(ms|s|m|h|d|w)$/;
 
 export const DURATION_RULE = 'a positive whole number of milliseconds, or text like "90s", "30m", "72h", "3d", "1w"';
 
-export const durationSchema = z.union([z.number(), z.string()]).transform((value, ctx) => {
-  const ms = typeof value === 'number' ? value : textToMs(value);
-  if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: `must be ${DURATION_RULE}` });
-    return z.NEVER;
-  }
-  return ms;
-});
+/** A duration's schema, for the policy's schemas to build theirs with (see `policySchemas`). */
+export function durationSchema() {
+  return z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const ms = typeof value === 'number' ? value : textToMs(value);
+    if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
+      ctx.addIssue({ code: 'custom', message: `must be ${DURATION_RULE}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
 
 function textToMs(text: string): number | undefined {
   const match = DURATION_TEXT.exec(text.trim());

@@ -6,8 +6,6 @@ export { DURATION_RULE } from './duration.js';
 export {
   ENVIRONMENTS,
   MAX_REMINDERS,
-  approvalPoliciesSchema,
-  approvalPolicySchema,
   type ApprovalPolicies,
   type ApprovalPolicy,
   type ApprovalPolicyInput,
@@ -37,7 +35,6 @@ export {
   type RequoteDecision,
 } from './requirement.js';
 export {
-  approvalVoteSchema,
   sameIdentity,
   tallyVotes,
   validateApprovalVote,

@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import { defaultApprovalPolicies } from './defaults.js';
 import {
-  approvalPolicyOverrideSchema,
-  approvalPolicySchema,
   DEFAULT_POLICY_VERSION,
+  policySchemas,
   UNVERSIONED_POLICY,
   type ApprovalPolicies,
   type ApprovalPolicy,
@@ -32,7 +31,7 @@ export class ApprovalPolicyError extends Error {
 
 /** Checks one environment's policy, e.g. the one a workflow was started with. */
 export function parseApprovalPolicy(value: unknown, source = 'approval policy'): ApprovalPolicy {
-  return parseWith(approvalPolicySchema, value, source);
+  return parseWith(policySchemas().policy, value, source);
 }
 
 /** The policies a worker enforces, with the version label of the document they came from. */
@@ -75,7 +74,7 @@ export function loadApprovalPolicies(
   } catch (error) {
     throw new ApprovalPolicyError(source, [{ path: '(document)', message: `must be JSON: ${(error as Error).message}` }]);
   }
-  const { version, ...override } = parseWith(approvalPolicyOverrideSchema, document, source);
+  const { version, ...override } = parseWith(policySchemas().override, document, source);
   return { version: version ?? UNVERSIONED_POLICY, source, policies: { ...defaults, ...definedOnly(override) } };
 }
 

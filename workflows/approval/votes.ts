@@ -13,15 +13,19 @@ export interface Approver {
  * A vote, as sent with the `approve`/`reject` update or signal. The approver names the quote they saw, so a
  * vote can never approve a price they were not shown.
  */
-export const approvalVoteSchema = z.strictObject({
-  approverId: z.string().trim().min(1, 'must name the approver').max(200, 'must be at most 200 characters'),
-  decision: z.enum(['approve', 'reject']),
-  monthlyRate: z.number().finite().nonnegative(),
-  currency: z.string().min(1, 'must name the currency of the quote'),
-  comment: z.string().max(2000, 'must be at most 2000 characters').optional(),
-});
+function buildVoteSchema() {
+  return z.strictObject({
+    approverId: z.string().trim().min(1, 'must name the approver').max(200, 'must be at most 200 characters'),
+    decision: z.enum(['approve', 'reject']),
+    monthlyRate: z.number().finite().nonnegative(),
+    currency: z.string().min(1, 'must name the currency of the quote'),
+    comment: z.string().max(2000, 'must be at most 2000 characters').optional(),
+  });
+}
 
-export type ApprovalVote = z.output<typeof approvalVoteSchema>;
+let voteSchema: ReturnType<typeof buildVoteSchema> | undefined;
+
+export type ApprovalVote = z.output<ReturnType<typeof buildVoteSchema>>;
 
 /** One approval round: the votes cast on the current quote (the workflow starts a new list when it asks again). */
 export interface ApprovalRound {
@@ -63,7 +67,9 @@ export type VoteCheck = { ok: true; vote: ApprovalVote } | VoteRefusal;
  * as the check on the signal path (a refused signal is recorded and ignored).
  */
 export function validateApprovalVote(state: ApprovalState, vote: unknown): VoteCheck {
-  const parsed = approvalVoteSchema.safeParse(vote);
+  // Built on first use and kept, as the policy's schemas are (see `policySchemas`).
+  voteSchema ??= buildVoteSchema();
+  const parsed = voteSchema.safeParse(vote);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.length > 0 ? issue.path.join('.') : 'vote';
