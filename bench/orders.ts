@@ -4,7 +4,7 @@
  * several concurrencies; for each, the end-to-end time per order (submit to BOUGHT, median and p95),
  * orders per second, history events and bytes per order, and API calls per order. A one-activity workflow on
  * the same server and worker runtime is measured in the same run as the baseline: the targets of a lean order
- * are printed as ratios against it (docs/order-workflow.md).
+ * are printed as ratios against it (docs/order-workflow.md), with the CPU behind them (bench/cpu-time.ts).
  *
  *   npm run bench:orders          (or as part of `npm run bench`)
  */
