@@ -80,8 +80,9 @@ test.serial('workers and the devserver killed at five points: every order finish
   await worker.kill();
   await waitFor(async () => (env.productsFor('R-BUY').length === 1 ? true : undefined), 10_000, 'the provider carries out the orphaned buy');
 
-  // 4. The buy intent is in Postgres, the worker dies before it can report back or buy.
-  const intentWorker = await env.startWorker({ dieAfter: 'buy-intent' });
+  // 4. The buy intent is in Postgres, the worker dies before it can report back or buy. Only R-INTENT's intent kills
+  // it: R-VALIDATE, its read made again after its worker died, may reach its own buy on this worker first.
+  const intentWorker = await env.startWorker({ dieAfter: { buyIntentOf: orderWorkflowId('R-INTENT') } });
   await submit(t, 'R-INTENT', 'MVE 4/16');
   await intentWorker.exited;
   t.is(intentWorker.child.signalCode, 'SIGKILL');
