@@ -1,7 +1,7 @@
 /**
  * "Nothing lost, nothing bought twice": the real engine with the durable devserver and the worker each in a
  * process of its own (test/orders/fixtures/restart-env.ts), killed with SIGKILL at chosen points (orders
- * awaiting approval, a validate in flight, a buy in flight, a buy intent just recorded, approval timers
+ * awaiting approval, a buy intent just recorded, a buy in flight, a validate in flight, approval timers
  * pending) and started again on the same data. Every order must finish as it should with at most one
  * product per ticket at the provider (the simulator, which outlives every crash); an uncertain buy is parked
  * for ops, who resolve it from what the provider shows; and every ticket re-sent through the intake (same
@@ -64,12 +64,18 @@ test.serial('workers and the devserver killed at five points: every order finish
   await waitForState(env, 'R-WAIT', 'AWAITING_APPROVAL');
   await waitForState(env, 'R-EXPIRE', 'AWAITING_APPROVAL');
 
-  // 2. A validate in flight (the simulator holds it 4 s) when the worker dies.
-  sim.injectFault({ kind: 'latency', endpoint: 'validate', ms: 4_000 });
-  const validates = sim.state().calls.validate;
-  await submit(t, 'R-VALIDATE', 'MVE 4/16');
-  await waitFor(async () => (sim.state().calls.validate > validates ? true : undefined), 30_000, 'R-VALIDATE validating');
+  // Each kill leaves an order that Temporal gives to another worker once a timeout passes: a buy's heartbeat (20 s),
+  // a workflow task's (10 s). The points come in that order, so that no order comes back to a worker before the test
+  // has killed it on purpose (under load, a validate lost before a buy came back in the middle of a buy intent).
+  // 2. The worker holding the waiting orders dies. The buy intent is in Postgres, the next worker dies before it can
+  // report back or buy (R-INTENT is the only order buying then, and only its intent kills the worker).
   await worker.kill();
+  const intentWorker = await env.startWorker({ dieAfter: { buyIntentOf: orderWorkflowId('R-INTENT') } });
+  await submit(t, 'R-INTENT', 'MVE 4/16');
+  await intentWorker.exited;
+  t.is(intentWorker.child.signalCode, 'SIGKILL');
+  t.deepEqual((await record(env, 'R-INTENT'))?.buyAttempts.map((attempt) => attempt.outcome ?? 'pending'), ['pending']);
+  t.is(env.productsFor('R-INTENT').length, 0, 'the dead worker bought nothing');
 
   // 3. A buy in flight: the request is at the provider (held 3 s, then carried out) when the worker dies.
   worker = await env.startWorker();
@@ -80,14 +86,13 @@ test.serial('workers and the devserver killed at five points: every order finish
   await worker.kill();
   await waitFor(async () => (env.productsFor('R-BUY').length === 1 ? true : undefined), 10_000, 'the provider carries out the orphaned buy');
 
-  // 4. The buy intent is in Postgres, the worker dies before it can report back or buy. Only R-INTENT's intent kills
-  // it: R-VALIDATE, its read made again after its worker died, may reach its own buy on this worker first.
-  const intentWorker = await env.startWorker({ dieAfter: { buyIntentOf: orderWorkflowId('R-INTENT') } });
-  await submit(t, 'R-INTENT', 'MVE 4/16');
-  await intentWorker.exited;
-  t.is(intentWorker.child.signalCode, 'SIGKILL');
-  t.deepEqual((await record(env, 'R-INTENT'))?.buyAttempts.map((attempt) => attempt.outcome ?? 'pending'), ['pending']);
-  t.is(env.productsFor('R-INTENT').length, 0, 'the dead worker bought nothing');
+  // 4. A validate in flight (the simulator holds it 4 s) when the worker dies.
+  worker = await env.startWorker();
+  sim.injectFault({ kind: 'latency', endpoint: 'validate', ms: 4_000 });
+  const validates = sim.state().calls.validate;
+  await submit(t, 'R-VALIDATE', 'MVE 4/16');
+  await waitFor(async () => (sim.state().calls.validate > validates ? true : undefined), 30_000, 'R-VALIDATE validating');
+  await worker.kill();
 
   // 5. The devserver dies too, with all of that open, and comes back on the same data.
   await env.killDevserver();
