@@ -41,8 +41,11 @@ export function readCpuTimes(postgresDataDir: string): CpuTimes | undefined {
   return times;
 }
 
-/** CPU ms per unit of work between two readings, by part and in all. */
-export function cpuPerUnit(before: CpuTimes, after: CpuTimes, units: number): CpuTimes & { total: number } {
+/** CPU ms per unit of work, by part and in all. */
+export type CpuPerUnit = CpuTimes & { total: number };
+
+/** CPU ms per unit of work between two readings. */
+export function cpuPerUnit(before: CpuTimes, after: CpuTimes, units: number): CpuPerUnit {
   const per = Object.fromEntries(PARTS.map((part) => [part, (after[part] - before[part]) / units])) as unknown as CpuTimes;
   return { ...per, total: PARTS.reduce((sum, part) => sum + per[part], 0) };
 }

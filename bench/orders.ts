@@ -26,7 +26,7 @@ import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { defaultApprovalPolicies } from '../workflows/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
-import { cpuPerUnit, readCpuTimes, type CpuTimes } from './cpu-time.js';
+import { cpuPerUnit, readCpuTimes, type CpuPerUnit } from './cpu-time.js';
 import { percentile, pool, throughput } from './workflow-throughput.js';
 
 const CONCURRENCY = [1, 10, 50];
@@ -112,7 +112,7 @@ export async function runOrdersBench(): Promise<void> {
     const { History } = protoRoot.temporal.api.history.v1;
 
     let ticket = 0;
-    const cpuPerOrder = new Map<number, CpuTimes & { total: number }>();
+    const cpuPerOrder = new Map<number, CpuPerUnit>();
     async function measure(concurrency: number): Promise<RoundFigures> {
       const e2e: number[] = [];
       const tickets: string[] = [];
@@ -159,7 +159,7 @@ export async function runOrdersBench(): Promise<void> {
 
     // Not reported: warm-ups as deep as the rounds measured. They fill the caches (catalogs, token, connections), and
     // V8 is still optimising code for each side's first thousand runs or so: a side measured colder looks slower (the
-    // baseline measured before the orders did, by up to a fifth, when only 50 runs warmed it).
+    // baseline measured before the orders did, by 4 to 41 % in three runs, when only 50 runs warmed it).
     await measure(Math.max(...CONCURRENCY));
     // The baseline as bench/devserver.ts runs it: plain payloads, no codec.
     const plainClient = new Client({ connection, namespace: 'default' });
@@ -215,7 +215,7 @@ export async function runOrdersBench(): Promise<void> {
  * The CPU behind the throughput share: per order at concurrency 50 against per one-activity workflow at 100 (the mean
  * of its two rounds), by part. Nothing where /proc cannot tell.
  */
-function printCpu(order: (CpuTimes & { total: number }) | undefined, baselineRounds: ((CpuTimes & { total: number }) | undefined)[]): void {
+function printCpu(order: CpuPerUnit | undefined, baselineRounds: (CpuPerUnit | undefined)[]): void {
   const rounds = baselineRounds.filter((round) => round !== undefined);
   if (!order || rounds.length === 0) return;
   const baseline = (part: keyof typeof order) => rounds.reduce((sum, round) => sum + round[part], 0) / rounds.length;

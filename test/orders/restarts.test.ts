@@ -15,12 +15,18 @@ import anyTest, { type TestFn } from 'ava';
 import { orderWorkflowId } from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/order-states.js';
+import type { SimEndpoint } from '../../sim/index.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { productNameFor, startRestartEnv, type RestartEnv, type WorkerChild } from './fixtures/restart-env.js';
 
-const test = anyTest as TestFn<{ env: RestartEnv; bodies: Map<string, Record<string, unknown>> }>;
+interface Context {
+  env: RestartEnv;
+  bodies: Map<string, Record<string, unknown>>;
+}
+
+const test = anyTest as TestFn<Context>;
 const pg = usePostgres(test);
 const HOUR = 3_600_000;
 
@@ -32,7 +38,7 @@ test.after.always(async (t) => {
   await t.context.env?.stop();
 });
 
-async function submit(t: { context: { env: RestartEnv; bodies: Map<string, Record<string, unknown>> } }, ticketId: string, size: string) {
+async function submit(t: { context: Context }, ticketId: string, size: string) {
   const body = sydneyRequest(ticketId, { size, productName: productNameFor(ticketId) });
   t.context.bodies.set(ticketId, body);
   const result = await t.context.env.intake.submit(body, 'alice');
@@ -48,6 +54,20 @@ async function waitForState(env: RestartEnv, ticketId: string, state: OrderState
     timeoutMs,
     `${ticketId} in ${state}`,
   );
+}
+
+/**
+ * Starts a worker, submits `ticketId` and kills the worker once the order's call to `endpoint` is at the simulator,
+ * which holds it `ms` before answering.
+ */
+async function killWorkerWhileHeld(t: { context: Context }, endpoint: SimEndpoint, ms: number, ticketId: string) {
+  const { env } = t.context;
+  const worker = await env.startWorker();
+  env.sim.injectFault({ kind: 'latency', endpoint, ms });
+  const before = env.sim.state().calls[endpoint];
+  await submit(t, ticketId, 'MVE 4/16');
+  await waitFor(async () => (env.sim.state().calls[endpoint] > before ? true : undefined), 30_000, `${ticketId} at ${endpoint}`);
+  await worker.kill();
 }
 
 const record = (env: RestartEnv, ticketId: string) => env.repository.getOrder(orderWorkflowId(ticketId));
@@ -78,21 +98,11 @@ test.serial('workers and the devserver killed at five points: every order finish
   t.is(env.productsFor('R-INTENT').length, 0, 'the dead worker bought nothing');
 
   // 3. A buy in flight: the request is at the provider (held 3 s, then carried out) when the worker dies.
-  worker = await env.startWorker();
-  sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 3_000 });
-  const buys = sim.state().calls.buy;
-  await submit(t, 'R-BUY', 'MVE 4/16');
-  await waitFor(async () => (sim.state().calls.buy > buys ? true : undefined), 30_000, 'R-BUY buying');
-  await worker.kill();
+  await killWorkerWhileHeld(t, 'buy', 3_000, 'R-BUY');
   await waitFor(async () => (env.productsFor('R-BUY').length === 1 ? true : undefined), 10_000, 'the provider carries out the orphaned buy');
 
   // 4. A validate in flight (the simulator holds it 4 s) when the worker dies.
-  worker = await env.startWorker();
-  sim.injectFault({ kind: 'latency', endpoint: 'validate', ms: 4_000 });
-  const validates = sim.state().calls.validate;
-  await submit(t, 'R-VALIDATE', 'MVE 4/16');
-  await waitFor(async () => (sim.state().calls.validate > validates ? true : undefined), 30_000, 'R-VALIDATE validating');
-  await worker.kill();
+  await killWorkerWhileHeld(t, 'validate', 4_000, 'R-VALIDATE');
 
   // 5. The devserver dies too, with all of that open, and comes back on the same data.
   await env.killDevserver();
