@@ -11,6 +11,7 @@ const RECORDINGS = [
   { folder: 'histories-v1', recorded: 'before the lean restructure (commit b88b9e3)', scenarios: 7 },
   { folder: 'histories-lean', recorded: 'before the buy wrote its own journal (commit f0d1685)', scenarios: 10 },
   { folder: 'histories-buy-ahead', recorded: 'before the reads before the gate were one (commit 837b70b)', scenarios: 16 },
+  { folder: 'histories-one-read', recorded: 'before the buy ran in the workflow task (commit d597d74)', scenarios: 26 },
 ];
 
 for (const { folder, recorded, scenarios } of RECORDINGS) {
