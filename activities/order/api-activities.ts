@@ -6,7 +6,7 @@ import { withinTime } from '../within-time.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
-import type { JournalWriter } from './journal-writer.js';
+import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
 import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
 import type { BuyAnswer, BuyInput, BuyOutcome, BuyTargets, BuyWithJournalInput, Environment, JournalEntry, LegacyBuyInput, OrderActivities, OrderTargets, ProductRecord } from './types.js';
 
@@ -20,8 +20,11 @@ export interface ApiActivityDeps {
   orderRequests: RecentOrderRequests;
   /** Writes the order's journal: the buy writes the batch it is given (its write-ahead record) before it sends. */
   writeJournal: JournalWriter;
-  /** Where the buy claims its attempt just before sending (see `claimBuyForSending`). */
-  repository: Pick<Repository, 'claimBuyForSending'>;
+  /**
+   * Where the buy claims its attempt just before sending (see `claimBuyForSending`), and reads it back when the claim
+   * or its intent is refused (see `ranBefore`).
+   */
+  repository: Pick<Repository, 'claimBuyForSending' | 'getOrder'>;
 }
 
 /** How often the buy activity heartbeats (the workflow's heartbeat timeout is a few times this). */
@@ -124,9 +127,11 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
 
   /**
    * Alive from the start: a worker killed mid-buy is noticed within the heartbeat timeout (in seconds, not after
-   * the 3-minute start-to-close), and a slow journal write is not mistaken for a lost worker.
+   * the 3-minute start-to-close), and a slow journal write is not mistaken for a lost worker. A buy run as a local
+   * activity (in its workflow task) has no heartbeat: a lost worker is noticed by its workflow task's timeout.
    */
   async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+    if (Context.current().info.isLocal) return work();
     const alive = setInterval(() => Context.current().heartbeat(), BUY_HEARTBEAT_MS);
     try {
       return await work();
@@ -144,7 +149,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         // The write-ahead rule: the attempt's intent is in Postgres before the request can leave.
         await writeJournalInTime(run!, input.journal, request);
       } catch (error) {
-        return { outcome: 'unrecorded', error: summaryOf(error) };
+        return (error instanceof BuyIntentRefused && (await ranBefore(run!, input.attempt))) || { outcome: 'unrecorded', error: summaryOf(error) };
       }
     }
     let order: OrderRequest;
@@ -173,7 +178,15 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       // Claimed last, right before it leaves: a workflow whose buy activity was lost can then tell whether it did.
       const workflowId = 'request' in input ? input.workflowId : run!.workflowId;
       const { claimed } = await deps.repository.claimBuyForSending({ workflowId, attempt: input.attempt });
-      if (!claimed) return { outcome: 'not-created', retryable: false, error: { type: 'BuyNotClaimed', message: `attempt ${input.attempt} has no open buy intent (closed, ended or never recorded): not sending` } };
+      if (!claimed) {
+        return (
+          (run && (await ranBefore(run, input.attempt))) || {
+            outcome: 'not-created',
+            retryable: false,
+            error: { type: 'BuyNotClaimed', message: `attempt ${input.attempt} has no open buy intent (closed, ended or never recorded): not sending` },
+          }
+        );
+      }
     } catch (error) {
       // Nothing was sent: the database did not answer.
       return { outcome: 'not-created', retryable: true, error: summaryOf(error) };
@@ -207,6 +220,25 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     }
     if (!('recordCreated' in input) || !input.recordCreated) return { outcome: 'created', product };
     return { outcome: 'created', product, journal: await recordCreated(run!, input.attempt, product, input.recordCreated, request) };
+  }
+
+  /**
+   * Uncertain when this run's attempt was claimed for sending already: a buy run in its workflow task (a local
+   * activity) is run again when that task is retried after its worker was lost, and its first run may have sent the
+   * request, or even recorded what it created. It is never sent again; ops settle it (BUY_UNCERTAIN).
+   */
+  async function ranBefore(run: RunReference, attempt: number): Promise<BuyOutcome | undefined> {
+    let order;
+    try {
+      order = await deps.repository.getOrder(run.workflowId);
+    } catch (error) {
+      // Which it was cannot be told now: not sending, and not saying it was never sent either.
+      return { outcome: 'uncertain', error: { type: 'BuyRanBefore', message: `buy attempt ${attempt} was refused and could not be read back (${summaryOf(error).message}): not sending it` } };
+    }
+    const earlier = order?.buyAttempts.find((recorded) => recorded.attempt === attempt);
+    if (!earlier || earlier.sentAt === null || earlier.runId !== run.runId) return undefined;
+    const outcome = earlier.outcome === null ? 'may have been sent' : `ended as ${earlier.outcome}${earlier.technicalServiceUid ? ` (${earlier.technicalServiceUid})` : ''}`;
+    return { outcome: 'uncertain', error: { type: 'BuyRanBefore', message: `buy attempt ${attempt} was claimed for sending by an earlier run of this buy, and ${outcome}: not sending it again` } };
   }
 
   /** The buy's journal writes, which read the buy's own copy of the request, and give up after `BUY_JOURNAL_TIMEOUT_MS`. */

@@ -122,3 +122,44 @@ test.serial('a database that breaks after the buy: still created, with the recor
   t.is(answer.outcome === 'created' ? answer.journal?.entries.length : 0, 3, 'the entries, for the workflow to journal');
   t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], { outcome: null }, 'the intent only: the outcome is the workflow\'s to write');
 });
+
+// A buy run in its workflow task (a local activity) runs again when that task is retried after its worker was lost.
+test.serial('a buy run again after its first run claimed the attempt sends nothing and answers uncertain', async (t) => {
+  const { sim, repository, activities } = t.context;
+  const { run, targets, journal, buy } = await newOrder(t);
+  // The first run wrote its journal and claimed the attempt; its worker was lost before it answered.
+  await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
+  t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
+  const buysBefore = sim.state().calls.buy;
+
+  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+  t.like(answer, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
+  t.regex(answer.outcome === 'uncertain' ? answer.error.message : '', /buy attempt 1 was claimed for sending by an earlier run of this buy, and may have been sent/);
+  t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
+});
+
+test.serial('a buy run again after its first run bought and recorded the MVE sends nothing and answers uncertain', async (t) => {
+  const { sim } = t.context;
+  const { targets, journal, buy } = await newOrder(t);
+  const first = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+  if (first.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(first)}`);
+  const buysBefore = sim.state().calls.buy;
+
+  const again = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+  t.like(again, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
+  t.true(again.outcome === 'uncertain' && again.error.message.includes(`ended as created (${first.product.technicalServiceUid})`));
+  t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
+});
+
+test.serial('an attempt another run claimed is refused as before, not taken for a buy run again', async (t) => {
+  const { sim, repository } = t.context;
+  const { run, targets, journal, buy } = await newOrder(t);
+  await repository.recordOrderReceived({ workflowId: run.workflowId, ticketId: 'x', environment: 'staging', requestedBy: 'alice', request: {} });
+  await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
+  t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
+  const buysBefore = sim.state().calls.buy;
+
+  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+  t.like(answer, { outcome: 'unrecorded', error: { type: 'BuyIntentRefused' } });
+  t.is(sim.state().calls.buy, buysBefore, 'no buy request');
+});

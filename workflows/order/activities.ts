@@ -1,9 +1,9 @@
 /**
  * How the order calls its activities. Reads are local activities: they run inside the workflow task that needs
- * them and cost one marker event each, not three events and a workflow task. Everything that writes or may take
- * long is an ordinary activity: the buy must never run twice (a local activity is re-run when its workflow task
- * is retried), and the journal, callbacks and the approvers' webhook must not hold a workflow task open while a
- * database or a ticket system is slow — a workflow task held open is one that times out under load.
+ * them and cost one marker event each, not three events and a workflow task. So is the buy, which carries its
+ * journal (see `buyingInTask`). The journal written alone, callbacks and the approvers' webhook are ordinary
+ * activities: they must not hold a workflow task open while a database or a ticket system is slow for long — a
+ * workflow task held open is one that times out under load.
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { OrderActivities } from '../../activities/order/types.js';
@@ -42,7 +42,18 @@ export const reads = retryingAbandoned(
 /**
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an
  * outcome; an activity that does not report (worker lost, timeout, no heartbeat) is an uncertain buy.
+ *
+ * In runs of `BUY_IN_WORKFLOW_TASK_PATCH` it runs in the workflow task that decided it, as a local activity: no
+ * activity task and no second workflow task through the server. A local activity runs again when its workflow task
+ * is retried (its worker was lost), and that cannot send twice: the buy claims its attempt in Postgres right before
+ * sending, a claim succeeds once, and a run that finds its attempt claimed answers uncertain (`ranBefore`).
  */
+export const buyingInTask = proxyLocalActivities<Pick<OrderActivities, 'buyWithJournal'>>({
+  startToCloseTimeout: '3 minutes',
+  retry: { maximumAttempts: 1 },
+});
+
+/** The buy as an ordinary activity, in runs begun before `BUY_IN_WORKFLOW_TASK_PATCH`. */
 export const buying = proxyActivities<Pick<OrderActivities, 'buyOrder' | 'buyWithJournal'>>({
   startToCloseTimeout: '3 minutes',
   // The activity heartbeats every 5 s while its request is out: a worker lost mid-buy is noticed in 20 s.

@@ -1,6 +1,6 @@
 import { condition, sleep } from '@temporalio/workflow';
 import type { BuyAnswer, BuyOutcome, BuyWithJournalInput, ProductRecord } from '../../activities/order/types.js';
-import { buying, journaling } from './activities.js';
+import { buying, buyingInTask, journaling } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { summarise } from './failures.js';
 import { currentQuote } from './progress.js';
@@ -13,6 +13,12 @@ import type { OrderRun } from './run.js';
  * runs without it write the journal with its own activity first.
  */
 export const BUY_WRITES_AHEAD_PATCH = 'buy-writes-ahead';
+
+/**
+ * Marks runs whose buy runs in the workflow task that decided it (a local activity, `buyingInTask`): an auto-approved
+ * order is then one workflow task. It implies the patches before it (see `versionOfRun` in workflow.ts).
+ */
+export const BUY_IN_WORKFLOW_TASK_PATCH = 'buy-in-workflow-task';
 
 /** The entries a buy writes for a created MVE (`BuyWithJournalInput.recordCreated`): its outcome, the product, the move to BOUGHT. */
 const CREATED_RECORD_ENTRIES = 3;
@@ -136,7 +142,9 @@ async function attemptBuy(
   // holds it once) and knows its run from its context.
   const targets = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
   try {
-    const answer = withJournal ? await buying.buyWithJournal({ targets, attempt, ...withJournal }) : await buying.buyOrder({ targets, attempt });
+    const answer = !withJournal
+      ? await buying.buyOrder({ targets, attempt })
+      : await (run.buyInWorkflowTask ? buyingInTask : buying).buyWithJournal({ targets, attempt, ...withJournal });
     return { reported: true, answer };
   } catch (error) {
     return { reported: false, answer: { outcome: 'uncertain', error: summarise(error, 'the buy activity did not report back (worker lost or timed out)') } };

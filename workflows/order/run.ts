@@ -20,6 +20,8 @@ export interface OrderRun {
   buyWritesAhead: boolean;
   /** Whether the policy, the lookup and the first validation are one read (`ONE_READ_PATCH`), decided when the run starts. */
   oneReadBeforeGate: boolean;
+  /** Whether the buy runs in its workflow task (`BUY_IN_WORKFLOW_TASK_PATCH`), decided when the run starts. */
+  buyInWorkflowTask: boolean;
   /** What people asked for and the flow has not yet acted on (set by the update handlers). */
   inbox: {
     cancel?: CancelInput;

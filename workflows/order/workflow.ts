@@ -1,7 +1,7 @@
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import { parseApprovalPolicy } from '../approval/index.js';
 import { records } from './activities.js';
-import { buy, BUY_WRITES_AHEAD_PATCH, settleUncertainBuy, type BuyResult } from './buy.js';
+import { buy, BUY_IN_WORKFLOW_TASK_PATCH, BUY_WRITES_AHEAD_PATCH, settleUncertainBuy, type BuyResult } from './buy.js';
 import { messageOf } from './failures.js';
 import { passGate } from './gate.js';
 import { adoptPolicy, policyRefused } from './policy.js';
@@ -20,7 +20,8 @@ export const LEAN_ORDER_PATCH = 'lean-order';
 
 /**
  * Marks runs whose policy, lookup and first validation are one local activity (gate.ts); older runs make three. It
- * implies the patches before it, which such runs therefore never ask (see `versionOfRun`).
+ * implies the patches before it, which such runs therefore never ask (see `versionOfRun`); so does the newer
+ * `BUY_IN_WORKFLOW_TASK_PATCH`, which implies this one.
  */
 export const ONE_READ_PATCH = 'one-read-before-gate';
 
@@ -30,10 +31,11 @@ export const ONE_READ_PATCH = 'one-read-before-gate';
  * then carries its marker alone, and not the two before it with their TemporalChangeVersion upserts (four history
  * events). A run begun earlier has no such marker, and its own markers answer the older patches as they did.
  */
-function versionOfRun(): 'v1' | Pick<OrderRun, 'buyWritesAhead' | 'oneReadBeforeGate'> {
-  if (patched(ONE_READ_PATCH)) return { buyWritesAhead: true, oneReadBeforeGate: true };
+function versionOfRun(): 'v1' | Pick<OrderRun, 'buyWritesAhead' | 'oneReadBeforeGate' | 'buyInWorkflowTask'> {
+  if (patched(BUY_IN_WORKFLOW_TASK_PATCH)) return { buyWritesAhead: true, oneReadBeforeGate: true, buyInWorkflowTask: true };
+  if (patched(ONE_READ_PATCH)) return { buyWritesAhead: true, oneReadBeforeGate: true, buyInWorkflowTask: false };
   if (!patched(LEAN_ORDER_PATCH)) return 'v1';
-  return { buyWritesAhead: patched(BUY_WRITES_AHEAD_PATCH), oneReadBeforeGate: false };
+  return { buyWritesAhead: patched(BUY_WRITES_AHEAD_PATCH), oneReadBeforeGate: false, buyInWorkflowTask: false };
 }
 
 /** One workflow per ticket: look up, validate, gate on the quote, buy once, record everything. */
