@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import { OrderRefusedError } from '../../client/orders/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
-import { waitForState } from '../helpers/wait.js';
+import { waitFor, waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
 const pg = usePostgres(test);
@@ -131,6 +131,32 @@ test.serial('an order the API refuses at validation fails with the API message a
   t.regex(outcome.reason, /needs 32 vCPU/);
   t.regex(outcome.reason, /trace id/);
   t.is(engine.sim.state().calls.buy, buysBefore);
+});
+
+test.serial('a buy that takes longer than a workflow task (a slow database, then a slow provider) is bought once, and its status answers', async (t) => {
+  const { engine } = t.context;
+  // The buy runs in its workflow task (a local activity); the worker keeps that task alive past its 10 s timeout.
+  // The buy's journal waits 7 s for the database (a lock held on the buy attempts), then the provider 4.5 s (the
+  // client's response timeout is 5 s here).
+  const locked = engine.db.sql.begin(async (tx) => {
+    await tx`LOCK TABLE buy_attempts IN EXCLUSIVE MODE`;
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+  });
+  engine.sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 4_500 });
+  const buysBefore = engine.sim.state().calls.buy;
+  const started = Date.now();
+  const submitted = await engine.orders.submit(sydneyRequest('SLOW-BUY', { size: 'MVE 4/16' }));
+  await waitFor(async () => (engine.sim.state().calls.buy > buysBefore ? true : undefined), 30_000, 'the buy at the provider');
+  // A query waits for the workflow task the buy runs in (at most until the worker's next heartbeat of that task).
+  const buying = await engine.orders.status('SLOW-BUY');
+  t.true(['BUYING', 'BOUGHT'].includes(buying.state), buying.state);
+  const outcome = await engine.orders.result('SLOW-BUY');
+  await locked;
+  t.true(Date.now() - started > 10_000, 'longer than a workflow task');
+  t.is(outcome.state, 'BOUGHT');
+  t.is(engine.sim.state().calls.buy - buysBefore, 1, 'one buy request');
+  t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
+  t.deepEqual((await engine.repository.getOrder(submitted.workflowId))?.buyAttempts.map((attempt) => attempt.outcome), ['created']);
 });
 
 test.serial('every history of this file replays cleanly', async (t) => {
