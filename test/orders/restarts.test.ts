@@ -92,14 +92,14 @@ test.serial('workers and the devserver killed at five points: every order finish
   t.deepEqual((await record(env, 'R-INTENT'))?.buyAttempts.map((attempt) => attempt.outcome ?? 'pending'), ['pending']);
   t.is(env.productsFor('R-INTENT').length, 0, 'the dead worker bought nothing');
 
-  // 3 and 4. A buy and a validate in flight when their worker dies: the buy's request is at the provider (held 6 s, then
-  // carried out), the validate held 4 s. One worker holds both, so that the two kills take seconds, well within the
-  // 10 s after which R-INTENT comes back (to the next worker, which nothing kills).
+  // 3 and 4. A buy and a validate in flight when their worker dies: the buy's request is at the provider (held 10 s,
+  // then carried out), the validate held 4 s. One worker holds both and dies within seconds, well before R-INTENT
+  // comes back, 10 s after its worker died (to the next worker, which nothing kills).
   const holder = await env.startWorker();
-  await holdAtSimulator(t, 'buy', 6_000, 'R-BUY');
+  await holdAtSimulator(t, 'buy', 10_000, 'R-BUY');
   await holdAtSimulator(t, 'validate', 4_000, 'R-VALIDATE');
   await holder.kill();
-  await waitFor(async () => (env.productsFor('R-BUY').length === 1 ? true : undefined), 15_000, 'the provider carries out the orphaned buy');
+  await waitFor(async () => (env.productsFor('R-BUY').length === 1 ? true : undefined), 20_000, 'the provider carries out the orphaned buy');
 
   // 5. The devserver dies too, with all of that open, and comes back on the same data.
   await env.killDevserver();
