@@ -7,9 +7,9 @@
  * for ops, who resolve it from what the provider shows; and every ticket re-sent through the intake (same
  * body) buys nothing more, also once Temporal has forgotten every workflow.
  *
- * The devserver keeps real time except where the test moves its clock (TestService Sleep): to let an
- * activity held by a killed worker reach its start-to-close timeout (2 min validate, 3 min buy), and to reach
- * approval reminders (48 h, 71 h) and the deadline (72 h) of the staging test policy.
+ * The devserver keeps real time except where the test moves its clock (TestService Sleep): to let the work a killed
+ * worker held time out (a workflow task, with the reads and the buy it runs, after 10 s; a journal write after 15 s),
+ * and to reach approval reminders (48 h, 71 h) and the deadline (72 h) of the staging test policy.
  */
 import anyTest, { type TestFn } from 'ava';
 import { orderWorkflowId } from '../../client/orders/index.js';
@@ -106,7 +106,7 @@ test.serial('workers and the devserver killed at five points: every order finish
   await env.startDevserver();
   worker = await env.startWorker();
 
-  // Past the activity timeouts the dead workers left behind (journal 15 s, validate 2 min, buy 3 min).
+  // Past every timeout of what the dead workers held (workflow tasks 10 s, a journal write 15 s), with room to spare.
   await env.skipServerTime(4 * 60_000);
   const validated = await waitForState(env, 'R-VALIDATE', 'BOUGHT', 60_000);
   t.is(validated.buyAttempts, 1);
