@@ -4,8 +4,8 @@
  * Run: node --import tsx bench/api.ts
  */
 import { pathToFileURL } from 'node:url';
-import { createApiClient, Secret } from '../activities/api/index.js';
-import { createCatalogLookups } from '../activities/catalog/index.js';
+import { createApiClient, Secret } from '../infra/ordering-api/index.js';
+import { createCatalogLookups } from '../infra/catalog/index.js';
 import { vendorConfigSchema, type OrderObject } from '../schemas/index.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 

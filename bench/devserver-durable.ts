@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startEmbeddedPostgres } from '../activities/db/index.js';
+import { startEmbeddedPostgres } from '../infra/db/index.js';
 import { startDevServer } from '../devserver/index.js';
 import { throughput } from './workflow-throughput.js';
 import type { DevServer } from '../devserver/index.js';

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { startEmbeddedPostgres } from '../activities/db/index.js';
+import { startEmbeddedPostgres } from '../infra/db/index.js';
 import { startDevServer } from '../devserver/index.js';
 import { percentile, pool, throughput } from './workflow-throughput.js';
 

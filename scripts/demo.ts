@@ -6,12 +6,12 @@
  * end-to-end time. Exit 0 when both are bought.
  */
 import { readFileSync } from 'node:fs';
-import { ApiCallError, OrdersApiClient, type ApiOrder } from '../client/api/index.js';
+import { ApiCallError, OrdersApiClient, type ApiOrder } from '../client/http-client/index.js';
 import { formatMoney, formatPolicy, formatTimeline } from '../client/cli/commands/order-view.js';
 import { formatTable } from '../client/cli/commands/catalog-table.js';
-import { API_URL_VARIABLE, loadClientSettings, type ClientSettings } from '../client/config.js';
+import { API_URL_VARIABLE, loadClientSettings, type ClientSettings } from '../client/cli/settings.js';
 import { priceOf } from '../sim/index.js';
-import { defaultApprovalPolicies } from '../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../domain/approval/index.js';
 
 const EXAMPLE = new URL('../examples/k09-license-file-firewall.json', import.meta.url);
 /** Sydney (market AU) on a 12-month term: the simulator quotes 809.10 and 3236.40 AUD a month. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../activities/api/index.js';
-import { createCatalogLookups } from '../activities/catalog/index.js';
-import { connectDatabase, createRepository, type Repository, type Sql } from '../activities/db/index.js';
+import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../infra/ordering-api/index.js';
+import { createCatalogLookups } from '../infra/catalog/index.js';
+import { connectDatabase, createRepository, type Repository, type Sql } from '../infra/db/index.js';
 import {
   APPROVER_WEBHOOK_URL_VARIABLE,
   callbackPolicyFromEnv,
@@ -11,9 +11,9 @@ import {
   type OrderRequestReader,
 } from '../activities/order/index.js';
 import { checkCallbackUrl } from '../activities/order/callback-policy.js';
-import type { OrderActivities } from '../activities/order/types.js';
+import type { OrderActivities } from '../workflows/order/activity-types.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
-import { loadApprovalPolicies, type PoliciesInForce } from '../workflows/approval/index.js';
+import { loadApprovalPolicies, type PoliciesInForce } from '../domain/approval/index.js';
 
 export interface WorkerDependencies {
   environment: ApiClient['environment'];

@@ -10,7 +10,7 @@
 import { hmac } from '@noble/hashes/hmac';
 import { sha256 } from '@noble/hashes/sha2';
 import { z } from 'zod';
-import './approval/index.js';
+import '../domain/approval/index.js';
 
 // zod sets its global defaults (error locale, memoizer) on first use, which a frozen module refuses: use it
 // once here, before the freeze.

@@ -1,14 +1,14 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApiAuthenticationError, ApiError, type ApiClient } from '../api/index.js';
-import type { CatalogLookups } from '../catalog/index.js';
-import type { Repository } from '../db/index.js';
-import { withinTime } from '../within-time.js';
+import { ApiAuthenticationError, ApiError, type ApiClient } from '../../infra/ordering-api/index.js';
+import type { CatalogLookups } from '../../infra/catalog/index.js';
+import type { Repository } from '../../infra/db/index.js';
+import { withinTime } from '../../infra/within-time.js';
 import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
 import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
 import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
-import type { BuyAnswer, BuyInput, BuyOutcome, BuyTargets, BuyWithJournalInput, Environment, JournalEntry, LegacyBuyInput, OrderActivities, OrderTargets, ProductRecord } from './types.js';
+import type { BuyAnswer, BuyInput, BuyOutcome, BuyTargets, BuyWithJournalInput, Environment, JournalEntry, LegacyBuyInput, OrderActivities, OrderTargets, ProductRecord } from '../../workflows/order/activity-types.js';
 
 export interface ApiActivityDeps {
   /** The API client of each environment this worker serves (one key, one environment). */

@@ -7,7 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { postSigned, type NotifyDeps } from './notify.js';
-import type { ApproverMessage, OrderActivities } from './types.js';
+import type { ApproverMessage, OrderActivities } from '../../workflows/order/activity-types.js';
 
 export const APPROVER_WEBHOOK_URL_VARIABLE = 'MVE_APPROVER_WEBHOOK_URL';
 export const CONSOLE_URL_VARIABLE = 'MVE_CONSOLE_URL';

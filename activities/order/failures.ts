@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ApiError } from '../api/index.js';
+import { ApiError } from '../../infra/ordering-api/index.js';
 import { OrderBuildError, type Issue } from '../../domain/index.js';
-import type { ErrorSummary } from './types.js';
+import type { ErrorSummary } from '../../workflows/order/activity-types.js';
 
 /**
  * Turns what an activity caught into the ApplicationFailure Temporal retries by: API errors keep their

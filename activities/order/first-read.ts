@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { isRecord } from '../../domain/index.js';
 import { toApplicationFailure } from './failures.js';
 import type { createPolicyReader } from './policy-activity.js';
-import type { FirstReadStage, OrderActivities } from './types.js';
+import type { FirstReadStage, OrderActivities } from '../../workflows/order/activity-types.js';
 
 type Reads = Pick<OrderActivities, 'lookUpOrderTargets' | 'validateOrder'>;
 

@@ -7,7 +7,7 @@ import { createFirstReadActivity } from './first-read.js';
 import { createPolicyActivity, createPolicyReader, type PolicyActivityDeps } from './policy-activity.js';
 import { RecentOrderRequests } from './order-requests.js';
 import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
-import type { OrderActivities } from './types.js';
+import type { OrderActivities } from '../../workflows/order/activity-types.js';
 
 export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderRequests'> &
   RecordActivityDeps &
@@ -51,4 +51,4 @@ export {
   orderPageUrl,
   type SlackMessage,
 } from './approver-notify.js';
-export type * from './types.js';
+export type * from '../../workflows/order/activity-types.js';

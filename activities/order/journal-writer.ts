@@ -1,10 +1,10 @@
-import { RepositoryError, type OrdersRepository, type Repository, type TransitionInput, type TransitionOutcome } from '../db/index.js';
+import { RepositoryError, type OrdersRepository, type Repository, type TransitionInput, type TransitionOutcome } from '../../infra/db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
-import type { PoliciesInForce } from '../../workflows/approval/index.js';
+import type { PoliciesInForce } from '../../domain/approval/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import type { OrderRequestReader } from './order-requests.js';
 import { policyHash } from './policy-activity.js';
-import type { JournalEntry } from './types.js';
+import type { JournalEntry } from '../../workflows/order/activity-types.js';
 
 export interface JournalWriterDeps {
   repository: Repository;

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import fetch from 'node-fetch';
-import type { Secret } from '../api/index.js';
+import type { Secret } from '../../infra/ordering-api/index.js';
 import { callbackAgent, checkCallbackUrl, CallbackPolicyError, type CallbackPolicy } from './callback-policy.js';
-import type { OrderActivities } from './types.js';
+import type { OrderActivities } from '../../workflows/order/activity-types.js';
 
 export const SIGNATURE_HEADER = 'x-mve-signature';
 export const TIMESTAMP_HEADER = 'x-mve-timestamp';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import { RepositoryError, type Repository } from '../db/index.js';
+import { RepositoryError, type Repository } from '../../infra/db/index.js';
 import { canonicalJson } from '../../domain/index.js';
-import type { PoliciesInForce } from '../../workflows/approval/index.js';
-import type { Environment, GoverningPolicy, OrderActivities } from './types.js';
+import type { PoliciesInForce } from '../../domain/approval/index.js';
+import type { Environment, GoverningPolicy, OrderActivities } from '../../workflows/order/activity-types.js';
 
 export interface PolicyActivityDeps {
   /** Loaded and validated when the worker starts (MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY, else the defaults). */

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { BuyIntentRefused, createJournalWriter, type JournalRun, type JournalWriterDeps } from './journal-writer.js';
 import { currentRun } from './order-requests.js';
-import type { OrderActivities } from './types.js';
+import type { OrderActivities } from '../../workflows/order/activity-types.js';
 
 export type RecordActivityDeps = JournalWriterDeps;
 

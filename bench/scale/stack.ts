@@ -9,7 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../activities/db/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../infra/db/embedded.js';
 import type { DevState } from '../../client/dev/state.js';
 
 const CLI = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));

@@ -1,4 +1,4 @@
-import type { PendingApproval as InboxItem } from '../api/index.js';
+import type { PendingApproval as InboxItem } from '../http-client/index.js';
 import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/order-states.js';
 import { mayCancel, mayResolveBuys, mayVote } from '../http/access.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';

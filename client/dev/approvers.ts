@@ -1,4 +1,4 @@
-import type { Repository } from '../../activities/db/index.js';
+import type { Repository } from '../../infra/db/index.js';
 
 /** Who can approve the demo's orders: one per role of the default staging policy's tiers. */
 export const DEMO_APPROVERS = [

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import { redactDatabaseUrl } from '../../activities/db/index.js';
+import { redactDatabaseUrl } from '../../infra/db/index.js';
 import { devStatePath } from './state.js';
 import type { DevReport } from './start.js';
 

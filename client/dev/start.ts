@@ -2,7 +2,7 @@ import { chmod, mkdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createRepository, openDatabase, runMigrations, startEmbeddedPostgres } from '../../activities/db/index.js';
+import { createRepository, openDatabase, runMigrations, startEmbeddedPostgres } from '../../infra/db/index.js';
 import { resolveKeyring } from '../../codec/index.js';
 import { resolveActionKeys } from '../../config/action-keys.js';
 import { loadTemporalConfig, orderTaskQueue } from '../../config/temporal.js';

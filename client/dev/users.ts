@@ -1,4 +1,4 @@
-import type { Repository } from '../../activities/db/index.js';
+import type { Repository } from '../../infra/db/index.js';
 import { issueApiToken } from '../http/index.js';
 
 /** The people and systems of `mve-orders dev`, each with an API token made at every start (dev only). */

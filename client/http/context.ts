@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { Repository } from '../../activities/db/index.js';
+import type { Repository } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
 import { OrderNotFoundError, orderWorkflowId, type OrderClient, type OrderIntake } from '../orders/index.js';
 import type { Authenticator } from './auth/authenticate.js';

@@ -1,10 +1,10 @@
-import type { OrderRecord, OrderView as OrderRecords } from '../../activities/db/index.js';
+import type { OrderRecord, OrderView as OrderRecords } from '../../infra/db/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 
 /**
  * An order as the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
  * has) or, once Temporal has forgotten it, from the records (`source: 'records'`: no location, image or approval).
- * The CLI's API client reads the same type (client/api).
+ * The CLI's API client reads the same type (client/http-client).
  */
 export type ApiOrder = {
   ticketId: string;

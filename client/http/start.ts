@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { connectDatabase, createRepository } from '../../activities/db/index.js';
+import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import type { KindMap } from '../../domain/index.js';

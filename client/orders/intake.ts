@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
-import type { ApproversRepository, OrdersRepository, TicketRecord, TicketsRepository } from '../../activities/db/index.js';
+import type { ApproversRepository, OrdersRepository, TicketRecord, TicketsRepository } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
 import { canonicalJson, checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
-import { sameIdentity } from '../../workflows/approval/index.js';
+import { sameIdentity } from '../../domain/approval/index.js';
 import { DuplicateOrderError, OrderRequestError, orderWorkflowId, type OrderClient } from './order-client.js';
 
 /** The same ticket came with a different request: one ticket is one order, forever. */

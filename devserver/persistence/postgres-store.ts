@@ -19,7 +19,7 @@ import { ExecutionStatus } from '../proto.js';
 import { InMemoryStore } from '../store.js';
 import type { ExecutionStore, HistoryOptions, NamespaceRecord, StoredSchedule } from '../store.js';
 import type { SearchAttributeType } from '../visibility/search-attributes.js';
-import { redactDatabaseUrl } from '../../activities/db/connection.js';
+import { redactDatabaseUrl } from '../../infra/db/connection.js';
 import { ScheduleRows } from '../schedules/persistence.js';
 import { encodeEvent, encodeMessage, ownedBytes, TYPES } from './codec.js';
 import { loadExecution, toRecord } from './record.js';

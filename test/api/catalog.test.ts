@@ -1,6 +1,6 @@
 import test from 'ava';
-import { createApiClient } from '../../activities/api/index.js';
-import { createCatalogLookups, type CatalogSource } from '../../activities/catalog/index.js';
+import { createApiClient } from '../../infra/ordering-api/index.js';
+import { createCatalogLookups, type CatalogSource } from '../../infra/catalog/index.js';
 import type { Location } from '../../schemas/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { configFor, keyWithRole, simWithClient } from './helpers.js';

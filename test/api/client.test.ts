@@ -15,7 +15,7 @@ import {
   Secret,
   type ApiError,
   type ApiLogEntry,
-} from '../../activities/api/index.js';
+} from '../../infra/ordering-api/index.js';
 import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
 import { priceOf, startSimulator } from '../../sim/index.js';
 import { configFor, keyWithRole, simWithClient, validOrder } from './helpers.js';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { inspect } from 'node:util';
-import { ApiConfigError, DEFAULT_RESPONSE_TIMEOUT_MS, loadApiConfig, Secret } from '../../activities/api/index.js';
+import { ApiConfigError, DEFAULT_RESPONSE_TIMEOUT_MS, loadApiConfig, Secret } from '../../infra/ordering-api/index.js';
 
 const STAGING = {
   MVE_API_BASE_URL: 'https://api-staging.example.test/',

@@ -1,4 +1,4 @@
-import { createApiClient, Secret, type ApiClient, type ApiClientOptions, type ApiConfig } from '../../activities/api/index.js';
+import { createApiClient, Secret, type ApiClient, type ApiClientOptions, type ApiConfig } from '../../infra/ordering-api/index.js';
 import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
 import { startSimulator, type SimClient, type Simulator, type SimulatorOptions } from '../../sim/index.js';
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiInvalidResponseError, ApiNetworkError, createTokenProvider, createTransport, Secret, type TokenProvider } from '../../activities/api/index.js';
+import { ApiInvalidResponseError, ApiNetworkError, createTokenProvider, createTransport, Secret, type TokenProvider } from '../../infra/ordering-api/index.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 
 /** A provider for the simulator's primary key whose clock the test moves. */

@@ -1,4 +1,4 @@
-import { parseApprovalPolicy, type ApprovalPolicyInput } from '../../workflows/approval/index.js';
+import { parseApprovalPolicy, type ApprovalPolicyInput } from '../../domain/approval/index.js';
 
 /** A small policy the tests reason about, independent of the shipped defaults. */
 export const TEST_POLICY_INPUT: ApprovalPolicyInput = {

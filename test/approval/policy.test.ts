@@ -6,7 +6,7 @@ import {
   loadApprovalPolicies,
   parseApprovalPolicy,
   type ApprovalPolicyInput,
-} from '../../workflows/approval/index.js';
+} from '../../domain/approval/index.js';
 import { HOUR, TEST_POLICY_INPUT } from './fixtures.js';
 
 const noFile = (path: string): string => {

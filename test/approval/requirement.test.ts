@@ -1,5 +1,5 @@
 import test from 'ava';
-import { approvalRequirement, requoteDecision, type ApprovalRequirement } from '../../workflows/approval/index.js';
+import { approvalRequirement, requoteDecision, type ApprovalRequirement } from '../../domain/approval/index.js';
 import { testPolicy } from './fixtures.js';
 
 const policy = testPolicy();

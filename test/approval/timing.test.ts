@@ -1,5 +1,5 @@
 import test from 'ava';
-import { approvalDeadline, isQuoteStale, reminderTimes } from '../../workflows/approval/index.js';
+import { approvalDeadline, isQuoteStale, reminderTimes } from '../../domain/approval/index.js';
 import { HOUR, testPolicy } from './fixtures.js';
 
 const start = Date.UTC(2026, 0, 5, 9);

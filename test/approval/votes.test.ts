@@ -9,7 +9,7 @@ import {
   type ApprovalVote,
   type Approver,
   type VoteRefusalCode,
-} from '../../workflows/approval/index.js';
+} from '../../domain/approval/index.js';
 import { testPolicy } from './fixtures.js';
 
 const quote = { monthlyRate: 7200.5, currency: 'USD' };

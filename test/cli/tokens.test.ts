@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createRepository } from '../../activities/db/index.js';
+import { createRepository } from '../../infra/db/index.js';
 import { authenticateApiToken } from '../../client/http/auth/api-tokens.js';
 import { runCli } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createRepository, type Repository } from '../../activities/db/index.js';
+import { createRepository, type Repository } from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);

@@ -8,7 +8,7 @@ import {
   MIGRATION_LOCK_KEY,
   MIGRATIONS_DIRECTORY,
   runMigrations,
-} from '../../activities/db/index.js';
+} from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);

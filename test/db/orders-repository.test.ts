@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import pg from 'postgres';
-import { createRepository, RepositoryError, type Repository, type Sql } from '../../activities/db/index.js';
+import { createRepository, RepositoryError, type Repository, type Sql } from '../../infra/db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 

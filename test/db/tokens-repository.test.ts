@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
-import { createRepository, RepositoryError, type Repository, type Sql } from '../../activities/db/index.js';
+import { createRepository, RepositoryError, type Repository, type Sql } from '../../infra/db/index.js';
 import { authenticateApiToken, issueApiToken, looksLikeApiToken } from '../../client/http/auth/api-tokens.js';
 import { AuthenticationError } from '../../client/http/auth/principal.js';
 import { usePostgres } from '../helpers/postgres.js';

@@ -13,8 +13,8 @@ import { Client } from '@temporalio/client';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
-import { createApiClient, Secret, type ApiClient } from '../../activities/api/index.js';
-import { createRepository, type Repository } from '../../activities/db/index.js';
+import { createApiClient, Secret, type ApiClient } from '../../infra/ordering-api/index.js';
+import { createRepository, type Repository } from '../../infra/db/index.js';
 import {
   callbackPolicyFromEnv,
   signNotification,
@@ -23,11 +23,11 @@ import {
   TIMESTAMP_HEADER,
   type OrderRequestReader,
 } from '../../activities/order/index.js';
-import type { OrderActivities, TicketNotification } from '../../activities/order/types.js';
+import type { OrderActivities, TicketNotification } from '../../workflows/order/activity-types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
-import { parseApprovalPolicy, defaultApprovalPolicies, type ApprovalPolicies, type PoliciesInForce } from '../../workflows/approval/index.js';
+import { parseApprovalPolicy, defaultApprovalPolicies, type ApprovalPolicies, type PoliciesInForce } from '../../domain/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
 import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';

@@ -15,7 +15,7 @@ import {
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
   type Sql,
-} from '../../activities/db/index.js';
+} from '../../infra/db/index.js';
 
 // Gives each ava test file (its own process) its own PostgreSQL: one embedded cluster per file, copied
 // from an initdb'd cluster cached in the temp folder (initdb once per machine, not once per file) into

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
-import { Secret } from '../../activities/api/index.js';
+import { Secret } from '../../infra/ordering-api/index.js';
 import { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER, type SlackMessage } from '../../activities/order/index.js';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';

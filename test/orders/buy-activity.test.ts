@@ -5,8 +5,8 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createRepository, type Repository } from '../../activities/db/index.js';
-import type { BuyAnswer, BuyInput, BuyWithJournalInput, JournalEntry, OrderActivities } from '../../activities/order/types.js';
+import { createRepository, type Repository } from '../../infra/db/index.js';
+import type { BuyAnswer, BuyInput, BuyWithJournalInput, JournalEntry, OrderActivities } from '../../workflows/order/activity-types.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
-import { Secret } from '../../activities/api/index.js';
+import { Secret } from '../../infra/ordering-api/index.js';
 import { callbackPolicyFromEnv } from '../../activities/order/index.js';
 import { createNotifyActivity } from '../../activities/order/notify.js';
-import type { TicketNotification } from '../../activities/order/types.js';
+import type { TicketNotification } from '../../workflows/order/activity-types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 

@@ -1,10 +1,10 @@
 /**
- * The randomised fault campaign (scripts/chaos.ts, `npm run chaos`) in the suite, small and short: a few
+ * The randomised fault campaign (test/chaos/campaign.ts, `npm run chaos`) in the suite, small and short: a few
  * orders, 20 s of faults, worker kills and one devserver kill, then every order must settle with no double
  * buy and none lost, and re-sending every ticket must start nothing.
  */
 import test from 'ava';
-import { campaignPassed, formatReport, runChaos } from '../../scripts/chaos.js';
+import { campaignPassed, formatReport, runChaos } from '../chaos/campaign.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const pg = usePostgres(test);

@@ -5,10 +5,10 @@
  */
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
-import { RepositoryError, type ApprovalPolicyInput } from '../../activities/db/index.js';
+import { RepositoryError, type ApprovalPolicyInput } from '../../infra/db/index.js';
 import { policyHash } from '../../activities/order/index.js';
 import { createPolicyActivity, createPolicyReader } from '../../activities/order/policy-activity.js';
-import { defaultApprovalPolicies } from '../../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../../domain/approval/index.js';
 
 const policies = { version: 'unit-1', source: 'test', policies: defaultApprovalPolicies() };
 

@@ -1,18 +1,18 @@
 import test from 'ava';
 import postgres from 'postgres';
 import { ApplicationFailure } from '@temporalio/common';
-import { createRepository } from '../../activities/db/index.js';
+import { createRepository } from '../../infra/db/index.js';
 import { createRecordActivities } from '../../activities/order/record-activities.js';
 import { TRUNCATED } from '../../activities/order/journal-writer.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { OrderRequestUnavailable, type OrderRequestReader, type RunReference } from '../../activities/order/order-requests.js';
-import type { JournalEntry, JournalInput } from '../../activities/order/types.js';
+import type { JournalEntry, JournalInput } from '../../workflows/order/activity-types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { defaultApprovalPolicies } from '../../workflows/approval/index.js';
+import { defaultApprovalPolicies } from '../../domain/approval/index.js';
 import { policyHash } from '../../activities/order/policy-activity.js';
 
 // Records cannot wedge an order: values are fitted to the records at the boundary, and a write the database

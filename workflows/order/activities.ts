@@ -6,7 +6,7 @@
  * workflow task held open is one that times out under load.
  */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { OrderActivities } from '../../activities/order/types.js';
+import type { OrderActivities } from './activity-types.js';
 import { retryingAbandoned } from './abandoned-reads.js';
 
 /** The policy (held by the worker) and the approvers: quick reads, retried until the database answers. */

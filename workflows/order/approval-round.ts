@@ -1,6 +1,6 @@
 import { condition } from '@temporalio/workflow';
-import type { QuoteRecord } from '../../activities/order/types.js';
-import { approvalDeadline, reminderTimes, tallyVotes, type ApprovalTier } from '../approval/index.js';
+import type { QuoteRecord } from './activity-types.js';
+import { approvalDeadline, reminderTimes, tallyVotes, type ApprovalTier } from '../../domain/approval/index.js';
 import { records } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { roundFacts } from './progress.js';

@@ -1,5 +1,5 @@
 import { condition, sleep } from '@temporalio/workflow';
-import type { BuyAnswer, BuyOutcome, BuyWithJournalInput, ProductRecord } from '../../activities/order/types.js';
+import type { BuyAnswer, BuyOutcome, BuyWithJournalInput, ProductRecord } from './activity-types.js';
 import { buying, buyingInTask, journaling } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { summarise } from './failures.js';

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import type { ErrorSummary } from '../../activities/order/types.js';
+import type { ErrorSummary } from './activity-types.js';
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

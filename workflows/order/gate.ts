@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
-import type { FirstRead, FirstReadStage, QuoteRecord } from '../../activities/order/types.js';
-import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../approval/index.js';
+import type { FirstRead, FirstReadStage, QuoteRecord } from './activity-types.js';
+import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../../domain/approval/index.js';
 import { reads } from './activities.js';
 import { awaitApproval } from './approval-round.js';
 import { summarise } from './failures.js';

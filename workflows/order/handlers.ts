@@ -1,6 +1,6 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
 import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/order-states.js';
-import { tallyVotes, validateApprovalVote } from '../approval/index.js';
+import { tallyVotes, validateApprovalVote } from '../../domain/approval/index.js';
 import { workerActionKeys } from './action-keys.js';
 import { approveUpdate, cancelUpdate, rejectUpdate, resolveBuyUpdate, statusQuery, type ResolveBuyInput, type VoteInput, type VoteResult } from './messages.js';
 import { roundFacts, statusView } from './progress.js';

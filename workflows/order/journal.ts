@@ -1,5 +1,5 @@
 import { CancellationScope } from '@temporalio/workflow';
-import type { JournalEntry } from '../../activities/order/types.js';
+import type { JournalEntry } from './activity-types.js';
 
 /**
  * The order's journal on its way to Postgres. Entries wait in the workflow until the order flushes them — when it

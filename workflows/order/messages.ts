@@ -1,6 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalTier, ApprovalVote } from '../approval/index.js';
-import type { ChosenImage, ChosenLocation, ProductRecord, QuoteRecord } from '../../activities/order/types.js';
+import type { ApprovalTier, ApprovalVote } from '../../domain/approval/index.js';
+import type { ChosenImage, ChosenLocation, ProductRecord, QuoteRecord } from './activity-types.js';
 import type { Signed } from './signed-action.js';
 import type { OrderState } from '../../domain/order-states.js';
 

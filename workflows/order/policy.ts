@@ -1,5 +1,5 @@
-import type { GoverningPolicy } from '../../activities/order/types.js';
-import { parseApprovalPolicy } from '../approval/index.js';
+import type { GoverningPolicy } from './activity-types.js';
+import { parseApprovalPolicy } from '../../domain/approval/index.js';
 import { messageOf } from './failures.js';
 import { ENGINE } from './recorder.js';
 import type { Ending, OrderRun } from './run.js';

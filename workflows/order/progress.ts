@@ -3,9 +3,9 @@
  * a long wait carries into a new run (continue-as-new). Pure data and pure functions: no Temporal API here, so it
  * is tested outside a workflow.
  */
-import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteRecord } from '../../activities/order/types.js';
+import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteRecord } from './activity-types.js';
 import { canTransition, type OrderState } from '../../domain/order-states.js';
-import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../approval/index.js';
+import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../../domain/approval/index.js';
 import type { OrderStatusView, TimelineEntry } from './messages.js';
 import type { OrderWorkflowInput } from './types.js';
 

@@ -1,8 +1,8 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord, TicketNotification } from '../../activities/order/types.js';
+import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord, TicketNotification } from './activity-types.js';
 import type { OrderState } from '../../domain/order-states.js';
-import { tallyVotes, type ApprovalVote } from '../approval/index.js';
+import { tallyVotes, type ApprovalVote } from '../../domain/approval/index.js';
 import { approverMessages, callbacks, journaling } from './activities.js';
 import { summarise } from './failures.js';
 import { Journal } from './journal.js';

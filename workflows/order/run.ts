@@ -1,5 +1,5 @@
 import type { CancellationScope } from '@temporalio/workflow';
-import type { ApprovalPolicy } from '../approval/index.js';
+import type { ApprovalPolicy } from '../../domain/approval/index.js';
 import type { CancelInput, ResolveBuyInput } from './messages.js';
 import type { OrderRecorder } from './recorder.js';
 import type { OrderWorkflowOptions } from './types.js';

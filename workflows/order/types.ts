@@ -1,4 +1,4 @@
-import type { ProductRecord, QuoteRecord } from '../../activities/order/types.js';
+import type { ProductRecord, QuoteRecord } from './activity-types.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import type { OrderProgress } from './progress.js';

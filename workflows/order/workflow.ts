@@ -1,5 +1,5 @@
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
-import { parseApprovalPolicy } from '../approval/index.js';
+import { parseApprovalPolicy } from '../../domain/approval/index.js';
 import { records } from './activities.js';
 import { buy, BUY_IN_WORKFLOW_TASK_PATCH, BUY_WRITES_AHEAD_PATCH, settleUncertainBuy, type BuyResult } from './buy.js';
 import { messageOf } from './failures.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApproverRecord } from '../../../activities/db/index.js';
+import type { ApproverRecord } from '../../../infra/db/index.js';
 import { formatTable } from './catalog-table.js';
 import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 

@@ -1,4 +1,4 @@
-import { createApiClient, loadApiConfig, type ApiClient } from '../../../activities/api/index.js';
+import { createApiClient, loadApiConfig, type ApiClient } from '../../../infra/ordering-api/index.js';
 
 /** Left-aligned columns under a header, for the catalog listings (`locations`, `images`). */
 export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createRepository, openDatabase, resolveDatabaseUrl, type Repository } from '../../../activities/db/index.js';
+import { createRepository, openDatabase, resolveDatabaseUrl, type Repository } from '../../../infra/db/index.js';
 
 /** Options every admin command that talks to PostgreSQL directly takes (approvers, tokens). */
 export interface DatabaseCommandOptions {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openDatabase, redactDatabaseUrl, resolveDatabaseUrl, runMigrations } from '../../../activities/db/index.js';
+import { openDatabase, redactDatabaseUrl, resolveDatabaseUrl, runMigrations } from '../../../infra/db/index.js';
 
 export function registerMigrateCommand(program: Command): void {
   program

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { ApiCallError, ApiUnreachableError, OrdersApiClient } from '../../api/index.js';
-import { API_URL_VARIABLE, loadClientSettings, missingTokenMessage, NotConfiguredError, TOKEN_VARIABLE, type ClientSettings } from '../../config.js';
+import { ApiCallError, ApiUnreachableError, OrdersApiClient } from '../../http-client/index.js';
+import { API_URL_VARIABLE, loadClientSettings, missingTokenMessage, NotConfiguredError, TOKEN_VARIABLE, type ClientSettings } from '../settings.js';
 import { DEV_USERS } from '../../dev/index.js';
 import { FINAL_STATES, type OrderState } from '../../../domain/order-states.js';
 

@@ -1,4 +1,4 @@
-import type { ApiOrder, HistoryBuyAttempt, HistoryEntry, HistoryVote, OrderListItem, PendingApproval } from '../../api/index.js';
+import type { ApiOrder, HistoryBuyAttempt, HistoryEntry, HistoryVote, OrderListItem, PendingApproval } from '../../http-client/index.js';
 import type { TimelineEntry } from '../../../workflows/order/messages.js';
 import { formatTable } from './catalog-table.js';
 

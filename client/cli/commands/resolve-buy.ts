@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ResolveBuyInput } from '../../api/index.js';
+import type { ResolveBuyInput } from '../../http-client/index.js';
 import { CliFailure, nonEmpty, orderCommand, printJson, runOrderCommand, stateAfter, type OrderCommandOptions } from './order-session.js';
 
 interface ResolveOptions extends OrderCommandOptions {

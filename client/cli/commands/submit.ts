@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ApiCallError } from '../../api/index.js';
+import { ApiCallError } from '../../http-client/index.js';
 import { CliFailure, orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 
 export function registerSubmitCommand(program: Command): void {

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ApiTokenRecord } from '../../../activities/db/index.js';
-import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../activities/db/schemas.js';
+import type { ApiTokenRecord } from '../../../infra/db/index.js';
+import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../infra/db/schemas.js';
 import { issueApiToken } from '../../http/auth/api-tokens.js';
 import { BUILT_IN_ROLES } from '../../http/auth/principal.js';
 import { formatTable } from './catalog-table.js';

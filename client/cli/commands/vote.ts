@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApiOrder, VoteResult } from '../../api/index.js';
+import type { ApiOrder, VoteResult } from '../../http-client/index.js';
 import {
   asFlag,
   CliFailure,

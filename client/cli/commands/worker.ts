@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openDatabase, resolveDatabaseUrl } from '../../../activities/db/index.js';
+import { openDatabase, resolveDatabaseUrl } from '../../../infra/db/index.js';
 import { resolveKeyring } from '../../../codec/index.js';
 import { resolveActionKeys } from '../../../config/action-keys.js';
 import { runWorker } from '../../../worker/index.js';

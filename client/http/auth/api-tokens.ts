@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { RepositoryError, type ApiTokenRecord, type TokensRepository } from '../../../activities/db/index.js';
+import { RepositoryError, type ApiTokenRecord, type TokensRepository } from '../../../infra/db/index.js';
 import { AuthenticationError, type Principal } from './principal.js';
 
 // API tokens for machines: `mvo_<id>_<secret>`. The id is public (12 base32 characters, it names the token in

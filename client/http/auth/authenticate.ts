@@ -1,4 +1,4 @@
-import type { TokensRepository } from '../../../activities/db/index.js';
+import type { TokensRepository } from '../../../infra/db/index.js';
 import { authenticateApiToken, looksLikeApiToken } from './api-tokens.js';
 import type { OidcVerifier } from './oidc.js';
 import { AuthenticationError, type Principal } from './principal.js';

@@ -20,7 +20,7 @@ export class AuthenticationError extends Error {
   override readonly name = 'AuthenticationError';
 }
 
-export { sameIdentity } from '../../../workflows/approval/index.js';
+export { sameIdentity } from '../../../domain/approval/index.js';
 
 export function hasRole(principal: Principal, ...roles: readonly string[]): boolean {
   return principal.roles.some((role) => roles.includes(role));

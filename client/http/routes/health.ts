@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { withinTime } from '../../../activities/within-time.js';
+import { withinTime } from '../../../infra/within-time.js';
 
 /** Checks of what the API depends on; each resolves when reachable and throws (with the reason) when not. */
 export interface Readiness {

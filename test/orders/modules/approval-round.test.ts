@@ -1,8 +1,8 @@
 /** approval-round.ts: one approval round, decided by votes, or past its deadline after the policy's reminders. */
 import anyTest, { type TestFn } from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { QuoteRecord } from '../../../activities/order/types.js';
-import type { ApprovalTier, ApprovalVote } from '../../../workflows/approval/index.js';
+import type { QuoteRecord } from '../../../workflows/order/activity-types.js';
+import type { ApprovalTier, ApprovalVote } from '../../../domain/approval/index.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
 import { waitFor } from '../../helpers/wait.js';
 import { approvalRoundWorkflow, progressQuery, testVote } from './fixtures/module-workflows.js';

@@ -1,7 +1,7 @@
 /** buy.ts: the buy loop (write-ahead intent, retries of what provably did not happen) and the uncertain buy. */
 import anyTest, { type TestFn } from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { JournalEntry, QuoteRecord } from '../../../activities/order/types.js';
+import type { JournalEntry, QuoteRecord } from '../../../workflows/order/activity-types.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
 import type { OrderWorkflowOptions } from '../../../workflows/order/types.js';
 import { waitFor } from '../../helpers/wait.js';

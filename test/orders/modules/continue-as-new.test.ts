@@ -15,7 +15,7 @@ import { approveUpdate, cancelUpdate, type VoteInput } from '../../../workflows/
 import { signAction } from '../../../workflows/order/signed-action.js';
 import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from '../../../workflows/order/search-attributes.js';
 import type { OrderWorkflowInput, OrderWorkflowOptions } from '../../../workflows/order/types.js';
-import type { JournalEntry } from '../../../activities/order/types.js';
+import type { JournalEntry } from '../../../workflows/order/activity-types.js';
 import { waitFor } from '../../helpers/wait.js';
 import { entriesOf, fakeActivities, held, quoteOf, uncertain, type Fake } from './fixtures/fake-activities.js';
 import { useModuleEnv } from './fixtures/harness.js';

@@ -2,7 +2,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
-import type { QuoteRecord } from '../../../activities/order/types.js';
+import type { QuoteRecord } from '../../../workflows/order/activity-types.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
 import { waitFor } from '../../helpers/wait.js';
 import { gateWorkflow, progressQuery, testCancel, testVote } from './fixtures/module-workflows.js';

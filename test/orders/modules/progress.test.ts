@@ -1,6 +1,6 @@
 /** progress.ts: the order's state object and the status view made from it (pure, no workflow). */
 import test from 'ava';
-import type { QuoteRecord } from '../../../activities/order/types.js';
+import type { QuoteRecord } from '../../../workflows/order/activity-types.js';
 import { advance, currentQuote, newProgress, statusView, type ApprovalRound, type OrderProgress } from '../../../workflows/order/progress.js';
 import type { OrderWorkflowInput } from '../../../workflows/order/types.js';
 import { APPROVERS, governing, HOUR, orderRequest } from './fixtures/order-input.js';

@@ -20,7 +20,7 @@ import type {
   ProductRecord,
   QuoteRecord,
   TicketNotification,
-} from '../../../activities/order/types.js';
+} from '../activity-types.js';
 import {
   approvalDeadline,
   approvalRequirement,
@@ -34,7 +34,7 @@ import {
   type ApprovalTier,
   type ApprovalVote,
   type Approver,
-} from '../../approval/index.js';
+} from '../../../domain/approval/index.js';
 import { workerActionKeys } from '../action-keys.js';
 import {
   approveUpdate,

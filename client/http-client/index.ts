@@ -1,4 +1,4 @@
-/** Public face of client/api: the typed client of our own HTTP API, used by the CLI's order commands and the demo. */
+/** Public face of client/http-client: the typed client of our own HTTP API, used by the CLI's order commands and the demo. */
 export { ApiCallError, ApiUnreachableError, OrdersApiClient } from './orders-api-client.js';
 export type { OrdersApiClientOptions } from './orders-api-client.js';
 export type {

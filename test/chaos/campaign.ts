@@ -1,7 +1,7 @@
 /**
  * A seeded, time-bounded, randomised fault campaign against the real engine (`npm run chaos`):
  *
- *   node --import tsx scripts/chaos.ts [--seed 42] [--seconds 60] [--orders 24]
+ *   node --import tsx test/chaos/campaign.ts [--seed 42] [--seconds 60] [--orders 24]
  *
  * The durable devserver and two order workers run in child processes (test/orders/fixtures/restart-env.ts),
  * the API simulator, the intake and the bots in this one. For `--seconds` it submits `--orders` orders at
@@ -18,13 +18,13 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { orderWorkflowId } from '../client/orders/index.js';
-import type { OrderStatusView } from '../workflows/order/messages.js';
-import { FINAL_STATES, type OrderState } from '../domain/order-states.js';
-import { sydneyRequest } from '../test/helpers/orders.js';
-import { usePostgres, type TestDatabase } from '../test/helpers/postgres.js';
-import { productNameFor, startRestartEnv, withTimeout, type RestartEnv } from '../test/orders/fixtures/restart-env.js';
-import type { FaultInput } from '../sim/index.js';
+import { orderWorkflowId } from '../../client/orders/index.js';
+import type { OrderStatusView } from '../../workflows/order/messages.js';
+import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { sydneyRequest } from '../helpers/orders.js';
+import { usePostgres, type TestDatabase } from '../helpers/postgres.js';
+import { productNameFor, startRestartEnv, withTimeout, type RestartEnv } from '../orders/fixtures/restart-env.js';
+import type { FaultInput } from '../../sim/index.js';
 
 export interface ChaosOptions {
   seed: number;

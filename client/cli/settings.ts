@@ -1,4 +1,4 @@
-import { devDataDir, readDevState, type DevState, type DevStateLookup } from './dev/index.js';
+import { devDataDir, readDevState, type DevState, type DevStateLookup } from '../dev/index.js';
 
 /** Nothing to talk to, or no way to say who is asking: the message says what to start or set. The CLI exits 2 on it. */
 export class NotConfiguredError extends Error {

@@ -1,5 +1,5 @@
 /**
- * Public face of activities/api: configuration, the typed HTTP client of the ordering API, the token
+ * Public face of infra/ordering-api: configuration, the typed HTTP client of the ordering API, the token
  * provider and the errors that say whether a retry is safe.
  */
 export {

@@ -1,4 +1,4 @@
-import type { ApiClient, Environment } from '../api/index.js';
+import type { ApiClient, Environment } from '../ordering-api/index.js';
 import { selectImage, selectLocation, type Selection } from '../../domain/index.js';
 import type { ImageGroup, ImageSelector, Location, LocationSelector } from '../../schemas/index.js';
 import { SharedTtlCache } from './shared-cache.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../order-states.js';
 import { formatQuote, type ApprovalTier, type Quote } from './requirement.js';
 
 /** An approver as the directory knows them; the workflow gets a snapshot from an activity. */

@@ -2,7 +2,7 @@
  * The order workflow's activities as types: the workflow imports only this file (as types), never the
  * implementations. Inputs and outputs are plain JSON; outputs never carry a secret or the catalog.
  */
-import type { ApprovalPolicy, Approver } from '../../workflows/approval/index.js';
+import type { ApprovalPolicy, Approver } from '../../domain/approval/index.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { OrderRequest } from '../../schemas/index.js';
 
