@@ -1,8 +1,8 @@
-import type { KindMap } from '../domain/index.js';
 import type { SimEnvironment, SimClient } from './auth.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
 import type { SimImageGroup } from './images.js';
+import type { SimKindMap } from './kind-map.js';
 import type { SimLocation } from './locations.js';
 import { buy, validate } from './orders.js';
 import type { SimState } from './server.js';
@@ -10,7 +10,7 @@ import type { SimVariant } from './variants.js';
 
 export interface SimCatalog {
   /** Which kinds each image family allows; validate and buy check orders against it. */
-  kindMap: KindMap;
+  kindMap: SimKindMap;
   locations: SimLocation[];
   imageGroups: SimImageGroup[];
   variants: SimVariant[];

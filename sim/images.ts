@@ -1,5 +1,9 @@
-import { APPLIANCE_KINDS, DEFAULT_KIND_MAP, mergeKindMap, type KindId, type KindMap } from '../domain/index.js';
-import { SIZE_LABELS } from '../schemas/index.js';
+import { kindAcceptsSize, type SimKindId } from './appliance-kinds.js';
+import { SIM_KIND_MAP, type SimKindMap } from './kind-map.js';
+import { DOCUMENTED_SIZES } from './sizes.js';
+
+// Kept here too: some callers import the kind map from this module.
+export { SIM_KIND_MAP } from './kind-map.js';
 
 /** A size label beyond the documented five, as real catalogs carry; offered by one image. */
 export const EXTRA_SIZE_LABEL = 'MVE 12/48';
@@ -21,15 +25,6 @@ export interface SimImageGroup {
   images: SimImage[];
 }
 
-/**
- * The domain's default kind map, plus one family for the kind it leaves unmapped (K5: the spec names no
- * image for it), so that the simulated catalog offers every kind. An engine that orders this family needs
- * the same entry in its kind-map override (MVE_KIND_MAP), as it would for any family it does not know.
- */
-export const SIM_KIND_MAP: KindMap = mergeKindMap(DEFAULT_KIND_MAP, [
-  { vendor: 'Stonewall', product: 'vFirewall', kinds: ['K5'], note: 'simulator-only family for K5' },
-]);
-
 /** Three versions per product: an older and a newer release image, and a newer pre-release one. */
 const VERSIONS = [
   { minor: 2, patch: 1, release: true },
@@ -42,11 +37,11 @@ const VERSIONS = [
  * construction. Sizes are the documented five narrowed by the kinds' restrictions; the newest release image
  * of the first unrestricted product also offers EXTRA_SIZE_LABEL.
  */
-export function generateImageGroups(kindMap: KindMap = SIM_KIND_MAP): SimImageGroup[] {
+export function generateImageGroups(kindMap: SimKindMap = SIM_KIND_MAP): SimImageGroup[] {
   let extraOffered = false;
   return kindMap.map((entry, index) => {
     const sizes = sizesFor(entry.kinds);
-    const offersExtra = !extraOffered && sizes.length === SIZE_LABELS.length;
+    const offersExtra = !extraOffered && sizes.length === DOCUMENTED_SIZES.length;
     extraOffered ||= offersExtra;
     const major = 10 + (index % 7);
     const slug = `${entry.vendor}-${entry.product}`.toUpperCase().replace(/[^A-Z0-9]+/g, '-');
@@ -71,11 +66,6 @@ export function generateImageGroups(kindMap: KindMap = SIM_KIND_MAP): SimImageGr
 }
 
 /** Sizes any of the kinds accepts: the documented five, minus what each kind excludes. */
-function sizesFor(kinds: readonly KindId[]): string[] {
-  return SIZE_LABELS.filter((label) =>
-    kinds.some((id) => {
-      const sizes = APPLIANCE_KINDS[id].sizes;
-      return (sizes?.only ?? SIZE_LABELS).includes(label) && !(sizes?.never ?? []).includes(label);
-    }),
-  );
+function sizesFor(kinds: readonly SimKindId[]): string[] {
+  return DOCUMENTED_SIZES.filter((size) => kinds.some((kind) => kindAcceptsSize(kind, size)));
 }

@@ -5,11 +5,11 @@
  * `/v3/locations`). Keys and tokens belong to one environment. `/_sim/...` is the admin surface.
  */
 import type { AddressInfo } from 'node:net';
-import type { KindMap } from '../domain/index.js';
 import { defaultClients, SIM_ENVIRONMENTS, TokenAuthority, type SimClient, type SimEnvironment } from './auth.js';
 import { priceFactorSchema, snapshot } from './admin.js';
 import { FaultBook, SIM_ENDPOINTS, type FaultInput, type SimEndpoint } from './faults.js';
-import { generateImageGroups, SIM_KIND_MAP } from './images.js';
+import { generateImageGroups } from './images.js';
+import { SIM_KIND_MAP, type SimKindMap } from './kind-map.js';
 import { DEFAULT_LOCATION_COUNT, generateLocations } from './locations.js';
 import { ADMIN_PREFIX, createSimServer, type SimState } from './server.js';
 import { generateVariants } from './variants.js';
@@ -18,7 +18,9 @@ export type { SimClient, SimEnvironment, SimRole } from './auth.js';
 export type { FaultInput, SimEndpoint } from './faults.js';
 export type { SimProduct } from './endpoints.js';
 export { priceOf } from './pricing.js';
-export { EXTRA_SIZE_LABEL, SIM_KIND_MAP } from './images.js';
+export { EXTRA_SIZE_LABEL } from './images.js';
+export { SIM_KIND_MAP } from './kind-map.js';
+export type { SimKindMap, SimKindMapEntry } from './kind-map.js';
 
 export interface SimulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -30,8 +32,8 @@ export interface SimulatorOptions {
   /** API keys accepted; by default a Company Admin and a Read Only key on staging and an admin key on production. */
   clients?: SimClient[];
   locationCount?: number;
-  /** Image families and their kinds; by default the domain's map plus a family for K5 (SIM_KIND_MAP). */
-  kindMap?: KindMap;
+  /** Image families and their kinds; by default SIM_KIND_MAP (the families of the default kind map, and one for K5). */
+  kindMap?: SimKindMap;
   /** Faults armed from the start, as if injected through injectFault. */
   faults?: FaultInput[];
   /** One line per request (method, path, status, time); never credentials. */

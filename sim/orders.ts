@@ -1,11 +1,20 @@
+/**
+ * The two endpoints that take orders: validate (spec 4.3) and buy (4.4). Each order is checked by the
+ * simulator's own rules (order-rules.ts), then against what only the catalog knows: that its image and
+ * location exist, that MVE is available at the location, and that a zone there has the vCPU the size needs.
+ */
 import { randomUUID } from 'node:crypto';
-import { checkOrderObject, isLocationUsable, LEGACY_SIZE_LABELS, type Issue } from '../domain/index.js';
 import type { SimEnvironment } from './auth.js';
 import type { SimCatalog, SimProduct } from './endpoints.js';
+import { isJsonObject } from './field-checks.js';
 import { apiError, ok, type SimResponse } from './http.js';
+import { pathOf, type SimIssue } from './issues.js';
+import { kindsOfFamily } from './kind-map.js';
 import type { SimLocation } from './locations.js';
+import { checkOrderBody, type ImageFacts } from './order-rules.js';
 import { priceOf, type Price } from './pricing.js';
 import type { SimState } from './server.js';
+import { readSizeLabel } from './sizes.js';
 
 interface CheckedOrder {
   productName: string;
@@ -16,12 +25,12 @@ interface CheckedOrder {
   price: Price;
 }
 
-/** POST /v3/networkdesign/validate: a bare array of order objects (spec 4.3), priced when all pass. */
+/** POST /v3/networkdesign/validate: a bare array holding one order object (spec 4.3), priced when it passes. */
 export function validate(catalog: SimCatalog, body: unknown, terms: string): SimResponse {
-  if (!Array.isArray(body) || body.length === 0) {
-    return apiError(400, 'The validate body must be a JSON array of order objects');
+  if (!Array.isArray(body) || body.length !== 1) {
+    return apiError(400, 'The validate body must be a JSON array holding one order object');
   }
-  const checked = checkOrders(catalog, body);
+  const checked = checkOrders(catalog, body, '');
   if (!checked.ok) return checked.response;
   return ok({
     message: 'Validation passed',
@@ -75,11 +84,11 @@ export function buy(
   });
 }
 
-function checkEnvelope(body: unknown): Issue | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+function checkEnvelope(body: unknown): SimIssue | undefined {
+  if (!isJsonObject(body)) {
     return { path: 'request', rule: 'type', message: 'the buy body must be an object {networkDesign, discountCodes}' };
   }
-  const envelope = body as Record<string, unknown>;
+  const envelope = body;
   if (!Array.isArray(envelope['networkDesign']) || envelope['networkDesign'].length === 0) {
     return { path: 'networkDesign', rule: 'required', message: 'networkDesign must be a non-empty array of order objects' };
   }
@@ -87,21 +96,23 @@ function checkEnvelope(body: unknown): Issue | undefined {
   if (!Array.isArray(codes) || codes.some((code) => typeof code !== 'string')) {
     return { path: 'discountCodes', rule: 'required', message: 'discountCodes must be an array of strings (empty when none applies)' };
   }
+  if (envelope['solutions'] !== undefined && !Array.isArray(envelope['solutions'])) {
+    return { path: 'solutions', rule: 'type', message: 'solutions must be an array (omit it for a standalone MVE)' };
+  }
   const unknown = Object.keys(envelope).filter((key) => !['networkDesign', 'discountCodes', 'solutions'].includes(key));
-  if (unknown.length > 0) return { path: unknown[0]!, rule: 'unknown-field', message: `${unknown[0]} is not a known field here` };
+  if (unknown.length > 0) return { path: pathOf('', unknown[0]!), rule: 'unknown-field', message: `${unknown[0]} is not a field of the buy envelope` };
   return undefined;
 }
 
 type OrdersCheck = { ok: true; orders: CheckedOrder[] } | { ok: false; response: SimResponse };
 
-/** Every rule of spec 2.3-2.7 (the domain's checkOrderObject) plus what only the catalog knows. */
-function checkOrders(catalog: SimCatalog, orders: unknown[], prefix = ''): OrdersCheck {
-  const issues: Issue[] = [];
+/** Every order must pass (order-rules.ts, then the catalog's checks), or the whole request is refused. */
+function checkOrders(catalog: SimCatalog, orders: readonly unknown[], prefix: string): OrdersCheck {
+  const issues: SimIssue[] = [];
   const checked: CheckedOrder[] = [];
   orders.forEach((order, index) => {
-    const where = [prefix, orders.length > 1 || prefix ? String(index) : ''].filter(Boolean).join('.');
-    const result = checkOrder(catalog, order);
-    if ('issues' in result) issues.push(...result.issues.map((found) => ({ ...found, path: where ? `${where}.${found.path}` : found.path })));
+    const result = checkOrderInCatalog(catalog, order, prefix === '' ? '' : pathOf(prefix, index));
+    if ('issues' in result) issues.push(...result.issues);
     else checked.push(result);
   });
   if (issues.length > 0) {
@@ -111,59 +122,58 @@ function checkOrders(catalog: SimCatalog, orders: unknown[], prefix = ''): Order
   return { ok: true, orders: checked };
 }
 
-function checkOrder(catalog: SimCatalog, order: unknown): CheckedOrder | { issues: Issue[] } {
-  const fields = (typeof order === 'object' && order !== null ? order : {}) as Record<string, unknown>;
-  const vendorConfig = (typeof fields['vendorConfig'] === 'object' && fields['vendorConfig'] !== null ? fields['vendorConfig'] : {}) as Record<string, unknown>;
-  const imageId = vendorConfig['imageId'];
-  const group = catalog.imageGroups.find((candidate) => candidate.images.some((image) => image.id === imageId));
-  const image = group?.images.find((candidate) => candidate.id === imageId);
-  const issues: Issue[] = [];
-  if (!group || !image) {
-    issues.push({ path: 'vendorConfig.imageId', rule: 'image-not-found', message: `imageId ${String(imageId)} is not an image of the images catalog` });
-  } else {
-    issues.push(...checkOrderObject(order, { vendor: group.vendor, product: group.product, availableSizes: image.availableSizes }, { kindMap: catalog.kindMap }).errors);
+function checkOrderInCatalog(catalog: SimCatalog, order: unknown, basePath: string): CheckedOrder | { issues: SimIssue[] } {
+  const fields = isJsonObject(order) ? order : {};
+  const vendorConfig = isJsonObject(fields['vendorConfig']) ? fields['vendorConfig'] : {};
+  const image = imageFacts(catalog, vendorConfig['imageId']);
+  const checked = checkOrderBody(order, image, basePath);
+  const issues = [...checked.issues];
+  if (!image && Number.isInteger(vendorConfig['imageId'])) {
+    issues.push({ path: pathOf(basePath, 'vendorConfig', 'imageId'), rule: 'image-not-found', message: `imageId ${String(vendorConfig['imageId'])} is not an image of the images catalog` });
   }
   const location = catalog.locations.find((candidate) => candidate.id === fields['locationId']);
-  const sizeLabel = sizeOf(vendorConfig);
-  if (!location) {
-    issues.push({ path: 'locationId', rule: 'location-not-found', message: `locationId ${String(fields['locationId'])} is not a location` });
-  } else {
-    issues.push(...locationIssues(location, sizeLabel));
+  if (!location && Number.isInteger(fields['locationId'])) {
+    issues.push({ path: pathOf(basePath, 'locationId'), rule: 'location-not-found', message: `locationId ${String(fields['locationId'])} is not a location` });
   }
-  if (issues.length > 0 || !location || !image || !sizeLabel) return { issues };
+  if (location) issues.push(...locationIssues(location, checked.size, basePath));
+  if (issues.length > 0 || !location || !image || !checked.size) return { issues };
   const term = fields['term'] as number;
   return {
     productName: fields['productName'] as string,
     term,
     locationId: location.id,
     imageId: image.id,
-    mveLabel: sizeLabel,
-    price: scaled(priceOf(sizeLabel, term, location.market), catalog.priceFactor),
+    mveLabel: checked.size.label,
+    price: scaled(priceOf(checked.size.label, term, location.market), catalog.priceFactor),
   };
+}
+
+/** The catalog's image of that id and the kinds its family can be; undefined when there is none. */
+function imageFacts(catalog: SimCatalog, imageId: unknown): ImageFacts | undefined {
+  for (const group of catalog.imageGroups) {
+    const image = group.images.find((candidate) => candidate.id === imageId);
+    const kinds = image && kindsOfFamily(catalog.kindMap, group.vendor, group.product);
+    if (image && kinds) return { id: image.id, kinds, availableSizes: image.availableSizes };
+  }
+  return undefined;
 }
 
 function scaled(price: Price, factor: number): Price {
   return factor === 1 ? price : { ...price, monthlyRate: Math.round(price.monthlyRate * factor * 100) / 100 };
 }
 
-/** MVE must be available there, and the size must fit the largest vCPU count a zone offers. */
-function locationIssues(location: SimLocation, sizeLabel: string | undefined): Issue[] {
-  if (!isLocationUsable(location)) {
-    return [{ path: 'locationId', rule: 'location-unavailable', message: `location ${location.id} (${location.name}) is not Active with MVE available` }];
+/** MVE must be available there (spec 2.1), and a zone must offer the vCPU the size needs. */
+function locationIssues(location: SimLocation, size: { label: string; path: string } | undefined, basePath: string): SimIssue[] {
+  const path = pathOf(basePath, 'locationId');
+  const zones = Object.values(location.diversityZones);
+  if (location.status !== 'Active' || !zones.some((zone) => zone.mveAvailable)) {
+    return [{ path, rule: 'location-unavailable', message: `location ${location.id} (${location.name}) is not Active with MVE available` }];
   }
-  const vcpu = Number(/^MVE (\d+)\//.exec(sizeLabel ?? '')?.[1]);
-  const maxCores = Math.max(
-    ...Object.values(location.diversityZones).map((zone) => (zone.mveAvailable ? (zone.mveMaxCpuCoreCount ?? Number.POSITIVE_INFINITY) : 0)),
-  );
+  const vcpu = size ? readSizeLabel(size.label)?.vcpu : undefined;
+  if (vcpu === undefined) return [];
+  const maxCores = Math.max(...zones.map((zone) => (zone.mveAvailable ? (zone.mveMaxCpuCoreCount ?? Number.POSITIVE_INFINITY) : 0)));
   if (vcpu > maxCores) {
-    return [{ path: 'vendorConfig.mveLabel', rule: 'size-not-at-location', message: `size "${sizeLabel}" needs ${vcpu} vCPU; location ${location.id} offers at most ${maxCores}` }];
+    return [{ path: size!.path, rule: 'size-not-at-location', message: `size "${size!.label}" needs ${vcpu} vCPU; location ${location.id} offers at most ${maxCores}` }];
   }
   return [];
-}
-
-function sizeOf(vendorConfig: Record<string, unknown>): string | undefined {
-  const label = vendorConfig['mveLabel'];
-  if (typeof label === 'string') return label;
-  const legacy = vendorConfig['productSize'];
-  return typeof legacy === 'string' ? LEGACY_SIZE_LABELS[legacy as keyof typeof LEGACY_SIZE_LABELS] : undefined;
 }

@@ -1,5 +1,5 @@
-import { SIZE_LABELS, LEGACY_SIZE_LABELS } from '../schemas/index.js';
 import { EXTRA_SIZE_LABEL } from './images.js';
+import { DOCUMENTED_SIZES, legacyNameOf, readSizeLabel } from './sizes.js';
 
 /** The variants endpoint's shape is "not shown" in the spec; the simulator answers one entry per size. */
 export interface SimVariant {
@@ -10,9 +10,8 @@ export interface SimVariant {
 }
 
 export function generateVariants(): SimVariant[] {
-  const legacyOf = new Map<string, string>(Object.entries(LEGACY_SIZE_LABELS).map(([legacy, label]) => [label, legacy]));
-  return [...SIZE_LABELS, EXTRA_SIZE_LABEL].map((label) => {
-    const [cpu, ram] = /^MVE (\d+)\/(\d+)$/.exec(label)!.slice(1).map(Number) as [number, number];
-    return { mveLabel: label, productSize: legacyOf.get(label) ?? null, cpuCoreCount: cpu, ramGb: ram };
+  return [...DOCUMENTED_SIZES, EXTRA_SIZE_LABEL].map((label) => {
+    const { vcpu, ramGb } = readSizeLabel(label)!;
+    return { mveLabel: label, productSize: legacyNameOf(label) ?? null, cpuCoreCount: vcpu, ramGb };
   });
 }
