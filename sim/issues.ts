@@ -20,9 +20,3 @@ export function pathOf(base: string, ...keys: ReadonlyArray<string | number>): s
     return path === '' ? name : `${path}.${name}`;
   }, base);
 }
-
-/** The same issues under a path prefix (`networkDesign.0`), or unchanged with none. */
-export function underPath(prefix: string, issues: readonly SimIssue[]): SimIssue[] {
-  if (prefix === '') return [...issues];
-  return issues.map((found) => ({ ...found, path: found.path.startsWith('[') ? `${prefix}${found.path}` : `${prefix}.${found.path}` }));
-}

@@ -32,7 +32,7 @@ export interface OrderCheck {
 }
 
 /** Contract terms in months (spec 2.3 and 8). */
-export const TERMS_MONTHS: readonly number[] = [1, 12, 24, 36, 48, 60];
+const TERMS_MONTHS: readonly number[] = [1, 12, 24, 36, 48, 60];
 
 /** The order object's own fields (spec 2.3); vnics has rules of its own (vnic-rules.ts). */
 const ORDER_FIELDS: readonly FieldRule[] = [

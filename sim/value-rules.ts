@@ -33,11 +33,11 @@ const FORBIDDEN_NAMES: Record<string, string> = { '"': 'a double quote', '\r': '
 /** Free text of `min` to `max` characters, without the characters listed. */
 export function text(limits: { min: number; max?: number; forbidden?: readonly string[] }): ValueRule {
   const { min, max, forbidden = [] } = limits;
-  const range = max === undefined ? `at least ${min}` : `${min} to ${max}`;
+  const range = max === undefined ? `at least ${min} character${min === 1 ? '' : 's'}` : `${min} to ${max} characters`;
   return onText((value) => {
     const count = length(value);
     if (count < min || (max !== undefined && count > max)) {
-      return { rule: 'length', problem: `must be ${range} characters long, not ${count}` };
+      return { rule: 'length', problem: `must be ${range} long, not ${count}` };
     }
     const found = forbidden.find((character) => value.includes(character));
     return found === undefined ? null : { rule: 'characters', problem: `must not contain ${FORBIDDEN_NAMES[found] ?? 'that character'}` };
