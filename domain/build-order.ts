@@ -28,12 +28,22 @@ export class OrderBuildError extends Error {
   }
 }
 
-export function buildOrder(
+/** The appliance kind an image makes of a request, the size label it is sold in, and what a person should know. */
+export interface OrderKind {
+  kind: KindId;
+  sizeLabel: string;
+  warnings: Issue[];
+}
+
+/**
+ * Which kind of appliance the request is for on this image (the image family allows the kinds; the supplied
+ * fields pick one). Throws OrderBuildError when the size or the kind cannot be told.
+ */
+export function resolveOrderKind(
   request: OrderRequest,
-  location: { id: number },
-  image: { id: number; vendor: string; product: string; availableSizes?: readonly string[] },
+  image: { vendor: string; product: string },
   options: { kindMap?: KindMap } = {},
-): BuiltOrder {
+): OrderKind {
   const kindMap = options.kindMap ?? DEFAULT_KIND_MAP;
   const size = resolveRequestSize(request.size, request.productSize);
   if (size.label === undefined || size.errors.length > 0)
@@ -53,6 +63,19 @@ export function buildOrder(
     scope.value,
   );
   if (!resolution.ok) throw new OrderBuildError([resolution.issue]);
+  const warnings = [...size.warnings];
+  if (!request.vnics) warnings.push(omittedVnicsWarning(resolution.kind));
+  return { kind: resolution.kind, sizeLabel: size.label, warnings };
+}
+
+export function buildOrder(
+  request: OrderRequest,
+  location: { id: number },
+  image: { id: number; vendor: string; product: string; availableSizes?: readonly string[] },
+  options: { kindMap?: KindMap } = {},
+): BuiltOrder {
+  const kindMap = options.kindMap ?? DEFAULT_KIND_MAP;
+  const { kind, sizeLabel, warnings } = resolveOrderKind(request, image, { kindMap });
 
   const promoCode = request.promoCode?.trim() ? request.promoCode : null;
   const order = {
@@ -61,20 +84,18 @@ export function buildOrder(
     productType: 'MVE',
     term: request.term,
     promoCode,
-    vendorConfig: { imageId: image.id, mveLabel: size.label, ...withoutEngineFields(request.vendorConfig) },
+    vendorConfig: { imageId: image.id, mveLabel: sizeLabel, ...withoutEngineFields(request.vendorConfig) },
     ...(request.vnics ? { vnics: request.vnics.map((vnic) => ({ ...vnic })) } : {}),
   } as OrderObject;
 
   const checked = checkOrderObject(order, image, { kindMap });
   if (!checked.ok) throw new OrderBuildError(checked.errors);
 
-  const warnings = [...size.warnings];
-  if (!request.vnics) warnings.push(omittedVnicsWarning(resolution.kind));
   return {
     order,
     validateBody: [order],
     buyEnvelope: { networkDesign: [order], discountCodes: [] },
-    kind: resolution.kind,
+    kind,
     warnings,
   };
 }

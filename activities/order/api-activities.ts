@@ -1,14 +1,14 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { ApiAuthenticationError, ApiError, type ApiClient } from '../../infra/ordering-api/index.js';
 import type { CatalogLookups } from '../../infra/catalog/index.js';
 import type { Repository } from '../../infra/db/index.js';
 import { withinTime } from '../../infra/within-time.js';
-import { buildOrder, LEGACY_SIZE_LABELS, type KindMap } from '../../domain/index.js';
+import { buildOrder, LEGACY_SIZE_LABELS, resolveOrderKind, type KindMap } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
 import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
 import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
-import type { BuyAnswer, BuyInput, BuyOutcome, BuyTargets, BuyWithJournalInput, Environment, JournalEntry, LegacyBuyInput, OrderActivities, OrderTargets, ProductRecord } from '../../workflows/order/activity-types.js';
+import type { BuyAnswer, BuyOutcome, BuyTargets, BuyInput, Environment, JournalEntry, OrderActivities, ProductRecord } from '../../workflows/order/activity-types.js';
 
 export interface ApiActivityDeps {
   /** The API client of each environment this worker serves (one key, one environment). */
@@ -27,16 +27,13 @@ export interface ApiActivityDeps {
   repository: Pick<Repository, 'claimBuyForSending' | 'getOrder'>;
 }
 
-/** How often the buy activity heartbeats (the workflow's heartbeat timeout is a few times this). */
-export const BUY_HEARTBEAT_MS = 5_000;
-
 /**
- * How long the buy waits for its journal to be written before it gives up and sends nothing (well within the
- * heartbeat timeout): the workflow then writes the journal with its own, retried activity and buys after it.
+ * How long the buy waits for its journal to be written before it gives up and sends nothing (well within its
+ * workflow task's timeout): the workflow then writes the journal with its own, retried activity and buys after it.
  */
 export const BUY_JOURNAL_TIMEOUT_MS = 10_000;
 
-type ApiActivities = Pick<OrderActivities, 'refreshApiToken' | 'lookUpOrderTargets' | 'validateOrder' | 'buyOrder' | 'buyWithJournal'>;
+type ApiActivities = Pick<OrderActivities, 'lookUpLocation' | 'lookUpImage' | 'validateOrder' | 'buyOrder'>;
 
 export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
   function clientFor(environment: Environment): ApiClient {
@@ -65,38 +62,23 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
   }
 
   return {
-    async refreshApiToken({ environment }) {
-      await retriable(async () => {
-        await clientFor(environment).tokenProvider.getToken();
+    async lookUpLocation({ environment, request }) {
+      return retriable(async () => {
+        const found = await deps.catalog.findLocation(environment, request.location);
+        if (!found.ok) throw refusal('OrderTargetNotFound', 'the catalog cannot serve this order', found.issues);
+        const { id, name, metro, country } = found.value;
+        return { location: { id, name, metro, country }, warnings: found.warnings.map(described) };
       });
     },
 
-    async lookUpOrderTargets({ environment, request }) {
+    async lookUpImage({ environment, request }) {
       return retriable(async () => {
         const size = request.size ?? (request.productSize ? LEGACY_SIZE_LABELS[request.productSize] : undefined);
-        const [location, image] = await Promise.all([
-          deps.catalog.findLocation(environment, request.location),
-          deps.catalog.findImage(environment, request.image, size),
-        ]);
-        const problems = [...(location.ok ? [] : location.issues), ...(image.ok ? [] : image.issues)];
-        if (!location.ok || !image.ok) throw refusal('OrderTargetNotFound', 'the catalog cannot serve this order', problems);
-        const targets: OrderTargets = {
-          location: {
-            id: location.value.id,
-            name: location.value.name,
-            metro: location.value.metro,
-            country: location.value.country,
-          },
-          image: { id: image.value.id, vendor: image.value.vendor, product: image.value.product, version: image.value.version },
-          kind: '',
-          warnings: [],
-        };
-        const built = build(request, targets);
-        targets.kind = built.kind;
-        targets.warnings = [...location.warnings, ...image.warnings, ...built.warnings].map(
-          (warning) => `${warning.path}: ${warning.message}`,
-        );
-        return targets;
+        const found = await deps.catalog.findImage(environment, request.image, size);
+        if (!found.ok) throw refusal('OrderTargetNotFound', 'the catalog cannot serve this order', found.issues);
+        const { id, vendor, product, version } = found.value;
+        const { kind, warnings } = resolveOrderKind(request, found.value, { kindMap: deps.kindMap });
+        return { image: { id, vendor, product, version }, kind, warnings: [...found.warnings, ...warnings].map(described) };
       });
     },
 
@@ -117,39 +99,18 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       });
     },
 
-    async buyOrder(input) {
-      // Without a journal to write, the answer is always an outcome (never 'unrecorded').
-      return (await heartbeating(() => buy(input))) as BuyOutcome;
-    },
-
-    buyWithJournal: (input) => heartbeating(() => buy(input)),
+    buyOrder: (input) => buy(input),
   };
 
-  /**
-   * Alive from the start: a worker killed mid-buy is noticed within the heartbeat timeout (in seconds, not after
-   * the 3-minute start-to-close), and a slow journal write is not mistaken for a lost worker. A buy run as a local
-   * activity (in its workflow task) has no heartbeat: a lost worker is noticed by its workflow task's timeout.
-   */
-  async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-    if (Context.current().info.isLocal) return work();
-    const alive = setInterval(() => Context.current().heartbeat(), BUY_HEARTBEAT_MS);
-    try {
-      return await work();
-    } finally {
-      clearInterval(alive);
-    }
-  }
-
-  async function buy(input: BuyInput | LegacyBuyInput | BuyWithJournalInput): Promise<BuyAnswer> {
-    // An input scheduled by the v1 workflow, or before this worker's deploy, still carries the request.
-    const run = 'request' in input ? undefined : currentRun();
-    const request = 'request' in input ? () => Promise.resolve(input.request) : once(() => deps.orderRequests.requestOf(run!));
-    if ('journal' in input && input.journal?.length) {
+  async function buy(input: BuyInput): Promise<BuyAnswer> {
+    const run = currentRun();
+    const request = once(() => deps.orderRequests.requestOf(run));
+    if (input.journal.length) {
       try {
         // The write-ahead rule: the attempt's intent is in Postgres before the request can leave.
-        await writeJournalInTime(run!, input.journal, request);
+        await writeJournalInTime(run, input.journal, request);
       } catch (error) {
-        return (error instanceof BuyIntentRefused && (await ranBefore(run!, input.attempt))) || { outcome: 'unrecorded', error: summaryOf(error) };
+        return (error instanceof BuyIntentRefused && (await ranBefore(run, input.attempt))) || { outcome: 'unrecorded', error: summaryOf(error) };
       }
     }
     let order: OrderRequest;
@@ -176,11 +137,10 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     }
     try {
       // Claimed last, right before it leaves: a workflow whose buy activity was lost can then tell whether it did.
-      const workflowId = 'request' in input ? input.workflowId : run!.workflowId;
-      const { claimed } = await deps.repository.claimBuyForSending({ workflowId, attempt: input.attempt });
+      const { claimed } = await deps.repository.claimBuyForSending({ workflowId: run.workflowId, attempt: input.attempt });
       if (!claimed) {
         return (
-          (run && (await ranBefore(run, input.attempt))) || {
+          (await ranBefore(run, input.attempt)) || {
             outcome: 'not-created',
             retryable: false,
             error: { type: 'BuyNotClaimed', message: `attempt ${input.attempt} has no open buy intent (closed, ended or never recorded): not sending` },
@@ -218,8 +178,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       };
     }
-    if (!('recordCreated' in input) || !input.recordCreated) return { outcome: 'created', product };
-    return { outcome: 'created', product, journal: await recordCreated(run!, input.attempt, product, input.recordCreated, request) };
+    return { outcome: 'created', product, journal: await recordCreated(run, input.attempt, product, input.recordCreated, request) };
   }
 
   /**
@@ -254,7 +213,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     run: RunReference,
     attempt: number,
     product: ProductRecord,
-    { seq, actor }: BuyWithJournalInput['recordCreated'],
+    { seq, actor }: BuyInput['recordCreated'],
     request: () => Promise<OrderRequest>,
   ): Promise<{ entries: JournalEntry[]; written: boolean }> {
     const at = Date.now();
@@ -270,6 +229,11 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       return { entries, written: false };
     }
   }
+}
+
+/** A warning as a person reads it: where, and what. */
+function described(warning: { path: string; message: string }): string {
+  return `${warning.path}: ${warning.message}`;
 }
 
 /** Calls `read` once, however often the result is asked for (the buy and its journal read the same request). */

@@ -3,8 +3,7 @@ import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
 import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
 import { createJournalWriter } from './journal-writer.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
-import { createFirstReadActivity } from './first-read.js';
-import { createPolicyActivity, createPolicyReader, type PolicyActivityDeps } from './policy-activity.js';
+import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
 import { RecentOrderRequests } from './order-requests.js';
 import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
 import type { OrderActivities } from '../../workflows/order/activity-types.js';
@@ -18,13 +17,10 @@ export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderReq
 export function createActivities(options: OrderActivityDeps): OrderActivities {
   const deps = { ...options, orderRequests: new RecentOrderRequests(options.orderRequests) };
   const api = createApiActivities({ ...deps, writeJournal: createJournalWriter(deps) });
-  // One reader, so the rules of each hash are stored once per process whichever activity reads them first.
-  const readPolicy = createPolicyReader({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) });
   return {
     ...api,
-    ...createFirstReadActivity(readPolicy, api),
     ...createRecordActivities(deps),
-    ...createPolicyActivity(readPolicy),
+    ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
     ...createNotifyActivity({ ...deps, now: deps.now }),
     ...createApproverNotifyActivity({ ...deps, now: deps.now, approverWebhookUrl: deps.approverWebhookUrl, consoleUrl: deps.consoleUrl }),
   };

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { RepositoryError, type Repository } from '../../infra/db/index.js';
 import { canonicalJson } from '../../domain/index.js';
 import type { PoliciesInForce } from '../../domain/approval/index.js';
-import type { Environment, GoverningPolicy, OrderActivities } from '../../workflows/order/activity-types.js';
+import type { OrderActivities } from '../../workflows/order/activity-types.js';
 
 export interface PolicyActivityDeps {
   /** Loaded and validated when the worker starts (MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY, else the defaults). */
@@ -14,17 +14,15 @@ export interface PolicyActivityDeps {
   approverWebhook?: boolean;
 }
 
-/** What to do when the rules cannot be stored because the database does not answer. */
-type WhenUnstored = 'fail' | 'carry';
-
 /**
- * The policy this worker enforces for an environment, with its version and content hash. The order's journal names
- * the policy by version and hash only, so the rules are stored in Postgres before any order can name them: the first
- * time this worker (its activities are built once per process) serves a hash, it stores it; concurrent orders share
- * that one write, and a write that failed is tried again by the next read. When the database does not answer, the
- * read fails (`fail`: it is retried) or answers `unstored` (`carry`: the order's journal carries the rules instead).
+ * Gives each new order the policy this worker enforces for its environment, with its version and content hash. The
+ * order's journal names the policy by version and hash only, so the rules are stored in Postgres before an order can
+ * name them: the first time this worker (its activities are built once per process) serves a hash, it stores it;
+ * concurrent orders share that one write, and a write that failed is tried again by the next read. It never waits
+ * for a database that does not answer: it answers `unstored`, and the order's journal carries the rules instead, so
+ * a database that is down cannot fail an order at its first step.
  */
-export function createPolicyReader(deps: PolicyActivityDeps): (environment: Environment, whenUnstored: WhenUnstored) => Promise<GoverningPolicy> {
+export function createPolicyActivity(deps: PolicyActivityDeps): Pick<OrderActivities, 'loadApprovalPolicy'> {
   const stored = new Map<string, Promise<void>>();
 
   function store(hash: string, policy: object): Promise<void> {
@@ -41,31 +39,26 @@ export function createPolicyReader(deps: PolicyActivityDeps): (environment: Envi
     return write;
   }
 
-  return async (environment, whenUnstored) => {
-    const policy = deps.policies.policies[environment];
-    if (!policy) throw ApplicationFailure.nonRetryable(`the workers hold no approval policy for ${environment}`, 'NoPolicy');
-    const hash = policyHash(policy);
-    let unstored = false;
-    try {
-      await store(hash, policy);
-    } catch (error) {
-      if (whenUnstored === 'fail' || error instanceof ApplicationFailure) throw error;
-      unstored = true;
-    }
-    return {
-      version: deps.policies.version,
-      hash,
-      policy,
-      ...(deps.approverWebhook ? { approverWebhook: true } : {}),
-      ...(unstored ? { unstored: true } : {}),
-    };
-  };
-}
-
-/** Gives each new order the policy this worker enforces (runs begun before `readBeforeGate`, which reads it too). */
-export function createPolicyActivity(readPolicy: ReturnType<typeof createPolicyReader>): Pick<OrderActivities, 'loadApprovalPolicy'> {
   return {
-    loadApprovalPolicy: ({ environment }) => readPolicy(environment, 'fail'),
+    async loadApprovalPolicy({ environment }) {
+      const policy = deps.policies.policies[environment];
+      if (!policy) throw ApplicationFailure.nonRetryable(`the workers hold no approval policy for ${environment}`, 'NoPolicy');
+      const hash = policyHash(policy);
+      let unstored = false;
+      try {
+        await store(hash, policy);
+      } catch (error) {
+        if (error instanceof ApplicationFailure) throw error;
+        unstored = true;
+      }
+      return {
+        version: deps.policies.version,
+        hash,
+        policy,
+        ...(deps.approverWebhook ? { approverWebhook: true } : {}),
+        ...(unstored ? { unstored: true } : {}),
+      };
+    },
   };
 }
 

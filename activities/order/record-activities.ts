@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { BuyIntentRefused, createJournalWriter, type JournalRun, type JournalWriterDeps } from './journal-writer.js';
+import { BuyIntentRefused, createJournalWriter, type JournalWriterDeps } from './journal-writer.js';
 import { currentRun } from './order-requests.js';
 import type { OrderActivities } from '../../workflows/order/activity-types.js';
 
@@ -20,11 +20,8 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
 
   return {
     async recordJournal(input) {
-      // An input scheduled by the v1 workflow, or before this worker's deploy, names its run (the lean workflow
-      // named its first run); the activity's context names it otherwise.
-      const run: JournalRun = 'workflowId' in input ? { workflowId: input.workflowId, runId: input.runId } : currentRun();
       try {
-        await writeJournal(run, input.entries);
+        await writeJournal(currentRun(), input.entries);
       } catch (error) {
         if (error instanceof BuyIntentRefused) throw ApplicationFailure.nonRetryable(error.message, error.name);
         throw error;

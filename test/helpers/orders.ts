@@ -9,6 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -222,12 +224,30 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running.catch(() => undefined);
       }
+      const recordTo = process.env[RECORD_HISTORIES_VARIABLE];
+      if (recordTo) await recordHistories(engine, recordTo);
       apiClient.close();
       await sim.close();
       await temporal.teardown();
     },
   };
   return engine;
+}
+
+/**
+ * Set to a folder, every engine writes the history of each order it ran there when it stops (one JSON file per
+ * order, with the codec keys to read it): the replay fixtures of test/orders/replay-recorded.test.ts, recorded
+ * from the suites that drive orders (docs/order-workflow.md, "Changing the workflow").
+ */
+export const RECORD_HISTORIES_VARIABLE = 'MVE_RECORD_HISTORIES';
+
+async function recordHistories(engine: OrderEngine, folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  for await (const execution of engine.client.workflow.list({ query: "WorkflowType = 'orderWorkflow'" })) {
+    const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    const file = path.join(folder, `${execution.workflowId}.json`);
+    await writeFile(file, JSON.stringify({ workflowId: execution.workflowId, codecKeys: engine.codecKeys, history }) + '\n');
+  }
 }
 
 /** Replays the history of every order this engine ran with a fresh copy of the workflow code; returns the count. */

@@ -6,7 +6,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createRepository, type Repository } from '../../infra/db/index.js';
-import type { BuyAnswer, BuyInput, BuyWithJournalInput, JournalEntry, OrderActivities } from '../../workflows/order/activity-types.js';
+import type { BuyAnswer, BuyInput, JournalEntry, OrderActivities } from '../../workflows/order/activity-types.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';
@@ -52,8 +52,10 @@ test.after.always(async (t) => {
 async function newOrder(t: { context: Context }) {
   const ticketId = `BUY-${++tickets}`;
   const run = { workflowId: `mve-order-${ticketId}`, runId: `run-${ticketId}` };
-  const looked = await t.context.activities.lookUpOrderTargets({ workflowId: run.workflowId, environment: 'staging', request: request(ticketId) });
-  const targets: BuyInput['targets'] = { location: { id: looked.location.id }, image: { id: looked.image.id, vendor: looked.image.vendor, product: looked.image.product } };
+  const lookup = { workflowId: run.workflowId, environment: 'staging' as const, request: request(ticketId) };
+  const { location } = await t.context.activities.lookUpLocation(lookup);
+  const { image } = await t.context.activities.lookUpImage(lookup);
+  const targets: BuyInput['targets'] = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
   const at = Date.now();
   const journal: JournalEntry[] = [
     { type: 'received', seq: 1, at },
@@ -61,7 +63,7 @@ async function newOrder(t: { context: Context }) {
     { type: 'buy-intent', seq: 3, at, attempt: 1 },
   ];
   const environment = () => new MockActivityEnvironment({ workflowExecution: run });
-  const buy = (input: BuyWithJournalInput, activities = t.context.activities): Promise<BuyAnswer> => environment().run(activities.buyWithJournal, input);
+  const buy = (input: BuyInput, activities = t.context.activities): Promise<BuyAnswer> => environment().run(activities.buyOrder, input);
   const buyAlone = (input: BuyInput): Promise<BuyAnswer> => environment().run(t.context.activities.buyOrder, input);
   return { run, targets, journal, buy, buyAlone };
 }
@@ -107,7 +109,7 @@ test.serial('an attempt closed as never sent is never sent, even by a buy that w
   t.true(await new MockActivityEnvironment({ workflowExecution: run }).run(activities.closeUnsentBuy, { attempt: 1 }));
   const buysBefore = sim.state().calls.buy;
 
-  const answer = await buyAlone({ targets, attempt: 1 });
+  const answer = await buyAlone({ targets, attempt: 1, journal: [], recordCreated: { seq: 3, actor: 'engine' } });
   t.like(answer, { outcome: 'not-created', retryable: false, error: { type: 'BuyNotClaimed' } });
   t.is(sim.state().calls.buy, buysBefore, 'no buy request');
   t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], { outcome: 'not-created', errorClass: 'BuyNotSent', sentAt: null });

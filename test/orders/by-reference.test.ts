@@ -17,7 +17,6 @@ import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { defaultApprovalPolicies } from '../../domain/approval/index.js';
 import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -36,8 +35,8 @@ const buys: Array<{ workflowId: string; runId: string; input: Record<string, unk
 
 test.before(async (t) => {
   const engine = await startOrderEngine(pg, { worker: false });
-  const buy = engine.activities.buyWithJournal;
-  engine.activities.buyWithJournal = (input) => {
+  const buy = engine.activities.buyOrder;
+  engine.activities.buyOrder = (input) => {
     const { workflowId, runId } = Context.current().info.workflowExecution!;
     buys.push({ workflowId, runId, input: input as unknown as Record<string, unknown> });
     return buy(input);
@@ -163,40 +162,6 @@ test.serial('a run that continued as new reads the request from its own start in
   t.deepEqual(view.buyAttempts.map((attempt) => [attempt.outcome, attempt.runId]), [['created', lastRunId]], 'the attempt names the run that made it');
 });
 
-test.serial('the activities still take the older input shapes: the request, workflow id, run id and the policy rules in the input', async (t) => {
-  const { engine } = t.context;
-  const request = secretRequest('REF-OLD', 'MVE 4/16');
-  const workflowId = orderWorkflowId('REF-OLD');
-  const context = { workflowId, runId: 'old-run-1', environment: 'staging' as const };
-  // A policy no worker of this engine serves: only the entry carries its rules.
-  const oldPolicy = defaultApprovalPolicies().production;
-  const oldHash = policyHash(oldPolicy);
-  const at = Date.now();
-  await engine.activities.recordJournal({
-    ...context,
-    ticketId: 'REF-OLD',
-    entries: [
-      { type: 'received', seq: 1, at, request },
-      { type: 'policy', seq: 2, at, version: 'old-1', hash: oldHash, policy: oldPolicy },
-      { type: 'buy-intent', seq: 3, at, attempt: 1 },
-    ],
-  });
-  const view = (await engine.repository.getOrder(workflowId))!;
-  t.deepEqual(view.order.request, redactOrderRequest(request) as unknown as Record<string, unknown>, 'the request in the entry, stored redacted');
-  t.is(view.order.runId, 'old-run-1', 'the run the input names');
-  t.deepEqual(view.order.policy, { version: 'old-1', hash: oldHash });
-  const [row] = await engine.db.sql`SELECT o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = ${workflowId}`;
-  t.deepEqual(row?.['policy'], JSON.parse(JSON.stringify(oldPolicy)));
-  t.deepEqual(row?.['stored'], row?.['policy'], 'the rules the entry carried are stored by hash');
-  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'old-run-1']]);
-
-  // The old buy input: the whole request and the targets with their warnings.
-  const targets = await engine.activities.lookUpOrderTargets({ ...context, request });
-  t.true(targets.warnings.length > 0, 'the lookup noted its choices');
-  const outcome: BuyAnswer = await new MockActivityEnvironment().run(engine.activities.buyOrder, { ...context, request, targets, attempt: 1 });
-  t.is(outcome.outcome, 'created');
-});
-
 test.serial('a buy whose request cannot be read sends nothing, and is a clean "not created" worth retrying', async (t) => {
   const { engine } = t.context;
   const sent = engine.apiLog.length;
@@ -204,6 +169,8 @@ test.serial('a buy whose request cannot be read sends nothing, and is a clean "n
   const outcome: BuyAnswer = await environment.run(engine.activities.buyOrder, {
     targets: { location: { id: 101 }, image: { id: 101, vendor: 'Fortinet', product: 'FortiGate-VM' } },
     attempt: 1,
+    journal: [],
+    recordCreated: { seq: 1, actor: 'engine' },
   });
   t.like(outcome, { outcome: 'not-created', retryable: true, error: { type: 'OrderRequestUnavailable' } });
   t.is(engine.apiLog.length, sent, 'no API call was made');

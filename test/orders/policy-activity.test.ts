@@ -7,7 +7,7 @@ import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { RepositoryError, type ApprovalPolicyInput } from '../../infra/db/index.js';
 import { policyHash } from '../../activities/order/index.js';
-import { createPolicyActivity, createPolicyReader } from '../../activities/order/policy-activity.js';
+import { createPolicyActivity } from '../../activities/order/policy-activity.js';
 import { defaultApprovalPolicies } from '../../domain/approval/index.js';
 
 const policies = { version: 'unit-1', source: 'test', policies: defaultApprovalPolicies() };
@@ -29,7 +29,7 @@ test('the rules are stored before the policy is served, once per hash: concurren
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const store = storeThat(() => held);
-  const { loadApprovalPolicy } = createPolicyActivity(createPolicyReader({ policies, repository: store.repository }));
+  const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
   let answered = 0;
   const calls = [1, 2, 3].map(() => loadApprovalPolicy({ environment: 'staging' }).then((policy) => (answered++, policy)));
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -47,40 +47,24 @@ test('the rules are stored before the policy is served, once per hash: concurren
   t.deepEqual(store.writes.map((write) => write.hash), [hash, policyHash(defaultApprovalPolicies().production)], 'another hash is stored once too');
 });
 
-test('a write that fails fails the activity (retried), and the next call writes again', async (t) => {
+test('the policy is served without a database: the rules are then marked unstored, for the journal to carry, and the next read stores them', async (t) => {
   let fail = true;
   const store = storeThat(async () => {
     if (fail) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
   });
-  const { loadApprovalPolicy } = createPolicyActivity(createPolicyReader({ policies, repository: store.repository }));
-  const error = await t.throwsAsync(loadApprovalPolicy({ environment: 'staging' }));
-  t.regex(error!.message, /ECONNREFUSED/);
-  t.false(error instanceof ApplicationFailure && error.nonRetryable, 'retried');
-  fail = false;
-  t.is((await loadApprovalPolicy({ environment: 'staging' })).hash, policyHash(defaultApprovalPolicies().staging));
-  t.is(store.writes.length, 2);
-});
-
-test('the read before the gate answers without a database: the rules are then marked unstored, for the journal to carry', async (t) => {
-  let fail = true;
-  const store = storeThat(async () => {
-    if (fail) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-  });
-  const readPolicy = createPolicyReader({ policies, repository: store.repository });
+  const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
   const hash = policyHash(defaultApprovalPolicies().staging);
-  t.deepEqual(await readPolicy('staging', 'carry'), { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging, unstored: true });
+  t.deepEqual(await loadApprovalPolicy({ environment: 'staging' }), { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging, unstored: true });
   fail = false;
-  t.deepEqual(await readPolicy('staging', 'carry'), { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging }, 'stored by the next read');
+  t.deepEqual(await loadApprovalPolicy({ environment: 'staging' }), { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging }, 'stored by the next read');
   t.is(store.writes.length, 2);
 });
 
-test('other rules stored under the same hash fail every read for good, carried or not', async (t) => {
+test('other rules stored under the same hash fail the read for good', async (t) => {
   const store = storeThat(async () => {
     throw new RepositoryError('conflict', 'storeApprovalPolicy: other rules are stored under hash x');
   });
-  const readPolicy = createPolicyReader({ policies, repository: store.repository });
-  for (const whenUnstored of ['fail', 'carry'] as const) {
-    const error = await t.throwsAsync(readPolicy('staging', whenUnstored));
-    t.true(error instanceof ApplicationFailure && error.nonRetryable && error.type === 'PolicyNotStored', whenUnstored);
-  }
+  const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
+  const error = await t.throwsAsync(loadApprovalPolicy({ environment: 'staging' }));
+  t.true(error instanceof ApplicationFailure && error.nonRetryable && error.type === 'PolicyNotStored');
 });

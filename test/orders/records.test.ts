@@ -36,9 +36,9 @@ async function journal(workflowId: string, options: { sent?: Array<{ connection:
   await repository.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance-approver'] });
   const { recordJournal } = createRecordActivities({ repository, orderRequests });
   const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), { kindMap: SIM_KIND_MAP }).request!;
-  const context = { workflowId, environment: 'staging' as const, ticketId: request.ticketId };
-  await recordJournal({ ...context, entries: [{ type: 'received', seq: 0, at: Date.now(), request }] });
-  return { repository, sql: db.sql, write: (entries: JournalEntry[]) => recordJournal({ ...context, entries }), end: () => (sent ? pool.end({ timeout: 5 }) : Promise.resolve()) };
+  const inRun = (entries: JournalEntry[]) => new MockActivityEnvironment({ workflowExecution: { workflowId, runId: `run-${workflowId}` } }).run(recordJournal, { entries });
+  await inRun([{ type: 'received', seq: 0, at: Date.now(), request }]);
+  return { repository, sql: db.sql, write: inRun, end: () => (sent ? pool.end({ timeout: 5 }) : Promise.resolve()) };
 }
 
 test('long texts are cut with a marker, money to 6 decimals, currencies upper case, an empty status is UNKNOWN', async (t) => {
@@ -84,11 +84,11 @@ test('a write the database still refuses is shown on the order, and the rest of 
 test('entries of an order whose first record was refused do not fail the batch, except a buy intent', async (t) => {
   const db = await pg.database();
   const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql), orderRequests });
-  const context = { workflowId: 'mve-order-NEVER', environment: 'staging' as const, ticketId: 'NEVER' };
+  const inRun = (entries: JournalEntry[]) => new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-NEVER', runId: 'run-never' } }).run(recordJournal, { entries });
   // No "received" row: every write is refused, and so is recording the refusal; the batch still ends…
-  await t.notThrowsAsync(recordJournal({ ...context, entries: [{ type: 'note', seq: 1, at: Date.now(), actor: 'engine', message: 'hello' }] }));
+  await t.notThrowsAsync(inRun([{ type: 'note', seq: 1, at: Date.now(), actor: 'engine', message: 'hello' }]));
   // …but a buy intent that is not on record means the buy must not leave.
-  const refused = await t.throwsAsync(recordJournal({ ...context, entries: [{ type: 'buy-intent', seq: 2, at: Date.now(), attempt: 1 }] }), { instanceOf: ApplicationFailure });
+  const refused = await t.throwsAsync(inRun([{ type: 'buy-intent', seq: 2, at: Date.now(), attempt: 1 }]), { instanceOf: ApplicationFailure });
   t.is(refused?.type, 'BuyIntentRefused');
   const [row] = await db.sql`SELECT count(*)::int AS n FROM buy_attempts`;
   t.is(row!.n, 0);
@@ -118,10 +118,10 @@ test('a buy intent of another run is refused even while the first run\'s attempt
   const repository = createRepository(db.sql);
   const { recordJournal } = createRecordActivities({ repository, orderRequests });
   const request = checkOrderRequest(sydneyRequest('RUNS-1'), { kindMap: SIM_KIND_MAP }).request!;
-  const first = { workflowId: 'mve-order-RUNS-1', environment: 'staging' as const, ticketId: 'RUNS-1', runId: 'run-a' };
-  await recordJournal({ ...first, entries: [{ type: 'received', seq: 0, at: Date.now(), request }, { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] });
-  await t.notThrowsAsync(recordJournal({ ...first, entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), 'its own retry');
-  const refused = await t.throwsAsync(recordJournal({ ...first, runId: 'run-b', entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), { instanceOf: ApplicationFailure });
+  const inRun = (runId: string) => (input: JournalInput) => new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-RUNS-1', runId } }).run(recordJournal, input);
+  await inRun('run-a')({ entries: [{ type: 'received', seq: 0, at: Date.now(), request }, { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] });
+  await t.notThrowsAsync(inRun('run-a')({ entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), 'its own retry');
+  const refused = await t.throwsAsync(inRun('run-b')({ entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), { instanceOf: ApplicationFailure });
   t.is(refused?.type, 'BuyIntentRefused');
   const view = (await repository.getOrder('mve-order-RUNS-1'))!;
   t.is(view.order.runId, 'run-a');

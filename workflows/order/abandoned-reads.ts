@@ -1,7 +1,4 @@
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
-
-/** Runs recorded before this change ended CANCELLED on an abandoned read, and replay so. */
-export const RETRY_ABANDONED_READS_PATCH = 'retry-abandoned-reads';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 
 /**
  * Makes a read (a local activity: the policy, the approvers, the lookup, the validation) again when it comes back
@@ -15,7 +12,7 @@ export async function retryAbandoned<T>(read: () => Promise<T>): Promise<T> {
     try {
       return await read();
     } catch (error) {
-      if (!isCancellation(error) || CancellationScope.current().consideredCancelled || !patched(RETRY_ABANDONED_READS_PATCH)) throw error;
+      if (!isCancellation(error) || CancellationScope.current().consideredCancelled) throw error;
     }
   }
 }

@@ -1,7 +1,9 @@
 /**
  * How the order calls its activities. Reads are local activities: they run inside the workflow task that needs
  * them and cost one marker event each, not three events and a workflow task. So is the buy, which carries its
- * journal (see `buyingInTask`). The journal written alone, callbacks and the approvers' webhook are ordinary
+ * journal (see `buying`). Each API call is its own activity (the location, the image, the validation, the buy), so
+ * the history shows which ran, failed and was retried; each fetches or refreshes the API token itself, in the
+ * worker, so the token never enters history. The journal written alone, callbacks and the approvers' webhook are ordinary
  * activities: they must not hold a workflow task open while a database or a ticket system is slow for long — a
  * workflow task held open is one that times out under load.
  */
@@ -27,13 +29,9 @@ export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal' 
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/**
- * Lookups and validation (and, in one read, the policy with them): idempotent reads, retried with backoff (the activity
- * marks what is final). The policy's part never waits on the database, so the limit on attempts cannot fail an order
- * for a database that is down.
- */
+/** Lookups and validation: idempotent API reads, retried with backoff (the activity marks what is final). */
 export const reads = retryingAbandoned(
-  proxyLocalActivities<Pick<OrderActivities, 'readBeforeGate' | 'lookUpOrderTargets' | 'validateOrder'>>({
+  proxyLocalActivities<Pick<OrderActivities, 'lookUpLocation' | 'lookUpImage' | 'validateOrder'>>({
     startToCloseTimeout: '2 minutes',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
   }),
@@ -43,21 +41,13 @@ export const reads = retryingAbandoned(
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an
  * outcome; an activity that does not report (worker lost, timeout, no heartbeat) is an uncertain buy.
  *
- * In runs of `BUY_IN_WORKFLOW_TASK_PATCH` it runs in the workflow task that decided it, as a local activity: no
- * activity task and no second workflow task through the server. A local activity runs again when its workflow task
- * is retried (its worker was lost), and that cannot send twice: the buy claims its attempt in Postgres right before
- * sending, a claim succeeds once, and a run that finds its attempt claimed answers uncertain (`ranBefore`).
+ * It runs in the workflow task that decided it, as a local activity: no activity task and no second workflow task
+ * through the server. A local activity runs again when its workflow task is retried (its worker was lost), and that
+ * cannot send twice: the buy claims its attempt in Postgres right before sending, a claim succeeds once, and a run
+ * that finds its attempt claimed answers uncertain (`ranBefore`).
  */
-export const buyingInTask = proxyLocalActivities<Pick<OrderActivities, 'buyWithJournal'>>({
+export const buying = proxyLocalActivities<Pick<OrderActivities, 'buyOrder'>>({
   startToCloseTimeout: '3 minutes',
-  retry: { maximumAttempts: 1 },
-});
-
-/** The buy as an ordinary activity, in runs begun before `BUY_IN_WORKFLOW_TASK_PATCH`. */
-export const buying = proxyActivities<Pick<OrderActivities, 'buyOrder' | 'buyWithJournal'>>({
-  startToCloseTimeout: '3 minutes',
-  // The activity heartbeats every 5 s while its request is out: a worker lost mid-buy is noticed in 20 s.
-  heartbeatTimeout: '20 seconds',
   retry: { maximumAttempts: 1 },
 });
 

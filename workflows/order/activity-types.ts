@@ -30,6 +30,19 @@ export interface OrderTargets {
   warnings: string[];
 }
 
+/** What the location lookup found, with choices it made that a person should know of. */
+export interface LocationLookup {
+  location: ChosenLocation;
+  warnings: string[];
+}
+
+/** What the image lookup found: the image, the kind the request makes of it, and what a person should know. */
+export interface ImageLookup {
+  image: ChosenImage;
+  kind: string;
+  warnings: string[];
+}
+
 export interface QuoteRecord {
   monthlyRate: number;
   currency: string;
@@ -53,7 +66,7 @@ export type BuyOutcome =
       product: ProductRecord;
       traceId?: string;
       /**
-       * What the created MVE adds to the order's journal (`buyWithJournal` only): `written` says whether the
+       * What the created MVE adds to the order's journal: `written` says whether the
        * activity wrote it to Postgres.
        */
       journal?: { entries: JournalEntry[]; written: boolean };
@@ -66,7 +79,7 @@ export type BuyOutcome =
   | { outcome: 'uncertain'; error: ErrorSummary };
 
 /**
- * What `buyWithJournal` answers: an outcome, or that nothing was sent because the journal it was given (with the
+ * What the buy answers: an outcome, or that nothing was sent because the journal it was given (with the
  * attempt's intent) could not be written.
  */
 export type BuyAnswer = BuyOutcome | { outcome: 'unrecorded'; error: ErrorSummary };
@@ -99,10 +112,6 @@ export interface BuyTargets {
 export interface BuyInput {
   targets: BuyTargets;
   attempt: number;
-}
-
-/** `buyWithJournal`'s input: the buy's, with the journal it writes before it sends and the record of what it created. */
-export interface BuyWithJournalInput extends BuyInput {
   /**
    * The order's journal up to this attempt's intent: the activity writes it before the request can leave (the
    * write-ahead rule), so the record costs no activity of its own. Empty when the workflow wrote it already.
@@ -119,14 +128,6 @@ export interface BuyWithJournalInput extends BuyInput {
 export interface JournalInput {
   entries: JournalEntry[];
 }
-
-/**
- * The inputs as they were before the activities read the request by reference and their run from their
- * context. The frozen v1 workflow (workflows/order/legacy/) still schedules them, and an activity scheduled before
- * a deploy is retried after it with the input it was scheduled with: when these fields are there, they are used.
- */
-export type LegacyBuyInput = OrderContext & { request: OrderRequest; targets: OrderTargets; attempt: number };
-export type LegacyJournalInput = OrderContext & { ticketId: string; entries: JournalEntry[] };
 
 /** One line of the order's journal, written to Postgres in order and idempotently (key: workflowId + seq). */
 export type JournalEntry =
@@ -166,8 +167,8 @@ export type JournalEntry =
   | { type: 'note'; seq: number; at: number; actor: string; message: string; details?: Record<string, unknown> }
   /**
    * The approval policy that governs the order, as the workers hold it when the order starts: its rules are stored
-   * once per hash (by `loadApprovalPolicy`, before any order can name it). `policy` is only in entries of older
-   * inputs (see `LegacyJournalInput`), which carried the rules.
+   * once per hash (by `loadApprovalPolicy`, before any order can name it). `policy` is there when they could not be
+   * stored then (`GoverningPolicy.unstored`): the journal carries them instead.
    */
   | { type: 'policy'; seq: number; at: number; version: string; hash: string; policy?: ApprovalPolicy }
   | { type: 'buy-intent'; seq: number; at: number; attempt: number }
@@ -217,16 +218,6 @@ export interface GoverningPolicy {
   unstored?: boolean;
 }
 
-/** Which read of `readBeforeGate` failed, in its failure's details (`{ stage }`): the order's state when it ends. */
-export type FirstReadStage = 'policy' | 'lookup' | 'validation';
-
-/** Everything the gate needs the first time, read in one local activity: the policy, the targets and a quote. */
-export interface FirstRead {
-  governing: GoverningPolicy;
-  targets: OrderTargets;
-  quote: Omit<QuoteRecord, 'quotedAt'>;
-}
-
 /** What approvers are told when an order starts waiting for them, and at each reminder. */
 export interface ApproverMessage {
   workflowId: string;
@@ -250,30 +241,21 @@ export interface ApproverMessage {
 export interface OrderActivities {
   /**
    * The approval policy this worker enforces for the environment, read once when an order starts. Its rules are
-   * stored in Postgres (once per hash and worker process) before it answers.
+   * stored in Postgres (once per hash and worker process) before it answers; when the database does not answer, it
+   * answers at once with `unstored`, and the order's journal carries the rules.
    */
   loadApprovalPolicy(input: { environment: Environment }): Promise<GoverningPolicy>;
-  /**
-   * Used only by runs of the v1 workflow (workflows/order/legacy/): the API activities now fetch and refresh the
-   * token themselves. The token itself never leaves the worker process.
-   */
-  refreshApiToken(input: { environment: Environment }): Promise<void>;
-  /**
-   * The policy in force, the lookup and the first validation in one read (runs begun after the ONE_READ patch): one
-   * local activity and one workflow activation instead of three. Its failures say which read failed (`FirstReadStage`).
-   */
-  readBeforeGate(input: OrderContext & { request: OrderRequest }): Promise<FirstRead>;
-  lookUpOrderTargets(input: OrderContext & { request: OrderRequest }): Promise<OrderTargets>;
+  /** The location the request names, if the catalog sells MVEs there: a read of the API's locations. */
+  lookUpLocation(input: OrderContext & { request: OrderRequest }): Promise<LocationLookup>;
+  /** The image the request names in the size it asks for, and the appliance kind the request makes of it. */
+  lookUpImage(input: OrderContext & { request: OrderRequest }): Promise<ImageLookup>;
   validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<Omit<QuoteRecord, 'quotedAt'>>;
-  /** The buy of lean runs begun before `buyWithJournal` (their journal was written first) and of v1 runs. */
-  buyOrder(input: BuyInput | LegacyBuyInput): Promise<BuyOutcome>;
   /**
-   * The buy that writes the order's journal before it sends and records what it created. A type of its own, so a
-   * worker of before it fails the task instead of buying without writing the journal first.
+   * The buy, which writes the order's journal before it sends (the write-ahead rule) and records what it created.
    */
-  buyWithJournal(input: BuyWithJournalInput): Promise<BuyAnswer>;
+  buyOrder(input: BuyInput): Promise<BuyAnswer>;
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
-  recordJournal(input: JournalInput | LegacyJournalInput): Promise<void>;
+  recordJournal(input: JournalInput): Promise<void>;
   /**
    * For a buy activity that did not report back: ends the attempt as not created when its request never left (the
    * activity had not claimed it for sending) and answers true; false when it may have been sent.

@@ -4,7 +4,7 @@ import { approvalDeadline, reminderTimes, tallyVotes, type ApprovalTier } from '
 import { records } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { roundFacts } from './progress.js';
-import type { Ending, OrderRun } from './run.js';
+import type { Ending, GovernedRun } from './run.js';
 
 export interface RoundStart {
   tier: ApprovalTier;
@@ -18,7 +18,7 @@ export interface RoundStart {
  * with reminders on the policy's schedule. Without `start`, resumes the round the order carried into this run.
  * Votes arrive through the update handlers (handlers.ts), which add them to the round.
  */
-export async function awaitApproval(run: OrderRun, start?: RoundStart): Promise<Ending> {
+export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promise<Ending> {
   const { recorder, policy } = run;
   const { progress } = recorder;
   const { environment, requestedBy } = recorder.input.request;

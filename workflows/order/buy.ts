@@ -1,26 +1,13 @@
 import { condition, sleep } from '@temporalio/workflow';
-import type { BuyAnswer, BuyOutcome, BuyWithJournalInput, ProductRecord } from './activity-types.js';
-import { buying, buyingInTask, journaling } from './activities.js';
+import type { BuyAnswer, BuyOutcome, BuyInput, ProductRecord } from './activity-types.js';
+import { buying, journaling } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
 import { summarise } from './failures.js';
 import { currentQuote } from './progress.js';
 import { ENGINE } from './recorder.js';
 import type { OrderRun } from './run.js';
 
-/**
- * Marks runs whose buy activity writes the journal (its write-ahead record) itself before it sends and records what
- * it created: two activities and two workflow tasks fewer. Asked when the run starts (`OrderRun.buyWritesAhead`);
- * runs without it write the journal with its own activity first.
- */
-export const BUY_WRITES_AHEAD_PATCH = 'buy-writes-ahead';
-
-/**
- * Marks runs whose buy runs in the workflow task that decided it (a local activity, `buyingInTask`): an auto-approved
- * order is then one workflow task. It implies the patches before it (see `versionOfRun` in workflow.ts).
- */
-export const BUY_IN_WORKFLOW_TASK_PATCH = 'buy-in-workflow-task';
-
-/** The entries a buy writes for a created MVE (`BuyWithJournalInput.recordCreated`): its outcome, the product, the move to BOUGHT. */
+/** The entries a buy writes for a created MVE (`BuyInput.recordCreated`): its outcome, the product, the move to BOUGHT. */
 const CREATED_RECORD_ENTRIES = 3;
 
 /** How a buy ended: bought, failed for good, or provably not carried out after an uncertain attempt (validate again). */
@@ -36,11 +23,11 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
     const attempt = ++progress.buyAttempts;
     recorder.record({ type: 'buy-intent', attempt });
     // The buy records a created MVE itself (its outcome, the product, the move to BOUGHT), numbered on from here.
-    const recordCreated = run.buyWritesAhead ? { seq: recorder.reserve(CREATED_RECORD_ENTRIES), actor: ENGINE } : undefined;
+    const recordCreated = { seq: recorder.reserve(CREATED_RECORD_ENTRIES), actor: ENGINE };
     let outcome: BuyOutcome;
     try {
       // The attempt is in Postgres before the request can leave.
-      outcome = recordCreated ? await buyWritingAhead(run, attempt, recordCreated) : await buyAfterJournal(run, attempt);
+      outcome = await buyWritingAhead(run, attempt, recordCreated);
     } catch (error) {
       recorder.release();
       // The records refuse the attempt (they hold it already, from another run): buying could buy twice.
@@ -85,7 +72,7 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
  * The buy activity writes the journal before it sends, and records a created MVE; when it did not write the journal,
  * the journal is written first and the buy sent after.
  */
-async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: BuyWithJournalInput['recordCreated']): Promise<BuyOutcome> {
+async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: BuyInput['recordCreated']): Promise<BuyOutcome> {
   let lost: LostBuy | undefined;
   let sent: Awaited<ReturnType<typeof attemptBuy>>;
   try {
@@ -117,34 +104,24 @@ async function settleLostBuy(attempt: number, lost: LostBuy): Promise<BuyOutcome
   return { outcome: 'not-created', retryable: true, error: { type: 'BuyNotSent', message: `${lost.error.message}; its request never left` } };
 }
 
-/** Runs begun before `BUY_WRITES_AHEAD_PATCH`: the journal's activity, then the buy. */
-async function buyAfterJournal(run: OrderRun, attempt: number): Promise<BuyOutcome> {
-  await run.recorder.writeAhead();
-  const { answer } = await attemptBuy(run, attempt);
-  // buyOrder has no journal to write: it never answers 'unrecorded'.
-  return answer as BuyOutcome;
-}
-
 /** What a buy activity that did not report back comes to, unless its request provably never left. */
 type LostBuy = Extract<BuyOutcome, { outcome: 'uncertain' }>;
 
 /**
- * One buy request: with `withJournal`, the activity that writes the journal before it sends and records what it
- * created. `reported` is false when the activity did not report back (worker lost, timed out).
+ * One buy request, by the activity that writes the journal before it sends and records what it created. It runs in
+ * the workflow task that decided it (see `buying`). `reported` is false when it did not report back (timed out).
  */
 async function attemptBuy(
   run: OrderRun,
   attempt: number,
-  withJournal?: Pick<BuyWithJournalInput, 'journal' | 'recordCreated'>,
+  withJournal: Pick<BuyInput, 'journal' | 'recordCreated'>,
 ): Promise<{ reported: true; answer: BuyAnswer } | { reported: false; answer: LostBuy }> {
   const { location, image } = run.recorder.progress.targets!;
   // What building the buy needs, and no more: the activity reads the request from this run's start input (history
   // holds it once) and knows its run from its context.
   const targets = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
   try {
-    const answer = !withJournal
-      ? await buying.buyOrder({ targets, attempt })
-      : await (run.buyInWorkflowTask ? buyingInTask : buying).buyWithJournal({ targets, attempt, ...withJournal });
+    const answer = await buying.buyOrder({ targets, attempt, ...withJournal });
     return { reported: true, answer };
   } catch (error) {
     return { reported: false, answer: { outcome: 'uncertain', error: summarise(error, 'the buy activity did not report back (worker lost or timed out)') } };

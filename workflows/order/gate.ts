@@ -1,22 +1,19 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
-import type { FirstRead, FirstReadStage, QuoteRecord } from './activity-types.js';
+import { CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
+import type { OrderTargets, QuoteRecord } from './activity-types.js';
 import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../../domain/approval/index.js';
 import { reads } from './activities.js';
 import { awaitApproval } from './approval-round.js';
 import { summarise } from './failures.js';
-import { adoptPolicy, policyRefused } from './policy.js';
 import { currentQuote } from './progress.js';
 import { ENGINE } from './recorder.js';
-import type { Ending, OrderRun } from './run.js';
-
-type Validated = FirstRead['quote'];
+import type { Ending, GovernedRun, OrderRun } from './run.js';
 
 /**
- * Everything before the buy, in a scope a cancel can end: the first read (the policy, the lookup and the validation
- * in one, in runs of the one read; else the lookup), validations and the approval gate, until the quote to buy is
- * approved and fresh. `resumeRound` resumes an approval round carried over from the order's previous run.
+ * Everything before the buy, in a scope a cancel can end: the lookups, validations and the approval gate, until the
+ * quote to buy is approved and fresh. `resumeRound` resumes an approval round carried over from the order's previous
+ * run.
  */
-export async function passGate(run: OrderRun, resumeRound: boolean): Promise<Ending> {
+export async function passGate(run: GovernedRun, resumeRound: boolean): Promise<Ending> {
   const { recorder, inbox } = run;
   const scope = new CancellationScope();
   inbox.beforeBuy = scope;
@@ -38,10 +35,9 @@ export async function passGate(run: OrderRun, resumeRound: boolean): Promise<End
   }
 }
 
-async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<Ending> {
-  const { recorder } = run;
+async function reachApprovedQuote(run: GovernedRun, resumeRound: boolean): Promise<Ending> {
+  const { recorder, policy } = run;
   const { progress } = recorder;
-  const { request } = recorder.input;
   // The price charged must be the price approved: a quote is bought only straight after the validate that gave
   // it, with no wait between (an approval round, an uncertain buy resolved); after any wait it is validated again.
   let validatedSinceWait = false;
@@ -49,28 +45,17 @@ async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<
     const ending = await awaitApproval(run);
     if (ending) return ending;
   }
-  let firstQuote: Validated | undefined;
   if (!progress.targets) {
     recorder.moveTo('LOOKING_UP', ENGINE, 'looking up the location and the image');
-    if (progress.governing) {
-      progress.targets = await reads.lookUpOrderTargets({ ...orderContext(run), request });
-    } else {
-      const first = await readBeforeGate(run);
-      if (first.ending) return first.ending;
-      progress.targets = first.read.targets;
-      firstQuote = first.read.quote;
-    }
+    progress.targets = await lookUp(run);
     for (const warning of progress.targets.warnings) recorder.note(ENGINE, warning);
   }
-  // Read only now: a run of the one read has its policy from that read.
-  const { policy } = run;
   for (;;) {
     const approved = progress.approved;
     const latest = currentQuote(progress);
     if (approved && latest && validatedSinceWait && !isQuoteStale(policy, latest.quotedAt, Date.now())) return undefined;
     const reason = approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API';
-    const current = firstQuote ? takeValidation(run, reason, firstQuote) : await validate(run, reason);
-    firstQuote = undefined;
+    const current = await validate(run, reason);
     validatedSinceWait = true;
     if (approved) {
       const decision = requoteDecision(policy, approved, current);
@@ -99,51 +84,34 @@ async function reachApprovedQuote(run: OrderRun, resumeRound: boolean): Promise<
   }
 }
 
+/**
+ * The location and the image, looked up side by side (one API read each, each its own local activity). When both
+ * fail, the order fails with the location's failure and notes the image's.
+ */
+async function lookUp(run: OrderRun): Promise<OrderTargets> {
+  const input = { ...orderContext(run), request: run.recorder.input.request };
+  const [location, image] = await Promise.allSettled([reads.lookUpLocation(input), reads.lookUpImage(input)]);
+  if (location.status === 'rejected') {
+    if (image.status === 'rejected') run.recorder.note(ENGINE, `the image could not be looked up either: ${summarise(image.reason, 'the image lookup failed').message}`);
+    throw location.reason;
+  }
+  if (image.status === 'rejected') throw image.reason;
+  return {
+    location: location.value.location,
+    image: image.value.image,
+    kind: image.value.kind,
+    warnings: [...location.value.warnings, ...image.value.warnings],
+  };
+}
+
 /** Validates the order with the API and records the quote. */
 async function validate(run: OrderRun, reason: string): Promise<QuoteRecord> {
   const { recorder } = run;
   recorder.moveTo('VALIDATING', ENGINE, reason);
-  return recordQuote(run, await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! }));
-}
-
-/** Takes the validation the first read made, as `validate` would have made it (without an await: see `receive` in workflow.ts). */
-function takeValidation(run: OrderRun, reason: string, validated: Validated): QuoteRecord {
-  run.recorder.moveTo('VALIDATING', ENGINE, reason);
-  return recordQuote(run, validated);
-}
-
-function recordQuote(run: OrderRun, validated: Validated): QuoteRecord {
+  const validated = await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! });
   const quote: QuoteRecord = { ...validated, quotedAt: Date.now() };
-  run.recorder.recordQuote(quote);
+  recorder.recordQuote(quote);
   return quote;
-}
-
-/**
- * The first read of a run of the one read: the policy, the targets and a quote. A failed read leaves the order in the
- * state of the read that failed (the validation moves it to VALIDATING first); the gate's caller words the failure.
- */
-async function readBeforeGate(run: OrderRun): Promise<{ read: FirstRead; ending?: undefined } | { ending: NonNullable<Ending> }> {
-  const { recorder } = run;
-  let read: FirstRead;
-  try {
-    read = await reads.readBeforeGate({ ...orderContext(run), request: recorder.input.request });
-  } catch (error) {
-    const stage = failedStage(error);
-    if (stage === 'policy') return { ending: policyRefused(run, summarise(error, 'the policy could not be read').message) };
-    if (stage === 'validation') recorder.moveTo('VALIDATING', ENGINE, 'validating the order with the API');
-    throw error;
-  }
-  const ending = adoptPolicy(run, read.governing);
-  return ending ? { ending } : { read };
-}
-
-/** Which read of the first read failed, from its failure's details (set by the activity). */
-function failedStage(error: unknown): FirstReadStage | undefined {
-  let cause: unknown = error;
-  while (cause instanceof ActivityFailure && cause.cause) cause = cause.cause;
-  if (!(cause instanceof ApplicationFailure)) return undefined;
-  const details = cause.details?.[0] as { stage?: FirstReadStage } | undefined;
-  return details?.stage;
 }
 
 export function orderContext(run: OrderRun) {

@@ -7,21 +7,7 @@ import type { OrderWorkflowOptions } from './types.js';
 /** What every step of one run of the order works with. */
 export interface OrderRun {
   recorder: OrderRecorder;
-  /**
-   * The workers' policy for the order's environment, read once when the order began: in runs of the one read, with
-   * its first quote (until then unset, and `recorder.progress.governing` too).
-   */
-  policy: ApprovalPolicy;
   options: Required<OrderWorkflowOptions>;
-  /**
-   * Whether the buy writes the journal itself (`BUY_WRITES_AHEAD_PATCH`), decided once when the run starts: a patch
-   * asked at the buy could be answered differently on replay when a local activity ends near a workflow task's end.
-   */
-  buyWritesAhead: boolean;
-  /** Whether the policy, the lookup and the first validation are one read (`ONE_READ_PATCH`), decided when the run starts. */
-  oneReadBeforeGate: boolean;
-  /** Whether the buy runs in its workflow task (`BUY_IN_WORKFLOW_TASK_PATCH`), decided when the run starts. */
-  buyInWorkflowTask: boolean;
   /** What people asked for and the flow has not yet acted on (set by the update handlers). */
   inbox: {
     cancel?: CancelInput;
@@ -29,6 +15,14 @@ export interface OrderRun {
     /** The scope of everything before the buy: a cancel cancels it. */
     beforeBuy?: CancellationScope;
   };
+}
+
+/**
+ * A run whose approval policy is known: the workers' policy for the order's environment, read when the order began
+ * (its first step) and carried across continue-as-new. Everything from the gate on decides by it.
+ */
+export interface GovernedRun extends OrderRun {
+  policy: ApprovalPolicy;
 }
 
 /** The end of an order before buying; `undefined` means the order may go on to buy. */

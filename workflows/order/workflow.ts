@@ -1,59 +1,37 @@
-import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
-import { parseApprovalPolicy } from '../../domain/approval/index.js';
-import { records } from './activities.js';
-import { buy, BUY_IN_WORKFLOW_TASK_PATCH, BUY_WRITES_AHEAD_PATCH, settleUncertainBuy, type BuyResult } from './buy.js';
-import { messageOf } from './failures.js';
+import { CancellationScope, workflowInfo } from '@temporalio/workflow';
+import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
 import { passGate } from './gate.js';
-import { adoptPolicy, policyRefused } from './policy.js';
+import { readPolicy, resumePolicy } from './policy.js';
 import { installHandlers } from './handlers.js';
-import { orderWorkflowV1 } from './legacy/v1-workflow.js';
 import { currentQuote, newProgress } from './progress.js';
 import { ENGINE, OrderRecorder } from './recorder.js';
-import { withDefaults, type Ending, type OrderRun } from './run.js';
+import { withDefaults, type Ending, type GovernedRun, type OrderRun } from './run.js';
 import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from './search-attributes.js';
 import type { OrderOutcome, OrderWorkflowInput } from './types.js';
 
 export type { OrderOutcome, OrderWorkflowInput, OrderWorkflowOptions } from './types.js';
 
-/** Marks runs of the lean order; runs without it began before the cut-over and finish on the frozen v1 code. */
-export const LEAN_ORDER_PATCH = 'lean-order';
-
 /**
- * Marks runs whose policy, lookup and first validation are one local activity (gate.ts); older runs make three. It
- * implies the patches before it, which such runs therefore never ask (see `versionOfRun`); so does the newer
- * `BUY_IN_WORKFLOW_TASK_PATCH`, which implies this one.
+ * One workflow per ticket: read the policy, look up, validate, gate on the quote, buy once, record everything.
+ *
+ * This is the order's one version. From 1.0 on, every change to what this code does on replay is made behind a
+ * `patched()` asked once as the run starts, with a replay test of histories recorded before it (see
+ * docs/order-workflow.md, "Changing the workflow").
  */
-export const ONE_READ_PATCH = 'one-read-before-gate';
-
-/**
- * Which version of the order this run follows, from the patches it began with, asked once as the run starts (a
- * patch asked later could be answered differently on replay). The newest is asked first: a run begun on this code
- * then carries its marker alone, and not the two before it with their TemporalChangeVersion upserts (four history
- * events). A run begun earlier has no such marker, and its own markers answer the older patches as they did.
- */
-function versionOfRun(): 'v1' | Pick<OrderRun, 'buyWritesAhead' | 'oneReadBeforeGate' | 'buyInWorkflowTask'> {
-  if (patched(BUY_IN_WORKFLOW_TASK_PATCH)) return { buyWritesAhead: true, oneReadBeforeGate: true, buyInWorkflowTask: true };
-  if (patched(ONE_READ_PATCH)) return { buyWritesAhead: true, oneReadBeforeGate: true, buyInWorkflowTask: false };
-  if (!patched(LEAN_ORDER_PATCH)) return 'v1';
-  return { buyWritesAhead: patched(BUY_WRITES_AHEAD_PATCH), oneReadBeforeGate: false, buyInWorkflowTask: false };
-}
-
-/** One workflow per ticket: look up, validate, gate on the quote, buy once, record everything. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> {
-  const version = versionOfRun();
-  if (version === 'v1') return orderWorkflowV1(input);
   const info = workflowInfo();
   const recorder = new OrderRecorder(input, input.carried ?? newProgress(), { workflowId: info.workflowId, runId: info.firstExecutionRunId });
-  const run: OrderRun = { recorder, policy: undefined!, options: withDefaults(input.options), ...version, inbox: {} };
+  const run: OrderRun = { recorder, options: withDefaults(input.options), inbox: {} };
   installHandlers(run);
 
+  let governed: GovernedRun;
   if (input.carried) {
-    run.policy = parseApprovalPolicy(recorder.progress.governing!.policy);
-    recorder.listenForApprovers();
+    governed = resumePolicy(run, recorder.progress.governing!);
   } else {
     receive(run);
-    const ending = run.oneReadBeforeGate ? undefined : await readPolicy(run);
-    if (ending) return finish(run, ending);
+    const adopted = await readPolicy(run);
+    if ('ending' in adopted) return finish(run, adopted.ending);
+    governed = adopted.governed;
   }
 
   // The story: pass the gate (lookup, validation, approval), then buy; an uncertain buy that ops say was not
@@ -64,7 +42,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
     if (settled !== 'revalidate') return finishBuy(run, settled);
   }
   for (;;) {
-    const ending = await passGate(run, resumeRound);
+    const ending = await passGate(governed, resumeRound);
     resumeRound = false;
     if (ending) return finish(run, ending);
     // From the buy on, nothing is cancellable: the buy, and the records of what it did (one scope for both).
@@ -94,21 +72,6 @@ function receive(run: OrderRun): void {
   recorder.record({ type: 'received' });
   progress.timeline.push({ seq: progress.seq, at: new Date(Date.now()).toISOString(), state: progress.state, actor: request.requestedBy, reason: 'order received' });
   recorder.notify('received', 'order received');
-}
-
-/**
- * Runs begun before the one read read the workers' policy first, which governs the order to its end (the one read
- * brings it with the first quote: gate.ts).
- */
-async function readPolicy(run: OrderRun): Promise<Ending> {
-  const { request } = run.recorder.input;
-  let governing;
-  try {
-    governing = await records.loadApprovalPolicy({ environment: request.environment });
-  } catch (error) {
-    return policyRefused(run, messageOf(error));
-  }
-  return adoptPolicy(run, governing);
 }
 
 function finishBuy(run: OrderRun, result: Exclude<BuyResult, 'revalidate'>): Promise<OrderOutcome> {

@@ -43,26 +43,13 @@ test.serial('lookup, validation and the approvers are local activities; the jour
     return handle.fetchHistory();
   });
   const { ordinary, local } = activityKinds(history);
-  t.deepEqual([...local].sort(), ['loadApprovers', 'lookUpOrderTargets', 'validateOrder']);
+  t.deepEqual([...local].sort(), ['loadApprovers', 'lookUpImage', 'lookUpLocation', 'validateOrder']);
   t.deepEqual([...ordinary].sort(), ['notifyTicketSystem', 'recordJournal']);
-});
-
-test.serial('one read: the policy, the lookup and the first validation are one local activity; a re-validation is its own', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
-  const history = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('A-3'), governing: governing(), oneRead: true });
-    await waitFor(async () => ((await handle.query(progressQuery).catch(() => undefined))?.round ? true : undefined));
-    await handle.executeUpdate(testVote, { args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }] });
-    await handle.result();
-    return handle.fetchHistory();
-  });
-  const { local } = activityKinds(history);
-  t.deepEqual([...local].sort(), ['loadApprovers', 'readBeforeGate', 'validateOrder']);
 });
 
 test.serial('the buy runs in the workflow task that decided it (a local activity) and Temporal never runs it twice', async (t) => {
   const fake = fakeActivities({
-    buyWithJournal: [
+    buyOrder: [
       () => {
         throw new Error('worker lost the connection');
       },
@@ -81,10 +68,10 @@ test.serial('the buy runs in the workflow task that decided it (a local activity
     return handle.fetchHistory();
   });
   const { ordinary, local } = activityKinds(history);
-  t.true(local.has('buyWithJournal'));
-  t.false(ordinary.has('buyWithJournal'), 'no activity task of its own');
+  t.true(local.has('buyOrder'));
+  t.false(ordinary.has('buyOrder'), 'no activity task of its own');
   // A buy that failed is not run again by Temporal: its attempt is settled (closed as never sent here) and the next
   // attempt is a new buy.
-  t.deepEqual(fake.callsOf('buyWithJournal').map((call) => call.input.attempt), [1, 2]);
+  t.deepEqual(fake.callsOf('buyOrder').map((call) => call.input.attempt), [1, 2]);
   t.is(fake.callsOf('closeUnsentBuy').length, 1);
 });

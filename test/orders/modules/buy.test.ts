@@ -48,7 +48,7 @@ async function inState(handle: WorkflowHandle, state: OrderProgress['state']) {
 /** The buyOrder call of `attempt` that carried its intent (the activity writes its journal before it sends). */
 function intentCarrier(fake: Fake, attempt: number) {
   return fake
-    .callsOf('buyWithJournal')
+    .callsOf('buyOrder')
     .find((call) => call.input.attempt === attempt && call.input.journal.some((entry) => entry.type === 'buy-intent' && entry.attempt === attempt));
 }
 
@@ -61,7 +61,7 @@ test.serial('write-ahead: the buy carries the journal up to its intent, to write
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-1')).result());
   t.is(outcome.result, 'bought');
 
-  const [order] = fake.callsOf('buyWithJournal');
+  const [order] = fake.callsOf('buyOrder');
   const { journal } = order!.input;
   t.deepEqual(
     journal.map((entry) => (entry.type === 'transition' ? `${entry.from}->${entry.to}` : entry.type)),
@@ -76,11 +76,11 @@ test.serial('write-ahead: the buy carries the journal up to its intent, to write
 });
 
 test.serial('a buy that could not write its journal sent nothing: the journal is written by its own activity, then the same attempt is bought', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [UNRECORDED, BOUGHT] });
+  const fake = fakeActivities({ buyOrder: [UNRECORDED, BOUGHT] });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-1U')).result());
   t.is(outcome.result, 'bought');
   t.is(outcome.progress.buyAttempts, 1, 'nothing was sent, so no attempt was spent');
-  const [first, second] = fake.callsOf('buyWithJournal');
+  const [first, second] = fake.callsOf('buyOrder');
   const journalCall = fake.callsOf('recordJournal').find((call) => intents(call.input.entries).length > 0)!;
   t.true(first!.n < journalCall.n && journalCall.endedAt! <= second!.startedAt, 'the journal was written between the two');
   t.deepEqual(second!.input, { targets: TARGETS_SENT, attempt: 1, journal: [], recordCreated: { seq: 10, actor: 'engine' } }, 'the second buy carries no journal: it is written');
@@ -107,7 +107,7 @@ test.serial('a created MVE is recorded by the buy itself: no journal activity af
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-2R')).result());
   t.is(outcome.result, 'bought');
   t.deepEqual(fake.callsOf('recordJournal'), [], 'the buy wrote the journal before it sent and the record of what it created after');
-  const [order] = fake.callsOf('buyWithJournal');
+  const [order] = fake.callsOf('buyOrder');
   t.deepEqual(order!.input.recordCreated, { seq: 10, actor: 'engine' }, 'numbered on from the intent (10)');
   const bought = outcome.progress.timeline.at(-1)!;
   const created = order!.answer?.outcome === 'created' ? order!.answer.journal!.entries : [];
@@ -117,7 +117,7 @@ test.serial('a created MVE is recorded by the buy itself: no journal activity af
 });
 
 test.serial('a created MVE the buy could not record is journaled by the workflow', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [(input) => BOUGHT(input, false)] });
+  const fake = fakeActivities({ buyOrder: [(input) => BOUGHT(input, false)] });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-2W')).result());
   t.is(outcome.result, 'bought');
   const [journal] = fake.callsOf('recordJournal');
@@ -127,7 +127,7 @@ test.serial('a created MVE the buy could not record is journaled by the workflow
 
 test.serial('a note made while the buy is out is numbered past the numbers the buy reserved for its record', async (t) => {
   const fake = fakeActivities({
-    buyWithJournal: [
+    buyOrder: [
       async (input) => {
         await new Promise((resolve) => setTimeout(resolve, 500));
         return BOUGHT(input);
@@ -146,7 +146,7 @@ test.serial('a note made while the buy is out is numbered past the numbers the b
 });
 
 test.serial('a buy that creates nothing gives its reserved numbers back: the record goes on without a gap', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [notCreated(false, 'the API refused the order: 400 invalid vnic')] });
+  const fake = fakeActivities({ buyOrder: [notCreated(false, 'the API refused the order: 400 invalid vnic')] });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-2G')).result());
   t.is(outcome.result, 'failed');
   const seqs = fake.written().map((entry) => entry.seq);
@@ -154,13 +154,13 @@ test.serial('a buy that creates nothing gives its reserved numbers back: the rec
 });
 
 test.serial('a buy not carried out but retryable is retried with growing backoff, up to maxBuyAttempts, then FAILED', async (t) => {
-  const fake = fakeActivities({}, { buyWithJournal: notCreated(true) });
+  const fake = fakeActivities({}, { buyOrder: notCreated(true) });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-3', { maxBuyAttempts: 4 })).result());
   t.is(outcome.result, 'failed');
   t.is(outcome.progress.state, 'FAILED');
   t.is(outcome.progress.timeline.at(-1)?.reason, 'the buy was not carried out: the API said 429');
   t.is(outcome.progress.buyAttempts, 4);
-  t.deepEqual(fake.callsOf('buyWithJournal').map((call) => call.input.attempt), [1, 2, 3, 4]);
+  t.deepEqual(fake.callsOf('buyOrder').map((call) => call.input.attempt), [1, 2, 3, 4]);
 
   const written = fake.written();
   const at = intents(written).map((entry) => entry.at);
@@ -176,7 +176,7 @@ test.serial('a buy not carried out but retryable is retried with growing backoff
 });
 
 test.serial('a retry waits as long as the API asked (retryAfterMs), then buys', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [notCreated(true, 'the API said 429', 30_000), BOUGHT] });
+  const fake = fakeActivities({ buyOrder: [notCreated(true, 'the API said 429', 30_000), BOUGHT] });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-4')).result());
   t.is(outcome.result, 'bought');
   t.is(outcome.progress.buyAttempts, 2);
@@ -186,10 +186,10 @@ test.serial('a retry waits as long as the API asked (retryAfterMs), then buys', 
 });
 
 test.serial('a buy not carried out and not retryable ends FAILED at once', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [notCreated(false, 'the API refused the order: 400 invalid vnic')] });
+  const fake = fakeActivities({ buyOrder: [notCreated(false, 'the API refused the order: 400 invalid vnic')] });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-5', { maxBuyAttempts: 6 })).result());
   t.is(outcome.result, 'failed');
-  t.is(fake.callsOf('buyWithJournal').length, 1);
+  t.is(fake.callsOf('buyOrder').length, 1);
   t.is(outcome.progress.timeline.at(-1)?.reason, 'the buy was not carried out: the API refused the order: 400 invalid vnic');
   t.like(outcome.progress.lastError, { type: 'Refused', message: 'the API refused the order: 400 invalid vnic' });
 });
@@ -198,14 +198,14 @@ test.serial('a buy intent the records refuse ends FAILED and nothing is sent', a
   const refusal = refuse('the record of journal entry 10 (buy-intent) was refused: buy attempt 1 of this order already ended as created', 'BuyIntentRefused');
   // As the real activity does: the refused intent is not written, so nothing is sent; the workflow writes the journal
   // itself, and the records refuse it again, for good.
-  const fake = fakeActivities({ buyWithJournal: [{ outcome: 'unrecorded', error: { type: 'BuyIntentRefused', message: 'refused' } }] }, {
+  const fake = fakeActivities({ buyOrder: [{ outcome: 'unrecorded', error: { type: 'BuyIntentRefused', message: 'refused' } }] }, {
     recordJournal: (input) => {
       if (input.entries.some((entry) => entry.type === 'buy-intent')) refusal();
     },
   });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-6')).result());
   t.is(outcome.result, 'failed');
-  t.is(fake.callsOf('buyWithJournal').length, 1, 'one buy, which sent nothing');
+  t.is(fake.callsOf('buyOrder').length, 1, 'one buy, which sent nothing');
   t.is(outcome.progress.state, 'FAILED');
   t.regex(outcome.progress.timeline.at(-1)!.reason, /^not buying: the record of journal entry 10 \(buy-intent\) was refused/);
   t.is(outcome.progress.lastError?.type, 'BuyIntentRefused');
@@ -213,7 +213,7 @@ test.serial('a buy intent the records refuse ends FAILED and nothing is sent', a
 });
 
 test.serial('an uncertain buy waits in BUY_UNCERTAIN, reminding ops every buyUncertainReminderMs, until ops say it was created: bought', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [uncertain()] });
+  const fake = fakeActivities({ buyOrder: [uncertain()] });
   const outcome = await env.withWorker(fake, async (start) => {
     const handle = await startBuy(start, 'B-7', { buyUncertainReminderMs: HOUR });
     const parked = await inState(handle, 'BUY_UNCERTAIN');
@@ -224,7 +224,7 @@ test.serial('an uncertain buy waits in BUY_UNCERTAIN, reminding ops every buyUnc
     return handle.result();
   });
   t.is(outcome.result, 'bought');
-  t.is(fake.callsOf('buyWithJournal').length, 1, 'an uncertain buy is never retried');
+  t.is(fake.callsOf('buyOrder').length, 1, 'an uncertain buy is never retried');
   t.deepEqual(outcome.progress.product, { technicalServiceUid: UID, provisioningStatus: 'UNKNOWN' });
   t.deepEqual(outcome.progress.timeline.map((line) => [line.state, line.actor]), [['BUYING', 'engine'], ['BUY_UNCERTAIN', 'engine'], ['BOUGHT', 'olga']]);
   t.is(outcome.progress.timeline.at(-1)?.reason, 'seen in the portal');
@@ -246,7 +246,7 @@ test.serial('an uncertain buy waits in BUY_UNCERTAIN, reminding ops every buyUnc
 });
 
 test.serial('an uncertain buy ops say was not created returns "revalidate", still in BUY_UNCERTAIN for the gate', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [uncertain()] });
+  const fake = fakeActivities({ buyOrder: [uncertain()] });
   const outcome = await env.withWorker(fake, async (start) => {
     const handle = await startBuy(start, 'B-8', { buyUncertainReminderMs: HOUR });
     await inState(handle, 'BUY_UNCERTAIN');
@@ -255,7 +255,7 @@ test.serial('an uncertain buy ops say was not created returns "revalidate", stil
   });
   t.is(outcome.result, 'revalidate');
   t.is(outcome.progress.state, 'BUY_UNCERTAIN');
-  t.is(fake.callsOf('buyWithJournal').length, 1);
+  t.is(fake.callsOf('buyOrder').length, 1);
   const written = fake.written();
   t.like(entriesOf(written, 'buy-outcome').at(-1), { attempt: 1, outcome: 'not-created', resolvedBy: 'olga' });
   t.true(entriesOf(written, 'note').some((note) => note.actor === 'olga' && note.message === 'resolved: the MVE was not created (nothing in the portal)'));
@@ -263,7 +263,7 @@ test.serial('an uncertain buy ops say was not created returns "revalidate", stil
 
 test.serial('a buy activity that fails without reporting an outcome is uncertain, never retried', async (t) => {
   const fake = fakeActivities({
-    buyWithJournal: [
+    buyOrder: [
       () => {
         throw new Error('worker lost the connection');
       },
@@ -277,17 +277,17 @@ test.serial('a buy activity that fails without reporting an outcome is uncertain
     return handle.result();
   });
   t.is(outcome.result, 'revalidate');
-  t.is(fake.callsOf('buyWithJournal').length, 1);
+  t.is(fake.callsOf('buyOrder').length, 1);
   t.deepEqual(fake.callsOf('closeUnsentBuy').map((call) => call.input), [{ attempt: 1 }], 'asked whether its request left: it may have');
   // It may not have written its journal: the workflow wrote it, so the intent is in the records whatever happened.
   const rewritten = fake.callsOf('recordJournal').find((call) => intents(call.input.entries).length > 0);
   t.deepEqual(rewritten && intents(rewritten.input.entries).map((entry) => entry.attempt), [1]);
-  t.true(rewritten!.n > fake.callsOf('buyWithJournal')[0]!.n);
+  t.true(rewritten!.n > fake.callsOf('buyOrder')[0]!.n);
 });
 
 test.serial('a buy activity lost before its request left is closed as not created and bought with a new attempt', async (t) => {
   const fake = fakeActivities({
-    buyWithJournal: [
+    buyOrder: [
       () => {
         throw new Error('worker lost the connection');
       },
@@ -296,7 +296,7 @@ test.serial('a buy activity lost before its request left is closed as not create
   });
   const outcome = await env.withWorker(fake, async (start) => (await startBuy(start, 'B-9N')).result());
   t.is(outcome.result, 'bought');
-  t.deepEqual(fake.callsOf('buyWithJournal').map((call) => call.input.attempt), [1, 2]);
+  t.deepEqual(fake.callsOf('buyOrder').map((call) => call.input.attempt), [1, 2]);
   const written = fake.written();
   t.like(entriesOf(written, 'buy-outcome')[0], { attempt: 1, outcome: 'not-created', error: { type: 'BuyNotSent', message: 'worker lost the connection; its request never left' } });
   t.true(entriesOf(written, 'note').some((note) => note.message === 'buy attempt 1 was not carried out (BuyNotSent); trying again in 2 s'));
@@ -308,7 +308,7 @@ test.serial('a buy activity lost before its request left is closed as not create
 test.serial('a lost buy whose journal the records then refuse (it may have recorded what it bought) is uncertain, not failed', async (t) => {
   const fake = fakeActivities(
     {
-      buyWithJournal: [
+      buyOrder: [
         () => {
           throw new Error('worker lost after the buy');
         },
@@ -342,7 +342,7 @@ test.serial('an uncertain buy carried into a new run (settleUncertainBuy alone) 
     return handle.result();
   });
   t.is(outcome.result, 'bought');
-  t.is(fake.callsOf('buyWithJournal').length, 0, 'nothing bought again');
+  t.is(fake.callsOf('buyOrder').length, 0, 'nothing bought again');
   t.deepEqual(outcome.progress.product, { technicalServiceUid: UID, provisioningStatus: 'LIVE' });
   t.is(outcome.progress.timeline.at(-1)?.reason, `created ${UID} (LIVE)`);
   t.true(entriesOf(fake.written(), 'note').some((note) => note.message.startsWith('reminder 6:')));

@@ -128,8 +128,8 @@ test.serial('an order waiting in an approval round continues as new, carrying it
     t.is(decided.state, 'APPROVED');
     const outcome = await client.workflow.getHandle(workflowId).result();
     t.is(outcome.state, 'BOUGHT');
-    t.is(fake.callsOf('buyWithJournal').length, 1);
-    t.is(fake.callsOf('lookUpOrderTargets').length, 1, 'not looked up again in the new run');
+    t.is(fake.callsOf('buyOrder').length, 1);
+    t.is(fake.callsOf('lookUpLocation').length, 1, 'not looked up again in the new run');
     t.is(fake.callsOf('loadApprovalPolicy').length, 1, 'the governing policy is carried, not read again');
 
     const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
@@ -152,7 +152,7 @@ test.serial('an order waiting in an approval round continues as new, carrying it
 });
 
 test.serial('an order in BUY_UNCERTAIN continues as new, keeps its attempt and reminder count, and is settled by ops in the new run', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [uncertain()] }, { validateOrder: quoteOf(800) }); // auto-approved
+  const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) }); // auto-approved
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
     const orders = new OrderClient({ client, taskQueue: base, actionKeys });
@@ -190,7 +190,7 @@ test.serial('an order in BUY_UNCERTAIN continues as new, keeps its attempt and r
     const outcome = await client.workflow.getHandle(workflowId).result();
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.product?.technicalServiceUid, UID);
-    t.is(fake.callsOf('buyWithJournal').length, 1, 'never bought again');
+    t.is(fake.callsOf('buyOrder').length, 1, 'never bought again');
     const { seqs, unique } = journalSeqs(fake);
     t.true(unique, `sequence numbers ${seqs.join(',')}`);
 
@@ -203,7 +203,7 @@ test.serial('an order in BUY_UNCERTAIN continues as new, keeps its attempt and r
 // the check, so an uncertain buy (which waits for ops without a deadline) never continues as new and its history
 // grows by every reminder. The same holds for approval rounds (reminders notify too), which continue only on a vote.
 test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still continues as new', async (t) => {
-  const fake = fakeActivities({ buyWithJournal: [uncertain()] }, { validateOrder: quoteOf(800) });
+  const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) });
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
     const orders = new OrderClient({ client, taskQueue: base, actionKeys });

@@ -5,7 +5,7 @@ import protoRoot from '@temporalio/proto';
 import type { QuoteRecord } from '../../../workflows/order/activity-types.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
 import { waitFor } from '../../helpers/wait.js';
-import { gateWorkflow, progressQuery, testCancel, testVote } from './fixtures/module-workflows.js';
+import { gateWorkflow, policyWorkflow, progressQuery, testCancel, testVote } from './fixtures/module-workflows.js';
 import { entriesOf, fakeActivities, quoteOf, refuse, untilCancelled } from './fixtures/fake-activities.js';
 import { useModuleEnv } from './fixtures/harness.js';
 import { APPROVERS, governing, HOUR, orderRequest, TARGETS } from './fixtures/order-input.js';
@@ -43,7 +43,7 @@ async function approvedEarlier(quotedAgoMs: number): Promise<OrderProgress> {
 }
 
 test.serial('a quote below the auto-approve line is approved by the policy at once: looked up, validated once, no round', async (t) => {
-  const fake = fakeActivities({ lookUpOrderTargets: [{ ...TARGETS, warnings: ['two locations matched "Sydney"; chose Sydney SY1'] }], validateOrder: [quoteOf(800)] });
+  const fake = fakeActivities({ lookUpLocation: [{ location: TARGETS.location, warnings: ['two locations matched "Sydney"; chose Sydney SY1'] }], validateOrder: [quoteOf(800)] });
   const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-1'), governing: governing() })).result());
   t.is(outcome.result, undefined);
   t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'APPROVED']);
@@ -116,7 +116,7 @@ test.serial('a stale approved quote (an uncertain buy found not created) is vali
   t.is(outcome.result, undefined);
   t.deepEqual(states(outcome.progress), ['VALIDATING', 'APPROVED']);
   t.is(outcome.progress.timeline[0]!.reason, 'validating again before buying, so the price charged is the price approved');
-  t.is(fake.callsOf('lookUpOrderTargets').length, 0, 'the targets are known');
+  t.is(fake.callsOf('lookUpLocation').length, 0, 'the targets are known');
   const [old, fresh] = outcome.progress.quotes;
   t.true(fresh!.quotedAt - old!.quotedAt >= 13 * HOUR);
   t.deepEqual(outcome.progress.approved, fresh);
@@ -166,7 +166,7 @@ test.serial('a round resumed from the last run (resumeRound) is decided first, t
   });
   t.is(outcome.result, undefined);
   t.deepEqual(states(outcome.progress), ['APPROVED', 'VALIDATING', 'APPROVED']);
-  t.is(fake.callsOf('lookUpOrderTargets').length, 0);
+  t.is(fake.callsOf('lookUpLocation').length, 0);
 });
 
 test.serial('a cancel during the round ends CANCELLED, by whom and why; nothing more is validated', async (t) => {
@@ -221,90 +221,71 @@ test.serial('a validate the API refuses ends FAILED with its message, shown as t
 });
 
 test.serial('a lookup the API refuses ends FAILED with its message', async (t) => {
-  const fake = fakeActivities({ lookUpOrderTargets: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')] });
+  const fake = fakeActivities({ lookUpLocation: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')] });
   const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-12'), governing: governing() })).result());
   t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'no location matches metro "Sydney" in market "NZ"' });
   t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
   t.is(fake.callsOf('validateOrder').length, 0);
 });
 
-// The one read (runs begun after ONE_READ_PATCH): the policy, the lookup and the first validation are one local
-// activity. These fakes run the real activity over their scripted policy, lookup and validation.
+// The reads before the gate: the location and the image side by side, each its own local activity.
 
-test.serial('one read: the policy, the targets and the first quote come in one read, and the order is approved from it', async (t) => {
-  const fake = fakeActivities({ lookUpOrderTargets: [{ ...TARGETS, warnings: ['two locations matched "Sydney"; chose Sydney SY1'] }], validateOrder: [quoteOf(800)] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-20'), governing: governing(), oneRead: true })).result());
-  t.is(outcome.result, undefined);
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'APPROVED']);
-  t.is(outcome.progress.approved?.monthlyRate, 800);
-  t.deepEqual(outcome.progress.governing, governing(), 'the policy the read brought governs the order');
-  t.is(fake.callsOf('readBeforeGate').length, 1);
-  t.is(fake.callsOf('validateOrder').length, 1, 'validated once, inside the read');
-  const written = fake.written();
-  t.deepEqual(entriesOf(written, 'policy').map(({ version, hash, policy }) => ({ version, hash, policy })), [{ version: governing().version, hash: governing().hash, policy: undefined }]);
-  t.deepEqual(entriesOf(written, 'note').map((note) => note.message), ['two locations matched "Sydney"; chose Sydney SY1']);
-  t.deepEqual(entriesOf(written, 'quote').map((entry) => entry.quote.monthlyRate), [800]);
-});
-
-test.serial('one read: rules the read could not store travel in the journal', async (t) => {
-  const fake = fakeActivities({ loadApprovalPolicy: [{ ...governing(), unstored: true }], validateOrder: [quoteOf(800)] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-21'), governing: governing(), oneRead: true })).result());
-  t.is(outcome.result, undefined);
-  t.deepEqual(entriesOf(fake.written(), 'policy').map((entry) => entry.policy), [governing().policy]);
-});
-
-test.serial('one read: a price that needs approval opens a round, and after it the order is validated again on its own', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
-  const outcome = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('G-22'), governing: governing(), oneRead: true });
-    await inRound(handle);
-    await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
-    return handle.result();
+test.serial('the location and the image are looked up side by side, each on its own, and the warnings of both are noted', async (t) => {
+  // The location answers only once the image lookup has begun: the two must be out at the same time.
+  const fake: ReturnType<typeof fakeActivities> = fakeActivities({
+    lookUpLocation: [async () => (await fake.called('lookUpImage'), { location: TARGETS.location, warnings: ['location: two locations matched "Sydney"; chose Sydney SY1'] })],
+    lookUpImage: [{ image: TARGETS.image, kind: 'K9', warnings: ['vnics: none given; the kind\'s default is used'] }],
+    validateOrder: [quoteOf(800)],
   });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-20'), governing: governing() })).result());
   t.is(outcome.result, undefined);
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'AWAITING_APPROVAL', 'APPROVED', 'VALIDATING', 'APPROVED']);
-  t.is(fake.callsOf('readBeforeGate').length, 1);
-  t.is(fake.callsOf('validateOrder').length, 2, 'the read validated once, then validateOrder once after the round');
+  t.deepEqual(outcome.progress.targets, { ...TARGETS, warnings: ['location: two locations matched "Sydney"; chose Sydney SY1', 'vnics: none given; the kind\'s default is used'] });
+  t.is(fake.callsOf('lookUpLocation').length, 1);
+  t.is(fake.callsOf('lookUpImage').length, 1);
+  t.deepEqual(entriesOf(fake.written(), 'note').map((note) => note.message), outcome.progress.targets!.warnings);
 });
 
-test.serial('one read: a validation the API refuses ends FAILED while validating', async (t) => {
-  const fake = fakeActivities({ validateOrder: [refuse('the API refused the order: no capacity in Sydney', 'ValidationRefused')] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-23'), governing: governing(), oneRead: true })).result());
-  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'the API refused the order: no capacity in Sydney' });
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING']);
-  t.like(outcome.progress.lastError, { type: 'ValidationRefused' });
-  t.is(fake.callsOf('readBeforeGate').length, 1, 'a final refusal is not retried');
-});
-
-test.serial('one read: a lookup the catalog refuses ends FAILED while looking up, nothing validated', async (t) => {
-  const fake = fakeActivities({ lookUpOrderTargets: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-24'), governing: governing(), oneRead: true })).result());
+test.serial('both lookups refused: the order fails with the location\'s refusal and notes the image\'s, nothing validated', async (t) => {
+  const fake = fakeActivities({
+    lookUpLocation: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')],
+    lookUpImage: [refuse('no image matches vendor "Fortinet" version "9.9"', 'LookupFailed')],
+  });
+  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-24'), governing: governing() })).result());
   t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'no location matches metro "Sydney" in market "NZ"' });
   t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
+  t.deepEqual(entriesOf(fake.written(), 'note').map((note) => note.message), ['the image could not be looked up either: no image matches vendor "Fortinet" version "9.9"']);
   t.is(fake.callsOf('validateOrder').length, 0);
 });
 
-test.serial('one read: no policy for the environment ends FAILED as an invalid policy, before any lookup', async (t) => {
+test.serial('the policy is the order\'s first read: rules it could not store travel in the journal', async (t) => {
+  const fake = fakeActivities({ loadApprovalPolicy: [{ ...governing(), unstored: true }] });
+  const outcome = await env.withWorker(fake, async (start) => (await start(policyWorkflow, { request: orderRequest('G-21'), governing: governing() })).result());
+  t.is(outcome.result, undefined);
+  t.deepEqual(outcome.progress.governing, { ...governing(), unstored: true }, 'the policy read governs the order');
+  t.deepEqual(entriesOf(fake.written(), 'policy').map((entry) => entry.policy), [governing().policy]);
+});
+
+test.serial('no policy for the environment ends the order FAILED as an invalid policy, before any lookup', async (t) => {
   const fake = fakeActivities({ loadApprovalPolicy: [refuse('the workers hold no approval policy for staging', 'NoPolicy')] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-25'), governing: governing(), oneRead: true })).result());
+  const outcome = await env.withWorker(fake, async (start) => (await start(policyWorkflow, { request: orderRequest('G-25'), governing: governing() })).result());
   t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'invalid approval policy: the workers hold no approval policy for staging' });
   t.like(outcome.progress.lastError, { type: 'InvalidPolicy' });
   t.is(outcome.progress.governing, undefined);
-  t.is(fake.callsOf('lookUpOrderTargets').length, 0);
+  t.is(fake.callsOf('lookUpLocation').length, 0);
 });
 
-test.serial('one read: a cancel while the read is in flight stops it and ends CANCELLED', async (t) => {
+test.serial('a cancel while the validation is in flight stops it and ends CANCELLED', async (t) => {
   t.timeout(90_000); // the update waits for the workflow task, held open by the local activity, to be heartbeated
   const fake = fakeActivities({ validateOrder: [untilCancelled] });
   const outcome = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('G-26'), governing: governing(), oneRead: true });
+    const handle = await start(gateWorkflow, { request: orderRequest('G-26'), governing: governing() });
     await fake.called('validateOrder');
     await handle.executeUpdate(testCancel, { args: [{ actor: 'alice', reason: 'wrong size' }] });
     return handle.result();
   });
   t.deepEqual(outcome.result, { state: 'CANCELLED', actor: 'alice', reason: 'wrong size' });
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
-  t.true(fake.callsOf('readBeforeGate')[0]!.cancelled, 'the read was asked to stop');
+  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING']);
+  t.true(fake.callsOf('validateOrder')[0]!.cancelled, 'the validation was asked to stop');
 });
 
 // progress.ts: an illegal transition is "a bug, not a business outcome: fail the workflow task so the order parks
