@@ -28,7 +28,7 @@ import { startEmbeddedPostgres } from '../infra/db/embedded.js';
 import { writeSimKindMap } from '../client/dev/kind-map.js';
 import { issueApiToken, startApiServer } from '../client/http/index.js';
 import { Keyring } from '../codec/index.js';
-import { startDevServer } from '../devserver/index.js';
+import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../domain/index.js';
 import { startSimulator } from '../sim/index.js';
 import { runWorker } from '../worker/index.js';

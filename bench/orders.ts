@@ -21,7 +21,7 @@ import { connectDatabase, createRepository, runMigrations } from '../infra/db/in
 import { startEmbeddedPostgres } from '../infra/db/embedded.js';
 import { OrderClient } from '../client/orders/index.js';
 import { encryptingDataConverter, Keyring } from '../codec/index.js';
-import { startDevServer } from '../devserver/index.js';
+import { startDevServer } from '@mve-orders/devserver';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
 import { defaultApprovalPolicies } from '../domain/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
@@ -101,7 +101,7 @@ export async function runOrdersBench(): Promise<void> {
       connection: await NativeConnection.connect({ address: devServer.address }),
       taskQueue: BASELINE_QUEUE,
       workflowBundle: await bundleWorkflowCode({
-        workflowsPath: fileURLToPath(new URL('./fixtures/devserver-workflows.ts', import.meta.url)),
+        workflowsPath: fileURLToPath(new URL('./fixtures/one-activity-workflow.ts', import.meta.url)),
         logger: new DefaultLogger('ERROR'),
       }),
       activities: { echo: async (text: string) => text },
@@ -161,7 +161,7 @@ export async function runOrdersBench(): Promise<void> {
     // V8 is still optimising code for each side's first thousand runs or so: a side measured colder looks slower (the
     // baseline measured before the orders did, by 4 to 41 % in three runs, when only 50 runs warmed it).
     await measure(Math.max(...CONCURRENCY));
-    // The baseline as bench/devserver.ts runs it: plain payloads, no codec.
+    // The baseline as the devserver package's bench runs it: plain payloads, no codec.
     const plainClient = new Client({ connection, namespace: 'default' });
     await throughput(plainClient, BASELINE_QUEUE, 100, 1000, `warm-${process.pid}`);
     const oneAtATime = await throughput(plainClient, BASELINE_QUEUE, 1, 50, `one-c1-${process.pid}`);

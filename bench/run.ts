@@ -6,12 +6,19 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['devserver.ts', 'devserver-durable.ts', 'api.ts', 'orders.ts', 'api-http.ts'];
+/** From the project's root: the devserver package's own benches first, then the app's. */
+const BENCHMARKS = [
+  'packages/devserver/bench/in-memory.ts',
+  'packages/devserver/bench/durable.ts',
+  'bench/api.ts',
+  'bench/orders.ts',
+  'bench/api-http.ts',
+];
 
 let failed = 0;
 for (const file of BENCHMARKS) {
-  process.stdout.write(`\n== bench/${file} ==\n`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
+  process.stdout.write(`\n== ${file} ==\n`);
+  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(`../${file}`, import.meta.url))], {
     stdio: 'inherit',
   });
   if (result.status !== 0) failed++;

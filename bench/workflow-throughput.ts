@@ -16,7 +16,7 @@ export async function pool(total: number, concurrency: number, task: (index: num
 }
 
 /**
- * Runs `total` one-activity workflows (bench/fixtures/devserver-workflows.ts) with `concurrency` at a time and
+ * Runs `total` one-activity workflows (bench/fixtures/one-activity-workflow.ts) with `concurrency` at a time and
  * returns workflows per second and the p50/p99 of start-to-result latency.
  */
 export async function throughput(client: Client, taskQueue: string, concurrency: number, total: number, label: string) {

@@ -1,6 +1,6 @@
 /**
  * `npm run features`: the public temporalio/features suite's TypeScript features, one by one, each against a
- * fresh devserver, with this project's SDK (see docs/devserver.md, "The features suite").
+ * fresh devserver, with this project's SDK (see packages/devserver/README.md, "The features suite").
  *
  *   npm run features -- --suite /path/to/features [--filter update/] [--json] [--timeout 90] [--verbose]
  *

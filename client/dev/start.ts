@@ -6,7 +6,7 @@ import { createRepository, openDatabase, runMigrations, startEmbeddedPostgres } 
 import { resolveKeyring } from '../../codec/index.js';
 import { resolveActionKeys } from '../../config/action-keys.js';
 import { loadTemporalConfig, orderTaskQueue } from '../../config/temporal.js';
-import { startDevServer } from '../../devserver/index.js';
+import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { startDevServer } from '../../devserver/index.js';
+import { startDevServer } from '@mve-orders/devserver';
 import type { PreparedSuite } from './prepare.js';
 import type { FeatureEntry } from './suite.js';
 

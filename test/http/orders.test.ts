@@ -7,7 +7,7 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { policyHash } from '../../activities/order/index.js';
 import { issueApiToken } from '../../client/http/index.js';
 import { OrderIntake, type OrderClient } from '../../client/orders/index.js';
-import { startDevServer } from '../../devserver/index.js';
+import { startDevServer } from '@mve-orders/devserver';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { replayEveryHistory, sydneyRequest, TEST_POLICIES } from '../helpers/orders.js';
@@ -250,8 +250,8 @@ test.serial('the same ticket with a different body is refused with 409 TICKET_CO
 
 test.serial('a ticket re-posted after Temporal has forgotten its workflow buys nothing', async (t) => {
   // How Temporal is made to forget: the devserver keeps a closed workflow for its namespace's retention,
-  // counted in real time (devserver/engine/context.ts `retain`), so time skipping cannot make it forget, and
-  // it does not implement DeleteWorkflowExecution (docs/devserver.md: "Every RPC not listed answers
+  // counted in real time (packages/devserver/src/engine/context.ts `retain`), so time skipping cannot make it forget, and
+  // it does not implement DeleteWorkflowExecution (packages/devserver/README.md: "Every RPC not listed answers
   // UNIMPLEMENTED"). The shared helper starts the devserver with the default 24 h retention, so this test runs
   // an engine of its own against a devserver started with `retentionMs` of 1.5 s, handed to the helper through
   // TEMPORAL_ADDRESS (time is then real, which this order does not need).

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startDevServer } from '../../../devserver/index.js';
+import { startDevServer } from '@mve-orders/devserver';
 
 export const DEFAULT_DEVSERVER_PORT = 7233;
 
