@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { faultSchema } from './faults.js';
 import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
-import type { SimState } from './server.js';
+import type { SimState } from './state.js';
 
 /** What the simulator has done: calls per endpoint, tokens issued, products created. */
 /** A multiplier on every price: 1.1 makes each quote 10 % dearer. */

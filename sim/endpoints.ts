@@ -1,39 +1,9 @@
 import type { SimEnvironment, SimClient } from './auth.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
-import type { SimImageGroup } from './images.js';
-import type { SimKindMap } from './kind-map.js';
-import type { SimLocation } from './locations.js';
 import { buy, validate } from './orders.js';
-import type { SimState } from './server.js';
-import type { SimVariant } from './variants.js';
+import type { SimState } from './state.js';
 
-export interface SimCatalog {
-  /** Which kinds each image family allows; validate and buy check orders against it. */
-  kindMap: SimKindMap;
-  locations: SimLocation[];
-  imageGroups: SimImageGroup[];
-  variants: SimVariant[];
-  /** Multiplies every price (1 = the price model as is): lets a test or demo make prices move. */
-  priceFactor: number;
-}
-
-/** A product created by a buy: what the simulator answers about it, never the order's secrets. */
-export interface SimProduct {
-  environment: SimEnvironment;
-  clientId: string;
-  technicalServiceUid: string;
-  serviceName: string;
-  productType: 'MVE';
-  provisioningStatus: 'DEPLOYABLE';
-  contractTermMonths: number;
-  locationId: number;
-  imageId: number;
-  mveLabel: string;
-  monthlyRate: number;
-  currency: string;
-  createdAt: string;
-}
 
 export interface SimCall {
   endpoint: SimEndpoint;

@@ -11,12 +11,13 @@ import { FaultBook, SIM_ENDPOINTS, type FaultInput, type SimEndpoint } from './f
 import { generateImageGroups } from './images.js';
 import { SIM_KIND_MAP, type SimKindMap } from './kind-map.js';
 import { DEFAULT_LOCATION_COUNT, generateLocations } from './locations.js';
-import { ADMIN_PREFIX, createSimServer, type SimState } from './server.js';
+import { ADMIN_PREFIX, createSimServer } from './server.js';
+import type { SimState } from './state.js';
 import { generateVariants } from './variants.js';
 
 export type { SimClient, SimEnvironment, SimRole } from './auth.js';
 export type { FaultInput, SimEndpoint } from './faults.js';
-export type { SimProduct } from './endpoints.js';
+export type { SimProduct } from './state.js';
 export { priceOf } from './pricing.js';
 export { EXTRA_SIZE_LABEL } from './images.js';
 export { SIM_KIND_MAP } from './kind-map.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SimEnvironment } from './auth.js';
-import type { SimCatalog, SimProduct } from './endpoints.js';
+import type { SimCatalog, SimProduct } from './state.js';
 import { isJsonObject } from './field-checks.js';
 import { apiError, ok, type SimResponse } from './http.js';
 import { pathOf, type SimIssue } from './issues.js';
@@ -13,7 +13,7 @@ import { kindsOfFamily } from './kind-map.js';
 import type { SimLocation } from './locations.js';
 import { checkOrderBody, type ImageFacts } from './order-rules.js';
 import { priceOf, type Price } from './pricing.js';
-import type { SimState } from './server.js';
+import type { SimState } from './state.js';
 import { readSizeLabel } from './sizes.js';
 
 interface CheckedOrder {

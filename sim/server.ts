@@ -1,18 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
-import { bearerToken, SIM_ENVIRONMENTS, type SimEnvironment, type TokenAuthority } from './auth.js';
-import { handleApiCall, type SimCatalog, type SimProduct } from './endpoints.js';
-import type { FaultBook, SimEndpoint } from './faults.js';
+import { bearerToken, SIM_ENVIRONMENTS, type SimEnvironment } from './auth.js';
+import { handleApiCall } from './endpoints.js';
+import type { SimState } from './state.js';
+import type { SimEndpoint } from './faults.js';
 import { apiError, BodyTooLargeError, readBody, send, type SimResponse } from './http.js';
 
-export interface SimState {
-  authority: TokenAuthority;
-  faults: FaultBook;
-  catalog: SimCatalog;
-  products: SimProduct[];
-  calls: Record<SimEndpoint, number>;
-}
 
 /** Paths of one environment (spec section 4), each under /<environment>. */
 const ROUTES: Record<string, { endpoint: SimEndpoint; method: 'GET' | 'POST' }> = {

@@ -10,7 +10,7 @@ import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';
-import { startApiServer } from '../http/index.js';
+import { startApiServer } from '../server/index.js';
 import { DEMO_APPROVERS, seedDemoApprovers } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';

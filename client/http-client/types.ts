@@ -1,6 +1,4 @@
-import type { z } from 'zod';
 import type { ApiOrder, OrderListItem } from '../http/order-view.js';
-import type { approvalsResponse } from '../http/schemas.js';
 import type { VoteResult } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/order-states.js';
 
@@ -96,7 +94,7 @@ export type { VoteResult };
 export type ResolveBuyInput = { outcome: 'created'; technicalServiceUid: string; note?: string } | { outcome: 'not-created'; note: string };
 
 /** One order awaiting the caller's decision (the server's schema of `GET /api/v1/approvals`). */
-export type PendingApproval = z.output<typeof approvalsResponse>['approvals'][number];
+export type { PendingApproval } from '../http/schemas.js';
 
 export interface Me {
   id: string;

@@ -100,6 +100,9 @@ export const approvalsResponse = z.object({
   ),
 });
 
+/** One order waiting for the caller's vote, as GET /api/v1/approvals lists it. */
+export type PendingApproval = z.output<typeof approvalsResponse>['approvals'][number];
+
 export const meResponse = z.object({
   id: z.string(),
   roles: z.array(z.string()),

@@ -1,7 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { registerConsole, type ConsoleOptions } from '../console/index.js';
 import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
 import { installErrorHandler } from './errors.js';
@@ -23,15 +22,18 @@ export const API_VERSION = '1.0.0';
 export interface ApiServerOptions {
   context: ApiContext;
   readiness: Readiness;
-  /** The web console for approvers and ops at `/` (docs/console.md); without it, the API alone. */
-  console?: ConsoleOptions;
+  /**
+   * What else the server serves beside the API, registered before it starts (the web console, which sits above the
+   * API and calls it: client/server/start.ts). Without any, the API alone.
+   */
+  extensions?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
 }
 
 /**
  * The HTTP API (fastify, zod-validated routes, OpenAPI 3 generated from the same schemas). Every /api/ and
  * /codec/ route authenticates its caller first; health, readiness, metrics and the OpenAPI document are open.
  */
-export async function buildApiServer({ context, readiness, console: consoleOptions }: ApiServerOptions): Promise<FastifyInstance> {
+export async function buildApiServer({ context, readiness, extensions = [] }: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -61,7 +63,7 @@ export async function buildApiServer({ context, readiness, console: consoleOptio
   registerHealthRoutes(app, readiness);
   registerMetricsRoute(app, metrics);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  if (consoleOptions) await registerConsole(app, context, consoleOptions);
+  for (const extend of extensions) await extend(app);
   await app.ready();
   return app;
 }

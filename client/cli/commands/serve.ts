@@ -3,7 +3,7 @@ import { openDatabase, resolveDatabaseUrl } from '../../../infra/db/index.js';
 import { resolveKeyring } from '../../../codec/index.js';
 import { resolveActionKeys } from '../../../config/action-keys.js';
 import { kindMapFromEnv } from '../../../domain/index.js';
-import { startApiServer } from '../../http/index.js';
+import { startApiServer } from '../../server/index.js';
 import { CliFailure, report } from './order-session.js';
 
 export function registerServeCommand(program: Command): void {

@@ -3,12 +3,9 @@ import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import type { KindMap } from '../../domain/index.js';
-import { oidcSignInFromEnv } from '../console/index.js';
+import { oidcSignInFromEnv, registerConsole } from '../console/index.js';
 import { OrderClient, OrderIntake } from '../orders/index.js';
-import { createAuthenticator } from './auth/authenticate.js';
-import { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
-import type { ApiContext } from './context.js';
-import { buildApiServer } from './server.js';
+import { buildApiServer, createAuthenticator, createOidcVerifier, loadOidcConfig, type ApiContext } from '../http/index.js';
 
 export const CODEC_CORS_VARIABLE = 'MVE_CODEC_CORS_ORIGINS';
 
@@ -36,7 +33,7 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** Connects to Temporal and Postgres, builds the HTTP API on them and listens. */
+/** Connects to Temporal and Postgres, builds the HTTP API and the web console on them, and listens. */
 export async function startApiServer(options: StartApiOptions): Promise<RunningApi> {
   const temporalConfig = loadTemporalConfig(options.env);
   const address = options.temporalAddress ?? temporalConfig.address;
@@ -63,13 +60,14 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
       log: options.log,
     };
+    const consoleOptions = {
+      secureCookies: options.devUsers === undefined,
+      ...(options.devUsers ? { devUsers: options.devUsers } : {}),
+      ...(consoleOidc ? { oidc: consoleOidc } : {}),
+    };
     const app = await buildApiServer({
       context,
-      console: {
-        secureCookies: options.devUsers === undefined,
-        ...(options.devUsers ? { devUsers: options.devUsers } : {}),
-        ...(consoleOidc ? { oidc: consoleOidc } : {}),
-      },
+      extensions: [(api) => registerConsole(api, context, consoleOptions)],
       readiness: {
         temporal: async () => void (await connection.workflowService.getSystemInfo({})),
         postgres: async () => void (await sql`SELECT 1`),
