@@ -1,6 +1,7 @@
-import type { PendingApproval as InboxItem } from '../http-client/index.js';
+import type { PendingApproval as InboxItem } from '../http/schemas.js';
 import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/order-states.js';
-import { mayCancel, mayResolveBuys, mayVote } from '../http/access.js';
+import { mayCancel, mayResolveBuys } from '../http/access.js';
+import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../domain/approval/index.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';
 import { duration, html, money, STATE_WORDS, timeLeft, when, type Html } from './html.js';
@@ -258,27 +259,30 @@ function quoteHistoryRow(order: any): Html | string {
   return html`<dt>Quote history</dt><dd><ol data-testid="quote-history">${items}</ol></dd>`;
 }
 
-/** Why this user may not decide, in the API's own terms, or undefined when they may (the API still decides). */
+/** The console's name for each reason a person has nothing to decide (`data-reason` on the notice). */
+const CANNOT_DECIDE: Partial<Record<VoteRefusalCode, string>> = {
+  NOT_AWAITING_APPROVAL: 'not-awaiting-approval',
+  REQUESTER_CANNOT_VOTE: 'own-order',
+  APPROVER_LACKS_ROLE: 'wrong-role',
+  ALREADY_VOTED: 'already-voted',
+};
+
+/**
+ * Why this user may not decide, by the workflow's own vote rules (domain/approval) asked of the signed-in person, or
+ * undefined when they may (the API and the workflow still decide when they vote).
+ */
 export function whyCannotDecide(order: any, user: ConsoleUser): { reason: string; text: string } | undefined {
   const principal = principalOf(user);
-  const tierRoles: string[] = order.approval?.tier?.roles ?? [];
-  if (order.source === 'records' || order.state !== 'AWAITING_APPROVAL') {
-    return { reason: 'not-awaiting-approval', text: `This order is ${order.state} (${STATE_WORDS[order.state] ?? ''}), not awaiting approval: there is nothing to decide.` };
-  }
-  if (sameIdentity(principal.id, order.requestedBy)) {
-    return { reason: 'own-order', text: 'This is your own order: whoever asked for an order cannot approve or reject it.' };
-  }
-  if (!mayVote(principal)) {
-    return { reason: 'no-approver-role', text: `You hold no approver role (yours: ${user.roles.join(', ') || 'none'}); this order needs ${tierRoles.join(' or ')}.` };
-  }
-  const mine = approverRoles(principal);
-  if (tierRoles.length && !mine.some((role) => tierRoles.includes(role))) {
-    return { reason: 'wrong-role', text: `The "${order.approval.tier.name}" tier needs ${tierRoles.join(' or ')}; your approver roles are ${mine.join(', ')}.` };
-  }
-  const votes = (order.approval?.votes ?? []) as Array<{ approverId: string; decision: string }>;
-  const mineVote = votes.find((vote) => sameIdentity(vote.approverId, principal.id));
-  if (mineVote) return { reason: 'already-voted', text: `You already voted (${mineVote.decision}) on this price; ${order.approval.stillNeeded} more approval${order.approval.stillNeeded === 1 ? '' : 's'} needed from others.` };
-  return undefined;
+  const voter = { id: principal.id, roles: approverRoles(principal), active: true };
+  const tier = order.approval?.tier;
+  const refusal =
+    notDecidable(order.state, order.source !== 'records' && tier !== undefined) ??
+    voterRefusal({ requesterId: order.requestedBy, tier }, principal.id, voter, order.approval?.votes ?? []);
+  if (!refusal) return undefined;
+  const noRole = refusal.code === 'APPROVER_LACKS_ROLE' && voter.roles.length === 0;
+  const stillNeeded = order.approval?.stillNeeded;
+  const more = refusal.code === 'ALREADY_VOTED' ? ` ${stillNeeded} more approval${stillNeeded === 1 ? '' : 's'} needed from others.` : '';
+  return { reason: noRole ? 'no-approver-role' : (CANNOT_DECIDE[refusal.code] ?? refusal.code.toLowerCase()), text: `${refusal.reason}.${more}` };
 }
 
 function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {

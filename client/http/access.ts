@@ -20,6 +20,9 @@ export function maySubmit(principal: Principal): boolean {
   return hasRole(principal, 'requester', 'ticket-system');
 }
 
+/** Why a caller without an approver role cannot vote. */
+export const VOTE_NEEDS_ROLE = 'voting needs an approver role (e.g. finance-approver)';
+
 export function mayVote(principal: Principal): boolean {
   return approverRoles(principal).length > 0;
 }

@@ -35,9 +35,12 @@ export {
   type RequoteDecision,
 } from './requirement.js';
 export {
+  notDecidable,
+  quoteRefusal,
   sameIdentity,
   tallyVotes,
   validateApprovalVote,
+  voterRefusal,
   type ApprovalRound,
   type ApprovalState,
   type ApprovalVote,

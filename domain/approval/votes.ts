@@ -75,43 +75,54 @@ export function validateApprovalVote(state: ApprovalState, vote: unknown): VoteC
     const field = issue.path.length > 0 ? issue.path.join('.') : 'vote';
     return refuse('INVALID_VOTE', `${field}: ${issue.message}`);
   }
-  if (state.status !== 'AWAITING_APPROVAL' || state.tier === null) {
-    return refuse('NOT_AWAITING_APPROVAL', `the order is ${state.status}, not awaiting approval`);
-  }
-  const refusal = refusalFor({ ...state, tier: state.tier }, parsed.data, state.votes);
+  const closed = notDecidable(state.status, state.tier !== null);
+  if (closed) return closed;
+  const refusal = refusalFor({ ...state, tier: state.tier! }, parsed.data, state.votes);
   if (refusal) return refusal;
   // Recorded under the directory's spelling of the id, whatever case the caller's identity used.
   const approver = state.approvers.find((candidate) => sameIdentity(candidate.id, parsed.data.approverId))!;
   return { ok: true, vote: { ...parsed.data, approverId: approver.id } };
 }
 
+/** The order takes no vote now: it is not in an approval round (`inRound`: the workflow's own view of it). */
+export function notDecidable(status: string, inRound = true): VoteRefusal | undefined {
+  if (status === 'AWAITING_APPROVAL' && inRound) return undefined;
+  return refuse('NOT_AWAITING_APPROVAL', `the order is ${status}, not awaiting approval`);
+}
+
+/**
+ * Why this voter may not decide in the round, given the votes before theirs; undefined when they may. The workflow
+ * asks it of the directory's record of the approver; the console asks it of the signed-in person, to say why there
+ * is nothing for them to decide before they try.
+ */
+export function voterRefusal(round: Pick<ApprovalRound, 'requesterId' | 'tier'>, name: string, voter: Approver | undefined, earlier: readonly ApprovalVote[]): VoteRefusal | undefined {
+  if (!voter) return refuse('APPROVER_UNKNOWN', `approver "${name}" is not in the approver directory`);
+  if (!voter.active) return refuse('APPROVER_INACTIVE', `approver "${name}" is not active`);
+  if (sameIdentity(voter.id, round.requesterId)) {
+    return refuse('REQUESTER_CANNOT_VOTE', `approver "${name}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`);
+  }
+  if (!voter.roles.some((role) => round.tier.roles.includes(role))) {
+    return refuse('APPROVER_LACKS_ROLE', `approver "${name}" has none of the roles the "${round.tier.name}" tier needs (${round.tier.roles.join(', ')})`);
+  }
+  if (earlier.some((previous) => sameIdentity(previous.approverId, voter.id))) {
+    return refuse('ALREADY_VOTED', `approver "${name}" has already voted on this quote`);
+  }
+  return undefined;
+}
+
+/** A vote names the quote its voter saw: one that is not the current quote is refused, so no one approves a price unseen. */
+export function quoteRefusal(named: Quote, current: Quote): VoteRefusal | undefined {
+  if (named.monthlyRate === current.monthlyRate && named.currency === current.currency) return undefined;
+  return refuse(
+    'QUOTE_NOT_CURRENT',
+    `the vote names ${formatQuote(named)} but the current quote is ${formatQuote(current)}; read the order's status and vote on the current quote`,
+  );
+}
+
 /** Why this vote does not count in the round, given the votes before it; undefined when it counts. */
 function refusalFor(round: ApprovalRound, vote: ApprovalVote, earlier: readonly ApprovalVote[]): VoteRefusal | undefined {
   const approver = round.approvers.find((candidate) => sameIdentity(candidate.id, vote.approverId));
-  if (!approver) return refuse('APPROVER_UNKNOWN', `approver "${vote.approverId}" is not in the approver directory`);
-  if (!approver.active) return refuse('APPROVER_INACTIVE', `approver "${vote.approverId}" is not active`);
-  if (sameIdentity(approver.id, round.requesterId)) {
-    return refuse(
-      'REQUESTER_CANNOT_VOTE',
-      `approver "${vote.approverId}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`,
-    );
-  }
-  if (!approver.roles.some((role) => round.tier.roles.includes(role))) {
-    return refuse(
-      'APPROVER_LACKS_ROLE',
-      `approver "${vote.approverId}" has none of the roles the "${round.tier.name}" tier needs (${round.tier.roles.join(', ')})`,
-    );
-  }
-  if (vote.monthlyRate !== round.quote.monthlyRate || vote.currency !== round.quote.currency) {
-    return refuse(
-      'QUOTE_NOT_CURRENT',
-      `the vote names ${formatQuote(vote)} but the current quote is ${formatQuote(round.quote)}; read the order's status and vote on the current quote`,
-    );
-  }
-  if (earlier.some((previous) => sameIdentity(previous.approverId, vote.approverId))) {
-    return refuse('ALREADY_VOTED', `approver "${vote.approverId}" has already voted on this quote`);
-  }
-  return undefined;
+  return voterRefusal(round, vote.approverId, approver, earlier) ?? quoteRefusal(vote, round.quote);
 }
 
 /** Identities come from different sources (the directory, an identity provider, a ticket system): case is not identity. */

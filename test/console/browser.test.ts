@@ -97,10 +97,10 @@ test.serial('alice cannot approve her own order and is told why; erin has the wr
   await submit(harness, 'WEB-3', 'MVE 8/32');
   await waitForApiState(harness.api, 'WEB-3', 'AWAITING_APPROVAL');
   for (const [user, reason, words] of [
-    ['alice', 'own-order', /your own order/],
-    ['alice-approver', 'own-order', /your own order/],
-    ['erin', 'wrong-role', /needs finance-approver; your approver roles are engineering-manager/],
-    ['olga', 'no-approver-role', /no approver role/],
+    ['alice', 'own-order', /requested this order and cannot vote on it/],
+    ['alice-approver', 'own-order', /requested this order and cannot vote on it/],
+    ['erin', 'wrong-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
+    ['olga', 'no-approver-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
   ] as const) {
     const { context, page } = await signedIn(harness, user);
     try {

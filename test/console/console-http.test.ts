@@ -184,7 +184,7 @@ test.serial("ops read the order's Temporal history on its page; a requester does
   t.deepEqual(rows.map((row) => Number(row[2])), rows.map((_, index) => index + 1), 'event ids in order');
   t.false(Number.isNaN(Date.parse(rows[0]![3]!)), 'each event has its time');
   t.regex(page.text, /<code>ACTIVITY_TASK_SCHEDULED<\/code><\/td><td>(<details><summary>)?<code class="wrap">activity recordJournal/, 'activity names in the summary');
-  t.regex(page.text, /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity readBeforeGate/, 'local activities named in the summary');
+  t.regex(page.text, /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity loadApprovalPolicy/, 'local activities named in the summary');
   t.regex(page.text, /workflow orderWorkflow; \{&quot;request&quot;:\{/, 'the decoded input, escaped');
   const payloads = /<pre class="wrap" data-testid="history-payloads">([^<]*)<\/pre>/.exec(page.text)?.[1] ?? '';
   t.regex(payloads, /&quot;ticketId&quot;:&quot;HTTP-1&quot;/, 'the whole payload, unfolded on demand');

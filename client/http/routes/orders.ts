@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
 import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
-import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
+import { formatQuote, notDecidable, quoteRefusal } from '../../../domain/approval/index.js';
+import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders, VOTE_NEEDS_ROLE } from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -196,18 +197,14 @@ async function vote(
   decision: 'approve' | 'reject',
   named: { monthlyRate: number; currency: string; comment?: string },
 ) {
-  allow(mayVote(principal), `${decision === 'approve' ? 'approving' : 'rejecting'} needs an approver role (e.g. finance-approver)`);
+  allow(mayVote(principal), VOTE_NEEDS_ROLE);
   const order = await loadOrder(context, ticketId, principal);
   if (order.source === 'records') throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
-  if (order.state !== 'AWAITING_APPROVAL') throw new ApiError(409, 'NOT_AWAITING_APPROVAL', `the order is ${order.state}, not awaiting approval`);
-  const quote = order.quote!;
-  if (quote.monthlyRate !== named.monthlyRate || quote.currency !== named.currency) {
-    throw new ApiError(
-      409,
-      'QUOTE_NOT_CURRENT',
-      `you named ${named.monthlyRate} ${named.currency} but the current quote is ${quote.monthlyRate} ${quote.currency} a month; nothing was recorded`,
-      [{ path: 'monthlyRate', message: `the current quote is ${quote.monthlyRate} ${quote.currency}` }],
-    );
+  // The workflow's own rules, asked before the update is sent: a refusal here names the field the caller got wrong.
+  const refusal = notDecidable(order.state) ?? quoteRefusal(named, order.quote!);
+  if (refusal) {
+    const details = refusal.code === 'QUOTE_NOT_CURRENT' ? [{ path: 'monthlyRate', message: `the current quote is ${formatQuote(order.quote!)}` }] : undefined;
+    throw new ApiError(409, refusal.code, refusal.reason, details);
   }
   const approverId = await context.intake.canonicalRequester(principal.id);
   const fields = { approverId, ...named };
