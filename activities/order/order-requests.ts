@@ -63,7 +63,7 @@ export class OrderRequestUnavailable extends Error {
   override name = 'OrderRequestUnavailable';
 }
 
-/** How long one read may take: the buy reads before it sends, and must answer well within its heartbeat timeout. */
+/** How long one read may take: the buy reads before it sends, and must answer well within its workflow task's timeout. */
 export const READ_TIMEOUT_MS = 10_000;
 
 /**

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { APPLIANCE_KINDS, checkOrderRequest } from '../../domain/index.js';
 import { runCli } from '../helpers/cli.js';
-import { IMAGES_BODY, LOCATIONS_BODY } from './helpers/catalogs.js';
-import { validRequest } from './helpers/fixtures.js';
+import { IMAGES_BODY, LOCATIONS_BODY } from '../domain/helpers/catalogs.js';
+import { validRequest } from '../domain/helpers/fixtures.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const exampleFiles = readdirSync(EXAMPLES)

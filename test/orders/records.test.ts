@@ -17,8 +17,8 @@ import { policyHash } from '../../activities/order/policy-activity.js';
 
 // Records cannot wedge an order: values are fitted to the records at the boundary, and a write the database
 // still refuses is shown on the order while the rest of the batch goes on (the buy waits on its journal).
-// These call the activity directly with the older input shape (workflow id, run id, environment, ticket and the
-// request in the input), as the v1 workflow schedules it: nothing is read from Temporal.
+// These call the activity directly, its run named by its context and the request in the received entry: nothing is
+// read from Temporal.
 
 const pg = usePostgres(test);
 

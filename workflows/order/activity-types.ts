@@ -212,7 +212,7 @@ export interface GoverningPolicy {
    */
   approverWebhook?: boolean;
   /**
-   * Set by `readBeforeGate` when the rules could not be stored (the database did not answer): the order's policy
+   * Set by `loadApprovalPolicy` when the rules could not be stored (the database did not answer): the order's policy
    * entry then carries them, and the journal stores them with the order.
    */
   unstored?: boolean;

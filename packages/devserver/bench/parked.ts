@@ -45,7 +45,7 @@ type ServerMessage = { address: string } | { heapUsed: number; rss: number } | {
 async function serve(): Promise<void> {
   const server = await startDevServer({ port: 0, databaseUrl: option('--database-url') });
   const send = (message: ServerMessage) => process.send!(message);
-  process.on('message', async (request: ServerRequest) => {
+  process.on('message', (request: ServerRequest) => {
     if (request === 'memory') {
       const gc = (globalThis as { gc?: () => void }).gc!;
       gc();
@@ -56,8 +56,8 @@ async function serve(): Promise<void> {
       const { user, system } = process.cpuUsage();
       send({ cpuMicros: user + system });
     } else {
-      await server.close();
-      process.exit(0); // a --cpu-prof profile is written on exit
+      // a --cpu-prof profile is written on exit
+      void server.close().finally(() => process.exit(0));
     }
   });
   send({ address: server.address });

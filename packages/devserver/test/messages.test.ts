@@ -113,7 +113,7 @@ test('continue-as-new starts a new run of the same workflow id, and the client f
   t.is(result.step, 3);
   t.is(result.firstRunId, handle.firstExecutionRunId);
   t.not(result.runId, handle.firstExecutionRunId);
-  const runs = await suite.client.workflow.list({ query: `WorkflowId = '${id}'` });
+  const runs = suite.client.workflow.list({ query: `WorkflowId = '${id}'` });
   const statuses = [];
   for await (const run of runs) statuses.push(run.status.name);
   t.deepEqual(statuses.sort(), ['COMPLETED', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW']);

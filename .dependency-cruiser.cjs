@@ -1,0 +1,88 @@
+/**
+ * The layers of docs/architecture.md, checked by `npm run lint:layers`: an import may run down the list, or stay in
+ * its own room; never up, and never in a circle between rooms.
+ */
+const LAYERS = [
+  ['schemas', 'codec', 'config'],
+  ['domain'],
+  ['infra'],
+  ['workflows'],
+  ['activities'],
+  ['worker'],
+  ['client/orders'],
+  ['client/http'],
+  ['client/console'],
+  ['client/server', 'client/http-client'],
+  ['client/dev'],
+  ['client/cli'],
+];
+
+const pathOf = (rooms) => `^(${rooms.join('|')})/`;
+
+/** Every room of the app, tools and tests included. */
+const APP = pathOf(['schemas', 'codec', 'config', 'domain', 'infra', 'workflows', 'activities', 'worker', 'client', 'bin', 'scripts', 'bench', 'test']);
+
+const upward = LAYERS.flatMap((rooms, level) => {
+  const above = LAYERS.slice(level + 1).flat();
+  return above.length === 0 ? [] : [{
+    name: `layer-${rooms.join('+').replaceAll('/', '-')}`,
+    comment: `${rooms.join(', ')} may import only rooms below it: not ${above.join(', ')}`,
+    severity: 'error',
+    from: { path: pathOf(rooms) },
+    to: { path: pathOf(above) },
+  }];
+});
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'no-circles',
+      comment: 'files that import each other, through any path (the layers keep circles inside a room; this keeps them out of rooms too)',
+      severity: 'error',
+      from: { path: '^(?!packages/devserver/)' },
+      to: { circular: true, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'sim-stands-alone',
+      comment: 'the simulator reads the spec for itself: it imports nothing of the app',
+      severity: 'error',
+      from: { path: '^sim/' },
+      to: { path: [APP, '^packages/'] },
+    },
+    {
+      name: 'devserver-package-stands-alone',
+      comment: 'the devserver package imports nothing of the app',
+      severity: 'error',
+      from: { path: '^packages/devserver/' },
+      to: { path: [APP, '^sim/'] },
+    },
+    {
+      name: 'app-imports-the-package-by-name',
+      comment: 'the app reaches the devserver through its package name, never a path into it',
+      severity: 'error',
+      from: { path: '^(?!packages/devserver/)' },
+      to: { path: '^packages/devserver/', dependencyTypes: ['local'] },
+    },
+    {
+      name: 'product-code-never-imports-tests',
+      comment: 'tests, benches and scripts may use the product; the product never uses them',
+      severity: 'error',
+      from: { path: '^(schemas|codec|config|domain|infra|workflows|activities|worker|client|sim|bin)/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'scripts-do-not-import-tests',
+      severity: 'error',
+      from: { path: '^(scripts|bench)/' },
+      to: { path: '^test/' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs'], conditionNames: ['import', 'node', 'default'] },
+    exclude: { path: '^(node_modules|\\.data)/' },
+    doNotFollow: { path: 'node_modules' },
+  },
+};

@@ -1,0 +1,81 @@
+/**
+ * The layer check (`npm run lint:layers`, .dependency-cruiser.cjs) refuses an import that runs up a layer or out of a
+ * standalone room. Run on a scratch tree with the project's own rules, so the project is never edited to show it.
+ */
+import test from 'ava';
+import { execFile } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile, copyFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DEPCRUISE = path.join(ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
+
+/** Runs the layer check on a scratch tree of `files` (path → source); answers its exit code and output. */
+async function checkLayers(files: Record<string, string>): Promise<{ code: number; output: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mve-layers-'));
+  try {
+    await copyFile(path.join(ROOT, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
+    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }));
+    for (const [name, source] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+      await writeFile(path.join(dir, name), source);
+    }
+    const rooms = [...new Set(Object.keys(files).map((name) => name.split('/')[0]!))];
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [DEPCRUISE, '--config', '.dependency-cruiser.cjs', ...rooms], { cwd: dir });
+      return { code: 0, output: stdout };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string };
+      return { code: failed.code, output: failed.stdout };
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('an import down the layers passes', async (t) => {
+  const { code, output } = await checkLayers({
+    'domain/rule.ts': 'export const rule = 1;\n',
+    'workflows/order.ts': "import { rule } from '../domain/rule.js';\nexport const order = rule;\n",
+  });
+  t.is(code, 0, output);
+});
+
+test('the domain importing the CLI fails the check, naming the rule and the import', async (t) => {
+  const { code, output } = await checkLayers({
+    'client/cli/main.ts': 'export const main = 1;\n',
+    'domain/rule.ts': "import { main } from '../client/cli/main.js';\nexport const rule = main;\n",
+  });
+  t.not(code, 0);
+  t.regex(output, /layer-domain: domain\/rule\.ts → client\/cli\/main\.ts/);
+});
+
+test('the API importing the console (a room above it) fails the check', async (t) => {
+  const { code, output } = await checkLayers({
+    'client/console/index.ts': 'export const page = 1;\n',
+    'client/http/server.ts': "import { page } from '../console/index.js';\nexport const server = page;\n",
+  });
+  t.not(code, 0);
+  t.regex(output, /layer-client-http: client\/http\/server\.ts → client\/console\/index\.ts/);
+});
+
+test('the simulator importing the domain fails the check: it must read the spec for itself', async (t) => {
+  const { code, output } = await checkLayers({
+    'domain/rule.ts': 'export const rule = 1;\n',
+    'sim/orders.ts': "import { rule } from '../domain/rule.js';\nexport const check = rule;\n",
+  });
+  t.not(code, 0);
+  t.regex(output, /sim-stands-alone: sim\/orders\.ts → domain\/rule\.ts/);
+});
+
+test('two files that import each other fail the check', async (t) => {
+  const { code, output } = await checkLayers({
+    'domain/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+    'domain/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
+  });
+  t.not(code, 0);
+  t.regex(output, /no-circles/);
+});
