@@ -20,17 +20,35 @@ const LAYERS = [
 const pathOf = (rooms) => `^(${rooms.join('|')})/`;
 
 /** Every room of the app, tools and tests included. */
-const APP = pathOf(['schemas', 'codec', 'config', 'domain', 'infra', 'workflows', 'activities', 'worker', 'client', 'bin', 'scripts', 'bench', 'test']);
+const APP = pathOf([
+  'schemas',
+  'codec',
+  'config',
+  'domain',
+  'infra',
+  'workflows',
+  'activities',
+  'worker',
+  'client',
+  'bin',
+  'scripts',
+  'bench',
+  'test',
+]);
 
 const upward = LAYERS.flatMap((rooms, level) => {
   const above = LAYERS.slice(level + 1).flat();
-  return above.length === 0 ? [] : [{
-    name: `layer-${rooms.join('+').replaceAll('/', '-')}`,
-    comment: `${rooms.join(', ')} may import only rooms below it: not ${above.join(', ')}`,
-    severity: 'error',
-    from: { path: pathOf(rooms) },
-    to: { path: pathOf(above) },
-  }];
+  return above.length === 0
+    ? []
+    : [
+        {
+          name: `layer-${rooms.join('+').replaceAll('/', '-')}`,
+          comment: `${rooms.join(', ')} may import only rooms below it: not ${above.join(', ')}`,
+          severity: 'error',
+          from: { path: pathOf(rooms) },
+          to: { path: pathOf(above) },
+        },
+      ];
 });
 
 module.exports = {
@@ -38,7 +56,8 @@ module.exports = {
     ...upward,
     {
       name: 'no-circles',
-      comment: 'files that import each other, through any path (the layers keep circles inside a room; this keeps them out of rooms too)',
+      comment:
+        'files that import each other, through any path (the layers keep circles inside a room; this keeps them out of rooms too)',
       severity: 'error',
       from: { path: '^(?!packages/devserver/)' },
       to: { circular: true, dependencyTypesNot: ['type-only'] },
@@ -81,7 +100,10 @@ module.exports = {
   options: {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs'], conditionNames: ['import', 'node', 'default'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js', '.mjs', '.cjs'],
+      conditionNames: ['import', 'node', 'default'],
+    },
     exclude: { path: '^(node_modules|\\.data)/' },
     doNotFollow: { path: 'node_modules' },
   },

@@ -24,9 +24,18 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'fs/*', 'http', 'https', 'net', 'crypto', 'child_process'], message: 'workflow code does no I/O: use an activity' },
-            { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'workflow code uses @temporalio/workflow only' },
-            { group: ['**/activities/**', '**/infra/**', '**/client/**', '**/worker/**'], message: 'workflows import only domain/, schemas/ and their own room' },
+            {
+              group: ['node:*', 'fs', 'fs/*', 'http', 'https', 'net', 'crypto', 'child_process'],
+              message: 'workflow code does no I/O: use an activity',
+            },
+            {
+              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker'],
+              message: 'workflow code uses @temporalio/workflow only',
+            },
+            {
+              group: ['**/activities/**', '**/infra/**', '**/client/**', '**/worker/**'],
+              message: 'workflows import only domain/, schemas/ and their own room',
+            },
           ],
         },
       ],

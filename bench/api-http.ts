@@ -62,7 +62,10 @@ interface AutocannonOptions {
 }
 /** Without a callback autocannon answers a thenable event emitter: 'response' gives each response's time in ms (float). */
 type AutocannonRun = Promise<AutocannonResult> & {
-  on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, milliseconds: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, bytes: number, milliseconds: number) => void,
+  ): void;
 };
 const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => AutocannonRun;
 
@@ -94,19 +97,26 @@ export interface Row {
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export async function runApiHttpBench(options: { durationSeconds: number; log: (line: string) => void }): Promise<{ rows: Row[]; setup: Record<string, unknown> }> {
+export async function runApiHttpBench(options: {
+  durationSeconds: number;
+  log: (line: string) => void;
+}): Promise<{ rows: Row[]; setup: Record<string, unknown> }> {
   const { log } = options;
   const started = performance.now();
   const stops: Array<() => Promise<unknown>> = [];
   const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
   };
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     // The cluster's folder is not created here: the embedded server creates it, owned by the account it runs as.
     const pgDir = path.join(tmpdir(), `mve-bench-api-http-pg-${process.pid}-${randomBytes(3).toString('hex')}`);
     const postgres = await startEmbeddedPostgres({ dataDir: pgDir, ephemeral: true });
-    stops.push(() => rm(pgDir, { recursive: true, force: true }), () => postgres.stop());
+    stops.push(
+      () => rm(pgDir, { recursive: true, force: true }),
+      () => postgres.stop(),
+    );
     const scratch = await mkdtemp(path.join(tmpdir(), 'mve-bench-api-http-'));
     stops.push(() => rm(scratch, { recursive: true, force: true }));
 
@@ -115,10 +125,15 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
     await runMigrations(sql);
     const repository = createRepository(sql);
     await repository.addApprover({ id: 'fiona', displayName: 'Fiona (bench)', roles: ['finance-approver'] });
-    const token = async (owner: string, roles: string[]) => (await issueApiToken(repository, { owner, roles, description: 'bench' })).token;
+    const token = async (owner: string, roles: string[]) =>
+      (await issueApiToken(repository, { owner, roles, description: 'bench' })).token;
     const tokens = { alice: await token('alice', ['requester']), fiona: await token('fiona', ['finance-approver']) };
 
-    const devServer = await startDevServer({ port: 0, host: HOST, log: (line, level) => level === 'warn' && log(`[temporal] ${line}`) });
+    const devServer = await startDevServer({
+      port: 0,
+      host: HOST,
+      log: (line, level) => level === 'warn' && log(`[temporal] ${line}`),
+    });
     stops.push(() => devServer.close());
     const sim = await startSimulator({ host: HOST });
     stops.push(() => sim.close());
@@ -135,7 +150,14 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
     };
     const keyring = Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`);
     const actionKeys = Keyring.fromText(`bench-action:${randomBytes(32).toString('base64')}`, 'bench', 'action keys');
-    const worker = await runWorker({ env, temporalAddress: devServer.address, databaseUrl: postgres.url, keyring, actionKeys, log: () => undefined });
+    const worker = await runWorker({
+      env,
+      temporalAddress: devServer.address,
+      databaseUrl: postgres.url,
+      keyring,
+      actionKeys,
+      log: () => undefined,
+    });
     stops.push(() => worker.shutdown());
     const api = await startApiServer({
       env,
@@ -150,12 +172,17 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
     });
     stops.push(() => api.close());
     const startupSeconds = round((performance.now() - started) / 1000, 1);
-    log(`stack up in ${startupSeconds} s (API ${api.url}, Temporal ${devServer.address}, policy ${worker.dependencies.policies.version})`);
+    log(
+      `stack up in ${startupSeconds} s (API ${api.url}, Temporal ${devServer.address}, policy ${worker.dependencies.policies.version})`,
+    );
 
     const call = async (method: string, urlPath: string, bearer: string, body?: unknown) => {
       const response = await fetch(`${api.url}${urlPath}`, {
         method,
-        headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();
@@ -165,11 +192,14 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
 
     // Sydney, 12 months (the simulator's prices): MVE 4/16 is 809.10 AUD, under the default staging policy's
     // auto-approval line (3000 AUD); MVE 16/64 is 3236.40 AUD, which needs one finance approver.
-    const example = JSON.parse(await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
+    const example = JSON.parse(
+      await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
+    );
     const run = `${process.pid}`;
     const bought = Array.from({ length: READ_ORDERS }, (_, i) => `BENCH-HTTP-${run}-BOUGHT-${i}`);
     const awaiting = Array.from({ length: READ_ORDERS + APPROVE_ORDERS }, (_, i) => `BENCH-HTTP-${run}-WAIT-${i}`);
-    const submit = (ticketId: string, size: string) => call('POST', '/api/v1/orders', tokens.alice, { ...example, ticketId, requestedBy: 'alice', size });
+    const submit = (ticketId: string, size: string) =>
+      call('POST', '/api/v1/orders', tokens.alice, { ...example, ticketId, requestedBy: 'alice', size });
     const submitStarted = performance.now();
     for (let i = 0; i < Math.max(bought.length, awaiting.length); i += 10) {
       await Promise.all([
@@ -184,10 +214,17 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
         call('GET', `/api/v1/orders?status=BOUGHT&limit=500`, tokens.alice),
         call('GET', `/api/v1/approvals?limit=1000`, tokens.fiona),
       ]);
-      const boughtCount = (boughtPage.orders as Array<{ ticketId: string }>).filter((order) => bought.includes(order.ticketId)).length;
-      const waitingCount = (waitingPage.approvals as Array<{ ticketId: string }>).filter((item) => awaiting.includes(item.ticketId)).length;
+      const boughtCount = (boughtPage.orders as Array<{ ticketId: string }>).filter((order) =>
+        bought.includes(order.ticketId),
+      ).length;
+      const waitingCount = (waitingPage.approvals as Array<{ ticketId: string }>).filter((item) =>
+        awaiting.includes(item.ticketId),
+      ).length;
       if (boughtCount === bought.length && waitingCount === awaiting.length) break;
-      if (Date.now() > deadline) throw new Error(`orders did not settle within 60 s: ${boughtCount}/${bought.length} bought, ${waitingCount}/${awaiting.length} awaiting approval`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `orders did not settle within 60 s: ${boughtCount}/${bought.length} bought, ${waitingCount}/${awaiting.length} awaiting approval`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const settleSeconds = round((performance.now() - submitStarted) / 1000, 1);
@@ -195,7 +232,11 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
 
     // Latencies are taken from autocannon's per-response event (sub-millisecond; its own histogram counts whole
     // milliseconds, which rounds /healthz to 0), 2xx responses only, after a 2 s warm-up that is not counted.
-    const load = async (name: string, requests: AutocannonOptions['requests'], headers: Record<string, string> = {}): Promise<Omit<Row, 'p50VsHealthz' | 'throughputVsHealthz'>> => {
+    const load = async (
+      name: string,
+      requests: AutocannonOptions['requests'],
+      headers: Record<string, string> = {},
+    ): Promise<Omit<Row, 'p50VsHealthz' | 'throughputVsHealthz'>> => {
       log(`autocannon: ${name} (${CONNECTIONS} connections, ${options.durationSeconds} s after a 2 s warm-up)`);
       const latencies: number[] = [];
       const running = autocannon({
@@ -224,7 +265,8 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
       };
     };
     const auth = { authorization: `Bearer ${tokens.fiona}` };
-    const rotate = (tickets: string[]) => tickets.map((ticketId) => ({ method: 'GET', path: `/api/v1/orders/${ticketId}` }));
+    const rotate = (tickets: string[]) =>
+      tickets.map((ticketId) => ({ method: 'GET', path: `/api/v1/orders/${ticketId}` }));
     const measured: Array<Omit<Row, 'p50VsHealthz' | 'throughputVsHealthz'>> = [
       await load('GET /healthz', [{ method: 'GET', path: '/healthz' }]),
       await load('GET /api/v1/orders/{ticketId} (awaiting approval)', rotate(awaiting.slice(0, READ_ORDERS)), auth),
@@ -232,7 +274,11 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
     ];
 
     // Approve: each of the orders left waiting, once, one call at a time; the quote is read beforehand.
-    const inbox = (await call('GET', '/api/v1/approvals?limit=1000', tokens.fiona)).approvals as Array<{ ticketId: string; monthlyRate: number; currency: string }>;
+    const inbox = (await call('GET', '/api/v1/approvals?limit=1000', tokens.fiona)).approvals as Array<{
+      ticketId: string;
+      monthlyRate: number;
+      currency: string;
+    }>;
     const toApprove = inbox.filter((item) => awaiting.slice(READ_ORDERS).includes(item.ticketId));
     log(`approving ${toApprove.length} orders, one HTTP call at a time`);
     const approveMs: number[] = [];
@@ -240,7 +286,10 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
     for (const item of toApprove) {
       const t0 = performance.now();
       try {
-        const result = await call('POST', `/api/v1/orders/${item.ticketId}/approve`, tokens.fiona, { monthlyRate: item.monthlyRate, currency: item.currency });
+        const result = await call('POST', `/api/v1/orders/${item.ticketId}/approve`, tokens.fiona, {
+          monthlyRate: item.monthlyRate,
+          currency: item.currency,
+        });
         if (!Array.isArray(result.approvedBy) || !result.approvedBy.includes('fiona')) approveFailures++;
       } catch (error) {
         approveFailures++;
@@ -265,7 +314,8 @@ export async function runApiHttpBench(options: { durationSeconds: number; log: (
     const rows: Row[] = measured.map((row) => ({
       ...row,
       p50VsHealthz: round(row.p50Ms / baseline.p50Ms, 1),
-      throughputVsHealthz: row.requestsPerSecond === null ? null : round(row.requestsPerSecond / baseline.requestsPerSecond!, 3),
+      throughputVsHealthz:
+        row.requestsPerSecond === null ? null : round(row.requestsPerSecond / baseline.requestsPerSecond!, 3),
     }));
     return {
       rows,
@@ -299,7 +349,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (json) {
     process.stdout.write(`${JSON.stringify({ benchmark: 'api-http', setup, rows }, null, 2)}\n`);
   } else {
-    process.stdout.write(`HTTP API latency and throughput, whole stack in one process (${setup['totalSeconds']} s in all):\n`);
+    process.stdout.write(
+      `HTTP API latency and throughput, whole stack in one process (${setup['totalSeconds']} s in all):\n`,
+    );
     console.table(
       rows.map((row) => ({
         request: row.name,

@@ -45,7 +45,8 @@ async function measureLookups(lookups: number, mode: LookupFigures['mode']): Pro
     if (mode === 'warm') await lookupOnce(0);
     const before = sim.state();
     const started = performance.now();
-    if (mode === 'cold, concurrent') await Promise.all(Array.from({ length: lookups }, (_, index) => lookupOnce(index)));
+    if (mode === 'cold, concurrent')
+      await Promise.all(Array.from({ length: lookups }, (_, index) => lookupOnce(index)));
     else for (let index = 0; index < lookups; index += 1) await lookupOnce(index);
     const elapsed = performance.now() - started;
     const after = sim.state();
@@ -63,12 +64,18 @@ async function measureLookups(lookups: number, mode: LookupFigures['mode']): Pro
   }
 }
 
-async function measureValidate(calls: number): Promise<{ calls: number; p50Ms: number; p95Ms: number; tokenRequests: number }> {
+async function measureValidate(
+  calls: number,
+): Promise<{ calls: number; p50Ms: number; p95Ms: number; tokenRequests: number }> {
   const sim = await startSimulator();
   const client = clientFor(sim);
   try {
     const [locations, images] = await Promise.all([client.listLocations(), client.listImages()]);
-    const location = locations.find((candidate) => candidate.status === 'Active' && Object.values(candidate.diversityZones ?? {}).some((zone) => zone?.mveAvailable))!;
+    const location = locations.find(
+      (candidate) =>
+        candidate.status === 'Active' &&
+        Object.values(candidate.diversityZones ?? {}).some((zone) => zone?.mveAvailable),
+    )!;
     const image = images.data.mveImages.find((group) => group.vendor === 'Meraki')!.images[0]!;
     const order: OrderObject = {
       locationId: location.id,
@@ -85,7 +92,8 @@ async function measureValidate(calls: number): Promise<{ calls: number; p50Ms: n
       durations.push(performance.now() - started);
     }
     durations.sort((a, b) => a - b);
-    const at = (fraction: number) => Number(durations[Math.min(durations.length - 1, Math.floor(fraction * durations.length))]!.toFixed(2));
+    const at = (fraction: number) =>
+      Number(durations[Math.min(durations.length - 1, Math.floor(fraction * durations.length))]!.toFixed(2));
     return { calls, p50Ms: at(0.5), p95Ms: at(0.95), tokenRequests: sim.state().tokensIssued };
   } finally {
     client.close();

@@ -46,7 +46,9 @@ export type CpuPerUnit = CpuTimes & { total: number };
 
 /** CPU ms per unit of work between two readings. */
 export function cpuPerUnit(before: CpuTimes, after: CpuTimes, units: number): CpuPerUnit {
-  const per = Object.fromEntries(PARTS.map((part) => [part, (after[part] - before[part]) / units])) as unknown as CpuTimes;
+  const per = Object.fromEntries(
+    PARTS.map((part) => [part, (after[part] - before[part]) / units]),
+  ) as unknown as CpuTimes;
   return { ...per, total: PARTS.reduce((sum, part) => sum + per[part], 0) };
 }
 

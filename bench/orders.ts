@@ -108,7 +108,9 @@ export async function runOrdersBench(): Promise<void> {
     });
     const baselineRunning = baselineWorker.run();
     const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP });
-    const example = JSON.parse(await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
+    const example = JSON.parse(
+      await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
+    );
     const { History } = protoRoot.temporal.api.history.v1;
 
     let ticket = 0;
@@ -178,7 +180,9 @@ export async function runOrdersBench(): Promise<void> {
     for (const concurrency of CONCURRENCY) figures.push(await measure(concurrency));
     const hundredAfter = await baselineRound('one-c100-after');
     const hundredPerSecond = (hundredBefore.perSecond + hundredAfter.perSecond) / 2;
-    process.stdout.write(`Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} times the concurrency, at least ${MIN_ORDERS}, orders each, kept in flight; warm caches):\n`);
+    process.stdout.write(
+      `Auto-approved orders end to end (devserver, simulator, embedded PostgreSQL; ${ROUNDS} times the concurrency, at least ${MIN_ORDERS}, orders each, kept in flight; warm caches):\n`,
+    );
     console.table(figures);
     process.stdout.write(
       `Baseline, one-activity workflow on the same server: p50 ${oneAtATime.p50.toFixed(1)} ms at concurrency 1, ` +
@@ -190,10 +194,30 @@ export async function runOrdersBench(): Promise<void> {
     const p50Ratio = single['median e2e ms'] / oneAtATime.p50;
     const share = fifty['orders/s'] / hundredPerSecond;
     console.table([
-      { figure: 'history events per order', measured: single['history events/order'], target: `<= ${TARGETS.events}`, met: single['history events/order'] <= TARGETS.events },
-      { figure: 'history bytes per order', measured: single['history bytes/order'], target: `<= ${TARGETS.bytes}`, met: single['history bytes/order'] <= TARGETS.bytes },
-      { figure: 'p50 at c1 / one-activity p50', measured: `${p50Ratio.toFixed(2)}x`, target: `<= ${TARGETS.p50Ratio}x`, met: p50Ratio <= TARGETS.p50Ratio },
-      { figure: 'orders/s at c50 / one-activity wf/s at c100', measured: `${(share * 100).toFixed(0)} %`, target: `>= ${TARGETS.throughputShare * 100} %`, met: share >= TARGETS.throughputShare },
+      {
+        figure: 'history events per order',
+        measured: single['history events/order'],
+        target: `<= ${TARGETS.events}`,
+        met: single['history events/order'] <= TARGETS.events,
+      },
+      {
+        figure: 'history bytes per order',
+        measured: single['history bytes/order'],
+        target: `<= ${TARGETS.bytes}`,
+        met: single['history bytes/order'] <= TARGETS.bytes,
+      },
+      {
+        figure: 'p50 at c1 / one-activity p50',
+        measured: `${p50Ratio.toFixed(2)}x`,
+        target: `<= ${TARGETS.p50Ratio}x`,
+        met: p50Ratio <= TARGETS.p50Ratio,
+      },
+      {
+        figure: 'orders/s at c50 / one-activity wf/s at c100',
+        measured: `${(share * 100).toFixed(0)} %`,
+        target: `>= ${TARGETS.throughputShare * 100} %`,
+        met: share >= TARGETS.throughputShare,
+      },
     ]);
     printCpu(cpuPerOrder.get(50), [hundredBefore.cpu, hundredAfter.cpu]);
     baselineWorker.shutdown();
@@ -219,10 +243,26 @@ function printCpu(order: CpuPerUnit | undefined, baselineRounds: (CpuPerUnit | u
   const rounds = baselineRounds.filter((round) => round !== undefined);
   if (!order || rounds.length === 0) return;
   const baseline = (part: keyof typeof order) => rounds.reduce((sum, round) => sum + round[part], 0) / rounds.length;
-  const parts = [['main thread', 'main'], ['other Node threads (workflow thread, V8 helpers)', 'nodeThreads'], ['SDK Rust core', 'rustCore'], ['PostgreSQL', 'postgres'], ['in all', 'total']] as const;
-  process.stdout.write('CPU ms per order at concurrency 50 and per one-activity workflow at concurrency 100 (/proc):\n');
-  console.table(parts.map(([label, part]) => ({ part: label, order: round2(order[part]), 'one-activity workflow': round2(baseline(part)) })));
-  process.stdout.write(`An order costs ${(order.total / baseline('total')).toFixed(2)}x the CPU of the one-activity workflow.\n`);
+  const parts = [
+    ['main thread', 'main'],
+    ['other Node threads (workflow thread, V8 helpers)', 'nodeThreads'],
+    ['SDK Rust core', 'rustCore'],
+    ['PostgreSQL', 'postgres'],
+    ['in all', 'total'],
+  ] as const;
+  process.stdout.write(
+    'CPU ms per order at concurrency 50 and per one-activity workflow at concurrency 100 (/proc):\n',
+  );
+  console.table(
+    parts.map(([label, part]) => ({
+      part: label,
+      order: round2(order[part]),
+      'one-activity workflow': round2(baseline(part)),
+    })),
+  );
+  process.stdout.write(
+    `An order costs ${(order.total / baseline('total')).toFixed(2)}x the CPU of the one-activity workflow.\n`,
+  );
 }
 
 function round2(value: number): number {

@@ -18,9 +18,13 @@ const BENCHMARKS = [
 let failed = 0;
 for (const file of BENCHMARKS) {
   process.stdout.write(`\n== ${file} ==\n`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(`../${file}`, import.meta.url))], {
-    stdio: 'inherit',
-  });
+  const result = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(new URL(`../${file}`, import.meta.url))],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (result.status !== 0) failed++;
 }
 process.exitCode = failed === 0 ? 0 : 1;

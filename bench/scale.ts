@@ -41,7 +41,8 @@ const { values } = parseArgs({
 });
 const positive = (name: keyof typeof values) => {
   const value = Number(values[name]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1, not ${values[name]}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`--${name} must be a whole number of at least 1, not ${values[name]}`);
   return value;
 };
 const PARKED = positive('parked');
@@ -70,7 +71,9 @@ interface Figures {
 }
 
 async function main(): Promise<void> {
-  progress(`starting the stack (PostgreSQL, ${values.split ? 'devserver, ' : ''}dev with a workflow cache of ${CACHE})…`);
+  progress(
+    `starting the stack (PostgreSQL, ${values.split ? 'devserver, ' : ''}dev with a workflow cache of ${CACHE})…`,
+  );
   const stack = await startScaleStack({ split: values.split, workflowCacheSize: CACHE, log: (line) => progress(line) });
   try {
     const bench = await connect(stack);
@@ -89,16 +92,27 @@ async function connect(stack: ScaleStack) {
   const { state, dataDir } = stack.dev;
   const keyring = await resolveKeyring({ env: {}, devDataDir: dataDir });
   const connection = await Connection.connect({ address: state.temporal.address });
-  const client = new Client({ connection, namespace: state.temporal.namespace, dataConverter: encryptingDataConverter(keyring) });
+  const client = new Client({
+    connection,
+    namespace: state.temporal.namespace,
+    dataConverter: encryptingDataConverter(keyring),
+  });
   const orders = new OrderClient({ client, taskQueue: state.temporal.taskQueue, kindMap: SIM_KIND_MAP });
-  const example = JSON.parse(await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
+  const example = JSON.parse(
+    await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
+  );
   const token = (id: string) => state.users.find((user) => user.id === id)!.token;
   let ticket = 0;
   const newTicket = (kind: string) => `SCALE-${kind}-${process.pid}-${++ticket}`;
   /** Parked in order, oldest first: the oldest are the first the cache evicts. */
   const parkedTickets: string[] = [];
 
-  async function http(method: string, route: string, as: string, body?: unknown): Promise<{ ms: number; json: unknown }> {
+  async function http(
+    method: string,
+    route: string,
+    as: string,
+    body?: unknown,
+  ): Promise<{ ms: number; json: unknown }> {
     const t0 = performance.now();
     const response = await fetch(new URL(route, state.http.url), {
       method,
@@ -137,7 +151,9 @@ async function connect(stack: ScaleStack) {
       parkedTickets.push(ticketId);
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
-        progress(`  submitted ${parkedTickets.length}/${count} (${rate(parkedTickets.length, started)}/s); dev ${rssMiB(stack.dev.pid).toFixed(0)} MiB`);
+        progress(
+          `  submitted ${parkedTickets.length}/${count} (${rate(parkedTickets.length, started)}/s); dev ${rssMiB(stack.dev.pid).toFixed(0)} MiB`,
+        );
       }
     });
     for (;;) {
@@ -150,19 +166,27 @@ async function connect(stack: ScaleStack) {
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    progress(`parked ${count} orders in ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, started)}/s)`);
+    progress(
+      `parked ${count} orders in ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, started)}/s)`,
+    );
   }
 
   /** Every order the bench makes ends BOUGHT or waits: one that ended otherwise is a defect, and the bench would wait for ever. */
   async function failOnEndedOrders(): Promise<void> {
     const ended: string[] = [];
-    for await (const order of client.workflow.list({ query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT'` }))
+    for await (const order of client.workflow.list({
+      query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT'`,
+    }))
       ended.push(`${order.workflowId} (${order.searchAttributes.OrderStatus?.[0] ?? order.status.name})`);
-    if (ended.length) throw new Error(`orders ended neither bought nor waiting for approval: ${ended.slice(0, 5).join(', ')}`);
+    if (ended.length)
+      throw new Error(`orders ended neither bought nor waiting for approval: ${ended.slice(0, 5).join(', ')}`);
   }
 
   async function countWaiting(): Promise<number> {
-    const { count } = await client.workflowService.countWorkflowExecutions({ namespace: state.temporal.namespace, query: WAITING_QUERY });
+    const { count } = await client.workflowService.countWorkflowExecutions({
+      namespace: state.temporal.namespace,
+      query: WAITING_QUERY,
+    });
     return Number(count);
   }
 
@@ -171,7 +195,12 @@ async function connect(stack: ScaleStack) {
     let listed = 0;
     let nextPageToken: Uint8Array | undefined;
     do {
-      const page = await client.workflowService.listWorkflowExecutions({ namespace: state.temporal.namespace, query: WAITING_QUERY, pageSize, nextPageToken });
+      const page = await client.workflowService.listWorkflowExecutions({
+        namespace: state.temporal.namespace,
+        query: WAITING_QUERY,
+        pageSize,
+        nextPageToken,
+      });
       listed += page.executions.length;
       nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
     } while (allPages && nextPageToken);
@@ -181,10 +210,13 @@ async function connect(stack: ScaleStack) {
   /** Approves the given parked orders one at a time over HTTP, as the finance approver; the median time. */
   async function approve(tickets: string[]): Promise<number> {
     // every parked order is the same request, so one quote (from the approver's inbox) is every order's quote
-    const inbox = (await http('GET', '/api/v1/approvals?limit=1', 'fiona')).json as { approvals: Array<{ monthlyRate: number; currency: string }> };
+    const inbox = (await http('GET', '/api/v1/approvals?limit=1', 'fiona')).json as {
+      approvals: Array<{ monthlyRate: number; currency: string }>;
+    };
     const { monthlyRate, currency } = inbox.approvals[0]!;
     const times: number[] = [];
-    for (const ticketId of tickets) times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', { monthlyRate, currency })).ms);
+    for (const ticketId of tickets)
+      times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', { monthlyRate, currency })).ms);
     times.sort((a, b) => a - b);
     return percentile(times, 50);
   }
@@ -252,34 +284,104 @@ function report(before: Figures, after: Figures): void {
       `${values.split ? '; devserver in its own process' : ''}\n`,
   );
   console.table([
-    { figure: 'auto-approved orders/s', 'none parked': before.autoOrdersPerSecond.toFixed(1), [`${PARKED} parked`]: after.autoOrdersPerSecond.toFixed(1) },
-    { figure: 'auto-approved p50', 'none parked': ms(before.autoP50Ms), [`${PARKED} parked`]: ms(after.autoP50Ms) },
-    ...(values.split ? [{ figure: 'RSS devserver', 'none parked': mib(before.rssMiB.devserver), [`${PARKED} parked`]: mib(after.rssMiB.devserver) }] : []),
     {
-      figure: values.split ? 'RSS dev (worker, HTTP API, simulator)' : 'RSS dev (devserver, worker, HTTP API, simulator)',
+      figure: 'auto-approved orders/s',
+      'none parked': before.autoOrdersPerSecond.toFixed(1),
+      [`${PARKED} parked`]: after.autoOrdersPerSecond.toFixed(1),
+    },
+    { figure: 'auto-approved p50', 'none parked': ms(before.autoP50Ms), [`${PARKED} parked`]: ms(after.autoP50Ms) },
+    ...(values.split
+      ? [
+          {
+            figure: 'RSS devserver',
+            'none parked': mib(before.rssMiB.devserver),
+            [`${PARKED} parked`]: mib(after.rssMiB.devserver),
+          },
+        ]
+      : []),
+    {
+      figure: values.split
+        ? 'RSS dev (worker, HTTP API, simulator)'
+        : 'RSS dev (devserver, worker, HTTP API, simulator)',
       'none parked': mib(before.rssMiB.dev),
       [`${PARKED} parked`]: mib(after.rssMiB.dev),
     },
-    { figure: 'PostgreSQL (PSS)', 'none parked': mib(before.rssMiB.postgres), [`${PARKED} parked`]: mib(after.rssMiB.postgres) },
-    { figure: 'visibility: first page of 100', 'none parked': ms(before.visibilityFirstPageMs), [`${PARKED} parked`]: ms(after.visibilityFirstPageMs) },
-    { figure: `visibility: every waiting order (${after.visibilityListed})`, 'none parked': ms(before.visibilityAllMs), [`${PARKED} parked`]: ms(after.visibilityAllMs) },
-    { figure: 'GET /api/v1/approvals?limit=100', 'none parked': ms(before.approvalsRouteFirstPageMs), [`${PARKED} parked`]: ms(after.approvalsRouteFirstPageMs) },
-    { figure: 'approve (cached order), p50', 'none parked': ms(before.approveCachedP50Ms), [`${PARKED} parked`]: ms(after.approveCachedP50Ms) },
-    { figure: 'approve (evicted order), p50', 'none parked': 'n/a', [`${PARKED} parked`]: ms(after.approveUncachedP50Ms) },
+    {
+      figure: 'PostgreSQL (PSS)',
+      'none parked': mib(before.rssMiB.postgres),
+      [`${PARKED} parked`]: mib(after.rssMiB.postgres),
+    },
+    {
+      figure: 'visibility: first page of 100',
+      'none parked': ms(before.visibilityFirstPageMs),
+      [`${PARKED} parked`]: ms(after.visibilityFirstPageMs),
+    },
+    {
+      figure: `visibility: every waiting order (${after.visibilityListed})`,
+      'none parked': ms(before.visibilityAllMs),
+      [`${PARKED} parked`]: ms(after.visibilityAllMs),
+    },
+    {
+      figure: 'GET /api/v1/approvals?limit=100',
+      'none parked': ms(before.approvalsRouteFirstPageMs),
+      [`${PARKED} parked`]: ms(after.approvalsRouteFirstPageMs),
+    },
+    {
+      figure: 'approve (cached order), p50',
+      'none parked': ms(before.approveCachedP50Ms),
+      [`${PARKED} parked`]: ms(after.approveCachedP50Ms),
+    },
+    {
+      figure: 'approve (evicted order), p50',
+      'none parked': 'n/a',
+      [`${PARKED} parked`]: ms(after.approveUncachedP50Ms),
+    },
   ]);
   const throughputShare = after.autoOrdersPerSecond / before.autoOrdersPerSecond;
   const p50Share = before.autoP50Ms / after.autoP50Ms;
-  const uncachedRatio = after.approveUncachedP50Ms === null ? null : after.approveUncachedP50Ms / after.approveCachedP50Ms;
+  const uncachedRatio =
+    after.approveUncachedP50Ms === null ? null : after.approveUncachedP50Ms / after.approveCachedP50Ms;
   console.table([
-    { target: 'auto-approved orders/s kept', measured: ratio(throughputShare), goal: '>= 80 %', met: throughputShare >= 0.8 },
-    { target: 'auto-approved p50 kept (none / parked)', measured: ratio(p50Share), goal: '>= 80 %', met: p50Share >= 0.8 },
-    { target: 'whole stack memory', measured: mib(after.rssMiB.total), goal: '< 1024 MiB', met: after.rssMiB.total < 1024 },
-    { target: 'visibility first page', measured: ms(after.visibilityFirstPageMs), goal: '<= 100 ms', met: after.visibilityFirstPageMs <= 100 },
-    { target: 'visibility, all waiting', measured: ms(after.visibilityAllMs), goal: '<= 1000 ms', met: after.visibilityAllMs <= 1000 },
-    { target: 'approvals route, first page', measured: ms(after.approvalsRouteFirstPageMs), goal: '<= 100 ms', met: after.approvalsRouteFirstPageMs <= 100 },
+    {
+      target: 'auto-approved orders/s kept',
+      measured: ratio(throughputShare),
+      goal: '>= 80 %',
+      met: throughputShare >= 0.8,
+    },
+    {
+      target: 'auto-approved p50 kept (none / parked)',
+      measured: ratio(p50Share),
+      goal: '>= 80 %',
+      met: p50Share >= 0.8,
+    },
+    {
+      target: 'whole stack memory',
+      measured: mib(after.rssMiB.total),
+      goal: '< 1024 MiB',
+      met: after.rssMiB.total < 1024,
+    },
+    {
+      target: 'visibility first page',
+      measured: ms(after.visibilityFirstPageMs),
+      goal: '<= 100 ms',
+      met: after.visibilityFirstPageMs <= 100,
+    },
+    {
+      target: 'visibility, all waiting',
+      measured: ms(after.visibilityAllMs),
+      goal: '<= 1000 ms',
+      met: after.visibilityAllMs <= 1000,
+    },
+    {
+      target: 'approvals route, first page',
+      measured: ms(after.approvalsRouteFirstPageMs),
+      goal: '<= 100 ms',
+      met: after.approvalsRouteFirstPageMs <= 100,
+    },
     {
       target: 'approve evicted / cached',
-      measured: uncachedRatio === null ? `n/a (${PARKED} parked fit the cache of ${CACHE})` : `${uncachedRatio.toFixed(2)}x`,
+      measured:
+        uncachedRatio === null ? `n/a (${PARKED} parked fit the cache of ${CACHE})` : `${uncachedRatio.toFixed(2)}x`,
       goal: '<= 3x',
       met: uncachedRatio === null ? 'n/a' : uncachedRatio <= 3,
     },

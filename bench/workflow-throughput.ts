@@ -29,5 +29,11 @@ export async function throughput(client: Client, taskQueue: string, concurrency:
   });
   const seconds = (performance.now() - startedAt) / 1000;
   latencies.sort((a, b) => a - b);
-  return { concurrency, workflows: total, perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    concurrency,
+    workflows: total,
+    perSecond: total / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }

@@ -3,7 +3,14 @@
  * See docs/security.md.
  */
 export { AesGcmPayloadCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from './aes-gcm-codec.js';
-export { CODEC_KEYS_VARIABLE, CodecKeyError, KEY_BYTES, Keyring, keyringFromEnvironment, type KeyringFile } from './keyring.js';
+export {
+  CODEC_KEYS_VARIABLE,
+  CodecKeyError,
+  KEY_BYTES,
+  Keyring,
+  keyringFromEnvironment,
+  type KeyringFile,
+} from './keyring.js';
 export { DEV_KEY_FILE, loadOrCreateDevKeyring } from './dev-key.js';
 export { resolveKeyring, type KeyringSource } from './resolve-keyring.js';
 export { FAILURE_CONVERTER_PATH, encryptingDataConverter } from './data-converter.js';

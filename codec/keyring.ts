@@ -13,9 +13,7 @@ export class CodecKeyError extends Error {
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const keyEntrySchema = z.strictObject({
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of letters, digits, ".", "_" or "-"'),
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 characters of letters, digits, ".", "_" or "-"'),
   key: z.string().superRefine((text, ctx) => {
     if (!BASE64.test(text) || text.length % 4 !== 0) {
       ctx.addIssue({ code: 'custom', message: 'must be standard base64 (A-Z a-z 0-9 + /, padded with =)' });
@@ -37,7 +35,11 @@ export const keyringFileSchema = z.strictObject({
       const seen = new Set<string>();
       keys.forEach((entry, index) => {
         if (seen.has(entry.id)) {
-          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `is a duplicate: key id "${entry.id}" appears twice` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `is a duplicate: key id "${entry.id}" appears twice`,
+          });
         }
         seen.add(entry.id);
       });

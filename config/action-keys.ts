@@ -9,7 +9,10 @@ export const DEV_ACTION_KEY_FILE = 'action-key.json';
  * otherwise, for `mve-orders dev` and what talks to it, a key kept in the data folder. With neither, refuse:
  * a worker without the key would refuse every vote, and an API without it could not sign one.
  */
-export async function resolveActionKeys(options: { env: Readonly<Record<string, string | undefined>>; devDataDir?: string }): Promise<Keyring> {
+export async function resolveActionKeys(options: {
+  env: Readonly<Record<string, string | undefined>>;
+  devDataDir?: string;
+}): Promise<Keyring> {
   const text = options.env[ACTION_KEY_VARIABLE]?.trim();
   if (text) return Keyring.fromText(text, ACTION_KEY_VARIABLE, 'action keys');
   if (options.devDataDir !== undefined) return loadOrCreateDevKeyring(options.devDataDir, DEV_ACTION_KEY_FILE);

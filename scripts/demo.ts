@@ -58,14 +58,24 @@ async function main(): Promise<number> {
         `Sydney, 12 months: ${AUTO_SIZE} is quoted ${expected(AUTO_SIZE)}, ${APPROVAL_SIZE} ${expected(APPROVAL_SIZE)}.\n\n`,
     );
 
-    const auto = await runOrder(alice, simulatorUrl, { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE }, async () => undefined);
-    const approved = await runOrder(alice, simulatorUrl, { ...example, ticketId: `DEMO-${stamp}-APPROVAL`, size: APPROVAL_SIZE }, (ticketId) =>
-      approveAsFinance(fiona, ticketId),
+    const auto = await runOrder(
+      alice,
+      simulatorUrl,
+      { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE },
+      async () => undefined,
+    );
+    const approved = await runOrder(
+      alice,
+      simulatorUrl,
+      { ...example, ticketId: `DEMO-${stamp}-APPROVAL`, size: APPROVAL_SIZE },
+      (ticketId) => approveAsFinance(fiona, ticketId),
     );
 
     for (const { ticketId, order } of [auto, approved]) {
       const price = order.quote ? ` at ${formatMoney(order.quote.monthlyRate, order.quote.currency)} a month` : '';
-      process.stdout.write(`\n${ticketId}: ${order.state}${price} (policy ${formatPolicy(order.policy)}, submitted by ${order.submittedBy ?? '?'})\n`);
+      process.stdout.write(
+        `\n${ticketId}: ${order.state}${price} (policy ${formatPolicy(order.policy)}, submitted by ${order.submittedBy ?? '?'})\n`,
+      );
       process.stdout.write(formatTimeline(order.timeline ?? []));
     }
     process.stdout.write(`\n${figuresTable([auto, approved])}`);
@@ -74,7 +84,9 @@ async function main(): Promise<number> {
         (simulatorUrl ? '' : 'API calls were not counted: the API is not the dev simulator.\n'),
     );
     const bothBought = auto.order.state === 'BOUGHT' && approved.order.state === 'BOUGHT';
-    process.stdout.write(bothBought ? '\ndemo: both orders BOUGHT\n' : '\ndemo: not every order was bought (see the timelines above)\n');
+    process.stdout.write(
+      bothBought ? '\ndemo: both orders BOUGHT\n' : '\ndemo: not every order was bought (see the timelines above)\n',
+    );
     return bothBought ? 0 : 1;
   } finally {
     alice.close();
@@ -104,8 +116,14 @@ async function runOrder(
   const callsBefore = simulatorUrl ? await simulatorCalls(simulatorUrl) : undefined;
   const started = performance.now();
   const submitted = await requester.submit(request);
-  process.stdout.write(`${REQUESTER} submitted ${ticketId} (${request['size']}): ${submitted.created ? 'a new order' : 'the existing order'}\n`);
-  const first = await waitUntil(requester, ticketId, (order) => order.state === 'AWAITING_APPROVAL' || ENDED.includes(order.state));
+  process.stdout.write(
+    `${REQUESTER} submitted ${ticketId} (${request['size']}): ${submitted.created ? 'a new order' : 'the existing order'}\n`,
+  );
+  const first = await waitUntil(
+    requester,
+    ticketId,
+    (order) => order.state === 'AWAITING_APPROVAL' || ENDED.includes(order.state),
+  );
   if (first.state === 'AWAITING_APPROVAL') await decide(ticketId);
   const order = await waitUntil(requester, ticketId, (view) => ENDED.includes(view.state));
   const endToEndMs = performance.now() - started;
@@ -130,23 +148,41 @@ async function approveAsFinance(approver: OrdersApiClient, ticketId: string): Pr
     const { approvals } = await approver.approvals();
     const waiting = approvals.find((item) => item.ticketId === ticketId);
     if (waiting) {
-      const quote = waiting.monthlyRate !== null && waiting.currency !== null ? formatMoney(waiting.monthlyRate, waiting.currency) : 'no quote';
-      process.stdout.write(`${APPROVER}'s inbox: ${ticketId} (tier "${waiting.tier}", ${waiting.stillNeeded} of ${waiting.approvalsNeeded} approval(s) needed) at ${quote}\n`);
+      const quote =
+        waiting.monthlyRate !== null && waiting.currency !== null
+          ? formatMoney(waiting.monthlyRate, waiting.currency)
+          : 'no quote';
+      process.stdout.write(
+        `${APPROVER}'s inbox: ${ticketId} (tier "${waiting.tier}", ${waiting.stillNeeded} of ${waiting.approvalsNeeded} approval(s) needed) at ${quote}\n`,
+      );
       break;
     }
-    if (Date.now() > deadline) throw new Error(`${ticketId} did not reach ${APPROVER}'s inbox within ${WAIT_MS / 1000} s: does she hold a role of its tier?`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${ticketId} did not reach ${APPROVER}'s inbox within ${WAIT_MS / 1000} s: does she hold a role of its tier?`,
+      );
     await sleep(200);
   }
   const order = await approver.get(ticketId);
   const quote = order.quote!;
   process.stdout.write(`${APPROVER} approves ${ticketId} at ${formatMoney(quote.monthlyRate, quote.currency)}\n`);
-  const result = await approver.approve(ticketId, { monthlyRate: quote.monthlyRate, currency: quote.currency, comment: 'approved in the demo' });
+  const result = await approver.approve(ticketId, {
+    monthlyRate: quote.monthlyRate,
+    currency: quote.currency,
+    comment: 'approved in the demo',
+  });
   if (result.stillNeeded > 0) {
-    throw new Error(`${ticketId} needs ${result.stillNeeded} more distinct approver(s); approve with \`mve-orders approve ${ticketId} --as dave\` to finish it`);
+    throw new Error(
+      `${ticketId} needs ${result.stillNeeded} more distinct approver(s); approve with \`mve-orders approve ${ticketId} --as dave\` to finish it`,
+    );
   }
 }
 
-async function waitUntil(api: OrdersApiClient, ticketId: string, done: (order: ApiOrder) => boolean): Promise<ApiOrder> {
+async function waitUntil(
+  api: OrdersApiClient,
+  ticketId: string,
+  done: (order: ApiOrder) => boolean,
+): Promise<ApiOrder> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     let order: ApiOrder | undefined;
@@ -156,7 +192,10 @@ async function waitUntil(api: OrdersApiClient, ticketId: string, done: (order: A
       if (!(error instanceof ApiCallError && error.status === 404)) throw error;
     }
     if (order && done(order)) return order;
-    if (Date.now() > deadline) throw new Error(`${ticketId} is still ${order?.state ?? 'not started'} after ${WAIT_MS / 1000} s: is the worker running?`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${ticketId} is still ${order?.state ?? 'not started'} after ${WAIT_MS / 1000} s: is the worker running?`,
+      );
     await sleep(200);
   }
 }
@@ -170,7 +209,9 @@ async function simulatorCalls(simulatorUrl: string): Promise<ApiCalls> {
 }
 
 function difference(before: ApiCalls, after: ApiCalls): ApiCalls {
-  return Object.fromEntries(Object.entries(after).map(([endpoint, count]) => [endpoint, count - (before[endpoint] ?? 0)]));
+  return Object.fromEntries(
+    Object.entries(after).map(([endpoint, count]) => [endpoint, count - (before[endpoint] ?? 0)]),
+  );
 }
 
 function figuresTable(figures: OrderFigures[]): string {
@@ -183,7 +224,13 @@ function figuresTable(figures: OrderFigures[]): string {
           .map(([endpoint, count]) => `${endpoint} ${count}`)
           .join(', ')
       : 'not counted';
-    return [order.ticketId, String(order.historyEvents), String(order.historyBytes), total === undefined ? '-' : String(total), breakdown];
+    return [
+      order.ticketId,
+      String(order.historyEvents),
+      String(order.historyBytes),
+      total === undefined ? '-' : String(total),
+      breakdown,
+    ];
   });
   // History as the API gives it: proto3 JSON, payloads withheld (alice is not ops), so its size is the JSON's.
   return formatTable(['ORDER', 'HISTORY EVENTS', 'HISTORY JSON BYTES', 'API CALLS', 'BY ENDPOINT'], rows);

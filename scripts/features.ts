@@ -35,14 +35,21 @@ async function main(): Promise<number> {
   if (!features.length) throw new Error(`no TypeScript feature in ${suite} matches ${values.filter}`);
   const prepared = await prepareSuite(suite, progress);
   if (prepared.typeErrors.length)
-    progress(`(${prepared.typeErrors.length} type errors while compiling the suite; the output is emitted and run regardless)${values.verbose ? `\n${prepared.typeErrors.join('\n')}` : ''}`);
+    progress(
+      `(${prepared.typeErrors.length} type errors while compiling the suite; the output is emitted and run regardless)${values.verbose ? `\n${prepared.typeErrors.join('\n')}` : ''}`,
+    );
 
   const results: FeatureResult[] = [];
   for (const feature of features) {
     const result = await runFeature(prepared, feature, timeoutMs);
     results.push(result);
-    progress(`${result.outcome.padEnd(4)} ${feature.dir}${result.outcome === 'skip' ? '' : ` (${(result.durationMs / 1000).toFixed(1)} s)`}`);
-    if (values.verbose && result.outcome === 'fail') progress(`${result.output}\n${JSON.stringify({ unimplemented: result.unimplemented, serverWarnings: result.serverWarnings })}`);
+    progress(
+      `${result.outcome.padEnd(4)} ${feature.dir}${result.outcome === 'skip' ? '' : ` (${(result.durationMs / 1000).toFixed(1)} s)`}`,
+    );
+    if (values.verbose && result.outcome === 'fail')
+      progress(
+        `${result.output}\n${JSON.stringify({ unimplemented: result.unimplemented, serverWarnings: result.serverWarnings })}`,
+      );
   }
   process.stdout.write(`${values.json ? formatJson(results) : formatTable(results)}\n`);
   return results.some((r) => r.outcome === 'fail') ? 1 : 0;
@@ -51,7 +58,13 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    progress(error instanceof SuiteNotFound ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
+    progress(
+      error instanceof SuiteNotFound
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error),
+    );
     process.exit(2);
   },
 );

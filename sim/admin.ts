@@ -31,7 +31,11 @@ export function handleAdmin(state: SimState, method: string, path: string, body:
       if (!parsed.ok) return parsed.response;
       const faults = (Array.isArray(parsed.value) ? z.array(faultSchema) : faultSchema).safeParse(parsed.value);
       if (!faults.success) {
-        return apiError(400, 'Invalid fault', faults.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+        return apiError(
+          400,
+          'Invalid fault',
+          faults.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+        );
       }
       for (const fault of [faults.data].flat()) state.faults.inject(fault);
       return ok({ faults: state.faults.list() });
@@ -43,7 +47,12 @@ export function handleAdmin(state: SimState, method: string, path: string, body:
       const parsed = parseJsonBody(body);
       if (!parsed.ok) return parsed.response;
       const factor = z.object({ factor: priceFactorSchema }).safeParse(parsed.value);
-      if (!factor.success) return apiError(400, 'Invalid price factor', factor.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })));
+      if (!factor.success)
+        return apiError(
+          400,
+          'Invalid price factor',
+          factor.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+        );
       state.catalog.priceFactor = factor.data.factor;
       return ok({ priceFactor: state.catalog.priceFactor });
     }
@@ -51,6 +60,9 @@ export function handleAdmin(state: SimState, method: string, path: string, body:
       state.authority.expireAll();
       return ok({ expired: true });
     default:
-      return apiError(404, `No admin route ${route}: use GET /_sim/state, POST|DELETE /_sim/faults, POST /_sim/prices, POST /_sim/tokens/expire`);
+      return apiError(
+        404,
+        `No admin route ${route}: use GET /_sim/state, POST|DELETE /_sim/faults, POST /_sim/prices, POST /_sim/tokens/expire`,
+      );
   }
 }

@@ -25,7 +25,24 @@ import {
 } from './value-rules.js';
 
 export const SIM_KIND_IDS = [
-  'K1', 'K2', 'K3', 'K4', 'K5', 'K6', 'K7', 'K8', 'K9', 'K10', 'K11', 'K12', 'K13', 'K14', 'K15A', 'K15B', 'K16', 'K17',
+  'K1',
+  'K2',
+  'K3',
+  'K4',
+  'K5',
+  'K6',
+  'K7',
+  'K8',
+  'K9',
+  'K10',
+  'K11',
+  'K12',
+  'K13',
+  'K14',
+  'K15A',
+  'K15B',
+  'K16',
+  'K17',
 ] as const;
 export type SimKindId = (typeof SIM_KIND_IDS)[number];
 
@@ -42,12 +59,18 @@ const rsa2048 = sshPublicKey({ rsaBits: [2048] });
 const adminPassword = text({ min: 9, max: 100, forbidden: ['"', '\r', '\n'] });
 /** K6: 1 to 37 characters of A-Z, a-z, 0-9 and hyphen. */
 const managementKey = matching(/^[A-Za-z0-9-]{1,37}$/, '1 to 37 characters of A-Z, a-z, 0-9 and hyphen');
-const managedCentrally: FieldCondition = { says: 'manageLocally is false', holds: (config) => config['manageLocally'] === false };
+const managedCentrally: FieldCondition = {
+  says: 'manageLocally is false',
+  holds: (config) => config['manageLocally'] === false,
+};
 const k15Fields: readonly FieldRule[] = [
   {
     name: 'ionKey',
     required: true,
-    value: matching(/^[0-9a-fA-F]{10}(?:-[0-9a-fA-F]{8})(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/, 'hexadecimal groups of 10-8-4-4-4-12 digits joined by hyphens'),
+    value: matching(
+      /^[0-9a-fA-F]{10}(?:-[0-9a-fA-F]{8})(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$/,
+      'hexadecimal groups of 10-8-4-4-4-12 digits joined by hyphens',
+    ),
   },
   { name: 'secretKey', required: true, value: hexDigits(40) },
 ];
@@ -182,7 +205,11 @@ export const APPLIANCE_KIND_RULES: Readonly<Record<SimKindId, ApplianceKindRules
     fields: [
       { name: 'sshPublicKey', required: true, value: rsa2048 },
       { name: 'adminPasswordHash', required: true, value: sha256Crypt },
-      { name: 'licenseData', required: false, value: matching(/^[0-9]{8,9}$/, 'an authorization code of 8 or 9 digits') },
+      {
+        name: 'licenseData',
+        required: false,
+        value: matching(/^[0-9]{8,9}$/, 'an authorization code of 8 or 9 digits'),
+      },
     ],
     vnics: { min: 2, max: 5 },
   },

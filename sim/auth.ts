@@ -19,9 +19,7 @@ interface IssuedToken {
   expiresAt: number;
 }
 
-export type TokenCheck =
-  | { ok: true; token: IssuedToken }
-  | { ok: false; status: 401; message: string };
+export type TokenCheck = { ok: true; token: IssuedToken } | { ok: false; status: 401; message: string };
 
 /** The token of an `Authorization: Bearer <token>` header. */
 export function bearerToken(authorization: string | undefined): string | undefined {
@@ -77,11 +75,16 @@ export class TokenAuthority {
 
   check(environment: SimEnvironment, authorization: string | undefined): TokenCheck {
     const presented = bearerToken(authorization);
-    if (!presented) return { ok: false, status: 401, message: 'Missing bearer token: send Authorization: Bearer <token>' };
+    if (!presented)
+      return { ok: false, status: 401, message: 'Missing bearer token: send Authorization: Bearer <token>' };
     const token = this.#tokens.get(presented);
     if (!token) return { ok: false, status: 401, message: 'Invalid access token' };
     if (token.environment !== environment) {
-      return { ok: false, status: 401, message: `Access token was issued for ${token.environment}, not ${environment}` };
+      return {
+        ok: false,
+        status: 401,
+        message: `Access token was issued for ${token.environment}, not ${environment}`,
+      };
     }
     if (Date.now() >= token.expiresAt) return { ok: false, status: 401, message: 'Access token expired' };
     return { ok: true, token };

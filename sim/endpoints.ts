@@ -4,7 +4,6 @@ import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
 import { buy, validate } from './orders.js';
 import type { SimState } from './state.js';
 
-
 export interface SimCall {
   endpoint: SimEndpoint;
   environment: SimEnvironment;
@@ -32,7 +31,10 @@ export function handleApiCall(state: SimState, call: SimCall): SimResponse {
       return withJson(call.body, (body) => validate(state.catalog, body, TERMS_TEXT));
     case 'buy':
       if (auth.token.role === 'Read Only') {
-        return apiError(403, `Forbidden: API key ${auth.token.clientId} has the Read Only role and cannot order services`);
+        return apiError(
+          403,
+          `Forbidden: API key ${auth.token.clientId} has the Read Only role and cannot order services`,
+        );
       }
       return withJson(call.body, (body) => buy(state, client, body, TERMS_TEXT));
   }

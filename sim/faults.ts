@@ -18,7 +18,12 @@ const endpoint = z.enum(SIM_ENDPOINTS);
 export const faultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('latency'), endpoint, times, ms: z.number().int().min(0).max(600_000) }),
   z.object({ kind: z.literal('error'), endpoint, times, status: z.number().int().min(500).max(599).default(503) }),
-  z.object({ kind: z.literal('rate-limit'), endpoint, times, retryAfterSeconds: z.number().int().min(0).max(3600).default(1) }),
+  z.object({
+    kind: z.literal('rate-limit'),
+    endpoint,
+    times,
+    retryAfterSeconds: z.number().int().min(0).max(3600).default(1),
+  }),
   z.object({ kind: z.literal('expire-token'), endpoint, times }),
   z.object({ kind: z.literal('drop'), endpoint, times }),
   z.object({ kind: z.literal('apply-then-drop'), endpoint, times }),

@@ -58,10 +58,19 @@ export function checkFields(
 }
 
 /** One issue per field the object has beyond `known`. */
-export function unknownFields(fields: Record<string, unknown>, known: readonly string[], basePath: string, hint = ''): SimIssue[] {
+export function unknownFields(
+  fields: Record<string, unknown>,
+  known: readonly string[],
+  basePath: string,
+  hint = '',
+): SimIssue[] {
   return Object.keys(fields)
     .filter((name) => !known.includes(name))
-    .map((name) => ({ path: pathOf(basePath, name), rule: 'unknown-field', message: `${name} is not a field here${hint}` }));
+    .map((name) => ({
+      path: pathOf(basePath, name),
+      rule: 'unknown-field',
+      message: `${name} is not a field here${hint}`,
+    }));
 }
 
 export function isJsonObject(value: unknown): value is Record<string, unknown> {

@@ -13,7 +13,12 @@ export function ok(body: unknown): SimResponse {
 }
 
 /** Errors in the shape seen from such APIs: `{ message, data, trace_id }` (trace id filled in on sending). */
-export function apiError(status: number, message: string, data: unknown = null, headers?: Record<string, string>): SimResponse {
+export function apiError(
+  status: number,
+  message: string,
+  data: unknown = null,
+  headers?: Record<string, string>,
+): SimResponse {
   return { status, body: { message, data }, ...(headers ? { headers } : {}) };
 }
 

@@ -96,7 +96,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   const environments = Object.fromEntries(
-    SIM_ENVIRONMENTS.map((environment) => [environment, { baseUrl: `${url}/${environment}`, authUrl: `${url}/${environment}` }]),
+    SIM_ENVIRONMENTS.map((environment) => [
+      environment,
+      { baseUrl: `${url}/${environment}`, authUrl: `${url}/${environment}` },
+    ]),
   ) as Simulator['environments'];
   return {
     url,

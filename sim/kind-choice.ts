@@ -20,7 +20,9 @@ export function chooseKind(
   const passing = allowed.find((kind) => kindFieldIssues(kind, vendorConfig, basePath).length === 0);
   if (passing) return { ok: true, kind: passing };
   const given = Object.keys(vendorConfig).filter((name) => !COMMON_VENDOR_FIELDS.includes(name));
-  const knowing = allowed.filter((kind) => given.every((name) => APPLIANCE_KIND_RULES[kind].fields.some((field) => field.name === name)));
+  const knowing = allowed.filter((kind) =>
+    given.every((name) => APPLIANCE_KIND_RULES[kind].fields.some((field) => field.name === name)),
+  );
   if (knowing.length === 1) return { ok: true, kind: knowing[0]! };
   const complete = allowed.filter((kind) => requiredFieldsOf(kind).every((name) => vendorConfig[name] !== undefined));
   if (complete.length === 1) return { ok: true, kind: complete[0]! };

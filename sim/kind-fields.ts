@@ -14,16 +14,14 @@ export function kindFieldIssues(kind: SimKindId, vendorConfig: Record<string, un
   const own = fields.map((field) => field.name);
   const stray = Object.keys(vendorConfig)
     .filter((name) => !COMMON_VENDOR_FIELDS.includes(name) && !own.includes(name))
-    .map(
-      (name): SimIssue => ({
-        path: pathOf(basePath, name),
-        rule: 'unknown-field',
-        message:
-          name === 'vendor'
-            ? 'vendor is not a vendorConfig field: the image chooses the vendor (spec 2.4)'
-            : `${name} is not a field of kind ${kind} (${title}), whose fields are ${own.join(', ')}`,
-      }),
-    );
+    .map((name): SimIssue => ({
+      path: pathOf(basePath, name),
+      rule: 'unknown-field',
+      message:
+        name === 'vendor'
+          ? 'vendor is not a vendorConfig field: the image chooses the vendor (spec 2.4)'
+          : `${name} is not a field of kind ${kind} (${title}), whose fields are ${own.join(', ')}`,
+    }));
   return [...stray, ...checkFields(vendorConfig, fields, basePath, ` for kind ${kind} (${title})`)];
 }
 

@@ -24,7 +24,12 @@ export type SimKindMap = readonly SimKindMapEntry[];
  */
 export const SIM_KIND_MAP: SimKindMap = [
   { vendor: '6WIND', product: 'VSR', kinds: ['K1'] },
-  { vendor: 'Cisco', product: 'C8000', kinds: ['K1', 'K4'], note: 'sshPublicKey in autonomous mode, cloudInit in SD-WAN mode' },
+  {
+    vendor: 'Cisco',
+    product: 'C8000',
+    kinds: ['K1', 'K4'],
+    note: 'sshPublicKey in autonomous mode, cloudInit in SD-WAN mode',
+  },
   { vendor: 'VMware', product: 'SD-WAN Edge', kinds: ['K2'] },
   { vendor: 'Aruba', product: 'EdgeConnect SD-WAN', kinds: ['K3'] },
   { vendor: 'Aviatrix', product: 'Edge', kinds: ['K4'] },

@@ -20,8 +20,26 @@ export type SimZone = {
   mveAvailable: boolean;
 };
 
-const OPERATORS = ['Northgate', 'Harbourline', 'Meridian', 'Stratus', 'Corefield', 'Bluewater', 'Ironbark', 'Lumen Park'];
-const STREETS = ['Bourke St', 'Harbour Rd', 'Exchange Pl', 'Fibre Way', 'Station St', 'Dock Rd', 'Quarry Ln', 'Mill Ave'];
+const OPERATORS = [
+  'Northgate',
+  'Harbourline',
+  'Meridian',
+  'Stratus',
+  'Corefield',
+  'Bluewater',
+  'Ironbark',
+  'Lumen Park',
+];
+const STREETS = [
+  'Bourke St',
+  'Harbour Rd',
+  'Exchange Pl',
+  'Fibre Way',
+  'Station St',
+  'Dock Rd',
+  'Quarry Ln',
+  'Mill Ave',
+];
 /** Non-usable statuses; the spec shows only `Active`, so these are the simulator's own. */
 const INACTIVE_STATUSES = ['Deployment', 'Restricted', 'Decommissioned'];
 const ZONE_NAMES = ['red', 'blue', 'green'];
@@ -49,7 +67,9 @@ export function generateLocations(seed: number, count: number = DEFAULT_LOCATION
       name: `${operator} ${metro.code}${site}`,
       address: {
         street: `${random.int(1, 400)} ${random.pick(STREETS)}`,
-        suburb: random.chance(0.3) ? null : `${metro.city} ${random.pick(['North', 'South', 'East', 'West', 'Central'])}`,
+        suburb: random.chance(0.3)
+          ? null
+          : `${metro.city} ${random.pick(['North', 'South', 'East', 'West', 'Central'])}`,
         city: metro.city,
         state: metro.state,
         postcode: String(random.int(1000, 99999)),

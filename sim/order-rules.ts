@@ -52,7 +52,8 @@ const IMAGE_ID: FieldRule = { name: 'imageId', required: true, value: wholeNumbe
  * `image` is undefined when the catalog has no image of that id (the caller reports that).
  */
 export function checkOrderBody(order: unknown, image: ImageFacts | undefined, basePath = ''): OrderCheck {
-  if (!isJsonObject(order)) return { issues: [{ path: basePath || 'order', rule: 'type', message: 'an order must be a JSON object' }] };
+  if (!isJsonObject(order))
+    return { issues: [{ path: basePath || 'order', rule: 'type', message: 'an order must be a JSON object' }] };
   const issues = [...unknownFields(order, ORDER_FIELD_NAMES, basePath), ...checkFields(order, ORDER_FIELDS, basePath)];
   const vnicsPath = pathOf(basePath, 'vnics');
   const vnics = order['vnics'];
@@ -79,11 +80,23 @@ export function checkOrderBody(order: unknown, image: ImageFacts | undefined, ba
 /** The kind's own restriction first (spec 2.5: K6, K15); then the catalog's word on the image (2.6). */
 function sizeIssues(kind: SimKindId, image: ImageFacts, size: OrderSize): SimIssue[] {
   if (!kindAcceptsSize(kind, size.label)) {
-    return [{ path: size.path, rule: 'size-not-for-kind', message: `size "${size.label}" is not available for kind ${kind} (${APPLIANCE_KIND_RULES[kind].title})` }];
+    return [
+      {
+        path: size.path,
+        rule: 'size-not-for-kind',
+        message: `size "${size.label}" is not available for kind ${kind} (${APPLIANCE_KIND_RULES[kind].title})`,
+      },
+    ];
   }
   if (!image.availableSizes.includes(size.label)) {
     const offered = image.availableSizes.join(', ') || 'none';
-    return [{ path: size.path, rule: 'size-not-offered', message: `size "${size.label}" is not offered for image ${image.id}; offered: ${offered}` }];
+    return [
+      {
+        path: size.path,
+        rule: 'size-not-offered',
+        message: `size "${size.label}" is not offered for image ${image.id}; offered: ${offered}`,
+      },
+    ];
   }
   return [];
 }

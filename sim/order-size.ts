@@ -11,7 +11,10 @@ export interface OrderSize {
   path: string;
 }
 
-export function readOrderSize(vendorConfig: Record<string, unknown>, basePath: string): { size?: OrderSize; issues: SimIssue[] } {
+export function readOrderSize(
+  vendorConfig: Record<string, unknown>,
+  basePath: string,
+): { size?: OrderSize; issues: SimIssue[] } {
   const labelPath = pathOf(basePath, 'mveLabel');
   const legacyPath = pathOf(basePath, 'productSize');
   const given = vendorConfig['mveLabel'];
@@ -21,21 +24,36 @@ export function readOrderSize(vendorConfig: Record<string, unknown>, basePath: s
   let label: string | undefined;
   if (given !== undefined) {
     if (typeof given === 'string' && readSizeLabel(given)) label = given;
-    else issues.push({ path: labelPath, rule: 'format', message: 'mveLabel must be a size label "MVE <vCPU>/<GB>", e.g. "MVE 4/16"' });
+    else
+      issues.push({
+        path: labelPath,
+        rule: 'format',
+        message: 'mveLabel must be a size label "MVE <vCPU>/<GB>", e.g. "MVE 4/16"',
+      });
   }
   let translated: string | undefined;
   if (legacy !== undefined) {
     translated = typeof legacy === 'string' ? LEGACY_SIZE_NAMES[legacy] : undefined;
     if (translated === undefined) {
-      issues.push({ path: legacyPath, rule: 'allowed-values', message: `productSize must be one of ${Object.keys(LEGACY_SIZE_NAMES).join(', ')}` });
+      issues.push({
+        path: legacyPath,
+        rule: 'allowed-values',
+        message: `productSize must be one of ${Object.keys(LEGACY_SIZE_NAMES).join(', ')}`,
+      });
     }
   }
   if (given === undefined && legacy === undefined) {
     issues.push({ path: labelPath, rule: 'required', message: 'mveLabel is required (or the deprecated productSize)' });
   }
   if (label !== undefined && translated !== undefined && label !== translated) {
-    issues.push({ path: legacyPath, rule: 'size-conflict', message: `productSize means "${translated}" but mveLabel is "${label}"` });
+    issues.push({
+      path: legacyPath,
+      rule: 'size-conflict',
+      message: `productSize means "${translated}" but mveLabel is "${label}"`,
+    });
   }
   if (issues.length > 0) return { issues };
-  return label !== undefined ? { size: { label, path: labelPath }, issues } : { size: { label: translated!, path: legacyPath }, issues };
+  return label !== undefined
+    ? { size: { label, path: labelPath }, issues }
+    : { size: { label: translated!, path: legacyPath }, issues };
 }

@@ -90,17 +90,30 @@ function checkEnvelope(body: unknown): SimIssue | undefined {
   }
   const envelope = body;
   if (!Array.isArray(envelope['networkDesign']) || envelope['networkDesign'].length === 0) {
-    return { path: 'networkDesign', rule: 'required', message: 'networkDesign must be a non-empty array of order objects' };
+    return {
+      path: 'networkDesign',
+      rule: 'required',
+      message: 'networkDesign must be a non-empty array of order objects',
+    };
   }
   const codes = envelope['discountCodes'];
   if (!Array.isArray(codes) || codes.some((code) => typeof code !== 'string')) {
-    return { path: 'discountCodes', rule: 'required', message: 'discountCodes must be an array of strings (empty when none applies)' };
+    return {
+      path: 'discountCodes',
+      rule: 'required',
+      message: 'discountCodes must be an array of strings (empty when none applies)',
+    };
   }
   if (envelope['solutions'] !== undefined && !Array.isArray(envelope['solutions'])) {
     return { path: 'solutions', rule: 'type', message: 'solutions must be an array (omit it for a standalone MVE)' };
   }
   const unknown = Object.keys(envelope).filter((key) => !['networkDesign', 'discountCodes', 'solutions'].includes(key));
-  if (unknown.length > 0) return { path: pathOf('', unknown[0]!), rule: 'unknown-field', message: `${unknown[0]} is not a field of the buy envelope` };
+  if (unknown.length > 0)
+    return {
+      path: pathOf('', unknown[0]!),
+      rule: 'unknown-field',
+      message: `${unknown[0]} is not a field of the buy envelope`,
+    };
   return undefined;
 }
 
@@ -116,24 +129,46 @@ function checkOrders(catalog: SimCatalog, orders: readonly unknown[], prefix: st
     else checked.push(result);
   });
   if (issues.length > 0) {
-    const summary = issues.slice(0, 3).map((found) => `${found.path}: ${found.message}`).join('; ');
-    return { ok: false, response: apiError(400, `Validation failed: ${summary}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`, issues) };
+    const summary = issues
+      .slice(0, 3)
+      .map((found) => `${found.path}: ${found.message}`)
+      .join('; ');
+    return {
+      ok: false,
+      response: apiError(
+        400,
+        `Validation failed: ${summary}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`,
+        issues,
+      ),
+    };
   }
   return { ok: true, orders: checked };
 }
 
-function checkOrderInCatalog(catalog: SimCatalog, order: unknown, basePath: string): CheckedOrder | { issues: SimIssue[] } {
+function checkOrderInCatalog(
+  catalog: SimCatalog,
+  order: unknown,
+  basePath: string,
+): CheckedOrder | { issues: SimIssue[] } {
   const fields = isJsonObject(order) ? order : {};
   const vendorConfig = isJsonObject(fields['vendorConfig']) ? fields['vendorConfig'] : {};
   const image = imageFacts(catalog, vendorConfig['imageId']);
   const checked = checkOrderBody(order, image, basePath);
   const issues = [...checked.issues];
   if (!image && Number.isInteger(vendorConfig['imageId'])) {
-    issues.push({ path: pathOf(basePath, 'vendorConfig', 'imageId'), rule: 'image-not-found', message: `imageId ${String(vendorConfig['imageId'])} is not an image of the images catalog` });
+    issues.push({
+      path: pathOf(basePath, 'vendorConfig', 'imageId'),
+      rule: 'image-not-found',
+      message: `imageId ${String(vendorConfig['imageId'])} is not an image of the images catalog`,
+    });
   }
   const location = catalog.locations.find((candidate) => candidate.id === fields['locationId']);
   if (!location && Number.isInteger(fields['locationId'])) {
-    issues.push({ path: pathOf(basePath, 'locationId'), rule: 'location-not-found', message: `locationId ${String(fields['locationId'])} is not a location` });
+    issues.push({
+      path: pathOf(basePath, 'locationId'),
+      rule: 'location-not-found',
+      message: `locationId ${String(fields['locationId'])} is not a location`,
+    });
   }
   if (location) issues.push(...locationIssues(location, checked.size, basePath));
   if (issues.length > 0 || !location || !image || !checked.size) return { issues };
@@ -163,17 +198,35 @@ function scaled(price: Price, factor: number): Price {
 }
 
 /** MVE must be available there (spec 2.1), and a zone must offer the vCPU the size needs. */
-function locationIssues(location: SimLocation, size: { label: string; path: string } | undefined, basePath: string): SimIssue[] {
+function locationIssues(
+  location: SimLocation,
+  size: { label: string; path: string } | undefined,
+  basePath: string,
+): SimIssue[] {
   const path = pathOf(basePath, 'locationId');
   const zones = Object.values(location.diversityZones);
   if (location.status !== 'Active' || !zones.some((zone) => zone.mveAvailable)) {
-    return [{ path, rule: 'location-unavailable', message: `location ${location.id} (${location.name}) is not Active with MVE available` }];
+    return [
+      {
+        path,
+        rule: 'location-unavailable',
+        message: `location ${location.id} (${location.name}) is not Active with MVE available`,
+      },
+    ];
   }
   const vcpu = size ? readSizeLabel(size.label)?.vcpu : undefined;
   if (vcpu === undefined) return [];
-  const maxCores = Math.max(...zones.map((zone) => (zone.mveAvailable ? (zone.mveMaxCpuCoreCount ?? Number.POSITIVE_INFINITY) : 0)));
+  const maxCores = Math.max(
+    ...zones.map((zone) => (zone.mveAvailable ? (zone.mveMaxCpuCoreCount ?? Number.POSITIVE_INFINITY) : 0)),
+  );
   if (vcpu > maxCores) {
-    return [{ path: size!.path, rule: 'size-not-at-location', message: `size "${size!.label}" needs ${vcpu} vCPU; location ${location.id} offers at most ${maxCores}` }];
+    return [
+      {
+        path: size!.path,
+        rule: 'size-not-at-location',
+        message: `size "${size!.label}" needs ${vcpu} vCPU; location ${location.id} offers at most ${maxCores}`,
+      },
+    ];
   }
   return [];
 }

@@ -7,7 +7,6 @@ import type { SimState } from './state.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, BodyTooLargeError, readBody, send, type SimResponse } from './http.js';
 
-
 /** Paths of one environment (spec section 4), each under /<environment>. */
 const ROUTES: Record<string, { endpoint: SimEndpoint; method: 'GET' | 'POST' }> = {
   '/oauth2/token': { endpoint: 'token', method: 'POST' },
@@ -23,7 +22,11 @@ export const ADMIN_PREFIX = '/_sim';
 export function createSimServer(state: SimState, log?: (line: string) => void): Server {
   return createServer((req, res) => {
     const started = performance.now();
-    res.on('close', () => log?.(`${req.method} ${req.url} ${res.headersSent ? res.statusCode : 'dropped'} ${Math.round(performance.now() - started)}ms`));
+    res.on('close', () =>
+      log?.(
+        `${req.method} ${req.url} ${res.headersSent ? res.statusCode : 'dropped'} ${Math.round(performance.now() - started)}ms`,
+      ),
+    );
     serve(state, req, res).catch((error: unknown) => {
       if (res.headersSent) return;
       if (error instanceof BodyTooLargeError) send(res, apiError(413, error.message));
@@ -41,7 +44,10 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
   }
   const [, environment, rest] = /^\/([^/]+)(\/.*)?$/.exec(path) ?? [];
   if (!isEnvironment(environment)) {
-    send(res, apiError(404, `No such path ${path}: the API of each environment is under /${SIM_ENVIRONMENTS.join(' or /')}`));
+    send(
+      res,
+      apiError(404, `No such path ${path}: the API of each environment is under /${SIM_ENVIRONMENTS.join(' or /')}`),
+    );
     return;
   }
   const route = ROUTES[rest ?? ''];

@@ -4,7 +4,8 @@
  * because the spec's rules are "RSA 2048-bit" and a label or comment proves nothing.
  */
 
-export type PublicKeyFacts = { algorithm: 'rsa'; bits: number } | { algorithm: 'ed25519' } | { algorithm: 'other'; name: string };
+export type PublicKeyFacts =
+  { algorithm: 'rsa'; bits: number } | { algorithm: 'ed25519' } | { algorithm: 'other'; name: string };
 
 export type KeyReading = { ok: true; key: PublicKeyFacts } | { ok: false; why: string };
 

@@ -28,7 +28,11 @@ function length(text: string): number {
   return [...text].length;
 }
 
-const FORBIDDEN_NAMES: Record<string, string> = { '"': 'a double quote', '\r': 'a carriage return', '\n': 'a line feed' };
+const FORBIDDEN_NAMES: Record<string, string> = {
+  '"': 'a double quote',
+  '\r': 'a carriage return',
+  '\n': 'a line feed',
+};
 
 /** Free text of `min` to `max` characters, without the characters listed. */
 export function text(limits: { min: number; max?: number; forbidden?: readonly string[] }): ValueRule {
@@ -40,7 +44,9 @@ export function text(limits: { min: number; max?: number; forbidden?: readonly s
       return { rule: 'length', problem: `must be ${range} long, not ${count}` };
     }
     const found = forbidden.find((character) => value.includes(character));
-    return found === undefined ? null : { rule: 'characters', problem: `must not contain ${FORBIDDEN_NAMES[found] ?? 'that character'}` };
+    return found === undefined
+      ? null
+      : { rule: 'characters', problem: `must not contain ${FORBIDDEN_NAMES[found] ?? 'that character'}` };
   });
 }
 
@@ -92,7 +98,8 @@ export const trueOrFalse: ValueRule = (value) =>
 export function identifierOrEmail(max: number): ValueRule {
   return onText((value) => {
     const count = length(value);
-    if (count === 0 || count > max) return { rule: 'length', problem: `must be 1 to ${max} characters long, not ${count}` };
+    if (count === 0 || count > max)
+      return { rule: 'length', problem: `must be 1 to ${max} characters long, not ${count}` };
     if (/^[A-Za-z0-9._-]+$/.test(value) || isEmailAddress(value)) return null;
     return { rule: 'format', problem: 'must be an identifier (letters, digits, ".", "_", "-") or an e-mail address' };
   });
@@ -109,7 +116,11 @@ export function sshPublicKey(accepts: { rsaBits: readonly number[]; ed25519?: bo
   const wanted = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}` : kinds[0]!;
   return onText((value) => {
     const reading = readPublicKey(value);
-    if (!reading.ok) return { rule: 'ssh-key', problem: `must be an ${wanted} public key in OpenSSH or RFC 4716 form (${reading.why})` };
+    if (!reading.ok)
+      return {
+        rule: 'ssh-key',
+        problem: `must be an ${wanted} public key in OpenSSH or RFC 4716 form (${reading.why})`,
+      };
     const { key } = reading;
     if (key.algorithm === 'rsa' && accepts.rsaBits.includes(key.bits)) return null;
     if (key.algorithm === 'ed25519' && accepts.ed25519) return null;
@@ -126,7 +137,9 @@ export const wholeNumber: ValueRule = (value) =>
 export function oneOf(allowed: ReadonlyArray<string | number>, unit = ''): ValueRule {
   const list = allowed.map((entry) => (typeof entry === 'string' ? `"${entry}"` : String(entry))).join(', ');
   return (value) =>
-    allowed.includes(value as string | number) ? null : { rule: 'allowed-values', problem: `must be one of ${list}${unit}` };
+    allowed.includes(value as string | number)
+      ? null
+      : { rule: 'allowed-values', problem: `must be one of ${list}${unit}` };
 }
 
 /** `null` stands for "none" (spec 2.3 promoCode); anything else must pass `rule`. */
@@ -135,6 +148,8 @@ export function orNull(rule: ValueRule): ValueRule {
 }
 
 export const jsonObject: ValueRule = (value) =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? null : { rule: 'type', problem: 'must be an object' };
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? null
+    : { rule: 'type', problem: 'must be an object' };
 
 export const anyString: ValueRule = onText(() => null);

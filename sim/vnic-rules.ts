@@ -13,7 +13,13 @@ const MAX_VNICS = 5;
 export function vnicListIssues(vnics: unknown, path: string): SimIssue[] {
   if (!Array.isArray(vnics)) return [{ path, rule: 'type', message: 'vnics must be an array of vNIC objects' }];
   if (vnics.length < 1 || vnics.length > MAX_VNICS) {
-    return [{ path, rule: 'vnics-count', message: `vnics must hold 1 to ${MAX_VNICS} vNICs, not ${vnics.length} (omit it to get the kind's minimum)` }];
+    return [
+      {
+        path,
+        rule: 'vnics-count',
+        message: `vnics must hold 1 to ${MAX_VNICS} vNICs, not ${vnics.length} (omit it to get the kind's minimum)`,
+      },
+    ];
   }
   return vnics.flatMap((vnic, index): SimIssue[] => {
     const at = pathOf(path, index);

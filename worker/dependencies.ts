@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createApiClient, loadApiConfig, Secret, type ApiClient, type ApiLogEntry } from '../infra/ordering-api/index.js';
+import {
+  createApiClient,
+  loadApiConfig,
+  Secret,
+  type ApiClient,
+  type ApiLogEntry,
+} from '../infra/ordering-api/index.js';
 import { createCatalogLookups } from '../infra/catalog/index.js';
 import { connectDatabase, createRepository, type Repository, type Sql } from '../infra/db/index.js';
 import {
@@ -100,7 +106,9 @@ export function approverNotificationsFromEnv(
       throw new Error(`${APPROVER_WEBHOOK_URL_VARIABLE}: ${(error as Error).message}`);
     }
     if (!env['MVE_CALLBACK_SECRET']) {
-      throw new Error(`${APPROVER_WEBHOOK_URL_VARIABLE} is set but MVE_CALLBACK_SECRET is not: approver messages are signed with it and never sent unsigned`);
+      throw new Error(
+        `${APPROVER_WEBHOOK_URL_VARIABLE} is set but MVE_CALLBACK_SECRET is not: approver messages are signed with it and never sent unsigned`,
+      );
     }
   }
   return { ...(webhook ? { approverWebhookUrl: webhook } : {}), ...(consoleUrl ? { consoleUrl } : {}) };

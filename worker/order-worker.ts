@@ -50,6 +50,8 @@ export async function createOrderWorker(options: OrderWorkerOptions): Promise<Wo
     dataConverter: options.dataConverter,
     maxCachedWorkflows,
     // A cache smaller than the SDK's 40 concurrent workflow tasks caps them (which the SDK would do with a warning).
-    ...(maxCachedWorkflows > 1 && maxCachedWorkflows < 40 ? { maxConcurrentWorkflowTaskExecutions: maxCachedWorkflows } : {}),
+    ...(maxCachedWorkflows > 1 && maxCachedWorkflows < 40
+      ? { maxConcurrentWorkflowTaskExecutions: maxCachedWorkflows }
+      : {}),
   });
 }

@@ -42,7 +42,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   // The activities read an order run's request from its start input through this client (connected on first use),
   // decrypted with the worker's own data converter.
   const requestsConnection = Connection.lazy(connectionOptions(temporal, address));
-  const orderRequests = temporalOrderRequests(new Client({ connection: requestsConnection, namespace: temporal.namespace, dataConverter }));
+  const orderRequests = temporalOrderRequests(
+    new Client({ connection: requestsConnection, namespace: temporal.namespace, dataConverter }),
+  );
   let dependencies: WorkerDependencies;
   try {
     dependencies = createWorkerDependencies({
@@ -57,7 +59,14 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   let started: { connection: NativeConnection; worker: Worker };
   try {
     await registerSearchAttributes(temporal, address, options.log);
-    started = await connectOrderWorker(temporal, address, dependencies, dataConverter, options.actionKeys, maxCachedWorkflows);
+    started = await connectOrderWorker(
+      temporal,
+      address,
+      dependencies,
+      dataConverter,
+      options.actionKeys,
+      maxCachedWorkflows,
+    );
   } catch (error) {
     await dependencies.close();
     await requestsConnection.close();
@@ -86,7 +95,11 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
 }
 
 /** Registers the order's search attributes; where that is not allowed, says what to register by hand. */
-async function registerSearchAttributes(temporal: TemporalConfig, address: string, log: (line: string) => void): Promise<void> {
+async function registerSearchAttributes(
+  temporal: TemporalConfig,
+  address: string,
+  log: (line: string) => void,
+): Promise<void> {
   const client = await Connection.connect(connectionOptions(temporal, address));
   try {
     await ensureOrderSearchAttributes(client, temporal.namespace);

@@ -8,7 +8,16 @@ import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
 import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
 import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
-import type { BuyAnswer, BuyOutcome, BuyTargets, BuyInput, Environment, JournalEntry, OrderActivities, ProductRecord } from '../../workflows/order/activity-types.js';
+import type {
+  BuyAnswer,
+  BuyOutcome,
+  BuyTargets,
+  BuyInput,
+  Environment,
+  JournalEntry,
+  OrderActivities,
+  ProductRecord,
+} from '../../workflows/order/activity-types.js';
 
 export interface ApiActivityDeps {
   /** The API client of each environment this worker serves (one key, one environment). */
@@ -78,7 +87,11 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         if (!found.ok) throw refusal('OrderTargetNotFound', 'the catalog cannot serve this order', found.issues);
         const { id, vendor, product, version } = found.value;
         const { kind, warnings } = resolveOrderKind(request, found.value, { kindMap: deps.kindMap });
-        return { image: { id, vendor, product, version }, kind, warnings: [...found.warnings, ...warnings].map(described) };
+        return {
+          image: { id, vendor, product, version },
+          kind,
+          warnings: [...found.warnings, ...warnings].map(described),
+        };
       });
     },
 
@@ -89,7 +102,10 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         const response = await clientFor(environment).validate(build(request, targets).validateBody);
         const result = response.data[0];
         if (!result) {
-          throw ApplicationFailure.nonRetryable('the API passed the validation but returned no price', 'ApiInvalidResponse');
+          throw ApplicationFailure.nonRetryable(
+            'the API passed the validation but returned no price',
+            'ApiInvalidResponse',
+          );
         }
         return {
           monthlyRate: result.price.monthlyRate,
@@ -110,7 +126,12 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         // The write-ahead rule: the attempt's intent is in Postgres before the request can leave.
         await writeJournalInTime(run, input.journal, request);
       } catch (error) {
-        return (error instanceof BuyIntentRefused && (await ranBefore(run, input.attempt))) || { outcome: 'unrecorded', error: summaryOf(error) };
+        return (
+          (error instanceof BuyIntentRefused && (await ranBefore(run, input.attempt))) || {
+            outcome: 'unrecorded',
+            error: summaryOf(error),
+          }
+        );
       }
     }
     let order: OrderRequest;
@@ -137,13 +158,19 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     }
     try {
       // Claimed last, right before it leaves: a workflow whose buy activity was lost can then tell whether it did.
-      const { claimed } = await deps.repository.claimBuyForSending({ workflowId: run.workflowId, attempt: input.attempt });
+      const { claimed } = await deps.repository.claimBuyForSending({
+        workflowId: run.workflowId,
+        attempt: input.attempt,
+      });
       if (!claimed) {
         return (
           (await ranBefore(run, input.attempt)) || {
             outcome: 'not-created',
             retryable: false,
-            error: { type: 'BuyNotClaimed', message: `attempt ${input.attempt} has no open buy intent (closed, ended or never recorded): not sending` },
+            error: {
+              type: 'BuyNotClaimed',
+              message: `attempt ${input.attempt} has no open buy intent (closed, ended or never recorded): not sending`,
+            },
           }
         );
       }
@@ -168,7 +195,8 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         ...(typeof item.contractTermMonths === 'number' ? { contractTermMonths: item.contractTermMonths } : {}),
       };
     } catch (error) {
-      if (!(error instanceof ApiError) || error.outcomeUnknown) return { outcome: 'uncertain', error: summaryOf(error) };
+      if (!(error instanceof ApiError) || error.outcomeUnknown)
+        return { outcome: 'uncertain', error: summaryOf(error) };
       if (!error.retrySafe) return { outcome: 'not-created', retryable: false, error: summaryOf(error) };
       const retryAfterMs = error.toJSON().retryAfterMs;
       return {
@@ -178,7 +206,11 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       };
     }
-    return { outcome: 'created', product, journal: await recordCreated(run, input.attempt, product, input.recordCreated, request) };
+    return {
+      outcome: 'created',
+      product,
+      journal: await recordCreated(run, input.attempt, product, input.recordCreated, request),
+    };
   }
 
   /**
@@ -192,17 +224,40 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       order = await deps.repository.getOrder(run.workflowId);
     } catch (error) {
       // Which it was cannot be told now: not sending, and not saying it was never sent either.
-      return { outcome: 'uncertain', error: { type: 'BuyRanBefore', message: `buy attempt ${attempt} was refused and could not be read back (${summaryOf(error).message}): not sending it` } };
+      return {
+        outcome: 'uncertain',
+        error: {
+          type: 'BuyRanBefore',
+          message: `buy attempt ${attempt} was refused and could not be read back (${summaryOf(error).message}): not sending it`,
+        },
+      };
     }
     const earlier = order?.buyAttempts.find((recorded) => recorded.attempt === attempt);
     if (!earlier || earlier.sentAt === null || earlier.runId !== run.runId) return undefined;
-    const outcome = earlier.outcome === null ? 'may have been sent' : `ended as ${earlier.outcome}${earlier.technicalServiceUid ? ` (${earlier.technicalServiceUid})` : ''}`;
-    return { outcome: 'uncertain', error: { type: 'BuyRanBefore', message: `buy attempt ${attempt} was claimed for sending by an earlier run of this buy, and ${outcome}: not sending it again` } };
+    const outcome =
+      earlier.outcome === null
+        ? 'may have been sent'
+        : `ended as ${earlier.outcome}${earlier.technicalServiceUid ? ` (${earlier.technicalServiceUid})` : ''}`;
+    return {
+      outcome: 'uncertain',
+      error: {
+        type: 'BuyRanBefore',
+        message: `buy attempt ${attempt} was claimed for sending by an earlier run of this buy, and ${outcome}: not sending it again`,
+      },
+    };
   }
 
   /** The buy's journal writes, which read the buy's own copy of the request, and give up after `BUY_JOURNAL_TIMEOUT_MS`. */
-  function writeJournalInTime(run: RunReference, entries: JournalEntry[], request: () => Promise<OrderRequest>): Promise<void> {
-    return withinTime(deps.writeJournal(run, entries, { requestOf: request }), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
+  function writeJournalInTime(
+    run: RunReference,
+    entries: JournalEntry[],
+    request: () => Promise<OrderRequest>,
+  ): Promise<void> {
+    return withinTime(
+      deps.writeJournal(run, entries, { requestOf: request }),
+      BUY_JOURNAL_TIMEOUT_MS,
+      'the journal was not written in time',
+    );
   }
 
   /**
@@ -220,7 +275,15 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     const entries: JournalEntry[] = [
       { type: 'buy-outcome', seq: seq + 1, at, attempt, outcome: 'created', product },
       { type: 'product', seq: seq + 2, at, product, actor },
-      { type: 'transition', seq: seq + 3, at, from: 'BUYING', to: 'BOUGHT', actor, reason: `created ${product.technicalServiceUid} (${product.provisioningStatus})` },
+      {
+        type: 'transition',
+        seq: seq + 3,
+        at,
+        from: 'BUYING',
+        to: 'BOUGHT',
+        actor,
+        reason: `created ${product.technicalServiceUid} (${product.provisioningStatus})`,
+      },
     ];
     try {
       await writeJournalInTime(run, entries, request);

@@ -47,7 +47,10 @@ export interface SlackMessage {
 export function approverSlackMessage(message: ApproverMessage, consoleUrl: string | undefined): SlackMessage {
   const link = consoleUrl ? orderPageUrl(consoleUrl, message.ticketId) : undefined;
   const price = money(message.quote.monthlyRate, message.quote.currency);
-  const lead = message.event === 'approval-reminder' ? `Reminder${message.reminder ? ` ${message.reminder}` : ''}: order` : 'Order';
+  const lead =
+    message.event === 'approval-reminder'
+      ? `Reminder${message.reminder ? ` ${message.reminder}` : ''}: order`
+      : 'Order';
   const needed = `${message.stillNeeded} more approval${message.stillNeeded === 1 ? '' : 's'} needed (tier "${message.tier.name}", role ${message.tier.roles.join(' or ')})`;
   const text = [
     `${lead} ${message.ticketId} from ${message.requestedBy} waits for approval: ${price} a month.`,
@@ -76,7 +79,9 @@ export function approverSlackMessage(message: ApproverMessage, consoleUrl: strin
       elements: [
         {
           type: 'mrkdwn',
-          text: link ? `Review and decide on the order page: ${link}` : `See it with \`mve-orders status ${escape(message.ticketId)}\``,
+          text: link
+            ? `Review and decide on the order page: ${link}`
+            : `See it with \`mve-orders status ${escape(message.ticketId)}\``,
         },
       ],
     },
@@ -95,11 +100,17 @@ export function createApproverNotifyActivity(deps: ApproverNotifyDeps): Pick<Ord
           'CallbackNotConfigured',
         );
       }
-      const what = message.event === 'approval-reminder' ? `reminder ${message.reminder ?? ''}`.trim() : 'the approval request';
-      await postSigned({ ...deps, callbackSecret }, deps.approverWebhookUrl, approverSlackMessage(message, deps.consoleUrl), {
-        receiver: "the approvers' webhook",
-        what: `${what} for ${message.ticketId}`,
-      });
+      const what =
+        message.event === 'approval-reminder' ? `reminder ${message.reminder ?? ''}`.trim() : 'the approval request';
+      await postSigned(
+        { ...deps, callbackSecret },
+        deps.approverWebhookUrl,
+        approverSlackMessage(message, deps.consoleUrl),
+        {
+          receiver: "the approvers' webhook",
+          what: `${what} for ${message.ticketId}`,
+        },
+      );
     },
   };
 }

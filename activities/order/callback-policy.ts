@@ -27,20 +27,42 @@ export class CallbackPolicyError extends Error {
 
 const INTERNAL = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) INTERNAL.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) INTERNAL.addSubnet(network, prefix, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  INTERNAL.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  INTERNAL.addSubnet(network, prefix, 'ipv6');
 
 /** From MVE_CALLBACK_ALLOW_HTTP (`true`) and MVE_CALLBACK_ALLOWED_NETWORKS (comma-separated CIDRs or addresses). */
 export function callbackPolicyFromEnv(env: NodeJS.ProcessEnv): CallbackPolicy {
   const allowedNetworks = new BlockList();
-  for (const entry of (env[CALLBACK_ALLOWED_NETWORKS_VARIABLE] ?? '').split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const entry of (env[CALLBACK_ALLOWED_NETWORKS_VARIABLE] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const [address, prefixText] = entry.split('/');
     const family = isIP(address ?? '');
     const prefix = prefixText === undefined ? (family === 6 ? 128 : 32) : Number(prefixText);
     if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
-      throw new Error(`${CALLBACK_ALLOWED_NETWORKS_VARIABLE}: "${entry}" must be an address or a CIDR network, e.g. 10.2.0.0/16`);
+      throw new Error(
+        `${CALLBACK_ALLOWED_NETWORKS_VARIABLE}: "${entry}" must be an address or a CIDR network, e.g. 10.2.0.0/16`,
+      );
     }
     allowedNetworks.addSubnet(address!, prefix, family === 6 ? 'ipv6' : 'ipv4');
   }
@@ -59,7 +81,9 @@ export function addressProblem(policy: CallbackPolicy, address: string): string 
 /** Checks the URL itself; throws CallbackPolicyError naming the rule. */
 export function checkCallbackUrl(policy: CallbackPolicy, url: URL): void {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw new CallbackPolicyError(`callbacks go to https URLs only (${url.origin} is ${url.protocol.slice(0, -1)}; ${CALLBACK_ALLOW_HTTP_VARIABLE}=true allows http, for development)`);
+    throw new CallbackPolicyError(
+      `callbacks go to https URLs only (${url.origin} is ${url.protocol.slice(0, -1)}; ${CALLBACK_ALLOW_HTTP_VARIABLE}=true allows http, for development)`,
+    );
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
@@ -75,7 +99,8 @@ export function callbackAgent(policy: CallbackPolicy, url: URL): HttpAgent | Htt
       if (error) return callback(error, '', 4);
       const refused = addresses.map((entry) => addressProblem(policy, entry.address)).find(Boolean);
       if (refused) return callback(new CallbackPolicyError(`callback to ${hostname} refused: ${refused}`), '', 4);
-      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
+      if (options.all)
+        return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };

@@ -50,5 +50,8 @@ export function summaryOf(error: unknown): ErrorSummary {
   if (error instanceof OrderBuildError) {
     return { type: 'OrderRefused', message: error.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ') };
   }
-  return { type: error instanceof Error ? error.name : 'Error', message: error instanceof Error ? error.message : String(error) };
+  return {
+    type: error instanceof Error ? error.name : 'Error',
+    message: error instanceof Error ? error.message : String(error),
+  };
 }

@@ -22,7 +22,12 @@ export function createActivities(options: OrderActivityDeps): OrderActivities {
     ...createRecordActivities(deps),
     ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
     ...createNotifyActivity({ ...deps, now: deps.now }),
-    ...createApproverNotifyActivity({ ...deps, now: deps.now, approverWebhookUrl: deps.approverWebhookUrl, consoleUrl: deps.consoleUrl }),
+    ...createApproverNotifyActivity({
+      ...deps,
+      now: deps.now,
+      approverWebhookUrl: deps.approverWebhookUrl,
+      consoleUrl: deps.consoleUrl,
+    }),
   };
 }
 

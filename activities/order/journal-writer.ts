@@ -1,4 +1,10 @@
-import { RepositoryError, type OrdersRepository, type Repository, type TransitionInput, type TransitionOutcome } from '../../infra/db/index.js';
+import {
+  RepositoryError,
+  type OrdersRepository,
+  type Repository,
+  type TransitionInput,
+  type TransitionOutcome,
+} from '../../infra/db/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import type { PoliciesInForce } from '../../domain/approval/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
@@ -30,7 +36,11 @@ export class BuyIntentRefused extends Error {
 }
 
 /** Writes a batch of the order's journal to Postgres; `orderRequests` replaces the writer's own reader for this batch. */
-export type JournalWriter = (run: JournalRun, entries: JournalEntry[], orderRequests?: OrderRequestReader) => Promise<void>;
+export type JournalWriter = (
+  run: JournalRun,
+  entries: JournalEntry[],
+  orderRequests?: OrderRequestReader,
+) => Promise<void>;
 
 /** Appended to a text cut to fit its column, so a reader knows there was more. */
 export const TRUNCATED = '… [truncated]';
@@ -83,7 +93,12 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
    * Writes one entry other than a transition (`writeSegment` sends those together); `request` is the run's, read
    * beforehand for a `received` entry that does not carry it.
    */
-  async function write(records: OrdersRepository, run: JournalRun, entry: Exclude<JournalEntry, TransitionEntry>, request: OrderRequest | undefined): Promise<void> {
+  async function write(
+    records: OrdersRepository,
+    run: JournalRun,
+    entry: Exclude<JournalEntry, TransitionEntry>,
+    request: OrderRequest | undefined,
+  ): Promise<void> {
     const { workflowId } = run;
     const at = new Date(entry.at);
     switch (entry.type) {
@@ -102,7 +117,14 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         return;
       }
       case 'note':
-        await records.recordNote({ workflowId, sequence: entry.seq, actor: fit(entry.actor, 255), message: fit(entry.message, 4000), details: entry.details ?? {}, at });
+        await records.recordNote({
+          workflowId,
+          sequence: entry.seq,
+          actor: fit(entry.actor, 255),
+          message: fit(entry.message, 4000),
+          details: entry.details ?? {},
+          at,
+        });
         return;
       case 'quote':
         await records.recordQuote({
@@ -126,12 +148,27 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       case 'buy-intent': {
-        const { recorded, attempt } = await records.recordBuyIntent({ workflowId, attempt: entry.attempt, ...(run.runId ? { runId: run.runId } : {}), at });
+        const { recorded, attempt } = await records.recordBuyIntent({
+          workflowId,
+          attempt: entry.attempt,
+          ...(run.runId ? { runId: run.runId } : {}),
+          at,
+        });
         // A retry of this very write finds its own intent, still open. One of another run, or one that has ended,
         // belongs to an earlier run of the same order (the records outlive Temporal's memory): buying could buy twice.
-        if (!recorded && (attempt.outcome !== null || (attempt.runId !== null && run.runId !== undefined && attempt.runId !== run.runId))) {
-          const earlier = attempt.outcome === null ? `was begun by another run (${attempt.runId}) and may have been sent` : `already ended as ${attempt.outcome} (at ${attempt.finishedAt})`;
-          throw new RepositoryError('conflict', `buy attempt ${entry.attempt} of this order ${earlier}; not buying again`);
+        if (
+          !recorded &&
+          (attempt.outcome !== null ||
+            (attempt.runId !== null && run.runId !== undefined && attempt.runId !== run.runId))
+        ) {
+          const earlier =
+            attempt.outcome === null
+              ? `was begun by another run (${attempt.runId}) and may have been sent`
+              : `already ended as ${attempt.outcome} (at ${attempt.finishedAt})`;
+          throw new RepositoryError(
+            'conflict',
+            `buy attempt ${entry.attempt} of this order ${earlier}; not buying again`,
+          );
         }
         return;
       }
@@ -159,18 +196,25 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         // are stored with it, since no worker may have stored them.
         const named = { workflowId, version: entry.version, hash: entry.hash };
         try {
-          await records.recordPolicy(entry.policy ? { ...named, policy: entry.policy as unknown as Record<string, unknown> } : named);
+          await records.recordPolicy(
+            entry.policy ? { ...named, policy: entry.policy as unknown as Record<string, unknown> } : named,
+          );
         } catch (error) {
           // A run that read its policy from a worker of before this deploy (which stored no rules) and journals it only
           // now names a hash nobody stored: when it is the hash of a policy this worker serves, its rules are stored.
-          const rules = error instanceof RepositoryError && error.kind === 'not-found' ? rulesServed(entry.hash) : undefined;
+          const rules =
+            error instanceof RepositoryError && error.kind === 'not-found' ? rulesServed(entry.hash) : undefined;
           if (!rules) throw error;
           await records.recordPolicy({ ...named, policy: rules });
         }
         return;
       }
       case 'error':
-        await records.recordLastError({ workflowId, error: entry.message === null ? null : fit(entry.message, 4000), at });
+        await records.recordLastError({
+          workflowId,
+          error: entry.message === null ? null : fit(entry.message, 4000),
+          at,
+        });
         return;
     }
   }
@@ -179,13 +223,24 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
    * Starts the writes of a segment together, in order; its transitions go as one statement, started where the first
    * of them stands (the order's row then moves once, not once per change). Resolves with each entry's refusal, if any.
    */
-  function writeSegment(records: OrdersRepository, run: JournalRun, segment: JournalEntry[], request: OrderRequest | undefined) {
+  function writeSegment(
+    records: OrdersRepository,
+    run: JournalRun,
+    segment: JournalEntry[],
+    request: OrderRequest | undefined,
+  ) {
     const transitions = segment.filter((entry): entry is TransitionEntry => entry.type === 'transition');
     let together: Promise<TransitionOutcome[]> | undefined;
     return Promise.all(
       segment.map((entry): Promise<{ error: unknown } | undefined> => {
-        if (entry.type !== 'transition') return write(records, run, entry, request).then(() => undefined, (error: unknown) => ({ error }));
-        together ??= records.recordTransitions(transitions.map((transition) => transitionRecord(run.workflowId, transition)));
+        if (entry.type !== 'transition')
+          return write(records, run, entry, request).then(
+            () => undefined,
+            (error: unknown) => ({ error }),
+          );
+        together ??= records.recordTransitions(
+          transitions.map((transition) => transitionRecord(run.workflowId, transition)),
+        );
         const at = transitions.indexOf(entry);
         return together.then(
           (outcomes) => ('refused' in outcomes[at]! ? { error: outcomes[at].refused } : undefined),
@@ -199,7 +254,10 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always has
     // its run from the context). Read first, so that the writes can all go out at once.
     const received = entries.find((entry) => entry.type === 'received');
-    const request = received?.type === 'received' ? (received.request ?? (await orderRequests.requestOf({ workflowId: run.workflowId, runId: run.runId ?? '' }))) : undefined;
+    const request =
+      received?.type === 'received'
+        ? (received.request ?? (await orderRequests.requestOf({ workflowId: run.workflowId, runId: run.runId ?? '' })))
+        : undefined;
     await repository.withOneConnection(async (records) => {
       for (const segment of segments(entries)) {
         // Started together on one connection: PostgreSQL gets them in one round trip and runs them in order.
@@ -210,7 +268,10 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
           if (!outcome) continue;
           const entry = segment[index]!;
           if (!(outcome.error instanceof RepositoryError)) throw outcome.error; // the database is down: worth retrying
-          const message = fit(`the record of journal entry ${entry.seq} (${entry.type}) was refused: ${outcome.error.message}`, 4000);
+          const message = fit(
+            `the record of journal entry ${entry.seq} (${entry.type}) was refused: ${outcome.error.message}`,
+            4000,
+          );
           // An intent ends its segment: the batch ends with it, once what came before is recorded.
           if (entry.type === 'buy-intent') intentRefused = new BuyIntentRefused(message);
           else refused = { at: index, message };
@@ -218,9 +279,11 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         // Shown on the order, unless an error entry after it set the last error (written one by one, it would have
         // replaced it); if even that is refused (no order row), the refusal cannot be recorded anywhere.
         if (refused && !segment.slice(refused.at + 1).some((entry) => entry.type === 'error')) {
-          await records.recordLastError({ workflowId: run.workflowId, error: refused.message, at: new Date() }).catch((second: unknown) => {
-            if (!(second instanceof RepositoryError)) throw second;
-          });
+          await records
+            .recordLastError({ workflowId: run.workflowId, error: refused.message, at: new Date() })
+            .catch((second: unknown) => {
+              if (!(second instanceof RepositoryError)) throw second;
+            });
         }
         if (intentRefused) throw intentRefused;
       }

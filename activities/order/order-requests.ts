@@ -87,15 +87,20 @@ export function temporalOrderRequests(client: Client, options: { timeoutMs?: num
         payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
       } catch (error) {
         // The server's own words (they never hold a payload).
-        throw new OrderRequestUnavailable(`could not read the request of ${where} from Temporal: ${(error as Error).message}`);
+        throw new OrderRequestUnavailable(
+          `could not read the request of ${where} from Temporal: ${(error as Error).message}`,
+        );
       }
-      if (!payloads?.length) throw new OrderRequestUnavailable(`the first event of ${where} is not a start with an input`);
+      if (!payloads?.length)
+        throw new OrderRequestUnavailable(`the first event of ${where} is not a start with an input`);
       let input: unknown;
       try {
         input = await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, payloads);
       } catch (error) {
         // Only the error's class: a decoder's message may quote what it was decoding.
-        throw new OrderRequestUnavailable(`the start input of ${where} could not be decoded (${(error as Error).name})`);
+        throw new OrderRequestUnavailable(
+          `the start input of ${where} could not be decoded (${(error as Error).name})`,
+        );
       }
       const request = isRecord(input) ? input['request'] : undefined;
       if (!isRecord(request) || typeof request['environment'] !== 'string' || typeof request['ticketId'] !== 'string') {

@@ -28,12 +28,18 @@ export function createPolicyActivity(deps: PolicyActivityDeps): Pick<OrderActivi
   function store(hash: string, policy: object): Promise<void> {
     let write = stored.get(hash);
     if (!write) {
-      write = deps.repository.storeApprovalPolicy({ hash, policy: policy as Record<string, unknown> }).catch((error: unknown) => {
-        stored.delete(hash);
-        // Stored under this hash with other rules: a corrupted table, which retrying cannot mend.
-        if (error instanceof RepositoryError) throw ApplicationFailure.nonRetryable(`the approval policy ${hash} cannot be stored: ${error.message}`, 'PolicyNotStored');
-        throw error;
-      });
+      write = deps.repository
+        .storeApprovalPolicy({ hash, policy: policy as Record<string, unknown> })
+        .catch((error: unknown) => {
+          stored.delete(hash);
+          // Stored under this hash with other rules: a corrupted table, which retrying cannot mend.
+          if (error instanceof RepositoryError)
+            throw ApplicationFailure.nonRetryable(
+              `the approval policy ${hash} cannot be stored: ${error.message}`,
+              'PolicyNotStored',
+            );
+          throw error;
+        });
       stored.set(hash, write);
     }
     return write;
@@ -42,7 +48,8 @@ export function createPolicyActivity(deps: PolicyActivityDeps): Pick<OrderActivi
   return {
     async loadApprovalPolicy({ environment }) {
       const policy = deps.policies.policies[environment];
-      if (!policy) throw ApplicationFailure.nonRetryable(`the workers hold no approval policy for ${environment}`, 'NoPolicy');
+      if (!policy)
+        throw ApplicationFailure.nonRetryable(`the workers hold no approval policy for ${environment}`, 'NoPolicy');
       const hash = policyHash(policy);
       let unstored = false;
       try {

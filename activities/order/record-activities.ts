@@ -8,7 +8,10 @@ export type RecordActivityDeps = JournalWriterDeps;
 type RecordActivities = Pick<OrderActivities, 'recordJournal' | 'loadApprovers' | 'closeUnsentBuy'>;
 
 /** Why an attempt closed by `closeUnsentBuy` was not created. */
-const BUY_NOT_SENT = { errorClass: 'BuyNotSent', errorMessage: 'the buy activity was lost before its request left; nothing was sent' };
+const BUY_NOT_SENT = {
+  errorClass: 'BuyNotSent',
+  errorMessage: 'the buy activity was lost before its request left; nothing was sent',
+};
 
 /**
  * The journal's activity (see `createJournalWriter`): a refused buy intent fails it for good (`BuyIntentRefused`,
@@ -29,7 +32,11 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
     },
 
     async closeUnsentBuy({ attempt }) {
-      const { closed } = await repository.closeUnsentBuy({ workflowId: currentRun().workflowId, attempt, ...BUY_NOT_SENT });
+      const { closed } = await repository.closeUnsentBuy({
+        workflowId: currentRun().workflowId,
+        attempt,
+        ...BUY_NOT_SENT,
+      });
       return closed;
     },
 

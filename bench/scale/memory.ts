@@ -12,7 +12,10 @@ export function rssMiB(pid: number): number {
  * that the shared buffers they all map are counted once (summed RSS would count them once per backend).
  */
 export function postgresPssMiB(dataDir: string): number {
-  const postmaster = Number.parseInt(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '', 10);
+  const postmaster = Number.parseInt(
+    readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0] ?? '',
+    10,
+  );
   const pids = [postmaster, ...childrenOf(postmaster)];
   return pids.reduce((sum, pid) => sum + kiBField(`/proc/${pid}/smaps_rollup`, 'Pss'), 0) / 1024;
 }

@@ -22,7 +22,11 @@ export interface ScaleStack {
   stop(): Promise<void>;
 }
 
-export async function startScaleStack(options: { split: boolean; workflowCacheSize?: number; log: (line: string) => void }): Promise<ScaleStack> {
+export async function startScaleStack(options: {
+  split: boolean;
+  workflowCacheSize?: number;
+  log: (line: string) => void;
+}): Promise<ScaleStack> {
   const root = path.join(tmpdir(), `mve-bench-scale-${process.pid}`);
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), ephemeral: true });
   const children: ChildProcess[] = [];
@@ -35,9 +39,16 @@ export async function startScaleStack(options: { split: boolean; workflowCacheSi
     let devserver: ScaleStack['devserver'];
     if (options.split) {
       // as dev runs it: idle histories in a scratch file
-      const child = spawnCli(['devserver', '--port', '0', '--database-url', postgres.url, '--history-spill-dir', root], process.env, options.log);
+      const child = spawnCli(
+        ['devserver', '--port', '0', '--database-url', postgres.url, '--history-spill-dir', root],
+        process.env,
+        options.log,
+      );
       children.push(child);
-      devserver = { pid: child.pid!, address: (await waitForLine(child, /export TEMPORAL_ADDRESS=(\S+)/, 'the devserver'))[1]! };
+      devserver = {
+        pid: child.pid!,
+        address: (await waitForLine(child, /export TEMPORAL_ADDRESS=(\S+)/, 'the devserver'))[1]!,
+      };
     }
     const dataDir = path.join(root, 'dev');
     const devEnv = {
@@ -45,7 +56,9 @@ export async function startScaleStack(options: { split: boolean; workflowCacheSi
       MVE_DATA_DIR: dataDir,
       DATABASE_URL: postgres.url,
       ...(devserver ? { TEMPORAL_ADDRESS: devserver.address } : {}),
-      ...(options.workflowCacheSize === undefined ? {} : { MVE_WORKFLOW_CACHE_SIZE: String(options.workflowCacheSize) }),
+      ...(options.workflowCacheSize === undefined
+        ? {}
+        : { MVE_WORKFLOW_CACHE_SIZE: String(options.workflowCacheSize) }),
     };
     const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], devEnv, options.log);
     children.push(dev);

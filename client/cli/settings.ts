@@ -31,7 +31,10 @@ export interface ClientSettingsOptions {
  * of its seeded users' tokens; MVE_TOKEN still works there. Nothing here needs Temporal, codec keys or a
  * database.
  */
-export async function loadClientSettings(env: NodeJS.ProcessEnv = process.env, options: ClientSettingsOptions = {}): Promise<ClientSettings> {
+export async function loadClientSettings(
+  env: NodeJS.ProcessEnv = process.env,
+  options: ClientSettingsOptions = {},
+): Promise<ClientSettings> {
   const as = options.as?.trim() || undefined;
   const envToken = env[TOKEN_VARIABLE]?.trim() || undefined;
   const apiUrl = env[API_URL_VARIABLE]?.trim();
@@ -52,10 +55,13 @@ export async function loadClientSettings(env: NodeJS.ProcessEnv = process.env, o
       `the running mve-orders dev (pid ${dev.pid}) has no HTTP API in ${dev.dataDir}/dev.json (it is older than this CLI); restart it with \`npm start\``,
     );
   }
-  if (as === undefined) return { apiUrl: dev.http.url, token: envToken, tokenSource: envToken ? TOKEN_VARIABLE : undefined, dev };
+  if (as === undefined)
+    return { apiUrl: dev.http.url, token: envToken, tokenSource: envToken ? TOKEN_VARIABLE : undefined, dev };
   const user = (dev.users ?? []).find((candidate) => candidate.id.toLowerCase() === as.toLowerCase());
   if (!user) {
-    throw new NotConfiguredError(`--as ${as}: no such user in the running mve-orders dev; its users are ${describeDevUsers(dev)}`);
+    throw new NotConfiguredError(
+      `--as ${as}: no such user in the running mve-orders dev; its users are ${describeDevUsers(dev)}`,
+    );
   }
   return { apiUrl: dev.http.url, token: user.token, tokenSource: `--as ${user.id}`, dev };
 }
@@ -74,7 +80,9 @@ export function missingTokenMessage(settings: ClientSettings): string {
 /** "alice (requester), fiona (finance-approver), …" */
 export function describeDevUsers(dev: DevState): string {
   const users = dev.users ?? [];
-  return users.length === 0 ? '(none: restart it with `npm start`)' : users.map((user) => `${user.id} (${user.roles.join(',')})`).join(', ');
+  return users.length === 0
+    ? '(none: restart it with `npm start`)'
+    : users.map((user) => `${user.id} (${user.roles.join(',')})`).join(', ');
 }
 
 function checkUrl(url: string, variable: string): void {
@@ -85,7 +93,9 @@ function checkUrl(url: string, variable: string): void {
     parsed = undefined;
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new NotConfiguredError(`${variable} must be the http(s) URL of the mve-orders API, e.g. https://orders.example.com or http://127.0.0.1:8080`);
+    throw new NotConfiguredError(
+      `${variable} must be the http(s) URL of the mve-orders API, e.g. https://orders.example.com or http://127.0.0.1:8080`,
+    );
   }
 }
 

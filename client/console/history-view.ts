@@ -51,7 +51,11 @@ function at(value: unknown, path: string[]): unknown {
 function withoutVendorConfig(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutVendorConfig);
   if (!isRecord(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'vendorConfig').map(([key, item]) => [key, withoutVendorConfig(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'vendorConfig')
+      .map(([key, item]) => [key, withoutVendorConfig(item)]),
+  );
 }
 
 /** The payloads of an event as the API gave them: `{ decoded }`, `{ undecodable }` or the withheld marker. */
@@ -60,7 +64,8 @@ function payloadsIn(value: unknown, found: unknown[] = []): unknown[] {
     for (const item of value) payloadsIn(item, found);
   } else if (isRecord(value)) {
     if ('decoded' in value && Object.keys(value).length === 1) found.push(withoutVendorConfig(value['decoded']));
-    else if (typeof value['undecodable'] === 'string' && Object.keys(value).length === 1) found.push(`[undecodable: ${value['undecodable']}]`);
+    else if (typeof value['undecodable'] === 'string' && Object.keys(value).length === 1)
+      found.push(`[undecodable: ${value['undecodable']}]`);
     else for (const item of Object.values(value)) payloadsIn(item, found);
   } else if (typeof value === 'string' && value.startsWith('[payload withheld')) {
     found.push(value);
@@ -100,12 +105,15 @@ export function eventSummary(event: unknown): { line: string; payloads?: string 
   const fire = at(attributes, ['startToFireTimeout', 'seconds']);
   if (fire !== undefined) parts.push(`fires in ${fire} s`);
   const attempt = attributes['attempt'];
-  if ((typeof attempt === 'number' || typeof attempt === 'string') && Number(attempt) > 1) parts.push(`attempt ${attempt}`);
+  if ((typeof attempt === 'number' || typeof attempt === 'string') && Number(attempt) > 1)
+    parts.push(`attempt ${attempt}`);
   const failure = at(attributes, ['failure', 'message']);
   if (typeof failure === 'string' && failure !== '') parts.push(`failure: ${failure}`);
   const cause = at(attributes, ['failure', 'cause', 'message']);
   if (typeof cause === 'string' && cause !== '' && cause !== failure) parts.push(`cause: ${cause}`);
-  const payloads = payloadsIn(attributes).map((payload) => (typeof payload === 'string' ? payload : JSON.stringify(payload))).join(' · ');
+  const payloads = payloadsIn(attributes)
+    .map((payload) => (typeof payload === 'string' ? payload : JSON.stringify(payload)))
+    .join(' · ');
   if (payloads) parts.push(shorten(payloads));
   const line = parts.join('; ');
   return payloads.length > SUMMARY_LENGTH ? { line, payloads } : { line };
@@ -117,21 +125,44 @@ export function workflowHistorySection(events: unknown[] | undefined): Html {
   const listed = events.length > MAX_LISTED_EVENTS ? events.slice(-MAX_LISTED_EVENTS) : events;
   return html`<section aria-labelledby="history-heading">
     <details data-testid="workflow-history">
-      <summary><h2 id="history-heading" class="inline">Temporal history</h2> <span class="muted">(${events.length} events; ops and admins only, secrets redacted)</span></summary>
-      <p class="muted">Payloads decoded by the API with secrets redacted; the vendor configuration is left out here (the API's history route has it, redacted).</p>
+      <summary>
+        <h2 id="history-heading" class="inline">Temporal history</h2>
+        <span class="muted">(${events.length} events; ops and admins only, secrets redacted)</span>
+      </summary>
+      <p class="muted">
+        Payloads decoded by the API with secrets redacted; the vendor configuration is left out here (the API's history
+        route has it, redacted).
+      </p>
       ${listed.length < events.length ? html`<p class="muted">The newest ${listed.length} of ${events.length} events; the API's history route has them all.</p>` : ''}
       <table data-testid="history-events">
-        <thead><tr><th scope="col" class="num">#</th><th scope="col">When</th><th scope="col">Event</th><th scope="col">Summary</th></tr></thead>
-        <tbody>${listed.map((event) => {
-          const id = isRecord(event) ? String(event['eventId'] ?? '') : '';
-          const summary = eventSummary(event);
-          const cell = summary.payloads
-            ? html`<details><summary><code class="wrap">${summary.line}</code></summary><pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre></details>`
-            : summary.line
-              ? html`<code class="wrap">${summary.line}</code>`
-              : '';
-          return html`<tr data-testid="history-event" data-event-type="${eventTypeName(event)}"><td class="num">${id}</td><td>${eventWhen(eventTimeIso(event))}</td><td><code>${eventTypeName(event)}</code></td><td>${cell}</td></tr>`;
-        })}</tbody>
+        <thead>
+          <tr>
+            <th scope="col" class="num">#</th>
+            <th scope="col">When</th>
+            <th scope="col">Event</th>
+            <th scope="col">Summary</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${listed.map((event) => {
+            const id = isRecord(event) ? String(event['eventId'] ?? '') : '';
+            const summary = eventSummary(event);
+            const cell = summary.payloads
+              ? html`<details>
+                  <summary><code class="wrap">${summary.line}</code></summary>
+                  <pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre>
+                </details>`
+              : summary.line
+                ? html`<code class="wrap">${summary.line}</code>`
+                : '';
+            return html`<tr data-testid="history-event" data-event-type="${eventTypeName(event)}">
+              <td class="num">${id}</td>
+              <td>${eventWhen(eventTimeIso(event))}</td>
+              <td><code>${eventTypeName(event)}</code></td>
+              <td>${cell}</td>
+            </tr>`;
+          })}
+        </tbody>
       </table>
     </details>
   </section>`;

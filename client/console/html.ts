@@ -40,7 +40,9 @@ export function money(amount: number | string | null | undefined, currency: stri
   if (amount === null || amount === undefined || amount === '') return '—';
   const value = Number(amount);
   if (!Number.isFinite(value)) return `${String(amount)} ${currency ?? ''}`.trim();
-  const formatted = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(value);
+  const formatted = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(
+    value,
+  );
   return `${formatted}${currency ? ` ${currency}` : ''}`;
 }
 

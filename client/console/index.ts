@@ -11,7 +11,14 @@ import { ApiRefusal, ConsoleApi, failureOf, query, type ApiFailure, type ApiTarg
 import { html, money, type Html } from './html.js';
 import { flashNotice, page } from './layout.js';
 import type { OidcSignIn } from './oidc.js';
-import { csrfMatches, parseCookies, sessionCookie, SessionStore, type ConsoleSession, type ConsoleUser } from './sessions.js';
+import {
+  csrfMatches,
+  parseCookies,
+  sessionCookie,
+  SessionStore,
+  type ConsoleSession,
+  type ConsoleUser,
+} from './sessions.js';
 import {
   failureNotice,
   inboxView,
@@ -30,7 +37,13 @@ import {
 
 export { SessionStore } from './sessions.js';
 export type { ConsoleSession, ConsoleUser } from './sessions.js';
-export { createOidcSignIn, oidcSignInFromEnv, type OidcSignIn, type OidcSignInOptions, type PendingOidc } from './oidc.js';
+export {
+  createOidcSignIn,
+  oidcSignInFromEnv,
+  type OidcSignIn,
+  type OidcSignInOptions,
+  type PendingOidc,
+} from './oidc.js';
 
 export interface ConsoleOptions {
   /**
@@ -62,7 +75,11 @@ declare module 'fastify' {
 const LIVE_HEADER = 'x-console-live';
 
 /** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:ticketId`, `/ops`) on `app`. */
-export async function registerConsole(app: FastifyInstance, context: ApiContext, options: ConsoleOptions): Promise<void> {
+export async function registerConsole(
+  app: FastifyInstance,
+  context: ApiContext,
+  options: ConsoleOptions,
+): Promise<void> {
   const sessions = options.sessions ?? new SessionStore();
   const cookie = sessionCookie(options.secureCookies);
   const target: ApiTarget = options.api ?? app;
@@ -72,9 +89,13 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
 
   await app.register(async (scope) => {
     // Forms arrive url-encoded; this parser lives only inside the console's scope, not on the API's routes.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 64 * 1024 },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
 
     scope.addHook('onRequest', async (request, reply) => {
       request.consoleSession = sessions.get(parseCookies(request.headers.cookie).get(cookie.name));
@@ -86,22 +107,41 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
     });
 
     scope.setErrorHandler(async (error, request, reply) => {
-      if (error instanceof ApiRefusal && error.failure.status === 401) return signedOut(request, reply, 'Your sign-in is no longer valid; please sign in again.');
+      if (error instanceof ApiRefusal && error.failure.status === 401)
+        return signedOut(request, reply, 'Your sign-in is no longer valid; please sign in again.');
       const failure: ApiFailure | undefined = error instanceof ApiRefusal ? error.failure : undefined;
       if (!failure) context.log(`console ${request.method} ${request.url}: ${(error as Error).stack ?? String(error)}`);
-      const status = failure?.status ?? ((error as { statusCode?: number }).statusCode && (error as { statusCode: number }).statusCode < 500 ? (error as { statusCode: number }).statusCode : 500);
+      const status =
+        failure?.status ??
+        ((error as { statusCode?: number }).statusCode && (error as { statusCode: number }).statusCode < 500
+          ? (error as { statusCode: number }).statusCode
+          : 500);
       const body = failure
-        ? html`<h1>Not possible</h1>${failureNotice(failure)}<p><a href="/">Back to the console</a></p>`
-        : messagePage('Something went wrong', status < 500 ? (error as Error).message : 'The console failed to answer; the error is in the server log.', 'error');
+        ? html`<h1>Not possible</h1>
+            ${failureNotice(failure)}
+            <p><a href="/">Back to the console</a></p>`
+        : messagePage(
+            'Something went wrong',
+            status < 500 ? (error as Error).message : 'The console failed to answer; the error is in the server log.',
+            'error',
+          );
       return sendPage(reply, request, status, 'Error', body);
     });
 
     // ---- helpers ----
 
-    function sendPage(reply: FastifyReply, request: FastifyRequest, status: number, title: string, body: Html, extra: { liveSrc?: string; current?: 'inbox' | 'ops' | 'sign-in' } = {}) {
+    function sendPage(
+      reply: FastifyReply,
+      request: FastifyRequest,
+      status: number,
+      title: string,
+      body: Html,
+      extra: { liveSrc?: string; current?: 'inbox' | 'ops' | 'sign-in' } = {},
+    ) {
       const nonce = randomBytes(16).toString('base64');
       // The OIDC sign-in form's POST is answered with a redirect to the identity provider: allowed on that page only.
-      const formAction = extra.current === 'sign-in' && options.oidc ? `'self' ${options.oidc.providerOrigin}` : `'self'`;
+      const formAction =
+        extra.current === 'sign-in' && options.oidc ? `'self' ${options.oidc.providerOrigin}` : `'self'`;
       return reply
         .code(status)
         .type('text/html; charset=utf-8')
@@ -117,7 +157,9 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
     }
 
     function safeNext(next: unknown): string {
-      return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+      return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
+        ? next
+        : '/';
     }
 
     function signedOut(request: FastifyRequest, reply: FastifyReply, message?: string) {
@@ -126,22 +168,44 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       if (request.headers[LIVE_HEADER]) return reply.code(401).type('text/plain').send('signed out');
       const fresh = sessions.create(message ? { flash: { kind: 'error', text: message } } : {});
       const next = request.method === 'GET' ? request.url : '/';
-      return reply.header('set-cookie', cookie.set(fresh.id)).code(303).header('location', `/sign-in?next=${encodeURIComponent(next)}`).send();
+      return reply
+        .header('set-cookie', cookie.set(fresh.id))
+        .code(303)
+        .header('location', `/sign-in?next=${encodeURIComponent(next)}`)
+        .send();
     }
 
     /** The signed-in session, or undefined after answering with a redirect to the sign-in page. */
-    function signedIn(request: FastifyRequest, reply: FastifyReply): (ConsoleSession & { user: ConsoleUser; credential: string }) | undefined {
+    function signedIn(
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ): (ConsoleSession & { user: ConsoleUser; credential: string }) | undefined {
       const session = request.consoleSession;
-      if (session?.user && session.credential) return session as ConsoleSession & { user: ConsoleUser; credential: string };
+      if (session?.user && session.credential)
+        return session as ConsoleSession & { user: ConsoleUser; credential: string };
       void signedOut(request, reply);
       return undefined;
     }
 
     /** A POST's form, after checking its CSRF token against the session's; undefined after answering 403. */
-    function checkedForm(request: FastifyRequest, reply: FastifyReply, session: ConsoleSession | undefined): Record<string, string> | undefined {
+    function checkedForm(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      session: ConsoleSession | undefined,
+    ): Record<string, string> | undefined {
       const form = (request.body ?? {}) as Record<string, string>;
       if (typeof request.body !== 'object' || !session || !csrfMatches(session, form['_csrf'])) {
-        void sendPage(reply, request, 403, 'Refused', messagePage('Refused', 'This form has expired or did not come from this console. Go back, reload the page and try again.', 'csrf-refused'));
+        void sendPage(
+          reply,
+          request,
+          403,
+          'Refused',
+          messagePage(
+            'Refused',
+            'This form has expired or did not come from this console. Go back, reload the page and try again.',
+            'csrf-refused',
+          ),
+        );
         return undefined;
       }
       return form;
@@ -155,13 +219,22 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       return flashNotice(flash);
     }
 
-    async function startSession(request: FastifyRequest, reply: FastifyReply, credential: string, credentialExpiresAt?: number): Promise<ConsoleUser> {
+    async function startSession(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      credential: string,
+      credentialExpiresAt?: number,
+    ): Promise<ConsoleUser> {
       const api = new ConsoleApi(target, credential);
       const me = await api.expect<ConsoleUser>('GET', '/api/v1/me');
       // A new id on sign-in: an id seen before signing in (fixation) is worth nothing afterwards.
       if (request.consoleSession) sessions.destroy(request.consoleSession.id);
       const user: ConsoleUser = { id: me.id, roles: [...me.roles], via: me.via, can: me.can };
-      const session = sessions.create({ user, credential, ...(credentialExpiresAt !== undefined ? { credentialExpiresAt } : {}) });
+      const session = sessions.create({
+        user,
+        credential,
+        ...(credentialExpiresAt !== undefined ? { credentialExpiresAt } : {}),
+      });
       request.consoleSession = session;
       void reply.header('set-cookie', cookie.set(session.id));
       return user;
@@ -180,18 +253,32 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       }
       const message = session.flash?.text;
       delete session.flash;
-      const body = signInView({ session, devUsers: devUsers.map(({ id, roles }) => ({ id, roles: [...roles] })), oidc: !!options.oidc, next, ...(message ? { message } : {}) });
+      const body = signInView({
+        session,
+        devUsers: devUsers.map(({ id, roles }) => ({ id, roles: [...roles] })),
+        oidc: !!options.oidc,
+        next,
+        ...(message ? { message } : {}),
+      });
       return sendPage(reply, request, 200, 'Sign in', body, { current: 'sign-in' });
     });
 
-    if (devUsers.length > 0) scope.post('/sign-in/dev', async (request, reply) => {
-      const form = checkedForm(request, reply, request.consoleSession);
-      if (!form) return reply;
-      const user = devUsers.find((candidate) => candidate.id === form['user']);
-      if (!user) return sendPage(reply, request, 404, 'Sign in', messagePage('Sign in', 'There is no such development user on this server.', 'error'));
-      await startSession(request, reply, user.token);
-      return redirect(reply, safeNext(form['next']));
-    });
+    if (devUsers.length > 0)
+      scope.post('/sign-in/dev', async (request, reply) => {
+        const form = checkedForm(request, reply, request.consoleSession);
+        if (!form) return reply;
+        const user = devUsers.find((candidate) => candidate.id === form['user']);
+        if (!user)
+          return sendPage(
+            reply,
+            request,
+            404,
+            'Sign in',
+            messagePage('Sign in', 'There is no such development user on this server.', 'error'),
+          );
+        await startSession(request, reply, user.token);
+        return redirect(reply, safeNext(form['next']));
+      });
 
     if (options.oidc) {
       const oidc = options.oidc;
@@ -206,7 +293,17 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
         const session = request.consoleSession;
         const pending = session?.pendingOidc;
         if (!session || !pending || now() - pending.startedAt > 10 * 60_000) {
-          return sendPage(reply, request, 400, 'Sign in', messagePage('Sign in', html`This sign-in was not started here or took too long. <a href="/sign-in">Sign in again</a>.`, 'error'));
+          return sendPage(
+            reply,
+            request,
+            400,
+            'Sign in',
+            messagePage(
+              'Sign in',
+              html`This sign-in was not started here or took too long. <a href="/sign-in">Sign in again</a>.`,
+              'error',
+            ),
+          );
         }
         delete session.pendingOidc;
         let tokens: { accessToken: string; expiresAt?: number };
@@ -214,7 +311,18 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
           tokens = await oidc.finish(new URL(request.url, oidc.redirectUri), pending);
         } catch (error) {
           context.log(`console sign-in: ${(error as Error).message}`);
-          return sendPage(reply, request, 400, 'Sign in', messagePage('Sign in', html`The identity provider's answer was refused: ${(error as Error).message}. <a href="/sign-in">Sign in again</a>.`, 'error'));
+          return sendPage(
+            reply,
+            request,
+            400,
+            'Sign in',
+            messagePage(
+              'Sign in',
+              html`The identity provider's answer was refused: ${(error as Error).message}.
+                <a href="/sign-in">Sign in again</a>.`,
+              'error',
+            ),
+          );
         }
         await startSession(request, reply, tokens.accessToken, tokens.expiresAt);
         return redirect(reply, safeNext(pending.next));
@@ -237,33 +345,68 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       const flash = takeFlash(request);
       const inbox = await api.call<{ approvals: InboxItem[] }>('GET', '/api/v1/approvals?limit=200');
       if (inbox.status === 200) {
-        return sendPage(reply, request, 200, 'Approvals inbox', inboxView(inbox.body.approvals, now(), flash), { liveSrc: '/', current: 'inbox' });
+        return sendPage(reply, request, 200, 'Approvals inbox', inboxView(inbox.body.approvals, now(), flash), {
+          liveSrc: '/',
+          current: 'inbox',
+        });
       }
       if (inbox.status !== 403) throw new ApiRefusal(failureOf(inbox));
       const mine = await api.expect<{ orders: ListedOrder[] }>('GET', '/api/v1/orders?limit=50');
-      return sendPage(reply, request, 200, 'Orders', myOrdersView(session.user, mine.orders, flash), { liveSrc: '/', current: 'inbox' });
+      return sendPage(reply, request, 200, 'Orders', myOrdersView(session.user, mine.orders, flash), {
+        liveSrc: '/',
+        current: 'inbox',
+      });
     });
 
     // ---- order ----
 
-    async function renderOrder(request: FastifyRequest, reply: FastifyReply, session: ConsoleSession & { user: ConsoleUser; credential: string }, ticketId: string, status: number, extras: OrderPageExtras) {
+    async function renderOrder(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      session: ConsoleSession & { user: ConsoleUser; credential: string },
+      ticketId: string,
+      status: number,
+      extras: OrderPageExtras,
+    ) {
       const api = new ConsoleApi(target, session.credential);
       const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(ticketId)}`);
       if (answer.status === 404) {
-        return sendPage(reply, request, 404, 'No such order', messagePage('No such order', `There is no order for ticket ${ticketId}, or it is not yours to see.`, 'not-found'));
+        return sendPage(
+          reply,
+          request,
+          404,
+          'No such order',
+          messagePage(
+            'No such order',
+            `There is no order for ticket ${ticketId}, or it is not yours to see.`,
+            'not-found',
+          ),
+        );
       }
       if (answer.status !== 200) throw new ApiRefusal(failureOf(answer));
       const order = answer.body;
       // Ops and admins also see the workflow's history events (decoded, secrets redacted by the API).
-      const history = await api.call('GET', `/api/v1/orders/${encodeURIComponent(ticketId)}/history${isOps(session.user) ? '' : '?events=false'}`);
+      const history = await api.call(
+        'GET',
+        `/api/v1/orders/${encodeURIComponent(ticketId)}/history${isOps(session.user) ? '' : '?events=false'}`,
+      );
       // The API has just shown this order to this person; its request (recorded with secrets redacted) says
       // what was ordered, and the view shows only size, term, location, image and vNICs of it.
       const records = await context.repository.getOrder(order.workflowId);
       const body = orderView(
-        { order, history: history.status === 200 ? history.body : null, request: records?.order.request ?? null, user: session.user, session, now: now() },
+        {
+          order,
+          history: history.status === 200 ? history.body : null,
+          request: records?.order.request ?? null,
+          user: session.user,
+          session,
+          now: now(),
+        },
         extras,
       );
-      return sendPage(reply, request, status, `Order ${ticketId}`, body, { liveSrc: `/orders/${encodeURIComponent(ticketId)}` });
+      return sendPage(reply, request, status, `Order ${ticketId}`, body, {
+        liveSrc: `/orders/${encodeURIComponent(ticketId)}`,
+      });
     }
 
     scope.get<{ Params: { ticketId: string } }>('/orders/:ticketId', async (request, reply) => {
@@ -276,7 +419,10 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
     async function act(
       request: FastifyRequest<{ Params: { ticketId: string } }>,
       reply: FastifyReply,
-      action: (api: ConsoleApi, form: Record<string, string>) => Promise<{ ok: string } | { failure: ApiFailure; extras?: OrderPageExtras }>,
+      action: (
+        api: ConsoleApi,
+        form: Record<string, string>,
+      ) => Promise<{ ok: string } | { failure: ApiFailure; extras?: OrderPageExtras }>,
     ) {
       const session = signedIn(request, reply);
       if (!session) return reply;
@@ -289,16 +435,28 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
         return redirect(reply, `/orders/${encodeURIComponent(ticketId)}`);
       }
       if (outcome.failure.status === 401) throw new ApiRefusal(outcome.failure);
-      return renderOrder(request, reply, session, ticketId, outcome.failure.status, { error: failureNotice(outcome.failure, 'Nothing was changed.'), ...outcome.extras });
+      return renderOrder(request, reply, session, ticketId, outcome.failure.status, {
+        error: failureNotice(outcome.failure, 'Nothing was changed.'),
+        ...outcome.extras,
+      });
     }
 
     scope.post<{ Params: { ticketId: string } }>('/orders/:ticketId/decide', async (request, reply) =>
       act(request, reply, async (api, form) => {
         const decision = form['decision'] === 'reject' ? 'reject' : 'approve';
-        const shown = { monthlyRate: form['monthlyRate'] !== undefined && form['monthlyRate'] !== '' ? Number(form['monthlyRate']) : undefined, currency: form['currency'] };
+        const shown = {
+          monthlyRate:
+            form['monthlyRate'] !== undefined && form['monthlyRate'] !== '' ? Number(form['monthlyRate']) : undefined,
+          currency: form['currency'],
+        };
         const comment = (form['comment'] ?? '').trim();
-        const body = decision === 'approve' ? { ...shown, ...(comment ? { comment } : {}) } : { ...shown, reason: comment };
-        const answer = await api.call<{ state: string; approvedBy: string[]; stillNeeded: number }>('POST', `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/${decision}`, body);
+        const body =
+          decision === 'approve' ? { ...shown, ...(comment ? { comment } : {}) } : { ...shown, reason: comment };
+        const answer = await api.call<{ state: string; approvedBy: string[]; stillNeeded: number }>(
+          'POST',
+          `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/${decision}`,
+          body,
+        );
         if (answer.status === 200) {
           const price = money(shown.monthlyRate ?? null, shown.currency ?? null);
           const text =
@@ -317,8 +475,12 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
 
     scope.post<{ Params: { ticketId: string } }>('/orders/:ticketId/cancel', async (request, reply) =>
       act(request, reply, async (api, form) => {
-        const answer = await api.call('POST', `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/cancel`, { reason: form['reason'] ?? '' });
-        return answer.status === 200 ? { ok: `The order was cancelled (${answer.body.state}).` } : { failure: failureOf(answer) };
+        const answer = await api.call('POST', `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/cancel`, {
+          reason: form['reason'] ?? '',
+        });
+        return answer.status === 200
+          ? { ok: `The order was cancelled (${answer.body.state}).` }
+          : { failure: failureOf(answer) };
       }),
     );
 
@@ -327,12 +489,23 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
         const note = (form['note'] ?? '').trim();
         const body =
           form['outcome'] === 'created'
-            ? { outcome: 'created', technicalServiceUid: (form['technicalServiceUid'] ?? '').trim(), ...(note ? { note } : {}) }
+            ? {
+                outcome: 'created',
+                technicalServiceUid: (form['technicalServiceUid'] ?? '').trim(),
+                ...(note ? { note } : {}),
+              }
             : { outcome: form['outcome'] ?? '', note };
-        const answer = await api.call('POST', `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/resolve-buy`, body);
+        const answer = await api.call(
+          'POST',
+          `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/resolve-buy`,
+          body,
+        );
         if (answer.status !== 200) return { failure: failureOf(answer) };
         return {
-          ok: form['outcome'] === 'created' ? `Recorded as created; the order is ${answer.body.state}.` : `Recorded as not created; the order is ${answer.body.state} (it buys again).`,
+          ok:
+            form['outcome'] === 'created'
+              ? `Recorded as created; the order is ${answer.body.state}.`
+              : `Recorded as not created; the order is ${answer.body.state} (it buys again).`,
         };
       }),
     );
@@ -343,7 +516,13 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       const session = signedIn(request, reply);
       if (!session) return reply;
       if (!isOps(session.user)) {
-        return sendPage(reply, request, 403, 'Ops', messagePage('Ops', 'The ops view is for the ops and admin roles.', 'forbidden'));
+        return sendPage(
+          reply,
+          request,
+          403,
+          'Ops',
+          messagePage('Ops', 'The ops view is for the ops and admin roles.', 'forbidden'),
+        );
       }
       const api = new ConsoleApi(target, session.credential);
       const q = request.query as Record<string, unknown>;
@@ -366,10 +545,17 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
             createdAt: found.timeline?.[0]?.at ?? '',
             updatedAt: found.timeline?.at(-1)?.at ?? '',
           };
-          orders = [row].filter((order) => (!filters.status || order.state === filters.status) && (!filters.environment || order.environment === filters.environment));
+          orders = [row].filter(
+            (order) =>
+              (!filters.status || order.state === filters.status) &&
+              (!filters.environment || order.environment === filters.environment),
+          );
         } else if (one.status !== 404) error = failureNotice(failureOf(one));
       } else {
-        const listed = await api.call('GET', `/api/v1/orders${query({ status: filters.status, environment: filters.environment, requester: filters.requester, cursor: filters.cursor, limit: 50 })}`);
+        const listed = await api.call(
+          'GET',
+          `/api/v1/orders${query({ status: filters.status, environment: filters.environment, requester: filters.requester, cursor: filters.cursor, limit: 50 })}`,
+        );
         if (listed.status === 200) {
           orders = listed.body.orders;
           nextCursor = listed.body.nextCursor;
@@ -377,7 +563,16 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       }
       const attention = await needsAttention(api);
       const liveSrc = `/ops${query({ ...filters })}`;
-      const body = opsView({ filters, orders, nextCursor, attention, now: now(), expiryWarningMs, flash: takeFlash(request), ...(error ? { error } : {}) });
+      const body = opsView({
+        filters,
+        orders,
+        nextCursor,
+        attention,
+        now: now(),
+        expiryWarningMs,
+        flash: takeFlash(request),
+        ...(error ? { error } : {}),
+      });
       return sendPage(reply, request, 200, 'Ops', body, { liveSrc, current: 'ops' });
     });
 
@@ -392,7 +587,14 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
         awaiting.orders.map(async (order) => {
           const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}`);
           const approval = answer.status === 200 ? answer.body.approval : undefined;
-          return approval?.deadline ? { order, deadline: approval.deadline as string, stillNeeded: approval.stillNeeded as number, tier: approval.tier?.name as string } : undefined;
+          return approval?.deadline
+            ? {
+                order,
+                deadline: approval.deadline as string,
+                stillNeeded: approval.stillNeeded as number,
+                tier: approval.tier?.name as string,
+              }
+            : undefined;
         }),
       );
       const expiring = details
@@ -402,11 +604,16 @@ export async function registerConsole(app: FastifyInstance, context: ApiContext,
       const failedWithTrace = await Promise.all(
         failed.orders.map(async (order) => {
           const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}`);
-          const lastError = answer.status === 200 ? (answer.body.lastError as ListedOrder['lastError'] | undefined) : undefined;
+          const lastError =
+            answer.status === 200 ? (answer.body.lastError as ListedOrder['lastError'] | undefined) : undefined;
           return lastError?.message ? { ...order, lastError: { ...order.lastError, ...lastError } } : order;
         }),
       );
-      return { uncertain: [...uncertain.orders].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)), failed: failedWithTrace, expiring };
+      return {
+        uncertain: [...uncertain.orders].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)),
+        failed: failedWithTrace,
+        expiring,
+      };
     }
   });
 }

@@ -57,7 +57,12 @@ export function createOidcSignIn(options: OidcSignInOptions): OidcSignIn {
     providerOrigin: new URL(options.issuer).origin,
     async start(next) {
       const client = await import('openid-client');
-      const pending: PendingOidc = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier(), next };
+      const pending: PendingOidc = {
+        state: client.randomState(),
+        nonce: client.randomNonce(),
+        codeVerifier: client.randomPKCECodeVerifier(),
+        next,
+      };
       const url = client.buildAuthorizationUrl(await config(), {
         redirect_uri: options.redirectUri,
         scope: options.scope ?? 'openid profile',
@@ -74,11 +79,19 @@ export function createOidcSignIn(options: OidcSignInOptions): OidcSignIn {
       const tokens = await client.authorizationCodeGrant(
         await config(),
         callbackUrl,
-        { pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state, expectedNonce: pending.nonce, idTokenExpected: true },
+        {
+          pkceCodeVerifier: pending.codeVerifier,
+          expectedState: pending.state,
+          expectedNonce: pending.nonce,
+          idTokenExpected: true,
+        },
         options.resource ? { resource: options.resource } : undefined,
       );
       const expiresIn = tokens.expiresIn();
-      return { accessToken: tokens.access_token, ...(expiresIn !== undefined ? { expiresAt: Date.now() + expiresIn * 1000 } : {}) };
+      return {
+        accessToken: tokens.access_token,
+        ...(expiresIn !== undefined ? { expiresAt: Date.now() + expiresIn * 1000 } : {}),
+      };
     },
   };
 }
@@ -93,7 +106,10 @@ export function oidcSignInFromEnv(env: NodeJS.ProcessEnv): OidcSignIn | undefine
   const issuer = env['MVE_OIDC_ISSUER']?.trim();
   const origin = env['MVE_CONSOLE_URL']?.trim();
   if (!clientId) return undefined;
-  if (!issuer || !origin) throw new Error('MVE_CONSOLE_OIDC_CLIENT_ID needs MVE_OIDC_ISSUER and MVE_CONSOLE_URL (the console\'s origin, e.g. https://mve-orders.example.com)');
+  if (!issuer || !origin)
+    throw new Error(
+      "MVE_CONSOLE_OIDC_CLIENT_ID needs MVE_OIDC_ISSUER and MVE_CONSOLE_URL (the console's origin, e.g. https://mve-orders.example.com)",
+    );
   return createOidcSignIn({
     issuer,
     clientId,

@@ -60,7 +60,13 @@ export class SessionStore {
 
   create(fields: Partial<Omit<ConsoleSession, 'id' | 'csrf' | 'createdAt' | 'lastSeenAt'>> = {}): ConsoleSession {
     const now = this.now();
-    const session: ConsoleSession = { ...fields, id: randomToken(), csrf: randomToken(), createdAt: now, lastSeenAt: now };
+    const session: ConsoleSession = {
+      ...fields,
+      id: randomToken(),
+      csrf: randomToken(),
+      createdAt: now,
+      lastSeenAt: now,
+    };
     this.sessions.set(session.id, session);
     this.evict();
     return session;

@@ -12,22 +12,43 @@ export function describeDev(report: DevReport): string {
   };
   const lines = ['mve-orders dev'];
   for (const moved of report.movedPorts) {
-    lines.push(`  note: port ${moved.preferred} (${moved.what}) is taken by another program; using port ${moved.used} instead`);
+    lines.push(
+      `  note: port ${moved.preferred} (${moved.what}) is taken by another program; using port ${moved.used} instead`,
+    );
   }
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
   row('data folder', show(state.dataDir));
-  row('PostgreSQL', `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`);
+  row(
+    'PostgreSQL',
+    `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`,
+  );
   const temporalState = report.temporalState
     ? `state in ${report.temporalState.location.replace(/^PostgreSQL \S+, (.*)$/, 'PostgreSQL (the database above, $1)')}, kept across restarts: ${report.temporalState.openRuns} open workflow run${report.temporalState.openRuns === 1 ? '' : 's'} carried over`
     : 'state in memory, so it starts empty on each run';
-  row('Temporal', `${state.temporal.address}${embedded.temporal ? ` (embedded devserver; ${temporalState})` : ' (TEMPORAL_ADDRESS)'}`);
+  row(
+    'Temporal',
+    `${state.temporal.address}${embedded.temporal ? ` (embedded devserver; ${temporalState})` : ' (TEMPORAL_ADDRESS)'}`,
+  );
   row('namespace', state.temporal.namespace);
   row('task queue', report.taskQueue);
-  row('API', `${state.api.baseUrl} (${state.api.environment}${embedded.simulator ? ', simulator' : ', MVE_API_BASE_URL'})`);
+  row(
+    'API',
+    `${state.api.baseUrl} (${state.api.environment}${embedded.simulator ? ', simulator' : ', MVE_API_BASE_URL'})`,
+  );
   if (state.api.simulatorUrl) row('simulator', `${state.api.simulatorUrl}/_sim/state (call counts, products, faults)`);
   if (state.kindMapFile) row('kind map', `${show(state.kindMapFile)} (MVE_KIND_MAP)`);
-  row('codec key', report.codecKeyFromEnvironment ? `${report.codecKeyId} (MVE_CODEC_KEYS)` : `${report.codecKeyId} (${show(state.dataDir)}/codec-key.json)`);
-  row('callbacks', report.callbackSecretFromEnvironment ? 'signed with MVE_CALLBACK_SECRET' : `signed with the secret in ${show(state.dataDir)}/callback-secret`);
+  row(
+    'codec key',
+    report.codecKeyFromEnvironment
+      ? `${report.codecKeyId} (MVE_CODEC_KEYS)`
+      : `${report.codecKeyId} (${show(state.dataDir)}/codec-key.json)`,
+  );
+  row(
+    'callbacks',
+    report.callbackSecretFromEnvironment
+      ? 'signed with MVE_CALLBACK_SECRET'
+      : `signed with the secret in ${show(state.dataDir)}/callback-secret`,
+  );
   row(
     'approvers',
     report.seededApprovers.length > 0
@@ -36,7 +57,10 @@ export function describeDev(report: DevReport): string {
   );
   row('HTTP API', `${state.http.url}  (OpenAPI: ${state.http.url}/openapi.json)`);
   row('console', `${state.http.url}/  (sign in as any seeded user with one click)`);
-  row('users', `${report.users.map((user) => `${user.id} (${user.roles.join(',')})`).join(', ')}: tokens in ${show(devStatePath(state.dataDir))}; \`--as <user>\``);
+  row(
+    'users',
+    `${report.users.map((user) => `${user.id} (${user.roles.join(',')})`).join(', ')}: tokens in ${show(devStatePath(state.dataDir))}; \`--as <user>\``,
+  );
   row('policy', `${report.policy.version} (${report.policy.source})`);
   row('state file', `${show(devStatePath(state.dataDir))} (other mve-orders commands read it)`);
   lines.push(

@@ -70,7 +70,9 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   const { env, dataDir, log } = options;
   const running = await readDevState(dataDir);
   if (running.found) {
-    throw new Error(`dev is already running on ${dataDir} (pid ${running.state.pid}); stop it first, or set MVE_DATA_DIR to another folder`);
+    throw new Error(
+      `dev is already running on ${dataDir} (pid ${running.state.pid}); stop it first, or set MVE_DATA_DIR to another folder`,
+    );
   }
   await prepareDataDir(dataDir);
   const temporalConfig = loadTemporalConfig(env);
@@ -103,7 +105,14 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       const { port, taken } = await preferredOrFree(options.temporalPort, HOST);
       // durable: its own schema of the same database, so open orders' workflows survive a restart
       // idle histories in a scratch file of the data folder, not in memory: orders parked for approval stay cheap
-      const server = await startDevServer({ port, host: HOST, namespace: temporalConfig.namespace, databaseUrl, historySpillDir: dataDir, log: (line) => log(`[temporal] ${line}`) });
+      const server = await startDevServer({
+        port,
+        host: HOST,
+        namespace: temporalConfig.namespace,
+        databaseUrl,
+        historySpillDir: dataDir,
+        log: (line) => log(`[temporal] ${line}`),
+      });
       stops.push(() => server.close());
       temporalState = { location: server.persistence.location, openRuns: server.persistence.openRuns };
       if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });
@@ -117,7 +126,12 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       const { port, taken } = await preferredOrFree(options.simulatorPort, HOST);
       const sim = await startSimulator({ port, host: HOST });
       stops.push(() => sim.close());
-      if (taken) movedPorts.push({ what: 'API simulator', preferred: options.simulatorPort, used: Number(new URL(sim.url).port) });
+      if (taken)
+        movedPorts.push({
+          what: 'API simulator',
+          preferred: options.simulatorPort,
+          used: Number(new URL(sim.url).port),
+        });
       simulatorUrl = sim.url;
       kindMapFile ??= await writeSimKindMap(dataDir);
       return {
@@ -154,7 +168,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       log: (line) => log(`[http] ${line}`),
     });
     stops.push(() => api.close());
-    if (httpPort.taken) movedPorts.push({ what: 'HTTP API', preferred: options.httpPort, used: Number(new URL(api.url).port) });
+    if (httpPort.taken)
+      movedPorts.push({ what: 'HTTP API', preferred: options.httpPort, used: Number(new URL(api.url).port) });
 
     const worker = await runWorker({
       env: { ...workerEnv, MVE_CONSOLE_URL: env['MVE_CONSOLE_URL'] ?? api.url },
@@ -185,7 +200,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     return {
       state,
       taskQueue: orderTaskQueue(temporalConfig.taskQueue, environment),
-      embedded: { postgres: !env['DATABASE_URL'], temporal: !temporalConfig.address, simulator: simulatorUrl !== undefined },
+      embedded: {
+        postgres: !env['DATABASE_URL'],
+        temporal: !temporalConfig.address,
+        simulator: simulatorUrl !== undefined,
+      },
       ...(temporalState ? { temporalState } : {}),
       postgresDataDir,
       movedPorts,
@@ -217,7 +236,9 @@ async function prepareDataDir(dataDir: string): Promise<void> {
 }
 
 /** Migrations applied, demo approvers added to an empty directory, the seeded users' tokens made anew. */
-async function prepareDatabase(url: string): Promise<{ seededApprovers: typeof DEMO_APPROVERS | []; users: DevUser[] }> {
+async function prepareDatabase(
+  url: string,
+): Promise<{ seededApprovers: typeof DEMO_APPROVERS | []; users: DevUser[] }> {
   const sql = await openDatabase(url, { maxConnections: 1 });
   try {
     await runMigrations(sql);

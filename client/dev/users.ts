@@ -25,7 +25,11 @@ export async function issueDevUserTokens(repository: Repository): Promise<DevUse
     for (const old of await repository.listTokens({ owner: user.id })) {
       if (old.description === DEV_TOKEN_DESCRIPTION) await repository.revokeToken({ id: old.id, by: 'mve-orders dev' });
     }
-    const issued = await issueApiToken(repository, { owner: user.id, roles: [...user.roles], description: DEV_TOKEN_DESCRIPTION });
+    const issued = await issueApiToken(repository, {
+      owner: user.id,
+      roles: [...user.roles],
+      description: DEV_TOKEN_DESCRIPTION,
+    });
     users.push({ id: user.id, roles: [...user.roles], token: issued.token });
   }
   return users;

@@ -62,7 +62,8 @@ export interface OrdersApiClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const DEFAULT_HINT = 'start the engine with `npm start` (mve-orders dev), or set MVE_API_URL to a running mve-orders API';
+const DEFAULT_HINT =
+  'start the engine with `npm start` (mve-orders dev), or set MVE_API_URL to a running mve-orders API';
 const NOT_CONNECTED: Record<string, ApiUnreachableError['reason']> = {
   ECONNREFUSED: 'refused',
   ENOTFOUND: 'dns',
@@ -88,7 +89,9 @@ export class OrdersApiClient {
     try {
       parsed = new URL(options.url);
     } catch {
-      throw new TypeError(`the API URL must be an http(s) URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(options.url)})`);
+      throw new TypeError(
+        `the API URL must be an http(s) URL, e.g. http://127.0.0.1:8080 (got ${JSON.stringify(options.url)})`,
+      );
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new TypeError(`the API URL must be an http(s) URL, e.g. http://127.0.0.1:8080 (got ${parsed.protocol})`);
@@ -99,7 +102,8 @@ export class OrdersApiClient {
     this.token = options.token?.trim() || undefined;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.hint = options.unreachableHint ?? DEFAULT_HINT;
-    this.agent = parsed.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent =
+      parsed.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   }
 
   /** `POST /api/v1/orders`: a new order (created), or the existing one when the ticket already has this very request. */
@@ -119,7 +123,10 @@ export class OrdersApiClient {
 
   /** `GET /api/v1/orders/{ticketId}/history`: the timeline, votes and buy attempts; the workflow's events when `events`. */
   history(ticketId: string, options: { events?: boolean } = {}): Promise<OrderHistory> {
-    return this.call('GET', `/orders/${encodeURIComponent(ticketId)}/history${queryString({ events: String(options.events ?? false) })}`);
+    return this.call(
+      'GET',
+      `/orders/${encodeURIComponent(ticketId)}/history${queryString({ events: String(options.events ?? false) })}`,
+    );
   }
 
   /** `POST .../approve`: a vote for the quote named, as the caller. */
@@ -186,7 +193,11 @@ export class OrdersApiClient {
     const json = parseJson(text);
     if (status >= 200 && status < 300) {
       if (json === undefined) {
-        throw new ApiCallError(status, 'UNEXPECTED_RESPONSE', `${this.url} answered ${method} /api/v1${path.split('?')[0]} with something other than JSON: is MVE_API_URL the mve-orders API?`);
+        throw new ApiCallError(
+          status,
+          'UNEXPECTED_RESPONSE',
+          `${this.url} answered ${method} /api/v1${path.split('?')[0]} with something other than JSON: is MVE_API_URL the mve-orders API?`,
+        );
       }
       return json as T;
     }
@@ -197,17 +208,37 @@ export class OrdersApiClient {
     const where = this.url;
     if (error instanceof AbortError) {
       const outcome =
-        connected && method === 'POST' ? '; the request was sent, so it may have taken effect: check with `mve-orders status` before repeating it' : '';
-      return new ApiUnreachableError(where, 'timeout', connected, `no answer from the mve-orders API at ${where} within ${Math.round(this.timeoutMs / 1000)} s${outcome}`);
+        connected && method === 'POST'
+          ? '; the request was sent, so it may have taken effect: check with `mve-orders status` before repeating it'
+          : '';
+      return new ApiUnreachableError(
+        where,
+        'timeout',
+        connected,
+        `no answer from the mve-orders API at ${where} within ${Math.round(this.timeoutMs / 1000)} s${outcome}`,
+      );
     }
     if (error instanceof FetchError && error.type === 'system') {
       const code = error.code ?? '';
       const reason = NOT_CONNECTED[code];
       if (!connected && reason) {
-        return new ApiUnreachableError(where, reason, false, `cannot reach the mve-orders API at ${where} (${code}): ${this.hint}`);
+        return new ApiUnreachableError(
+          where,
+          reason,
+          false,
+          `cannot reach the mve-orders API at ${where} (${code}): ${this.hint}`,
+        );
       }
-      const outcome = method === 'POST' ? '; the request may have taken effect: check with `mve-orders status` before repeating it' : '';
-      return new ApiUnreachableError(where, 'connection-lost', connected, `the connection to the mve-orders API at ${where} was lost (${code || error.message})${outcome}`);
+      const outcome =
+        method === 'POST'
+          ? '; the request may have taken effect: check with `mve-orders status` before repeating it'
+          : '';
+      return new ApiUnreachableError(
+        where,
+        'connection-lost',
+        connected,
+        `the connection to the mve-orders API at ${where} was lost (${code || error.message})${outcome}`,
+      );
     }
     if (error instanceof FetchError) {
       return new ApiUnreachableError(where, 'connection-lost', connected, `bad answer from ${where}: ${error.message}`);
@@ -218,7 +249,8 @@ export class OrdersApiClient {
 
 /** Records whether this request got a connection (from then on the server may have seen it). */
 function watching(agent: http.Agent, progress: { connected: boolean }): http.Agent {
-  const addRequest = (agent as unknown as { addRequest(request: http.ClientRequest, options: unknown): void }).addRequest;
+  const addRequest = (agent as unknown as { addRequest(request: http.ClientRequest, options: unknown): void })
+    .addRequest;
   return Object.create(agent, {
     addRequest: {
       value(request: http.ClientRequest, options: unknown) {
@@ -245,11 +277,17 @@ function errorFrom(status: number, json: unknown, route: string, base: string): 
   const error = isObject(json) && isObject(json['error']) ? json['error'] : undefined;
   if (error && typeof error['code'] === 'string' && typeof error['message'] === 'string') {
     const details = Array.isArray(error['details'])
-      ? error['details'].filter(isObject).map((detail) => ({ path: String(detail['path'] ?? ''), message: String(detail['message'] ?? '') }))
+      ? error['details']
+          .filter(isObject)
+          .map((detail) => ({ path: String(detail['path'] ?? ''), message: String(detail['message'] ?? '') }))
       : [];
     return new ApiCallError(status, error['code'], error['message'], details);
   }
-  return new ApiCallError(status, `HTTP_${status}`, `${base} answered ${route} with HTTP ${status} and no error body of the mve-orders API: is MVE_API_URL the mve-orders API?`);
+  return new ApiCallError(
+    status,
+    `HTTP_${status}`,
+    `${base} answered ${route} with HTTP ${status} and no error body of the mve-orders API: is MVE_API_URL the mve-orders API?`,
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -258,7 +296,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function queryString(query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(key, String(value));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
 }

@@ -19,7 +19,6 @@ export interface SubmitResult {
   warnings: ApiErrorDetail[];
 }
 
-
 export interface OrderList {
   orders: OrderListItem[];
   /** Give it as `cursor` for the next page; null on the last page. */
@@ -91,7 +90,8 @@ export interface RejectInput {
 
 export type { VoteResult };
 
-export type ResolveBuyInput = { outcome: 'created'; technicalServiceUid: string; note?: string } | { outcome: 'not-created'; note: string };
+export type ResolveBuyInput =
+  { outcome: 'created'; technicalServiceUid: string; note?: string } | { outcome: 'not-created'; note: string };
 
 /** One order awaiting the caller's decision (the server's schema of `GET /api/v1/approvals`). */
 export type { PendingApproval } from '../http/schemas.js';

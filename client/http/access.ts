@@ -8,7 +8,10 @@ export function seesAllOrders(principal: Principal): boolean {
   return hasRole(principal, 'ops', 'admin') || approverRoles(principal).length > 0;
 }
 
-export function maySee(principal: Principal, order: { requestedBy: string; submittedBy: string | null | undefined }): boolean {
+export function maySee(
+  principal: Principal,
+  order: { requestedBy: string; submittedBy: string | null | undefined },
+): boolean {
   return (
     seesAllOrders(principal) ||
     sameIdentity(principal.id, order.requestedBy) ||
@@ -28,7 +31,10 @@ export function mayVote(principal: Principal): boolean {
 }
 
 /** Ops and admins cancel any order; a requester their own; a ticket system what it submitted. */
-export function mayCancel(principal: Principal, order: { requestedBy: string; submittedBy: string | null | undefined }): boolean {
+export function mayCancel(
+  principal: Principal,
+  order: { requestedBy: string; submittedBy: string | null | undefined },
+): boolean {
   if (hasRole(principal, 'ops', 'admin')) return true;
   if (hasRole(principal, 'requester') && sameIdentity(principal.id, order.requestedBy)) return true;
   return hasRole(principal, 'ticket-system') && !!order.submittedBy && sameIdentity(principal.id, order.submittedBy);

@@ -40,17 +40,27 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
         .header('www-authenticate', 'Bearer realm="mve-orders"')
         .send(body('UNAUTHENTICATED', error.message));
     }
-    if (error instanceof OidcUnavailableError) return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message));
+    if (error instanceof OidcUnavailableError)
+      return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message));
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = error.validationContext ?? 'body';
       const details = error.validation.flatMap((issue) => {
         const at = [where, ...(issue.instancePath ? issue.instancePath.split('/').filter(Boolean) : [])];
         // A field the route does not take is named on its own: "body.approverId: is not accepted here".
-        const unknown = issue.keyword === 'unrecognized_keys' ? (issue.params as { keys?: string[] }).keys ?? [] : [];
-        if (unknown.length > 0) return unknown.map((key) => ({ path: [...at, key].join('.'), message: unrecognisedField(key) }));
+        const unknown = issue.keyword === 'unrecognized_keys' ? ((issue.params as { keys?: string[] }).keys ?? []) : [];
+        if (unknown.length > 0)
+          return unknown.map((key) => ({ path: [...at, key].join('.'), message: unrecognisedField(key) }));
         return [{ path: at.join('.'), message: issue.message ?? 'is invalid' }];
       });
-      return reply.code(400).send(body('INVALID_INPUT', `the ${where} is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details));
+      return reply
+        .code(400)
+        .send(
+          body(
+            'INVALID_INPUT',
+            `the ${where} is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+            details,
+          ),
+        );
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Fastify's own refusals: unparseable JSON, wrong content type, body too large.

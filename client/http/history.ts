@@ -22,8 +22,21 @@ export async function orderHistory(context: ApiContext, order: ApiOrder, princip
   const records = await context.repository.getOrder(order.workflowId);
   const timeline = records
     ? [
-        ...records.events.map((event) => ({ seq: event.sequence, at: event.at, kind: 'state' as const, state: event.to, actor: event.actor, text: event.reason ?? '' })),
-        ...records.notes.map((note) => ({ seq: note.sequence, at: note.at, kind: 'note' as const, actor: note.actor, text: note.message })),
+        ...records.events.map((event) => ({
+          seq: event.sequence,
+          at: event.at,
+          kind: 'state' as const,
+          state: event.to,
+          actor: event.actor,
+          text: event.reason ?? '',
+        })),
+        ...records.notes.map((note) => ({
+          seq: note.sequence,
+          at: note.at,
+          kind: 'note' as const,
+          actor: note.actor,
+          text: note.message,
+        })),
       ].sort((a, b) => a.seq - b.seq)
     : [];
   return {
@@ -41,16 +54,25 @@ async function workflowEvents(context: ApiContext, workflowId: string, decode: b
   try {
     const history = await context.temporal.workflow.getHandle(workflowId).fetchHistory();
     // Bytes as base64, enums by name, 64-bit numbers as strings: the shape Temporal's own HTTP API gives.
-    json = proto.temporal.api.history.v1.History.toObject(history as never, { bytes: String, enums: String, longs: String });
+    json = proto.temporal.api.history.v1.History.toObject(history as never, {
+      bytes: String,
+      enums: String,
+      longs: String,
+    });
   } catch (error) {
     // Retention dropped it; the records remain. fetchHistory does not map the server's NOT_FOUND to
     // WorkflowNotFoundError (it passes the gRPC error on), so both are answered here.
-    if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND)) return [];
+    if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GrpcStatus.NOT_FOUND))
+      return [];
     throw error;
   }
   const codec = new AesGcmPayloadCodec(context.codecKeys);
   const events = isRecord(json) && Array.isArray(json['events']) ? json['events'] : [];
-  return Promise.all(events.map((event) => replacePayloads(event, async (payload) => (decode ? decodePayload(codec, payload) : PAYLOAD_WITHHELD))));
+  return Promise.all(
+    events.map((event) =>
+      replacePayloads(event, async (payload) => (decode ? decodePayload(codec, payload) : PAYLOAD_WITHHELD)),
+    ),
+  );
 }
 
 async function decodePayload(codec: AesGcmPayloadCodec, payloadJson: Record<string, unknown>): Promise<unknown> {
@@ -63,10 +85,16 @@ async function decodePayload(codec: AesGcmPayloadCodec, payloadJson: Record<stri
 }
 
 /** Walks proto3 JSON and replaces each Payload (an object of `metadata` and `data`) by what `replace` makes of it. */
-async function replacePayloads(value: unknown, replace: (payload: Record<string, unknown>) => Promise<unknown>): Promise<unknown> {
+async function replacePayloads(
+  value: unknown,
+  replace: (payload: Record<string, unknown>) => Promise<unknown>,
+): Promise<unknown> {
   if (Array.isArray(value)) return Promise.all(value.map((item) => replacePayloads(item, replace)));
   if (!isRecord(value)) return value;
-  if (isRecord(value['metadata']) && Object.keys(value).every((key) => key === 'metadata' || key === 'data')) return replace(value);
-  const entries = await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await replacePayloads(item, replace)] as const));
+  if (isRecord(value['metadata']) && Object.keys(value).every((key) => key === 'metadata' || key === 'data'))
+    return replace(value);
+  const entries = await Promise.all(
+    Object.entries(value).map(async ([key, item]) => [key, await replacePayloads(item, replace)] as const),
+  );
   return Object.fromEntries(entries);
 }

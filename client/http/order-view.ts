@@ -36,7 +36,9 @@ export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
     ...rest,
     submittedBy: submittedBy ?? null,
     policy: policy ?? null,
-    quote: quote ? { monthlyRate: quote.monthlyRate, currency: quote.currency, quotedAt: new Date(quote.quotedAt).toISOString() } : null,
+    quote: quote
+      ? { monthlyRate: quote.monthlyRate, currency: quote.currency, quotedAt: new Date(quote.quotedAt).toISOString() }
+      : null,
     source: 'workflow',
   };
 }
@@ -51,7 +53,9 @@ export function orderSummary(order: OrderRecord) {
     submittedBy: order.submittedBy,
     state: order.status,
     policy: order.policy,
-    quote: order.quote ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency, quotedAt: order.quote.quotedAt } : null,
+    quote: order.quote
+      ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency, quotedAt: order.quote.quotedAt }
+      : null,
     product: order.product,
     lastError: order.lastError,
     createdAt: order.createdAt,
@@ -61,7 +65,13 @@ export function orderSummary(order: OrderRecord) {
 
 /** What Postgres remembers of an order once Temporal no longer has its workflow. */
 export function orderFromRecords(records: OrderRecords): ApiOrder {
-  const timeline = records.events.map((event) => ({ seq: event.sequence, at: event.at, state: event.to, actor: event.actor, reason: event.reason ?? '' }));
+  const timeline = records.events.map((event) => ({
+    seq: event.sequence,
+    at: event.at,
+    state: event.to,
+    actor: event.actor,
+    reason: event.reason ?? '',
+  }));
   return {
     ...orderSummary(records.order),
     buyAttempts: records.buyAttempts.length,

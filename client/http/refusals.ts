@@ -22,7 +22,10 @@ export async function asApiRefusal<T>(action: () => Promise<T>): Promise<T> {
     return await action();
   } catch (error) {
     if (!(error instanceof OrderRefusedError)) throw error;
-    const message = error.code === 'UNSIGNED_ACTION' ? `the workers refused this server's signature (${error.message}); check that MVE_ACTION_KEY is the same on the API and the workers` : error.message;
+    const message =
+      error.code === 'UNSIGNED_ACTION'
+        ? `the workers refused this server's signature (${error.message}); check that MVE_ACTION_KEY is the same on the API and the workers`
+        : error.message;
     throw new ApiError(STATUS_BY_CODE[error.code] ?? 422, error.code, message);
   }
 }

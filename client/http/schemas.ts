@@ -19,13 +19,23 @@ export const errorBody = z
   .describe('every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule');
 
 /** Strict: a vote names the quote it decides on; the approver is the caller, so no field may name one. */
-export const approveBody = z.strictObject({ monthlyRate, currency, comment: z.string().trim().min(1).max(2000).optional() });
-export const rejectBody = z.strictObject({ monthlyRate, currency, reason: z.string().trim().min(1, 'must say why').max(2000) });
-export const cancelBody = z.strictObject({ reason: z.string().trim().min(1, 'must say why the order is cancelled').max(2000) });
+export const approveBody = z.strictObject({
+  monthlyRate,
+  currency,
+  comment: z.string().trim().min(1).max(2000).optional(),
+});
+export const rejectBody = z.strictObject({
+  monthlyRate,
+  currency,
+  reason: z.string().trim().min(1, 'must say why').max(2000),
+});
+export const cancelBody = z.strictObject({
+  reason: z.string().trim().min(1, 'must say why the order is cancelled').max(2000),
+});
 export const resolveBuyBody = z.discriminatedUnion('outcome', [
   z.strictObject({
     outcome: z.literal('created'),
-    technicalServiceUid: z.uuid('must be the created product\'s UID (UUID form)'),
+    technicalServiceUid: z.uuid("must be the created product's UID (UUID form)"),
     note: z.string().trim().min(1).max(2000).optional(),
   }),
   z.strictObject({
@@ -45,7 +55,10 @@ export const listOrdersQuery = z.object({
 });
 
 export const historyQuery = z.object({
-  events: z.enum(['true', 'false']).default('true').describe('include the workflow\'s history events (false: the timeline only)'),
+  events: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe("include the workflow's history events (false: the timeline only)"),
 });
 
 const money = z.object({ monthlyRate: z.number(), currency: z.string() });
@@ -60,7 +73,9 @@ export const orderBody = z.looseObject({
   state: orderState,
   policy: z.object({ version: z.string(), hash: z.string() }).nullable(),
   quote: money.extend({ quotedAt: z.string().optional() }).nullable(),
-  source: z.enum(['workflow', 'records']).describe('workflow: live from Temporal; records: from PostgreSQL (the workflow is gone)'),
+  source: z
+    .enum(['workflow', 'records'])
+    .describe('workflow: live from Temporal; records: from PostgreSQL (the workflow is gone)'),
 });
 
 export const submitResponse = z.object({
@@ -107,15 +122,37 @@ export const meResponse = z.object({
   id: z.string(),
   roles: z.array(z.string()),
   via: z.enum(['oidc', 'token']),
-  can: z.object({ submit: z.boolean(), approve: z.boolean(), seeAllOrders: z.boolean(), resolveBuys: z.boolean(), readHistoryPayloads: z.boolean() }),
+  can: z.object({
+    submit: z.boolean(),
+    approve: z.boolean(),
+    seeAllOrders: z.boolean(),
+    resolveBuys: z.boolean(),
+    readHistoryPayloads: z.boolean(),
+  }),
 });
 
 export const historyResponse = z.object({
   ticketId: z.string(),
   workflowId: z.string(),
-  timeline: z.array(z.looseObject({ seq: z.number(), at: z.string(), kind: z.enum(['state', 'note']), actor: z.string(), text: z.string() })),
+  timeline: z.array(
+    z.looseObject({
+      seq: z.number(),
+      at: z.string(),
+      kind: z.enum(['state', 'note']),
+      actor: z.string(),
+      text: z.string(),
+    }),
+  ),
   votes: z.array(
-    z.object({ quoteNumber: z.number(), approverId: z.string(), decision: z.string(), monthlyRate: z.string(), currency: z.string(), reason: z.string().nullable(), at: z.string() }),
+    z.object({
+      quoteNumber: z.number(),
+      approverId: z.string(),
+      decision: z.string(),
+      monthlyRate: z.string(),
+      currency: z.string(),
+      reason: z.string().nullable(),
+      at: z.string(),
+    }),
   ),
   buyAttempts: z.array(
     z.object({
@@ -131,5 +168,9 @@ export const historyResponse = z.object({
       sentAt: z.string().nullable().describe('when the buy request was about to leave; null: it never left'),
     }),
   ),
-  events: z.array(z.unknown()).describe("Temporal's history events as proto3 JSON; payloads decoded and redacted for ops and admins, withheld for others"),
+  events: z
+    .array(z.unknown())
+    .describe(
+      "Temporal's history events as proto3 JSON; payloads decoded and redacted for ops and admins, withheld for others",
+    ),
 });

@@ -33,15 +33,27 @@ export interface ApiServerOptions {
  * The HTTP API (fastify, zod-validated routes, OpenAPI 3 generated from the same schemas). Every /api/ and
  * /codec/ route authenticates its caller first; health, readiness, metrics and the OpenAPI document are open.
  */
-export async function buildApiServer({ context, readiness, extensions = [] }: ApiServerOptions): Promise<FastifyInstance> {
+export async function buildApiServer({
+  context,
+  readiness,
+  extensions = [],
+}: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'mve-orders', version: API_VERSION, description: 'Approval-gated MVE orders: intake, approvals and ops views' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API token (mvo_…) or an OIDC access token' } } },
+      info: {
+        title: 'mve-orders',
+        version: API_VERSION,
+        description: 'Approval-gated MVE orders: intake, approvals and ops views',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'an API token (mvo_…) or an OIDC access token' },
+        },
+      },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,

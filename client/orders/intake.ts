@@ -9,7 +9,9 @@ import { DuplicateOrderError, OrderRequestError, orderWorkflowId, type OrderClie
 export class TicketConflictError extends Error {
   override readonly name = 'TicketConflictError';
   constructor(readonly ticket: TicketRecord) {
-    super(`ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`);
+    super(
+      `ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`,
+    );
   }
 }
 
@@ -54,7 +56,8 @@ export class OrderIntake {
     });
     if (!registered) {
       const known = fingerprintKeys.keyFor(ticket.fingerprintKeyId);
-      if (!known || this.fingerprint(request, ticket.fingerprintKeyId) !== ticket.fingerprint) throw new TicketConflictError(ticket);
+      if (!known || this.fingerprint(request, ticket.fingerprintKeyId) !== ticket.fingerprint)
+        throw new TicketConflictError(ticket);
       // Registered before, but the workflow may never have started (the process died in between): start it
       // only if the order was never recorded. A recorded order is never started again, whatever Temporal remembers.
       if (await repository.getOrder(ticket.workflowId)) return { created: false, ticket, warnings: check.warnings };
@@ -80,7 +83,9 @@ export class OrderIntake {
 
   /** HMAC of the whole request (secrets included) under a key derived for this one purpose. */
   private fingerprint(request: object, keyId: string): string {
-    const key = createHmac('sha256', this.options.fingerprintKeys.keyFor(keyId)!).update('mve-orders/ticket-fingerprint/v1').digest();
+    const key = createHmac('sha256', this.options.fingerprintKeys.keyFor(keyId)!)
+      .update('mve-orders/ticket-fingerprint/v1')
+      .digest();
     return createHmac('sha256', key).update(canonicalJson(request)).digest('hex');
   }
 }

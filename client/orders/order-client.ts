@@ -149,7 +149,10 @@ export class OrderClient {
   }
 
   /** Settles the uncertain buy `resolution.attempt` names; without it, the order's latest attempt (read now). */
-  async resolveBuy(ticketId: string, resolution: DistributiveOmit<ResolveBuyInput, 'attempt'> & { attempt?: number }): Promise<OrderState> {
+  async resolveBuy(
+    ticketId: string,
+    resolution: DistributiveOmit<ResolveBuyInput, 'attempt'> & { attempt?: number },
+  ): Promise<OrderState> {
     const attempt = resolution.attempt ?? (await this.status(ticketId)).buyAttempts;
     const signed = this.sign(ticketId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput);
     return this.update(ticketId, (handle) => handle.executeUpdate(resolveBuyUpdate, { args: [signed] }));
@@ -165,16 +168,29 @@ export class OrderClient {
 
   private sign<F extends object>(ticketId: string, action: SignedActionName, fields: F): Signed<F> {
     const keys = this.options.actionKeys;
-    if (!keys) throw new Error('this order client holds no action key (MVE_ACTION_KEY): votes, cancels and resolutions go through the HTTP API');
+    if (!keys)
+      throw new Error(
+        'this order client holds no action key (MVE_ACTION_KEY): votes, cancels and resolutions go through the HTTP API',
+      );
     const key = { id: keys.currentKeyId, key: keys.currentKey().toString('base64') };
-    return signAction(key, orderWorkflowId(ticketId), action, fields, Date.now(), randomBytes(16).toString('base64url'));
+    return signAction(
+      key,
+      orderWorkflowId(ticketId),
+      action,
+      fields,
+      Date.now(),
+      randomBytes(16).toString('base64url'),
+    );
   }
 
   private handle(ticketId: string) {
     return this.options.client.workflow.getHandle(orderWorkflowId(ticketId));
   }
 
-  private async call<T>(ticketId: string, action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>): Promise<T> {
+  private async call<T>(
+    ticketId: string,
+    action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>,
+  ): Promise<T> {
     try {
       return await action(this.handle(ticketId));
     } catch (error) {
@@ -183,7 +199,10 @@ export class OrderClient {
     }
   }
 
-  private async update<T>(ticketId: string, action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>): Promise<T> {
+  private async update<T>(
+    ticketId: string,
+    action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>,
+  ): Promise<T> {
     try {
       return await this.call(ticketId, action);
     } catch (error) {
@@ -193,7 +212,11 @@ export class OrderClient {
       // Temporal answers "not found" to an update of a workflow that has closed: say that the order ended.
       if (error instanceof OrderNotFoundError) {
         const ended = await this.status(ticketId).catch(() => undefined);
-        if (ended) throw new OrderRefusedError('ORDER_CLOSED', `the order has ended (${ended.state}); it takes no more decisions`);
+        if (ended)
+          throw new OrderRefusedError(
+            'ORDER_CLOSED',
+            `the order has ended (${ended.state}); it takes no more decisions`,
+          );
       }
       throw error;
     }

@@ -5,7 +5,13 @@ import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js'
 import type { KindMap } from '../../domain/index.js';
 import { oidcSignInFromEnv, registerConsole } from '../console/index.js';
 import { OrderClient, OrderIntake } from '../orders/index.js';
-import { buildApiServer, createAuthenticator, createOidcVerifier, loadOidcConfig, type ApiContext } from '../http/index.js';
+import {
+  buildApiServer,
+  createAuthenticator,
+  createOidcVerifier,
+  loadOidcConfig,
+  type ApiContext,
+} from '../http/index.js';
 
 export const CODEC_CORS_VARIABLE = 'MVE_CODEC_CORS_ORIGINS';
 
@@ -48,16 +54,31 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   };
   try {
     const repository = createRepository(sql);
-    const temporal = new Client({ connection, namespace: temporalConfig.namespace, dataConverter: encryptingDataConverter(options.codecKeys) });
-    const orders = new OrderClient({ client: temporal, taskQueue: temporalConfig.taskQueue, kindMap: options.kindMap, actionKeys: options.actionKeys });
+    const temporal = new Client({
+      connection,
+      namespace: temporalConfig.namespace,
+      dataConverter: encryptingDataConverter(options.codecKeys),
+    });
+    const orders = new OrderClient({
+      client: temporal,
+      taskQueue: temporalConfig.taskQueue,
+      kindMap: options.kindMap,
+      actionKeys: options.actionKeys,
+    });
     const context: ApiContext = {
       orders,
       intake: new OrderIntake({ orders, repository, fingerprintKeys: options.actionKeys, kindMap: options.kindMap }),
       repository,
-      authenticator: createAuthenticator({ tokens: repository, ...(oidcConfig ? { oidc: createOidcVerifier(oidcConfig) } : {}) }),
+      authenticator: createAuthenticator({
+        tokens: repository,
+        ...(oidcConfig ? { oidc: createOidcVerifier(oidcConfig) } : {}),
+      }),
       temporal,
       codecKeys: options.codecKeys,
-      codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '').split(',').map((origin) => origin.trim()).filter(Boolean),
+      codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
       log: options.log,
     };
     const consoleOptions = {

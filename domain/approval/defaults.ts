@@ -7,13 +7,33 @@ import { policySchemas, type ApprovalPolicies, type ApprovalPolicyInput } from '
  */
 const staging: ApprovalPolicyInput = {
   alwaysRequireHuman: false,
-  autoApproveBelow: { USD: 2000, EUR: 2000, GBP: 1600, AUD: 3000, NZD: 3400, CAD: 2750, SGD: 2700, HKD: 15500, JPY: 300000 },
+  autoApproveBelow: {
+    USD: 2000,
+    EUR: 2000,
+    GBP: 1600,
+    AUD: 3000,
+    NZD: 3400,
+    CAD: 2750,
+    SGD: 2700,
+    HKD: 15500,
+    JPY: 300000,
+  },
   tiers: [
     {
       name: 'team',
       roles: ['finance-approver', 'engineering-manager'],
       approvals: 1,
-      upTo: { USD: 10000, EUR: 10000, GBP: 8000, AUD: 15000, NZD: 17000, CAD: 13800, SGD: 14000, HKD: 79000, JPY: 1550000 },
+      upTo: {
+        USD: 10000,
+        EUR: 10000,
+        GBP: 8000,
+        AUD: 15000,
+        NZD: 17000,
+        CAD: 13800,
+        SGD: 14000,
+        HKD: 79000,
+        JPY: 1550000,
+      },
     },
     { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
   ],

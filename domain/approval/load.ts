@@ -25,7 +25,9 @@ export class ApprovalPolicyError extends Error {
     readonly source: string,
     readonly issues: readonly PolicyIssue[],
   ) {
-    super(`invalid approval policy (${source}): ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
+    super(
+      `invalid approval policy (${source}): ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+    );
   }
 }
 
@@ -72,7 +74,9 @@ export function loadApprovalPolicies(
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new ApprovalPolicyError(source, [{ path: '(document)', message: `must be JSON: ${(error as Error).message}` }]);
+    throw new ApprovalPolicyError(source, [
+      { path: '(document)', message: `must be JSON: ${(error as Error).message}` },
+    ]);
   }
   const { version, ...override } = parseWith(policySchemas().override, document, source);
   return { version: version ?? UNVERSIONED_POLICY, source, policies: { ...defaults, ...definedOnly(override) } };

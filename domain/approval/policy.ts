@@ -62,7 +62,11 @@ function buildPolicySchemas() {
     const names = new Set<string>();
     policy.tiers.forEach((tier, index) => {
       if (names.has(tier.name)) {
-        ctx.addIssue({ code: 'custom', path: ['tiers', index, 'name'], message: `must be unique; "${tier.name}" is used twice` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiers', index, 'name'],
+          message: `must be unique; "${tier.name}" is used twice`,
+        });
       }
       names.add(tier.name);
       if (index === lastIndex) {
@@ -70,13 +74,18 @@ function buildPolicySchemas() {
           ctx.addIssue({
             code: 'custom',
             path: ['tiers', index, 'upTo'],
-            message: 'must be absent on the last tier: it takes every amount above the tiers below it, and unknown currencies',
+            message:
+              'must be absent on the last tier: it takes every amount above the tiers below it, and unknown currencies',
           });
         }
         return;
       }
       if (tier.upTo === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['tiers', index, 'upTo'], message: 'is required on every tier but the last' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiers', index, 'upTo'],
+          message: 'is required on every tier but the last',
+        });
         return;
       }
       for (const currency of Object.keys(policy.autoApproveBelow)) {

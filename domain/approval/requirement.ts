@@ -15,11 +15,11 @@ export interface ApprovalTier {
   approvals: number;
 }
 
-export type HumanApprovalCause = 'above-auto-approve-line' | 'unknown-currency' | 'invalid-amount' | 'always-require-human';
+export type HumanApprovalCause =
+  'above-auto-approve-line' | 'unknown-currency' | 'invalid-amount' | 'always-require-human';
 
 export type ApprovalRequirement =
-  | { kind: 'auto-approved' }
-  | { kind: 'needs-approval'; tier: ApprovalTier; cause: HumanApprovalCause };
+  { kind: 'auto-approved' } | { kind: 'needs-approval'; tier: ApprovalTier; cause: HumanApprovalCause };
 
 /**
  * What a quote needs before it may be bought. Below the currency's auto-approve line (strictly) it is

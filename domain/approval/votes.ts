@@ -95,14 +95,25 @@ export function notDecidable(status: string, inRound = true): VoteRefusal | unde
  * asks it of the directory's record of the approver; the console asks it of the signed-in person, to say why there
  * is nothing for them to decide before they try.
  */
-export function voterRefusal(round: Pick<ApprovalRound, 'requesterId' | 'tier'>, name: string, voter: Approver | undefined, earlier: readonly ApprovalVote[]): VoteRefusal | undefined {
+export function voterRefusal(
+  round: Pick<ApprovalRound, 'requesterId' | 'tier'>,
+  name: string,
+  voter: Approver | undefined,
+  earlier: readonly ApprovalVote[],
+): VoteRefusal | undefined {
   if (!voter) return refuse('APPROVER_UNKNOWN', `approver "${name}" is not in the approver directory`);
   if (!voter.active) return refuse('APPROVER_INACTIVE', `approver "${name}" is not active`);
   if (sameIdentity(voter.id, round.requesterId)) {
-    return refuse('REQUESTER_CANNOT_VOTE', `approver "${name}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`);
+    return refuse(
+      'REQUESTER_CANNOT_VOTE',
+      `approver "${name}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`,
+    );
   }
   if (!voter.roles.some((role) => round.tier.roles.includes(role))) {
-    return refuse('APPROVER_LACKS_ROLE', `approver "${name}" has none of the roles the "${round.tier.name}" tier needs (${round.tier.roles.join(', ')})`);
+    return refuse(
+      'APPROVER_LACKS_ROLE',
+      `approver "${name}" has none of the roles the "${round.tier.name}" tier needs (${round.tier.roles.join(', ')})`,
+    );
   }
   if (earlier.some((previous) => sameIdentity(previous.approverId, voter.id))) {
     return refuse('ALREADY_VOTED', `approver "${name}" has already voted on this quote`);
@@ -120,7 +131,11 @@ export function quoteRefusal(named: Quote, current: Quote): VoteRefusal | undefi
 }
 
 /** Why this vote does not count in the round, given the votes before it; undefined when it counts. */
-function refusalFor(round: ApprovalRound, vote: ApprovalVote, earlier: readonly ApprovalVote[]): VoteRefusal | undefined {
+function refusalFor(
+  round: ApprovalRound,
+  vote: ApprovalVote,
+  earlier: readonly ApprovalVote[],
+): VoteRefusal | undefined {
   const approver = round.approvers.find((candidate) => sameIdentity(candidate.id, vote.approverId));
   return voterRefusal(round, vote.approverId, approver, earlier) ?? quoteRefusal(vote, round.quote);
 }

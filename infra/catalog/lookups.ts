@@ -82,7 +82,11 @@ export function createCatalogLookups(
    * Selects from the cached catalog (`key` names the selection: the same key, the same pick); on a miss against a
    * catalog old enough, refetches it and tries again.
    */
-  async function select<C extends object, T>(cache: SharedTtlCache<C>, key: string, pick: (catalog: C) => Selection<T>): Promise<Selection<T>> {
+  async function select<C extends object, T>(
+    cache: SharedTtlCache<C>,
+    key: string,
+    pick: (catalog: C) => Selection<T>,
+  ): Promise<Selection<T>> {
     const first = pickOnce(await cache.get(), key, pick);
     if (first.ok || cache.age() < missRefreshAfterMs) return first;
     cache.invalidate();
@@ -103,11 +107,15 @@ export function createCatalogLookups(
 
   return {
     async findLocation(environment, selector) {
-      const selection = await select(catalogsOf(environment).locations, JSON.stringify(selector), (locations) => selectLocation(locations, selector));
+      const selection = await select(catalogsOf(environment).locations, JSON.stringify(selector), (locations) =>
+        selectLocation(locations, selector),
+      );
       return selection.ok ? { ...selection, value: locationChoice(selection.value) } : selection;
     },
     async findImage(environment, selector, size) {
-      const selection = await select(catalogsOf(environment).images, JSON.stringify([selector, size]), (groups) => selectImage(groups, selector, size));
+      const selection = await select(catalogsOf(environment).images, JSON.stringify([selector, size]), (groups) =>
+        selectImage(groups, selector, size),
+      );
       return selection.ok ? { ...selection, value: imageChoice(selection.value) } : selection;
     },
   };

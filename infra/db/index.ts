@@ -26,7 +26,12 @@ export {
 export { createRepository, type Repository } from './repository.js';
 export type { OrdersRepository, OrderStatistics, TransitionOutcome } from './orders-repository.js';
 export type { ApproversRepository } from './approvers-repository.js';
-export { createTicketsRepository, type TicketsRepository, type TicketRecord, type RegisterTicketInput } from './tickets-repository.js';
+export {
+  createTicketsRepository,
+  type TicketsRepository,
+  type TicketRecord,
+  type RegisterTicketInput,
+} from './tickets-repository.js';
 export { createTokensRepository, TOKEN_TOUCH_INTERVAL_SECONDS, type TokensRepository } from './tokens-repository.js';
 export { RepositoryError, type RepositoryErrorKind } from './errors.js';
 export {

@@ -61,10 +61,7 @@ export async function loadMigrations(directory: string = MIGRATIONS_DIRECTORY): 
  * (several workers starting at once) apply each migration exactly once; a runner that waited finds the
  * work done. Refuses, changing nothing, when an applied migration's file was edited or is missing.
  */
-export async function runMigrations(
-  sql: Sql,
-  options: { directory?: string } = {},
-): Promise<MigrationRun> {
+export async function runMigrations(sql: Sql, options: { directory?: string } = {}): Promise<MigrationRun> {
   const migrations = await loadMigrations(options.directory);
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`;

@@ -132,7 +132,10 @@ export interface OrderStatistics {
 }
 
 /** Stores a policy's rules under their hash; the same rules again change nothing. */
-async function storePolicy(sql: Sql | postgres.TransactionSql, { hash, policy }: { hash: string; policy: Record<string, unknown> }): Promise<void> {
+async function storePolicy(
+  sql: Sql | postgres.TransactionSql,
+  { hash, policy }: { hash: string; policy: Record<string, unknown> },
+): Promise<void> {
   const rules = sql.json(policy as postgres.JSONValue);
   const inserted = await sql`
     INSERT INTO approval_policies (hash, policy) VALUES (${hash}, ${rules}::jsonb)
@@ -162,7 +165,8 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
     }
     const workflowId = valid[0]?.event.workflowId;
     if (workflowId === undefined) return outcomes;
-    if (valid.some(({ event }) => event.workflowId !== workflowId)) throw new Error(`${name}: the transitions of one order at a time`);
+    if (valid.some(({ event }) => event.workflowId !== workflowId))
+      throw new Error(`${name}: the transitions of one order at a time`);
     const rows = valid.map(({ event }) => ({
       sequence: event.sequence,
       from_status: event.from,
@@ -356,7 +360,8 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
             AND (outcome IS NULL OR (outcome = 'uncertain' AND ${result.outcome} <> 'uncertain'))
           RETURNING *`;
         if (updated) return toBuyAttempt(updated);
-        const [row] = await sql`SELECT * FROM buy_attempts WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}`;
+        const [row] =
+          await sql`SELECT * FROM buy_attempts WHERE workflow_id = ${result.workflowId} AND attempt = ${result.attempt}`;
         if (!row) {
           throw new RepositoryError(
             'not-found',
@@ -408,10 +413,15 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
             RETURNING 1`;
           if (updated.length > 0) return;
           const [order] = await db`SELECT 1 FROM orders WHERE workflow_id = ${workflowId}`;
-          if (!order) throw new RepositoryError('not-found', `recordPolicy: no order recorded with workflow id ${workflowId}`);
+          if (!order)
+            throw new RepositoryError('not-found', `recordPolicy: no order recorded with workflow id ${workflowId}`);
           const [known] = await db`SELECT 1 FROM approval_policies WHERE hash = ${hash}`;
-          if (!known) throw new RepositoryError('not-found', `recordPolicy: no approval policy is stored with hash ${hash}`);
-          throw new RepositoryError('conflict', `recordPolicy: order ${workflowId} is already governed by another policy`);
+          if (!known)
+            throw new RepositoryError('not-found', `recordPolicy: no approval policy is stored with hash ${hash}`);
+          throw new RepositoryError(
+            'conflict',
+            `recordPolicy: order ${workflowId} is already governed by another policy`,
+          );
         };
         // Named by hash only (the common case: the rules are stored), one statement; with rules, stored first, together.
         if (!policy) return govern(sql);
@@ -454,8 +464,12 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
       ),
 
     listOrders: (filter = {}) =>
-      operation('listOrders', listOrdersInput, filter, async ({ status, environment, ticketId, requestedBy, submittedBy, after, limit }) => {
-        const rows = await sql`
+      operation(
+        'listOrders',
+        listOrdersInput,
+        filter,
+        async ({ status, environment, ticketId, requestedBy, submittedBy, after, limit }) => {
+          const rows = await sql`
           SELECT o.*, t.submitted_by FROM orders o LEFT JOIN tickets t ON t.workflow_id = o.workflow_id WHERE true
             ${status ? sql`AND o.status = ${status}` : sql``}
             ${environment ? sql`AND o.environment = ${environment}` : sql``}
@@ -465,15 +479,17 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
             ${after ? sql`AND (o.created_at, o.workflow_id) < (${after.createdAt}::timestamptz, ${after.workflowId})` : sql``}
           ORDER BY o.created_at DESC, o.workflow_id DESC
           LIMIT ${limit}`;
-        return rows.map(toOrder);
-      }),
+          return rows.map(toOrder);
+        },
+      ),
 
     orderStatistics: async () => {
       const byState = await sql`SELECT status, count(*)::int AS n FROM orders GROUP BY status`;
       const [pending] = await sql`
         SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(updated_at)), 0)::float8 AS oldest
         FROM orders WHERE status = 'AWAITING_APPROVAL'`;
-      const buys = await sql`SELECT coalesce(outcome, 'in-flight') AS outcome, count(*)::int AS n FROM buy_attempts GROUP BY 1`;
+      const buys =
+        await sql`SELECT coalesce(outcome, 'in-flight') AS outcome, count(*)::int AS n FROM buy_attempts GROUP BY 1`;
       return {
         ordersByState: Object.fromEntries(byState.map((row) => [row.status, row.n])),
         approvalsPending: pending!.n,
@@ -519,7 +535,11 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
 }
 
 /** Event `sequence` of the order is recorded already, as another change than `event` (or, in a race, not at all). */
-function transitionConflict(operation: string, event: { workflowId: string; sequence: number; from: string | null; to: string }, existing: { from_status: string | null; to_status: string } | undefined): RepositoryError {
+function transitionConflict(
+  operation: string,
+  event: { workflowId: string; sequence: number; from: string | null; to: string },
+  existing: { from_status: string | null; to_status: string } | undefined,
+): RepositoryError {
   const recorded = existing ? `${existing.from_status ?? '(none)'} -> ${existing.to_status}` : 'something else';
   return new RepositoryError(
     'conflict',

@@ -146,7 +146,10 @@ export function toOrder(row: Row): OrderRecord {
             provisioningStatus: row.product_provisioning_status,
           },
     lastError: row.last_error === null ? null : { message: row.last_error, at: row.last_error_at.toISOString() },
-    policy: row.policy_version === null || row.policy_version === undefined ? null : { version: row.policy_version, hash: row.policy_hash },
+    policy:
+      row.policy_version === null || row.policy_version === undefined
+        ? null
+        : { version: row.policy_version, hash: row.policy_hash },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -176,7 +176,10 @@ export const awaitingApprovalInput = z.object({
   limit: z.number().int().min(1).max(1000).default(100),
 });
 
-const roles = z.array(roleSchema).max(50).transform((list) => [...new Set(list)].sort());
+const roles = z
+  .array(roleSchema)
+  .max(50)
+  .transform((list) => [...new Set(list)].sort());
 
 export const newApproverInput = z.object({
   id: approverIdSchema,
@@ -213,9 +216,7 @@ export const newTokenInput = z.object({
   roles: roles.pipe(z.array(z.string()).min(1, 'name at least one role')),
   description: text(500).nullish(),
   /** null or absent: never expires. */
-  expiresAt: moment
-    .refine((at) => Date.parse(at) > Date.now(), 'must be in the future')
-    .nullish(),
+  expiresAt: moment.refine((at) => Date.parse(at) > Date.now(), 'must be in the future').nullish(),
 });
 
 export const touchTokenInput = z.object({ id: tokenIdSchema, at: moment });

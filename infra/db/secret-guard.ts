@@ -17,7 +17,9 @@ export function unredactedSecretPath(value: unknown, path: string): string | nul
   for (const [key, inner] of Object.entries(value)) {
     if (key === 'vendorConfig' && typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
       const redacted = redactVendorConfig(inner as Record<string, unknown>);
-      const leaked = Object.keys(redacted).find((field) => redacted[field] !== (inner as Record<string, unknown>)[field]);
+      const leaked = Object.keys(redacted).find(
+        (field) => redacted[field] !== (inner as Record<string, unknown>)[field],
+      );
       if (leaked) return `${path}.vendorConfig.${leaked}`;
     } else {
       const found = unredactedSecretPath(inner, `${path}.${key}`);

@@ -57,14 +57,19 @@ export function createTokensRepository(sql: Sql): TokensRepository {
 
   return {
     insertToken: (input) =>
-      operation('insertToken', newTokenInput, input, async ({ id, secretHash, owner, roles, description, expiresAt }) => {
-        const [row] = await sql`
+      operation(
+        'insertToken',
+        newTokenInput,
+        input,
+        async ({ id, secretHash, owner, roles, description, expiresAt }) => {
+          const [row] = await sql`
           INSERT INTO api_tokens (id, secret_hash, owner, roles, description, expires_at)
           VALUES (${id}, ${Buffer.from(secretHash)}, ${owner}, ${roles}::text[], ${description ?? null},
                   ${expiresAt ?? null}::timestamptz)
           RETURNING ${columns}`;
-        return toApiToken(row!);
-      }),
+          return toApiToken(row!);
+        },
+      ),
 
     findTokenForAuthentication: (id) =>
       operation('findTokenForAuthentication', tokenIdSchema, id, async (tokenId) => {

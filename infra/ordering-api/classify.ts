@@ -19,7 +19,11 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
  * Turns a non-2xx response into the typed error for its status, with the body's message, data and trace id.
  * `credentials` (token, client secret) are blanked out of whatever the server wrote, in case it echoes them.
  */
-export function errorFromResponse(context: ApiErrorContext, response: HttpResponse, credentials: readonly string[] = []): ApiError {
+export function errorFromResponse(
+  context: ApiErrorContext,
+  response: HttpResponse,
+  credentials: readonly string[] = [],
+): ApiError {
   const body = withoutCredentials(readErrorBody(response), credentials);
   const traceId = body.traceId ?? response.header('trace-id');
   const status = response.status;
@@ -57,11 +61,16 @@ function readErrorBody(response: HttpResponse): ErrorBody {
 
 function withoutCredentials<T>(value: T, credentials: readonly string[]): T {
   if (typeof value === 'string') {
-    return credentials.reduce((text, credential) => (credential ? text.replaceAll(credential, '[redacted]') : text), value as string) as T;
+    return credentials.reduce(
+      (text, credential) => (credential ? text.replaceAll(credential, '[redacted]') : text),
+      value as string,
+    ) as T;
   }
   if (Array.isArray(value)) return value.map((item) => withoutCredentials(item, credentials)) as T;
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withoutCredentials(inner, credentials)])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [key, withoutCredentials(inner, credentials)]),
+    ) as T;
   }
   return value;
 }

@@ -142,7 +142,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           error.traceId,
         );
       }
-      if (error instanceof ApiRateLimitedError && rateLimitWaits < rateLimit.maxWaits && error.retryAfterMs <= rateLimit.maxWaitMs) {
+      if (
+        error instanceof ApiRateLimitedError &&
+        rateLimitWaits < rateLimit.maxWaits &&
+        error.retryAfterMs <= rateLimit.maxWaitMs
+      ) {
         rateLimitWaits += 1;
         await sleep(error.retryAfterMs);
         continue;
@@ -152,14 +156,24 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   /** One HTTP exchange, counted and logged; a transport failure becomes an ApiNetworkError of this call. */
-  async function exchange(operation: ApiOperation, context: ApiErrorContext, attempt: number, request: HttpRequest): Promise<HttpResponse> {
+  async function exchange(
+    operation: ApiOperation,
+    context: ApiErrorContext,
+    attempt: number,
+    request: HttpRequest,
+  ): Promise<HttpResponse> {
     callCounts[operation] += 1;
     const started = performance.now();
     const logLine = { call: context.call, environment: context.environment, request: context.request, attempt };
     try {
       const response = await transport.send(request);
       const traceId = response.header('trace-id');
-      options.log?.({ ...logLine, status: response.status, ...(traceId ? { traceId } : {}), durationMs: elapsed(started) });
+      options.log?.({
+        ...logLine,
+        status: response.status,
+        ...(traceId ? { traceId } : {}),
+        durationMs: elapsed(started),
+      });
       return response;
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
@@ -184,7 +198,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     listLocations: () => call('locations', undefined, locationsResponseSchema),
     listImages: () => call('images', undefined, imagesResponseSchema),
     listVariants: () => call('variants', undefined, variantsResponseSchema),
-    validate: async (body) => call('validate', writeExactly('validate', validateBodySchema, body), validateResponseSchema),
+    validate: async (body) =>
+      call('validate', writeExactly('validate', validateBodySchema, body), validateResponseSchema),
     buy: async (envelope) => call('buy', writeExactly('buy', buyEnvelopeSchema, envelope), buyResponseSchema),
     callCounts,
     close: () => transport.close(),

@@ -62,7 +62,12 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
       });
     } catch (error) {
       if (error instanceof TransportError) {
-        throw new ApiNetworkError(context, error.reason, error.requestSent, `${error.message} (token URL ${options.authUrl}${TOKEN_PATH})`);
+        throw new ApiNetworkError(
+          context,
+          error.reason,
+          error.requestSent,
+          `${error.message} (token URL ${options.authUrl}${TOKEN_PATH})`,
+        );
       }
       throw error;
     }
@@ -75,7 +80,8 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
         response.header('trace-id'),
       );
     }
-    if (response.status < 200 || response.status > 299) throw errorFromResponse(context, response, [options.clientSecret.reveal()]);
+    if (response.status < 200 || response.status > 299)
+      throw errorFromResponse(context, response, [options.clientSecret.reveal()]);
     const parsed = tokenResponseSchema.safeParse(parseJsonLeniently(response.text));
     if (!parsed.success || !(parsed.data.expires_in > 0)) {
       throw new ApiInvalidResponseError(context, response.status, 'expected access_token and a positive expires_in');
@@ -102,4 +108,3 @@ export function createTokenProvider(options: TokenProviderOptions): TokenProvide
     },
   };
 }
-

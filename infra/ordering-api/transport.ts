@@ -23,7 +23,8 @@ export interface HttpResponse {
   text: string;
 }
 
-export type TransportFailureReason = 'refused' | 'dns' | 'unreachable' | 'connect-timeout' | 'response-timeout' | 'connection-lost';
+export type TransportFailureReason =
+  'refused' | 'dns' | 'unreachable' | 'connect-timeout' | 'response-timeout' | 'connection-lost';
 
 /**
  * The request failed without an HTTP response. `requestSent` is false only when the connection was never
@@ -138,16 +139,29 @@ function classifyFailure(error: unknown, connected: boolean, url: string, option
   const where = new URL(url).origin;
   if (error instanceof AbortError) {
     return connected
-      ? new TransportError('response-timeout', true, `no complete response from ${where} within ${options.responseTimeoutMs} ms`)
-      : new TransportError('connect-timeout', false, `could not connect to ${where} within ${options.responseTimeoutMs} ms`);
+      ? new TransportError(
+          'response-timeout',
+          true,
+          `no complete response from ${where} within ${options.responseTimeoutMs} ms`,
+        )
+      : new TransportError(
+          'connect-timeout',
+          false,
+          `could not connect to ${where} within ${options.responseTimeoutMs} ms`,
+        );
   }
   if (error instanceof FetchError && error.type === 'system') {
     const code = error.code ?? '';
     if (code === CONNECT_TIMEOUT_CODE) {
-      return new TransportError('connect-timeout', false, `could not connect to ${where} within ${options.connectTimeoutMs} ms`);
+      return new TransportError(
+        'connect-timeout',
+        false,
+        `could not connect to ${where} within ${options.connectTimeoutMs} ms`,
+      );
     }
     const notConnected = NOT_CONNECTED_REASONS[code];
-    if (!connected && notConnected) return new TransportError(notConnected, false, `could not connect to ${where} (${code})`);
+    if (!connected && notConnected)
+      return new TransportError(notConnected, false, `could not connect to ${where} (${code})`);
     return new TransportError('connection-lost', connected, `connection to ${where} lost (${code || error.message})`);
   }
   if (error instanceof FetchError) {

@@ -30,14 +30,21 @@ export interface PreparedSuite {
 }
 
 function suiteVersions(suite: string): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(path.join(suite, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.join(suite, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
   const all = { ...pkg.devDependencies, ...pkg.dependencies };
   return Object.fromEntries(FROM_REGISTRY.map((name) => [name, all[name] ?? 'latest']));
 }
 
 /** npm install of the registry dependencies, skipped when the folder already has them at those ranges. */
 async function installRegistryDeps(dir: string, suite: string, log: (line: string) => void): Promise<void> {
-  const manifest = JSON.stringify({ name: 'features-program', private: true, dependencies: suiteVersions(suite) }, null, 2);
+  const manifest = JSON.stringify(
+    { name: 'features-program', private: true, dependencies: suiteVersions(suite) },
+    null,
+    2,
+  );
   const manifestPath = path.join(dir, 'package.json');
   const installed = FROM_REGISTRY.every((name) => existsSync(path.join(dir, 'node_modules', name, 'package.json')));
   if (installed && existsSync(manifestPath) && readFileSync(manifestPath, 'utf8') === manifest) return;
@@ -66,7 +73,11 @@ function writeTsconfig(dir: string, suite: string): void {
       paths: {
         // compiled: the emitted harness (what tsconfig-paths resolves at run time); compiling: its source
         '@temporalio/harness': ['./tslib/harness/ts/harness.js', path.join(suite, 'harness/ts/harness.ts')],
-        '*': ['node_modules/*', path.join(PROJECT_ROOT, 'node_modules/*'), path.join(PROJECT_ROOT, 'node_modules/@types/*')],
+        '*': [
+          'node_modules/*',
+          path.join(PROJECT_ROOT, 'node_modules/*'),
+          path.join(PROJECT_ROOT, 'node_modules/@types/*'),
+        ],
       },
       typeRoots: [path.join(PROJECT_ROOT, 'node_modules/@types')],
       types: ['node'],
@@ -79,7 +90,10 @@ function writeTsconfig(dir: string, suite: string): void {
 async function compile(dir: string): Promise<string[]> {
   rmSync(path.join(dir, 'tslib'), { recursive: true, force: true });
   const tsc = path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc');
-  const output = await run(process.execPath, [tsc, '-p', dir, '--pretty', 'false'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).then(
+  const output = await run(process.execPath, [tsc, '-p', dir, '--pretty', 'false'], {
+    cwd: dir,
+    maxBuffer: 64 * 1024 * 1024,
+  }).then(
     (done) => done.stdout,
     (failed: { stdout?: string }) => failed.stdout ?? '',
   );
@@ -96,6 +110,7 @@ export async function prepareSuite(suite: string, log: (line: string) => void): 
   log(`compiling the harness and features of ${suite} into ${path.join(dir, 'tslib')}`);
   const typeErrors = await compile(dir);
   const main = path.join(dir, 'tslib/harness/ts/main.js');
-  if (!existsSync(main)) throw new Error(`compiling the suite produced no ${main}:\n${typeErrors.slice(0, 20).join('\n')}`);
+  if (!existsSync(main))
+    throw new Error(`compiling the suite produced no ${main}:\n${typeErrors.slice(0, 20).join('\n')}`);
   return { dir, main, typeErrors };
 }

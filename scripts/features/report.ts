@@ -10,18 +10,39 @@ export interface FeaturesSummary {
 
 export function summarize(results: FeatureResult[]): FeaturesSummary {
   const run = results.filter((r) => r.outcome !== 'skip');
-  return { passed: run.filter((r) => r.outcome === 'pass').length, run: run.length, skipped: results.length - run.length };
+  return {
+    passed: run.filter((r) => r.outcome === 'pass').length,
+    run: run.length,
+    skipped: results.length - run.length,
+  };
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 export function formatTable(results: FeatureResult[]): string {
-  const rows = results.map((r) => [r.feature, r.outcome, r.outcome === 'skip' ? '-' : `${seconds(r.durationMs)} s`, r.error ?? '']);
+  const rows = results.map((r) => [
+    r.feature,
+    r.outcome,
+    r.outcome === 'skip' ? '-' : `${seconds(r.durationMs)} s`,
+    r.error ?? '',
+  ]);
   const header = ['feature', 'result', 'duration', 'error'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const { passed, run, skipped } = summarize(results);
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ...serverNotes(results), '', `skipped: ${skipped}`, `features: ${passed}/${run} pass`].join('\n');
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map(line),
+    ...serverNotes(results),
+    '',
+    `skipped: ${skipped}`,
+    `features: ${passed}/${run} pass`,
+  ].join('\n');
 }
 
 /** What the devserver said during each failed feature: the RPCs it does not implement, else its first warning. */
@@ -37,5 +58,9 @@ function serverNotes(results: FeatureResult[]): string[] {
 
 /** Everything but the harness output (there for --verbose). */
 export function formatJson(results: FeatureResult[]): string {
-  return JSON.stringify({ ...summarize(results), features: results.map(({ output: _output, ...rest }) => rest) }, null, 2);
+  return JSON.stringify(
+    { ...summarize(results), features: results.map(({ output: _output, ...rest }) => rest) },
+    null,
+    2,
+  );
 }

@@ -33,7 +33,10 @@ interface ChildOutcome {
 
 function runHarness(suite: PreparedSuite, args: string[], timeoutMs: number): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'tsconfig-paths/register', suite.main, ...args], { cwd: suite.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', 'tsconfig-paths/register', suite.main, ...args], {
+      cwd: suite.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const collect = (chunk: Buffer) => (output += chunk.toString('utf8'));
     child.stdout.on('data', collect);
@@ -66,11 +69,18 @@ function firstErrorLine(feature: string, outcome: ChildOutcome, timeoutMs: numbe
   const prefix = `Feature ${feature} failed with `;
   const line = outcome.output.split('\n').find((l) => l.startsWith(prefix));
   if (line) return withoutRepeat(line.slice(prefix.length).trim());
-  const lines = outcome.output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = outcome.output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.find((l) => /error/i.test(l)) ?? lines.at(-1) ?? `exit code ${outcome.code}`;
 }
 
-export async function runFeature(suite: PreparedSuite, feature: FeatureEntry, timeoutMs: number): Promise<FeatureResult> {
+export async function runFeature(
+  suite: PreparedSuite,
+  feature: FeatureEntry,
+  timeoutMs: number,
+): Promise<FeatureResult> {
   if (feature.skip) return { feature: feature.dir, outcome: 'skip', durationMs: 0, error: feature.skip };
   const warnings: string[] = [];
   const namespace = `features-ns-${randomUUID()}`;
@@ -78,7 +88,11 @@ export async function runFeature(suite: PreparedSuite, feature: FeatureEntry, ti
   const started = performance.now();
   try {
     const taskQueue = `features-${feature.dir}-${randomUUID()}`;
-    const outcome = await runHarness(suite, ['--server', server.address, '--namespace', namespace, `${feature.dir}:${taskQueue}`], timeoutMs);
+    const outcome = await runHarness(
+      suite,
+      ['--server', server.address, '--namespace', namespace, `${feature.dir}:${taskQueue}`],
+      timeoutMs,
+    );
     const durationMs = Math.round(performance.now() - started);
     const passed = outcome.code === 0 && !outcome.timedOut;
     const unimplemented = server.unimplementedCalls();

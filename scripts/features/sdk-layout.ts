@@ -36,12 +36,14 @@ function mirror(from: string, to: string): void {
 /** Takes the layout away (before npm works in the folder, so it never prunes or replaces what it did not install). */
 export function clearSdkLayout(programDir: string): void {
   // a link is removed, not followed
-  for (const name of ['@temporalio', 'protobufjs']) rmSync(path.join(programDir, 'node_modules', name), { recursive: true, force: true });
+  for (const name of ['@temporalio', 'protobufjs'])
+    rmSync(path.join(programDir, 'node_modules', name), { recursive: true, force: true });
 }
 
 export function layOutSdk(projectRoot: string, programDir: string): void {
   const sdk = path.join(projectRoot, 'node_modules/@temporalio');
   clearSdkLayout(programDir);
-  for (const name of readdirSync(sdk)) mirror(path.join(sdk, name), path.join(programDir, 'node_modules/@temporalio', name));
+  for (const name of readdirSync(sdk))
+    mirror(path.join(sdk, name), path.join(programDir, 'node_modules/@temporalio', name));
   symlinkSync(path.join(sdk, 'proto/node_modules/protobufjs'), path.join(programDir, 'node_modules/protobufjs'), 'dir');
 }

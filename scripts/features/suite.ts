@@ -28,7 +28,10 @@ export function requireSuite(root: string | undefined): string {
   if (!root) throw new SuiteNotFound(`No suite given.\n${HOW_TO_GET_THE_SUITE}`);
   const absolute = path.resolve(root);
   for (const part of ['harness/ts/harness.ts', 'harness/ts/main.ts', 'features'])
-    if (!existsSync(path.join(absolute, part))) throw new SuiteNotFound(`${absolute} is not a temporalio/features checkout (no ${part}).\n${HOW_TO_GET_THE_SUITE}`);
+    if (!existsSync(path.join(absolute, part)))
+      throw new SuiteNotFound(
+        `${absolute} is not a temporalio/features checkout (no ${part}).\n${HOW_TO_GET_THE_SUITE}`,
+      );
   return absolute;
 }
 
@@ -41,7 +44,7 @@ interface FeatureConfig {
 /** What the suite's Go runner would have to set up for this feature, and this runner does not. */
 function skipReason(config: FeatureConfig): string | undefined {
   if (config.expectUnauthedProxyCount || config.expectAuthedProxyCount)
-    return 'out of scope: needs the Go runner\'s HTTP CONNECT proxy and its count of proxied connections';
+    return "out of scope: needs the Go runner's HTTP CONNECT proxy and its count of proxied connections";
   if (config.runVariants?.length)
     return `out of scope: runs in variants (${config.runVariants.map((v) => v.name).join(', ')}) with server dynamic config and namespace capabilities set by the Go runner`;
   return undefined;

@@ -9,13 +9,19 @@ test('20 concurrent cold lookups cost one catalog call and one token; warm looku
   const { sim, client, close } = await simWithClient();
   t.teardown(close);
   const lookups = createCatalogLookups({ staging: client });
-  const cold = await Promise.all(Array.from({ length: 20 }, () => lookups.findLocation('staging', { metro: 'Sydney' })));
+  const cold = await Promise.all(
+    Array.from({ length: 20 }, () => lookups.findLocation('staging', { metro: 'Sydney' })),
+  );
   t.true(cold.every((selection) => selection.ok));
-  t.deepEqual({ locations: sim.state().calls.locations, tokens: sim.state().tokensIssued }, { locations: 1, tokens: 1 });
+  t.deepEqual(
+    { locations: sim.state().calls.locations, tokens: sim.state().tokensIssued },
+    { locations: 1, tokens: 1 },
+  );
 
   for (let index = 0; index < 100; index += 1) await lookups.findLocation('staging', { country: 'Germany' });
   await lookups.findImage('staging', { vendor: 'Meraki', product: 'vMX', version: 'latest' });
-  for (let index = 0; index < 100; index += 1) await lookups.findImage('staging', { vendor: 'Meraki', product: 'vMX', version: 'latest' }, 'MVE 4/16');
+  for (let index = 0; index < 100; index += 1)
+    await lookups.findImage('staging', { vendor: 'Meraki', product: 'vMX', version: 'latest' }, 'MVE 4/16');
   t.deepEqual(
     { locations: sim.state().calls.locations, images: sim.state().calls.images, tokens: sim.state().tokensIssued },
     { locations: 1, images: 1, tokens: 1 },
@@ -34,7 +40,14 @@ test('a lookup returns only what an order needs, chosen by the domain rules', as
 
   const image = await lookups.findImage('staging', { vendor: 'meraki', product: 'VMX', version: 'latest' }, 'MVE 4/16');
   if (!image.ok) return t.fail(JSON.stringify(image.issues));
-  t.deepEqual(Object.keys(image.value).sort(), ['availableSizes', 'id', 'product', 'releaseImage', 'vendor', 'version']);
+  t.deepEqual(Object.keys(image.value).sort(), [
+    'availableSizes',
+    'id',
+    'product',
+    'releaseImage',
+    'vendor',
+    'version',
+  ]);
   t.true(image.value.releaseImage);
 
   const missing = await lookups.findImage('staging', { id: 999_999 });
@@ -45,7 +58,10 @@ test('the cache is refetched after its TTL, and a miss refetches a catalog old e
   const { sim, client, close } = await simWithClient();
   t.teardown(close);
   const clock = { now: 1_000_000 };
-  const lookups = createCatalogLookups({ staging: client }, { ttlMs: 60_000, missRefreshAfterMs: 10_000, now: () => clock.now });
+  const lookups = createCatalogLookups(
+    { staging: client },
+    { ttlMs: 60_000, missRefreshAfterMs: 10_000, now: () => clock.now },
+  );
   await lookups.findLocation('staging', { id: (await client.listLocations())[0]!.id });
   const baseline = sim.state().calls.locations;
 
@@ -84,27 +100,48 @@ test('catalogs are kept per environment, each read with its own key', async (t) 
 
 test('an environment without a configured API is a clear error', async (t) => {
   const lookups = createCatalogLookups({});
-  await t.throwsAsync(lookups.findLocation('production', { metro: 'London' }), { message: /no ordering API is configured for the production environment/ });
+  await t.throwsAsync(lookups.findLocation('production', { metro: 'London' }), {
+    message: /no ordering API is configured for the production environment/,
+  });
 });
 
 test('a warm catalog answers a selector it has answered before without scanning again; a refetched catalog is scanned afresh', async (t) => {
   const clock = { now: 1_000_000 };
   let scans = 0;
   const at = (id: number, metro: string): Location => {
-    const location = { id, name: `${metro} ${id}`, metro, market: 'AU', status: 'Active', address: { country: 'Australia' }, diversityZones: { red: { mveAvailable: true } } };
+    const location = {
+      id,
+      name: `${metro} ${id}`,
+      metro,
+      market: 'AU',
+      status: 'Active',
+      address: { country: 'Australia' },
+      diversityZones: { red: { mveAvailable: true } },
+    };
     // Counts how often a selection reads the catalog (a scan asks each matching location's status).
-    return new Proxy(location, { get: (target, field) => (field === 'status' && id === 1 && scans++, Reflect.get(target, field)) }) as unknown as Location;
+    return new Proxy(location, {
+      get: (target, field) => (field === 'status' && id === 1 && scans++, Reflect.get(target, field)),
+    }) as unknown as Location;
   };
   let catalog = [at(1, 'Sydney'), at(2, 'Sydney')];
-  const source = { listLocations: async () => catalog, listImages: async () => ({ data: { mveImages: [] } }) } as unknown as CatalogSource;
+  const source = {
+    listLocations: async () => catalog,
+    listImages: async () => ({ data: { mveImages: [] } }),
+  } as unknown as CatalogSource;
   const lookups = createCatalogLookups({ staging: source }, { ttlMs: 60_000, now: () => clock.now });
 
   const first = await lookups.findLocation('staging', { metro: 'Sydney' });
   const scansOfFirst = scans;
-  const again = await Promise.all(Array.from({ length: 5 }, () => lookups.findLocation('staging', { metro: 'Sydney' })));
+  const again = await Promise.all(
+    Array.from({ length: 5 }, () => lookups.findLocation('staging', { metro: 'Sydney' })),
+  );
   t.true(scansOfFirst > 0);
   t.is(scans, scansOfFirst, 'the same selector on the same catalog: no scan');
-  t.deepEqual(again, Array.from({ length: 5 }, () => first), 'and the same answer, warnings included');
+  t.deepEqual(
+    again,
+    Array.from({ length: 5 }, () => first),
+    'and the same answer, warnings included',
+  );
   if (!first.ok) return t.fail(JSON.stringify(first.issues));
   t.is(first.value.id, 1);
   t.is(first.warnings.length, 1, 'two usable matches: a warning names the other');

@@ -52,7 +52,10 @@ test('a rejected order carries the message, the data and the trace id, and is no
   t.teardown(close);
   const { order } = await validOrder(client);
   const { token: _omitted, ...withoutToken } = order.vendorConfig;
-  const error = await t.throwsAsync(client.validate([{ ...order, vendorConfig: withoutToken as typeof order.vendorConfig }]), { instanceOf: ApiRejectedError });
+  const error = await t.throwsAsync(
+    client.validate([{ ...order, vendorConfig: withoutToken as typeof order.vendorConfig }]),
+    { instanceOf: ApiRejectedError },
+  );
   t.is(error.status, 400);
   t.regex(error.message, /vendorConfig\.token/);
   t.truthy((error.data as Array<{ path: string }>).find((issue) => issue.path === 'vendorConfig.token'));
@@ -101,7 +104,9 @@ test('a Retry-After beyond the policy surfaces as a rate-limit error that is saf
   t.teardown(close);
   const { order } = await validOrder(client);
   sim.injectFault({ kind: 'rate-limit', endpoint: 'buy', retryAfterSeconds: 30 });
-  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiRateLimitedError });
+  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), {
+    instanceOf: ApiRateLimitedError,
+  });
   t.is(error.retryAfterMs, 30_000);
   t.true(error.retrySafe);
   t.false(error.outcomeUnknown);
@@ -113,7 +118,9 @@ test('a buy cut after being applied is outcome-unknown, not safe to retry, and m
   t.teardown(close);
   const { order } = await validOrder(client);
   sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
-  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiNetworkError });
+  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), {
+    instanceOf: ApiNetworkError,
+  });
   t.true(error.requestSent);
   t.true(error.outcomeUnknown);
   t.false(error.retrySafe);
@@ -143,7 +150,9 @@ test('5xx: a read may be retried; a buy is outcome-unknown', async (t) => {
 
   const { order } = await validOrder(client);
   sim.injectFault({ kind: 'error', endpoint: 'buy', status: 500 });
-  const buy = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiServerError });
+  const buy = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), {
+    instanceOf: ApiServerError,
+  });
   t.false(buy.retrySafe);
   t.true(buy.outcomeUnknown);
 });
@@ -161,7 +170,9 @@ test('a response slower than the timeout is a sent network failure; for buy the 
 
   const { order } = await validOrder(client);
   sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 5_000 });
-  const buy = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiNetworkError });
+  const buy = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), {
+    instanceOf: ApiNetworkError,
+  });
   t.true(buy.outcomeUnknown);
   t.false(buy.retrySafe);
 });
@@ -170,7 +181,9 @@ test('connection refused: the request was not sent, so even a buy is safe to ret
   const { sim, client, close } = await simWithClient();
   const { order } = await validOrder(client);
   await close(); // the client keeps its token; the server is gone
-  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiNetworkError });
+  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), {
+    instanceOf: ApiNetworkError,
+  });
   t.false(error.requestSent);
   t.is(error.reason, 'refused');
   t.true(error.retrySafe);
@@ -186,7 +199,9 @@ test('a Read Only key asked to buy gets a clear permission error', async (t) => 
     await sim.close();
   });
   const { order } = await validOrder(client);
-  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), { instanceOf: ApiPermissionError });
+  const error = await t.throwsAsync(client.buy({ networkDesign: [order], discountCodes: [] }), {
+    instanceOf: ApiPermissionError,
+  });
   t.is(error.status, 403);
   t.regex(error.message, /Read Only/);
   t.regex(error.message, /Company Admin/);
@@ -197,7 +212,9 @@ test('a Read Only key asked to buy gets a clear permission error', async (t) => 
 test('a bad key is a clear, non-retryable authentication error naming the environment, without the secret', async (t) => {
   const sim = await startSimulator();
   const secret = 'not-the-right-secret-42';
-  const client = createApiClient({ config: configFor(sim, { ...keyWithRole(sim, 'Company Admin'), clientSecret: secret }) });
+  const client = createApiClient({
+    config: configFor(sim, { ...keyWithRole(sim, 'Company Admin'), clientSecret: secret }),
+  });
   t.teardown(async () => {
     client.close();
     await sim.close();
@@ -245,23 +262,37 @@ test('a body that is not an exact order is refused before anything is sent', asy
   t.teardown(close);
   const { order } = await validOrder(client);
   const sloppy = { ...order, vendor: 'Meraki' } as unknown as typeof order;
-  const error = await t.throwsAsync(client.buy({ networkDesign: [sloppy], discountCodes: [] }), { instanceOf: ApiRequestInvalidError });
+  const error = await t.throwsAsync(client.buy({ networkDesign: [sloppy], discountCodes: [] }), {
+    instanceOf: ApiRequestInvalidError,
+  });
   t.regex(error.message, /networkDesign\.0/);
   t.true(error.outcomeUnknown === false);
   t.is(sim.state().calls.buy, 0);
 });
 
 /** A bare HTTP server standing in for an API that misbehaves in ways the simulator does not. */
-async function rawApi(t: { teardown(fn: () => void): void }, answer: (res: ServerResponse, req: IncomingMessage) => void) {
+async function rawApi(
+  t: { teardown(fn: () => void): void },
+  answer: (res: ServerResponse, req: IncomingMessage) => void,
+) {
   const server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
-    if (req.url === '/oauth2/token') res.end(JSON.stringify({ access_token: 'opaque-token', expires_in: 3600, token_type: 'Bearer' }));
+    if (req.url === '/oauth2/token')
+      res.end(JSON.stringify({ access_token: 'opaque-token', expires_in: 3600, token_type: 'Bearer' }));
     else answer(res, req);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = createApiClient({
-    config: { environment: 'staging', baseUrl: url, authUrl: url, clientId: 'raw-key', clientSecret: new Secret('raw-secret-value'), connectTimeoutMs: 5_000, responseTimeoutMs: 15_000 },
+    config: {
+      environment: 'staging',
+      baseUrl: url,
+      authUrl: url,
+      clientId: 'raw-key',
+      clientSecret: new Secret('raw-secret-value'),
+      connectTimeoutMs: 5_000,
+      responseTimeoutMs: 15_000,
+    },
   });
   t.teardown(() => {
     client.close();
@@ -276,12 +307,19 @@ const ANY_ORDER: OrderObject = {
   productName: 'x',
   productType: 'MVE',
   term: 12,
-  vendorConfig: vendorConfigSchema.parse({ imageId: 1, mveLabel: 'MVE 2/8', adminPassword: 'Sup3rSecret!', sshPublicKey: 'ssh-rsa AAAA' }),
+  vendorConfig: vendorConfigSchema.parse({
+    imageId: 1,
+    mveLabel: 'MVE 2/8',
+    adminPassword: 'Sup3rSecret!',
+    sshPublicKey: 'ssh-rsa AAAA',
+  }),
 };
 
 test('a 2xx buy with an unreadable body took effect: outcome unknown, not retry-safe', async (t) => {
   const client = await rawApi(t, (res) => res.end(JSON.stringify({ message: 'created', data: 'not a list' })));
-  const error = await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }), { instanceOf: ApiInvalidResponseError });
+  const error = await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }), {
+    instanceOf: ApiInvalidResponseError,
+  });
   t.true(error.outcomeUnknown);
   t.false(error.retrySafe);
   t.regex(error.message, /data/);
@@ -291,7 +329,11 @@ test('a buy goes out on a fresh connection, so an idle pooled one closed by the 
   const seen: Array<{ url: string; connection: string | undefined; socket: unknown }> = [];
   const client = await rawApi(t, (res, req) => {
     seen.push({ url: req.url ?? '', connection: req.headers.connection, socket: req.socket });
-    res.end(JSON.stringify(req.url?.endsWith('/buy') ? { message: 'ok', data: [{ technicalServiceUid: 'u-1' }] } : { data: [] }));
+    res.end(
+      JSON.stringify(
+        req.url?.endsWith('/buy') ? { message: 'ok', data: [{ technicalServiceUid: 'u-1' }] } : { data: [] },
+      ),
+    );
   });
   await client.listLocations();
   await client.listLocations();
@@ -345,7 +387,11 @@ test('errors serialise to plain details; neither errors nor logs carry the token
     await attempt().catch((error: ApiError) => failures.push(error));
   }
   t.deepEqual(
-    failures.map((error) => JSON.parse(JSON.stringify(error)) as { type: string; retrySafe: boolean; outcomeUnknown: boolean }).map(({ type, retrySafe, outcomeUnknown }) => ({ type, retrySafe, outcomeUnknown })),
+    failures
+      .map(
+        (error) => JSON.parse(JSON.stringify(error)) as { type: string; retrySafe: boolean; outcomeUnknown: boolean },
+      )
+      .map(({ type, retrySafe, outcomeUnknown }) => ({ type, retrySafe, outcomeUnknown })),
     [
       { type: 'ApiNetwork', retrySafe: false, outcomeUnknown: true },
       { type: 'ApiRateLimited', retrySafe: true, outcomeUnknown: false },
@@ -360,13 +406,15 @@ test('errors serialise to plain details; neither errors nor logs carry the token
   t.true(log.every((entry) => !('headers' in entry)));
 });
 
-test('only 400 and 422 prove a buy was not carried out; any other 4xx (a proxy\'s 408, 409, 425, a 403 or 404) leaves it uncertain', async (t) => {
+test("only 400 and 422 prove a buy was not carried out; any other 4xx (a proxy's 408, 409, 425, a 403 or 404) leaves it uncertain", async (t) => {
   for (const status of [400, 422, 403, 404, 408, 409, 425, 451]) {
     const client = await rawApi(t, (res) => {
       res.statusCode = status;
       res.end(JSON.stringify({ message: `answered ${status}` }));
     });
-    const error = (await t.throwsAsync(client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }))) as unknown as ApiError;
+    const error = (await t.throwsAsync(
+      client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] }),
+    )) as unknown as ApiError;
     const proof = status === 400 || status === 422;
     t.is(error.outcomeUnknown, !proof, `${status}`);
     t.false(error.retrySafe, `${status} is never retried`);

@@ -21,7 +21,10 @@ test('a complete staging configuration loads, with default timeouts and no trail
 test('every missing variable is named at once', (t) => {
   const error = t.throws(() => loadApiConfig({}), { instanceOf: ApiConfigError });
   for (const name of ['MVE_API_BASE_URL', 'MVE_AUTH_URL', 'MVE_ENVIRONMENT', 'MVE_CLIENT_ID', 'MVE_CLIENT_SECRET']) {
-    t.true(error.problems.some((problem) => problem.startsWith(`${name} is not set`)), name);
+    t.true(
+      error.problems.some((problem) => problem.startsWith(`${name} is not set`)),
+      name,
+    );
   }
 });
 
@@ -52,7 +55,13 @@ test('production must be switched on explicitly', (t) => {
 
 test('a secret stays hidden when printed, logged or serialised', (t) => {
   const secret = new Secret('hunter2-hunter2');
-  const shown = [String(secret), `${secret}`, JSON.stringify({ secret }), inspect({ secret }), inspect(loadApiConfig(STAGING))];
+  const shown = [
+    String(secret),
+    `${secret}`,
+    JSON.stringify({ secret }),
+    inspect({ secret }),
+    inspect(loadApiConfig(STAGING)),
+  ];
   t.true(shown.every((text) => !text.includes('hunter2') && !text.includes('super-secret-value')));
   t.is(secret.reveal(), 'hunter2-hunter2');
 });

@@ -1,9 +1,19 @@
-import { createApiClient, Secret, type ApiClient, type ApiClientOptions, type ApiConfig } from '../../infra/ordering-api/index.js';
+import {
+  createApiClient,
+  Secret,
+  type ApiClient,
+  type ApiClientOptions,
+  type ApiConfig,
+} from '../../infra/ordering-api/index.js';
 import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
 import { startSimulator, type SimClient, type Simulator, type SimulatorOptions } from '../../sim/index.js';
 
 /** Config of the API client pointed at one key of the simulator (by default its primary staging key). */
-export function configFor(sim: Simulator, key: Pick<SimClient, 'environment' | 'clientId' | 'clientSecret'> = primaryKey(sim), overrides: Partial<ApiConfig> = {}): ApiConfig {
+export function configFor(
+  sim: Simulator,
+  key: Pick<SimClient, 'environment' | 'clientId' | 'clientSecret'> = primaryKey(sim),
+  overrides: Partial<ApiConfig> = {},
+): ApiConfig {
   return {
     environment: key.environment,
     baseUrl: sim.environments[key.environment].baseUrl,
@@ -17,10 +27,19 @@ export function configFor(sim: Simulator, key: Pick<SimClient, 'environment' | '
 }
 
 export function primaryKey(sim: Simulator): SimClient {
-  return { environment: sim.environment, clientId: sim.clientId, clientSecret: sim.clientSecret, role: 'Company Admin' };
+  return {
+    environment: sim.environment,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    role: 'Company Admin',
+  };
 }
 
-export function keyWithRole(sim: Simulator, role: SimClient['role'], environment: SimClient['environment'] = 'staging'): SimClient {
+export function keyWithRole(
+  sim: Simulator,
+  role: SimClient['role'],
+  environment: SimClient['environment'] = 'staging',
+): SimClient {
   const key = sim.clients.find((client) => client.role === role && client.environment === environment);
   if (!key) throw new Error(`the simulator has no ${role} key on ${environment}`);
   return key;
@@ -56,7 +75,9 @@ export async function validOrder(client: ApiClient, overrides: { term?: OrderObj
   const location = locations.find(
     (candidate) =>
       candidate.status === 'Active' &&
-      Object.values(candidate.diversityZones ?? {}).some((zone) => zone?.mveAvailable && (zone.mveMaxCpuCoreCount ?? 0) >= 32),
+      Object.values(candidate.diversityZones ?? {}).some(
+        (zone) => zone?.mveAvailable && (zone.mveMaxCpuCoreCount ?? 0) >= 32,
+      ),
   );
   const group = images.data.mveImages.find((candidate) => candidate.vendor === 'Meraki');
   const image = group?.images.find((candidate) => candidate.releaseImage);
@@ -66,7 +87,11 @@ export async function validOrder(client: ApiClient, overrides: { term?: OrderObj
     productName: 'CHG-1042 edge',
     productType: 'MVE',
     term: overrides.term ?? 12,
-    vendorConfig: vendorConfigSchema.parse({ imageId: image.id, mveLabel: overrides.mveLabel ?? 'MVE 4/16', token: 'vendor-dashboard-token-123' }),
+    vendorConfig: vendorConfigSchema.parse({
+      imageId: image.id,
+      mveLabel: overrides.mveLabel ?? 'MVE 4/16',
+      token: 'vendor-dashboard-token-123',
+    }),
     vnics: [{ description: 'wan' }, { description: 'lan' }],
   };
   return { location, order };

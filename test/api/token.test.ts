@@ -1,11 +1,20 @@
 import test from 'ava';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiInvalidResponseError, ApiNetworkError, createTokenProvider, createTransport, Secret, type TokenProvider } from '../../infra/ordering-api/index.js';
+import {
+  ApiInvalidResponseError,
+  ApiNetworkError,
+  createTokenProvider,
+  createTransport,
+  Secret,
+  type TokenProvider,
+} from '../../infra/ordering-api/index.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 
 /** A provider for the simulator's primary key whose clock the test moves. */
-async function providerWithClock(tokenTtlSeconds: number): Promise<{ sim: Simulator; provider: TokenProvider; clock: { now: number } }> {
+async function providerWithClock(
+  tokenTtlSeconds: number,
+): Promise<{ sim: Simulator; provider: TokenProvider; clock: { now: number } }> {
   const sim = await startSimulator({ tokenTtlSeconds });
   const clock = { now: Date.now() };
   const transport = createTransport({ connectTimeoutMs: 5_000, responseTimeoutMs: 15_000 });

@@ -116,16 +116,28 @@ test('without overrides the loader returns the defaults, versioned "default", an
 });
 
 test('an override document may carry a version label; without one it is "unversioned"', (t) => {
-  const labelled = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ version: '2026-Q4', production: TEST_POLICY_INPUT }) }, noFile);
+  const labelled = loadApprovalPolicies(
+    { MVE_APPROVAL_POLICY: JSON.stringify({ version: '2026-Q4', production: TEST_POLICY_INPUT }) },
+    noFile,
+  );
   t.is(labelled.version, '2026-Q4');
   t.is(labelled.source, 'MVE_APPROVAL_POLICY');
-  t.is(loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile).version, 'unversioned');
-  const blank = t.throws(() => loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ version: ' ' }) }, noFile), { instanceOf: ApprovalPolicyError });
+  t.is(
+    loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile).version,
+    'unversioned',
+  );
+  const blank = t.throws(
+    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ version: ' ' }) }, noFile),
+    { instanceOf: ApprovalPolicyError },
+  );
   t.regex(blank.message, /version: must not be empty/);
 });
 
 test('an override from the environment replaces only the environment it names, whole', (t) => {
-  const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) }, noFile);
+  const { policies } = loadApprovalPolicies(
+    { MVE_APPROVAL_POLICY: JSON.stringify({ production: TEST_POLICY_INPUT }) },
+    noFile,
+  );
   t.deepEqual(policies.staging, defaultApprovalPolicies().staging);
   t.is(policies.production.autoApproveBelow.USD, 1000);
   t.false('EUR' in policies.production.autoApproveBelow, 'no field-by-field merge with the default');
@@ -144,7 +156,11 @@ test('an override from a file is read through the injected reader', (t) => {
 
 test('loader errors name the source, the field path and the rule', (t) => {
   const invalid = t.throws(
-    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY: JSON.stringify({ production: { ...TEST_POLICY_INPUT, maxQuoteAge: 'soon' } }) }, noFile),
+    () =>
+      loadApprovalPolicies(
+        { MVE_APPROVAL_POLICY: JSON.stringify({ production: { ...TEST_POLICY_INPUT, maxQuoteAge: 'soon' } }) },
+        noFile,
+      ),
     { instanceOf: ApprovalPolicyError },
   );
   t.regex(invalid.message, /\(MVE_APPROVAL_POLICY\): production\.maxQuoteAge: must be a positive whole number/);
@@ -161,7 +177,10 @@ test('loader errors name the source, the field path and the rule', (t) => {
   t.regex(notJson.message, /\(file p\.json\): \(document\): must be JSON/);
 
   const unreadable = t.throws(
-    () => loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: 'missing.json' }, () => { throw new Error('ENOENT'); }),
+    () =>
+      loadApprovalPolicies({ MVE_APPROVAL_POLICY_FILE: 'missing.json' }, () => {
+        throw new Error('ENOENT');
+      }),
     { instanceOf: ApprovalPolicyError },
   );
   t.regex(unreadable.message, /missing\.json.*cannot be read: ENOENT/);

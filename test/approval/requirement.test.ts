@@ -9,7 +9,10 @@ const tierName = (requirement: ApprovalRequirement) =>
 test('below the auto-approve line is approved without a human; exactly at the line is not', (t) => {
   t.is(tierName(approvalRequirement(policy, { monthlyRate: 999.99, currency: 'USD' })), 'auto');
   t.is(tierName(approvalRequirement(policy, { monthlyRate: 0, currency: 'USD' })), 'auto');
-  t.is(tierName(approvalRequirement(policy, { monthlyRate: 1000, currency: 'USD' })), 'manager/above-auto-approve-line');
+  t.is(
+    tierName(approvalRequirement(policy, { monthlyRate: 1000, currency: 'USD' })),
+    'manager/above-auto-approve-line',
+  );
 });
 
 test('each tier covers amounts up to its limit inclusive; above the last limit the top tier applies', (t) => {
@@ -25,8 +28,14 @@ test('each tier covers amounts up to its limit inclusive; above the last limit t
 
 test('lines and limits are per currency', (t) => {
   t.is(tierName(approvalRequirement(policy, { monthlyRate: 1200, currency: 'AUD' })), 'auto');
-  t.is(tierName(approvalRequirement(policy, { monthlyRate: 7000, currency: 'AUD' })), 'manager/above-auto-approve-line');
-  t.is(tierName(approvalRequirement(policy, { monthlyRate: 7000, currency: 'USD' })), 'director/above-auto-approve-line');
+  t.is(
+    tierName(approvalRequirement(policy, { monthlyRate: 7000, currency: 'AUD' })),
+    'manager/above-auto-approve-line',
+  );
+  t.is(
+    tierName(approvalRequirement(policy, { monthlyRate: 7000, currency: 'USD' })),
+    'director/above-auto-approve-line',
+  );
 });
 
 test('an unknown currency, even a tiny amount, takes the top tier', (t) => {
@@ -43,7 +52,10 @@ test('an amount that is not a finite non-negative number takes the top tier', (t
 test('with alwaysRequireHuman an amount under the line needs the lowest tier; above it, tiers as usual', (t) => {
   const strict = testPolicy({ alwaysRequireHuman: true });
   t.is(tierName(approvalRequirement(strict, { monthlyRate: 10, currency: 'USD' })), 'manager/always-require-human');
-  t.is(tierName(approvalRequirement(strict, { monthlyRate: 9000, currency: 'USD' })), 'director/above-auto-approve-line');
+  t.is(
+    tierName(approvalRequirement(strict, { monthlyRate: 9000, currency: 'USD' })),
+    'director/above-auto-approve-line',
+  );
 });
 
 const usd = (monthlyRate: number) => ({ monthlyRate, currency: 'USD' });

@@ -43,7 +43,9 @@ const approve = (approverId: string, overrides: Partial<ApprovalVote> = {}): App
   ...overrides,
 });
 const reject = (approverId: string, comment?: string): ApprovalVote =>
-  comment === undefined ? approve(approverId, { decision: 'reject' }) : approve(approverId, { decision: 'reject', comment });
+  comment === undefined
+    ? approve(approverId, { decision: 'reject' })
+    : approve(approverId, { decision: 'reject', comment });
 
 test('an authorised approver voting on the current quote is accepted', (t) => {
   t.deepEqual(validateApprovalVote(state(), approve('ana')), { ok: true, vote: approve('ana') });
@@ -53,14 +55,38 @@ test('an authorised approver voting on the current quote is accepted', (t) => {
 const refusals: Array<[string, ApprovalState, unknown, VoteRefusalCode, RegExp]> = [
   ['malformed vote', state(), { approverId: 'ana', decision: 'maybe', ...quote }, 'INVALID_VOTE', /decision/],
   ['missing approver id', state(), { decision: 'approve', ...quote }, 'INVALID_VOTE', /approverId/],
-  ['order already approved', state({ status: 'APPROVED' }), approve('ana'), 'NOT_AWAITING_APPROVAL', /the order is APPROVED, not awaiting approval/],
-  ['order not yet quoted', state({ status: 'VALIDATING', tier: null }), approve('ana'), 'NOT_AWAITING_APPROVAL', /VALIDATING/],
+  [
+    'order already approved',
+    state({ status: 'APPROVED' }),
+    approve('ana'),
+    'NOT_AWAITING_APPROVAL',
+    /the order is APPROVED, not awaiting approval/,
+  ],
+  [
+    'order not yet quoted',
+    state({ status: 'VALIDATING', tier: null }),
+    approve('ana'),
+    'NOT_AWAITING_APPROVAL',
+    /VALIDATING/,
+  ],
   ['unknown approver', state(), approve('mallory'), 'APPROVER_UNKNOWN', /"mallory" is not in the approver directory/],
   ['inactive approver', state(), approve('dee'), 'APPROVER_INACTIVE', /"dee" is not active/],
   ['requester approving', state(), approve('req'), 'REQUESTER_CANNOT_VOTE', /requested this order/],
   ['requester rejecting', state(), reject('req'), 'REQUESTER_CANNOT_VOTE', /cancel/],
-  ['approver without the role', state(), approve('eve'), 'APPROVER_LACKS_ROLE', /"director" tier needs \(finance-approver, finance-director\)/],
-  ['stale rate', state(), approve('ana', { monthlyRate: 7000 }), 'QUOTE_NOT_CURRENT', /names 7000 USD but the current quote is 7200.5 USD/],
+  [
+    'approver without the role',
+    state(),
+    approve('eve'),
+    'APPROVER_LACKS_ROLE',
+    /"director" tier needs \(finance-approver, finance-director\)/,
+  ],
+  [
+    'stale rate',
+    state(),
+    approve('ana', { monthlyRate: 7000 }),
+    'QUOTE_NOT_CURRENT',
+    /names 7000 USD but the current quote is 7200.5 USD/,
+  ],
   ['other currency', state(), approve('ana', { currency: 'AUD' }), 'QUOTE_NOT_CURRENT', /7200.5 AUD/],
   ['second vote', state({ votes: [approve('ana')] }), reject('ana'), 'ALREADY_VOTED', /"ana" has already voted/],
 ];
@@ -143,7 +169,9 @@ test('property: whatever the votes, approval means at least tier.approvals disti
       return (
         distinct.size === result.approvedBy.length &&
         distinct.size >= approvals &&
-        result.approvedBy.every((id) => votes.some((vote) => vote.approverId === id && vote.decision === 'approve' && authorised(vote)))
+        result.approvedBy.every((id) =>
+          votes.some((vote) => vote.approverId === id && vote.decision === 'approve' && authorised(vote)),
+        )
       );
     }),
   );

@@ -18,14 +18,21 @@ async function checkLayers(files: Record<string, string>): Promise<{ code: numbe
   const dir = await mkdtemp(path.join(tmpdir(), 'mve-layers-'));
   try {
     await copyFile(path.join(ROOT, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
-    await writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }));
+    await writeFile(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
+    );
     for (const [name, source] of Object.entries(files)) {
       await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
       await writeFile(path.join(dir, name), source);
     }
     const rooms = [...new Set(Object.keys(files).map((name) => name.split('/')[0]!))];
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, [DEPCRUISE, '--config', '.dependency-cruiser.cjs', ...rooms], { cwd: dir });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [DEPCRUISE, '--config', '.dependency-cruiser.cjs', ...rooms],
+        { cwd: dir },
+      );
       return { code: 0, output: stdout };
     } catch (error) {
       const failed = error as { code: number; stdout: string };

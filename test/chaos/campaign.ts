@@ -151,7 +151,12 @@ async function runCampaign(
   env: RestartEnv,
   options: ChaosOptions,
   report: ChaosReport,
-  tools: { random: () => number; pick: <T>(items: readonly T[]) => T; between: (low: number, high: number) => number; log: (line: string) => void },
+  tools: {
+    random: () => number;
+    pick: <T>(items: readonly T[]) => T;
+    between: (low: number, high: number) => number;
+    log: (line: string) => void;
+  },
 ): Promise<void> {
   const { random, pick, between, log } = tools;
   const { sim } = env;
@@ -243,7 +248,12 @@ async function runCampaign(
             const approver = BOT_APPROVERS.slice(0, status.approval.tier.approvals).find((id) => !voted.has(id));
             if (approver) {
               act(order, async () => {
-                await env.orders.approve(order.ticketId, { approverId: approver, monthlyRate: status.quote!.monthlyRate, currency: status.quote!.currency, comment: 'chaos bot' });
+                await env.orders.approve(order.ticketId, {
+                  approverId: approver,
+                  monthlyRate: status.quote!.monthlyRate,
+                  currency: status.quote!.currency,
+                  comment: 'chaos bot',
+                });
                 report.votes++;
               });
             }
@@ -253,12 +263,23 @@ async function runCampaign(
             const [product] = env.productsFor(order.ticketId);
             if (product) {
               act(order, async () => {
-                await env.orders.resolveBuy(order.ticketId, { actor: 'olga', attempt: status.buyAttempts, outcome: 'created', technicalServiceUid: product.technicalServiceUid, note: 'found at the provider' });
+                await env.orders.resolveBuy(order.ticketId, {
+                  actor: 'olga',
+                  attempt: status.buyAttempts,
+                  outcome: 'created',
+                  technicalServiceUid: product.technicalServiceUid,
+                  note: 'found at the provider',
+                });
                 report.uncertainResolved.created++;
               });
             } else if (Date.now() - order.uncertainSince >= OPS_SETTLE_MS) {
               act(order, async () => {
-                await env.orders.resolveBuy(order.ticketId, { actor: 'olga', attempt: status.buyAttempts, outcome: 'not-created', note: `the provider shows no product named "${productNameFor(order.ticketId)}"` });
+                await env.orders.resolveBuy(order.ticketId, {
+                  actor: 'olga',
+                  attempt: status.buyAttempts,
+                  outcome: 'not-created',
+                  note: `the provider shows no product named "${productNameFor(order.ticketId)}"`,
+                });
                 report.uncertainResolved.notCreated++;
               });
             }
@@ -283,7 +304,8 @@ async function runCampaign(
     let fault: FaultInput;
     if (kind === 'error') fault = { kind, endpoint, status: pick([500, 502, 503]) };
     else if (kind === 'rate-limit') fault = { kind, endpoint, retryAfterSeconds: 1 };
-    else if (kind === 'latency') fault = { kind, endpoint, ms: between(300, endpoint === 'buy' ? MAX_BUY_LATENCY_MS : 4_000) };
+    else if (kind === 'latency')
+      fault = { kind, endpoint, ms: between(300, endpoint === 'buy' ? MAX_BUY_LATENCY_MS : 4_000) };
     else fault = { kind, endpoint };
     sim.injectFault(fault);
     const name = `${endpoint} ${kind === 'error' ? '5xx' : kind === 'rate-limit' ? '429' : kind}`;
@@ -321,7 +343,12 @@ async function runCampaign(
       sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 4_000 });
       report.faults['buy latency'] = (report.faults['buy latency'] ?? 0) + 1;
     }
-    if (buyInFlightArmed && !buyInFlightDone && sim.state().calls.buy > buysAtArm && !sim.state().faults.some((fault) => fault.kind === 'latency' && fault.endpoint === 'buy' && fault.ms === 4_000)) {
+    if (
+      buyInFlightArmed &&
+      !buyInFlightDone &&
+      sim.state().calls.buy > buysAtArm &&
+      !sim.state().faults.some((fault) => fault.kind === 'latency' && fault.endpoint === 'buy' && fault.ms === 4_000)
+    ) {
       buyInFlightDone = true;
       await sleep(300);
       log(`t+${Math.round(elapsed() / 1000)}s kill every worker: a buy is in flight`);
@@ -367,9 +394,14 @@ async function runCampaign(
     }
     // Activities held by killed workers time out only after their start-to-close (up to 3 min): move the
     // devserver's clock past them rather than wait. Approval deadlines (72 h) are far beyond.
-    const stuck = open.some((order) => order.submitted && order.status?.state !== 'BUY_UNCERTAIN' && order.status?.state !== 'AWAITING_APPROVAL');
+    const stuck = open.some(
+      (order) =>
+        order.submitted && order.status?.state !== 'BUY_UNCERTAIN' && order.status?.state !== 'AWAITING_APPROVAL',
+    );
     if (stuck && Date.now() - lastProgress > 12_000 && report.serverTimeSkips < 3) {
-      log(`skipping 4 minutes of server time (${open.length} open: ${open.map((order) => `${order.ticketId} ${order.status?.state ?? '?'}`).join(', ')})`);
+      log(
+        `skipping 4 minutes of server time (${open.length} open: ${open.map((order) => `${order.ticketId} ${order.status?.state ?? '?'}`).join(', ')})`,
+      );
       report.serverTimeSkips++;
       await env.skipServerTime(4 * 60_000).catch((error: unknown) => log(`skip failed: ${String(error)}`));
       lastProgress = Date.now();
@@ -398,7 +430,9 @@ async function runCampaign(
     const state = order.status?.state ?? view?.order.status;
     if (!order.submitted || !view || !state) {
       report.lost++;
-      problems.push(`${order.ticketId}: ${!order.submitted ? 'never accepted by the intake' : 'no record in Postgres'}`);
+      problems.push(
+        `${order.ticketId}: ${!order.submitted ? 'never accepted by the intake' : 'no record in Postgres'}`,
+      );
       continue;
     }
     if (state === 'BOUGHT') report.bought++;
@@ -427,7 +461,9 @@ async function runCampaign(
       }
     } else if (bought.length) {
       report.lost++;
-      problems.push(`${order.ticketId}: ${state}, but the provider created ${bought.map((product) => product.technicalServiceUid).join(', ')}`);
+      problems.push(
+        `${order.ticketId}: ${state}, but the provider created ${bought.map((product) => product.technicalServiceUid).join(', ')}`,
+      );
     }
   }
 

@@ -47,10 +47,17 @@ test.serial('serve listens, answers health, and its signed approvals are accepte
     const alice = (await issueApiToken(engine.repository, { owner: 'alice', roles: ['requester'] })).token;
     const fiona = (await issueApiToken(engine.repository, { owner: 'fiona', roles: ['finance-approver'] })).token;
     const post = (path: string, token: string, body: unknown) =>
-      fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     t.is((await post('/api/v1/orders', alice, sydneyRequest('SERVE-1', { size: 'MVE 8/32' }))).status, 201);
     const waiting = await waitForState(engine.orders, 'SERVE-1', 'AWAITING_APPROVAL');
-    const approved = await post('/api/v1/orders/SERVE-1/approve', fiona, { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency });
+    const approved = await post('/api/v1/orders/SERVE-1/approve', fiona, {
+      monthlyRate: waiting.quote!.monthlyRate,
+      currency: waiting.quote!.currency,
+    });
     t.is(approved.status, 200, await approved.clone().text());
     t.is((await engine.orders.result('SERVE-1')).state, 'BOUGHT');
   } finally {
@@ -68,9 +75,15 @@ test.serial('a worker with a broken approval policy refuses to start, naming the
       MVE_ENVIRONMENT: 'staging',
       MVE_CLIENT_ID: 'id',
       MVE_CLIENT_SECRET: 'secret',
-      MVE_APPROVAL_POLICY: JSON.stringify({ version: '2026-Q4', staging: { autoApproveBelow: { AUD: 10 }, tiers: [], deadline: '1h', maxQuoteAge: '1h' } }),
+      MVE_APPROVAL_POLICY: JSON.stringify({
+        version: '2026-Q4',
+        staging: { autoApproveBelow: { AUD: 10 }, tiers: [], deadline: '1h', maxQuoteAge: '1h' },
+      }),
     },
   });
   t.is(result.code, 2);
-  t.regex(result.stderr, /invalid approval policy \(MVE_APPROVAL_POLICY\): staging\.tiers: must have at least one tier/);
+  t.regex(
+    result.stderr,
+    /invalid approval policy \(MVE_APPROVAL_POLICY\): staging\.tiers: must have at least one tier/,
+  );
 });

@@ -52,7 +52,9 @@ const plainPayload = (payload: Payload) => ({
 
 test('property: any metadata and data round-trip', async (t) => {
   const anyPayload = fc.record({
-    metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), fc.uint8Array({ maxLength: 40 }), { maxKeys: 4 }),
+    metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), fc.uint8Array({ maxLength: 40 }), {
+      maxKeys: 4,
+    }),
     data: fc.uint8Array({ maxLength: 200 }),
   });
   await fc.assert(
@@ -118,7 +120,9 @@ test('relabelling a payload with another known key id fails authentication', asy
   const two = keyringOf('a', 'b').keyring;
   const [encoded] = await new AesGcmPayloadCodec(two).encode([defaultPayloadConverter.toPayload('x')]);
   const relabelled = { ...encoded!, metadata: { ...encoded!.metadata, [KEY_ID_METADATA]: utf8('b') } };
-  await t.throwsAsync(new AesGcmPayloadCodec(two).decode([relabelled]), { message: /failed authentication with key id "b"/ });
+  await t.throwsAsync(new AesGcmPayloadCodec(two).decode([relabelled]), {
+    message: /failed authentication with key id "b"/,
+  });
 });
 
 test('an encrypted payload without a key id is refused', async (t) => {
@@ -138,7 +142,10 @@ test('rotation: the new key encrypts, the old key still decrypts, and an unknown
   t.is(new TextDecoder().decode(fromAfter!.metadata![KEY_ID_METADATA]!), 'new');
 
   const decoded = await after.decode([fromBefore!, fromAfter!]);
-  t.deepEqual(decoded.map((p) => defaultPayloadConverter.fromPayload(p)), ['written before rotation', 'written after rotation']);
+  t.deepEqual(
+    decoded.map((p) => defaultPayloadConverter.fromPayload(p)),
+    ['written before rotation', 'written after rotation'],
+  );
 
   const error = await t.throwsAsync(before.decode([fromAfter!]), { instanceOf: PayloadDecryptionError });
   t.regex(error.message, /key id "new", which is not in the keyring \(known: old\)/);

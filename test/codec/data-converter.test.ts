@@ -16,7 +16,9 @@ const converter = loadDataConverter(encryptingDataConverter(keyringOf('k1').keyr
 
 test('the converter loads the failure converter that encodes messages and stack traces', (t) => {
   t.true(FAILURE_CONVERTER_PATH.endsWith('failure-converter.cjs'));
-  t.deepEqual((converter.failureConverter as unknown as { options: unknown }).options, { encodeCommonAttributes: true });
+  t.deepEqual((converter.failureConverter as unknown as { options: unknown }).options, {
+    encodeCommonAttributes: true,
+  });
 });
 
 test('values sent through the converter are encrypted and come back', async (t) => {

@@ -44,7 +44,10 @@ test('a damaged key file is an error naming the file, not a silent new key', asy
   await loadOrCreateDevKeyring(dataDir);
   const path = join(dataDir, DEV_KEY_FILE);
   await writeFile(path, '{"keys":[{"id":"dev","key":"c2hvcnQ="}]}');
-  await t.throwsAsync(loadOrCreateDevKeyring(dataDir), { instanceOf: CodecKeyError, message: /file .*codec-key\.json.*must decode to 32 bytes/ });
+  await t.throwsAsync(loadOrCreateDevKeyring(dataDir), {
+    instanceOf: CodecKeyError,
+    message: /file .*codec-key\.json.*must decode to 32 bytes/,
+  });
   await writeFile(path, 'not json');
   await t.throwsAsync(loadOrCreateDevKeyring(dataDir), { message: /is not JSON/ });
   t.is(await readFile(path, 'utf8'), 'not json', 'the damaged file is left for a person to look at');

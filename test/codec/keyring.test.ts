@@ -14,9 +14,17 @@ test('MVE_CODEC_KEYS lists id:base64key pairs, the first is current, all decrypt
 });
 
 const invalid: Array<[string, string, RegExp]> = [
-  ['a 16-byte key', `k1:${Buffer.alloc(16, 7).toString('base64')}`, /entry 1 key: must decode to 32 bytes \(256 bits\), not 16/],
+  [
+    'a 16-byte key',
+    `k1:${Buffer.alloc(16, 7).toString('base64')}`,
+    /entry 1 key: must decode to 32 bytes \(256 bits\), not 16/,
+  ],
   ['bad base64', 'k1:not*base64!', /entry 1 key: must be standard base64/],
-  ['unpadded base64', `k1:${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`, /entry 1 key: must be standard base64/],
+  [
+    'unpadded base64',
+    `k1:${Buffer.alloc(32, 7).toString('base64').replace(/=+$/, '')}`,
+    /entry 1 key: must be standard base64/,
+  ],
   ['a duplicate id', `k1:${newKeyText()},k1:${newKeyText()}`, /entry 2 id: is a duplicate: key id "k1" appears twice/],
   ['no colon', 'justakey', /entry 1 must be written id:base64key/],
   ['an empty id', `:${newKeyText()}`, /entry 1 must be written id:base64key/],
@@ -34,7 +42,9 @@ for (const [name, text, message] of invalid) {
 
 test('errors never repeat key material', (t) => {
   const shortKey = Buffer.alloc(16, 9).toString('base64');
-  const error = t.throws(() => Keyring.fromText(`good:${newKeyText()},short:${shortKey}`), { instanceOf: CodecKeyError });
+  const error = t.throws(() => Keyring.fromText(`good:${newKeyText()},short:${shortKey}`), {
+    instanceOf: CodecKeyError,
+  });
   t.false(error.message.includes(shortKey));
 });
 

@@ -23,150 +23,199 @@ test.after.always(async (t) => {
   await t.context.harness?.stop();
 });
 
-async function submit(harness: ConsoleHarness, ticketId: string, size: string, as: 'alice' | 'ticket-bot' = 'alice', extra: Record<string, unknown> = {}) {
-  const response = await harness.api.call('POST', '/api/v1/orders', { as, body: sydneyRequest(ticketId, { size, productName: `${ticketId} firewall`, ...extra }) });
-  if (response.status !== 201) throw new Error(`submit ${ticketId}: ${response.status} ${JSON.stringify(response.body)}`);
+async function submit(
+  harness: ConsoleHarness,
+  ticketId: string,
+  size: string,
+  as: 'alice' | 'ticket-bot' = 'alice',
+  extra: Record<string, unknown> = {},
+) {
+  const response = await harness.api.call('POST', '/api/v1/orders', {
+    as,
+    body: sydneyRequest(ticketId, { size, productName: `${ticketId} firewall`, ...extra }),
+  });
+  if (response.status !== 201)
+    throw new Error(`submit ${ticketId}: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
-test.serial('fiona signs in, finds the order in her inbox, approves it with a comment, and the page shows it bought', async (t) => {
-  const { harness } = t.context;
-  await submit(harness, 'WEB-1', 'MVE 8/32');
-  await waitForApiState(harness.api, 'WEB-1', 'AWAITING_APPROVAL');
-  await submit(harness, 'WEB-2', 'MVE 16/64', 'ticket-bot', { requestedBy: 'pat' });
-  await waitForApiState(harness.api, 'WEB-2', 'AWAITING_APPROVAL');
+test.serial(
+  'fiona signs in, finds the order in her inbox, approves it with a comment, and the page shows it bought',
+  async (t) => {
+    const { harness } = t.context;
+    await submit(harness, 'WEB-1', 'MVE 8/32');
+    await waitForApiState(harness.api, 'WEB-1', 'AWAITING_APPROVAL');
+    await submit(harness, 'WEB-2', 'MVE 16/64', 'ticket-bot', { requestedBy: 'pat' });
+    await waitForApiState(harness.api, 'WEB-2', 'AWAITING_APPROVAL');
 
-  const { context, page } = await signedIn(harness, 'fiona');
-  try {
-    await page.goto(harness.url + '/');
-    const rows = page.getByTestId('inbox-row');
-    await rows.first().waitFor();
-    t.deepEqual(await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))), ['WEB-1', 'WEB-2'], 'oldest first');
-    const row = rows.filter({ hasText: 'WEB-1' });
-    const rowText = await row.innerText();
-    t.regex(rowText, /alice/);
-    t.regex(rowText, /1,618\.20 AUD/);
-    t.regex(rowText, /team/);
-    t.regex(rowText, /1 of 1/);
-    t.regex(rowText, /left/);
-    const shot = screenshotPath('inbox.png');
-    if (shot) await page.screenshot({ path: shot, fullPage: true });
-
-    await row.getByRole('link', { name: 'WEB-1' }).click();
-    await page.waitForURL(/\/orders\/WEB-1$/);
-    t.is(await page.getByTestId('order-state').innerText(), 'AWAITING_APPROVAL');
-    t.is(await page.getByRole('heading', { level: 1 }).innerText(), 'Order WEB-1');
-    t.regex(await page.getByTestId('order-location').innerText(), /Sydney/);
-    t.regex(await page.getByTestId('order-image').innerText(), /Fortinet FortiGate-VM/);
-    t.is(await page.getByTestId('order-size').innerText(), 'MVE 8/32');
-    t.is(await page.getByTestId('order-term').innerText(), '12 months');
-    t.regex(await page.getByTestId('order-vnics').innerText(), /^2: WAN, LAN 1/);
-    t.regex(await page.getByTestId('policy').innerText(), /test-1/);
-    t.regex(await page.getByTestId('tier').innerText(), /team: 1 approval from finance-approver/);
-    t.regex(await page.getByTestId('why').innerText(), /1618\.2 AUD needs the "team" tier/);
-    const content = await page.content();
-    t.false(content.includes('ssh-rsa'), 'no secret of the request reaches the page');
-    t.false(content.includes('licenseData'));
-    const approve = page.getByTestId('approve-button');
-    t.is(await approve.innerText(), 'Approve 1,618.20 AUD a month');
-    const shotOrder = screenshotPath('order.png');
-    if (shotOrder) await page.screenshot({ path: shotOrder, fullPage: true });
-
-    await page.getByTestId('decision-comment').fill('budgeted in Q3');
-    await approve.click();
-    await page.waitForURL(/\/orders\/WEB-1$/);
-    t.regex(await page.getByTestId('flash').innerText(), /You approved 1,618\.20 AUD a month/);
-    // The page follows the order by itself, without a reload, until it is bought.
-    await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
-    await page.getByTestId('product-uid').waitFor({ timeout: 10_000 });
-    const votes = await page.getByTestId('vote-row').allInnerTexts();
-    t.is(votes.length, 1);
-    t.regex(votes[0]!, /fiona\s+approved\s+1,618\.20 AUD\s+budgeted in Q3/);
-    t.is(await page.getByTestId('cannot-decide').getAttribute('data-reason'), 'not-awaiting-approval');
-    const records = await harness.api.repository.getOrder('mve-order-WEB-1');
-    t.like(records?.approvals, [{ approverId: 'fiona', decision: 'approve', reason: 'budgeted in Q3' }]);
-
-    await page.goto(harness.url + '/');
-    t.deepEqual(await page.getByTestId('inbox-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))), ['WEB-2']);
-  } finally {
-    await context.close();
-  }
-});
-
-test.serial('alice cannot approve her own order and is told why; erin has the wrong role; dave sees the inbox update live', async (t) => {
-  const { harness } = t.context;
-  await submit(harness, 'WEB-3', 'MVE 8/32');
-  await waitForApiState(harness.api, 'WEB-3', 'AWAITING_APPROVAL');
-  for (const [user, reason, words] of [
-    ['alice', 'own-order', /requested this order and cannot vote on it/],
-    ['alice-approver', 'own-order', /requested this order and cannot vote on it/],
-    ['erin', 'wrong-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
-    ['olga', 'no-approver-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
-  ] as const) {
-    const { context, page } = await signedIn(harness, user);
+    const { context, page } = await signedIn(harness, 'fiona');
     try {
-      await page.goto(`${harness.url}/orders/WEB-3`);
-      const why = page.getByTestId('cannot-decide');
-      t.is(await why.getAttribute('data-reason'), reason, user);
-      t.regex(await why.innerText(), words, user);
-      t.is(await page.getByTestId('approve-button').count(), 0, `${user} has no approve button`);
+      await page.goto(harness.url + '/');
+      const rows = page.getByTestId('inbox-row');
+      await rows.first().waitFor();
+      t.deepEqual(
+        await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))),
+        ['WEB-1', 'WEB-2'],
+        'oldest first',
+      );
+      const row = rows.filter({ hasText: 'WEB-1' });
+      const rowText = await row.innerText();
+      t.regex(rowText, /alice/);
+      t.regex(rowText, /1,618\.20 AUD/);
+      t.regex(rowText, /team/);
+      t.regex(rowText, /1 of 1/);
+      t.regex(rowText, /left/);
+      const shot = screenshotPath('inbox.png');
+      if (shot) await page.screenshot({ path: shot, fullPage: true });
+
+      await row.getByRole('link', { name: 'WEB-1' }).click();
+      await page.waitForURL(/\/orders\/WEB-1$/);
+      t.is(await page.getByTestId('order-state').innerText(), 'AWAITING_APPROVAL');
+      t.is(await page.getByRole('heading', { level: 1 }).innerText(), 'Order WEB-1');
+      t.regex(await page.getByTestId('order-location').innerText(), /Sydney/);
+      t.regex(await page.getByTestId('order-image').innerText(), /Fortinet FortiGate-VM/);
+      t.is(await page.getByTestId('order-size').innerText(), 'MVE 8/32');
+      t.is(await page.getByTestId('order-term').innerText(), '12 months');
+      t.regex(await page.getByTestId('order-vnics').innerText(), /^2: WAN, LAN 1/);
+      t.regex(await page.getByTestId('policy').innerText(), /test-1/);
+      t.regex(await page.getByTestId('tier').innerText(), /team: 1 approval from finance-approver/);
+      t.regex(await page.getByTestId('why').innerText(), /1618\.2 AUD needs the "team" tier/);
+      const content = await page.content();
+      t.false(content.includes('ssh-rsa'), 'no secret of the request reaches the page');
+      t.false(content.includes('licenseData'));
+      const approve = page.getByTestId('approve-button');
+      t.is(await approve.innerText(), 'Approve 1,618.20 AUD a month');
+      const shotOrder = screenshotPath('order.png');
+      if (shotOrder) await page.screenshot({ path: shotOrder, fullPage: true });
+
+      await page.getByTestId('decision-comment').fill('budgeted in Q3');
+      await approve.click();
+      await page.waitForURL(/\/orders\/WEB-1$/);
+      t.regex(await page.getByTestId('flash').innerText(), /You approved 1,618\.20 AUD a month/);
+      // The page follows the order by itself, without a reload, until it is bought.
+      await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
+      await page.getByTestId('product-uid').waitFor({ timeout: 10_000 });
+      const votes = await page.getByTestId('vote-row').allInnerTexts();
+      t.is(votes.length, 1);
+      t.regex(votes[0]!, /fiona\s+approved\s+1,618\.20 AUD\s+budgeted in Q3/);
+      t.is(await page.getByTestId('cannot-decide').getAttribute('data-reason'), 'not-awaiting-approval');
+      const records = await harness.api.repository.getOrder('mve-order-WEB-1');
+      t.like(records?.approvals, [{ approverId: 'fiona', decision: 'approve', reason: 'budgeted in Q3' }]);
+
+      await page.goto(harness.url + '/');
+      t.deepEqual(
+        await page.getByTestId('inbox-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))),
+        ['WEB-2'],
+      );
     } finally {
       await context.close();
     }
-  }
-  // dave (finance-director) is not in the one-approver tier: WEB-3 is not in his inbox; a new two-approver order appears live.
-  const { context, page } = await signedIn(harness, 'dave');
-  try {
-    await page.goto(harness.url + '/');
-    t.is(await page.locator('[data-testid=inbox-row][data-ticket=WEB-3]').count(), 0);
-    await submit(harness, 'WEB-4', 'MVE 16/64');
-    await page.locator('[data-testid=inbox-row][data-ticket=WEB-4]').waitFor({ timeout: 30_000 });
-    t.is(await page.locator('[data-testid=inbox-row][data-ticket=WEB-4]').count(), 1, 'the inbox showed the new order without a reload');
-  } finally {
-    await context.close();
-  }
-  t.is((await harness.api.call('GET', '/api/v1/orders/WEB-3', { as: 'olga' })).body.approval.votes.length, 0, 'nothing was voted');
-});
+  },
+);
 
-test.serial('a price that changed since the page loaded is refused in the page, which shows the new price', async (t) => {
-  const { harness } = t.context;
-  await submit(harness, 'WEB-5', 'MVE 8/32');
-  await waitForApiState(harness.api, 'WEB-5', 'AWAITING_APPROVAL');
-  // Without JavaScript the page cannot follow the order, so the form still carries the price first shown.
-  const { context, page } = await signedIn(harness, 'fiona', { javaScriptEnabled: false });
-  try {
-    await page.goto(`${harness.url}/orders/WEB-5`);
-    t.is(await page.getByTestId('approve-button').innerText(), 'Approve 1,618.20 AUD a month');
+test.serial(
+  'alice cannot approve her own order and is told why; erin has the wrong role; dave sees the inbox update live',
+  async (t) => {
+    const { harness } = t.context;
+    await submit(harness, 'WEB-3', 'MVE 8/32');
+    await waitForApiState(harness.api, 'WEB-3', 'AWAITING_APPROVAL');
+    for (const [user, reason, words] of [
+      ['alice', 'own-order', /requested this order and cannot vote on it/],
+      ['alice-approver', 'own-order', /requested this order and cannot vote on it/],
+      ['erin', 'wrong-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
+      ['olga', 'no-approver-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
+    ] as const) {
+      const { context, page } = await signedIn(harness, user);
+      try {
+        await page.goto(`${harness.url}/orders/WEB-3`);
+        const why = page.getByTestId('cannot-decide');
+        t.is(await why.getAttribute('data-reason'), reason, user);
+        t.regex(await why.innerText(), words, user);
+        t.is(await page.getByTestId('approve-button').count(), 0, `${user} has no approve button`);
+      } finally {
+        await context.close();
+      }
+    }
+    // dave (finance-director) is not in the one-approver tier: WEB-3 is not in his inbox; a new two-approver order appears live.
+    const { context, page } = await signedIn(harness, 'dave');
+    try {
+      await page.goto(harness.url + '/');
+      t.is(await page.locator('[data-testid=inbox-row][data-ticket=WEB-3]').count(), 0);
+      await submit(harness, 'WEB-4', 'MVE 16/64');
+      await page.locator('[data-testid=inbox-row][data-ticket=WEB-4]').waitFor({ timeout: 30_000 });
+      t.is(
+        await page.locator('[data-testid=inbox-row][data-ticket=WEB-4]').count(),
+        1,
+        'the inbox showed the new order without a reload',
+      );
+    } finally {
+      await context.close();
+    }
+    t.is(
+      (await harness.api.call('GET', '/api/v1/orders/WEB-3', { as: 'olga' })).body.approval.votes.length,
+      0,
+      'nothing was voted',
+    );
+  },
+);
 
-    // Meanwhile the price rises by 10 % and a new approval round starts at the new price.
-    harness.api.sim.setPriceFactor(1.1);
-    const first = await harness.api.call('POST', '/api/v1/orders/WEB-5/approve', { as: 'fiona', body: { monthlyRate: 1618.2, currency: 'AUD' } });
-    t.is(first.status, 200, JSON.stringify(first.body));
-    await waitFor(async () => {
-      const order = (await harness.api.call('GET', '/api/v1/orders/WEB-5', { as: 'olga' })).body;
-      return order.state === 'AWAITING_APPROVAL' && order.quote.monthlyRate === 1780.02 ? order : undefined;
-    });
+test.serial(
+  'a price that changed since the page loaded is refused in the page, which shows the new price',
+  async (t) => {
+    const { harness } = t.context;
+    await submit(harness, 'WEB-5', 'MVE 8/32');
+    await waitForApiState(harness.api, 'WEB-5', 'AWAITING_APPROVAL');
+    // Without JavaScript the page cannot follow the order, so the form still carries the price first shown.
+    const { context, page } = await signedIn(harness, 'fiona', { javaScriptEnabled: false });
+    try {
+      await page.goto(`${harness.url}/orders/WEB-5`);
+      t.is(await page.getByTestId('approve-button').innerText(), 'Approve 1,618.20 AUD a month');
 
-    await page.getByTestId('decision-comment').fill('ok at the old price');
-    await page.getByTestId('approve-button').click();
-    const error = page.getByTestId('error');
-    t.is(await error.getAttribute('data-code'), 'QUOTE_NOT_CURRENT');
-    t.regex(await error.innerText(), /you were shown 1,618\.20 AUD a month/);
-    t.regex(await error.innerText(), /1780\.02 AUD/);
-    t.is(await page.getByTestId('approve-button').innerText(), 'Approve 1,780.02 AUD a month', 'the new price is shown');
-    t.regex(await page.getByTestId('quote').innerText(), /1,780\.02 AUD/);
-    t.regex(await page.getByTestId('quote-history').innerText(), /1,618\.20 AUD[\s\S]*1,780\.02 AUD[\s\S]*rose 10\.0%/, 'the price that rose is shown as such');
-    t.is(await page.getByTestId('decision-comment').inputValue(), 'ok at the old price', 'the comment is kept');
-    t.is((await harness.api.call('GET', '/api/v1/orders/WEB-5', { as: 'olga' })).body.approval.votes.length, 0, 'the refused vote changed nothing');
+      // Meanwhile the price rises by 10 % and a new approval round starts at the new price.
+      harness.api.sim.setPriceFactor(1.1);
+      const first = await harness.api.call('POST', '/api/v1/orders/WEB-5/approve', {
+        as: 'fiona',
+        body: { monthlyRate: 1618.2, currency: 'AUD' },
+      });
+      t.is(first.status, 200, JSON.stringify(first.body));
+      await waitFor(async () => {
+        const order = (await harness.api.call('GET', '/api/v1/orders/WEB-5', { as: 'olga' })).body;
+        return order.state === 'AWAITING_APPROVAL' && order.quote.monthlyRate === 1780.02 ? order : undefined;
+      });
 
-    await page.getByTestId('approve-button').click();
-    t.regex(await page.getByTestId('flash').innerText(), /You approved 1,780\.02 AUD a month/);
-    await waitForApiState(harness.api, 'WEB-5', 'BOUGHT');
-    await page.reload();
-    t.is(await page.getByTestId('order-state').innerText(), 'BOUGHT');
-  } finally {
-    await context.close();
-  }
-});
+      await page.getByTestId('decision-comment').fill('ok at the old price');
+      await page.getByTestId('approve-button').click();
+      const error = page.getByTestId('error');
+      t.is(await error.getAttribute('data-code'), 'QUOTE_NOT_CURRENT');
+      t.regex(await error.innerText(), /you were shown 1,618\.20 AUD a month/);
+      t.regex(await error.innerText(), /1780\.02 AUD/);
+      t.is(
+        await page.getByTestId('approve-button').innerText(),
+        'Approve 1,780.02 AUD a month',
+        'the new price is shown',
+      );
+      t.regex(await page.getByTestId('quote').innerText(), /1,780\.02 AUD/);
+      t.regex(
+        await page.getByTestId('quote-history').innerText(),
+        /1,618\.20 AUD[\s\S]*1,780\.02 AUD[\s\S]*rose 10\.0%/,
+        'the price that rose is shown as such',
+      );
+      t.is(await page.getByTestId('decision-comment').inputValue(), 'ok at the old price', 'the comment is kept');
+      t.is(
+        (await harness.api.call('GET', '/api/v1/orders/WEB-5', { as: 'olga' })).body.approval.votes.length,
+        0,
+        'the refused vote changed nothing',
+      );
+
+      await page.getByTestId('approve-button').click();
+      t.regex(await page.getByTestId('flash').innerText(), /You approved 1,780\.02 AUD a month/);
+      await waitForApiState(harness.api, 'WEB-5', 'BOUGHT');
+      await page.reload();
+      t.is(await page.getByTestId('order-state').innerText(), 'BOUGHT');
+    } finally {
+      await context.close();
+    }
+  },
+);
 
 test.serial('with JavaScript the decision follows a new price before it is sent', async (t) => {
   const { harness } = t.context;
@@ -177,8 +226,19 @@ test.serial('with JavaScript the decision follows a new price before it is sent'
     await page.goto(`${harness.url}/orders/WEB-6`);
     t.is(await page.getByTestId('approve-button').innerText(), 'Approve 1,618.20 AUD a month');
     harness.api.sim.setPriceFactor(1.1);
-    t.is((await harness.api.call('POST', '/api/v1/orders/WEB-6/approve', { as: 'fiona', body: { monthlyRate: 1618.2, currency: 'AUD' } })).status, 200);
-    await page.getByTestId('approve-button').filter({ hasText: 'Approve 1,780.02 AUD a month' }).waitFor({ timeout: 30_000 });
+    t.is(
+      (
+        await harness.api.call('POST', '/api/v1/orders/WEB-6/approve', {
+          as: 'fiona',
+          body: { monthlyRate: 1618.2, currency: 'AUD' },
+        })
+      ).status,
+      200,
+    );
+    await page
+      .getByTestId('approve-button')
+      .filter({ hasText: 'Approve 1,780.02 AUD a month' })
+      .waitFor({ timeout: 30_000 });
     await page.getByTestId('decision-comment').fill('too dear after the rise');
     await page.getByTestId('reject-button').click();
     await page.waitForURL(/\/orders\/WEB-6$/);
@@ -220,12 +280,20 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     await page.getByTestId('filter-status').selectOption('BOUGHT');
     await page.getByTestId('filter-button').click();
     await page.waitForURL(/status=BOUGHT/);
-    const bought = await page.getByTestId('ops-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket')));
+    const bought = await page
+      .getByTestId('ops-row')
+      .evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket')));
     t.true(bought.includes('WEB-1') && bought.includes('WEB-5') && !bought.includes('WEB-7'), bought.join(','));
     await page.goto(`${harness.url}/ops?ticket=WEB-3`);
-    t.deepEqual(await page.getByTestId('ops-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))), ['WEB-3']);
+    t.deepEqual(
+      await page.getByTestId('ops-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))),
+      ['WEB-3'],
+    );
     await page.goto(`${harness.url}/ops?requester=pat`);
-    t.deepEqual(await page.getByTestId('ops-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))), ['WEB-2']);
+    t.deepEqual(
+      await page.getByTestId('ops-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))),
+      ['WEB-2'],
+    );
 
     await page.goto(`${harness.url}/ops`);
     await item.getByRole('link', { name: 'WEB-7' }).click();
@@ -250,7 +318,11 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     t.regex(await page.getByTestId('flash').innerText(), /Recorded as created/);
     await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
     t.regex(await page.getByTestId('product-uid').innerText(), new RegExp(uid));
-    t.is(api.sim.state().products.filter((product) => product.serviceName === 'WEB-7 firewall').length, 1, 'nothing bought again');
+    t.is(
+      api.sim.state().products.filter((product) => product.serviceName === 'WEB-7 firewall').length,
+      1,
+      'nothing bought again',
+    );
     const records = await api.repository.getOrder('mve-order-WEB-7');
     t.like(records?.buyAttempts, [{ attempt: 1, outcome: 'created', technicalServiceUid: uid, resolvedBy: 'olga' }]);
   } finally {
@@ -258,33 +330,36 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
   }
 });
 
-test.serial('ops cancel a waiting order with a reason; the ops view lists approvals close to their deadline', async (t) => {
-  const { harness } = t.context;
-  const { context, page } = await signedIn(harness, 'olga');
-  try {
-    // WEB-2 and WEB-3 wait with a 72 h deadline: not close yet. 50 h later (the console's clock moved on) they are.
-    await page.goto(`${harness.url}/ops`);
-    t.is(await page.locator('[data-testid=attention-expiring][data-ticket=WEB-3]').count(), 0);
-    harness.clock.offsetMs = 50 * 3600_000;
+test.serial(
+  'ops cancel a waiting order with a reason; the ops view lists approvals close to their deadline',
+  async (t) => {
+    const { harness } = t.context;
+    const { context, page } = await signedIn(harness, 'olga');
     try {
+      // WEB-2 and WEB-3 wait with a 72 h deadline: not close yet. 50 h later (the console's clock moved on) they are.
       await page.goto(`${harness.url}/ops`);
-      const expiring = page.locator('[data-testid=attention-expiring][data-ticket=WEB-3]');
-      t.regex(await expiring.innerText(), /1,618\.20 AUD, tier team, 1 still needed\): \d+ h( \d+ min)? left/);
-      t.is(await page.locator('[data-testid=attention-expiring][data-ticket=WEB-2]').count(), 1);
-      const shot = screenshotPath('ops-attention.png');
-      if (shot) await page.screenshot({ path: shot, fullPage: true });
-    } finally {
-      harness.clock.offsetMs = 0;
-    }
+      t.is(await page.locator('[data-testid=attention-expiring][data-ticket=WEB-3]').count(), 0);
+      harness.clock.offsetMs = 50 * 3600_000;
+      try {
+        await page.goto(`${harness.url}/ops`);
+        const expiring = page.locator('[data-testid=attention-expiring][data-ticket=WEB-3]');
+        t.regex(await expiring.innerText(), /1,618\.20 AUD, tier team, 1 still needed\): \d+ h( \d+ min)? left/);
+        t.is(await page.locator('[data-testid=attention-expiring][data-ticket=WEB-2]').count(), 1);
+        const shot = screenshotPath('ops-attention.png');
+        if (shot) await page.screenshot({ path: shot, fullPage: true });
+      } finally {
+        harness.clock.offsetMs = 0;
+      }
 
-    await page.goto(`${harness.url}/orders/WEB-3`);
-    await page.getByTestId('cancel-reason').fill('duplicate of WEB-1');
-    await page.getByTestId('cancel-button').click();
-    await page.waitForURL(/\/orders\/WEB-3$/);
-    await page.getByTestId('order-state').filter({ hasText: 'CANCELLED' }).waitFor({ timeout: 30_000 });
-    const order = await waitForApiState(harness.api, 'WEB-3', 'CANCELLED');
-    t.like(order.timeline.at(-1), { state: 'CANCELLED', actor: 'olga', reason: 'duplicate of WEB-1' });
-  } finally {
-    await context.close();
-  }
-});
+      await page.goto(`${harness.url}/orders/WEB-3`);
+      await page.getByTestId('cancel-reason').fill('duplicate of WEB-1');
+      await page.getByTestId('cancel-button').click();
+      await page.waitForURL(/\/orders\/WEB-3$/);
+      await page.getByTestId('order-state').filter({ hasText: 'CANCELLED' }).waitFor({ timeout: 30_000 });
+      const order = await waitForApiState(harness.api, 'WEB-3', 'CANCELLED');
+      t.like(order.timeline.at(-1), { state: 'CANCELLED', actor: 'olga', reason: 'duplicate of WEB-1' });
+    } finally {
+      await context.close();
+    }
+  },
+);

@@ -20,7 +20,10 @@ const pg = usePostgres(test);
 
 test.before(async (t) => {
   t.context.harness = await startConsole(pg, { browser: false });
-  const response = await t.context.harness.api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('HTTP-1', { size: 'MVE 8/32', productName: '<script>alert(1)</script> & co' }) });
+  const response = await t.context.harness.api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: sydneyRequest('HTTP-1', { size: 'MVE 8/32', productName: '<script>alert(1)</script> & co' }),
+  });
   if (response.status !== 201) throw new Error(JSON.stringify(response.body));
   await waitForApiState(t.context.harness.api, 'HTTP-1', 'AWAITING_APPROVAL');
 });
@@ -72,13 +75,18 @@ test('a page needs a session: anonymous visitors are sent to the sign-in page, w
   const signIn = await browser.request('GET', '/sign-in?next=%2Forders%2FHTTP-1');
   t.is(signIn.status, 200);
   t.regex(setCookie, /^mve_console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/);
-  for (const user of devUsersOf(t.context.harness.api)) t.true(signIn.text.includes(`data-testid="sign-in-${user.id}"`), user.id);
+  for (const user of devUsersOf(t.context.harness.api))
+    t.true(signIn.text.includes(`data-testid="sign-in-${user.id}"`), user.id);
   t.false(signIn.text.includes('mvo_'), 'no token reaches the browser');
   t.regex(signIn.headers.get('content-security-policy') ?? '', /script-src 'nonce-[^']+'/);
   t.is(signIn.headers.get('cache-control'), 'no-store');
 
   const anonymousId = browser.cookies.get('mve_console');
-  const signedIn = await browser.request('POST', '/sign-in/dev', { _csrf: browser.csrf(signIn.text), user: 'fiona', next: '/orders/HTTP-1' });
+  const signedIn = await browser.request('POST', '/sign-in/dev', {
+    _csrf: browser.csrf(signIn.text),
+    user: 'fiona',
+    next: '/orders/HTTP-1',
+  });
   t.is(signedIn.status, 303);
   t.is(signedIn.headers.get('location'), '/orders/HTTP-1');
   t.not(browser.cookies.get('mve_console'), anonymousId, 'a new session id on sign-in');
@@ -98,7 +106,10 @@ test('sign-in and every action need the CSRF token of the session; a refused for
   const page = await browser.request('GET', '/sign-in');
   t.is((await browser.request('POST', '/sign-in/dev', { user: 'fiona' })).status, 403);
   t.is((await browser.request('POST', '/sign-in/dev', { _csrf: 'x'.repeat(43), user: 'fiona' })).status, 403);
-  t.is((await browser.request('POST', '/sign-in/dev', { _csrf: browser.csrf(page.text), user: 'mallory' })).status, 404);
+  t.is(
+    (await browser.request('POST', '/sign-in/dev', { _csrf: browser.csrf(page.text), user: 'mallory' })).status,
+    404,
+  );
   await browser.signIn('fiona');
 
   const order = await browser.request('GET', '/orders/HTTP-1');
@@ -118,8 +129,15 @@ test('sign-in and every action need the CSRF token of the session; a refused for
   });
   t.is(json.status, 403);
   // A link in an e-mail (GET) only ever shows: there is no GET that acts.
-  t.is((await browser.request('GET', '/orders/HTTP-1/decide?decision=approve&monthlyRate=1618.2&currency=AUD')).status, 404);
-  t.is((await harness.api.call('GET', '/api/v1/orders/HTTP-1', { as: 'olga' })).body.approval.votes.length, 0, 'nothing was voted');
+  t.is(
+    (await browser.request('GET', '/orders/HTTP-1/decide?decision=approve&monthlyRate=1618.2&currency=AUD')).status,
+    404,
+  );
+  t.is(
+    (await harness.api.call('GET', '/api/v1/orders/HTTP-1', { as: 'olga' })).body.approval.votes.length,
+    0,
+    'nothing was voted',
+  );
   t.truthy(browser.csrf(order.text));
 });
 
@@ -178,17 +196,36 @@ test.serial("ops read the order's Temporal history on its page; a requester does
   const page = await olga.request('GET', '/orders/HTTP-1');
   t.is(page.status, 200);
   t.regex(page.text, /<details data-testid="workflow-history">/);
-  const rows = [...page.text.matchAll(/<tr data-testid="history-event" data-event-type="([A-Z_]+)"><td class="num">(\d+)<\/td><td><time datetime="([^"]+)">/g)];
+  const rows = [
+    ...page.text.matchAll(
+      /<tr data-testid="history-event" data-event-type="([A-Z_]+)"><td class="num">(\d+)<\/td><td><time datetime="([^"]+)">/g,
+    ),
+  ];
   t.true(rows.length >= 5, `${rows.length} events listed`);
   t.is(rows[0]![1], 'WORKFLOW_EXECUTION_STARTED');
-  t.deepEqual(rows.map((row) => Number(row[2])), rows.map((_, index) => index + 1), 'event ids in order');
+  t.deepEqual(
+    rows.map((row) => Number(row[2])),
+    rows.map((_, index) => index + 1),
+    'event ids in order',
+  );
   t.false(Number.isNaN(Date.parse(rows[0]![3]!)), 'each event has its time');
-  t.regex(page.text, /<code>ACTIVITY_TASK_SCHEDULED<\/code><\/td><td>(<details><summary>)?<code class="wrap">activity recordJournal/, 'activity names in the summary');
-  t.regex(page.text, /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity loadApprovalPolicy/, 'local activities named in the summary');
+  t.regex(
+    page.text,
+    /<code>ACTIVITY_TASK_SCHEDULED<\/code><\/td><td>(<details><summary>)?<code class="wrap">activity recordJournal/,
+    'activity names in the summary',
+  );
+  t.regex(
+    page.text,
+    /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity loadApprovalPolicy/,
+    'local activities named in the summary',
+  );
   t.regex(page.text, /workflow orderWorkflow; \{&quot;request&quot;:\{/, 'the decoded input, escaped');
   const payloads = /<pre class="wrap" data-testid="history-payloads">([^<]*)<\/pre>/.exec(page.text)?.[1] ?? '';
   t.regex(payloads, /&quot;ticketId&quot;:&quot;HTTP-1&quot;/, 'the whole payload, unfolded on demand');
-  t.false(/licenseData|sshPublicKey|vendorConfig|ssh-rsa/.test(page.text), 'the vendor configuration is left out, even redacted');
+  t.false(
+    /licenseData|sshPublicKey|vendorConfig|ssh-rsa/.test(page.text),
+    'the vendor configuration is left out, even redacted',
+  );
 
   const alice = new Client(harness.url);
   await alice.signIn('alice');
@@ -202,7 +239,10 @@ test.serial('a FAILED order is listed under "needs attention" with its last erro
   const { harness } = t.context;
   // Every buy answered 429: after the engine's six tries the order fails, the last error carrying the API's trace id.
   harness.api.sim.injectFault({ kind: 'rate-limit', endpoint: 'buy', retryAfterSeconds: 1, times: 6 });
-  const submitted = await harness.api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('HTTP-FAIL-1', { size: 'MVE 4/16' }) });
+  const submitted = await harness.api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: sydneyRequest('HTTP-FAIL-1', { size: 'MVE 4/16' }),
+  });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   await waitForApiState(harness.api, 'HTTP-FAIL-1', 'FAILED', 60_000);
   const order = await harness.api.call('GET', '/api/v1/orders/HTTP-FAIL-1', { as: 'olga' });
@@ -219,14 +259,18 @@ test.serial('a FAILED order is listed under "needs attention" with its last erro
 });
 
 /** The console on the same instance as the API routes, as buildApiServer registers it. */
-async function sameAppServer(t: ExecutionContext<{ harness: ConsoleHarness }>, options: { secureCookies: boolean; devUsers?: Array<{ id: string; roles: string[]; token: string }> }): Promise<FastifyInstance> {
+async function sameAppServer(
+  t: ExecutionContext<{ harness: ConsoleHarness }>,
+  options: { secureCookies: boolean; devUsers?: Array<{ id: string; roles: string[]; token: string }> },
+): Promise<FastifyInstance> {
   const { context } = t.context.harness.api;
   const app = Fastify({ logger: false });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app, context.log);
   app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/api/')) request.principal = await context.authenticator.authenticate(request.headers.authorization);
+    if (request.url.startsWith('/api/'))
+      request.principal = await context.authenticator.authenticate(request.headers.authorization);
   });
   registerOrderRoutes(app, context);
   registerApprovalRoutes(app, context);
@@ -235,45 +279,57 @@ async function sameAppServer(t: ExecutionContext<{ harness: ConsoleHarness }>, o
   return app;
 }
 
-test.serial('registered on the API app itself: the console calls its own API; the form parser does not reach the API', async (t) => {
-  const { api } = t.context.harness;
-  const temp = await issueApiToken(api.repository, { owner: 'fiona', roles: ['finance-approver'] });
-  const app = await sameAppServer(t, { secureCookies: false, devUsers: [{ id: 'fiona', roles: ['finance-approver'], token: temp.token }] });
-  try {
-    const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const browser = new Client(url);
-    await browser.signIn('fiona');
-    const inbox = await browser.request('GET', '/');
-    t.regex(inbox.text, /data-testid="inbox-row" data-ticket="HTTP-1"/);
-    // The API still takes JSON only.
-    const form = await fetch(`${url}/api/v1/orders/HTTP-1/approve`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${temp.token}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'monthlyRate=1618.2&currency=AUD',
+test.serial(
+  'registered on the API app itself: the console calls its own API; the form parser does not reach the API',
+  async (t) => {
+    const { api } = t.context.harness;
+    const temp = await issueApiToken(api.repository, { owner: 'fiona', roles: ['finance-approver'] });
+    const app = await sameAppServer(t, {
+      secureCookies: false,
+      devUsers: [{ id: 'fiona', roles: ['finance-approver'], token: temp.token }],
     });
-    t.is(form.status, 415);
-    // A credential revoked meanwhile ends the session at the next page.
-    await api.repository.revokeToken({ id: temp.record.id, by: 'test' });
-    const after = await browser.request('GET', '/');
-    t.is(after.status, 303);
-    t.regex(after.headers.get('location') ?? '', /^\/sign-in/);
-  } finally {
-    await app.close();
-  }
-});
+    try {
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const browser = new Client(url);
+      await browser.signIn('fiona');
+      const inbox = await browser.request('GET', '/');
+      t.regex(inbox.text, /data-testid="inbox-row" data-ticket="HTTP-1"/);
+      // The API still takes JSON only.
+      const form = await fetch(`${url}/api/v1/orders/HTTP-1/approve`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${temp.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'monthlyRate=1618.2&currency=AUD',
+      });
+      t.is(form.status, 415);
+      // A credential revoked meanwhile ends the session at the next page.
+      await api.repository.revokeToken({ id: temp.record.id, by: 'test' });
+      const after = await browser.request('GET', '/');
+      t.is(after.status, 303);
+      t.regex(after.headers.get('location') ?? '', /^\/sign-in/);
+    } finally {
+      await app.close();
+    }
+  },
+);
 
-test.serial('without dev users there is no dev sign-in; secure cookies carry Secure and the __Host- prefix', async (t) => {
-  const app = await sameAppServer(t, { secureCookies: true });
-  try {
-    const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const browser = new Client(url);
-    const page = await browser.request('GET', '/sign-in');
-    t.false(page.text.includes('data-testid="sign-in-'));
-    t.regex(page.text, /No sign-in is configured/);
-    t.regex(page.headers.get('set-cookie') ?? '', /^__Host-mve_console=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
-    const tryDev = await browser.request('POST', '/sign-in/dev', { _csrf: 'no-form-to-take-it-from', user: 'olga' });
-    t.is(tryDev.status, 404);
-  } finally {
-    await app.close();
-  }
-});
+test.serial(
+  'without dev users there is no dev sign-in; secure cookies carry Secure and the __Host- prefix',
+  async (t) => {
+    const app = await sameAppServer(t, { secureCookies: true });
+    try {
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const browser = new Client(url);
+      const page = await browser.request('GET', '/sign-in');
+      t.false(page.text.includes('data-testid="sign-in-'));
+      t.regex(page.text, /No sign-in is configured/);
+      t.regex(
+        page.headers.get('set-cookie') ?? '',
+        /^__Host-mve_console=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Secure$/,
+      );
+      const tryDev = await browser.request('POST', '/sign-in/dev', { _csrf: 'no-form-to-take-it-from', user: 'olga' });
+      t.is(tryDev.status, 404);
+    } finally {
+      await app.close();
+    }
+  },
+);

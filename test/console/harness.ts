@@ -39,7 +39,13 @@ export async function startConsole(pg: TestPostgres, options: { browser?: boolea
   const app = Fastify({ logger: false });
   const sessions = new SessionStore();
   const clock = { offsetMs: 0 };
-  await registerConsole(app, api.context, { api: api.app, devUsers: devUsersOf(api), secureCookies: false, sessions, now: () => Date.now() + clock.offsetMs });
+  await registerConsole(app, api.context, {
+    api: api.app,
+    devUsers: devUsersOf(api),
+    secureCookies: false,
+    sessions,
+    now: () => Date.now() + clock.offsetMs,
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const browser = options.browser === false ? undefined : await launchChromium();
   return {
@@ -59,21 +65,40 @@ export async function startConsole(pg: TestPostgres, options: { browser?: boolea
 
 /** Headless chromium with a fresh temporary profile (playwright makes one per launch and removes it). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
 /** A browser context (its own cookies) signed in as `user` through the dev sign-in page. */
-export async function signedIn(harness: ConsoleHarness, user: string, options: { javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await harness.browser!.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: options.javaScriptEnabled ?? true });
+export async function signedIn(
+  harness: ConsoleHarness,
+  user: string,
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await harness.browser!.newContext({
+    viewport: { width: 1280, height: 900 },
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
   const page = await context.newPage();
   await page.goto(`${harness.url}/sign-in`);
   await page.getByTestId(`sign-in-${user}`).click();
-  await page.getByTestId('signed-in-as').filter({ hasText: user === 'alice-approver' ? 'alice' : user }).waitFor();
+  await page
+    .getByTestId('signed-in-as')
+    .filter({ hasText: user === 'alice-approver' ? 'alice' : user })
+    .waitFor();
   return { context, page };
 }
 

@@ -18,7 +18,14 @@ import { usePostgres } from '../helpers/postgres.js';
 import { launchChromium, waitForApiState } from './harness.js';
 import type { Browser } from 'playwright-core';
 
-const test = anyTest as TestFn<{ api: ApiEngine; idp: Server; oidcApi: FastifyInstance; console: FastifyInstance; consoleUrl: string; browser: Browser }>;
+const test = anyTest as TestFn<{
+  api: ApiEngine;
+  idp: Server;
+  oidcApi: FastifyInstance;
+  console: FastifyInstance;
+  consoleUrl: string;
+  browser: Browser;
+}>;
 const pg = usePostgres(test);
 const ROLES: Record<string, string[]> = { fiona: ['finance-approver'], olga: ['ops'] };
 
@@ -39,28 +46,69 @@ test.before(async (t) => {
   const issuer = `http://127.0.0.1:${idpPort}`;
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'mve-console', client_secret: 'console-secret', redirect_uris: [`${consoleUrl}/sign-in/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: 'mve-console',
+        client_secret: 'console-secret',
+        redirect_uris: [`${consoleUrl}/sign-in/callback`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     cookies: { keys: ['test-cookie-key'] },
-    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, preferred_username: id }) }),
+    findAccount: async (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: async () => ({ sub: id, preferred_username: id }),
+    }),
     features: {
       devInteractions: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => 'urn:mve-api',
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: 'api', audience: 'mve-api', accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: () => ({
+          scope: 'api',
+          audience: 'mve-api',
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
       },
     },
-    extraTokenClaims: async (_ctx: unknown, token: { accountId: string }) => ({ preferred_username: token.accountId, roles: ROLES[token.accountId] ?? [] }),
+    extraTokenClaims: async (_ctx: unknown, token: { accountId: string }) => ({
+      preferred_username: token.accountId,
+      roles: ROLES[token.accountId] ?? [],
+    }),
   });
   const idp = createServer(provider.callback());
   await new Promise<void>((resolve) => idp.listen(idpPort, '127.0.0.1', resolve));
 
   // The API as `serve` builds it with an issuer configured: API tokens and OIDC JWTs.
-  const context = { ...api.context, authenticator: createAuthenticator({ tokens: api.repository, oidc: createOidcVerifier({ issuer, audience: 'mve-api', rolesClaim: 'roles', usernameClaim: 'preferred_username' }) }) };
-  const oidcApi = await buildApiServer({ context, readiness: { temporal: async () => undefined, postgres: async () => undefined } });
+  const context = {
+    ...api.context,
+    authenticator: createAuthenticator({
+      tokens: api.repository,
+      oidc: createOidcVerifier({
+        issuer,
+        audience: 'mve-api',
+        rolesClaim: 'roles',
+        usernameClaim: 'preferred_username',
+      }),
+    }),
+  };
+  const oidcApi = await buildApiServer({
+    context,
+    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+  });
   const app = Fastify({ logger: false });
-  const oidc = createOidcSignIn({ issuer, clientId: 'mve-console', clientSecret: 'console-secret', redirectUri: `${consoleUrl}/sign-in/callback`, scope: 'openid profile api', resource: 'urn:mve-api', allowInsecureRequests: true });
+  const oidc = createOidcSignIn({
+    issuer,
+    clientId: 'mve-console',
+    clientSecret: 'console-secret',
+    redirectUri: `${consoleUrl}/sign-in/callback`,
+    scope: 'openid profile api',
+    resource: 'urn:mve-api',
+    allowInsecureRequests: true,
+  });
   await registerConsole(app, context, { api: oidcApi, oidc, secureCookies: false });
   await app.listen({ host: '127.0.0.1', port: consolePort });
   Object.assign(t.context, { api, idp, oidcApi, console: app, consoleUrl, browser: await launchChromium() });
@@ -75,7 +123,10 @@ test.after.always(async (t) => {
 
 test.serial('fiona signs in with the identity provider (code + PKCE) and approves as herself', async (t) => {
   const { api, consoleUrl, browser } = t.context;
-  const submitted = await api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('OIDC-1', { size: 'MVE 8/32' }) });
+  const submitted = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: sydneyRequest('OIDC-1', { size: 'MVE 8/32' }),
+  });
   t.is(submitted.status, 201);
   await waitForApiState(api, 'OIDC-1', 'AWAITING_APPROVAL');
 
@@ -84,7 +135,11 @@ test.serial('fiona signs in with the identity provider (code + PKCE) and approve
   try {
     await page.goto(`${consoleUrl}/orders/OIDC-1`);
     t.regex(page.url(), /\/sign-in\?next=/);
-    t.is(await page.locator('[data-testid^="sign-in-"]:not([data-testid="sign-in-oidc"])').count(), 0, 'no dev users in production');
+    t.is(
+      await page.locator('[data-testid^="sign-in-"]:not([data-testid="sign-in-oidc"])').count(),
+      0,
+      'no dev users in production',
+    );
     await page.getByTestId('sign-in-oidc').click();
     // oidc-provider's development login and consent pages.
     await page.locator('input[name=login]').fill('fiona');
@@ -105,7 +160,9 @@ test.serial('fiona signs in with the identity provider (code + PKCE) and approve
 });
 
 test.serial('a callback that this session did not start is refused', async (t) => {
-  const response = await fetch(`${t.context.consoleUrl}/sign-in/callback?code=abc&state=forged`, { redirect: 'manual' });
+  const response = await fetch(`${t.context.consoleUrl}/sign-in/callback?code=abc&state=forged`, {
+    redirect: 'manual',
+  });
   t.is(response.status, 400);
   t.regex(await response.text(), /not started here/);
 });

@@ -11,7 +11,11 @@ async function freshRepository(): Promise<Repository> {
 
 test('adding the same approver twice is one approver; roles are kept sorted and unique', async (t) => {
   const repo = await freshRepository();
-  const first = await repo.addApprover({ id: 'fiona@example.com', displayName: 'Fiona', roles: ['finance', 'cfo', 'finance'] });
+  const first = await repo.addApprover({
+    id: 'fiona@example.com',
+    displayName: 'Fiona',
+    roles: ['finance', 'cfo', 'finance'],
+  });
   t.true(first.created);
   t.deepEqual(first.approver.roles, ['cfo', 'finance']);
   const again = await repo.addApprover({ id: 'fiona@example.com', displayName: 'Fiona', roles: ['cfo', 'finance'] });
@@ -52,9 +56,18 @@ test('approvers are listed by id, optionally only the active ones or those with 
   await repo.addApprover({ id: 'mia', displayName: 'Mia', roles: ['finance', 'cfo'] });
   await repo.deactivateApprover('mia');
 
-  t.deepEqual((await repo.listApprovers()).map((a) => a.id), ['adam', 'mia', 'zoe']);
-  t.deepEqual((await repo.listApprovers({ activeOnly: true })).map((a) => a.id), ['adam', 'zoe']);
-  t.deepEqual((await repo.listApprovers({ role: 'cfo' })).map((a) => a.id), ['mia', 'zoe']);
+  t.deepEqual(
+    (await repo.listApprovers()).map((a) => a.id),
+    ['adam', 'mia', 'zoe'],
+  );
+  t.deepEqual(
+    (await repo.listApprovers({ activeOnly: true })).map((a) => a.id),
+    ['adam', 'zoe'],
+  );
+  t.deepEqual(
+    (await repo.listApprovers({ role: 'cfo' })).map((a) => a.id),
+    ['mia', 'zoe'],
+  );
   t.is(await repo.getApprover('nobody'), null);
 });
 

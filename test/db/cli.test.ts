@@ -32,7 +32,9 @@ test.serial('without a database URL, migrate and approvers say how to give one',
 });
 
 test.serial('an unreachable database is one clear line with the password hidden', async (t) => {
-  const result = await runCli(['migrate', '--database-url', 'postgres://u:s3cret@127.0.0.1:1/db'], { env: noDatabaseUrl });
+  const result = await runCli(['migrate', '--database-url', 'postgres://u:s3cret@127.0.0.1:1/db'], {
+    env: noDatabaseUrl,
+  });
   t.not(result.code, 0);
   t.regex(result.stderr, /cannot reach PostgreSQL at postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db: .*ECONNREFUSED/);
   t.notRegex(result.stderr, /s3cret/);
@@ -42,27 +44,42 @@ test.serial('approvers add, list, update and deactivate, in words and as JSON', 
   const { url } = await postgres.database();
   const env = { DATABASE_URL: url };
 
-  const added = await runCli(['approvers', 'add', 'fiona@example.com', '--name', 'Fiona Finance', '--roles', 'finance, cfo'], { env });
+  const added = await runCli(
+    ['approvers', 'add', 'fiona@example.com', '--name', 'Fiona Finance', '--roles', 'finance, cfo'],
+    { env },
+  );
   t.is(added.code, 0, added.stderr);
   t.is(added.stdout, 'added approver fiona@example.com (Fiona Finance; cfo,finance)\n');
-  const again = await runCli(['approvers', 'add', 'fiona@example.com', '--name', 'Fiona Finance', '--roles', 'cfo,finance'], { env });
+  const again = await runCli(
+    ['approvers', 'add', 'fiona@example.com', '--name', 'Fiona Finance', '--roles', 'cfo,finance'],
+    { env },
+  );
   t.regex(again.stdout, /already exists; nothing changed/);
   await runCli(['approvers', 'add', 'adam', '--name', 'Adam', '--roles', 'finance'], { env });
 
   const table = await runCli(['approvers', 'list'], { env });
   t.is(table.code, 0, table.stderr);
-  t.deepEqual(table.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/)), [
-    ['ID', 'NAME', 'ROLES', 'ACTIVE'],
-    ['adam', 'Adam', 'finance', 'yes'],
-    ['fiona@example.com', 'Fiona Finance', 'cfo,finance', 'yes'],
-  ]);
+  t.deepEqual(
+    table.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/)),
+    [
+      ['ID', 'NAME', 'ROLES', 'ACTIVE'],
+      ['adam', 'Adam', 'finance', 'yes'],
+      ['fiona@example.com', 'Fiona Finance', 'cfo,finance', 'yes'],
+    ],
+  );
 
   const deactivated = await runCli(['approvers', 'deactivate', 'adam', '--json'], { env });
   t.is(deactivated.code, 0, deactivated.stderr);
   t.like(JSON.parse(deactivated.stdout), { id: 'adam', active: false });
 
   const active = await runCli(['approvers', 'list', '--active', '--json'], { env });
-  t.deepEqual(JSON.parse(active.stdout).map((a: { id: string }) => a.id), ['fiona@example.com']);
+  t.deepEqual(
+    JSON.parse(active.stdout).map((a: { id: string }) => a.id),
+    ['fiona@example.com'],
+  );
 
   const updated = await runCli(['approvers', 'update', 'adam', '--roles', 'finance,cfo', '--activate'], { env });
   t.is(updated.stdout, 'updated approver adam (Adam; cfo,finance)\n');

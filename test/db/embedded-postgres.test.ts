@@ -31,7 +31,8 @@ test('the embedded server starts (as root too), keeps its data across a restart,
   let sql = connectDatabase(first.url);
   await sql`CREATE TABLE notes (body text)`;
   await sql`INSERT INTO notes VALUES ('kept across restarts')`;
-  const [{ encoding }] = await sql`SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()`;
+  const [{ encoding }] =
+    await sql`SELECT pg_encoding_to_char(encoding) AS encoding FROM pg_database WHERE datname = current_database()`;
   t.is(encoding, 'UTF8');
   await sql.end();
 
@@ -48,7 +49,10 @@ test('the embedded server starts (as root too), keeps its data across a restart,
   t.teardown(() => second.stop());
   t.false(second.initialised);
   sql = connectDatabase(second.url);
-  t.deepEqual((await sql`SELECT body FROM notes`).map((row) => row.body), ['kept across restarts']);
+  t.deepEqual(
+    (await sql`SELECT body FROM notes`).map((row) => row.body),
+    ['kept across restarts'],
+  );
   await sql.end();
   t.false(
     logs.some((line) => /not properly shut down|automatic recovery/.test(line)),

@@ -28,7 +28,10 @@ test('migrations apply on an empty database, and a second run is a no-op', async
   const files = await loadMigrations();
 
   const first = await runMigrations(sql);
-  t.deepEqual(first.applied.map((m) => m.name), files.map((m) => m.name));
+  t.deepEqual(
+    first.applied.map((m) => m.name),
+    files.map((m) => m.name),
+  );
   t.is(first.alreadyApplied, 0);
   const tables = await tablesOf(sql);
   for (const table of ['orders', 'order_events', 'approvals', 'approvers', 'buy_attempts', 'schema_migrations']) {
@@ -38,7 +41,10 @@ test('migrations apply on an empty database, and a second run is a no-op', async
   const second = await runMigrations(sql);
   t.deepEqual(second, { applied: [], alreadyApplied: files.length });
   const recorded = await sql`SELECT name FROM schema_migrations ORDER BY version`;
-  t.deepEqual(recorded.map((r) => r.name), files.map((m) => m.name));
+  t.deepEqual(
+    recorded.map((r) => r.name),
+    files.map((m) => m.name),
+  );
 });
 
 test('two concurrent runners apply each migration exactly once', async (t) => {
@@ -162,11 +168,19 @@ test('0009 stores the policy of every order recorded before it, once per hash, a
 
   await cp(path.join(MIGRATIONS_DIRECTORY, '0009_approval_policies.sql'), path.join(dir, '0009_approval_policies.sql'));
   const run = await runMigrations(sql, { directory: dir });
-  t.deepEqual(run.applied.map((m) => m.name), ['0009_approval_policies.sql']);
+  t.deepEqual(
+    run.applied.map((m) => m.name),
+    ['0009_approval_policies.sql'],
+  );
   const stored = await sql`SELECT hash, policy, stored_at FROM approval_policies ORDER BY hash`;
-  t.deepEqual(stored.map((row) => [row['hash'], row['policy'], (row['stored_at'] as Date).toISOString()]), [
-    [a, { tiers: [], maxRiseWithoutApproval: { percent: 1 } }, '2026-01-01T00:00:00.000Z'],
-    [b, { tiers: [], maxRiseWithoutApproval: { percent: 2 } }, '2026-01-03T00:00:00.000Z'],
-  ]);
-  await t.throwsAsync(order('o-5', 'c'.repeat(64), 3, '2026-01-05T00:00:00Z'), { message: /violates foreign key constraint "orders_policy_hash_fkey"/ });
+  t.deepEqual(
+    stored.map((row) => [row['hash'], row['policy'], (row['stored_at'] as Date).toISOString()]),
+    [
+      [a, { tiers: [], maxRiseWithoutApproval: { percent: 1 } }, '2026-01-01T00:00:00.000Z'],
+      [b, { tiers: [], maxRiseWithoutApproval: { percent: 2 } }, '2026-01-03T00:00:00.000Z'],
+    ],
+  );
+  await t.throwsAsync(order('o-5', 'c'.repeat(64), 3, '2026-01-05T00:00:00Z'), {
+    message: /violates foreign key constraint "orders_policy_hash_fkey"/,
+  });
 });

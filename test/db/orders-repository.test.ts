@@ -27,7 +27,10 @@ async function newOrder(overrides: Partial<Parameters<Repository['recordOrderRec
     ticketId: `CHG-${counter}`,
     environment: 'staging' as const,
     requestedBy: 'rita',
-    request: redactOrderRequest({ ticketId: `CHG-${counter}`, vendorConfig: { mveLabel: 'fw-1', adminPassword: 'hunter2' } }),
+    request: redactOrderRequest({
+      ticketId: `CHG-${counter}`,
+      vendorConfig: { mveLabel: 'fw-1', adminPassword: 'hunter2' },
+    }),
     ...overrides,
   };
   await repo.recordOrderReceived(order);
@@ -51,9 +54,18 @@ test('recording an order twice keeps one order with one "received" event', async
 });
 
 test('a request with a secret left in clear is refused, naming the field and not the value', async (t) => {
-  const request = { ticketId: 'CHG-LEAK', mves: [{ vendorConfig: { mveLabel: 'fw-1', adminPassword: 'canary-5ecret' } }] };
+  const request = {
+    ticketId: 'CHG-LEAK',
+    mves: [{ vendorConfig: { mveLabel: 'fw-1', adminPassword: 'canary-5ecret' } }],
+  };
   const error = await t.throwsAsync(
-    repo.recordOrderReceived({ workflowId: 'order-CHG-LEAK', ticketId: 'CHG-LEAK', environment: 'staging', requestedBy: 'rita', request }),
+    repo.recordOrderReceived({
+      workflowId: 'order-CHG-LEAK',
+      ticketId: 'CHG-LEAK',
+      environment: 'staging',
+      requestedBy: 'rita',
+      request,
+    }),
   );
   t.is((error as any).kind, 'invalid-input');
   t.regex(error!.message, /request\.mves\.0\.vendorConfig\.adminPassword is not redacted/);
@@ -85,7 +97,12 @@ test('a retried transition is recorded once and moves the status once', async (t
   t.is(await count('order_events', workflowId), 2);
   const view = await repo.getOrder(workflowId);
   t.is(view!.order.status, 'LOOKING_UP');
-  t.like(view!.events[1], { sequence: 1, reason: 'resolving location', details: { locationId: 42 }, at: '2026-01-01T10:00:00.000Z' });
+  t.like(view!.events[1], {
+    sequence: 1,
+    reason: 'resolving location',
+    details: { locationId: 42 },
+    at: '2026-01-01T10:00:00.000Z',
+  });
 });
 
 test('the status follows the newest event, even when an older one arrives late', async (t) => {
@@ -94,7 +111,11 @@ test('the status follows the newest event, even when an older one arrives late',
   await repo.recordTransition({ workflowId, sequence: 1, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'workflow' });
   const view = await repo.getOrder(workflowId);
   t.is(view!.order.status, 'VALIDATING');
-  t.deepEqual(view!.events.map((e) => e.sequence), [0, 1, 2], 'events come back in sequence order');
+  t.deepEqual(
+    view!.events.map((e) => e.sequence),
+    [0, 1, 2],
+    'events come back in sequence order',
+  );
 });
 
 test('a different event under an already used sequence number is refused', async (t) => {
@@ -104,7 +125,10 @@ test('a different event under an already used sequence number is refused', async
     repo.recordTransition({ workflowId, sequence: 1, from: 'RECEIVED', to: 'CANCELLED', actor: 'ops' }),
   );
   t.is((error as any).kind, 'conflict');
-  t.regex(error!.message, /event 1 of order .* is already recorded as RECEIVED -> LOOKING_UP, not RECEIVED -> CANCELLED/);
+  t.regex(
+    error!.message,
+    /event 1 of order .* is already recorded as RECEIVED -> LOOKING_UP, not RECEIVED -> CANCELLED/,
+  );
   t.is((await repo.getOrder(workflowId))!.order.status, 'LOOKING_UP');
 });
 
@@ -113,24 +137,69 @@ test('a transition of an order never recorded is refused: the order must be reco
     repo.recordTransition({ workflowId: 'order-NOPE', sequence: 1, from: null, to: 'LOOKING_UP', actor: 'workflow' }),
   );
   t.is((error as any).kind, 'not-found');
-  t.regex(error!.message, /recordTransition: the order must be recorded first \(constraint order_events_workflow_id_fkey\)/);
+  t.regex(
+    error!.message,
+    /recordTransition: the order must be recorded first \(constraint order_events_workflow_id_fkey\)/,
+  );
 });
 
 test('several transitions in one statement are recorded as one by one records them: events, status, the round waited in', async (t) => {
   const one = await newOrder();
   const all = await newOrder();
   const changes = (workflowId: string) => [
-    { workflowId, sequence: 1, from: 'RECEIVED' as const, to: 'LOOKING_UP' as const, actor: 'engine', at: '2026-01-01T10:00:00Z' },
-    { workflowId, sequence: 2, from: 'LOOKING_UP' as const, to: 'VALIDATING' as const, actor: 'engine', reason: 'validating', at: '2026-01-01T10:00:01Z' },
-    { workflowId, sequence: 3, from: 'VALIDATING' as const, to: 'AWAITING_APPROVAL' as const, actor: 'engine', details: { roles: ['finance'] }, at: '2026-01-01T10:00:02Z' },
-    { workflowId, sequence: 5, from: 'APPROVED' as const, to: 'BUYING' as const, actor: 'engine', at: '2026-01-01T11:00:01Z' },
-    { workflowId, sequence: 4, from: 'AWAITING_APPROVAL' as const, to: 'APPROVED' as const, actor: 'fiona', at: '2026-01-01T11:00:00Z' },
+    {
+      workflowId,
+      sequence: 1,
+      from: 'RECEIVED' as const,
+      to: 'LOOKING_UP' as const,
+      actor: 'engine',
+      at: '2026-01-01T10:00:00Z',
+    },
+    {
+      workflowId,
+      sequence: 2,
+      from: 'LOOKING_UP' as const,
+      to: 'VALIDATING' as const,
+      actor: 'engine',
+      reason: 'validating',
+      at: '2026-01-01T10:00:01Z',
+    },
+    {
+      workflowId,
+      sequence: 3,
+      from: 'VALIDATING' as const,
+      to: 'AWAITING_APPROVAL' as const,
+      actor: 'engine',
+      details: { roles: ['finance'] },
+      at: '2026-01-01T10:00:02Z',
+    },
+    {
+      workflowId,
+      sequence: 5,
+      from: 'APPROVED' as const,
+      to: 'BUYING' as const,
+      actor: 'engine',
+      at: '2026-01-01T11:00:01Z',
+    },
+    {
+      workflowId,
+      sequence: 4,
+      from: 'AWAITING_APPROVAL' as const,
+      to: 'APPROVED' as const,
+      actor: 'fiona',
+      at: '2026-01-01T11:00:00Z',
+    },
   ];
   for (const change of changes(one.workflowId)) await repo.recordTransition(change);
-  t.deepEqual(await repo.recordTransitions(changes(all.workflowId)), Array.from({ length: 5 }, () => ({ recorded: true })));
+  t.deepEqual(
+    await repo.recordTransitions(changes(all.workflowId)),
+    Array.from({ length: 5 }, () => ({ recorded: true })),
+  );
   const row = async (workflowId: string) => {
-    const [order] = await sql`SELECT status, last_event_sequence, awaiting_since, approval_round FROM orders WHERE workflow_id = ${workflowId}`;
-    const events = await sql`SELECT sequence, from_status, to_status, actor, reason, details, at FROM order_events WHERE workflow_id = ${workflowId} AND sequence > 0 ORDER BY sequence`;
+    const [order] =
+      await sql`SELECT status, last_event_sequence, awaiting_since, approval_round FROM orders WHERE workflow_id = ${workflowId}`;
+    const events =
+      await sql`SELECT sequence, from_status, to_status, actor, reason, details, at FROM order_events WHERE workflow_id = ${workflowId} AND sequence > 0 ORDER BY sequence`;
     return { order, events };
   };
   const recorded = await row(all.workflowId);
@@ -138,7 +207,10 @@ test('several transitions in one statement are recorded as one by one records th
   t.like(recorded.order, { status: 'BUYING', last_event_sequence: 5, approval_round: { roles: ['finance'] } });
 
   // Again: nothing new. With another change under a used number, and one that breaks a rule: each refused on its own.
-  t.deepEqual(await repo.recordTransitions(changes(all.workflowId).slice(0, 2)), [{ recorded: false }, { recorded: false }]);
+  t.deepEqual(await repo.recordTransitions(changes(all.workflowId).slice(0, 2)), [
+    { recorded: false },
+    { recorded: false },
+  ]);
   const mixed = await repo.recordTransitions([
     { workflowId: all.workflowId, sequence: 6, from: 'BUYING', to: 'BOUGHT', actor: 'engine' },
     { workflowId: all.workflowId, sequence: 2, from: 'LOOKING_UP', to: 'CANCELLED', actor: 'ops' },
@@ -147,19 +219,34 @@ test('several transitions in one statement are recorded as one by one records th
   t.deepEqual(mixed[0], { recorded: true });
   const [, conflict, invalid] = mixed.map((outcome) => ('refused' in outcome ? outcome.refused : undefined));
   t.true(conflict instanceof RepositoryError && conflict.kind === 'conflict');
-  t.regex(conflict!.message, /event 2 of order .* is already recorded as LOOKING_UP -> VALIDATING, not LOOKING_UP -> CANCELLED/);
+  t.regex(
+    conflict!.message,
+    /event 2 of order .* is already recorded as LOOKING_UP -> VALIDATING, not LOOKING_UP -> CANCELLED/,
+  );
   t.true(invalid instanceof RepositoryError && invalid.kind === 'invalid-input');
   t.regex(invalid!.message, /actor/);
   t.is((await repo.getOrder(all.workflowId))!.order.status, 'BOUGHT');
   t.is(await count('order_events', all.workflowId), 7);
 
-  const unknown = await repo.recordTransitions([{ workflowId: 'order-NOPE', sequence: 1, from: null, to: 'LOOKING_UP', actor: 'engine' }, { workflowId: 'order-NOPE', sequence: 2, from: 'LOOKING_UP', to: 'VALIDATING', actor: 'engine' }]);
-  t.true(unknown.every((outcome) => 'refused' in outcome && outcome.refused.kind === 'not-found'), 'an order never recorded: every change refused');
+  const unknown = await repo.recordTransitions([
+    { workflowId: 'order-NOPE', sequence: 1, from: null, to: 'LOOKING_UP', actor: 'engine' },
+    { workflowId: 'order-NOPE', sequence: 2, from: 'LOOKING_UP', to: 'VALIDATING', actor: 'engine' },
+  ]);
+  t.true(
+    unknown.every((outcome) => 'refused' in outcome && outcome.refused.kind === 'not-found'),
+    'an order never recorded: every change refused',
+  );
 });
 
 test('quotes are exact decimals; a late older quote does not replace the current one', async (t) => {
   const { workflowId } = await newOrder();
-  await repo.recordQuote({ workflowId, quoteNumber: 1, monthlyRate: 0.1, currency: 'USD', quotedAt: '2026-01-01T10:00:00Z' });
+  await repo.recordQuote({
+    workflowId,
+    quoteNumber: 1,
+    monthlyRate: 0.1,
+    currency: 'USD',
+    quotedAt: '2026-01-01T10:00:00Z',
+  });
   t.deepEqual((await repo.getOrder(workflowId))!.order.quote, {
     number: 1,
     monthlyRate: '0.1',
@@ -167,11 +254,23 @@ test('quotes are exact decimals; a late older quote does not replace the current
     quotedAt: '2026-01-01T10:00:00.000Z',
   });
   t.deepEqual(
-    await repo.recordQuote({ workflowId, quoteNumber: 2, monthlyRate: '1234567.891234', currency: 'AUD', quotedAt: '2026-01-02T10:00:00Z' }),
+    await repo.recordQuote({
+      workflowId,
+      quoteNumber: 2,
+      monthlyRate: '1234567.891234',
+      currency: 'AUD',
+      quotedAt: '2026-01-02T10:00:00Z',
+    }),
     { recorded: true },
   );
   t.deepEqual(
-    await repo.recordQuote({ workflowId, quoteNumber: 1, monthlyRate: 5, currency: 'USD', quotedAt: '2026-01-01T10:00:00Z' }),
+    await repo.recordQuote({
+      workflowId,
+      quoteNumber: 1,
+      monthlyRate: 5,
+      currency: 'USD',
+      quotedAt: '2026-01-01T10:00:00Z',
+    }),
     { recorded: false },
   );
   t.like((await repo.getOrder(workflowId))!.order.quote, { number: 2, monthlyRate: '1234567.891234', currency: 'AUD' });
@@ -179,7 +278,14 @@ test('quotes are exact decimals; a late older quote does not replace the current
 
 test('an approver voting twice on the same quote has one vote: the first', async (t) => {
   const { workflowId } = await newOrder();
-  const vote = { workflowId, quoteNumber: 1, approverId: 'fiona', decision: 'approve' as const, monthlyRate: '950.00', currency: 'USD' };
+  const vote = {
+    workflowId,
+    quoteNumber: 1,
+    approverId: 'fiona',
+    decision: 'approve' as const,
+    monthlyRate: '950.00',
+    currency: 'USD',
+  };
   const first = await repo.recordApprovalVote(vote);
   t.true(first.recorded);
   const again = await repo.recordApprovalVote({ ...vote, decision: 'reject', reason: 'changed my mind' });
@@ -190,16 +296,26 @@ test('an approver voting twice on the same quote has one vote: the first', async
   // A new quote is a new question: the same approver may vote on it.
   t.true((await repo.recordApprovalVote({ ...vote, quoteNumber: 2, monthlyRate: '990.00' })).recorded);
   const view = await repo.getOrder(workflowId);
-  t.deepEqual(view!.approvals.map((a) => [a.quoteNumber, a.approverId, a.decision, a.monthlyRate]), [
-    [1, 'fiona', 'approve', '950.00'],
-    [2, 'fiona', 'approve', '990.00'],
-  ]);
+  t.deepEqual(
+    view!.approvals.map((a) => [a.quoteNumber, a.approverId, a.decision, a.monthlyRate]),
+    [
+      [1, 'fiona', 'approve', '950.00'],
+      [2, 'fiona', 'approve', '990.00'],
+    ],
+  );
 });
 
 test('a vote by an unknown approver is refused', async (t) => {
   const { workflowId } = await newOrder();
   const error = await t.throwsAsync(
-    repo.recordApprovalVote({ workflowId, quoteNumber: 1, approverId: 'mallory', decision: 'approve', monthlyRate: 1, currency: 'USD' }),
+    repo.recordApprovalVote({
+      workflowId,
+      quoteNumber: 1,
+      approverId: 'mallory',
+      decision: 'approve',
+      monthlyRate: 1,
+      currency: 'USD',
+    }),
   );
   t.is((error as any).kind, 'not-found');
   t.regex(error!.message, /the approver must be known/);
@@ -215,7 +331,13 @@ test('buy intent then outcome round-trips, and retries of either change nothing'
   t.false(retriedIntent.recorded, 'a second intent for the same attempt says the attempt was begun before');
   t.deepEqual(retriedIntent.attempt, intent.attempt);
 
-  const outcome = { workflowId, attempt: 1, outcome: 'created' as const, technicalServiceUid: 'tsu-123', at: '2026-01-03T09:00:02Z' };
+  const outcome = {
+    workflowId,
+    attempt: 1,
+    outcome: 'created' as const,
+    technicalServiceUid: 'tsu-123',
+    at: '2026-01-03T09:00:02Z',
+  };
   const finished = await repo.recordBuyOutcome(outcome);
   t.like(finished, { outcome: 'created', technicalServiceUid: 'tsu-123', finishedAt: '2026-01-03T09:00:02.000Z' });
   t.deepEqual(await repo.recordBuyOutcome({ ...outcome, at: '2026-01-03T09:05:00Z' }), finished);
@@ -231,16 +353,40 @@ test('a buy claimed for sending cannot be closed as unsent, and one closed as un
   await repo.recordBuyIntent({ workflowId, attempt: 1 });
   t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 1 }), { claimed: true });
   t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 1 }), { claimed: false }, 'claimed once');
-  t.deepEqual(await repo.closeUnsentBuy({ workflowId, attempt: 1, ...unsent }), { closed: false }, 'it may have been sent');
+  t.deepEqual(
+    await repo.closeUnsentBuy({ workflowId, attempt: 1, ...unsent }),
+    { closed: false },
+    'it may have been sent',
+  );
   t.like((await repo.getOrder(workflowId))!.buyAttempts[0], { outcome: null });
 
   await repo.recordBuyIntent({ workflowId, attempt: 2 });
   t.deepEqual(await repo.closeUnsentBuy({ workflowId, attempt: 2, ...unsent }), { closed: true });
-  t.deepEqual(await repo.closeUnsentBuy({ workflowId, attempt: 2, ...unsent }), { closed: true }, 'closing again says the same');
-  t.deepEqual(await repo.claimBuyForSending({ workflowId, attempt: 2 }), { claimed: false }, 'a closed attempt is never sent');
-  t.like((await repo.getOrder(workflowId))!.buyAttempts[1], { outcome: 'not-created', errorClass: 'BuyNotSent', sentAt: null });
+  t.deepEqual(
+    await repo.closeUnsentBuy({ workflowId, attempt: 2, ...unsent }),
+    { closed: true },
+    'closing again says the same',
+  );
+  t.deepEqual(
+    await repo.claimBuyForSending({ workflowId, attempt: 2 }),
+    { claimed: false },
+    'a closed attempt is never sent',
+  );
+  t.like((await repo.getOrder(workflowId))!.buyAttempts[1], {
+    outcome: 'not-created',
+    errorClass: 'BuyNotSent',
+    sentAt: null,
+  });
   // The workflow then records the same outcome for the attempt: no conflict.
-  await t.notThrowsAsync(repo.recordBuyOutcome({ workflowId, attempt: 2, outcome: 'not-created', errorClass: 'BuyNotSent', errorMessage: 'lost before sending' }));
+  await t.notThrowsAsync(
+    repo.recordBuyOutcome({
+      workflowId,
+      attempt: 2,
+      outcome: 'not-created',
+      errorClass: 'BuyNotSent',
+      errorMessage: 'lost before sending',
+    }),
+  );
 });
 
 test('a claim and a close of the same attempt racing: exactly one wins', async (t) => {
@@ -265,7 +411,13 @@ test('a buy outcome without its intent is refused: the intent comes first', asyn
 test('a finished buy is never rewritten; an uncertain one can be resolved by ops', async (t) => {
   const { workflowId } = await newOrder();
   await repo.recordBuyIntent({ workflowId, attempt: 1 });
-  await repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created', errorClass: 'rate-limited', errorMessage: '429' });
+  await repo.recordBuyOutcome({
+    workflowId,
+    attempt: 1,
+    outcome: 'not-created',
+    errorClass: 'rate-limited',
+    errorMessage: '429',
+  });
   const error = await t.throwsAsync(
     repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created', technicalServiceUid: 'tsu-x' }),
   );
@@ -273,7 +425,13 @@ test('a finished buy is never rewritten; an uncertain one can be resolved by ops
   t.regex(error!.message, /attempt 1 of order .* already ended as not-created; refusing to record created/);
 
   await repo.recordBuyIntent({ workflowId, attempt: 2 });
-  await repo.recordBuyOutcome({ workflowId, attempt: 2, outcome: 'uncertain', errorClass: 'connection-reset', errorMessage: 'socket hang up' });
+  await repo.recordBuyOutcome({
+    workflowId,
+    attempt: 2,
+    outcome: 'uncertain',
+    errorClass: 'connection-reset',
+    errorMessage: 'socket hang up',
+  });
   const resolved = await repo.recordBuyOutcome({
     workflowId,
     attempt: 2,
@@ -282,7 +440,10 @@ test('a finished buy is never rewritten; an uncertain one can be resolved by ops
     resolvedBy: 'ops-olga',
   });
   t.like(resolved, { outcome: 'created', technicalServiceUid: 'tsu-777', resolvedBy: 'ops-olga' });
-  t.deepEqual((await repo.getOrder(workflowId))!.buyAttempts.map((a) => a.outcome), ['not-created', 'created']);
+  t.deepEqual(
+    (await repo.getOrder(workflowId))!.buyAttempts.map((a) => a.outcome),
+    ['not-created', 'created'],
+  );
 });
 
 test('a created buy must name its technicalServiceUid', async (t) => {
@@ -329,7 +490,10 @@ test('bad input is refused naming each field and rule, and writes nothing', asyn
   const { workflowId } = await newOrder();
   await t.throwsAsync(
     repo.recordQuote({ workflowId, quoteNumber: 0, monthlyRate: -3, currency: 'usd', quotedAt: 'yesterday' }),
-    { message: /quoteNumber: must be at least 1.*monthlyRate: must be a non-negative decimal amount.*currency: must be a three-letter ISO 4217 code.*quotedAt/ },
+    {
+      message:
+        /quoteNumber: must be at least 1.*monthlyRate: must be a non-negative decimal amount.*currency: must be a three-letter ISO 4217 code.*quotedAt/,
+    },
   );
   t.is((await repo.getOrder(workflowId))!.order.quote, null);
 });
@@ -361,57 +525,88 @@ test('the database itself refuses values outside the rules, naming the constrain
 test('orders are listed newest first, filtered by status, environment and ticket', async (t) => {
   const a = await newOrder({ environment: 'production' });
   const b = await newOrder({ environment: 'production' });
-  await repo.recordTransition({ workflowId: b.workflowId, sequence: 1, from: 'RECEIVED', to: 'CANCELLED', actor: 'rita' });
+  await repo.recordTransition({
+    workflowId: b.workflowId,
+    sequence: 1,
+    from: 'RECEIVED',
+    to: 'CANCELLED',
+    actor: 'rita',
+  });
 
   const production = await repo.listOrders({ environment: 'production' });
-  t.deepEqual(production.map((o) => o.workflowId).filter((id) => [a.workflowId, b.workflowId].includes(id)), [
-    b.workflowId,
-    a.workflowId,
-  ]);
+  t.deepEqual(
+    production.map((o) => o.workflowId).filter((id) => [a.workflowId, b.workflowId].includes(id)),
+    [b.workflowId, a.workflowId],
+  );
   t.true((await repo.listOrders({ status: 'CANCELLED' })).some((o) => o.workflowId === b.workflowId));
   t.false((await repo.listOrders({ status: 'CANCELLED' })).some((o) => o.workflowId === a.workflowId));
-  t.deepEqual((await repo.listOrders({ ticketId: a.ticketId })).map((o) => o.workflowId), [a.workflowId]);
+  t.deepEqual(
+    (await repo.listOrders({ ticketId: a.ticketId })).map((o) => o.workflowId),
+    [a.workflowId],
+  );
   t.is((await repo.listOrders({ limit: 1 })).length, 1);
   t.is(await repo.getOrder('order-UNKNOWN'), null);
 });
 
 /** A policy's rules and a hash of their own (tests in a file run concurrently on one database). */
 function newPolicy(percent: number) {
-  return { hash: randomBytes(32).toString('hex'), policy: { autoApproveBelow: { USD: 1000 }, tiers: [{ name: 'team', roles: ['finance'], approvals: 1 }], maxRiseWithoutApproval: { amount: {}, percent } } };
+  return {
+    hash: randomBytes(32).toString('hex'),
+    policy: {
+      autoApproveBelow: { USD: 1000 },
+      tiers: [{ name: 'team', roles: ['finance'], approvals: 1 }],
+      maxRiseWithoutApproval: { amount: {}, percent },
+    },
+  };
 }
 
 test('a policy is stored once by hash; the order names it by version and hash and has its rules copied from there', async (t) => {
   const order = await newOrder();
   const { hash, policy } = newPolicy(2);
   await repo.storeApprovalPolicy({ hash, policy });
-  await t.notThrowsAsync(repo.storeApprovalPolicy({ hash, policy: structuredClone(policy) }), 'the same rules again change nothing');
-  const other = await t.throwsAsync(repo.storeApprovalPolicy({ hash, policy: { ...policy, tiers: [] } }), { instanceOf: RepositoryError });
+  await t.notThrowsAsync(
+    repo.storeApprovalPolicy({ hash, policy: structuredClone(policy) }),
+    'the same rules again change nothing',
+  );
+  const other = await t.throwsAsync(repo.storeApprovalPolicy({ hash, policy: { ...policy, tiers: [] } }), {
+    instanceOf: RepositoryError,
+  });
   t.is(other?.kind, 'conflict');
   t.is((await sql`SELECT count(*)::int AS n FROM approval_policies WHERE hash = ${hash}`)[0]!.n, 1);
 
   await repo.recordPolicy({ workflowId: order.workflowId, version: 'v7', hash });
   await repo.recordPolicy({ workflowId: order.workflowId, version: 'v7', hash }); // a retried write
-  const [row] = await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
+  const [row] =
+    await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
   t.deepEqual({ ...row }, { policy_version: 'v7', policy_hash: hash, policy });
   t.deepEqual((await repo.getOrder(order.workflowId))!.order.policy, { version: 'v7', hash });
 
   const second = newPolicy(3);
   await repo.storeApprovalPolicy(second);
-  const refused = await t.throwsAsync(repo.recordPolicy({ workflowId: order.workflowId, version: 'v8', hash: second.hash }), { instanceOf: RepositoryError });
+  const refused = await t.throwsAsync(
+    repo.recordPolicy({ workflowId: order.workflowId, version: 'v8', hash: second.hash }),
+    { instanceOf: RepositoryError },
+  );
   t.is(refused?.kind, 'conflict', 'an order is governed by one policy');
 });
 
 test('an order cannot name a policy whose rules are not stored', async (t) => {
   const order = await newOrder();
   const { hash } = newPolicy(4);
-  const refused = await t.throwsAsync(repo.recordPolicy({ workflowId: order.workflowId, version: 'v1', hash }), { instanceOf: RepositoryError });
+  const refused = await t.throwsAsync(repo.recordPolicy({ workflowId: order.workflowId, version: 'v1', hash }), {
+    instanceOf: RepositoryError,
+  });
   t.is(refused?.kind, 'not-found');
   t.regex(refused!.message, new RegExp(`no approval policy is stored with hash ${hash}`));
-  const [row] = await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
+  const [row] =
+    await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
   t.deepEqual({ ...row }, { policy_version: null, policy_hash: null, policy: null });
-  await t.throwsAsync(sql`UPDATE orders SET policy_version = 'v1', policy_hash = ${hash}, policy = '{}' WHERE workflow_id = ${order.workflowId}`, {
-    message: /violates foreign key constraint "orders_policy_hash_fkey"/,
-  });
+  await t.throwsAsync(
+    sql`UPDATE orders SET policy_version = 'v1', policy_hash = ${hash}, policy = '{}' WHERE workflow_id = ${order.workflowId}`,
+    {
+      message: /violates foreign key constraint "orders_policy_hash_fkey"/,
+    },
+  );
 });
 
 test('a policy recorded with its rules (an older journal entry) stores them first', async (t) => {
@@ -424,7 +619,7 @@ test('a policy recorded with its rules (an older journal entry) stores them firs
   t.deepEqual(row?.['policy'], policy);
 });
 
-test('an order\'s usual writes are one statement each: received, policy by hash, buy outcome', async (t) => {
+test("an order's usual writes are one statement each: received, policy by hash, buy outcome", async (t) => {
   // Each statement is a round trip and a commit, paid by every order: counted on a connection of their own.
   const sent: string[] = [];
   const counted = pg(url, { max: 1, onnotice: () => {}, debug: (_connection, query) => sent.push(query) });
@@ -440,13 +635,36 @@ test('an order\'s usual writes are one statement each: received, policy by hash,
   };
   counter += 1;
   const workflowId = `order-CHG-${counter}`;
-  const received = { workflowId, ticketId: `CHG-${counter}`, environment: 'staging' as const, requestedBy: 'rita', request: { ticketId: `CHG-${counter}` } };
+  const received = {
+    workflowId,
+    ticketId: `CHG-${counter}`,
+    environment: 'staging' as const,
+    requestedBy: 'rita',
+    request: { ticketId: `CHG-${counter}` },
+  };
   t.is(await statements(() => orders.recordOrderReceived(received)), 1);
   t.is(await statements(() => orders.recordPolicy({ workflowId, version: 'v1', hash })), 1);
   await orders.recordBuyIntent({ workflowId, attempt: 1 });
-  t.is(await statements(() => orders.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created', technicalServiceUid: '00000000-0000-4000-8000-000000000001' })), 1);
+  t.is(
+    await statements(() =>
+      orders.recordBuyOutcome({
+        workflowId,
+        attempt: 1,
+        outcome: 'created',
+        technicalServiceUid: '00000000-0000-4000-8000-000000000001',
+      }),
+    ),
+    1,
+  );
   const view = (await repo.getOrder(workflowId))!;
-  t.deepEqual(view.events.map((event) => event.to), ['RECEIVED'], 'the order came with its event 0');
+  t.deepEqual(
+    view.events.map((event) => event.to),
+    ['RECEIVED'],
+    'the order came with its event 0',
+  );
   t.deepEqual(view.order.policy, { version: 'v1', hash });
-  t.deepEqual(view.buyAttempts.map((attempt) => attempt.outcome), ['created']);
+  t.deepEqual(
+    view.buyAttempts.map((attempt) => attempt.outcome),
+    ['created'],
+  );
 });

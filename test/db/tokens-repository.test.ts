@@ -23,7 +23,11 @@ const DAY = 86_400_000;
 
 test('an issued token authenticates as its owner with its roles, and its use is recorded', async (t) => {
   const { repo } = await fresh();
-  const issued = await issueApiToken(repo, { owner: 'servicedesk', roles: ['ticket-system', 'requester'], description: 'ServiceDesk' });
+  const issued = await issueApiToken(repo, {
+    owner: 'servicedesk',
+    roles: ['ticket-system', 'requester'],
+    description: 'ServiceDesk',
+  });
   t.regex(issued.token, /^mvo_[a-z2-7]{12}_[A-Za-z0-9_-]{43}$/);
   t.true(looksLikeApiToken(issued.token));
   t.true(looksLikeApiToken('mvo_truncated'), 'a damaged token is still meant as one (and refused as malformed)');
@@ -69,7 +73,10 @@ test('wrong secrets, unknown ids, malformed strings, revoked and expired tokens 
   const { id, secret } = parts(issued.token);
 
   const refused = async (token: string, message: RegExp, now?: Date) => {
-    const error = await t.throwsAsync(authenticateApiToken(repo, token, now), { instanceOf: AuthenticationError, message });
+    const error = await t.throwsAsync(authenticateApiToken(repo, token, now), {
+      instanceOf: AuthenticationError,
+      message,
+    });
     if (token !== '') t.false(error!.message.includes(token), 'the message never echoes the token');
     t.false(error!.message.includes(secret), 'nor its secret');
   };
@@ -77,12 +84,28 @@ test('wrong secrets, unknown ids, malformed strings, revoked and expired tokens 
   const otherSecret = randomBytes(32).toString('base64url');
   await refused(`mvo_${id}_${otherSecret}`, new RegExp(`^API token ${id}: wrong secret$`));
   await refused(`mvo_${'q'.repeat(12)}_${secret}`, /^unknown API token qqqqqqqqqqqq$/);
-  for (const malformed of ['', 'Bearer x', `mvo_${id}`, `${issued.token}x`, `mvx_${id}_${secret}`, issued.token.toUpperCase(), 'eyJhbGciOi.eyJzdWIi.c2ln']) {
+  for (const malformed of [
+    '',
+    'Bearer x',
+    `mvo_${id}`,
+    `${issued.token}x`,
+    `mvx_${id}_${secret}`,
+    issued.token.toUpperCase(),
+    'eyJhbGciOi.eyJzdWIi.c2ln',
+  ]) {
     await refused(malformed, /^malformed API token: expected mvo_<id>_<secret>/);
   }
-  await refused(issued.token, new RegExp(`^API token ${id} expired at ${expiresAt.toISOString()}$`), new Date(expiresAt.getTime() + 1));
+  await refused(
+    issued.token,
+    new RegExp(`^API token ${id} expired at ${expiresAt.toISOString()}$`),
+    new Date(expiresAt.getTime() + 1),
+  );
   await refused(issued.token, /expired/, expiresAt);
-  t.is((await authenticateApiToken(repo, issued.token, new Date(expiresAt.getTime() - 1))).id, 'bot', 'valid until then');
+  t.is(
+    (await authenticateApiToken(repo, issued.token, new Date(expiresAt.getTime() - 1))).id,
+    'bot',
+    'valid until then',
+  );
 
   await repo.revokeToken({ id, by: 'alice' });
   await refused(issued.token, new RegExp(`^API token ${id} was revoked at \\S+Z$`));
@@ -109,7 +132,8 @@ test('the database holds no plaintext token: only a 32-byte hash of the secret',
   for (const { column_name } of columns) {
     const values = await sql<{ value: string | null }[]>`SELECT ${sql(column_name)}::text AS value FROM api_tokens`;
     for (const { value } of values) {
-      for (const form of forms) t.false((value ?? '').includes(form), `column ${column_name} holds no form of the secret`);
+      for (const form of forms)
+        t.false((value ?? '').includes(form), `column ${column_name} holds no form of the secret`);
     }
   }
   const [row] = await sql<{ length: number }[]>`SELECT octet_length(secret_hash) AS length FROM api_tokens`;
@@ -119,22 +143,44 @@ test('the database holds no plaintext token: only a 32-byte hash of the secret',
 test('lists never return hashes; they filter by owner (any case) and hide revoked tokens unless asked', async (t) => {
   const { repo, sql } = await fresh();
   const a = await issueApiToken(repo, { owner: 'Fiona', roles: ['finance-approver'] });
-  const b = await issueApiToken(repo, { owner: 'bot', roles: ['ops', 'admin'], expiresAt: new Date(Date.now() + 90 * DAY) });
+  const b = await issueApiToken(repo, {
+    owner: 'bot',
+    roles: ['ops', 'admin'],
+    expiresAt: new Date(Date.now() + 90 * DAY),
+  });
   await repo.revokeToken({ id: b.record.id, by: 'alice' });
 
   const all = await repo.listTokens({ includeRevoked: true });
-  t.deepEqual(all.map((token) => token.id), [a.record.id, b.record.id]);
+  t.deepEqual(
+    all.map((token) => token.id),
+    [a.record.id, b.record.id],
+  );
   const [stored] = await sql<{ hash: Buffer }[]>`SELECT secret_hash AS hash FROM api_tokens WHERE id = ${a.record.id}`;
   const hash = stored!.hash;
   for (const token of all) {
     t.deepEqual(Object.keys(token).sort(), [
-      'createdAt', 'description', 'expiresAt', 'id', 'lastUsedAt', 'owner', 'revokedAt', 'revokedBy', 'roles',
+      'createdAt',
+      'description',
+      'expiresAt',
+      'id',
+      'lastUsedAt',
+      'owner',
+      'revokedAt',
+      'revokedBy',
+      'roles',
     ]);
     const text = JSON.stringify(token);
     t.false(text.includes(hash.toString('hex')) || text.includes(hash.toString('base64')), 'no hash in any form');
   }
-  t.deepEqual((await repo.listTokens()).map((token) => token.id), [a.record.id], 'revoked tokens are hidden by default');
-  t.deepEqual((await repo.listTokens({ owner: 'fiona' })).map((token) => token.owner), ['Fiona']);
+  t.deepEqual(
+    (await repo.listTokens()).map((token) => token.id),
+    [a.record.id],
+    'revoked tokens are hidden by default',
+  );
+  t.deepEqual(
+    (await repo.listTokens({ owner: 'fiona' })).map((token) => token.owner),
+    ['Fiona'],
+  );
   t.deepEqual(await repo.listTokens({ owner: 'nobody' }), []);
 
   const found = await repo.findTokenForAuthentication(a.record.id);
@@ -153,7 +199,9 @@ test('revoking is idempotent: the first revocation stays; an unknown id is not f
   t.false(second.revoked);
   t.deepEqual(second.token, first.token, 'the first revocation (time and author) is kept');
 
-  const error = await t.throwsAsync(repo.revokeToken({ id: 'nosuchtoken1', by: 'alice' }), { instanceOf: RepositoryError });
+  const error = await t.throwsAsync(repo.revokeToken({ id: 'nosuchtoken1', by: 'alice' }), {
+    instanceOf: RepositoryError,
+  });
   t.is((error as RepositoryError).kind, 'not-found');
   t.regex(error!.message, /revokeToken: no API token with id nosuchtoken1/);
 });
@@ -172,17 +220,29 @@ test('bad owners, roles and expiries are refused naming the field and the rule, 
 
   // The database checks the same rules, for writers other than this repository.
   const hash = randomBytes(32);
-  await t.throwsAsync(sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('abcdefgh2345', ${hash}, 'bot', '{}')`, {
-    message: /api_tokens_roles_format/,
-  });
-  await t.throwsAsync(sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('abcdefgh2345', ${hash}, 'bot', '{"ops,admin"}')`, {
-    message: /api_tokens_roles_format/,
-  });
-  await t.throwsAsync(sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('abcdefgh2345', ${randomBytes(16)}, 'bot', '{ops}')`, {
-    message: /api_tokens_secret_hash_sha256/,
-  });
-  await t.throwsAsync(sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('Bad_Id', ${hash}, 'bot', '{ops}')`, {
-    message: /api_tokens_id_format/,
-  });
+  await t.throwsAsync(
+    sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('abcdefgh2345', ${hash}, 'bot', '{}')`,
+    {
+      message: /api_tokens_roles_format/,
+    },
+  );
+  await t.throwsAsync(
+    sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('abcdefgh2345', ${hash}, 'bot', '{"ops,admin"}')`,
+    {
+      message: /api_tokens_roles_format/,
+    },
+  );
+  await t.throwsAsync(
+    sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('abcdefgh2345', ${randomBytes(16)}, 'bot', '{ops}')`,
+    {
+      message: /api_tokens_secret_hash_sha256/,
+    },
+  );
+  await t.throwsAsync(
+    sql`INSERT INTO api_tokens (id, secret_hash, owner, roles) VALUES ('Bad_Id', ${hash}, 'bot', '{ops}')`,
+    {
+      message: /api_tokens_id_format/,
+    },
+  );
   t.deepEqual(await repo.listTokens({ includeRevoked: true }), []);
 });

@@ -15,7 +15,10 @@ export interface CliChild {
 }
 
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv): CliChild {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -31,8 +34,12 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): CliChild {
       for (;;) {
         const match = stdout.match(pattern);
         if (match) return match;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`mve-orders ${args[0]} exited ${child.exitCode ?? child.signalCode} before printing ${pattern}\n${describe()}`);
-        if (Date.now() > deadline) throw new Error(`mve-orders ${args[0]} did not print ${pattern} within ${timeoutMs} ms\n${describe()}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(
+            `mve-orders ${args[0]} exited ${child.exitCode ?? child.signalCode} before printing ${pattern}\n${describe()}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(`mve-orders ${args[0]} did not print ${pattern} within ${timeoutMs} ms\n${describe()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },

@@ -45,7 +45,13 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       const users = state.users as Array<{ id: string; roles: string[]; token: string }>;
       t.deepEqual(
         users.map((user) => [user.id, user.roles.join(',')]),
-        [['alice', 'requester'], ['fiona', 'finance-approver'], ['dave', 'finance-director'], ['olga', 'ops'], ['ticket-bot', 'ticket-system']],
+        [
+          ['alice', 'requester'],
+          ['fiona', 'finance-approver'],
+          ['dave', 'finance-director'],
+          ['olga', 'ops'],
+          ['ticket-bot', 'ticket-system'],
+        ],
       );
       for (const user of users) t.regex(user.token, /^mvo_[a-z0-9]+_\S+$/, user.id);
 
@@ -70,7 +76,9 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       // Any order command finds the running dev's API without environment variables; --as says who is asking.
       const listed = await runCli(['orders', '--status', 'BOUGHT', '--json', '--as', 'olga'], { env });
       t.is(listed.code, 0, listed.stderr);
-      const bought = (JSON.parse(listed.stdout) as { orders: Array<{ ticketId: string; requestedBy: string; submittedBy: string }> }).orders;
+      const bought = (
+        JSON.parse(listed.stdout) as { orders: Array<{ ticketId: string; requestedBy: string; submittedBy: string }> }
+      ).orders;
       t.is(bought.length, 2);
       t.true(bought.every((order) => order.requestedBy === 'alice' && order.submittedBy === 'alice'));
       const shown = await runCli(['status', bought[0]!.ticketId, '--as', 'alice'], { env });

@@ -8,7 +8,9 @@ import { runCli } from '../helpers/cli.js';
 const BIN = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 
 test('mve-orders devserver prints its address, answers the SDK, and stops on Ctrl-C', async (t) => {
-  const child = spawn(process.execPath, [BIN, 'devserver', '--port', '0', '--namespace', 'orders'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'devserver', '--port', '0', '--namespace', 'orders'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));

@@ -26,7 +26,8 @@ function startDevGroup(env: NodeJS.ProcessEnv) {
     async ready(): Promise<string> {
       const deadline = Date.now() + START_MS;
       while (!/^ready: /m.test(stdout)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`dev did not start:\n${stdout}\n${stderr}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`dev did not start:\n${stdout}\n${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       return stdout;
@@ -53,7 +54,11 @@ test('SIGKILL of the whole mve-orders dev process group loses no order, and the 
     await first.ready();
     const submitted = await cli(['submit', '-', '--as', 'ticket-bot'], order);
     t.is(submitted.code, 0, submitted.stderr);
-    for (let i = 0; i < 100 && !/AWAITING_APPROVAL/.test((await cli(['status', 'KILL-1', '--as', 'olga'])).stdout); i++) {
+    for (
+      let i = 0;
+      i < 100 && !/AWAITING_APPROVAL/.test((await cli(['status', 'KILL-1', '--as', 'olga'])).stdout);
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await first.killGroup('SIGKILL');
@@ -74,9 +79,17 @@ test('SIGKILL of the whole mve-orders dev process group loses no order, and the 
       const resent = await cli(['submit', '-', '--as', 'ticket-bot'], order);
       t.is(resent.code, 0, resent.stderr);
       t.regex(resent.stdout, /already has this order/);
-      const state = JSON.parse(await readFile(join(env.MVE_DATA_DIR, 'dev.json'), 'utf8')) as { api: { simulatorUrl: string } };
-      const sim = (await (await fetch(`${state.api.simulatorUrl}/_sim/state`)).json()) as { products: Array<{ serviceName?: string }> };
-      t.is(sim.products.filter((product) => product.serviceName === 'Sydney FortiGate').length, 1, 'one product for the ticket');
+      const state = JSON.parse(await readFile(join(env.MVE_DATA_DIR, 'dev.json'), 'utf8')) as {
+        api: { simulatorUrl: string };
+      };
+      const sim = (await (await fetch(`${state.api.simulatorUrl}/_sim/state`)).json()) as {
+        products: Array<{ serviceName?: string }>;
+      };
+      t.is(
+        sim.products.filter((product) => product.serviceName === 'Sydney FortiGate').length,
+        1,
+        'one product for the ticket',
+      );
     } finally {
       // A second dev that already exited must not hide why (its stdout and stderr are in the failure above).
       await second.killGroup('SIGTERM').catch(() => undefined);

@@ -23,10 +23,13 @@ test('without a suite, the runner says how to get one', (t) => {
   const error = t.throws(() => requireSuite(undefined), { instanceOf: SuiteNotFound });
   t.regex(error!.message, /git clone https:\/\/github\.com\/temporalio\/features/);
   t.regex(error!.message, /--suite \/path\/to\/features|FEATURES_DIR/);
-  t.throws(() => requireSuite(os.tmpdir()), { instanceOf: SuiteNotFound, message: /is not a temporalio\/features checkout/ });
+  t.throws(() => requireSuite(os.tmpdir()), {
+    instanceOf: SuiteNotFound,
+    message: /is not a temporalio\/features checkout/,
+  });
 });
 
-test('every folder with a feature.ts is a feature; those needing the Go runner\'s proxy or run variants are skipped with the reason', (t) => {
+test("every folder with a feature.ts is a feature; those needing the Go runner's proxy or run variants are skipped with the reason", (t) => {
   const root = fakeSuite({
     'update/basic': undefined,
     'activity/retry_on_error': { go: { minVersion: 'v1.11.0' } },
@@ -40,16 +43,28 @@ test('every folder with a feature.ts is a feature; those needing the Go runner\'
     features.map((f) => f.dir),
     ['activity/retry_on_error', 'client/http_proxy', 'update/basic', 'worker_shutdown/poll_complete_on_shutdown'],
   );
-  t.deepEqual(features.filter((f) => !f.skip).map((f) => f.dir), ['activity/retry_on_error', 'update/basic']);
+  t.deepEqual(
+    features.filter((f) => !f.skip).map((f) => f.dir),
+    ['activity/retry_on_error', 'update/basic'],
+  );
   t.regex(features.find((f) => f.dir === 'client/http_proxy')!.skip!, /HTTP CONNECT proxy/);
   t.regex(features.find((f) => f.dir.startsWith('worker_shutdown'))!.skip!, /variants \(enabled, disabled\)/);
-  t.deepEqual(listFeatures(root, 'update/').map((f) => f.dir), ['update/basic']);
+  t.deepEqual(
+    listFeatures(root, 'update/').map((f) => f.dir),
+    ['update/basic'],
+  );
 });
 
 test('the table lists each feature with its result and ends with "features: P/N pass", skipped ones not counted', (t) => {
   const table = formatTable([
     { feature: 'update/basic', outcome: 'pass', durationMs: 2100 },
-    { feature: 'schedule/basic', outcome: 'fail', durationMs: 900, error: 'ServiceError: Failed to create schedule', unimplemented: { CreateSchedule: 1 } },
+    {
+      feature: 'schedule/basic',
+      outcome: 'fail',
+      durationMs: 900,
+      error: 'ServiceError: Failed to create schedule',
+      unimplemented: { CreateSchedule: 1 },
+    },
     { feature: 'client/http_proxy', outcome: 'skip', durationMs: 0, error: 'out of scope: proxy' },
   ]);
   const lines = table.split('\n');

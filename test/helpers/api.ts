@@ -35,14 +35,23 @@ export interface ApiEngine extends OrderEngine {
   context: ApiContext;
   tokens: Record<TestUser, string>;
   /** A request to the API as `user` (or with no credentials); the body is JSON. */
-  call(method: string, path: string, options?: { as?: TestUser; token?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    options?: { as?: TestUser; token?: string; body?: unknown },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export async function startApiEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<ApiEngine> {
   const engine = await startOrderEngine(pg, options);
   const context: ApiContext = {
     orders: engine.orders,
-    intake: new OrderIntake({ orders: engine.orders, repository: engine.repository, fingerprintKeys: engine.actionKeys, kindMap: SIM_KIND_MAP }),
+    intake: new OrderIntake({
+      orders: engine.orders,
+      repository: engine.repository,
+      fingerprintKeys: engine.actionKeys,
+      kindMap: SIM_KIND_MAP,
+    }),
     repository: engine.repository,
     authenticator: createAuthenticator({ tokens: engine.repository }),
     temporal: engine.client,
@@ -106,7 +115,12 @@ export function productsFor(api: ApiEngine, ticketId: string) {
 }
 
 /** Polls GET /api/v1/orders/{id} (as ops) until the order is in `state`. */
-export async function waitForApiState(api: ApiEngine, ticketId: string, state: string, timeoutMs = 30_000): Promise<any> {
+export async function waitForApiState(
+  api: ApiEngine,
+  ticketId: string,
+  state: string,
+  timeoutMs = 30_000,
+): Promise<any> {
   return waitFor(
     async () => {
       const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });

@@ -29,7 +29,12 @@ import type { OrderActivities, TicketNotification } from '../../workflows/order/
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
-import { parseApprovalPolicy, defaultApprovalPolicies, type ApprovalPolicies, type PoliciesInForce } from '../../domain/approval/index.js';
+import {
+  parseApprovalPolicy,
+  defaultApprovalPolicies,
+  type ApprovalPolicies,
+  type PoliciesInForce,
+} from '../../domain/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
 import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';
@@ -68,7 +73,9 @@ export const APPROVERS = [
 
 /** A valid staging request (kind K9, Sydney) from examples/, with the ticket and size the test needs. */
 export function sydneyRequest(ticketId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const example = JSON.parse(readFileSync(new URL('../../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'));
+  const example = JSON.parse(
+    readFileSync(new URL('../../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
+  );
   return { ...example, ticketId, requestedBy: 'alice', ...overrides };
 }
 
@@ -112,7 +119,11 @@ export function simCredentials(sim: Simulator): SimCredentials {
 
 /** The real activities against the simulator's staging key, as the engine's workers (in-process or not) run them. */
 export function createTestActivities(
-  options: SimCredentials & { repository: Repository; orderRequests: OrderRequestReader; log?: (line: string) => void } & ApproverWebhookOptions,
+  options: SimCredentials & {
+    repository: Repository;
+    orderRequests: OrderRequestReader;
+    log?: (line: string) => void;
+  } & ApproverWebhookOptions,
 ): {
   apiClient: ApiClient;
   activities: OrderActivities;
@@ -137,7 +148,10 @@ export function createTestActivities(
     policies: TEST_POLICIES_IN_FORCE,
     callbackSecret: new Secret(CALLBACK_SECRET),
     // The test ticket system listens on loopback over plain http, as a dev one would.
-    callbackPolicy: callbackPolicyFromEnv({ MVE_CALLBACK_ALLOW_HTTP: 'true', MVE_CALLBACK_ALLOWED_NETWORKS: '127.0.0.0/8,::1' }),
+    callbackPolicy: callbackPolicyFromEnv({
+      MVE_CALLBACK_ALLOW_HTTP: 'true',
+      MVE_CALLBACK_ALLOWED_NETWORKS: '127.0.0.0/8,::1',
+    }),
     callbackTimeoutMs: 2_000,
     orderRequests: options.orderRequests,
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
@@ -162,7 +176,12 @@ export interface EngineOptions extends ApproverWebhookOptions {
 
 export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
   const temporal = await startTemporalTestEnv({ timeSkipping: true });
-  await temporal.addSearchAttributes({ OrderStatus: 'Keyword', TicketId: 'Keyword', Environment: 'Keyword', MonthlyRate: 'Double' });
+  await temporal.addSearchAttributes({
+    OrderStatus: 'Keyword',
+    TicketId: 'Keyword',
+    Environment: 'Keyword',
+    MonthlyRate: 'Double',
+  });
   const sim = await startSimulator({ tokenTtlSeconds: options.tokenTtlSeconds ?? 3600 });
   const db = await pg.database();
   const repository = createRepository(db.sql);
@@ -246,7 +265,10 @@ async function recordHistories(engine: OrderEngine, folder: string): Promise<voi
   for await (const execution of engine.client.workflow.list({ query: "WorkflowType = 'orderWorkflow'" })) {
     const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     const file = path.join(folder, `${execution.workflowId}.json`);
-    await writeFile(file, JSON.stringify({ workflowId: execution.workflowId, codecKeys: engine.codecKeys, history }) + '\n');
+    await writeFile(
+      file,
+      JSON.stringify({ workflowId: execution.workflowId, codecKeys: engine.codecKeys, history }) + '\n',
+    );
   }
 }
 
@@ -259,7 +281,10 @@ export async function replayEveryHistory(engine: OrderEngine): Promise<{ replaye
   }
   const failures: string[] = [];
   const results = Worker.runReplayHistories(
-    { workflowBundle: await orderWorkflowBundle(engine.actionKeys), dataConverter: encryptingDataConverter(engine.keyring) },
+    {
+      workflowBundle: await orderWorkflowBundle(engine.actionKeys),
+      dataConverter: encryptingDataConverter(engine.keyring),
+    },
     histories as Parameters<typeof Worker.runReplayHistories>[1],
   );
   for await (const result of results) {
@@ -287,7 +312,8 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
       const body = Buffer.concat(chunks).toString('utf8');
       const timestamp = String(request.headers[TIMESTAMP_HEADER] ?? '');
       const expected = signNotification(new Secret(CALLBACK_SECRET), timestamp, body);
-      if (request.headers[SIGNATURE_HEADER] === expected) receiver.received.push(JSON.parse(body) as TicketNotification);
+      if (request.headers[SIGNATURE_HEADER] === expected)
+        receiver.received.push(JSON.parse(body) as TicketNotification);
       else receiver.badSignatures++;
       response.writeHead(204).end();
     });

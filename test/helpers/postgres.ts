@@ -86,7 +86,9 @@ export function usePostgres(test: TestFn<any>): TestPostgres {
     const template = migrated ? await templateName() : undefined;
     const sql = connectDatabase(admin, { maxConnections: 1 });
     try {
-      await sql.unsafe(`CREATE DATABASE ${quoteIdentifier(name)}${template ? ` TEMPLATE ${quoteIdentifier(template)}` : ''}`);
+      await sql.unsafe(
+        `CREATE DATABASE ${quoteIdentifier(name)}${template ? ` TEMPLATE ${quoteIdentifier(template)}` : ''}`,
+      );
     } finally {
       await sql.end();
     }

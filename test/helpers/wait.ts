@@ -3,7 +3,12 @@ import type { OrderStatusView } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/order-states.js';
 
 /** Polls the order's status query until it reaches `state` (or fails the test after `timeoutMs`). */
-export async function waitForState(orders: OrderClient, ticketId: string, state: OrderState, timeoutMs = 20_000): Promise<OrderStatusView> {
+export async function waitForState(
+  orders: OrderClient,
+  ticketId: string,
+  state: OrderState,
+  timeoutMs = 20_000,
+): Promise<OrderStatusView> {
   const deadline = Date.now() + timeoutMs;
   let last: OrderStatusView | undefined;
   while (Date.now() < deadline) {
@@ -15,11 +20,17 @@ export async function waitForState(orders: OrderClient, ticketId: string, state:
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`order ${ticketId} did not reach ${state} within ${timeoutMs} ms (last: ${last?.state ?? 'no status'})`);
+  throw new Error(
+    `order ${ticketId} did not reach ${state} within ${timeoutMs} ms (last: ${last?.state ?? 'no status'})`,
+  );
 }
 
 /** Polls `probe` until it gives a value other than undefined (or fails the test after `timeoutMs`). */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'the condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = 'the condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -44,7 +44,10 @@ function payloadsIn(value: unknown, found: Array<{ metadata: Record<string, Uint
 }
 
 function toProto3Json(payload: { metadata: Record<string, Uint8Array>; data: Uint8Array }): JsonPayload {
-  return { metadata: Object.fromEntries(Object.entries(payload.metadata).map(([key, bytes]) => [key, b64(bytes)])), data: b64(payload.data) };
+  return {
+    metadata: Object.fromEntries(Object.entries(payload.metadata).map(([key, bytes]) => [key, b64(bytes)])),
+    data: b64(payload.data),
+  };
 }
 
 /** The encrypted payloads of the order's history, as Temporal stores them (fetched without any codec). */
@@ -54,7 +57,11 @@ async function encryptedHistoryPayloads(api: ApiEngine, ticketId: string): Promi
     execution: { workflowId: `mve-order-${ticketId}` },
   });
   return payloadsIn(history?.events ?? [])
-    .filter((payload) => payload.metadata['encoding'] && Buffer.from(payload.metadata['encoding']).toString('utf8') === ENCRYPTED_ENCODING)
+    .filter(
+      (payload) =>
+        payload.metadata['encoding'] &&
+        Buffer.from(payload.metadata['encoding']).toString('utf8') === ENCRYPTED_ENCODING,
+    )
     .map(toProto3Json);
 }
 
@@ -72,21 +79,34 @@ async function raw(api: ApiEngine, method: string, path: string, headers: Record
 }
 
 async function submitted(api: ApiEngine, ticketId: string): Promise<JsonPayload[]> {
-  const submit = await api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest(ticketId, { size: 'MVE 8/32' }) });
+  const submit = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: sydneyRequest(ticketId, { size: 'MVE 8/32' }),
+  });
   if (submit.status !== 201) throw new Error(`submit: ${submit.status} ${JSON.stringify(submit.body)}`);
   // Wait until the workflow has run a little (the quote is in history), so there are several payloads.
-  await waitFor(async () => ((await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'alice' })).body.state === 'AWAITING_APPROVAL' ? true : undefined));
+  await waitFor(async () =>
+    (await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'alice' })).body.state === 'AWAITING_APPROVAL'
+      ? true
+      : undefined,
+  );
   return encryptedHistoryPayloads(api, ticketId);
 }
 
-const textPayload = (value: unknown): JsonPayload => ({ metadata: { encoding: b64('json/plain') }, data: b64(JSON.stringify(value)) });
+const textPayload = (value: unknown): JsonPayload => ({
+  metadata: { encoding: b64('json/plain') },
+  data: b64(JSON.stringify(value)),
+});
 
 test('decode: the real encrypted payloads of an order, read raw from Temporal, decode for ops and show the ticket', async (t) => {
   const { api } = t.context;
   const payloads = await submitted(api, 'CODEC-1');
   t.true(payloads.length >= 2, `encrypted payloads in history: ${payloads.length}`);
   for (const payload of payloads) {
-    t.false(Buffer.from(payload.data, 'base64').toString('latin1').includes('CODEC-1'), 'the stored payload hides the ticket');
+    t.false(
+      Buffer.from(payload.data, 'base64').toString('latin1').includes('CODEC-1'),
+      'the stored payload hides the ticket',
+    );
     t.truthy(payload.metadata['encryption-key-id']);
   }
 
@@ -105,10 +125,18 @@ test('decode: the real encrypted payloads of an order, read raw from Temporal, d
 test('decode answers at any depth: /codec/decode, /codec/{namespace}/decode, deeper; the operation is the last segment', async (t) => {
   const { api } = t.context;
   const payloads = await submitted(api, 'CODEC-2');
-  for (const path of ['/codec/decode', '/codec/default/decode', '/codec/tenants/acme/default/decode', '/codec/default/decode?preserveStorageRefs=true']) {
+  for (const path of [
+    '/codec/decode',
+    '/codec/default/decode',
+    '/codec/tenants/acme/default/decode',
+    '/codec/default/decode?preserveStorageRefs=true',
+  ]) {
     const response = await api.call('POST', path, { as: 'olga', body: { payloads } });
     t.is(response.status, 200, `${path}: ${JSON.stringify(response.body)}`);
-    t.true((response.body.payloads as JsonPayload[]).some((payload) => unb64(payload.data).includes('CODEC-2')), path);
+    t.true(
+      (response.body.payloads as JsonPayload[]).some((payload) => unb64(payload.data).includes('CODEC-2')),
+      path,
+    );
   }
   const other = await api.call('POST', '/codec/default/download', { as: 'olga', body: { payloads } });
   t.is(other.status, 404);
@@ -117,7 +145,10 @@ test('decode answers at any depth: /codec/decode, /codec/{namespace}/decode, dee
 
 test('encode then decode round-trips; encoding encrypts; plain payloads pass decode unchanged', async (t) => {
   const { api } = t.context;
-  const original = [textPayload({ hello: 'world', secret: 'hunter2' }), { metadata: { encoding: b64('binary/null') }, data: '' }];
+  const original = [
+    textPayload({ hello: 'world', secret: 'hunter2' }),
+    { metadata: { encoding: b64('binary/null') }, data: '' },
+  ];
   const encoded = await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: original } });
   t.is(encoded.status, 200, JSON.stringify(encoded.body));
   const encrypted = encoded.body.payloads as JsonPayload[];
@@ -137,7 +168,9 @@ test('encode then decode round-trips; encoding encrypts; plain payloads pass dec
   // The engine's own client decodes what the codec server encoded: one keyring.
   const [viaEngine] = await new AesGcmPayloadCodec(api.keyring).decode([
     {
-      metadata: Object.fromEntries(Object.entries(encrypted[0]!.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')])),
+      metadata: Object.fromEntries(
+        Object.entries(encrypted[0]!.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+      ),
       data: Buffer.from(encrypted[0]!.data, 'base64'),
     },
   ]);
@@ -156,7 +189,10 @@ test('without credentials 401; a requester or an approver 403; ops may', async (
     t.is(anonymous.status, 401, operation);
     t.is(anonymous.body.error.code, 'UNAUTHENTICATED');
     t.is(anonymous.headers.get('www-authenticate'), 'Bearer realm="mve-orders"');
-    const badToken = await api.call('POST', `/codec/default/${operation}`, { token: 'mvo_abcdefgh12_' + 'A'.repeat(43), body });
+    const badToken = await api.call('POST', `/codec/default/${operation}`, {
+      token: 'mvo_abcdefgh12_' + 'A'.repeat(43),
+      body,
+    });
     t.is(badToken.status, 401, operation);
     for (const user of ['alice', 'fiona', 'aliceApprover', 'ticket-bot'] as const) {
       const refused = await api.call('POST', `/codec/default/${operation}`, { as: user, body });
@@ -171,19 +207,37 @@ test('without credentials 401; a requester or an approver 403; ops may', async (
 
 test('400 for a body that is not payloads, for unparseable JSON, and for a tampered or unknown-key payload', async (t) => {
   const { api } = t.context;
-  for (const body of [{}, { payloads: 'x' }, { payloads: {} }, [], 'payloads', { payloads: [{ metadata: { encoding: 42 }, data: 7 }] }]) {
+  for (const body of [
+    {},
+    { payloads: 'x' },
+    { payloads: {} },
+    [],
+    'payloads',
+    { payloads: [{ metadata: { encoding: 42 }, data: 7 }] },
+  ]) {
     const response = await api.call('POST', '/codec/default/decode', { as: 'olga', body });
     t.is(response.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`);
     t.is(response.body.error.code, 'INVALID_INPUT', JSON.stringify(body));
   }
-  const garbled = await raw(api, 'POST', '/codec/default/decode', { authorization: `Bearer ${api.tokens.olga}`, 'content-type': 'application/json' }, '{"payloads": [');
+  const garbled = await raw(
+    api,
+    'POST',
+    '/codec/default/decode',
+    { authorization: `Bearer ${api.tokens.olga}`, 'content-type': 'application/json' },
+    '{"payloads": [',
+  );
   t.is(garbled.status, 400);
   t.is(garbled.body.error.code, 'INVALID_INPUT');
 
-  const [payload] = (await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: [textPayload({ amount: 100 })] } })).body.payloads as JsonPayload[];
+  const [payload] = (
+    await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: [textPayload({ amount: 100 })] } })
+  ).body.payloads as JsonPayload[];
   const bytes = Buffer.from(payload!.data, 'base64');
   bytes[bytes.length - 20]! ^= 0x01;
-  const tampered = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads: [{ ...payload, data: bytes.toString('base64') }] } });
+  const tampered = await api.call('POST', '/codec/default/decode', {
+    as: 'olga',
+    body: { payloads: [{ ...payload, data: bytes.toString('base64') }] },
+  });
   t.is(tampered.status, 400, JSON.stringify(tampered.body));
   t.is(tampered.body.error.code, 'CODEC_FAILED');
   t.regex(tampered.body.error.message, /failed authentication/);
@@ -208,20 +262,30 @@ test('CORS: a configured origin gets a preflight answer with credentials and the
   t.is(preflight.status, 200);
   t.is(preflight.headers.get('access-control-allow-origin'), 'http://ui.test');
   t.is(preflight.headers.get('access-control-allow-credentials'), 'true');
-  const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').split(',').map((header) => header.trim().toLowerCase());
-  for (const header of ['authorization', 'authorization-extras', 'content-type', 'x-namespace']) t.true(allowed.includes(header), header);
+  const allowed = (preflight.headers.get('access-control-allow-headers') ?? '')
+    .split(',')
+    .map((header) => header.trim().toLowerCase());
+  for (const header of ['authorization', 'authorization-extras', 'content-type', 'x-namespace'])
+    t.true(allowed.includes(header), header);
   t.regex(preflight.headers.get('access-control-allow-methods') ?? '', /POST/);
   t.regex(preflight.headers.get('vary') ?? '', /Origin/i);
   t.is(preflight.body, '', 'an empty answer');
 
   // The actual request from the UI: its origin, the namespace header, the user's token.
   const payloads = [textPayload({ via: 'ui' })];
-  const [encrypted] = (await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads } })).body.payloads as JsonPayload[];
+  const [encrypted] = (await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads } })).body
+    .payloads as JsonPayload[];
   const decoded = await raw(
     api,
     'POST',
     '/codec/default/decode',
-    { origin: 'http://ui.test', authorization: `Bearer ${api.tokens.olga}`, 'authorization-extras': 'an-id-token', 'content-type': 'application/json', 'x-namespace': 'default' },
+    {
+      origin: 'http://ui.test',
+      authorization: `Bearer ${api.tokens.olga}`,
+      'authorization-extras': 'an-id-token',
+      'content-type': 'application/json',
+      'x-namespace': 'default',
+    },
     JSON.stringify({ payloads: [encrypted] }),
   );
   t.is(decoded.status, 200);
@@ -233,10 +297,20 @@ test('CORS: a configured origin gets a preflight answer with credentials and the
 test('CORS: an unknown origin gets no allow-origin header, on the preflight or the request', async (t) => {
   const { api } = t.context;
   for (const origin of ['http://evil.test', 'http://ui.test.evil.test', 'https://ui.test', 'null']) {
-    const preflight = await raw(api, 'OPTIONS', '/codec/default/decode', { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' });
+    const preflight = await raw(api, 'OPTIONS', '/codec/default/decode', {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization',
+    });
     t.is(preflight.headers.get('access-control-allow-origin'), null, origin);
     t.is(preflight.headers.get('access-control-allow-credentials'), null, origin);
-    const request = await raw(api, 'POST', '/codec/default/decode', { origin, authorization: `Bearer ${api.tokens.olga}`, 'content-type': 'application/json' }, JSON.stringify({ payloads: [] }));
+    const request = await raw(
+      api,
+      'POST',
+      '/codec/default/decode',
+      { origin, authorization: `Bearer ${api.tokens.olga}`, 'content-type': 'application/json' },
+      JSON.stringify({ payloads: [] }),
+    );
     t.is(request.headers.get('access-control-allow-origin'), null, origin);
   }
   const wildcard = await raw(api, 'OPTIONS', '/codec/default/decode', { origin: 'http://ui.test' });

@@ -46,7 +46,8 @@ async function startIdp(): Promise<Idp> {
   const jwk = { ...(await exportJWK(publicKey)), kid: KID, alg: 'RS256', use: 'sig' };
   const idp = { jwksRequests: 0 } as Idp;
   const server = createServer((request, response) => {
-    const send = (code: number, body: unknown) => response.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const send = (code: number, body: unknown) =>
+      response.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (request.url === '/.well-known/openid-configuration') send(200, { issuer: idp.issuer, jwks_uri: idp.jwksUrl });
     else if (request.url === '/jwks') {
       idp.jwksRequests++;
@@ -64,8 +65,19 @@ async function startIdp(): Promise<Idp> {
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A JWT as the provider would issue it; `claims` override the defaults. */
-async function jwt(idp: Idp, claims: JWTPayload & { roles?: string[]; preferred_username?: string }, key: CryptoKey = idp.privateKey): Promise<string> {
-  return new SignJWT({ iss: idp.issuer, aud: AUDIENCE, iat: now(), exp: now() + 300, sub: `sub-${claims.preferred_username ?? 'x'}`, ...claims })
+async function jwt(
+  idp: Idp,
+  claims: JWTPayload & { roles?: string[]; preferred_username?: string },
+  key: CryptoKey = idp.privateKey,
+): Promise<string> {
+  return new SignJWT({
+    iss: idp.issuer,
+    aud: AUDIENCE,
+    iat: now(),
+    exp: now() + 300,
+    sub: `sub-${claims.preferred_username ?? 'x'}`,
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: KID })
     .sign(key);
 }
@@ -74,7 +86,12 @@ async function jwt(idp: Idp, claims: JWTPayload & { roles?: string[]; preferred_
 function contextFor(engine: OrderEngine, oidc: Parameters<typeof createOidcVerifier>[0]): ApiContext {
   return {
     orders: engine.orders,
-    intake: new OrderIntake({ orders: engine.orders, repository: engine.repository, fingerprintKeys: engine.actionKeys, kindMap: SIM_KIND_MAP }),
+    intake: new OrderIntake({
+      orders: engine.orders,
+      repository: engine.repository,
+      fingerprintKeys: engine.actionKeys,
+      kindMap: SIM_KIND_MAP,
+    }),
     repository: engine.repository,
     authenticator: createAuthenticator({ tokens: engine.repository, oidc: createOidcVerifier(oidc) }),
     temporal: engine.client,
@@ -92,7 +109,13 @@ const readiness = (engine: OrderEngine) => ({
 test.before(async (t) => {
   const engine = await startOrderEngine(pg);
   const idp = await startIdp();
-  const context = contextFor(engine, { issuer: idp.issuer, audience: AUDIENCE, rolesClaim: 'roles', usernameClaim: 'preferred_username', jwksUrl: idp.jwksUrl });
+  const context = contextFor(engine, {
+    issuer: idp.issuer,
+    audience: AUDIENCE,
+    rolesClaim: 'roles',
+    usernameClaim: 'preferred_username',
+    jwksUrl: idp.jwksUrl,
+  });
   const app = await buildApiServer({ context, readiness: readiness(engine) });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const tokens = {
@@ -107,18 +130,37 @@ test.after.always(async (t) => {
   await t.context.engine?.stop();
 });
 
-async function call(t: ExecutionContext<Context>, method: string, path: string, token: string | undefined, body?: unknown, url = t.context.url) {
+async function call(
+  t: ExecutionContext<Context>,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  url = t.context.url,
+) {
   const response = await fetch(`${url}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
 /** alice submits (with her API token) an order that needs one finance approver; answers its current quote. */
-async function awaitingApproval(t: ExecutionContext<Context>, ticketId: string): Promise<{ monthlyRate: number; currency: string }> {
-  const submitted = await call(t, 'POST', '/api/v1/orders', t.context.tokens.alice, sydneyRequest(ticketId, { size: 'MVE 8/32' }));
+async function awaitingApproval(
+  t: ExecutionContext<Context>,
+  ticketId: string,
+): Promise<{ monthlyRate: number; currency: string }> {
+  const submitted = await call(
+    t,
+    'POST',
+    '/api/v1/orders',
+    t.context.tokens.alice,
+    sydneyRequest(ticketId, { size: 'MVE 8/32' }),
+  );
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   const status = await waitForState(t.context.engine.orders, ticketId, 'AWAITING_APPROVAL');
   return { monthlyRate: Number(status.quote!.monthlyRate), currency: status.quote!.currency };
@@ -144,14 +186,23 @@ test('fiona approves by JWT an order alice submitted by API token: it is BOUGHT,
   const fiona = await jwt(t.context.idp, { preferred_username: 'fiona', roles: ['finance-approver'] });
 
   // The inbox reads the records, which follow the workflow by a journal write: wait for it to show.
-  const inbox = await waitFor(async () => {
-    const response = await call(t, 'GET', '/api/v1/approvals', fiona);
-    t.is(response.status, 200);
-    return response.body.approvals.some((item: { ticketId: string }) => item.ticketId === 'OIDC-APPROVE-1') ? response : undefined;
-  }, 20_000, 'OIDC-APPROVE-1 in fiona\'s inbox');
+  const inbox = await waitFor(
+    async () => {
+      const response = await call(t, 'GET', '/api/v1/approvals', fiona);
+      t.is(response.status, 200);
+      return response.body.approvals.some((item: { ticketId: string }) => item.ticketId === 'OIDC-APPROVE-1')
+        ? response
+        : undefined;
+    },
+    20_000,
+    "OIDC-APPROVE-1 in fiona's inbox",
+  );
   t.is(inbox.status, 200);
 
-  const approved = await call(t, 'POST', '/api/v1/orders/OIDC-APPROVE-1/approve', fiona, { ...quote, comment: 'fine by finance' });
+  const approved = await call(t, 'POST', '/api/v1/orders/OIDC-APPROVE-1/approve', fiona, {
+    ...quote,
+    comment: 'fine by finance',
+  });
   t.is(approved.status, 200, JSON.stringify(approved.body));
   t.deepEqual(approved.body.approvedBy, ['fiona']);
   t.is(approved.body.stillNeeded, 0);
@@ -172,20 +223,40 @@ test('bad JWTs are 401 with the reason: expired, wrong audience, wrong issuer, b
   const fiona = { preferred_username: 'fiona', roles: ['finance-approver'] };
   const stranger = await generateKeyPair('RS256');
   const cases: Array<[string, string, RegExp]> = [
-    ['expired', await jwt(idp, { ...fiona, exp: now() - 600, iat: now() - 900 }), /^the token has expired \(exp \d{4}-/],
-    ['wrong audience', await jwt(idp, { ...fiona, aud: 'another-api' }), /^the token is for audience "another-api", not "mve-api"$/],
-    ['wrong issuer', await jwt(idp, { ...fiona, iss: 'https://idp.evil.test' }), /^the token was issued by "https:\/\/idp\.evil\.test", not the configured issuer/],
-    ['badly signed', await jwt(idp, fiona, stranger.privateKey), /^the token's signature does not verify against the issuer's keys/],
+    [
+      'expired',
+      await jwt(idp, { ...fiona, exp: now() - 600, iat: now() - 900 }),
+      /^the token has expired \(exp \d{4}-/,
+    ],
+    [
+      'wrong audience',
+      await jwt(idp, { ...fiona, aud: 'another-api' }),
+      /^the token is for audience "another-api", not "mve-api"$/,
+    ],
+    [
+      'wrong issuer',
+      await jwt(idp, { ...fiona, iss: 'https://idp.evil.test' }),
+      /^the token was issued by "https:\/\/idp\.evil\.test", not the configured issuer/,
+    ],
+    [
+      'badly signed',
+      await jwt(idp, fiona, stranger.privateKey),
+      /^the token's signature does not verify against the issuer's keys/,
+    ],
     ['not a JWT', 'not-a-jwt', /^the bearer token is not a well-formed JWT$/],
   ];
   for (const [name, token, reason] of cases) {
-    for (const [method, path, body] of [['GET', '/api/v1/me', undefined], ['POST', '/api/v1/orders/OIDC-NONE/approve', { monthlyRate: 1, currency: 'AUD' }]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/api/v1/me', undefined],
+      ['POST', '/api/v1/orders/OIDC-NONE/approve', { monthlyRate: 1, currency: 'AUD' }],
+    ] as const) {
       const response = await call(t, method, path, token, body);
       t.is(response.status, 401, `${name} ${method} ${path}: ${JSON.stringify(response.body)}`);
       t.is(response.body.error.code, 'UNAUTHENTICATED', name);
       t.regex(response.body.error.message, reason, name);
       t.is(response.headers.get('www-authenticate'), 'Bearer realm="mve-orders"', name);
-      for (const part of token.split('.').filter((part) => part.length > 8)) t.false(response.body.error.message.includes(part), `${name}: no part of the token in the answer`);
+      for (const part of token.split('.').filter((part) => part.length > 8))
+        t.false(response.body.error.message.includes(part), `${name}: no part of the token in the answer`);
     }
   }
 });
@@ -219,7 +290,13 @@ test('a JWKS endpoint that is down: 503 IDENTITY_PROVIDER_UNAVAILABLE (not 401);
   const deadJwks = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks`;
   await new Promise<void>((resolve) => closed.close(() => resolve()));
   const app = await buildApiServer({
-    context: contextFor(engine, { issuer: idp.issuer, audience: AUDIENCE, rolesClaim: 'roles', usernameClaim: 'preferred_username', jwksUrl: deadJwks }),
+    context: contextFor(engine, {
+      issuer: idp.issuer,
+      audience: AUDIENCE,
+      rolesClaim: 'roles',
+      usernameClaim: 'preferred_username',
+      jwksUrl: deadJwks,
+    }),
     readiness: readiness(engine),
   });
   t.teardown(() => app.close());
@@ -229,7 +306,10 @@ test('a JWKS endpoint that is down: 503 IDENTITY_PROVIDER_UNAVAILABLE (not 401);
   const response = await call(t, 'GET', '/api/v1/me', token, undefined, url);
   t.is(response.status, 503, JSON.stringify(response.body));
   t.is(response.body.error.code, 'IDENTITY_PROVIDER_UNAVAILABLE');
-  t.true(response.body.error.message.startsWith(`the identity provider's keys could not be fetched from ${deadJwks}`), response.body.error.message);
+  t.true(
+    response.body.error.message.startsWith(`the identity provider's keys could not be fetched from ${deadJwks}`),
+    response.body.error.message,
+  );
   t.regex(response.body.error.message, /ECONNREFUSED/);
   t.false(response.body.error.message.includes(token.split('.')[1]!));
 

@@ -27,14 +27,26 @@ interface Document {
   paths: Record<string, Record<string, Operation>>;
 }
 
-const test = anyTest as TestFn<{ app: FastifyInstance; url: string; routes: Array<{ method: string; url: string }>; document: Document }>;
+const test = anyTest as TestFn<{
+  app: FastifyInstance;
+  url: string;
+  routes: Array<{ method: string; url: string }>;
+  document: Document;
+}>;
 
 /**
  * Nothing the document needs touches the context at build time: the routes use it per request, and no request
  * here reaches one that would. A stand-in keeps this test free of Temporal and PostgreSQL.
  */
 function standInContext(): ApiContext {
-  const unused = new Proxy({}, { get: (_target, name) => { throw new Error(`the OpenAPI test should not use the context (${String(name)})`); } });
+  const unused = new Proxy(
+    {},
+    {
+      get: (_target, name) => {
+        throw new Error(`the OpenAPI test should not use the context (${String(name)})`);
+      },
+    },
+  );
   return {
     orders: unused as ApiContext['orders'],
     intake: unused as ApiContext['intake'],
@@ -59,14 +71,18 @@ test.before(async (t) => {
   diagnostics.subscribe('fastify.initialization', onInitialization);
   let app: FastifyInstance;
   try {
-    app = await buildApiServer({ context: standInContext(), readiness: { temporal: async () => undefined, postgres: async () => undefined } });
+    app = await buildApiServer({
+      context: standInContext(),
+      readiness: { temporal: async () => undefined, postgres: async () => undefined },
+    });
   } finally {
     diagnostics.unsubscribe('fastify.initialization', onInitialization);
   }
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const response = await fetch(`${url}/openapi.json`);
   if (response.status !== 200) throw new Error(`GET /openapi.json: ${response.status}`);
-  if (!response.headers.get('content-type')?.startsWith('application/json')) throw new Error(`content type ${response.headers.get('content-type')}`);
+  if (!response.headers.get('content-type')?.startsWith('application/json'))
+    throw new Error(`content type ${response.headers.get('content-type')}`);
   t.context = { app, url, routes, document: (await response.json()) as Document };
 });
 test.after.always(async (t) => {
@@ -89,7 +105,9 @@ const operationsOf = (document: Document) =>
 
 test('/openapi.json is a valid OpenAPI 3 document', async (t) => {
   const validator = new Validator();
-  const result = await validator.validate(structuredClone(t.context.document) as unknown as Parameters<Validator['validate']>[0]);
+  const result = await validator.validate(
+    structuredClone(t.context.document) as unknown as Parameters<Validator['validate']>[0],
+  );
   t.true(result.valid, JSON.stringify(result.errors, null, 2));
   t.is(validator.version, '3.0');
   t.is(t.context.document.info.version, API_VERSION);
@@ -99,17 +117,34 @@ test('/openapi.json is a valid OpenAPI 3 document', async (t) => {
 test('the hook saw the routes (the comparison below is not vacuous)', (t) => {
   const seen = callableRoutes(t.context.routes).map((route) => `${route.method} ${route.url}`);
   t.true(seen.length >= 13, seen.join(', '));
-  for (const expected of ['POST /api/v1/orders', 'GET /api/v1/orders/:ticketId', 'POST /api/v1/orders/:ticketId/approve', 'POST /codec/*', 'GET /healthz', 'GET /metrics']) {
+  for (const expected of [
+    'POST /api/v1/orders',
+    'GET /api/v1/orders/:ticketId',
+    'POST /api/v1/orders/:ticketId/approve',
+    'POST /codec/*',
+    'GET /healthz',
+    'GET /metrics',
+  ]) {
     t.true(seen.includes(expected), expected);
   }
-  t.true(t.context.routes.some((route) => route.method === 'HEAD'), 'HEAD twins exist and are left out on purpose');
-  t.true(t.context.routes.some((route) => route.method === 'OPTIONS' && route.url === '/codec/*'), 'the CORS preflight route exists and is left out on purpose');
+  t.true(
+    t.context.routes.some((route) => route.method === 'HEAD'),
+    'HEAD twins exist and are left out on purpose',
+  );
+  t.true(
+    t.context.routes.some((route) => route.method === 'OPTIONS' && route.url === '/codec/*'),
+    'the CORS preflight route exists and is left out on purpose',
+  );
 });
 
 test('every route the server registers is in the document, and the document names no route the server lacks', (t) => {
   const { document, routes } = t.context;
-  const registered = callableRoutes(routes).map((route) => `${route.method.toLowerCase()} ${templateOf(route.url)}`).sort();
-  const documented = operationsOf(document).map(({ method, path }) => `${method} ${path}`).sort();
+  const registered = callableRoutes(routes)
+    .map((route) => `${route.method.toLowerCase()} ${templateOf(route.url)}`)
+    .sort();
+  const documented = operationsOf(document)
+    .map(({ method, path }) => `${method} ${path}`)
+    .sort();
   t.deepEqual(documented, [...new Set(registered)]);
   t.false(Object.keys(document.paths).includes('/openapi.json'), 'the document itself is hidden');
 });
@@ -129,7 +164,11 @@ test('each path parameter is declared, required, in the path; each operation has
 
 test('security: bearer by default, the /api/ and /codec/ routes need it; health, readiness and metrics are open', (t) => {
   const { document } = t.context;
-  t.deepEqual(document.components?.securitySchemes?.['bearer'], { type: 'http', scheme: 'bearer', description: document.components?.securitySchemes?.['bearer']?.description });
+  t.deepEqual(document.components?.securitySchemes?.['bearer'], {
+    type: 'http',
+    scheme: 'bearer',
+    description: document.components?.securitySchemes?.['bearer']?.description,
+  });
   t.deepEqual(document.security, [{ bearer: [] }]);
   for (const { path, method, operation } of operationsOf(document)) {
     const open = operation.security !== undefined && operation.security.length === 0;

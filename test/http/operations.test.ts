@@ -32,7 +32,11 @@ async function closedPort(): Promise<number> {
 }
 
 /** The samples of one metric whose labels include all of `labels`, with their values. */
-function samples(text: string, name: string, labels: Record<string, string> = {}): Array<{ line: string; value: number }> {
+function samples(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Array<{ line: string; value: number }> {
   return text
     .split('\n')
     .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
@@ -104,7 +108,10 @@ test('/readyz answers 503 naming temporal when its frontend is a closed port (a 
   const body = response.json();
   t.is(body.status, 'not ready');
   t.false(body.checks.temporal.ok);
-  t.true(typeof body.checks.temporal.error === 'string' && body.checks.temporal.error.length > 0, body.checks.temporal.error);
+  t.true(
+    typeof body.checks.temporal.error === 'string' && body.checks.temporal.error.length > 0,
+    body.checks.temporal.error,
+  );
   t.deepEqual(body.checks.postgres, { ok: true });
   t.log(`temporal check: ${body.checks.temporal.error}`);
   t.true(Date.now() - started < 10_000, 'readiness answers within its own timeout');
@@ -113,35 +120,63 @@ test('/readyz answers 503 naming temporal when its frontend is a closed port (a 
 test('/metrics: Prometheus text with order, approval, request and buy figures after real traffic', async (t) => {
   const { api } = t.context;
   // One order auto-approved and bought; one waiting for approval.
-  t.is((await api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('OPS-BOUGHT', { size: 'MVE 4/16' }) })).status, 201);
-  t.is((await api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('OPS-WAITING', { size: 'MVE 8/32' }) })).status, 201);
+  t.is(
+    (await api.call('POST', '/api/v1/orders', { as: 'alice', body: sydneyRequest('OPS-BOUGHT', { size: 'MVE 4/16' }) }))
+      .status,
+    201,
+  );
+  t.is(
+    (
+      await api.call('POST', '/api/v1/orders', {
+        as: 'alice',
+        body: sydneyRequest('OPS-WAITING', { size: 'MVE 8/32' }),
+      })
+    ).status,
+    201,
+  );
   await waitForState(api.orders, 'OPS-BOUGHT', 'BOUGHT');
   await waitForState(api.orders, 'OPS-WAITING', 'AWAITING_APPROVAL');
   for (let i = 0; i < 3; i++) t.is((await api.call('GET', '/api/v1/orders/OPS-BOUGHT', { as: 'alice' })).status, 200);
   t.is((await api.call('GET', '/api/v1/orders/OPS-NO-SUCH-TICKET', { as: 'alice' })).status, 404);
 
   // The order figures come from Postgres at scrape time (cached for a second): poll until the buy is recorded.
-  const text = await waitFor(async () => {
-    const response = await api.call('GET', '/metrics');
-    const body = String(response.body);
-    return sum(samples(body, 'mve_buy_attempts', { outcome: 'created' })) >= 1 && sum(samples(body, 'mve_approvals_pending')) >= 1 ? body : undefined;
-  }, 20_000, 'the bought order in /metrics');
+  const text = await waitFor(
+    async () => {
+      const response = await api.call('GET', '/metrics');
+      const body = String(response.body);
+      return sum(samples(body, 'mve_buy_attempts', { outcome: 'created' })) >= 1 &&
+        sum(samples(body, 'mve_approvals_pending')) >= 1
+        ? body
+        : undefined;
+    },
+    20_000,
+    'the bought order in /metrics',
+  );
   const metrics = await api.call('GET', '/metrics');
   t.is(metrics.status, 200);
   t.regex(metrics.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
 
   t.regex(text, /^# TYPE mve_orders gauge$/m);
   t.true(samples(text, 'mve_orders', { state: 'BOUGHT' })[0]!.value >= 1, 'mve_orders{state="BOUGHT"}');
-  t.true(samples(text, 'mve_orders', { state: 'AWAITING_APPROVAL' })[0]!.value >= 1, 'mve_orders{state="AWAITING_APPROVAL"}');
+  t.true(
+    samples(text, 'mve_orders', { state: 'AWAITING_APPROVAL' })[0]!.value >= 1,
+    'mve_orders{state="AWAITING_APPROVAL"}',
+  );
   t.true(samples(text, 'mve_orders', { state: 'BUY_UNCERTAIN' }).length === 1, 'every state has a sample, zero or not');
   t.true(samples(text, 'mve_approvals_pending')[0]!.value >= 1);
   t.is(samples(text, 'mve_approvals_pending_oldest_seconds').length, 1);
   t.true(samples(text, 'mve_buy_attempts', { outcome: 'created' })[0]!.value >= 1);
-  for (const outcome of ['not-created', 'uncertain', 'in-flight']) t.is(samples(text, 'mve_buy_attempts', { outcome }).length, 1, outcome);
+  for (const outcome of ['not-created', 'uncertain', 'in-flight'])
+    t.is(samples(text, 'mve_buy_attempts', { outcome }).length, 1, outcome);
 
   // Requests are labelled by route pattern, never by the URL: ticket ids do not become labels.
   const byRoute = { method: 'GET', route: '/api/v1/orders/:ticketId' };
-  t.true(sum(samples(text, 'mve_api_requests_total', { ...byRoute, status: '200' })) >= 3, samples(text, 'mve_api_requests_total').map((s) => s.line).join('\n'));
+  t.true(
+    sum(samples(text, 'mve_api_requests_total', { ...byRoute, status: '200' })) >= 3,
+    samples(text, 'mve_api_requests_total')
+      .map((s) => s.line)
+      .join('\n'),
+  );
   t.true(sum(samples(text, 'mve_api_requests_total', { ...byRoute, status: '404' })) >= 1);
   t.false(text.includes('OPS-BOUGHT') || text.includes('OPS-NO-SUCH-TICKET'), 'no ticket id in the metrics');
   t.regex(text, /^# TYPE mve_api_request_duration_seconds histogram$/m);
@@ -176,7 +211,13 @@ test('GET /api/v1/me: who an API token is, and what it may do', async (t) => {
     via: 'token',
     can: { submit: false, approve: false, seeAllOrders: true, resolveBuys: true, readHistoryPayloads: true },
   });
-  t.deepEqual((await me('aliceApprover')).can, { submit: true, approve: true, seeAllOrders: true, resolveBuys: false, readHistoryPayloads: false });
+  t.deepEqual((await me('aliceApprover')).can, {
+    submit: true,
+    approve: true,
+    seeAllOrders: true,
+    resolveBuys: false,
+    readHistoryPayloads: false,
+  });
   t.deepEqual((await me('ticket-bot')).roles, ['ticket-system']);
 
   const anonymous = await api.call('GET', '/api/v1/me');
@@ -186,7 +227,11 @@ test('GET /api/v1/me: who an API token is, and what it may do', async (t) => {
 
 test('an unknown route answers 404 with the JSON error body', async (t) => {
   const { api } = t.context;
-  for (const [method, path] of [['GET', '/nope'], ['POST', '/healthz'], ['DELETE', '/api/v1/orders/X']] as const) {
+  for (const [method, path] of [
+    ['GET', '/nope'],
+    ['POST', '/healthz'],
+    ['DELETE', '/api/v1/orders/X'],
+  ] as const) {
     const response = await api.call(method, path, { as: 'olga' });
     t.is(response.status, 404, `${method} ${path}`);
     t.regex(response.headers.get('content-type') ?? '', /^application\/json/);
@@ -201,7 +246,11 @@ test('an unknown route answers 404 with the JSON error body', async (t) => {
 test('bodies fastify refuses (malformed JSON, wrong content type, too large) get a JSON error body and change nothing', async (t) => {
   const { api } = t.context;
   const post = (body: string, contentType: string) =>
-    fetch(`${api.url}/api/v1/orders`, { method: 'POST', headers: { authorization: `Bearer ${api.tokens.alice}`, 'content-type': contentType }, body });
+    fetch(`${api.url}/api/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.tokens.alice}`, 'content-type': contentType },
+      body,
+    });
 
   const malformed = await post('{"ticketId": "OPS-MALFORMED", ', 'application/json');
   t.is(malformed.status, 400);
@@ -214,9 +263,13 @@ test('bodies fastify refuses (malformed JSON, wrong content type, too large) get
   t.is(wrongType.status, 415);
   t.is(((await wrongType.json()) as { error: { code: string } }).error.code, 'INVALID_INPUT');
 
-  const huge = await post(JSON.stringify({ ...sydneyRequest('OPS-HUGE'), padding: 'x'.repeat(1_100_000) }), 'application/json');
+  const huge = await post(
+    JSON.stringify({ ...sydneyRequest('OPS-HUGE'), padding: 'x'.repeat(1_100_000) }),
+    'application/json',
+  );
   t.is(huge.status, 413);
   t.is(((await huge.json()) as { error: { code: string } }).error.code, 'INVALID_INPUT');
 
-  for (const ticket of ['OPS-MALFORMED', 'OPS-FORM', 'OPS-HUGE']) t.is(await api.repository.getTicket(ticket), null, `${ticket} was not taken`);
+  for (const ticket of ['OPS-MALFORMED', 'OPS-FORM', 'OPS-HUGE'])
+    t.is(await api.repository.getTicket(ticket), null, `${ticket} was not taken`);
 });

@@ -9,7 +9,14 @@ import { issueApiToken } from '../../client/http/index.js';
 import { OrderIntake, type OrderClient } from '../../client/orders/index.js';
 import { startDevServer } from '@mve-orders/devserver';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
+import {
+  namedRequest,
+  productsFor,
+  startApiEngine,
+  waitForApiState,
+  type ApiEngine,
+  type TestUser,
+} from '../helpers/api.js';
 import { replayEveryHistory, sydneyRequest, TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
@@ -26,17 +33,18 @@ test.after.always(async (t) => {
   await t.context.api?.stop();
 });
 
-
-
 /** Runs of the order's workflow id that Temporal knows. */
 async function runsOf(api: ApiEngine, ticketId: string): Promise<number> {
   return (await api.orders.list(`WorkflowId = 'mve-order-${ticketId}'`)).length;
 }
 
-
 /** Polls the Postgres records until the order's recorded status is `status`. */
 async function waitForRecordedStatus(api: ApiEngine, ticketId: string, status: string): Promise<void> {
-  await waitFor(async () => ((await api.repository.getOrder(`mve-order-${ticketId}`))?.order.status === status ? true : undefined), 20_000, `records of ${ticketId} at ${status}`);
+  await waitFor(
+    async () => ((await api.repository.getOrder(`mve-order-${ticketId}`))?.order.status === status ? true : undefined),
+    20_000,
+    `records of ${ticketId} at ${status}`,
+  );
 }
 
 function expectError(t: ExecutionContext, response: { status: number; body: any }, status: number, code: string): void {
@@ -53,7 +61,14 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
   const submitted = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('ORD-1') });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   t.true(submitted.body.created);
-  t.like(submitted.body.order, { ticketId: 'ORD-1', workflowId: 'mve-order-ORD-1', environment: 'staging', requestedBy: 'alice', submittedBy: 'alice', source: 'workflow' });
+  t.like(submitted.body.order, {
+    ticketId: 'ORD-1',
+    workflowId: 'mve-order-ORD-1',
+    environment: 'staging',
+    requestedBy: 'alice',
+    submittedBy: 'alice',
+    source: 'workflow',
+  });
   t.deepEqual(submitted.body.warnings, []);
 
   const bought = await waitForApiState(api, 'ORD-1', 'BOUGHT');
@@ -66,14 +81,20 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
 
 test.serial('a ticket system names the requester, matched case-insensitively to the directory', async (t) => {
   const { api } = t.context;
-  const submitted = await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body: namedRequest('BOT-1', { requestedBy: 'FIONA' }) });
+  const submitted = await api.call('POST', '/api/v1/orders', {
+    as: 'ticket-bot',
+    body: namedRequest('BOT-1', { requestedBy: 'FIONA' }),
+  });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   t.like(submitted.body.order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
   const order = await waitForApiState(api, 'BOT-1', 'BOUGHT');
-  t.is(order.requestedBy, 'fiona', 'recorded with the directory\'s spelling');
+  t.is(order.requestedBy, 'fiona', "recorded with the directory's spelling");
   t.is(order.submittedBy, 'ticket-bot');
   await waitForRecordedStatus(api, 'BOT-1', 'BOUGHT');
-  t.like((await api.repository.getOrder('mve-order-BOT-1'))?.order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
+  t.like((await api.repository.getOrder('mve-order-BOT-1'))?.order, {
+    requestedBy: 'fiona',
+    submittedBy: 'ticket-bot',
+  });
   t.like(await api.repository.getTicket('BOT-1'), { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
 });
 
@@ -81,12 +102,24 @@ test.serial('an invalid request is refused with 400 naming the field, and nothin
   const { api } = t.context;
   const bad = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('BAD-1', { term: 7 }) });
   expectError(t, bad, 400, 'INVALID_REQUEST');
-  t.true(bad.body.error.details.some((detail: { path: string; message: string }) => detail.path === 'term' && /term must be one of/.test(detail.message)), JSON.stringify(bad.body));
+  t.true(
+    bad.body.error.details.some(
+      (detail: { path: string; message: string }) =>
+        detail.path === 'term' && /term must be one of/.test(detail.message),
+    ),
+    JSON.stringify(bad.body),
+  );
   t.regex(bad.body.error.message, /term/);
 
-  const twoFields = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('BAD-2', { vnics: [], location: {} }) });
+  const twoFields = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: namedRequest('BAD-2', { vnics: [], location: {} }),
+  });
   expectError(t, twoFields, 400, 'INVALID_REQUEST');
-  t.deepEqual(twoFields.body.error.details.map((detail: { path: string }) => detail.path).sort(), ['location', 'vnics']);
+  t.deepEqual(twoFields.body.error.details.map((detail: { path: string }) => detail.path).sort(), [
+    'location',
+    'vnics',
+  ]);
 
   const notAnObject = await api.call('POST', '/api/v1/orders', { as: 'alice', body: ['not', 'an', 'order'] });
   t.is(notAnObject.status, 400, JSON.stringify(notAnObject.body));
@@ -104,26 +137,44 @@ test.serial('a ticket system that names no requester is refused with 400', async
   for (const body of [withoutRequester, { ...withoutRequester, requestedBy: '  ' }]) {
     const refused = await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body });
     expectError(t, refused, 400, 'INVALID_REQUEST');
-    t.deepEqual(refused.body.error.details.map((detail: { path: string }) => detail.path), ['requestedBy']);
+    t.deepEqual(
+      refused.body.error.details.map((detail: { path: string }) => detail.path),
+      ['requestedBy'],
+    );
   }
   t.is(await runsOf(api, 'BOT-NOBODY'), 0);
   t.is(await api.repository.getTicket('BOT-NOBODY'), null);
 });
 
-test.serial('a requester cannot order in someone else\'s name, and ops cannot submit: 403', async (t) => {
+test.serial("a requester cannot order in someone else's name, and ops cannot submit: 403", async (t) => {
   const { api } = t.context;
-  const forOther = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('SOMEONE-ELSE', { requestedBy: 'fiona' }) });
+  const forOther = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: namedRequest('SOMEONE-ELSE', { requestedBy: 'fiona' }),
+  });
   expectError(t, forOther, 403, 'FORBIDDEN');
-  t.deepEqual(forOther.body.error.details.map((detail: { path: string }) => detail.path), ['requestedBy']);
+  t.deepEqual(
+    forOther.body.error.details.map((detail: { path: string }) => detail.path),
+    ['requestedBy'],
+  );
 
   // Alice in another case is still alice: allowed, and recorded with the directory's spelling.
-  const sameInOtherCase = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('ALICE-CASE', { requestedBy: 'ALICE' }) });
+  const sameInOtherCase = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: namedRequest('ALICE-CASE', { requestedBy: 'ALICE' }),
+  });
   t.is(sameInOtherCase.status, 201, JSON.stringify(sameInOtherCase.body));
   t.is(sameInOtherCase.body.order.requestedBy, 'alice');
 
-  const byOps = await api.call('POST', '/api/v1/orders', { as: 'olga', body: namedRequest('BY-OPS', { requestedBy: 'olga' }) });
+  const byOps = await api.call('POST', '/api/v1/orders', {
+    as: 'olga',
+    body: namedRequest('BY-OPS', { requestedBy: 'olga' }),
+  });
   expectError(t, byOps, 403, 'FORBIDDEN');
-  const byApprover = await api.call('POST', '/api/v1/orders', { as: 'fiona', body: namedRequest('BY-FIONA', { requestedBy: 'fiona' }) });
+  const byApprover = await api.call('POST', '/api/v1/orders', {
+    as: 'fiona',
+    body: namedRequest('BY-FIONA', { requestedBy: 'fiona' }),
+  });
   expectError(t, byApprover, 403, 'FORBIDDEN');
 
   for (const ticketId of ['SOMEONE-ELSE', 'BY-OPS', 'BY-FIONA']) {
@@ -137,8 +188,14 @@ test.serial('no token or a bad token: 401 with WWW-Authenticate, and nothing sta
   const { api } = t.context;
   const attempts = [
     await api.call('POST', '/api/v1/orders', { body: namedRequest('ANON-1') }),
-    await api.call('POST', '/api/v1/orders', { token: `mvo_aaaaaaaaaaaa_${'A'.repeat(43)}`, body: namedRequest('ANON-1') }),
-    await api.call('POST', '/api/v1/orders', { token: `${api.tokens.alice.slice(0, -4)}AAAA`, body: namedRequest('ANON-1') }),
+    await api.call('POST', '/api/v1/orders', {
+      token: `mvo_aaaaaaaaaaaa_${'A'.repeat(43)}`,
+      body: namedRequest('ANON-1'),
+    }),
+    await api.call('POST', '/api/v1/orders', {
+      token: `${api.tokens.alice.slice(0, -4)}AAAA`,
+      body: namedRequest('ANON-1'),
+    }),
     await api.call('POST', '/api/v1/orders', { token: 'not-a-token', body: namedRequest('ANON-1') }),
     await api.call('GET', '/api/v1/orders'),
     await api.call('GET', '/api/v1/orders/ORD-1', { token: 'mvo_garbage' }),
@@ -176,25 +233,31 @@ test.serial('the same ticket with the same body answers the existing order (200)
   t.is(await runsOf(api, 'REPEAT-1'), 1);
 });
 
-test.serial('the same ticket with the same body while the order still runs answers 200 and starts nothing', async (t) => {
-  const { api } = t.context;
-  const body = namedRequest('REPEAT-2', { size: 'MVE 8/32' });
-  t.is((await api.call('POST', '/api/v1/orders', { as: 'alice', body })).status, 201);
-  // At once (the workflow may not have recorded anything yet) and again while it waits for approval.
-  const early = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
-  t.is(early.status, 200, JSON.stringify(early.body));
-  t.false(early.body.created);
-  await waitForApiState(api, 'REPEAT-2', 'AWAITING_APPROVAL');
-  const waiting = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
-  t.is(waiting.status, 200, JSON.stringify(waiting.body));
-  t.false(waiting.body.created);
-  t.is(waiting.body.order.state, 'AWAITING_APPROVAL');
-  t.is(await runsOf(api, 'REPEAT-2'), 1);
-});
+test.serial(
+  'the same ticket with the same body while the order still runs answers 200 and starts nothing',
+  async (t) => {
+    const { api } = t.context;
+    const body = namedRequest('REPEAT-2', { size: 'MVE 8/32' });
+    t.is((await api.call('POST', '/api/v1/orders', { as: 'alice', body })).status, 201);
+    // At once (the workflow may not have recorded anything yet) and again while it waits for approval.
+    const early = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
+    t.is(early.status, 200, JSON.stringify(early.body));
+    t.false(early.body.created);
+    await waitForApiState(api, 'REPEAT-2', 'AWAITING_APPROVAL');
+    const waiting = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
+    t.is(waiting.status, 200, JSON.stringify(waiting.body));
+    t.false(waiting.body.created);
+    t.is(waiting.body.order.state, 'AWAITING_APPROVAL');
+    t.is(await runsOf(api, 'REPEAT-2'), 1);
+  },
+);
 
 test.serial('a ticket system re-posting with the requester spelt another way is the same request: 200', async (t) => {
   const { api } = t.context;
-  const again = await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body: namedRequest('BOT-1', { requestedBy: 'Fiona' }) });
+  const again = await api.call('POST', '/api/v1/orders', {
+    as: 'ticket-bot',
+    body: namedRequest('BOT-1', { requestedBy: 'Fiona' }),
+  });
   t.is(again.status, 200, JSON.stringify(again.body));
   t.false(again.body.created);
   t.like(again.body.order, { ticketId: 'BOT-1', requestedBy: 'fiona', state: 'BOUGHT' });
@@ -202,51 +265,65 @@ test.serial('a ticket system re-posting with the requester spelt another way is 
   t.is(productsFor(api, 'BOT-1').length, 1);
 });
 
-test.serial('a ticket registered by an intake that died before starting its workflow is started by the next post: 201', async (t) => {
-  const { api } = t.context;
-  // The same intake over the same records, whose process "dies" between registering the ticket and starting the workflow.
-  const dying = new OrderIntake({
-    orders: { submit: async () => Promise.reject(new Error('the process died')) } as unknown as OrderClient,
-    repository: api.repository,
-    fingerprintKeys: api.actionKeys,
-    kindMap: SIM_KIND_MAP,
-  });
-  await t.throwsAsync(dying.submit(namedRequest('HALF-1'), 'alice'), { message: 'the process died' });
-  t.truthy(await api.repository.getTicket('HALF-1'), 'the ticket is registered');
-  t.is(await runsOf(api, 'HALF-1'), 0, 'no workflow');
+test.serial(
+  'a ticket registered by an intake that died before starting its workflow is started by the next post: 201',
+  async (t) => {
+    const { api } = t.context;
+    // The same intake over the same records, whose process "dies" between registering the ticket and starting the workflow.
+    const dying = new OrderIntake({
+      orders: { submit: async () => Promise.reject(new Error('the process died')) } as unknown as OrderClient,
+      repository: api.repository,
+      fingerprintKeys: api.actionKeys,
+      kindMap: SIM_KIND_MAP,
+    });
+    await t.throwsAsync(dying.submit(namedRequest('HALF-1'), 'alice'), { message: 'the process died' });
+    t.truthy(await api.repository.getTicket('HALF-1'), 'the ticket is registered');
+    t.is(await runsOf(api, 'HALF-1'), 0, 'no workflow');
 
-  const resumed = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
-  t.is(resumed.status, 201, JSON.stringify(resumed.body));
-  t.true(resumed.body.created, 'this post started the order');
-  await waitForApiState(api, 'HALF-1', 'BOUGHT');
-  t.is(await runsOf(api, 'HALF-1'), 1);
-  t.is(productsFor(api, 'HALF-1').length, 1);
+    const resumed = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
+    t.is(resumed.status, 201, JSON.stringify(resumed.body));
+    t.true(resumed.body.created, 'this post started the order');
+    await waitForApiState(api, 'HALF-1', 'BOUGHT');
+    t.is(await runsOf(api, 'HALF-1'), 1);
+    t.is(productsFor(api, 'HALF-1').length, 1);
 
-  const once = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
-  t.is(once.status, 200, JSON.stringify(once.body));
-  t.false(once.body.created);
-  t.is(await runsOf(api, 'HALF-1'), 1);
-});
+    const once = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
+    t.is(once.status, 200, JSON.stringify(once.body));
+    t.false(once.body.created);
+    t.is(await runsOf(api, 'HALF-1'), 1);
+  },
+);
 
-test.serial('the same ticket with a different body is refused with 409 TICKET_CONFLICT and changes nothing', async (t) => {
-  const { api } = t.context;
-  const conflict = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('REPEAT-1', { size: 'MVE 8/32' }) });
-  expectError(t, conflict, 409, 'TICKET_CONFLICT');
-  t.regex(conflict.body.error.message, /REPEAT-1/);
-  // A different secret is a different request too, and the refusal never shows it.
-  const otherKey = namedRequest('REPEAT-1', { vendorConfig: { ...(namedRequest('X').vendorConfig as object), licenseData: 'T1RIRVItTElDRU5TRS1EQVRB' } });
-  const secretConflict = await api.call('POST', '/api/v1/orders', { as: 'alice', body: otherKey });
-  expectError(t, secretConflict, 409, 'TICKET_CONFLICT');
-  t.false(JSON.stringify(secretConflict.body).includes('T1RIRVItTElDRU5TRS1EQVRB'));
-  // Another submitter with a different requester is a different request.
-  const byBot = await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body: namedRequest('REPEAT-1', { requestedBy: 'fiona' }) });
-  expectError(t, byBot, 409, 'TICKET_CONFLICT');
+test.serial(
+  'the same ticket with a different body is refused with 409 TICKET_CONFLICT and changes nothing',
+  async (t) => {
+    const { api } = t.context;
+    const conflict = await api.call('POST', '/api/v1/orders', {
+      as: 'alice',
+      body: namedRequest('REPEAT-1', { size: 'MVE 8/32' }),
+    });
+    expectError(t, conflict, 409, 'TICKET_CONFLICT');
+    t.regex(conflict.body.error.message, /REPEAT-1/);
+    // A different secret is a different request too, and the refusal never shows it.
+    const otherKey = namedRequest('REPEAT-1', {
+      vendorConfig: { ...(namedRequest('X').vendorConfig as object), licenseData: 'T1RIRVItTElDRU5TRS1EQVRB' },
+    });
+    const secretConflict = await api.call('POST', '/api/v1/orders', { as: 'alice', body: otherKey });
+    expectError(t, secretConflict, 409, 'TICKET_CONFLICT');
+    t.false(JSON.stringify(secretConflict.body).includes('T1RIRVItTElDRU5TRS1EQVRB'));
+    // Another submitter with a different requester is a different request.
+    const byBot = await api.call('POST', '/api/v1/orders', {
+      as: 'ticket-bot',
+      body: namedRequest('REPEAT-1', { requestedBy: 'fiona' }),
+    });
+    expectError(t, byBot, 409, 'TICKET_CONFLICT');
 
-  t.is(await runsOf(api, 'REPEAT-1'), 1);
-  t.is(productsFor(api, 'REPEAT-1').length, 1);
-  const order = await api.call('GET', '/api/v1/orders/REPEAT-1', { as: 'alice' });
-  t.like(order.body, { state: 'BOUGHT', requestedBy: 'alice', quote: { monthlyRate: 809.1, currency: 'AUD' } });
-});
+    t.is(await runsOf(api, 'REPEAT-1'), 1);
+    t.is(productsFor(api, 'REPEAT-1').length, 1);
+    const order = await api.call('GET', '/api/v1/orders/REPEAT-1', { as: 'alice' });
+    t.like(order.body, { state: 'BOUGHT', requestedBy: 'alice', quote: { monthlyRate: 809.1, currency: 'AUD' } });
+  },
+);
 
 test.serial('a ticket re-posted after Temporal has forgotten its workflow buys nothing', async (t) => {
   // How Temporal is made to forget: the devserver keeps a closed workflow for its namespace's retention,
@@ -255,7 +332,11 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
   // UNIMPLEMENTED"). The shared helper starts the devserver with the default 24 h retention, so this test runs
   // an engine of its own against a devserver started with `retentionMs` of 1.5 s, handed to the helper through
   // TEMPORAL_ADDRESS (time is then real, which this order does not need).
-  const devServer = await startDevServer({ port: 0, retentionMs: 1_500, log: (line, level) => level === 'warn' && console.error(`[devserver] ${line}`) });
+  const devServer = await startDevServer({
+    port: 0,
+    retentionMs: 1_500,
+    log: (line, level) => level === 'warn' && console.error(`[devserver] ${line}`),
+  });
   const saved = { address: process.env.TEMPORAL_ADDRESS, namespace: process.env.TEMPORAL_NAMESPACE };
   process.env.TEMPORAL_ADDRESS = devServer.address;
   delete process.env.TEMPORAL_NAMESPACE;
@@ -290,7 +371,14 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
     'the order answered from the records',
   );
   t.is(await runsOf(api, 'FORGET-1'), 0, 'Temporal no longer has the workflow');
-  t.like(fromRecords, { ticketId: 'FORGET-1', state: 'BOUGHT', requestedBy: 'alice', submittedBy: 'alice', source: 'records', policy: { version: 'test-1' } });
+  t.like(fromRecords, {
+    ticketId: 'FORGET-1',
+    state: 'BOUGHT',
+    requestedBy: 'alice',
+    submittedBy: 'alice',
+    source: 'records',
+    policy: { version: 'test-1' },
+  });
   t.is(fromRecords.product?.technicalServiceUid, bought.product?.technicalServiceUid);
 
   const again = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
@@ -303,16 +391,28 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
   t.is(productsFor(api, 'FORGET-1').length, 1, 'still one product for the ticket');
   t.is((await api.call('GET', '/api/v1/orders/FORGET-1', { as: 'alice' })).body.source, 'records');
 
-  const conflict = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('FORGET-1', { size: 'MVE 8/32' }) });
+  const conflict = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: namedRequest('FORGET-1', { size: 'MVE 8/32' }),
+  });
   expectError(t, conflict, 409, 'TICKET_CONFLICT');
   t.is(await runsOf(api, 'FORGET-1'), 0);
 
   // Actions on a forgotten order are refused as on any ended order (not a server error).
-  const cancel = await api.call('POST', '/api/v1/orders/FORGET-1/cancel', { as: 'alice', body: { reason: 'too late' } });
+  const cancel = await api.call('POST', '/api/v1/orders/FORGET-1/cancel', {
+    as: 'alice',
+    body: { reason: 'too late' },
+  });
   expectError(t, cancel, 409, 'NOT_CANCELLABLE');
-  const approve = await api.call('POST', '/api/v1/orders/FORGET-1/approve', { as: 'fiona', body: { monthlyRate: 809.1, currency: 'AUD' } });
+  const approve = await api.call('POST', '/api/v1/orders/FORGET-1/approve', {
+    as: 'fiona',
+    body: { monthlyRate: 809.1, currency: 'AUD' },
+  });
   expectError(t, approve, 409, 'ORDER_CLOSED');
-  const resolve = await api.call('POST', '/api/v1/orders/FORGET-1/resolve-buy', { as: 'olga', body: { outcome: 'not-created', note: 'not in the portal' } });
+  const resolve = await api.call('POST', '/api/v1/orders/FORGET-1/resolve-buy', {
+    as: 'olga',
+    body: { outcome: 'not-created', note: 'not in the portal' },
+  });
   expectError(t, resolve, 409, 'NOT_UNCERTAIN');
   t.is(await runsOf(api, 'FORGET-1'), 0);
   t.is(productsFor(api, 'FORGET-1').length, 1);
@@ -330,7 +430,13 @@ test.serial('GET one order: the requester sees theirs with the governing policy;
   const { api, bob } = t.context;
   const mine = await api.call('GET', '/api/v1/orders/ORD-1', { as: 'alice' });
   t.is(mine.status, 200, JSON.stringify(mine.body));
-  t.like(mine.body, { ticketId: 'ORD-1', state: 'BOUGHT', requestedBy: 'alice', source: 'workflow', quote: { monthlyRate: 809.1, currency: 'AUD' } });
+  t.like(mine.body, {
+    ticketId: 'ORD-1',
+    state: 'BOUGHT',
+    requestedBy: 'alice',
+    source: 'workflow',
+    quote: { monthlyRate: 809.1, currency: 'AUD' },
+  });
   t.deepEqual(mine.body.policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
   t.regex(mine.body.product?.technicalServiceUid ?? '', /^[0-9a-f-]{36}$/);
   t.deepEqual(
@@ -338,17 +444,23 @@ test.serial('GET one order: the requester sees theirs with the governing policy;
     ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
   );
   const example = sydneyRequest('X').vendorConfig as Record<string, string>;
-  for (const secret of Object.values(example)) t.false(JSON.stringify(mine.body).includes(secret), 'no secret in the order view');
+  for (const secret of Object.values(example))
+    t.false(JSON.stringify(mine.body).includes(secret), 'no secret in the order view');
 
   // Ops, approvers and the ticket system that submitted it see it too.
-  for (const user of ['olga', 'fiona', 'dave', 'erin'] as TestUser[]) t.is((await api.call('GET', '/api/v1/orders/ORD-1', { as: user })).status, 200, user);
+  for (const user of ['olga', 'fiona', 'dave', 'erin'] as TestUser[])
+    t.is((await api.call('GET', '/api/v1/orders/ORD-1', { as: user })).status, 200, user);
   t.is((await api.call('GET', '/api/v1/orders/BOT-1', { as: 'ticket-bot' })).status, 200);
 
   const bobSees = await api.call('GET', '/api/v1/orders/ORD-1', { token: bob });
   expectError(t, bobSees, 404, 'NOT_FOUND');
   const unknown = await api.call('GET', '/api/v1/orders/NO-SUCH-TICKET', { as: 'alice' });
   expectError(t, unknown, 404, 'NOT_FOUND');
-  t.is(bobSees.body.error.message.replace('ORD-1', 'X'), unknown.body.error.message.replace('NO-SUCH-TICKET', 'X'), 'a hidden order looks like no order');
+  t.is(
+    bobSees.body.error.message.replace('ORD-1', 'X'),
+    unknown.body.error.message.replace('NO-SUCH-TICKET', 'X'),
+    'a hidden order looks like no order',
+  );
   // Alice did not request the ticket system's order for fiona; the ticket system did not submit alice's.
   expectError(t, await api.call('GET', '/api/v1/orders/BOT-1', { as: 'alice' }), 404, 'NOT_FOUND');
   expectError(t, await api.call('GET', '/api/v1/orders/ORD-1', { as: 'ticket-bot' }), 404, 'NOT_FOUND');
@@ -357,55 +469,93 @@ test.serial('GET one order: the requester sees theirs with the governing policy;
 
 // ---- GET /api/v1/orders ----
 
-test.serial('GET the list: filters by status, environment and requester; cursor paging without duplicates', async (t) => {
-  const { api } = t.context;
-  // Three orders for one requester, submitted by the ticket system: two bought, one waiting for approval.
-  // Each is recorded (which is when its created_at is set) before the next is submitted.
-  for (const [ticketId, size] of [['PAGE-1', 'MVE 4/16'], ['PAGE-2', 'MVE 8/32'], ['PAGE-3', 'MVE 4/16']] as const) {
-    const response = await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body: namedRequest(ticketId, { requestedBy: 'pat', size }) });
-    t.is(response.status, 201, JSON.stringify(response.body));
-    await waitFor(async () => (await api.repository.getOrder(`mve-order-${ticketId}`)) ?? undefined, 20_000, `${ticketId} recorded`);
-  }
-  await waitForRecordedStatus(api, 'PAGE-1', 'BOUGHT');
-  await waitForRecordedStatus(api, 'PAGE-2', 'AWAITING_APPROVAL');
-  await waitForRecordedStatus(api, 'PAGE-3', 'BOUGHT');
+test.serial(
+  'GET the list: filters by status, environment and requester; cursor paging without duplicates',
+  async (t) => {
+    const { api } = t.context;
+    // Three orders for one requester, submitted by the ticket system: two bought, one waiting for approval.
+    // Each is recorded (which is when its created_at is set) before the next is submitted.
+    for (const [ticketId, size] of [
+      ['PAGE-1', 'MVE 4/16'],
+      ['PAGE-2', 'MVE 8/32'],
+      ['PAGE-3', 'MVE 4/16'],
+    ] as const) {
+      const response = await api.call('POST', '/api/v1/orders', {
+        as: 'ticket-bot',
+        body: namedRequest(ticketId, { requestedBy: 'pat', size }),
+      });
+      t.is(response.status, 201, JSON.stringify(response.body));
+      await waitFor(
+        async () => (await api.repository.getOrder(`mve-order-${ticketId}`)) ?? undefined,
+        20_000,
+        `${ticketId} recorded`,
+      );
+    }
+    await waitForRecordedStatus(api, 'PAGE-1', 'BOUGHT');
+    await waitForRecordedStatus(api, 'PAGE-2', 'AWAITING_APPROVAL');
+    await waitForRecordedStatus(api, 'PAGE-3', 'BOUGHT');
 
-  const tickets = (response: { body: any }) => response.body.orders.map((order: { ticketId: string }) => order.ticketId);
-  const all = await api.call('GET', '/api/v1/orders?requester=pat', { as: 'olga' });
-  t.is(all.status, 200, JSON.stringify(all.body));
-  t.deepEqual(tickets(all), ['PAGE-3', 'PAGE-2', 'PAGE-1'], 'newest first');
-  t.is(all.body.nextCursor, null);
-  t.like(all.body.orders[1], { ticketId: 'PAGE-2', state: 'AWAITING_APPROVAL', requestedBy: 'pat', submittedBy: 'ticket-bot', environment: 'staging', quote: { monthlyRate: 1618.2, currency: 'AUD' } });
-  t.deepEqual(all.body.orders[0].policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
+    const tickets = (response: { body: any }) =>
+      response.body.orders.map((order: { ticketId: string }) => order.ticketId);
+    const all = await api.call('GET', '/api/v1/orders?requester=pat', { as: 'olga' });
+    t.is(all.status, 200, JSON.stringify(all.body));
+    t.deepEqual(tickets(all), ['PAGE-3', 'PAGE-2', 'PAGE-1'], 'newest first');
+    t.is(all.body.nextCursor, null);
+    t.like(all.body.orders[1], {
+      ticketId: 'PAGE-2',
+      state: 'AWAITING_APPROVAL',
+      requestedBy: 'pat',
+      submittedBy: 'ticket-bot',
+      environment: 'staging',
+      quote: { monthlyRate: 1618.2, currency: 'AUD' },
+    });
+    t.deepEqual(all.body.orders[0].policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
 
-  t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=PAT&status=BOUGHT', { as: 'olga' })), ['PAGE-3', 'PAGE-1']);
-  t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=pat&status=AWAITING_APPROVAL', { as: 'olga' })), ['PAGE-2']);
-  t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=pat&environment=staging', { as: 'olga' })), ['PAGE-3', 'PAGE-2', 'PAGE-1']);
-  t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?environment=production', { as: 'olga' })), []);
-  const bought = await api.call('GET', '/api/v1/orders?status=BOUGHT', { as: 'olga' });
-  t.true(bought.body.orders.length >= 4);
-  t.true(bought.body.orders.every((order: { state: string }) => order.state === 'BOUGHT'));
-  const fionas = await api.call('GET', '/api/v1/orders?requester=fiona', { as: 'fiona' });
-  t.deepEqual(tickets(fionas), ['BOT-1']);
+    t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=PAT&status=BOUGHT', { as: 'olga' })), [
+      'PAGE-3',
+      'PAGE-1',
+    ]);
+    t.deepEqual(
+      tickets(await api.call('GET', '/api/v1/orders?requester=pat&status=AWAITING_APPROVAL', { as: 'olga' })),
+      ['PAGE-2'],
+    );
+    t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=pat&environment=staging', { as: 'olga' })), [
+      'PAGE-3',
+      'PAGE-2',
+      'PAGE-1',
+    ]);
+    t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?environment=production', { as: 'olga' })), []);
+    const bought = await api.call('GET', '/api/v1/orders?status=BOUGHT', { as: 'olga' });
+    t.true(bought.body.orders.length >= 4);
+    t.true(bought.body.orders.every((order: { state: string }) => order.state === 'BOUGHT'));
+    const fionas = await api.call('GET', '/api/v1/orders?requester=fiona', { as: 'fiona' });
+    t.deepEqual(tickets(fionas), ['BOT-1']);
 
-  // Paging one at a time: every order once, in the same order as the whole list.
-  const seen: string[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 10; page++) {
-    const response: { status: number; body: any } = await api.call('GET', `/api/v1/orders?requester=pat&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { as: 'olga' });
-    t.is(response.status, 200, JSON.stringify(response.body));
-    t.true(response.body.orders.length <= 1);
-    seen.push(...tickets(response));
-    cursor = response.body.nextCursor;
-    if (!cursor) break;
-  }
-  t.deepEqual(seen, ['PAGE-3', 'PAGE-2', 'PAGE-1']);
-  const twoAndOne = await api.call('GET', '/api/v1/orders?requester=pat&limit=2', { as: 'olga' });
-  t.deepEqual(tickets(twoAndOne), ['PAGE-3', 'PAGE-2']);
-  const rest = await api.call('GET', `/api/v1/orders?requester=pat&limit=2&cursor=${twoAndOne.body.nextCursor}`, { as: 'olga' });
-  t.deepEqual(tickets(rest), ['PAGE-1']);
-  t.is(rest.body.nextCursor, null);
-});
+    // Paging one at a time: every order once, in the same order as the whole list.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const response: { status: number; body: any } = await api.call(
+        'GET',
+        `/api/v1/orders?requester=pat&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { as: 'olga' },
+      );
+      t.is(response.status, 200, JSON.stringify(response.body));
+      t.true(response.body.orders.length <= 1);
+      seen.push(...tickets(response));
+      cursor = response.body.nextCursor;
+      if (!cursor) break;
+    }
+    t.deepEqual(seen, ['PAGE-3', 'PAGE-2', 'PAGE-1']);
+    const twoAndOne = await api.call('GET', '/api/v1/orders?requester=pat&limit=2', { as: 'olga' });
+    t.deepEqual(tickets(twoAndOne), ['PAGE-3', 'PAGE-2']);
+    const rest = await api.call('GET', `/api/v1/orders?requester=pat&limit=2&cursor=${twoAndOne.body.nextCursor}`, {
+      as: 'olga',
+    });
+    t.deepEqual(tickets(rest), ['PAGE-1']);
+    t.is(rest.body.nextCursor, null);
+  },
+);
 
 test.serial('GET the list: a requester sees only their own, a ticket system only what it submitted', async (t) => {
   const { api, bob } = t.context;
@@ -413,9 +563,13 @@ test.serial('GET the list: a requester sees only their own, a ticket system only
   const alices = await api.call('GET', '/api/v1/orders', { as: 'alice' });
   t.is(alices.status, 200, JSON.stringify(alices.body));
   const aliceTickets = alices.body.orders.map((order: { ticketId: string }) => order.ticketId);
-  for (const ticketId of ['ORD-1', 'ALICE-CASE', 'REPEAT-1', 'REPEAT-2']) t.true(aliceTickets.includes(ticketId), ticketId);
+  for (const ticketId of ['ORD-1', 'ALICE-CASE', 'REPEAT-1', 'REPEAT-2'])
+    t.true(aliceTickets.includes(ticketId), ticketId);
   t.true(alices.body.orders.every((order: { requestedBy: string }) => order.requestedBy.toLowerCase() === 'alice'));
-  t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=Alice', { as: 'alice' })).sort(), [...aliceTickets].sort());
+  t.deepEqual(
+    tickets(await api.call('GET', '/api/v1/orders?requester=Alice', { as: 'alice' })).sort(),
+    [...aliceTickets].sort(),
+  );
   expectError(t, await api.call('GET', '/api/v1/orders?requester=pat', { as: 'alice' }), 403, 'FORBIDDEN');
 
   const bobs = await api.call('GET', '/api/v1/orders', { token: bob });
@@ -436,95 +590,154 @@ test.serial('GET the list: a requester sees only their own, a ticket system only
 
 test.serial('GET the list: a bad cursor or bad filter is refused with 400', async (t) => {
   const { api } = t.context;
-  for (const cursor of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url')]) {
+  for (const cursor of [
+    'garbage',
+    Buffer.from('[1,2]').toString('base64url'),
+    Buffer.from('{"a":1}').toString('base64url'),
+  ]) {
     const response = await api.call('GET', `/api/v1/orders?cursor=${cursor}`, { as: 'olga' });
     expectError(t, response, 400, 'INVALID_INPUT');
-    t.deepEqual(response.body.error.details.map((detail: { path: string }) => detail.path), ['querystring.cursor']);
+    t.deepEqual(
+      response.body.error.details.map((detail: { path: string }) => detail.path),
+      ['querystring.cursor'],
+    );
   }
   const badStatus = await api.call('GET', '/api/v1/orders?status=DONE', { as: 'olga' });
   expectError(t, badStatus, 400, 'INVALID_INPUT');
-  t.true(badStatus.body.error.details.some((detail: { path: string }) => detail.path === 'querystring.status'), JSON.stringify(badStatus.body));
+  t.true(
+    badStatus.body.error.details.some((detail: { path: string }) => detail.path === 'querystring.status'),
+    JSON.stringify(badStatus.body),
+  );
   const badLimit = await api.call('GET', '/api/v1/orders?limit=0', { as: 'olga' });
   expectError(t, badLimit, 400, 'INVALID_INPUT');
-  t.true(badLimit.body.error.details.some((detail: { path: string }) => detail.path === 'querystring.limit'), JSON.stringify(badLimit.body));
+  t.true(
+    badLimit.body.error.details.some((detail: { path: string }) => detail.path === 'querystring.limit'),
+    JSON.stringify(badLimit.body),
+  );
   const badEnvironment = await api.call('GET', '/api/v1/orders?environment=dev', { as: 'olga' });
   expectError(t, badEnvironment, 400, 'INVALID_INPUT');
 });
 
-test.serial('GET the list: paging loses no order recorded in the same millisecond as the page\'s last', async (t) => {
+test.serial("GET the list: paging loses no order recorded in the same millisecond as the page's last", async (t) => {
   // Two orders recorded within one millisecond (a busy intake). Orders are stamped to the millisecond (the
   // database refuses finer), so the cursor the API hands out, which carries milliseconds, names its order's place
   // exactly and the next page starts right after it; ties go by workflow id.
   const { api } = t.context;
   for (const ticketId of ['SAME-MS-1', 'SAME-MS-2']) {
-    t.is((await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body: namedRequest(ticketId, { requestedBy: 'quinn' }) })).status, 201);
+    t.is(
+      (
+        await api.call('POST', '/api/v1/orders', {
+          as: 'ticket-bot',
+          body: namedRequest(ticketId, { requestedBy: 'quinn' }),
+        })
+      ).status,
+      201,
+    );
     await waitForRecordedStatus(api, ticketId, 'BOUGHT');
   }
-  await t.throwsAsync(api.db.sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000100Z' WHERE workflow_id = 'mve-order-SAME-MS-1'`, {
-    message: /orders_created_at_milliseconds/,
-  });
-  await api.db.sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000Z' WHERE workflow_id IN ('mve-order-SAME-MS-1', 'mve-order-SAME-MS-2')`;
+  await t.throwsAsync(
+    api.db.sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000100Z' WHERE workflow_id = 'mve-order-SAME-MS-1'`,
+    {
+      message: /orders_created_at_milliseconds/,
+    },
+  );
+  await api.db
+    .sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000Z' WHERE workflow_id IN ('mve-order-SAME-MS-1', 'mve-order-SAME-MS-2')`;
 
   const first = await api.call('GET', '/api/v1/orders?requester=quinn&limit=1', { as: 'olga' });
   t.is(first.status, 200, JSON.stringify(first.body));
-  t.deepEqual(first.body.orders.map((order: { ticketId: string }) => order.ticketId), ['SAME-MS-2']);
+  t.deepEqual(
+    first.body.orders.map((order: { ticketId: string }) => order.ticketId),
+    ['SAME-MS-2'],
+  );
   t.truthy(first.body.nextCursor);
-  const second = await api.call('GET', `/api/v1/orders?requester=quinn&limit=1&cursor=${first.body.nextCursor}`, { as: 'olga' });
+  const second = await api.call('GET', `/api/v1/orders?requester=quinn&limit=1&cursor=${first.body.nextCursor}`, {
+    as: 'olga',
+  });
   t.is(second.status, 200, JSON.stringify(second.body));
-  t.deepEqual(second.body.orders.map((order: { ticketId: string }) => order.ticketId), ['SAME-MS-1'], 'the second page holds the order of the same millisecond');
+  t.deepEqual(
+    second.body.orders.map((order: { ticketId: string }) => order.ticketId),
+    ['SAME-MS-1'],
+    'the second page holds the order of the same millisecond',
+  );
   t.is(second.body.nextCursor, null);
 });
 
 // ---- GET /api/v1/orders/{id}/history ----
 
-test.serial('history: the timeline in sequence; ops get decoded payloads with secrets redacted, a requester gets them withheld', async (t) => {
-  const { api } = t.context;
-  const secrets = Object.values(sydneyRequest('X').vendorConfig as Record<string, string>);
-  const forOps = await api.call('GET', '/api/v1/orders/ORD-1/history', { as: 'olga' });
-  t.is(forOps.status, 200, JSON.stringify(forOps.body).slice(0, 500));
-  const text = JSON.stringify(forOps.body);
-  for (const secret of secrets) {
-    t.false(text.includes(secret), 'no secret value in the history');
-    t.false(text.includes(secret.slice(8, 40)), 'no part of a secret value in the history');
-  }
+test.serial(
+  'history: the timeline in sequence; ops get decoded payloads with secrets redacted, a requester gets them withheld',
+  async (t) => {
+    const { api } = t.context;
+    const secrets = Object.values(sydneyRequest('X').vendorConfig as Record<string, string>);
+    const forOps = await api.call('GET', '/api/v1/orders/ORD-1/history', { as: 'olga' });
+    t.is(forOps.status, 200, JSON.stringify(forOps.body).slice(0, 500));
+    const text = JSON.stringify(forOps.body);
+    for (const secret of secrets) {
+      t.false(text.includes(secret), 'no secret value in the history');
+      t.false(text.includes(secret.slice(8, 40)), 'no part of a secret value in the history');
+    }
 
-  const { timeline, votes, buyAttempts, events } = forOps.body;
-  t.like(forOps.body, { ticketId: 'ORD-1', workflowId: 'mve-order-ORD-1' });
-  const seqs = timeline.map((entry: { seq: number }) => entry.seq);
-  t.deepEqual(seqs, [...seqs].sort((a: number, b: number) => a - b), 'in sequence');
-  t.is(new Set(seqs).size, seqs.length, 'each sequence number once');
-  t.deepEqual(
-    timeline.filter((entry: { kind: string }) => entry.kind === 'state').map((entry: { state: string }) => entry.state),
-    ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
-  );
-  t.deepEqual(votes, []);
-  t.deepEqual(buyAttempts.map((attempt: { outcome: string }) => attempt.outcome), ['created']);
+    const { timeline, votes, buyAttempts, events } = forOps.body;
+    t.like(forOps.body, { ticketId: 'ORD-1', workflowId: 'mve-order-ORD-1' });
+    const seqs = timeline.map((entry: { seq: number }) => entry.seq);
+    t.deepEqual(
+      seqs,
+      [...seqs].sort((a: number, b: number) => a - b),
+      'in sequence',
+    );
+    t.is(new Set(seqs).size, seqs.length, 'each sequence number once');
+    t.deepEqual(
+      timeline
+        .filter((entry: { kind: string }) => entry.kind === 'state')
+        .map((entry: { state: string }) => entry.state),
+      ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
+    );
+    t.deepEqual(votes, []);
+    t.deepEqual(
+      buyAttempts.map((attempt: { outcome: string }) => attempt.outcome),
+      ['created'],
+    );
 
-  t.true(events.length > 5);
-  t.is(events[0].eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED');
-  t.deepEqual(events.map((event: { eventId: string }) => Number(event.eventId)), events.map((_: unknown, index: number) => index + 1));
-  const input = events[0].workflowExecutionStartedEventAttributes.input.payloads[0];
-  t.like(input.decoded.request, { ticketId: 'ORD-1', requestedBy: 'alice', vendorConfig: { sshPublicKey: '[redacted]', licenseData: '[redacted]' } });
-  t.false(text.includes('undecodable'));
-  t.is(events.at(-1).eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    t.true(events.length > 5);
+    t.is(events[0].eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED');
+    t.deepEqual(
+      events.map((event: { eventId: string }) => Number(event.eventId)),
+      events.map((_: unknown, index: number) => index + 1),
+    );
+    const input = events[0].workflowExecutionStartedEventAttributes.input.payloads[0];
+    t.like(input.decoded.request, {
+      ticketId: 'ORD-1',
+      requestedBy: 'alice',
+      vendorConfig: { sshPublicKey: '[redacted]', licenseData: '[redacted]' },
+    });
+    t.false(text.includes('undecodable'));
+    t.is(events.at(-1).eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
 
-  const forAlice = await api.call('GET', '/api/v1/orders/ORD-1/history', { as: 'alice' });
-  t.is(forAlice.status, 200);
-  const aliceText = JSON.stringify(forAlice.body);
-  for (const secret of secrets) t.false(aliceText.includes(secret));
-  t.false(aliceText.includes('"decoded"'), 'no decoded payloads for a requester');
-  t.false(aliceText.includes('[redacted]'));
-  t.deepEqual(forAlice.body.timeline, timeline);
-  t.is(forAlice.body.events.length, events.length);
-  t.is(forAlice.body.events[0].workflowExecutionStartedEventAttributes.input.payloads[0], '[payload withheld: ops and admins only]');
-  // Encrypted payloads are not handed out either.
-  t.false(aliceText.includes(Buffer.from('binary/encrypted').toString('base64')), 'the encoded payloads are withheld, not passed through');
+    const forAlice = await api.call('GET', '/api/v1/orders/ORD-1/history', { as: 'alice' });
+    t.is(forAlice.status, 200);
+    const aliceText = JSON.stringify(forAlice.body);
+    for (const secret of secrets) t.false(aliceText.includes(secret));
+    t.false(aliceText.includes('"decoded"'), 'no decoded payloads for a requester');
+    t.false(aliceText.includes('[redacted]'));
+    t.deepEqual(forAlice.body.timeline, timeline);
+    t.is(forAlice.body.events.length, events.length);
+    t.is(
+      forAlice.body.events[0].workflowExecutionStartedEventAttributes.input.payloads[0],
+      '[payload withheld: ops and admins only]',
+    );
+    // Encrypted payloads are not handed out either.
+    t.false(
+      aliceText.includes(Buffer.from('binary/encrypted').toString('base64')),
+      'the encoded payloads are withheld, not passed through',
+    );
 
-  const timelineOnly = await api.call('GET', '/api/v1/orders/ORD-1/history?events=false', { as: 'olga' });
-  t.deepEqual(timelineOnly.body.events, []);
-  t.deepEqual(timelineOnly.body.timeline, timeline);
-  expectError(t, await api.call('GET', '/api/v1/orders/NO-SUCH/history', { as: 'olga' }), 404, 'NOT_FOUND');
-});
+    const timelineOnly = await api.call('GET', '/api/v1/orders/ORD-1/history?events=false', { as: 'olga' });
+    t.deepEqual(timelineOnly.body.events, []);
+    t.deepEqual(timelineOnly.body.timeline, timeline);
+    expectError(t, await api.call('GET', '/api/v1/orders/NO-SUCH/history', { as: 'olga' }), 404, 'NOT_FOUND');
+  },
+);
 
 test.serial('every history of this file replays cleanly', async (t) => {
   const { replayed, failures } = await replayEveryHistory(t.context.api);

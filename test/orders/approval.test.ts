@@ -1,5 +1,10 @@
 import anyTest, { type TestFn } from 'ava';
-import { DuplicateOrderError, OrderNotFoundError, OrderRefusedError, OrderRequestError } from '../../client/orders/index.js';
+import {
+  DuplicateOrderError,
+  OrderNotFoundError,
+  OrderRefusedError,
+  OrderRequestError,
+} from '../../client/orders/index.js';
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -34,7 +39,10 @@ test.serial('an order below the auto-approve line is bought without a human, and
   const submitted = await orders.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' }));
   const outcome = await orders.result('AUTO-1');
   t.is(outcome.state, 'BOUGHT');
-  t.deepEqual(outcome.quote && { rate: outcome.quote.monthlyRate, currency: outcome.quote.currency }, { rate: 809.1, currency: 'AUD' });
+  t.deepEqual(outcome.quote && { rate: outcome.quote.monthlyRate, currency: outcome.quote.currency }, {
+    rate: 809.1,
+    currency: 'AUD',
+  });
   const products = sim.state().products;
   t.is(products.filter((product) => product.technicalServiceUid === outcome.product?.technicalServiceUid).length, 1);
 
@@ -46,7 +54,10 @@ test.serial('an order below the auto-approve line is bought without a human, and
   const record = await repository.getOrder(submitted.workflowId);
   t.is(record?.order.status, 'BOUGHT');
   t.is(record?.order.product?.technicalServiceUid, outcome.product?.technicalServiceUid);
-  t.deepEqual(record?.buyAttempts.map((attempt) => attempt.outcome), ['created']);
+  t.deepEqual(
+    record?.buyAttempts.map((attempt) => attempt.outcome),
+    ['created'],
+  );
 });
 
 test.serial('an order in the two-approver tier is bought only after two distinct approvers', async (t) => {
@@ -65,7 +76,11 @@ test.serial('an order in the two-approver tier is bought only after two distinct
 
   const outcome = await orders.result('TWO-1');
   t.is(outcome.state, 'BOUGHT');
-  t.is(sim.state().products.filter((product) => product.technicalServiceUid === outcome.product?.technicalServiceUid).length, 1);
+  t.is(
+    sim.state().products.filter((product) => product.technicalServiceUid === outcome.product?.technicalServiceUid)
+      .length,
+    1,
+  );
 });
 
 test.serial('a rejection ends the order without buying', async (t) => {
@@ -73,7 +88,12 @@ test.serial('a rejection ends the order without buying', async (t) => {
   await orders.submit(sydneyRequest('REJ-1', { size: 'MVE 8/32' }));
   const waiting = await waitForState(orders, 'REJ-1', 'AWAITING_APPROVAL');
   const before = sim.state().calls.buy ?? 0;
-  await orders.reject('REJ-1', { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency, comment: 'not this quarter' });
+  await orders.reject('REJ-1', {
+    approverId: 'fiona',
+    monthlyRate: waiting.quote!.monthlyRate,
+    currency: waiting.quote!.currency,
+    comment: 'not this quarter',
+  });
   const outcome = await orders.result('REJ-1');
   t.is(outcome.state, 'REJECTED');
   t.is(outcome.reason, 'not this quarter');
@@ -105,7 +125,9 @@ test.serial('every refused approval names its reason and changes nothing', async
   // The tier needs one approver: the first vote approves, so a second vote by the same approver is refused: as "not
   // awaiting approval" while the order buys, as closed once it has bought (the buy runs in the vote's workflow task).
   await orders.approve('REFUSE-1', { approverId: 'fiona', ...quote });
-  const late = await t.throwsAsync(orders.approve('REFUSE-1', { approverId: 'fiona', ...quote }), { instanceOf: OrderRefusedError });
+  const late = await t.throwsAsync(orders.approve('REFUSE-1', { approverId: 'fiona', ...quote }), {
+    instanceOf: OrderRefusedError,
+  });
   t.true(late?.code === 'NOT_AWAITING_APPROVAL' || late?.code === 'ORDER_CLOSED', `${late?.code}: ${late?.message}`);
   t.is((await orders.result('REFUSE-1')).state, 'BOUGHT');
 });
@@ -116,7 +138,9 @@ test.serial('a second vote by the same approver is refused while the round is op
   const waiting = await waitForState(orders, 'DOUBLE-1', 'AWAITING_APPROVAL');
   const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
   await orders.approve('DOUBLE-1', { approverId: 'fiona', ...quote });
-  const again = await t.throwsAsync(orders.approve('DOUBLE-1', { approverId: 'fiona', ...quote }), { instanceOf: OrderRefusedError });
+  const again = await t.throwsAsync(orders.approve('DOUBLE-1', { approverId: 'fiona', ...quote }), {
+    instanceOf: OrderRefusedError,
+  });
   t.is(again?.code, 'ALREADY_VOTED');
   const status = await orders.status('DOUBLE-1');
   t.is(status.approval?.votes.length, 1);
@@ -132,7 +156,9 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
   const vote = { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
   const handle = client.workflow.getHandle(submitted.workflowId);
   const refusedWith = async (update: string, arg: unknown) => {
-    const error = await t.throwsAsync(handle.executeUpdate(update, { args: [arg] }), { instanceOf: WorkflowUpdateFailedError });
+    const error = await t.throwsAsync(handle.executeUpdate(update, { args: [arg] }), {
+      instanceOf: WorkflowUpdateFailedError,
+    });
     return error?.cause instanceof ApplicationFailure ? `${error.cause.type}: ${error.cause.message}` : String(error);
   };
   const nonce = () => randomBytes(16).toString('base64url');
@@ -140,13 +166,30 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
   const forger = { id: actionKeys.currentKeyId, key: randomBytes(32).toString('base64') };
 
   t.regex(await refusedWith('approve', vote), /^UNSIGNED_ACTION: the action is not signed by the order API/);
-  t.regex(await refusedWith('approve', signAction(forger, submitted.workflowId, 'approve', vote, Date.now(), nonce())), /signature does not match/);
-  t.regex(await refusedWith('approve', signAction({ ...current, id: 'old' }, submitted.workflowId, 'approve', vote, Date.now(), nonce())), /key "old", which the workers do not hold/);
+  t.regex(
+    await refusedWith('approve', signAction(forger, submitted.workflowId, 'approve', vote, Date.now(), nonce())),
+    /signature does not match/,
+  );
+  t.regex(
+    await refusedWith(
+      'approve',
+      signAction({ ...current, id: 'old' }, submitted.workflowId, 'approve', vote, Date.now(), nonce()),
+    ),
+    /key "old", which the workers do not hold/,
+  );
   const forAnotherOrder = signAction(current, 'mve-order-SOMETHING-ELSE', 'approve', vote, Date.now(), nonce());
   t.regex(await refusedWith('approve', forAnotherOrder), /signature does not match/);
   const signed = signAction(current, submitted.workflowId, 'approve', vote, Date.now(), nonce());
-  t.regex(await refusedWith('approve', { ...signed, fields: { ...vote, approverId: 'dave' } }), /signature does not match/, 'the name is signed');
-  t.regex(await refusedWith('approve', { ...signed, fields: { ...vote, monthlyRate: 1 } }), /signature does not match/, 'the quote is signed');
+  t.regex(
+    await refusedWith('approve', { ...signed, fields: { ...vote, approverId: 'dave' } }),
+    /signature does not match/,
+    'the name is signed',
+  );
+  t.regex(
+    await refusedWith('approve', { ...signed, fields: { ...vote, monthlyRate: 1 } }),
+    /signature does not match/,
+    'the quote is signed',
+  );
   t.regex(await refusedWith('reject', signed), /signature does not match/, 'the action is signed');
   t.regex(await refusedWith('cancel', { actor: 'alice', reason: 'raw' }), /^UNSIGNED_ACTION/);
   t.regex(await refusedWith('decision', vote), /.+/, 'the old unsigned decision signal path is gone');
@@ -164,71 +207,102 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
   t.is((await orders.result('RAW-1')).state, 'CANCELLED');
 });
 
-test.serial('a policy put into the workflow input by a submitter changes nothing: the workers\' policy governs', async (t) => {
-  const { client, orders, repository } = t.context.engine;
-  const generous = { autoApproveBelow: { AUD: 1_000_000_000 }, tiers: [{ name: 'none', roles: ['nobody'], approvals: 1 }], deadline: '1h', maxQuoteAge: '1h' };
-  const request = sydneyRequest('POLICY-1', { size: 'MVE 16/64' });
-  const check = checkOrderRequest(request, { kindMap: SIM_KIND_MAP });
-  await client.workflow.start('orderWorkflow', {
-    workflowId: 'mve-order-POLICY-1',
-    taskQueue: `${TASK_QUEUE}.staging`,
-    args: [{ request: check.request, policy: generous, policies: { staging: generous } }],
-  });
-  const waiting = await waitForState(orders, 'POLICY-1', 'AWAITING_APPROVAL');
-  t.is(waiting.approval?.tier.name, 'finance', '3,236.40 AUD still needs the two-approver tier');
-  t.deepEqual(waiting.policy, { version: TEST_POLICIES_IN_FORCE.version, hash: policyHash(TEST_POLICIES.staging) });
-  const recorded = await waitFor(async () => (await repository.getOrder('mve-order-POLICY-1'))?.order.policy ?? undefined);
-  t.deepEqual(recorded, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
-  await orders.cancel('POLICY-1', { actor: 'alice', reason: 'test done' });
-  t.is((await orders.result('POLICY-1')).state, 'CANCELLED');
-});
+test.serial(
+  "a policy put into the workflow input by a submitter changes nothing: the workers' policy governs",
+  async (t) => {
+    const { client, orders, repository } = t.context.engine;
+    const generous = {
+      autoApproveBelow: { AUD: 1_000_000_000 },
+      tiers: [{ name: 'none', roles: ['nobody'], approvals: 1 }],
+      deadline: '1h',
+      maxQuoteAge: '1h',
+    };
+    const request = sydneyRequest('POLICY-1', { size: 'MVE 16/64' });
+    const check = checkOrderRequest(request, { kindMap: SIM_KIND_MAP });
+    await client.workflow.start('orderWorkflow', {
+      workflowId: 'mve-order-POLICY-1',
+      taskQueue: `${TASK_QUEUE}.staging`,
+      args: [{ request: check.request, policy: generous, policies: { staging: generous } }],
+    });
+    const waiting = await waitForState(orders, 'POLICY-1', 'AWAITING_APPROVAL');
+    t.is(waiting.approval?.tier.name, 'finance', '3,236.40 AUD still needs the two-approver tier');
+    t.deepEqual(waiting.policy, { version: TEST_POLICIES_IN_FORCE.version, hash: policyHash(TEST_POLICIES.staging) });
+    const recorded = await waitFor(
+      async () => (await repository.getOrder('mve-order-POLICY-1'))?.order.policy ?? undefined,
+    );
+    t.deepEqual(recorded, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
+    await orders.cancel('POLICY-1', { actor: 'alice', reason: 'test done' });
+    t.is((await orders.result('POLICY-1')).state, 'CANCELLED');
+  },
+);
 
-test.serial('cancel: refused without a reason or once bought; a Temporal cancellation ends a waiting order', async (t) => {
-  const { orders, client } = t.context.engine;
-  const bought = await t.throwsAsync(orders.cancel('AUTO-1', { actor: 'alice', reason: 'changed my mind' }), { instanceOf: OrderRefusedError });
-  t.is(bought?.code, 'ORDER_CLOSED');
-  t.regex(bought!.message, /BOUGHT/);
+test.serial(
+  'cancel: refused without a reason or once bought; a Temporal cancellation ends a waiting order',
+  async (t) => {
+    const { orders, client } = t.context.engine;
+    const bought = await t.throwsAsync(orders.cancel('AUTO-1', { actor: 'alice', reason: 'changed my mind' }), {
+      instanceOf: OrderRefusedError,
+    });
+    t.is(bought?.code, 'ORDER_CLOSED');
+    t.regex(bought!.message, /BOUGHT/);
 
-  const submitted = await orders.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
-  await waitForState(orders, 'TCANCEL-1', 'AWAITING_APPROVAL');
-  const noReason = await t.throwsAsync(orders.cancel('TCANCEL-1', { actor: 'alice', reason: ' ' }), { instanceOf: OrderRefusedError });
-  t.is(noReason?.code, 'INVALID_CANCEL');
-  t.regex(noReason!.message, /reason/);
-  t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL');
-  await client.workflow.getHandle(submitted.workflowId).cancel();
-  const outcome = await orders.result('TCANCEL-1');
-  t.is(outcome.state, 'CANCELLED');
-});
+    const submitted = await orders.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
+    await waitForState(orders, 'TCANCEL-1', 'AWAITING_APPROVAL');
+    const noReason = await t.throwsAsync(orders.cancel('TCANCEL-1', { actor: 'alice', reason: ' ' }), {
+      instanceOf: OrderRefusedError,
+    });
+    t.is(noReason?.code, 'INVALID_CANCEL');
+    t.regex(noReason!.message, /reason/);
+    t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL');
+    await client.workflow.getHandle(submitted.workflowId).cancel();
+    const outcome = await orders.result('TCANCEL-1');
+    t.is(outcome.state, 'CANCELLED');
+  },
+);
 
 test.serial('one ticket is one order, and orders are listed by their search attributes', async (t) => {
   const { orders } = t.context.engine;
-  await t.throwsAsync(orders.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' })), { message: /already has an order/ });
+  await t.throwsAsync(orders.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' })), {
+    message: /already has an order/,
+  });
   const bought = await orders.list(`OrderStatus = 'BOUGHT' AND Environment = 'staging'`);
   t.true(bought.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
   t.false(bought.some((execution) => execution.workflowId === 'mve-order-REJ-1'));
   const byTicket = await orders.list(`TicketId = 'REJ-1'`);
-  t.deepEqual(byTicket.map((execution) => execution.workflowId), ['mve-order-REJ-1']);
+  t.deepEqual(
+    byTicket.map((execution) => execution.workflowId),
+    ['mve-order-REJ-1'],
+  );
   const dear = await orders.list('MonthlyRate > 3000');
   t.true(dear.some((execution) => execution.workflowId === 'mve-order-TWO-1'));
   t.false(dear.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
 });
 
-test.serial('a ticket stays one order whatever became of it: a failed or a terminated order is not started again', async (t) => {
-  const { orders, client } = t.context.engine;
-  await orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
-  t.is((await orders.result('FAILED-1')).state, 'FAILED');
-  await t.throwsAsync(orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), { instanceOf: DuplicateOrderError });
+test.serial(
+  'a ticket stays one order whatever became of it: a failed or a terminated order is not started again',
+  async (t) => {
+    const { orders, client } = t.context.engine;
+    await orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
+    t.is((await orders.result('FAILED-1')).state, 'FAILED');
+    await t.throwsAsync(orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), {
+      instanceOf: DuplicateOrderError,
+    });
 
-  await orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' }));
-  await waitForState(orders, 'TERM-1', 'AWAITING_APPROVAL');
-  await client.workflow.getHandle('mve-order-TERM-1').terminate('test: an operator terminated it');
-  await t.throwsAsync(orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' })), { instanceOf: DuplicateOrderError });
-  t.is((await client.workflow.getHandle('mve-order-TERM-1').describe()).status.name, 'TERMINATED');
-});
+    await orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' }));
+    await waitForState(orders, 'TERM-1', 'AWAITING_APPROVAL');
+    await client.workflow.getHandle('mve-order-TERM-1').terminate('test: an operator terminated it');
+    await t.throwsAsync(orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' })), {
+      instanceOf: DuplicateOrderError,
+    });
+    t.is((await client.workflow.getHandle('mve-order-TERM-1').describe()).status.name, 'TERMINATED');
+  },
+);
 
 test.serial('a request that breaks a rule starts nothing and names the field', async (t) => {
   const { orders } = t.context.engine;
-  const error = await t.throwsAsync(orders.submit(sydneyRequest('BAD-1', { term: 7 })), { instanceOf: OrderRequestError });
+  const error = await t.throwsAsync(orders.submit(sydneyRequest('BAD-1', { term: 7 })), {
+    instanceOf: OrderRequestError,
+  });
   t.true(error!.issues.some((issue) => issue.path === 'term'));
   await t.throwsAsync(orders.status('BAD-1'), { instanceOf: OrderNotFoundError });
 });

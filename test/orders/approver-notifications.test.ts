@@ -2,7 +2,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { Secret } from '../../infra/ordering-api/index.js';
-import { signNotification, SIGNATURE_HEADER, TIMESTAMP_HEADER, type SlackMessage } from '../../activities/order/index.js';
+import {
+  signNotification,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  type SlackMessage,
+} from '../../activities/order/index.js';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { OrderClient } from '../../client/orders/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
@@ -44,7 +49,8 @@ async function startWebhook(): Promise<Webhook> {
     url: '',
     received: [],
     badSignatures: 0,
-    forTicket: (ticketId) => webhook.received.filter((entry) => new RegExp(`\\b${ticketId}\\b`).test(entry.message.text)),
+    forTicket: (ticketId) =>
+      webhook.received.filter((entry) => new RegExp(`\\b${ticketId}\\b`).test(entry.message.text)),
     close: async () => undefined,
   };
   const server = createServer((request, response) => {
@@ -86,40 +92,69 @@ function sectionText(message: SlackMessage): string {
   return JSON.stringify(message.blocks);
 }
 
-test.serial('an order needing approval tells approvers when it starts waiting and at each reminder, signed, with price, ticket and link', async (t) => {
-  const { engine, webhook } = t.context;
-  const submitted = await engine.orders.submit(sydneyRequest('NOTIFY-1', { size: 'MVE 8/32' }));
-  const waiting = await waitForState(engine.orders, 'NOTIFY-1', 'AWAITING_APPROVAL');
-  const [first] = await waitFor(async () => (webhook.forTicket('NOTIFY-1').length >= 1 ? webhook.forTicket('NOTIFY-1') : undefined), 20_000, 'the first message');
-  const message = first!.message;
-  t.regex(message.text, /^Order NOTIFY-1 from alice waits for approval: 1,618\.20 AUD a month\./);
-  t.true(message.text.includes('https://console.example.test/orders/NOTIFY-1'), message.text);
-  t.true(message.text.includes(`by ${waiting.approval!.deadline.slice(0, 16).replace('T', ' ')} UTC`), message.text);
-  const blocks = sectionText(message);
-  for (const part of ['<https://console.example.test/orders/NOTIFY-1|NOTIFY-1>', '*Requester*\\nalice', '*Monthly price*\\n1,618.20 AUD', '*Tier*\\nteam (finance-approver)', '*Approvals still needed*\\n1 of 1', '*Deadline*']) {
-    t.true(blocks.includes(part), `${part} in ${blocks}`);
-  }
-  t.is(message.blocks[0]!['type'], 'section');
+test.serial(
+  'an order needing approval tells approvers when it starts waiting and at each reminder, signed, with price, ticket and link',
+  async (t) => {
+    const { engine, webhook } = t.context;
+    const submitted = await engine.orders.submit(sydneyRequest('NOTIFY-1', { size: 'MVE 8/32' }));
+    const waiting = await waitForState(engine.orders, 'NOTIFY-1', 'AWAITING_APPROVAL');
+    const [first] = await waitFor(
+      async () => (webhook.forTicket('NOTIFY-1').length >= 1 ? webhook.forTicket('NOTIFY-1') : undefined),
+      20_000,
+      'the first message',
+    );
+    const message = first!.message;
+    t.regex(message.text, /^Order NOTIFY-1 from alice waits for approval: 1,618\.20 AUD a month\./);
+    t.true(message.text.includes('https://console.example.test/orders/NOTIFY-1'), message.text);
+    t.true(message.text.includes(`by ${waiting.approval!.deadline.slice(0, 16).replace('T', ' ')} UTC`), message.text);
+    const blocks = sectionText(message);
+    for (const part of [
+      '<https://console.example.test/orders/NOTIFY-1|NOTIFY-1>',
+      '*Requester*\\nalice',
+      '*Monthly price*\\n1,618.20 AUD',
+      '*Tier*\\nteam (finance-approver)',
+      '*Approvals still needed*\\n1 of 1',
+      '*Deadline*',
+    ]) {
+      t.true(blocks.includes(part), `${part} in ${blocks}`);
+    }
+    t.is(message.blocks[0]!['type'], 'section');
 
-  // Reminders: 24 h and 1 h before the 72 h deadline, in skipped time.
-  await engine.temporal.env.sleep(49 * HOUR);
-  await waitFor(async () => (webhook.forTicket('NOTIFY-1').length >= 2 ? true : undefined), 20_000, 'the first reminder');
-  await engine.temporal.env.sleep(22.5 * HOUR);
-  const all = await waitFor(async () => (webhook.forTicket('NOTIFY-1').length >= 3 ? webhook.forTicket('NOTIFY-1') : undefined), 20_000, 'the second reminder');
-  t.deepEqual(
-    all.map((entry) => /^(Order|Reminder \d: order)/.exec(entry.message.text)?.[1]),
-    ['Order', 'Reminder 1: order', 'Reminder 2: order'],
-  );
-  t.is((await engine.orders.status('NOTIFY-1')).approval?.remindersSent, 2);
+    // Reminders: 24 h and 1 h before the 72 h deadline, in skipped time.
+    await engine.temporal.env.sleep(49 * HOUR);
+    await waitFor(
+      async () => (webhook.forTicket('NOTIFY-1').length >= 2 ? true : undefined),
+      20_000,
+      'the first reminder',
+    );
+    await engine.temporal.env.sleep(22.5 * HOUR);
+    const all = await waitFor(
+      async () => (webhook.forTicket('NOTIFY-1').length >= 3 ? webhook.forTicket('NOTIFY-1') : undefined),
+      20_000,
+      'the second reminder',
+    );
+    t.deepEqual(
+      all.map((entry) => /^(Order|Reminder \d: order)/.exec(entry.message.text)?.[1]),
+      ['Order', 'Reminder 1: order', 'Reminder 2: order'],
+    );
+    t.is((await engine.orders.status('NOTIFY-1')).approval?.remindersSent, 2);
 
-  const quote = (await engine.orders.status('NOTIFY-1')).quote!;
-  await engine.orders.approve('NOTIFY-1', { approverId: 'fiona', monthlyRate: quote.monthlyRate, currency: quote.currency });
-  t.is((await engine.orders.result('NOTIFY-1')).state, 'BOUGHT');
-  t.is(webhook.forTicket('NOTIFY-1').length, 3, 'one message per round start and per reminder, no more');
-  t.is(webhook.badSignatures, 0);
-  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
-  t.false(notes.some((note) => /approvers' webhook/.test(note.message)), 'nothing failed');
-});
+    const quote = (await engine.orders.status('NOTIFY-1')).quote!;
+    await engine.orders.approve('NOTIFY-1', {
+      approverId: 'fiona',
+      monthlyRate: quote.monthlyRate,
+      currency: quote.currency,
+    });
+    t.is((await engine.orders.result('NOTIFY-1')).state, 'BOUGHT');
+    t.is(webhook.forTicket('NOTIFY-1').length, 3, 'one message per round start and per reminder, no more');
+    t.is(webhook.badSignatures, 0);
+    const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
+    t.false(
+      notes.some((note) => /approvers' webhook/.test(note.message)),
+      'nothing failed',
+    );
+  },
+);
 
 test.serial('an auto-approved order tells nobody', async (t) => {
   const { engine, webhook } = t.context;
@@ -128,39 +163,58 @@ test.serial('an auto-approved order tells nobody', async (t) => {
   t.is(webhook.forTicket('NOTIFY-AUTO-1').length, 0);
 });
 
-test.serial('a webhook that always fails does not hold the order up, and the failure is noted on the order', async (t) => {
-  const { engine, webhook } = t.context;
-  // Approved at once, while the message is still being tried: the order goes on.
-  await engine.orders.submit(sydneyRequest('NOTIFY-FAIL-1', { size: 'MVE 8/32' }));
-  const waiting = await waitForState(engine.orders, 'NOTIFY-FAIL-1', 'AWAITING_APPROVAL');
-  await waitFor(async () => (webhook.forTicket('NOTIFY-FAIL-1').length >= 1 ? true : undefined), 20_000, 'the first try');
-  await engine.orders.approve('NOTIFY-FAIL-1', { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency });
-  t.is((await engine.orders.result('NOTIFY-FAIL-1')).state, 'BOUGHT');
+test.serial(
+  'a webhook that always fails does not hold the order up, and the failure is noted on the order',
+  async (t) => {
+    const { engine, webhook } = t.context;
+    // Approved at once, while the message is still being tried: the order goes on.
+    await engine.orders.submit(sydneyRequest('NOTIFY-FAIL-1', { size: 'MVE 8/32' }));
+    const waiting = await waitForState(engine.orders, 'NOTIFY-FAIL-1', 'AWAITING_APPROVAL');
+    await waitFor(
+      async () => (webhook.forTicket('NOTIFY-FAIL-1').length >= 1 ? true : undefined),
+      20_000,
+      'the first try',
+    );
+    await engine.orders.approve('NOTIFY-FAIL-1', {
+      approverId: 'fiona',
+      monthlyRate: waiting.quote!.monthlyRate,
+      currency: waiting.quote!.currency,
+    });
+    t.is((await engine.orders.result('NOTIFY-FAIL-1')).state, 'BOUGHT');
 
-  // Left waiting until the tries run out: the failure is noted, the order still waits for its approver.
-  const submitted = await engine.orders.submit(sydneyRequest('NOTIFY-FAIL-2', { size: 'MVE 8/32' }));
-  const second = await waitForState(engine.orders, 'NOTIFY-FAIL-2', 'AWAITING_APPROVAL');
-  const noted = await waitFor(
-    async () => {
-      await engine.temporal.env.sleep(60_000);
-      const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
-      return notes.find((note) => /approvers' webhook did not take the approval request/.test(note.message));
-    },
-    60_000,
-    'the failure note',
-  );
-  t.regex(noted.message, /the approvers' webhook answered 500 to the approval request for NOTIFY-FAIL-2/);
-  t.false(noted.message.includes('/services/T000'), 'the webhook URL (a secret in Slack) is not in the note');
-  t.is(webhook.forTicket('NOTIFY-FAIL-2').length, 5, 'bounded retries: five tries');
-  t.is((await engine.orders.status('NOTIFY-FAIL-2')).state, 'AWAITING_APPROVAL');
-  await engine.orders.approve('NOTIFY-FAIL-2', { approverId: 'fiona', monthlyRate: second.quote!.monthlyRate, currency: second.quote!.currency });
-  t.is((await engine.orders.result('NOTIFY-FAIL-2')).state, 'BOUGHT');
-});
+    // Left waiting until the tries run out: the failure is noted, the order still waits for its approver.
+    const submitted = await engine.orders.submit(sydneyRequest('NOTIFY-FAIL-2', { size: 'MVE 8/32' }));
+    const second = await waitForState(engine.orders, 'NOTIFY-FAIL-2', 'AWAITING_APPROVAL');
+    const noted = await waitFor(
+      async () => {
+        await engine.temporal.env.sleep(60_000);
+        const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
+        return notes.find((note) => /approvers' webhook did not take the approval request/.test(note.message));
+      },
+      60_000,
+      'the failure note',
+    );
+    t.regex(noted.message, /the approvers' webhook answered 500 to the approval request for NOTIFY-FAIL-2/);
+    t.false(noted.message.includes('/services/T000'), 'the webhook URL (a secret in Slack) is not in the note');
+    t.is(webhook.forTicket('NOTIFY-FAIL-2').length, 5, 'bounded retries: five tries');
+    t.is((await engine.orders.status('NOTIFY-FAIL-2')).state, 'AWAITING_APPROVAL');
+    await engine.orders.approve('NOTIFY-FAIL-2', {
+      approverId: 'fiona',
+      monthlyRate: second.quote!.monthlyRate,
+      currency: second.quote!.currency,
+    });
+    t.is((await engine.orders.result('NOTIFY-FAIL-2')).state, 'BOUGHT');
+  },
+);
 
 test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is scheduled', async (t) => {
   const { engine, webhook } = t.context;
   // A second worker, on its own queue, whose activities have no webhook (as a worker without the variable).
-  const { apiClient, activities } = createTestActivities({ ...simCredentials(engine.sim), repository: engine.repository, orderRequests: engine.orderRequests });
+  const { apiClient, activities } = createTestActivities({
+    ...simCredentials(engine.sim),
+    repository: engine.repository,
+    orderRequests: engine.orderRequests,
+  });
   t.teardown(() => apiClient.close());
   const taskQueue = 'mve-orders-test-plain';
   const dataConverter = encryptingDataConverter(engine.keyring);
@@ -174,13 +228,22 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
     actionKeys: engine.actionKeys,
   });
   engine.workers.push({ worker, running: worker.run() });
-  const orders = new OrderClient({ client: engine.client, taskQueue, kindMap: SIM_KIND_MAP, actionKeys: engine.actionKeys });
+  const orders = new OrderClient({
+    client: engine.client,
+    taskQueue,
+    kindMap: SIM_KIND_MAP,
+    actionKeys: engine.actionKeys,
+  });
 
   const submitted = await orders.submit(sydneyRequest('NOTIFY-NONE-1', { size: 'MVE 8/32' }));
   const waiting = await waitForState(orders, 'NOTIFY-NONE-1', 'AWAITING_APPROVAL');
   await engine.temporal.env.sleep(72 * HOUR - 30 * 60_000); // both reminders
   t.is((await orders.status('NOTIFY-NONE-1')).approval?.remindersSent, 2);
-  await orders.approve('NOTIFY-NONE-1', { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency });
+  await orders.approve('NOTIFY-NONE-1', {
+    approverId: 'fiona',
+    monthlyRate: waiting.quote!.monthlyRate,
+    currency: waiting.quote!.currency,
+  });
   t.is((await orders.result('NOTIFY-NONE-1')).state, 'BOUGHT');
   t.is(webhook.forTicket('NOTIFY-NONE-1').length, 0);
   const history = await engine.client.workflow.getHandle(submitted.workflowId).fetchHistory();
@@ -190,8 +253,16 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
   t.false(scheduled.includes('notifyApprovers'), scheduled.join(', '));
   // The same activity, called anyway (a worker whose variable was removed): sends nothing.
   await activities.notifyApprovers({
-    workflowId: submitted.workflowId, ticketId: 'NOTIFY-NONE-1', environment: 'staging', seq: 1, event: 'awaiting-approval', requestedBy: 'alice',
-    quote: { monthlyRate: 1, currency: 'AUD' }, tier: { name: 'team', roles: ['finance-approver'], approvals: 1 }, stillNeeded: 1, deadline: new Date(0).toISOString(),
+    workflowId: submitted.workflowId,
+    ticketId: 'NOTIFY-NONE-1',
+    environment: 'staging',
+    seq: 1,
+    event: 'awaiting-approval',
+    requestedBy: 'alice',
+    quote: { monthlyRate: 1, currency: 'AUD' },
+    tier: { name: 'team', roles: ['finance-approver'], approvals: 1 },
+    stillNeeded: 1,
+    deadline: new Date(0).toISOString(),
   });
   t.is(webhook.forTicket('NOTIFY-NONE-1').length, 0);
 });
@@ -201,15 +272,32 @@ test('the worker checks the webhook when it starts: signed only, and only where 
   const secret = { MVE_CALLBACK_SECRET: 's' };
   t.deepEqual(approverNotificationsFromEnv({ ...secret }, strict), {}, 'unset: nobody is told');
   t.deepEqual(
-    approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x', MVE_CONSOLE_URL: 'https://mve.example.com' }, strict),
+    approverNotificationsFromEnv(
+      {
+        ...secret,
+        MVE_APPROVER_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x',
+        MVE_CONSOLE_URL: 'https://mve.example.com',
+      },
+      strict,
+    ),
     { approverWebhookUrl: 'https://hooks.slack.com/services/T/B/x', consoleUrl: 'https://mve.example.com' },
   );
-  t.throws(() => approverNotificationsFromEnv({ MVE_APPROVER_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x' }, strict), { message: /MVE_CALLBACK_SECRET is not/ });
-  const internal = t.throws(() => approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'https://10.1.2.3/hook/secret-part' }, strict));
+  t.throws(
+    () => approverNotificationsFromEnv({ MVE_APPROVER_WEBHOOK_URL: 'https://hooks.slack.com/services/T/B/x' }, strict),
+    { message: /MVE_CALLBACK_SECRET is not/ },
+  );
+  const internal = t.throws(() =>
+    approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'https://10.1.2.3/hook/secret-part' }, strict),
+  );
   t.regex(internal!.message, /^MVE_APPROVER_WEBHOOK_URL: .*private, loopback or link-local/);
   t.false(internal!.message.includes('secret-part'), 'the URL path (a secret in Slack) is not echoed');
-  t.throws(() => approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'http://chat.example.com/hook' }, strict), { message: /https URLs only/ });
-  t.throws(() => approverNotificationsFromEnv({ ...secret, MVE_CONSOLE_URL: 'not a url' }, strict), { message: /MVE_CONSOLE_URL/ });
+  t.throws(
+    () => approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'http://chat.example.com/hook' }, strict),
+    { message: /https URLs only/ },
+  );
+  t.throws(() => approverNotificationsFromEnv({ ...secret, MVE_CONSOLE_URL: 'not a url' }, strict), {
+    message: /MVE_CONSOLE_URL/,
+  });
 });
 
 test.serial('every history replays with the current workflow code', async (t) => {

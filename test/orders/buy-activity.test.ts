@@ -36,12 +36,24 @@ test.before(async (t) => {
   const { sql } = await pg.database();
   const repository = createRepository(sql);
   // Every run's request is its ticket's: what the reader would read from the run's start input.
-  const orderRequests = { requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')) };
+  const orderRequests = {
+    requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')),
+  };
   const { activities } = createTestActivities({ ...simCredentials(sim), repository, orderRequests });
-  const breakOutcomes = <R extends Pick<Repository, 'recordBuyOutcome'>>(records: R): R => ({ ...records, recordBuyOutcome: () => Promise.reject(new Error('connection terminated unexpectedly')) });
+  const breakOutcomes = <R extends Pick<Repository, 'recordBuyOutcome'>>(records: R): R => ({
+    ...records,
+    recordBuyOutcome: () => Promise.reject(new Error('connection terminated unexpectedly')),
+  });
   // The journal writes through one connection's repository (withOneConnection): broken there too.
-  const broken: Repository = { ...breakOutcomes(repository), withOneConnection: (work) => repository.withOneConnection((orders) => work(breakOutcomes(orders))) };
-  const failingAfterBuy = createTestActivities({ ...simCredentials(sim), repository: broken, orderRequests }).activities;
+  const broken: Repository = {
+    ...breakOutcomes(repository),
+    withOneConnection: (work) => repository.withOneConnection((orders) => work(breakOutcomes(orders))),
+  };
+  const failingAfterBuy = createTestActivities({
+    ...simCredentials(sim),
+    repository: broken,
+    orderRequests,
+  }).activities;
   t.context = { sim, repository, activities, failingAfterBuy };
 });
 test.after.always(async (t) => {
@@ -55,7 +67,10 @@ async function newOrder(t: { context: Context }) {
   const lookup = { workflowId: run.workflowId, environment: 'staging' as const, request: request(ticketId) };
   const { location } = await t.context.activities.lookUpLocation(lookup);
   const { image } = await t.context.activities.lookUpImage(lookup);
-  const targets: BuyInput['targets'] = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
+  const targets: BuyInput['targets'] = {
+    location: { id: location.id },
+    image: { id: image.id, vendor: image.vendor, product: image.product },
+  };
   const at = Date.now();
   const journal: JournalEntry[] = [
     { type: 'received', seq: 1, at },
@@ -63,7 +78,8 @@ async function newOrder(t: { context: Context }) {
     { type: 'buy-intent', seq: 3, at, attempt: 1 },
   ];
   const environment = () => new MockActivityEnvironment({ workflowExecution: run });
-  const buy = (input: BuyInput, activities = t.context.activities): Promise<BuyAnswer> => environment().run(activities.buyOrder, input);
+  const buy = (input: BuyInput, activities = t.context.activities): Promise<BuyAnswer> =>
+    environment().run(activities.buyOrder, input);
   const buyAlone = (input: BuyInput): Promise<BuyAnswer> => environment().run(t.context.activities.buyOrder, input);
   return { run, targets, journal, buy, buyAlone };
 }
@@ -77,7 +93,14 @@ test.serial('the buy writes its journal, claims its attempt, sends, and records 
   if (answer.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(answer)}`);
   t.is(sim.state().calls.buy - buysBefore, 1);
   t.true(answer.journal?.written);
-  t.deepEqual(answer.journal?.entries.map((entry) => [entry.seq, entry.type]), [[4, 'buy-outcome'], [5, 'product'], [6, 'transition']]);
+  t.deepEqual(
+    answer.journal?.entries.map((entry) => [entry.seq, entry.type]),
+    [
+      [4, 'buy-outcome'],
+      [5, 'product'],
+      [6, 'transition'],
+    ],
+  );
 
   const view = (await repository.getOrder(run.workflowId))!;
   t.is(view.order.status, 'BOUGHT');
@@ -86,21 +109,36 @@ test.serial('the buy writes its journal, claims its attempt, sends, and records 
   const [attempt] = view.buyAttempts;
   t.like(attempt, { attempt: 1, outcome: 'created', runId: run.runId });
   t.truthy(attempt?.sentAt, 'claimed before it was sent');
-  t.deepEqual(view.events.map((event) => event.to), ['RECEIVED', 'BUYING', 'BOUGHT']);
+  t.deepEqual(
+    view.events.map((event) => event.to),
+    ['RECEIVED', 'BUYING', 'BOUGHT'],
+  );
 });
 
-test.serial('a buy intent the records refuse: nothing is sent, and the answer says the journal was not written', async (t) => {
-  const { sim, repository } = t.context;
-  const { run, targets, journal, buy } = await newOrder(t);
-  await repository.recordOrderReceived({ workflowId: run.workflowId, ticketId: 'x', environment: 'staging', requestedBy: 'alice', request: {} });
-  await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
-  const buysBefore = sim.state().calls.buy;
+test.serial(
+  'a buy intent the records refuse: nothing is sent, and the answer says the journal was not written',
+  async (t) => {
+    const { sim, repository } = t.context;
+    const { run, targets, journal, buy } = await newOrder(t);
+    await repository.recordOrderReceived({
+      workflowId: run.workflowId,
+      ticketId: 'x',
+      environment: 'staging',
+      requestedBy: 'alice',
+      request: {},
+    });
+    await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
+    const buysBefore = sim.state().calls.buy;
 
-  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
-  t.like(answer, { outcome: 'unrecorded', error: { type: 'BuyIntentRefused' } });
-  t.regex(answer.outcome === 'unrecorded' ? answer.error.message : '', /buy attempt 1 of this order was begun by another run/);
-  t.is(sim.state().calls.buy, buysBefore, 'no buy request');
-});
+    const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    t.like(answer, { outcome: 'unrecorded', error: { type: 'BuyIntentRefused' } });
+    t.regex(
+      answer.outcome === 'unrecorded' ? answer.error.message : '',
+      /buy attempt 1 of this order was begun by another run/,
+    );
+    t.is(sim.state().calls.buy, buysBefore, 'no buy request');
+  },
+);
 
 test.serial('an attempt closed as never sent is never sent, even by a buy that wakes up late', async (t) => {
   const { sim, repository, activities } = t.context;
@@ -112,51 +150,84 @@ test.serial('an attempt closed as never sent is never sent, even by a buy that w
   const answer = await buyAlone({ targets, attempt: 1, journal: [], recordCreated: { seq: 3, actor: 'engine' } });
   t.like(answer, { outcome: 'not-created', retryable: false, error: { type: 'BuyNotClaimed' } });
   t.is(sim.state().calls.buy, buysBefore, 'no buy request');
-  t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], { outcome: 'not-created', errorClass: 'BuyNotSent', sentAt: null });
+  t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], {
+    outcome: 'not-created',
+    errorClass: 'BuyNotSent',
+    sentAt: null,
+  });
 });
 
 test.serial('a database that breaks after the buy: still created, with the record left to the workflow', async (t) => {
   const { repository, failingAfterBuy } = t.context;
   const { run, targets, journal, buy } = await newOrder(t);
-  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } }, failingAfterBuy);
+  const answer = await buy(
+    { targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } },
+    failingAfterBuy,
+  );
   t.is(answer.outcome, 'created', 'the MVE exists whatever the records say');
   t.false(answer.outcome === 'created' && answer.journal?.written);
-  t.is(answer.outcome === 'created' ? answer.journal?.entries.length : 0, 3, 'the entries, for the workflow to journal');
-  t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], { outcome: null }, 'the intent only: the outcome is the workflow\'s to write');
+  t.is(
+    answer.outcome === 'created' ? answer.journal?.entries.length : 0,
+    3,
+    'the entries, for the workflow to journal',
+  );
+  t.like(
+    (await repository.getOrder(run.workflowId))!.buyAttempts[0],
+    { outcome: null },
+    "the intent only: the outcome is the workflow's to write",
+  );
 });
 
 // A buy run in its workflow task (a local activity) runs again when that task is retried after its worker was lost.
-test.serial('a buy run again after its first run claimed the attempt sends nothing and answers uncertain', async (t) => {
-  const { sim, repository, activities } = t.context;
-  const { run, targets, journal, buy } = await newOrder(t);
-  // The first run wrote its journal and claimed the attempt; its worker was lost before it answered.
-  await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
-  t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
-  const buysBefore = sim.state().calls.buy;
+test.serial(
+  'a buy run again after its first run claimed the attempt sends nothing and answers uncertain',
+  async (t) => {
+    const { sim, repository, activities } = t.context;
+    const { run, targets, journal, buy } = await newOrder(t);
+    // The first run wrote its journal and claimed the attempt; its worker was lost before it answered.
+    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
+    t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
+    const buysBefore = sim.state().calls.buy;
 
-  const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
-  t.like(answer, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
-  t.regex(answer.outcome === 'uncertain' ? answer.error.message : '', /buy attempt 1 was claimed for sending by an earlier run of this buy, and may have been sent/);
-  t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
-});
+    const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    t.like(answer, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
+    t.regex(
+      answer.outcome === 'uncertain' ? answer.error.message : '',
+      /buy attempt 1 was claimed for sending by an earlier run of this buy, and may have been sent/,
+    );
+    t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
+  },
+);
 
-test.serial('a buy run again after its first run bought and recorded the MVE sends nothing and answers uncertain', async (t) => {
-  const { sim } = t.context;
-  const { targets, journal, buy } = await newOrder(t);
-  const first = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
-  if (first.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(first)}`);
-  const buysBefore = sim.state().calls.buy;
+test.serial(
+  'a buy run again after its first run bought and recorded the MVE sends nothing and answers uncertain',
+  async (t) => {
+    const { sim } = t.context;
+    const { targets, journal, buy } = await newOrder(t);
+    const first = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    if (first.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(first)}`);
+    const buysBefore = sim.state().calls.buy;
 
-  const again = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
-  t.like(again, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
-  t.true(again.outcome === 'uncertain' && again.error.message.includes(`ended as created (${first.product.technicalServiceUid})`));
-  t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
-});
+    const again = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    t.like(again, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
+    t.true(
+      again.outcome === 'uncertain' &&
+        again.error.message.includes(`ended as created (${first.product.technicalServiceUid})`),
+    );
+    t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
+  },
+);
 
 test.serial('an attempt another run claimed is refused as before, not taken for a buy run again', async (t) => {
   const { sim, repository } = t.context;
   const { run, targets, journal, buy } = await newOrder(t);
-  await repository.recordOrderReceived({ workflowId: run.workflowId, ticketId: 'x', environment: 'staging', requestedBy: 'alice', request: {} });
+  await repository.recordOrderReceived({
+    workflowId: run.workflowId,
+    ticketId: 'x',
+    environment: 'staging',
+    requestedBy: 'alice',
+    request: {},
+  });
   await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
   t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
   const buysBefore = sim.state().calls.buy;

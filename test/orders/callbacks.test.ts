@@ -14,10 +14,23 @@ import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/or
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
 const pg = usePostgres(test);
 
-const NOTIFICATION: TicketNotification = { workflowId: 'mve-order-CB', ticketId: 'CB', seq: 1, at: new Date(0).toISOString(), state: 'RECEIVED', event: 'received', message: 'order received' };
+const NOTIFICATION: TicketNotification = {
+  workflowId: 'mve-order-CB',
+  ticketId: 'CB',
+  seq: 1,
+  at: new Date(0).toISOString(),
+  state: 'RECEIVED',
+  event: 'received',
+  message: 'order received',
+};
 
 function notifier(env: NodeJS.ProcessEnv) {
-  return createNotifyActivity({ callbackSecret: new Secret('s'), timeoutMs: 2_000, callbackPolicy: callbackPolicyFromEnv(env), now: Date.now });
+  return createNotifyActivity({
+    callbackSecret: new Secret('s'),
+    timeoutMs: 2_000,
+    callbackPolicy: callbackPolicyFromEnv(env),
+    now: Date.now,
+  });
 }
 
 /** A loopback HTTP server answering `status` (with a Location when it is a redirect); counts what it got. */
@@ -41,13 +54,22 @@ test('plain http is refused outside dev; internal addresses are refused unless t
   const target = await receiver(204);
   t.teardown(target.close);
   const strict = notifier({});
-  const http = await refusal(t, strict.notifyTicketSystem({ callbackUrl: `http://127.0.0.1:${target.port}/t`, notification: NOTIFICATION }));
+  const http = await refusal(
+    t,
+    strict.notifyTicketSystem({ callbackUrl: `http://127.0.0.1:${target.port}/t`, notification: NOTIFICATION }),
+  );
   t.is(http.type, 'CallbackRefusedByPolicy');
   t.true(http.nonRetryable);
   t.regex(http.message, /https URLs only/);
 
   const httpOnly = notifier({ MVE_CALLBACK_ALLOW_HTTP: 'true' });
-  for (const url of [`http://127.0.0.1:${target.port}/t`, `http://localhost:${target.port}/t`, 'http://169.254.169.254/latest/meta-data/', 'http://10.1.2.3/t', 'http://[::1]:9/t']) {
+  for (const url of [
+    `http://127.0.0.1:${target.port}/t`,
+    `http://localhost:${target.port}/t`,
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.1.2.3/t',
+    'http://[::1]:9/t',
+  ]) {
     const refused = await refusal(t, httpOnly.notifyTicketSystem({ callbackUrl: url, notification: NOTIFICATION }));
     t.is(refused.type, 'CallbackRefusedByPolicy', url);
     t.regex(refused.message, /private, loopback or link-local address.*MVE_CALLBACK_ALLOWED_NETWORKS/, url);
@@ -66,7 +88,10 @@ test('a redirect is not followed: the callback fails for good, naming where it w
   t.teardown(elsewhere.close);
   t.teardown(redirecting.close);
   const allowed = notifier({ MVE_CALLBACK_ALLOW_HTTP: 'true', MVE_CALLBACK_ALLOWED_NETWORKS: '127.0.0.1' });
-  const refused = await refusal(t, allowed.notifyTicketSystem({ callbackUrl: `http://127.0.0.1:${redirecting.port}/t`, notification: NOTIFICATION }));
+  const refused = await refusal(
+    t,
+    allowed.notifyTicketSystem({ callbackUrl: `http://127.0.0.1:${redirecting.port}/t`, notification: NOTIFICATION }),
+  );
   t.is(refused.type, 'CallbackRedirected');
   t.true(refused.nonRetryable);
   t.regex(refused.message, /redirect \(302 to http:\/\/127\.0\.0\.1:\d+\/internal\)/);
@@ -83,10 +108,17 @@ test.serial('an order that ends does not wait on a ticket system that never take
   t.teardown(() => engine.stop());
   const failing = await receiver(503);
   t.teardown(failing.close);
-  const submitted = await engine.orders.submit(sydneyRequest('CB-END-1', { size: 'MVE 4/16', callbackUrl: `http://127.0.0.1:${failing.port}/t` }));
+  const submitted = await engine.orders.submit(
+    sydneyRequest('CB-END-1', { size: 'MVE 4/16', callbackUrl: `http://127.0.0.1:${failing.port}/t` }),
+  );
   const outcome = await engine.orders.result('CB-END-1');
   t.is(outcome.state, 'BOUGHT');
   t.true(failing.hits.length >= 1, 'the ticket system was tried');
   const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
-  t.true(notes.some((note) => /the order ended with \d+ notification\(s\) the ticket system did not take/.test(note.message)), JSON.stringify(notes.map((n) => n.message)));
+  t.true(
+    notes.some((note) =>
+      /the order ended with \d+ notification\(s\) the ticket system did not take/.test(note.message),
+    ),
+    JSON.stringify(notes.map((n) => n.message)),
+  );
 });

@@ -39,43 +39,62 @@ test.serial('429 on buy is retried after Retry-After: the buy provably did not h
   t.is(outcome.state, 'BOUGHT');
   t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
   const record = await engine.repository.getOrder(submitted.workflowId);
-  t.deepEqual(record?.buyAttempts.map((attempt) => attempt.outcome), ['not-created', 'created']);
-  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
-  t.true(notes.some((note) => /trying again in 30 s/.test(note.message)), 'the retry waits as Retry-After says');
-});
-
-test.serial('a buy carried out but whose answer is lost parks in BUY_UNCERTAIN, never retried; ops resolve it', async (t) => {
-  const { engine } = t.context;
-  engine.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
-  const productsBefore = engine.sim.state().products.length;
-  const submitted = await engine.orders.submit(sydneyRequest('DROPPED-BUY', { size: 'MVE 4/16' }));
-  const uncertain = await waitForState(engine.orders, 'DROPPED-BUY', 'BUY_UNCERTAIN');
-  t.is(uncertain.buyAttempts, 1);
-  const created = engine.sim.state().products.slice(productsBefore);
-  t.is(created.length, 1, 'exactly one product exists');
-
-  // Days pass: ops are reminded, and still nothing is bought again.
-  await engine.temporal.env.sleep(9 * 60 * 60 * 1000);
-  t.is((await engine.orders.status('DROPPED-BUY')).state, 'BUY_UNCERTAIN');
-  t.is(engine.sim.state().products.length, productsBefore + 1);
-  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
-  t.true(notes.filter((note) => /the buy outcome is unknown/.test(note.message)).length >= 2);
-
-  const badUid = await t.throwsAsync(
-    engine.orders.resolveBuy('DROPPED-BUY', { actor: 'olga-ops', outcome: 'created', technicalServiceUid: 'not-a-uid' }),
-    { instanceOf: OrderRefusedError },
+  t.deepEqual(
+    record?.buyAttempts.map((attempt) => attempt.outcome),
+    ['not-created', 'created'],
   );
-  t.regex(badUid!.message, /technicalServiceUid/);
-  const uid = created[0]!.technicalServiceUid;
-  await engine.orders.resolveBuy('DROPPED-BUY', { actor: 'olga-ops', outcome: 'created', technicalServiceUid: uid, provisioningStatus: 'DEPLOYABLE', note: 'found in the portal' });
-  const outcome = await engine.orders.result('DROPPED-BUY');
-  t.is(outcome.state, 'BOUGHT');
-  t.is(outcome.product?.technicalServiceUid, uid);
-  t.is(engine.sim.state().products.length, productsBefore + 1);
-  const record = await engine.repository.getOrder(submitted.workflowId);
-  t.is(record?.buyAttempts[0]?.outcome, 'created');
-  t.is(record?.order.product?.technicalServiceUid, uid);
+  const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
+  t.true(
+    notes.some((note) => /trying again in 30 s/.test(note.message)),
+    'the retry waits as Retry-After says',
+  );
 });
+
+test.serial(
+  'a buy carried out but whose answer is lost parks in BUY_UNCERTAIN, never retried; ops resolve it',
+  async (t) => {
+    const { engine } = t.context;
+    engine.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
+    const productsBefore = engine.sim.state().products.length;
+    const submitted = await engine.orders.submit(sydneyRequest('DROPPED-BUY', { size: 'MVE 4/16' }));
+    const uncertain = await waitForState(engine.orders, 'DROPPED-BUY', 'BUY_UNCERTAIN');
+    t.is(uncertain.buyAttempts, 1);
+    const created = engine.sim.state().products.slice(productsBefore);
+    t.is(created.length, 1, 'exactly one product exists');
+
+    // Days pass: ops are reminded, and still nothing is bought again.
+    await engine.temporal.env.sleep(9 * 60 * 60 * 1000);
+    t.is((await engine.orders.status('DROPPED-BUY')).state, 'BUY_UNCERTAIN');
+    t.is(engine.sim.state().products.length, productsBefore + 1);
+    const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
+    t.true(notes.filter((note) => /the buy outcome is unknown/.test(note.message)).length >= 2);
+
+    const badUid = await t.throwsAsync(
+      engine.orders.resolveBuy('DROPPED-BUY', {
+        actor: 'olga-ops',
+        outcome: 'created',
+        technicalServiceUid: 'not-a-uid',
+      }),
+      { instanceOf: OrderRefusedError },
+    );
+    t.regex(badUid!.message, /technicalServiceUid/);
+    const uid = created[0]!.technicalServiceUid;
+    await engine.orders.resolveBuy('DROPPED-BUY', {
+      actor: 'olga-ops',
+      outcome: 'created',
+      technicalServiceUid: uid,
+      provisioningStatus: 'DEPLOYABLE',
+      note: 'found in the portal',
+    });
+    const outcome = await engine.orders.result('DROPPED-BUY');
+    t.is(outcome.state, 'BOUGHT');
+    t.is(outcome.product?.technicalServiceUid, uid);
+    t.is(engine.sim.state().products.length, productsBefore + 1);
+    const record = await engine.repository.getOrder(submitted.workflowId);
+    t.is(record?.buyAttempts[0]?.outcome, 'created');
+    t.is(record?.order.product?.technicalServiceUid, uid);
+  },
+);
 
 test.serial('a buy whose connection dropped before it was carried out is bought once after ops say so', async (t) => {
   const { engine } = t.context;
@@ -99,7 +118,11 @@ test.serial('a token that expires mid-order is refreshed and the order goes on',
   const waiting = await waitForState(engine.orders, 'TOKEN-1', 'AWAITING_APPROVAL');
   const tokensBefore = engine.sim.state().tokensIssued;
   engine.sim.expireTokens();
-  await engine.orders.approve('TOKEN-1', { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: 'AUD' });
+  await engine.orders.approve('TOKEN-1', {
+    approverId: 'fiona',
+    monthlyRate: waiting.quote!.monthlyRate,
+    currency: 'AUD',
+  });
   const outcome = await engine.orders.result('TOKEN-1');
   t.is(outcome.state, 'BOUGHT');
   t.is(engine.sim.state().tokensIssued - tokensBefore, 1, 'one new token, fetched once');
@@ -115,49 +138,66 @@ test.serial('an order the catalog cannot serve fails at lookup, naming the rule,
   t.is(engine.sim.state().calls.validate, validatesBefore);
 });
 
-test.serial('an order the API refuses at validation fails with the API message and trace id, and buys nothing', async (t) => {
-  const { engine } = t.context;
-  // A location whose zones offer fewer than 32 vCPU: only the API knows that, so the offline check passes.
-  const locations = await engine.apiClient.listLocations();
-  const small = locations.find((location) => {
-    const zones = Object.values(location.diversityZones ?? {}).filter((zone) => zone?.mveAvailable);
-    return location.status === 'Active' && zones.length > 0 && zones.every((zone) => typeof zone?.mveMaxCpuCoreCount === 'number' && zone.mveMaxCpuCoreCount < 32);
-  });
-  if (!small) return t.fail('the simulator catalog has no location limited below 32 vCPU');
-  const buysBefore = engine.sim.state().calls.buy;
-  await engine.orders.submit(sydneyRequest('TOO-BIG', { size: 'MVE 32/128', location: { id: small.id } }));
-  const outcome = await engine.orders.result('TOO-BIG');
-  t.is(outcome.state, 'FAILED');
-  t.regex(outcome.reason, /needs 32 vCPU/);
-  t.regex(outcome.reason, /trace id/);
-  t.is(engine.sim.state().calls.buy, buysBefore);
-});
+test.serial(
+  'an order the API refuses at validation fails with the API message and trace id, and buys nothing',
+  async (t) => {
+    const { engine } = t.context;
+    // A location whose zones offer fewer than 32 vCPU: only the API knows that, so the offline check passes.
+    const locations = await engine.apiClient.listLocations();
+    const small = locations.find((location) => {
+      const zones = Object.values(location.diversityZones ?? {}).filter((zone) => zone?.mveAvailable);
+      return (
+        location.status === 'Active' &&
+        zones.length > 0 &&
+        zones.every((zone) => typeof zone?.mveMaxCpuCoreCount === 'number' && zone.mveMaxCpuCoreCount < 32)
+      );
+    });
+    if (!small) return t.fail('the simulator catalog has no location limited below 32 vCPU');
+    const buysBefore = engine.sim.state().calls.buy;
+    await engine.orders.submit(sydneyRequest('TOO-BIG', { size: 'MVE 32/128', location: { id: small.id } }));
+    const outcome = await engine.orders.result('TOO-BIG');
+    t.is(outcome.state, 'FAILED');
+    t.regex(outcome.reason, /needs 32 vCPU/);
+    t.regex(outcome.reason, /trace id/);
+    t.is(engine.sim.state().calls.buy, buysBefore);
+  },
+);
 
-test.serial('a buy that takes longer than a workflow task (a slow database, then a slow provider) is bought once, and its status answers', async (t) => {
-  const { engine } = t.context;
-  // The buy runs in its workflow task (a local activity); the worker keeps that task alive past its 10 s timeout.
-  // The buy's journal waits 7 s for the database (a lock held on the buy attempts), then the provider 4.5 s (the
-  // client's response timeout is 5 s here).
-  const locked = engine.db.sql.begin(async (tx) => {
-    await tx`LOCK TABLE buy_attempts IN EXCLUSIVE MODE`;
-    await new Promise((resolve) => setTimeout(resolve, 7_000));
-  });
-  engine.sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 4_500 });
-  const buysBefore = engine.sim.state().calls.buy;
-  const started = Date.now();
-  const submitted = await engine.orders.submit(sydneyRequest('SLOW-BUY', { size: 'MVE 4/16' }));
-  await waitFor(async () => (engine.sim.state().calls.buy > buysBefore ? true : undefined), 30_000, 'the buy at the provider');
-  // A query waits for the workflow task the buy runs in (at most until the worker's next heartbeat of that task).
-  const buying = await engine.orders.status('SLOW-BUY');
-  t.true(['BUYING', 'BOUGHT'].includes(buying.state), buying.state);
-  const outcome = await engine.orders.result('SLOW-BUY');
-  await locked;
-  t.true(Date.now() - started > 10_000, 'longer than a workflow task');
-  t.is(outcome.state, 'BOUGHT');
-  t.is(engine.sim.state().calls.buy - buysBefore, 1, 'one buy request');
-  t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
-  t.deepEqual((await engine.repository.getOrder(submitted.workflowId))?.buyAttempts.map((attempt) => attempt.outcome), ['created']);
-});
+test.serial(
+  'a buy that takes longer than a workflow task (a slow database, then a slow provider) is bought once, and its status answers',
+  async (t) => {
+    const { engine } = t.context;
+    // The buy runs in its workflow task (a local activity); the worker keeps that task alive past its 10 s timeout.
+    // The buy's journal waits 7 s for the database (a lock held on the buy attempts), then the provider 4.5 s (the
+    // client's response timeout is 5 s here).
+    const locked = engine.db.sql.begin(async (tx) => {
+      await tx`LOCK TABLE buy_attempts IN EXCLUSIVE MODE`;
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+    });
+    engine.sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 4_500 });
+    const buysBefore = engine.sim.state().calls.buy;
+    const started = Date.now();
+    const submitted = await engine.orders.submit(sydneyRequest('SLOW-BUY', { size: 'MVE 4/16' }));
+    await waitFor(
+      async () => (engine.sim.state().calls.buy > buysBefore ? true : undefined),
+      30_000,
+      'the buy at the provider',
+    );
+    // A query waits for the workflow task the buy runs in (at most until the worker's next heartbeat of that task).
+    const buying = await engine.orders.status('SLOW-BUY');
+    t.true(['BUYING', 'BOUGHT'].includes(buying.state), buying.state);
+    const outcome = await engine.orders.result('SLOW-BUY');
+    await locked;
+    t.true(Date.now() - started > 10_000, 'longer than a workflow task');
+    t.is(outcome.state, 'BOUGHT');
+    t.is(engine.sim.state().calls.buy - buysBefore, 1, 'one buy request');
+    t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
+    t.deepEqual(
+      (await engine.repository.getOrder(submitted.workflowId))?.buyAttempts.map((attempt) => attempt.outcome),
+      ['created'],
+    );
+  },
+);
 
 test.serial('every history of this file replays cleanly', async (t) => {
   const { replayed, failures } = await replayEveryHistory(t.context.engine);

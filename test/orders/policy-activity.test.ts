@@ -31,20 +31,27 @@ test('the rules are stored before the policy is served, once per hash: concurren
   const store = storeThat(() => held);
   const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
   let answered = 0;
-  const calls = [1, 2, 3].map(() => loadApprovalPolicy({ environment: 'staging' }).then((policy) => (answered++, policy)));
+  const calls = [1, 2, 3].map(() =>
+    loadApprovalPolicy({ environment: 'staging' }).then((policy) => (answered++, policy)),
+  );
   await new Promise((resolve) => setTimeout(resolve, 20));
   t.is(answered, 0, 'nobody is answered before the rules are stored');
   t.is(store.writes.length, 1, 'one write for the three callers');
   release();
   const answers = await Promise.all(calls);
   const hash = policyHash(defaultApprovalPolicies().staging);
-  for (const answer of answers) t.deepEqual(answer, { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging });
+  for (const answer of answers)
+    t.deepEqual(answer, { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging });
   t.deepEqual(store.writes, [{ hash, policy: defaultApprovalPolicies().staging }]);
 
   await loadApprovalPolicy({ environment: 'staging' });
   t.is(store.writes.length, 1, 'a hash this process stored is not stored again');
   await loadApprovalPolicy({ environment: 'production' });
-  t.deepEqual(store.writes.map((write) => write.hash), [hash, policyHash(defaultApprovalPolicies().production)], 'another hash is stored once too');
+  t.deepEqual(
+    store.writes.map((write) => write.hash),
+    [hash, policyHash(defaultApprovalPolicies().production)],
+    'another hash is stored once too',
+  );
 });
 
 test('the policy is served without a database: the rules are then marked unstored, for the journal to carry, and the next read stores them', async (t) => {
@@ -54,9 +61,18 @@ test('the policy is served without a database: the rules are then marked unstore
   });
   const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
   const hash = policyHash(defaultApprovalPolicies().staging);
-  t.deepEqual(await loadApprovalPolicy({ environment: 'staging' }), { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging, unstored: true });
+  t.deepEqual(await loadApprovalPolicy({ environment: 'staging' }), {
+    version: 'unit-1',
+    hash,
+    policy: defaultApprovalPolicies().staging,
+    unstored: true,
+  });
   fail = false;
-  t.deepEqual(await loadApprovalPolicy({ environment: 'staging' }), { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging }, 'stored by the next read');
+  t.deepEqual(
+    await loadApprovalPolicy({ environment: 'staging' }),
+    { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging },
+    'stored by the next read',
+  );
   t.is(store.writes.length, 2);
 });
 

@@ -6,7 +6,11 @@ import { createRecordActivities } from '../../activities/order/record-activities
 import { TRUNCATED } from '../../activities/order/journal-writer.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
-import { OrderRequestUnavailable, type OrderRequestReader, type RunReference } from '../../activities/order/order-requests.js';
+import {
+  OrderRequestUnavailable,
+  type OrderRequestReader,
+  type RunReference,
+} from '../../activities/order/order-requests.js';
 import type { JournalEntry, JournalInput } from '../../workflows/order/activity-types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest } from '../helpers/orders.js';
@@ -31,12 +35,19 @@ async function journal(workflowId: string, options: { sent?: Array<{ connection:
   const db = await pg.database();
   // With `sent`, the journal writes through a pool of its own that reports each statement and its connection.
   const sent = options.sent;
-  const pool = sent ? postgres(db.url, { max: 4, onnotice: () => {}, debug: (connection, query) => sent.push({ connection, query }) }) : db.sql;
+  const pool = sent
+    ? postgres(db.url, { max: 4, onnotice: () => {}, debug: (connection, query) => sent.push({ connection, query }) })
+    : db.sql;
   const repository = createRepository(pool);
   await repository.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance-approver'] });
   const { recordJournal } = createRecordActivities({ repository, orderRequests });
-  const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), { kindMap: SIM_KIND_MAP }).request!;
-  const inRun = (entries: JournalEntry[]) => new MockActivityEnvironment({ workflowExecution: { workflowId, runId: `run-${workflowId}` } }).run(recordJournal, { entries });
+  const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), {
+    kindMap: SIM_KIND_MAP,
+  }).request!;
+  const inRun = (entries: JournalEntry[]) =>
+    new MockActivityEnvironment({ workflowExecution: { workflowId, runId: `run-${workflowId}` } }).run(recordJournal, {
+      entries,
+    });
   await inRun([{ type: 'received', seq: 0, at: Date.now(), request }]);
   return { repository, sql: db.sql, write: inRun, end: () => (sent ? pool.end({ timeout: 5 }) : Promise.resolve()) };
 }
@@ -45,13 +56,50 @@ test('long texts are cut with a marker, money to 6 decimals, currencies upper ca
   const { repository, write } = await journal('mve-order-FIT-1');
   const now = Date.now();
   await write([
-    { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'CANCELLED', actor: 'a'.repeat(300), reason: 'r'.repeat(3000) },
+    {
+      type: 'transition',
+      seq: 1,
+      at: now,
+      from: 'RECEIVED',
+      to: 'CANCELLED',
+      actor: 'a'.repeat(300),
+      reason: 'r'.repeat(3000),
+    },
     { type: 'note', seq: 2, at: now, actor: 'engine', message: 'm'.repeat(5000) },
-    { type: 'quote', seq: 3, at: now, quoteNumber: 1, quote: { monthlyRate: 1618.123456789, currency: 'aud', quotedAt: now } },
-    { type: 'vote', seq: 4, at: now, quoteNumber: 1, approverId: 'fiona', decision: 'reject', monthlyRate: 1618.123456789, currency: 'aud', comment: 'c'.repeat(2500) },
+    {
+      type: 'quote',
+      seq: 3,
+      at: now,
+      quoteNumber: 1,
+      quote: { monthlyRate: 1618.123456789, currency: 'aud', quotedAt: now },
+    },
+    {
+      type: 'vote',
+      seq: 4,
+      at: now,
+      quoteNumber: 1,
+      approverId: 'fiona',
+      decision: 'reject',
+      monthlyRate: 1618.123456789,
+      currency: 'aud',
+      comment: 'c'.repeat(2500),
+    },
     { type: 'buy-intent', seq: 5, at: now, attempt: 1 },
-    { type: 'buy-outcome', seq: 6, at: now, attempt: 1, outcome: 'not-created', error: { type: 'ApiRejected', message: 'x'.repeat(9000) } },
-    { type: 'product', seq: 7, at: now, product: { technicalServiceUid: '3f0c2b1e-7f4a-4b7e-9a55-3c2d1e0f9a88', provisioningStatus: '' }, actor: 'engine' },
+    {
+      type: 'buy-outcome',
+      seq: 6,
+      at: now,
+      attempt: 1,
+      outcome: 'not-created',
+      error: { type: 'ApiRejected', message: 'x'.repeat(9000) },
+    },
+    {
+      type: 'product',
+      seq: 7,
+      at: now,
+      product: { technicalServiceUid: '3f0c2b1e-7f4a-4b7e-9a55-3c2d1e0f9a88', provisioningStatus: '' },
+      actor: 'engine',
+    },
     { type: 'error', seq: 8, at: now, message: 'e'.repeat(6000) },
   ]);
   const view = (await repository.getOrder('mve-order-FIT-1'))!;
@@ -59,7 +107,10 @@ test('long texts are cut with a marker, money to 6 decimals, currencies upper ca
   t.true(view.events.at(-1)!.actor.endsWith(TRUNCATED));
   t.is(view.events.at(-1)!.reason!.length, 2000);
   t.is(view.notes[0]!.message.length, 4000);
-  t.deepEqual(view.order.quote && { rate: view.order.quote.monthlyRate, currency: view.order.quote.currency }, { rate: '1618.123457', currency: 'AUD' });
+  t.deepEqual(view.order.quote && { rate: view.order.quote.monthlyRate, currency: view.order.quote.currency }, {
+    rate: '1618.123457',
+    currency: 'AUD',
+  });
   t.is(view.approvals[0]!.reason!.length, 2000);
   t.is(view.buyAttempts[0]!.errorMessage!.length, 4000);
   t.is(view.order.product?.provisioningStatus, 'UNKNOWN');
@@ -72,23 +123,42 @@ test('a write the database still refuses is shown on the order, and the rest of 
   await t.notThrowsAsync(
     write([
       // Nobody called "mallory" is in the directory: the vote's row breaks a foreign key.
-      { type: 'vote', seq: 1, at: now, quoteNumber: 1, approverId: 'mallory', decision: 'approve', monthlyRate: 1, currency: 'AUD' },
+      {
+        type: 'vote',
+        seq: 1,
+        at: now,
+        quoteNumber: 1,
+        approverId: 'mallory',
+        decision: 'approve',
+        monthlyRate: 1,
+        currency: 'AUD',
+      },
       { type: 'buy-intent', seq: 2, at: now, attempt: 1 },
     ]),
   );
   const view = (await repository.getOrder('mve-order-REFUSED-1'))!;
   t.regex(view.order.lastError?.message ?? '', /^the record of journal entry 1 \(vote\) was refused: /);
-  t.deepEqual(view.buyAttempts.map((attempt) => attempt.attempt), [1], 'the buy intent after it was still written');
+  t.deepEqual(
+    view.buyAttempts.map((attempt) => attempt.attempt),
+    [1],
+    'the buy intent after it was still written',
+  );
 });
 
 test('entries of an order whose first record was refused do not fail the batch, except a buy intent', async (t) => {
   const db = await pg.database();
   const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql), orderRequests });
-  const inRun = (entries: JournalEntry[]) => new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-NEVER', runId: 'run-never' } }).run(recordJournal, { entries });
+  const inRun = (entries: JournalEntry[]) =>
+    new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-NEVER', runId: 'run-never' } }).run(
+      recordJournal,
+      { entries },
+    );
   // No "received" row: every write is refused, and so is recording the refusal; the batch still ends…
   await t.notThrowsAsync(inRun([{ type: 'note', seq: 1, at: Date.now(), actor: 'engine', message: 'hello' }]));
   // …but a buy intent that is not on record means the buy must not leave.
-  const refused = await t.throwsAsync(inRun([{ type: 'buy-intent', seq: 2, at: Date.now(), attempt: 1 }]), { instanceOf: ApplicationFailure });
+  const refused = await t.throwsAsync(inRun([{ type: 'buy-intent', seq: 2, at: Date.now(), attempt: 1 }]), {
+    instanceOf: ApplicationFailure,
+  });
   t.is(refused?.type, 'BuyIntentRefused');
   const [row] = await db.sql`SELECT count(*)::int AS n FROM buy_attempts`;
   t.is(row!.n, 0);
@@ -99,33 +169,63 @@ test('a buy intent for an attempt that already ended (an earlier run of the orde
   const now = Date.now();
   await write([
     { type: 'buy-intent', seq: 1, at: now, attempt: 1 },
-    { type: 'buy-outcome', seq: 2, at: now, attempt: 1, outcome: 'created', product: { technicalServiceUid: '3f0c2b1e-7f4a-4b7e-9a55-3c2d1e0f9a88', provisioningStatus: 'DEPLOYABLE' } },
+    {
+      type: 'buy-outcome',
+      seq: 2,
+      at: now,
+      attempt: 1,
+      outcome: 'created',
+      product: { technicalServiceUid: '3f0c2b1e-7f4a-4b7e-9a55-3c2d1e0f9a88', provisioningStatus: 'DEPLOYABLE' },
+    },
   ]);
   // The same intent written again by its own run (an activity retry) is fine while the attempt is open…
   const { write: writeOpen } = await journal('mve-order-RERUN-2');
   await writeOpen([{ type: 'buy-intent', seq: 1, at: now, attempt: 1 }]);
   await t.notThrowsAsync(writeOpen([{ type: 'buy-intent', seq: 1, at: now, attempt: 1 }]));
   // …but a second run starting its attempts again finds attempt 1 ended, and is refused for good.
-  const refused = await t.throwsAsync(write([{ type: 'buy-intent', seq: 1, at: now + 1000, attempt: 1 }]), { instanceOf: ApplicationFailure });
+  const refused = await t.throwsAsync(write([{ type: 'buy-intent', seq: 1, at: now + 1000, attempt: 1 }]), {
+    instanceOf: ApplicationFailure,
+  });
   t.is(refused?.type, 'BuyIntentRefused');
   t.true(refused?.nonRetryable);
   t.regex(refused!.message, /buy attempt 1 of this order already ended as created/);
-  t.deepEqual((await repository.getOrder('mve-order-RERUN-1'))!.buyAttempts.map((attempt) => attempt.outcome), ['created']);
+  t.deepEqual(
+    (await repository.getOrder('mve-order-RERUN-1'))!.buyAttempts.map((attempt) => attempt.outcome),
+    ['created'],
+  );
 });
 
-test('a buy intent of another run is refused even while the first run\'s attempt is open (it may have been sent)', async (t) => {
+test("a buy intent of another run is refused even while the first run's attempt is open (it may have been sent)", async (t) => {
   const db = await pg.database();
   const repository = createRepository(db.sql);
   const { recordJournal } = createRecordActivities({ repository, orderRequests });
   const request = checkOrderRequest(sydneyRequest('RUNS-1'), { kindMap: SIM_KIND_MAP }).request!;
-  const inRun = (runId: string) => (input: JournalInput) => new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-RUNS-1', runId } }).run(recordJournal, input);
-  await inRun('run-a')({ entries: [{ type: 'received', seq: 0, at: Date.now(), request }, { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] });
-  await t.notThrowsAsync(inRun('run-a')({ entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), 'its own retry');
-  const refused = await t.throwsAsync(inRun('run-b')({ entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }), { instanceOf: ApplicationFailure });
+  const inRun = (runId: string) => (input: JournalInput) =>
+    new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-RUNS-1', runId } }).run(
+      recordJournal,
+      input,
+    );
+  await inRun('run-a')({
+    entries: [
+      { type: 'received', seq: 0, at: Date.now(), request },
+      { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 },
+    ],
+  });
+  await t.notThrowsAsync(
+    inRun('run-a')({ entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }),
+    'its own retry',
+  );
+  const refused = await t.throwsAsync(
+    inRun('run-b')({ entries: [{ type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 }] }),
+    { instanceOf: ApplicationFailure },
+  );
   t.is(refused?.type, 'BuyIntentRefused');
   const view = (await repository.getOrder('mve-order-RUNS-1'))!;
   t.is(view.order.runId, 'run-a');
-  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'run-a']]);
+  t.deepEqual(
+    view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]),
+    [[1, 'run-a']],
+  );
 });
 
 test('a journal input without its run: the run comes from the activity context, the request is read by reference and stored redacted', async (t) => {
@@ -133,8 +233,13 @@ test('a journal input without its run: the run comes from the activity context, 
   const repository = createRepository(db.sql);
   const request = checkOrderRequest(sydneyRequest('CTX-1'), { kindMap: SIM_KIND_MAP }).request!;
   const asked: RunReference[] = [];
-  const { recordJournal } = createRecordActivities({ repository, orderRequests: { requestOf: async (run) => (asked.push(run), request) } });
-  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-1', runId: 'run-ctx' } });
+  const { recordJournal } = createRecordActivities({
+    repository,
+    orderRequests: { requestOf: async (run) => (asked.push(run), request) },
+  });
+  const activity = new MockActivityEnvironment({
+    workflowExecution: { workflowId: 'mve-order-CTX-1', runId: 'run-ctx' },
+  });
   const at = Date.now();
   const input: JournalInput = {
     entries: [
@@ -150,19 +255,36 @@ test('a journal input without its run: the run comes from the activity context, 
   t.deepEqual(view.order.request, redactOrderRequest(request) as unknown as Record<string, unknown>);
   t.is(view.order.runId, 'run-ctx');
   t.is(view.order.policy, null);
-  t.regex(view.order.lastError?.message ?? '', /^the record of journal entry 2 \(policy\) was refused: recordPolicy: no approval policy is stored with hash e{64}$/);
-  t.deepEqual(view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]), [[1, 'run-ctx']]);
+  t.regex(
+    view.order.lastError?.message ?? '',
+    /^the record of journal entry 2 \(policy\) was refused: recordPolicy: no approval policy is stored with hash e{64}$/,
+  );
+  t.deepEqual(
+    view.buyAttempts.map((attempt) => [attempt.attempt, attempt.runId]),
+    [[1, 'run-ctx']],
+  );
 });
 
 test('a request that cannot be read fails the batch for now (retried), recording nothing of it', async (t) => {
   const db = await pg.database();
   const { recordJournal } = createRecordActivities({
     repository: createRepository(db.sql),
-    orderRequests: { requestOf: () => Promise.reject(new OrderRequestUnavailable('could not read the request of run r of w from Temporal: 14 UNAVAILABLE')) },
+    orderRequests: {
+      requestOf: () =>
+        Promise.reject(
+          new OrderRequestUnavailable('could not read the request of run r of w from Temporal: 14 UNAVAILABLE'),
+        ),
+    },
   });
   // Quiet: the SDK logs the failure this test expects.
-  const activity = new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-2', runId: 'run-ctx' } }, { logger: new DefaultLogger('ERROR') });
-  const error = await t.throwsAsync(activity.run(recordJournal, { entries: [{ type: 'received', seq: 1, at: Date.now() }] } as JournalInput), { instanceOf: OrderRequestUnavailable });
+  const activity = new MockActivityEnvironment(
+    { workflowExecution: { workflowId: 'mve-order-CTX-2', runId: 'run-ctx' } },
+    { logger: new DefaultLogger('ERROR') },
+  );
+  const error = await t.throwsAsync(
+    activity.run(recordJournal, { entries: [{ type: 'received', seq: 1, at: Date.now() }] } as JournalInput),
+    { instanceOf: OrderRequestUnavailable },
+  );
   t.false(error instanceof ApplicationFailure, 'not a final failure: retried');
   const [row] = await db.sql`SELECT count(*)::int AS n FROM orders`;
   t.is(row!.n, 0);
@@ -173,11 +295,24 @@ test('a policy entry naming a hash nobody stored (read from a worker of before t
   const repository = createRepository(db.sql);
   const request = checkOrderRequest(sydneyRequest('CTX-3'), { kindMap: SIM_KIND_MAP }).request!;
   const policies = { version: 'v2', source: 'test', policies: defaultApprovalPolicies() };
-  const { recordJournal } = createRecordActivities({ repository, orderRequests: { requestOf: async () => request }, policies });
+  const { recordJournal } = createRecordActivities({
+    repository,
+    orderRequests: { requestOf: async () => request },
+    policies,
+  });
   const hash = policyHash(defaultApprovalPolicies().staging);
-  const input: JournalInput = { entries: [{ type: 'received', seq: 1, at: Date.now() }, { type: 'policy', seq: 2, at: Date.now(), version: 'v2', hash }] };
-  await new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-3', runId: 'run-ctx' } }).run(recordJournal, input);
-  const [row] = await db.sql`SELECT o.policy_version, o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = 'mve-order-CTX-3'`;
+  const input: JournalInput = {
+    entries: [
+      { type: 'received', seq: 1, at: Date.now() },
+      { type: 'policy', seq: 2, at: Date.now(), version: 'v2', hash },
+    ],
+  };
+  await new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-CTX-3', runId: 'run-ctx' } }).run(
+    recordJournal,
+    input,
+  );
+  const [row] =
+    await db.sql`SELECT o.policy_version, o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = 'mve-order-CTX-3'`;
   const rules = JSON.parse(JSON.stringify(defaultApprovalPolicies().staging));
   t.deepEqual({ ...row }, { policy_version: 'v2', policy: rules, stored: rules });
   t.is((await repository.getOrder('mve-order-CTX-3'))!.order.lastError, null);
@@ -192,7 +327,15 @@ test('a batch goes to PostgreSQL at once, on one connection, in the order of its
   await write([
     { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'engine', reason: 'looking up' },
     { type: 'note', seq: 2, at: now, actor: 'engine', message: 'two locations matched' },
-    { type: 'transition', seq: 3, at: now, from: 'LOOKING_UP', to: 'VALIDATING', actor: 'engine', reason: 'validating' },
+    {
+      type: 'transition',
+      seq: 3,
+      at: now,
+      from: 'LOOKING_UP',
+      to: 'VALIDATING',
+      actor: 'engine',
+      reason: 'validating',
+    },
     { type: 'quote', seq: 4, at: now, quoteNumber: 1, quote: { monthlyRate: 800, currency: 'USD', quotedAt: now } },
     { type: 'buy-intent', seq: 5, at: now, attempt: 1 },
   ]);
@@ -206,7 +349,15 @@ test('a batch goes to PostgreSQL at once, on one connection, in the order of its
   await new Promise((resolve) => setTimeout(resolve, 100));
   sent.length = 0;
   const writing = write([
-    { type: 'transition', seq: 6, at: now, from: 'VALIDATING', to: 'APPROVED', actor: 'policy', reason: 'below the line' },
+    {
+      type: 'transition',
+      seq: 6,
+      at: now,
+      from: 'VALIDATING',
+      to: 'APPROVED',
+      actor: 'policy',
+      reason: 'below the line',
+    },
     { type: 'note', seq: 7, at: now, actor: 'engine', message: 'the approvers were told' },
     { type: 'transition', seq: 8, at: now, from: 'APPROVED', to: 'BUYING', actor: 'engine', reason: 'buying' },
     { type: 'quote', seq: 9, at: now, quoteNumber: 2, quote: { monthlyRate: 810, currency: 'USD', quotedAt: now } },
@@ -219,22 +370,47 @@ test('a batch goes to PostgreSQL at once, on one connection, in the order of its
   await writing;
   t.is(new Set(whileHeld.map(({ connection }) => connection)).size, 1, 'one connection');
   t.deepEqual(
-    whileHeld.map(({ query }) => /INSERT INTO (order_events|order_notes|buy_attempts)/.exec(query)?.[1] ?? (/UPDATE orders SET quote/.test(query) ? 'quote' : query.slice(0, 30))),
+    whileHeld.map(
+      ({ query }) =>
+        /INSERT INTO (order_events|order_notes|buy_attempts)/.exec(query)?.[1] ??
+        (/UPDATE orders SET quote/.test(query) ? 'quote' : query.slice(0, 30)),
+    ),
     ['order_events', 'order_notes', 'quote', 'buy_attempts'],
     'all sent, in order, while the first still waited; the two transitions as one statement, where the first stands',
   );
   const view = (await repository.getOrder('mve-order-ONE-CONN'))!;
   t.is(view.order.status, 'BUYING');
-  t.deepEqual(view.buyAttempts.map((attempt) => attempt.attempt), [1, 2]);
+  t.deepEqual(
+    view.buyAttempts.map((attempt) => attempt.attempt),
+    [1, 2],
+  );
 });
 
 test('the last error a batch leaves is the last of its refusals and error entries, as if written one by one', async (t) => {
   const { repository, write } = await journal('mve-order-LAST-ERR');
   const now = Date.now();
-  await write([{ type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'engine', reason: 'looking up' }]);
-  const refusedTransition: JournalEntry = { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'CANCELLED', actor: 'engine', reason: 'a different event under seq 1' };
+  await write([
+    { type: 'transition', seq: 1, at: now, from: 'RECEIVED', to: 'LOOKING_UP', actor: 'engine', reason: 'looking up' },
+  ]);
+  const refusedTransition: JournalEntry = {
+    type: 'transition',
+    seq: 1,
+    at: now,
+    from: 'RECEIVED',
+    to: 'CANCELLED',
+    actor: 'engine',
+    reason: 'a different event under seq 1',
+  };
   await write([refusedTransition, { type: 'error', seq: 2, at: now, message: 'the API did not answer' }]);
-  t.is((await repository.getOrder('mve-order-LAST-ERR'))!.order.lastError?.message, 'the API did not answer', 'the error entry came last');
+  t.is(
+    (await repository.getOrder('mve-order-LAST-ERR'))!.order.lastError?.message,
+    'the API did not answer',
+    'the error entry came last',
+  );
   await write([{ type: 'error', seq: 2, at: now, message: 'the API did not answer' }, refusedTransition]);
-  t.regex((await repository.getOrder('mve-order-LAST-ERR'))!.order.lastError?.message ?? '', /^the record of journal entry 1 \(transition\) was refused/, 'the refusal came last');
+  t.regex(
+    (await repository.getOrder('mve-order-LAST-ERR'))!.order.lastError?.message ?? '',
+    /^the record of journal entry 1 \(transition\) was refused/,
+    'the refusal came last',
+  );
 });

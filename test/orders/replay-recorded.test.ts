@@ -24,16 +24,27 @@ interface Recorded {
 test('the recorded orders replay on the current workflow code', async (t) => {
   const files = (await readdir(FIXTURES)).filter((name) => name.endsWith('.json')).sort();
   t.true(files.length >= SCENARIOS, `the recorded scenarios are all there (${files.length})`);
-  const recordings = await Promise.all(files.map(async (name) => JSON.parse(await readFile(new URL(name, FIXTURES), 'utf8')) as Recorded));
-  const workflowBundle = await orderWorkflowBundle(Keyring.fromText('replay:' + Buffer.alloc(32, 7).toString('base64'), 'replay', 'action keys'));
+  const recordings = await Promise.all(
+    files.map(async (name) => JSON.parse(await readFile(new URL(name, FIXTURES), 'utf8')) as Recorded),
+  );
+  const workflowBundle = await orderWorkflowBundle(
+    Keyring.fromText('replay:' + Buffer.alloc(32, 7).toString('base64'), 'replay', 'action keys'),
+  );
   // Each engine that recorded had keys of its own: histories are replayed in groups that share them.
   const byKeys = new Map<string, Recorded[]>();
-  for (const recording of recordings) byKeys.set(recording.codecKeys, [...(byKeys.get(recording.codecKeys) ?? []), recording]);
+  for (const recording of recordings)
+    byKeys.set(recording.codecKeys, [...(byKeys.get(recording.codecKeys) ?? []), recording]);
   const failures: string[] = [];
   let replayed = 0;
   for (const [codecKeys, group] of byKeys) {
-    const histories = group.map((recording) => ({ workflowId: recording.workflowId, history: protoRoot.temporal.api.history.v1.History.fromObject(recording.history) }));
-    for await (const result of Worker.runReplayHistories({ workflowBundle, dataConverter: encryptingDataConverter(Keyring.fromText(codecKeys)) }, histories)) {
+    const histories = group.map((recording) => ({
+      workflowId: recording.workflowId,
+      history: protoRoot.temporal.api.history.v1.History.fromObject(recording.history),
+    }));
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle, dataConverter: encryptingDataConverter(Keyring.fromText(codecKeys)) },
+      histories,
+    )) {
       replayed++;
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
     }

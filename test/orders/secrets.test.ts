@@ -11,7 +11,9 @@ const pg = usePostgres(test);
 
 // Every SDK log line of this process (worker, activities, workflows), at the most talkative level.
 const sdkLogs: string[] = [];
-Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => sdkLogs.push(`${entry.message} ${JSON.stringify(entry.meta ?? {})}`)) });
+Runtime.install({
+  logger: new DefaultLogger('DEBUG', (entry) => sdkLogs.push(`${entry.message} ${JSON.stringify(entry.meta ?? {})}`)),
+});
 
 const CANARY = `CANARY-${randomBytes(12).toString('hex')}`;
 const LICENSE = Buffer.from(`-----BEGIN LICENSE-----\n${CANARY}\n-----END LICENSE-----\n`).toString('base64');
@@ -30,13 +32,27 @@ function leaks(text: string): string[] {
 test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes, Postgres, or logs', async (t) => {
   const { engine } = t.context;
   // One order bought after an approval, one the API refuses (its error crosses activity, workflow and records).
-  await engine.orders.submit(sydneyRequest('CANARY-1', { size: 'MVE 8/32', vendorConfig: { ...sydneyRequest('x')['vendorConfig'] as object, licenseData: LICENSE } }));
+  await engine.orders.submit(
+    sydneyRequest('CANARY-1', {
+      size: 'MVE 8/32',
+      vendorConfig: { ...(sydneyRequest('x')['vendorConfig'] as object), licenseData: LICENSE },
+    }),
+  );
   const waiting = await waitForState(engine.orders, 'CANARY-1', 'AWAITING_APPROVAL');
-  await engine.orders.approve('CANARY-1', { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: 'AUD' });
+  await engine.orders.approve('CANARY-1', {
+    approverId: 'fiona',
+    monthlyRate: waiting.quote!.monthlyRate,
+    currency: 'AUD',
+  });
   t.is((await engine.orders.result('CANARY-1')).state, 'BOUGHT');
   engine.sim.injectFault({ kind: 'error', endpoint: 'validate', status: 500, times: 'always' });
   try {
-    await engine.orders.submit(sydneyRequest('CANARY-2', { size: 'MVE 4/16', vendorConfig: { ...sydneyRequest('x')['vendorConfig'] as object, licenseData: LICENSE } }));
+    await engine.orders.submit(
+      sydneyRequest('CANARY-2', {
+        size: 'MVE 4/16',
+        vendorConfig: { ...(sydneyRequest('x')['vendorConfig'] as object), licenseData: LICENSE },
+      }),
+    );
     t.is((await engine.orders.result('CANARY-2')).state, 'FAILED');
   } finally {
     engine.sim.clearFaults();

@@ -22,27 +22,35 @@ test('MVE_WORKFLOW_CACHE_SIZE: the default, a chosen size, and a refusal that na
   t.is(workflowCacheSize({ MVE_WORKFLOW_CACHE_SIZE: '0' }), 0);
   const tooSmall = t.throws(() => workflowCacheSize({ MVE_WORKFLOW_CACHE_SIZE: '1' }), { instanceOf: ConfigError });
   t.regex(tooSmall.message, /MVE_WORKFLOW_CACHE_SIZE: must be 0 .* or at least 2/);
-  const notANumber = t.throws(() => workflowCacheSize({ MVE_WORKFLOW_CACHE_SIZE: 'lots' }), { instanceOf: ConfigError });
+  const notANumber = t.throws(() => workflowCacheSize({ MVE_WORKFLOW_CACHE_SIZE: 'lots' }), {
+    instanceOf: ConfigError,
+  });
   t.regex(notANumber.message, /MVE_WORKFLOW_CACHE_SIZE/);
 });
 
-test.serial('orders parked beyond the workflow cache leave it bounded, and an evicted order is approved and bought', async (t) => {
-  const { orders, workers } = t.context.engine;
-  const tickets = ['CACHE-1', 'CACHE-2', 'CACHE-3', 'CACHE-4'];
-  for (const ticketId of tickets) {
-    await orders.submit(sydneyRequest(ticketId, { size: 'MVE 16/64' }));
-    await waitForState(orders, ticketId, 'AWAITING_APPROVAL');
-  }
-  t.true(workers[0]!.worker.getStatus().numCachedWorkflows <= CACHE, 'the worker keeps no more orders than its cache holds');
+test.serial(
+  'orders parked beyond the workflow cache leave it bounded, and an evicted order is approved and bought',
+  async (t) => {
+    const { orders, workers } = t.context.engine;
+    const tickets = ['CACHE-1', 'CACHE-2', 'CACHE-3', 'CACHE-4'];
+    for (const ticketId of tickets) {
+      await orders.submit(sydneyRequest(ticketId, { size: 'MVE 16/64' }));
+      await waitForState(orders, ticketId, 'AWAITING_APPROVAL');
+    }
+    t.true(
+      workers[0]!.worker.getStatus().numCachedWorkflows <= CACHE,
+      'the worker keeps no more orders than its cache holds',
+    );
 
-  // The first order parked was evicted long ago: its approvals replay it from history.
-  const waiting = await orders.status('CACHE-1');
-  const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
-  await orders.approve('CACHE-1', { approverId: 'fiona', ...quote });
-  await orders.approve('CACHE-1', { approverId: 'dave', ...quote });
-  t.is((await orders.result('CACHE-1')).state, 'BOUGHT');
-  for (const ticketId of tickets.slice(1)) await orders.cancel(ticketId, { actor: 'alice', reason: 'test over' });
+    // The first order parked was evicted long ago: its approvals replay it from history.
+    const waiting = await orders.status('CACHE-1');
+    const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
+    await orders.approve('CACHE-1', { approverId: 'fiona', ...quote });
+    await orders.approve('CACHE-1', { approverId: 'dave', ...quote });
+    t.is((await orders.result('CACHE-1')).state, 'BOUGHT');
+    for (const ticketId of tickets.slice(1)) await orders.cancel(ticketId, { actor: 'alice', reason: 'test over' });
 
-  const replay = await replayEveryHistory(t.context.engine);
-  t.deepEqual(replay.failures, []);
-});
+    const replay = await replayEveryHistory(t.context.engine);
+    t.deepEqual(replay.failures, []);
+  },
+);

@@ -56,33 +56,39 @@ async function startSimCli(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}
 }
 
 // Serial: each test spawns the real binary (node + tsx), which is heavy on a shared 2-core machine.
-test.serial('mve-orders sim serves the API; mve-orders locations --mve-available lists usable locations from it', async (t) => {
-  const sim = await startSimCli(['--seed', '11']);
-  t.teardown(() => void sim.child.kill('SIGKILL'));
-  t.regex(sim.output, /token URL http:\/\/127\.0\.0\.1:\d+\/staging\/oauth2\/token/);
-  t.is(sim.env['MVE_ENVIRONMENT'], 'staging');
+test.serial(
+  'mve-orders sim serves the API; mve-orders locations --mve-available lists usable locations from it',
+  async (t) => {
+    const sim = await startSimCli(['--seed', '11']);
+    t.teardown(() => void sim.child.kill('SIGKILL'));
+    t.regex(sim.output, /token URL http:\/\/127\.0\.0\.1:\d+\/staging\/oauth2\/token/);
+    t.is(sim.env['MVE_ENVIRONMENT'], 'staging');
 
-  const table = await runCli(['locations', '--mve-available'], { env: sim.env });
-  t.is(table.code, 0, table.stderr);
-  t.regex(table.stdout, /^ID\s+NAME\s+METRO\s+COUNTRY\s+MARKET\s+STATUS\s+MVE ZONES/);
-  t.regex(table.stdout, /\d+ of 320 locations\n$/);
-  t.notRegex(table.stdout, /Decommissioned|Restricted|Deployment/);
+    const table = await runCli(['locations', '--mve-available'], { env: sim.env });
+    t.is(table.code, 0, table.stderr);
+    t.regex(table.stdout, /^ID\s+NAME\s+METRO\s+COUNTRY\s+MARKET\s+STATUS\s+MVE ZONES/);
+    t.regex(table.stdout, /\d+ of 320 locations\n$/);
+    t.notRegex(table.stdout, /Decommissioned|Restricted|Deployment/);
 
-  const json = await runCli(['locations', '--mve-available', '--country', 'japan', '--json'], { env: sim.env });
-  const locations = JSON.parse(json.stdout) as Array<{ status: string; address: { country: string } }>;
-  t.true(locations.length > 0);
-  t.true(locations.every((location) => location.status === 'Active' && location.address.country === 'Japan'));
+    const json = await runCli(['locations', '--mve-available', '--country', 'japan', '--json'], { env: sim.env });
+    const locations = JSON.parse(json.stdout) as Array<{ status: string; address: { country: string } }>;
+    t.true(locations.length > 0);
+    t.true(locations.every((location) => location.status === 'Active' && location.address.country === 'Japan'));
 
-  const images = await runCli(['images', '--vendor', 'meraki'], { env: sim.env });
-  t.is(images.code, 0, images.stderr);
-  t.regex(images.stdout, /Meraki\s+vMX/);
-  t.regex(images.stdout, /3 images\n$/);
+    const images = await runCli(['images', '--vendor', 'meraki'], { env: sim.env });
+    t.is(images.code, 0, images.stderr);
+    t.regex(images.stdout, /Meraki\s+vMX/);
+    t.regex(images.stdout, /3 images\n$/);
 
-  t.regex(await sim.stop(), /simulator stopped/);
-});
+    t.regex(await sim.stop(), /simulator stopped/);
+  },
+);
 
 test.serial('mve-orders sim accepts the key given in MVE_CLIENT_ID / MVE_CLIENT_SECRET', async (t) => {
-  const sim = await startSimCli(['--token-ttl', '300'], { MVE_CLIENT_ID: 'my-key', MVE_CLIENT_SECRET: 'my-secret-123' });
+  const sim = await startSimCli(['--token-ttl', '300'], {
+    MVE_CLIENT_ID: 'my-key',
+    MVE_CLIENT_SECRET: 'my-secret-123',
+  });
   t.teardown(() => void sim.child.kill('SIGKILL'));
   t.is(sim.env['MVE_CLIENT_ID'], 'my-key');
   t.is(sim.env['MVE_CLIENT_SECRET'], 'my-secret-123');

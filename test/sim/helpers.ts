@@ -27,10 +27,17 @@ export async function sessionOf(sim: Simulator) {
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> => {
     const response = await fetch(`${sim.baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+    return {
+      status: response.status,
+      body: (await response.json()) as Record<string, unknown>,
+      headers: response.headers,
+    };
   };
   return {
     get: (path: string) => call('GET', path),
@@ -89,24 +96,35 @@ export function examples(): Array<{ file: string; kind: string; request: Record<
  * catalog), the newest release image offering its size, and a location that can host it (in its metro
  * when the catalog has one there).
  */
-export function orderFor(example: { kind: string; request: Record<string, any> }, catalog: Catalog): Record<string, any> {
+export function orderFor(
+  example: { kind: string; request: Record<string, any> },
+  catalog: Catalog,
+): Record<string, any> {
   const { request } = example;
   const named = request['image'] as { vendor?: string; product?: string };
   const family =
     named.vendor && named.product
       ? { vendor: named.vendor, product: named.product }
       : SIM_KIND_MAP.find((entry) => entry.kinds.includes(example.kind as never))!;
-  const group = catalog.imageGroups.find((candidate) => candidate.vendor === family.vendor && candidate.product === family.product);
+  const group = catalog.imageGroups.find(
+    (candidate) => candidate.vendor === family.vendor && candidate.product === family.product,
+  );
   const size = request['size'] as string;
-  const image = group?.images.filter((candidate) => candidate.releaseImage && candidate.availableSizes.includes(size)).at(-1);
-  if (!image) throw new Error(`the simulated catalog has no release image of ${family.vendor} ${family.product} in ${size}`);
+  const image = group?.images
+    .filter((candidate) => candidate.releaseImage && candidate.availableSizes.includes(size))
+    .at(-1);
+  if (!image)
+    throw new Error(`the simulated catalog has no release image of ${family.vendor} ${family.product} in ${size}`);
   const vcpu = Number(/^MVE (\d+)\//.exec(size)![1]);
   const hosts = (location: Location) =>
     location.status === 'Active' &&
-    Object.values(location.diversityZones).some((zone) => zone.mveAvailable && (zone.mveMaxCpuCoreCount ?? Infinity) >= vcpu);
+    Object.values(location.diversityZones).some(
+      (zone) => zone.mveAvailable && (zone.mveMaxCpuCoreCount ?? Infinity) >= vcpu,
+    );
   const metro = (request['location'] as { metro?: string }).metro;
   const location =
-    catalog.locations.find((candidate) => candidate.metro === metro && hosts(candidate)) ?? catalog.locations.find(hosts)!;
+    catalog.locations.find((candidate) => candidate.metro === metro && hosts(candidate)) ??
+    catalog.locations.find(hosts)!;
   return {
     locationId: location.id,
     productName: request['productName'],

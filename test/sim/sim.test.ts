@@ -1,12 +1,23 @@
 import test from 'ava';
 import { DEFAULT_KIND_MAP, KIND_IDS } from '../../domain/index.js';
-import { EXTRA_SIZE_LABEL, priceOf, SIM_KIND_MAP, startSimulator, type Simulator, type SimulatorOptions } from '../../sim/index.js';
+import {
+  EXTRA_SIZE_LABEL,
+  priceOf,
+  SIM_KIND_MAP,
+  startSimulator,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../sim/index.js';
 
 /** Raw HTTP against the simulator, as any client would see it. */
 async function call(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+  };
 }
 
 async function tokenFor(sim: Simulator, environment: 'staging' | 'production' = 'staging', role = 'Company Admin') {
@@ -24,7 +35,10 @@ async function tokenFor(sim: Simulator, environment: 'staging' | 'production' = 
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function withSim(t: { teardown(fn: () => Promise<void>): void }, options: SimulatorOptions = {}): Promise<Simulator> {
+async function withSim(
+  t: { teardown(fn: () => Promise<void>): void },
+  options: SimulatorOptions = {},
+): Promise<Simulator> {
   const sim = await startSimulator(options);
   t.teardown(() => sim.close());
   return sim;
@@ -34,15 +48,34 @@ test('the token endpoint follows spec 4.6: Basic credentials, form-encoded clien
   const sim = await withSim(t, { tokenTtlSeconds: 900 });
   const basic = `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString('base64')}`;
   const url = `${sim.authUrl}/oauth2/token`;
-  const good = await call(url, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+  const good = await call(url, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
   t.is(good.status, 200);
   t.like(good.body, { expires_in: 900, token_type: 'Bearer' });
 
-  const json = await call(url, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
+  const json = await call(url, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: '{"grant_type":"client_credentials"}',
+  });
   t.is(json.status, 400);
-  const grant = await call(url, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password' });
+  const grant = await call(url, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=password',
+  });
   t.like(grant.body, { error: 'unsupported_grant_type' });
-  const wrong = await call(url, { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from(`${sim.clientId}:nope`).toString('base64'), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+  const wrong = await call(url, {
+    method: 'POST',
+    headers: {
+      authorization: 'Basic ' + Buffer.from(`${sim.clientId}:nope`).toString('base64'),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials',
+  });
   t.is(wrong.status, 401);
   t.is(sim.state().tokensIssued, 1);
 });
@@ -78,9 +111,16 @@ test('API calls need a valid, unexpired bearer token; errors are {message, data,
 });
 
 test('locations: hundreds, generated from the seed, with a mix of zones, availability and statuses', async (t) => {
-  const [a, b, c] = await Promise.all([startSimulator({ seed: 7 }), startSimulator({ seed: 7 }), startSimulator({ seed: 8 })]);
+  const [a, b, c] = await Promise.all([
+    startSimulator({ seed: 7 }),
+    startSimulator({ seed: 7 }),
+    startSimulator({ seed: 8 }),
+  ]);
   t.teardown(() => Promise.all([a.close(), b.close(), c.close()]).then(() => undefined));
-  const list = async (sim: Simulator) => (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(await tokenFor(sim)) })).body!['data'] as Array<Record<string, any>>;
+  const list = async (sim: Simulator) =>
+    (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(await tokenFor(sim)) })).body!['data'] as Array<
+      Record<string, any>
+    >;
   const [first, same, other] = await Promise.all([list(a), list(b), list(c)]);
   t.true(first.length >= 300);
   t.deepEqual(first, same);
@@ -97,15 +137,36 @@ test('locations: hundreds, generated from the seed, with a mix of zones, availab
 test('images cover every appliance kind, with one size beyond the documented five', async (t) => {
   const sim = await withSim(t);
   const body = (await call(`${sim.baseUrl}/v4/product/mve/images`, { headers: bearer(await tokenFor(sim)) })).body!;
-  const groups = (body['data'] as { mveImages: Array<{ vendor: string; product: string; images: Array<{ availableSizes: string[]; releaseImage: boolean }> }> }).mveImages;
+  const groups = (
+    body['data'] as {
+      mveImages: Array<{
+        vendor: string;
+        product: string;
+        images: Array<{ availableSizes: string[]; releaseImage: boolean }>;
+      }>;
+    }
+  ).mveImages;
   const covered = new Set(
-    groups.flatMap((group) => SIM_KIND_MAP.find((entry) => entry.vendor === group.vendor && entry.product === group.product)?.kinds ?? []),
+    groups.flatMap(
+      (group) =>
+        SIM_KIND_MAP.find((entry) => entry.vendor === group.vendor && entry.product === group.product)?.kinds ?? [],
+    ),
   );
-  t.deepEqual([...KIND_IDS].filter((kind) => !covered.has(kind)), [], 'kinds without an image');
+  t.deepEqual(
+    [...KIND_IDS].filter((kind) => !covered.has(kind)),
+    [],
+    'kinds without an image',
+  );
   const sizes = groups.flatMap((group) => group.images.flatMap((image) => image.availableSizes));
   t.true(sizes.includes(EXTRA_SIZE_LABEL));
-  t.true(groups.every((group) => group.images.some((image) => image.releaseImage) && group.images.some((image) => !image.releaseImage)));
-  const domainFamilies = groups.filter((group) => DEFAULT_KIND_MAP.some((entry) => entry.vendor === group.vendor && entry.product === group.product));
+  t.true(
+    groups.every(
+      (group) => group.images.some((image) => image.releaseImage) && group.images.some((image) => !image.releaseImage),
+    ),
+  );
+  const domainFamilies = groups.filter((group) =>
+    DEFAULT_KIND_MAP.some((entry) => entry.vendor === group.vendor && entry.product === group.product),
+  );
   t.is(domainFamilies.length, DEFAULT_KIND_MAP.length, 'every family of the domain default map is offered');
 });
 
@@ -130,9 +191,18 @@ test('validate and buy apply the rules server-side; a bad order creates nothing'
   const token = await tokenFor(sim);
   const headers = { ...bearer(token), 'content-type': 'application/json' };
   const images = (await call(`${sim.baseUrl}/v4/product/mve/images`, { headers: bearer(token) })).body!;
-  const firewall = (images['data'] as { mveImages: Array<{ vendor: string; product: string; images: Array<{ id: number }> }> }).mveImages.find((group) => group.product === 'FTDv')!;
-  const locations = (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(token) })).body!['data'] as Array<{ id: number; status: string; diversityZones: Record<string, { mveAvailable: boolean }> }>;
-  const usable = locations.find((location) => location.status === 'Active' && Object.values(location.diversityZones).some((zone) => zone.mveAvailable))!;
+  const firewall = (
+    images['data'] as { mveImages: Array<{ vendor: string; product: string; images: Array<{ id: number }> }> }
+  ).mveImages.find((group) => group.product === 'FTDv')!;
+  const locations = (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(token) })).body!['data'] as Array<{
+    id: number;
+    status: string;
+    diversityZones: Record<string, { mveAvailable: boolean }>;
+  }>;
+  const usable = locations.find(
+    (location) =>
+      location.status === 'Active' && Object.values(location.diversityZones).some((zone) => zone.mveAvailable),
+  )!;
   const unusable = locations.find((location) => location.status !== 'Active')!;
   // K6 firewall: no MVE 2/8, password rules, at least 4 vNICs.
   const order = {
@@ -143,7 +213,11 @@ test('validate and buy apply the rules server-side; a bad order creates nothing'
     vendorConfig: { imageId: firewall.images[0]!.id, mveLabel: 'MVE 2/8', adminPassword: 'short', manageLocally: true },
     vnics: [{}],
   };
-  const rejected = await call(`${sim.baseUrl}/v3/networkdesign/validate`, { method: 'POST', headers, body: JSON.stringify([order]) });
+  const rejected = await call(`${sim.baseUrl}/v3/networkdesign/validate`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify([order]),
+  });
   t.is(rejected.status, 400);
   const paths = (rejected.body!['data'] as Array<{ path: string }>).map((issue) => issue.path).sort();
   t.true(paths.includes('vendorConfig.adminPassword'));
@@ -152,23 +226,39 @@ test('validate and buy apply the rules server-side; a bad order creates nothing'
   t.false(JSON.stringify(rejected.body).includes('short'), 'the password is not echoed');
 
   const elsewhere = { ...order, locationId: unusable.id };
-  const buyRejected = await call(`${sim.baseUrl}/v4/networkdesign/buy`, { method: 'POST', headers, body: JSON.stringify({ networkDesign: [elsewhere], discountCodes: [] }) });
+  const buyRejected = await call(`${sim.baseUrl}/v4/networkdesign/buy`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ networkDesign: [elsewhere], discountCodes: [] }),
+  });
   t.is(buyRejected.status, 400);
-  t.true((buyRejected.body!['data'] as Array<{ path: string }>).some((issue) => issue.path === 'networkDesign.0.locationId'));
-  const noEnvelope = await call(`${sim.baseUrl}/v4/networkdesign/buy`, { method: 'POST', headers, body: JSON.stringify([order]) });
+  t.true(
+    (buyRejected.body!['data'] as Array<{ path: string }>).some((issue) => issue.path === 'networkDesign.0.locationId'),
+  );
+  const noEnvelope = await call(`${sim.baseUrl}/v4/networkdesign/buy`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify([order]),
+  });
   t.is(noEnvelope.status, 400);
   t.deepEqual(sim.state().products, []);
 });
 
 test('faults are armed through the admin endpoint and validated there', async (t) => {
   const sim = await withSim(t);
-  const bad = await call(`${sim.url}/_sim/faults`, { method: 'POST', body: JSON.stringify({ kind: 'rate-limit', endpoint: 'nowhere' }) });
+  const bad = await call(`${sim.url}/_sim/faults`, {
+    method: 'POST',
+    body: JSON.stringify({ kind: 'rate-limit', endpoint: 'nowhere' }),
+  });
   t.is(bad.status, 400);
   t.regex(JSON.stringify(bad.body), /endpoint/);
 
   const armed = await call(`${sim.url}/_sim/faults`, {
     method: 'POST',
-    body: JSON.stringify([{ kind: 'rate-limit', endpoint: 'locations', retryAfterSeconds: 7, times: 2 }, { kind: 'error', endpoint: 'images' }]),
+    body: JSON.stringify([
+      { kind: 'rate-limit', endpoint: 'locations', retryAfterSeconds: 7, times: 2 },
+      { kind: 'error', endpoint: 'images' },
+    ]),
   });
   t.is(armed.status, 200);
   const token = await tokenFor(sim);
@@ -179,7 +269,10 @@ test('faults are armed through the admin endpoint and validated there', async (t
   }
   t.is((await call(`${sim.baseUrl}/v4/product/mve/images`, { headers: bearer(token) })).status, 503);
 
-  await call(`${sim.url}/_sim/faults`, { method: 'POST', body: JSON.stringify({ kind: 'error', endpoint: 'variants', times: 'always' }) });
+  await call(`${sim.url}/_sim/faults`, {
+    method: 'POST',
+    body: JSON.stringify({ kind: 'error', endpoint: 'variants', times: 'always' }),
+  });
   t.is((await call(`${sim.url}/_sim/faults`, { method: 'DELETE' })).status, 200);
   t.is((await call(`${sim.baseUrl}/v3/product/mve/variants`, { headers: bearer(token) })).status, 200);
 
@@ -214,11 +307,19 @@ test('a price factor set through the admin endpoint moves every later quote; a b
   const token = await tokenFor(sim);
   const headers = { ...bearer(token), 'content-type': 'application/json' };
   const images = (await call(`${sim.baseUrl}/v4/product/mve/images`, { headers: bearer(token) })).body!;
-  const router = (images['data'] as { mveImages: Array<{ product: string; images: Array<{ id: number }> }> }).mveImages.find((group) =>
-    /Session Smart/.test(group.product),
+  const router = (
+    images['data'] as { mveImages: Array<{ product: string; images: Array<{ id: number }> }> }
+  ).mveImages.find((group) => /Session Smart/.test(group.product))!;
+  const locations = (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(token) })).body!['data'] as Array<{
+    id: number;
+    market: string;
+    status: string;
+    diversityZones: Record<string, { mveAvailable: boolean }>;
+  }>;
+  const usable = locations.find(
+    (location) =>
+      location.status === 'Active' && Object.values(location.diversityZones).some((zone) => zone.mveAvailable),
   )!;
-  const locations = (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(token) })).body!['data'] as Array<{ id: number; market: string; status: string; diversityZones: Record<string, { mveAvailable: boolean }> }>;
-  const usable = locations.find((location) => location.status === 'Active' && Object.values(location.diversityZones).some((zone) => zone.mveAvailable))!;
   const order = {
     locationId: usable.id,
     productName: 'router',
@@ -227,7 +328,11 @@ test('a price factor set through the admin endpoint moves every later quote; a b
     vendorConfig: { imageId: router.images[0]!.id, mveLabel: 'MVE 2/8', registrationCode: 'REG-123' },
   };
   const quote = async () => {
-    const validated = await call(`${sim.baseUrl}/v3/networkdesign/validate`, { method: 'POST', headers, body: JSON.stringify([order]) });
+    const validated = await call(`${sim.baseUrl}/v3/networkdesign/validate`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify([order]),
+    });
     t.is(validated.status, 200, JSON.stringify(validated.body));
     return (validated.body!['data'] as Array<{ price: { monthlyRate: number } }>)[0]!.price.monthlyRate;
   };

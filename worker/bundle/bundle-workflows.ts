@@ -19,7 +19,10 @@ export function bundleOrderWorkflows(actionKeys: unknown): Promise<WorkflowBundl
     logger: quietBundlerLogger,
     webpackConfigHook: (config) => ({
       ...config,
-      plugins: [...(config.plugins ?? []), new webpack.DefinePlugin({ __MVE_ACTION_KEYS__: JSON.stringify(actionKeys) })],
+      plugins: [
+        ...(config.plugins ?? []),
+        new webpack.DefinePlugin({ __MVE_ACTION_KEYS__: JSON.stringify(actionKeys) }),
+      ],
     }),
   });
 }

@@ -249,7 +249,9 @@ export interface OrderActivities {
   lookUpLocation(input: OrderContext & { request: OrderRequest }): Promise<LocationLookup>;
   /** The image the request names in the size it asks for, and the appliance kind the request makes of it. */
   lookUpImage(input: OrderContext & { request: OrderRequest }): Promise<ImageLookup>;
-  validateOrder(input: OrderContext & { request: OrderRequest; targets: OrderTargets }): Promise<Omit<QuoteRecord, 'quotedAt'>>;
+  validateOrder(
+    input: OrderContext & { request: OrderRequest; targets: OrderTargets },
+  ): Promise<Omit<QuoteRecord, 'quotedAt'>>;
   /**
    * The buy, which writes the order's journal before it sends (the write-ahead rule) and records what it created.
    */

@@ -26,9 +26,23 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
     const approvers = await records.loadApprovers({ environment });
     const startedAt = Date.now();
     const deadline = approvalDeadline(policy, startedAt);
-    progress.round = { tier: start.tier, quote: start.quote, quoteNumber: progress.quotes.length, approvers, votes: [], startedAt, deadline, remindersSent: 0 };
+    progress.round = {
+      tier: start.tier,
+      quote: start.quote,
+      quoteNumber: progress.quotes.length,
+      approvers,
+      votes: [],
+      startedAt,
+      deadline,
+      remindersSent: 0,
+    };
     const { tier } = start;
-    recorder.moveTo('AWAITING_APPROVAL', 'policy', start.reason, { tier: tier.name, roles: tier.roles, approvals: tier.approvals, deadline: new Date(deadline).toISOString() });
+    recorder.moveTo('AWAITING_APPROVAL', 'policy', start.reason, {
+      tier: tier.name,
+      roles: tier.roles,
+      approvals: tier.approvals,
+      deadline: new Date(deadline).toISOString(),
+    });
     recorder.tellApprovers('awaiting-approval');
   }
   const round = progress.round!;
@@ -36,7 +50,11 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
   for (;;) {
     const tally = tallyVotes(roundFacts(requestedBy, round));
     if (tally.outcome === 'approved') {
-      recorder.moveTo('APPROVED', tally.approvedBy.join(', '), `approved by ${tally.approvedBy.join(', ')} at ${round.quote.monthlyRate} ${round.quote.currency}`);
+      recorder.moveTo(
+        'APPROVED',
+        tally.approvedBy.join(', '),
+        `approved by ${tally.approvedBy.join(', ')} at ${round.quote.monthlyRate} ${round.quote.currency}`,
+      );
       progress.approved = round.quote;
       return undefined;
     }
@@ -51,12 +69,19 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
     const wakeAt = reminders.find((at) => at > now) ?? round.deadline;
     if (await condition(voted, Math.max(1, wakeAt - now))) continue;
     if (Date.now() >= round.deadline) {
-      return { state: 'EXPIRED', actor: 'policy', reason: `no decision by the deadline ${new Date(round.deadline).toISOString()}` };
+      return {
+        state: 'EXPIRED',
+        actor: 'policy',
+        reason: `no decision by the deadline ${new Date(round.deadline).toISOString()}`,
+      };
     }
     round.remindersSent++;
     round.approvers = await records.loadApprovers({ environment });
     recorder.note('policy', `reminder ${round.remindersSent}: approval still needed (${tally.stillNeeded} more)`);
-    recorder.notify('approval-reminder', `approval still needed from ${tally.stillNeeded} more approver(s) with role ${round.tier.roles.join(' or ')}`);
+    recorder.notify(
+      'approval-reminder',
+      `approval still needed from ${tally.stillNeeded} more approver(s) with role ${round.tier.roles.join(' or ')}`,
+    );
     recorder.tellApprovers('approval-reminder');
   }
 }

@@ -53,7 +53,11 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
     }
     recorder.setLastError(outcome.error);
     if (outcome.outcome === 'uncertain') {
-      recorder.moveTo('BUY_UNCERTAIN', ENGINE, `the buy may or may not have been carried out: ${outcome.error.message}`);
+      recorder.moveTo(
+        'BUY_UNCERTAIN',
+        ENGINE,
+        `the buy may or may not have been carried out: ${outcome.error.message}`,
+      );
       progress.buyRemindersSent = 0;
       return settleUncertainBuy(run);
     }
@@ -62,7 +66,10 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
       return 'failed';
     }
     const delay = outcome.retryAfterMs ?? Math.min(60_000, 2_000 * 2 ** (tries - 1));
-    recorder.note(ENGINE, `buy attempt ${attempt} was not carried out (${outcome.error.type}); trying again in ${Math.round(delay / 1000)} s`);
+    recorder.note(
+      ENGINE,
+      `buy attempt ${attempt} was not carried out (${outcome.error.type}); trying again in ${Math.round(delay / 1000)} s`,
+    );
     recorder.checkpoint();
     await sleep(delay);
   }
@@ -72,7 +79,11 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
  * The buy activity writes the journal before it sends, and records a created MVE; when it did not write the journal,
  * the journal is written first and the buy sent after.
  */
-async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: BuyInput['recordCreated']): Promise<BuyOutcome> {
+async function buyWritingAhead(
+  run: OrderRun,
+  attempt: number,
+  recordCreated: BuyInput['recordCreated'],
+): Promise<BuyOutcome> {
   let lost: LostBuy | undefined;
   let sent: Awaited<ReturnType<typeof attemptBuy>>;
   try {
@@ -92,7 +103,9 @@ async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: Bu
   // Nothing was sent; the journal is written now (by the journal's own activity, retried), so the buy goes out alone.
   const again = await attemptBuy(run, attempt, { journal: [], recordCreated });
   if (!again.reported) return settleLostBuy(attempt, again.answer);
-  return again.answer.outcome === 'unrecorded' ? { outcome: 'not-created', retryable: true, error: again.answer.error } : again.answer;
+  return again.answer.outcome === 'unrecorded'
+    ? { outcome: 'not-created', retryable: true, error: again.answer.error }
+    : again.answer;
 }
 
 /**
@@ -101,7 +114,11 @@ async function buyWritingAhead(run: OrderRun, attempt: number, recordCreated: Bu
  */
 async function settleLostBuy(attempt: number, lost: LostBuy): Promise<BuyOutcome> {
   if (!(await journaling.closeUnsentBuy({ attempt }))) return lost;
-  return { outcome: 'not-created', retryable: true, error: { type: 'BuyNotSent', message: `${lost.error.message}; its request never left` } };
+  return {
+    outcome: 'not-created',
+    retryable: true,
+    error: { type: 'BuyNotSent', message: `${lost.error.message}; its request never left` },
+  };
 }
 
 /** What a buy activity that did not report back comes to, unless its request provably never left. */
@@ -119,12 +136,21 @@ async function attemptBuy(
   const { location, image } = run.recorder.progress.targets!;
   // What building the buy needs, and no more: the activity reads the request from this run's start input (history
   // holds it once) and knows its run from its context.
-  const targets = { location: { id: location.id }, image: { id: image.id, vendor: image.vendor, product: image.product } };
+  const targets = {
+    location: { id: location.id },
+    image: { id: image.id, vendor: image.vendor, product: image.product },
+  };
   try {
     const answer = await buying.buyOrder({ targets, attempt, ...withJournal });
     return { reported: true, answer };
   } catch (error) {
-    return { reported: false, answer: { outcome: 'uncertain', error: summarise(error, 'the buy activity did not report back (worker lost or timed out)') } };
+    return {
+      reported: false,
+      answer: {
+        outcome: 'uncertain',
+        error: summarise(error, 'the buy activity did not report back (worker lost or timed out)'),
+      },
+    };
   }
 }
 
@@ -141,18 +167,29 @@ export async function settleUncertainBuy(run: OrderRun): Promise<BuyResult> {
     await continueAsNewIfDue(run, resolved);
     if (await condition(resolved, options.buyUncertainReminderMs)) break;
     progress.buyRemindersSent++;
-    recorder.note(ENGINE, `reminder ${progress.buyRemindersSent}: the buy outcome is unknown; ops must check and resolve it`);
+    recorder.note(
+      ENGINE,
+      `reminder ${progress.buyRemindersSent}: the buy outcome is unknown; ops must check and resolve it`,
+    );
     recorder.notify('buy-uncertain-reminder', 'the buy outcome is unknown: check the provider and resolve the order');
   }
   const resolution = inbox.resolution!;
   inbox.resolution = undefined;
-  const recorded = { type: 'buy-outcome', attempt: resolution.attempt, outcome: resolution.outcome, resolvedBy: resolution.actor } as const;
+  const recorded = {
+    type: 'buy-outcome',
+    attempt: resolution.attempt,
+    outcome: resolution.outcome,
+    resolvedBy: resolution.actor,
+  } as const;
   if (resolution.outcome === 'not-created') {
     recorder.record(recorded);
     recorder.note(resolution.actor, `resolved: the MVE was not created (${resolution.note})`);
     return 'revalidate';
   }
-  const product: ProductRecord = { technicalServiceUid: resolution.technicalServiceUid, provisioningStatus: resolution.provisioningStatus ?? 'UNKNOWN' };
+  const product: ProductRecord = {
+    technicalServiceUid: resolution.technicalServiceUid,
+    provisioningStatus: resolution.provisioningStatus ?? 'UNKNOWN',
+  };
   recorder.record({ ...recorded, product });
   recordProduct(run, product, resolution.actor, resolution.note);
   return 'bought';

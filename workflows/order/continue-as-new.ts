@@ -17,10 +17,16 @@ export async function continueAsNewIfDue(run: OrderRun, woken: () => boolean): P
   const interrupted = () => woken() || inbox.cancel !== undefined || inbox.resolution !== undefined;
   await condition(() => (recorder.outboxesIdle && allHandlersFinished()) || interrupted());
   if (interrupted()) return;
-  recorder.note(ENGINE, `continuing as a new run after ${info.historyLength} history events; the order waits on, unchanged`);
+  recorder.note(
+    ENGINE,
+    `continuing as a new run after ${info.historyLength} history events; the order waits on, unchanged`,
+  );
   await recorder.writeAhead();
   // Whatever arrived while the journal was written is acted on (and journaled) in this run first; the order tries
   // again at its next wait.
   if (interrupted() || !recorder.quiet) return;
-  await continueAsNew<(input: OrderWorkflowInput) => Promise<OrderOutcome>>({ ...recorder.input, carried: recorder.progress });
+  await continueAsNew<(input: OrderWorkflowInput) => Promise<OrderOutcome>>({
+    ...recorder.input,
+    carried: recorder.progress,
+  });
 }

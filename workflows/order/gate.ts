@@ -1,6 +1,12 @@
 import { CancellationScope, ContinueAsNew, isCancellation, TemporalFailure } from '@temporalio/workflow';
 import type { OrderTargets, QuoteRecord } from './activity-types.js';
-import { approvalRequirement, isQuoteStale, requoteDecision, type ApprovalPolicy, type ApprovalTier } from '../../domain/approval/index.js';
+import {
+  approvalRequirement,
+  isQuoteStale,
+  requoteDecision,
+  type ApprovalPolicy,
+  type ApprovalTier,
+} from '../../domain/approval/index.js';
 import { reads } from './activities.js';
 import { awaitApproval } from './approval-round.js';
 import { summarise } from './failures.js';
@@ -23,7 +29,11 @@ export async function passGate(run: GovernedRun, resumeRound: boolean): Promise<
   } catch (error) {
     if (error instanceof ContinueAsNew) throw error;
     if (isCancellation(error) || inbox.cancel) {
-      return { state: 'CANCELLED', actor: inbox.cancel?.actor ?? 'temporal', reason: inbox.cancel?.reason ?? 'the workflow was cancelled' };
+      return {
+        state: 'CANCELLED',
+        actor: inbox.cancel?.actor ?? 'temporal',
+        reason: inbox.cancel?.reason ?? 'the workflow was cancelled',
+      };
     }
     // A bug (an illegal transition), not a business outcome: it fails the workflow task, so the order parks unchanged.
     if (!(error instanceof TemporalFailure)) throw error;
@@ -53,14 +63,21 @@ async function reachApprovedQuote(run: GovernedRun, resumeRound: boolean): Promi
   for (;;) {
     const approved = progress.approved;
     const latest = currentQuote(progress);
-    if (approved && latest && validatedSinceWait && !isQuoteStale(policy, latest.quotedAt, Date.now())) return undefined;
-    const reason = approved ? 'validating again before buying, so the price charged is the price approved' : 'validating the order with the API';
+    if (approved && latest && validatedSinceWait && !isQuoteStale(policy, latest.quotedAt, Date.now()))
+      return undefined;
+    const reason = approved
+      ? 'validating again before buying, so the price charged is the price approved'
+      : 'validating the order with the API';
     const current = await validate(run, reason);
     validatedSinceWait = true;
     if (approved) {
       const decision = requoteDecision(policy, approved, current);
       if (decision.decision === 'buy') {
-        recorder.moveTo('APPROVED', 'policy', `re-validated at ${current.monthlyRate} ${current.currency}: within the approval given`);
+        recorder.moveTo(
+          'APPROVED',
+          'policy',
+          `re-validated at ${current.monthlyRate} ${current.currency}: within the approval given`,
+        );
         progress.approved = current;
         return undefined;
       }
@@ -73,7 +90,11 @@ async function reachApprovedQuote(run: GovernedRun, resumeRound: boolean): Promi
     }
     const requirement = approvalRequirement(policy, current);
     if (requirement.kind === 'auto-approved') {
-      recorder.moveTo('APPROVED', 'policy', `${current.monthlyRate} ${current.currency} is below the auto-approve line`);
+      recorder.moveTo(
+        'APPROVED',
+        'policy',
+        `${current.monthlyRate} ${current.currency} is below the auto-approve line`,
+      );
       progress.approved = current;
     } else {
       const reason = `${current.monthlyRate} ${current.currency} needs the "${requirement.tier.name}" tier (${requirement.cause})`;
@@ -92,7 +113,11 @@ async function lookUp(run: OrderRun): Promise<OrderTargets> {
   const input = { ...orderContext(run), request: run.recorder.input.request };
   const [location, image] = await Promise.allSettled([reads.lookUpLocation(input), reads.lookUpImage(input)]);
   if (location.status === 'rejected') {
-    if (image.status === 'rejected') run.recorder.note(ENGINE, `the image could not be looked up either: ${summarise(image.reason, 'the image lookup failed').message}`);
+    if (image.status === 'rejected')
+      run.recorder.note(
+        ENGINE,
+        `the image could not be looked up either: ${summarise(image.reason, 'the image lookup failed').message}`,
+      );
     throw location.reason;
   }
   if (image.status === 'rejected') throw image.reason;
@@ -108,7 +133,11 @@ async function lookUp(run: OrderRun): Promise<OrderTargets> {
 async function validate(run: OrderRun, reason: string): Promise<QuoteRecord> {
   const { recorder } = run;
   recorder.moveTo('VALIDATING', ENGINE, reason);
-  const validated = await reads.validateOrder({ ...orderContext(run), request: recorder.input.request, targets: recorder.progress.targets! });
+  const validated = await reads.validateOrder({
+    ...orderContext(run),
+    request: recorder.input.request,
+    targets: recorder.progress.targets!,
+  });
   const quote: QuoteRecord = { ...validated, quotedAt: Date.now() };
   recorder.recordQuote(quote);
   return quote;

@@ -2,7 +2,16 @@ import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow'
 import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/order-states.js';
 import { tallyVotes, validateApprovalVote } from '../../domain/approval/index.js';
 import { workerActionKeys } from './action-keys.js';
-import { approveUpdate, cancelUpdate, rejectUpdate, resolveBuyUpdate, statusQuery, type ResolveBuyInput, type VoteInput, type VoteResult } from './messages.js';
+import {
+  approveUpdate,
+  cancelUpdate,
+  rejectUpdate,
+  resolveBuyUpdate,
+  statusQuery,
+  type ResolveBuyInput,
+  type VoteInput,
+  type VoteResult,
+} from './messages.js';
 import { roundFacts, statusView } from './progress.js';
 import type { OrderRun } from './run.js';
 import { verifyAction, type Signed, type SignedActionName } from './signed-action.js';
@@ -101,7 +110,9 @@ export function installHandlers(run: OrderRun): void {
         }
         if (!CANCELLABLE_STATES.has(progress.state) || inbox.cancel) {
           throw ApplicationFailure.nonRetryable(
-            inbox.cancel ? 'the order is already being cancelled' : `the order is ${progress.state}; it can be cancelled only before buying`,
+            inbox.cancel
+              ? 'the order is already being cancelled'
+              : `the order is ${progress.state}; it can be cancelled only before buying`,
             'NOT_CANCELLABLE',
           );
         }
@@ -133,16 +144,21 @@ function validateResolution(run: OrderRun, resolution: ResolveBuyInput): void {
   if (progress.state !== 'BUY_UNCERTAIN' || run.inbox.resolution) {
     refuse(`the order is ${progress.state}; only an order in BUY_UNCERTAIN can be resolved`, 'NOT_UNCERTAIN');
   }
-  if (!resolution || typeof resolution.actor !== 'string' || resolution.actor.trim() === '') refuse('actor: must name who resolves the buy');
+  if (!resolution || typeof resolution.actor !== 'string' || resolution.actor.trim() === '')
+    refuse('actor: must name who resolves the buy');
   if (resolution.attempt !== progress.buyAttempts) {
-    refuse(`attempt: the uncertain buy is attempt ${progress.buyAttempts}, not ${String(resolution.attempt)}; read the order again`, 'NOT_UNCERTAIN');
+    refuse(
+      `attempt: the uncertain buy is attempt ${progress.buyAttempts}, not ${String(resolution.attempt)}; read the order again`,
+      'NOT_UNCERTAIN',
+    );
   }
   if (resolution.outcome === 'created') {
     if (typeof resolution.technicalServiceUid !== 'string' || !UUID_FORM.test(resolution.technicalServiceUid)) {
-      refuse('technicalServiceUid: must be the created product\'s UID (UUID form)');
+      refuse("technicalServiceUid: must be the created product's UID (UUID form)");
     }
   } else if (resolution.outcome === 'not-created') {
-    if (typeof resolution.note !== 'string' || resolution.note.trim() === '') refuse('note: must say how you know the MVE was not created');
+    if (typeof resolution.note !== 'string' || resolution.note.trim() === '')
+      refuse('note: must say how you know the MVE was not created');
   } else {
     refuse('outcome: must be "created" or "not-created"');
   }

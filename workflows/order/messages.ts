@@ -73,7 +73,14 @@ export interface CancelInput {
  * attempt it settles, so an answer about one attempt can never settle a later one.
  */
 export type ResolveBuyInput =
-  | { actor: string; attempt: number; outcome: 'created'; technicalServiceUid: string; provisioningStatus?: string; note?: string }
+  | {
+      actor: string;
+      attempt: number;
+      outcome: 'created';
+      technicalServiceUid: string;
+      provisioningStatus?: string;
+      note?: string;
+    }
   | { actor: string; attempt: number; outcome: 'not-created'; note: string };
 
 /**

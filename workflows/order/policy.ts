@@ -23,7 +23,10 @@ export async function readPolicy(run: OrderRun): Promise<ReturnType<typeof adopt
  * journaled by version and hash (with its rules when the read could not store them), and approvers are listened
  * for when the workers tell them over a webhook. A policy that does not parse ends the order FAILED.
  */
-export function adoptPolicy(run: OrderRun, governing: GoverningPolicy): { governed: GovernedRun } | { ending: NonNullable<Ending> } {
+export function adoptPolicy(
+  run: OrderRun,
+  governing: GoverningPolicy,
+): { governed: GovernedRun } | { ending: NonNullable<Ending> } {
   const { recorder } = run;
   recorder.progress.governing = governing;
   let policy;

@@ -44,7 +44,15 @@ export interface OrderProgress {
 }
 
 export function newProgress(): OrderProgress {
-  return { state: 'RECEIVED', seq: 0, timeline: [], quotes: [], buyAttempts: 0, buyRemindersSent: 0, acceptedNonces: [] };
+  return {
+    state: 'RECEIVED',
+    seq: 0,
+    timeline: [],
+    quotes: [],
+    buyAttempts: 0,
+    buyRemindersSent: 0,
+    acceptedNonces: [],
+  };
 }
 
 /** The order's latest quote. */
@@ -56,7 +64,14 @@ export function currentQuote(progress: OrderProgress): QuoteRecord | undefined {
  * Moves the order to `to` (asserted against the state table) and returns the timeline line it adds, numbered `seq`:
  * the next sequence number, unless a step numbered the move itself (see `OrderRecorder.adopt`).
  */
-export function advance(progress: OrderProgress, to: OrderState, actor: string, reason: string, at: number, seq = progress.seq + 1): TimelineEntry {
+export function advance(
+  progress: OrderProgress,
+  to: OrderState,
+  actor: string,
+  reason: string,
+  at: number,
+  seq = progress.seq + 1,
+): TimelineEntry {
   if (!canTransition(progress.state, to)) {
     // A bug, not a business outcome: fail the workflow task so the order parks visibly, unchanged.
     throw new Error(`illegal order transition ${progress.state} -> ${to}`);

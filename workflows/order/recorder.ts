@@ -45,7 +45,8 @@ export class OrderRecorder {
     this.journal = new Journal((entries) => journaling.recordJournal({ entries }));
     this.notifications = new Outbox<TicketNotification>(
       async ([notification]) => {
-        if (request.callbackUrl && notification) await callbacks.notifyTicketSystem({ callbackUrl: request.callbackUrl, notification });
+        if (request.callbackUrl && notification)
+          await callbacks.notifyTicketSystem({ callbackUrl: request.callbackUrl, notification });
       },
       {
         maxBatch: 1,
@@ -69,7 +70,11 @@ export class OrderRecorder {
         onFailure: (error, [message]) => {
           const what = message?.event === 'approval-reminder' ? `reminder ${message.reminder}` : 'the approval request';
           const summary = summarise(error, 'the message could not be sent');
-          this.note(ENGINE, `the approvers' webhook did not take ${what}: ${summary.message}`, { event: message?.event, seq: message?.seq, type: summary.type });
+          this.note(ENGINE, `the approvers' webhook did not take ${what}: ${summary.message}`, {
+            event: message?.event,
+            seq: message?.seq,
+            type: summary.type,
+          });
           this.checkpoint();
           return 'drop';
         },
@@ -120,7 +125,15 @@ export class OrderRecorder {
   }
 
   moveTo(to: OrderState, actor: string, reason: string, details?: Record<string, unknown>): void {
-    const transition = { type: 'transition', seq: this.nextSeq(), at: Date.now(), from: this.progress.state, to, actor, reason } as const;
+    const transition = {
+      type: 'transition',
+      seq: this.nextSeq(),
+      at: Date.now(),
+      from: this.progress.state,
+      to,
+      actor,
+      reason,
+    } as const;
     this.follow(details ? { ...transition, details } : transition, false);
   }
 
@@ -138,7 +151,14 @@ export class OrderRecorder {
   }
 
   note(actor: string, message: string, details?: Record<string, unknown>): void {
-    this.journal.push({ type: 'note', seq: this.nextSeq(), at: Date.now(), actor, message, ...(details ? { details } : {}) });
+    this.journal.push({
+      type: 'note',
+      seq: this.nextSeq(),
+      at: Date.now(),
+      actor,
+      message,
+      ...(details ? { details } : {}),
+    });
   }
 
   record(entry: DistributiveOmit<JournalEntry, 'seq' | 'at'>): void {
@@ -211,7 +231,11 @@ export class OrderRecorder {
       tier: { name: round.tier.name, roles: [...round.tier.roles], approvals: round.tier.approvals },
       stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
       deadline: new Date(round.deadline).toISOString(),
-      ...(targets ? { summary: `${targets.image.vendor} ${targets.image.product} ${targets.image.version} (kind ${targets.kind}) at ${targets.location.name}` } : {}),
+      ...(targets
+        ? {
+            summary: `${targets.image.vendor} ${targets.image.product} ${targets.image.version} (kind ${targets.kind}) at ${targets.location.name}`,
+          }
+        : {}),
     });
   }
 
@@ -247,7 +271,10 @@ export class OrderRecorder {
     // outbox itself would not do: whether its last send has been counted yet depends on how the workflow task's jobs
     // are ordered, which a replay need not repeat. The wait's timer and promises cost the workflow thread dearly.)
     if (this.input.request.callbackUrl && !(await this.notifications.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
-      this.note(ENGINE, `the order ended with ${this.notifications.unsent} notification(s) the ticket system did not take; see the timeline for what changed`);
+      this.note(
+        ENGINE,
+        `the order ended with ${this.notifications.unsent} notification(s) the ticket system did not take; see the timeline for what changed`,
+      );
     }
     await this.writeAhead();
   }

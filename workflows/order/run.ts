@@ -26,7 +26,8 @@ export interface GovernedRun extends OrderRun {
 }
 
 /** The end of an order before buying; `undefined` means the order may go on to buy. */
-export type Ending = { state: 'REJECTED' | 'EXPIRED' | 'CANCELLED' | 'FAILED'; actor: string; reason: string } | undefined;
+export type Ending =
+  { state: 'REJECTED' | 'EXPIRED' | 'CANCELLED' | 'FAILED'; actor: string; reason: string } | undefined;
 
 const DEFAULT_OPTIONS: Required<OrderWorkflowOptions> = {
   buyUncertainReminderMs: 4 * 60 * 60 * 1000,

@@ -70,9 +70,12 @@ export function verifyAction(
   const { fields, signature } = signed;
   const key = keys.find((candidate) => candidate.id === signature.keyId);
   if (!key) return refuse(`the action is signed with key "${signature.keyId}", which the workers do not hold`);
-  const expected = macOf(key, canonicalMessage(workflowId, action, fields, signature.keyId, signature.issuedAt, signature.nonce));
+  const expected = macOf(
+    key,
+    canonicalMessage(workflowId, action, fields, signature.keyId, signature.issuedAt, signature.nonce),
+  );
   if (!constantTimeEqual(expected, signature.mac)) {
-    return refuse('the action\'s signature does not match (forged, altered, or signed for another order or action)');
+    return refuse("the action's signature does not match (forged, altered, or signed for another order or action)");
   }
   if (signature.issuedAt > now + MAX_FUTURE_SKEW_MS) return refuse('the action is signed with a time in the future');
   if (seenNonces.has(signature.nonce)) return refuse('the action was already received once (a replayed message)');
@@ -97,7 +100,14 @@ function isSigned(value: unknown): value is Signed<Record<string, unknown>> {
 }
 
 /** One unambiguous text per action: a JSON array, fields with their keys sorted at every depth. */
-function canonicalMessage(workflowId: string, action: string, fields: object, keyId: string, issuedAt: number, nonce: string): string {
+function canonicalMessage(
+  workflowId: string,
+  action: string,
+  fields: object,
+  keyId: string,
+  issuedAt: number,
+  nonce: string,
+): string {
   return JSON.stringify(['mve-orders/action/v1', workflowId, action, sortKeys(fields), keyId, issuedAt, nonce]);
 }
 

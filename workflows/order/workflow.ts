@@ -20,7 +20,10 @@ export type { OrderOutcome, OrderWorkflowInput, OrderWorkflowOptions } from './t
  */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> {
   const info = workflowInfo();
-  const recorder = new OrderRecorder(input, input.carried ?? newProgress(), { workflowId: info.workflowId, runId: info.firstExecutionRunId });
+  const recorder = new OrderRecorder(input, input.carried ?? newProgress(), {
+    workflowId: info.workflowId,
+    runId: info.firstExecutionRunId,
+  });
   const run: OrderRun = { recorder, options: withDefaults(input.options), inbox: {} };
   installHandlers(run);
 
@@ -65,12 +68,20 @@ function receive(run: OrderRun): void {
   // Set by the client at start; a run started some other way (raw Temporal) sets them at its first checkpoint.
   const present = workflowInfo().typedSearchAttributes;
   if (present.get(TICKET_ID) === undefined) recorder.setSearchAttribute({ key: TICKET_ID, value: request.ticketId });
-  if (present.get(ENVIRONMENT) === undefined) recorder.setSearchAttribute({ key: ENVIRONMENT, value: request.environment });
-  if (present.get(ORDER_STATUS) === undefined) recorder.setSearchAttribute({ key: ORDER_STATUS, value: progress.state });
+  if (present.get(ENVIRONMENT) === undefined)
+    recorder.setSearchAttribute({ key: ENVIRONMENT, value: request.environment });
+  if (present.get(ORDER_STATUS) === undefined)
+    recorder.setSearchAttribute({ key: ORDER_STATUS, value: progress.state });
   // Without the request: the journal's activity reads it from this run's start input and stores it redacted, so
   // history holds the request once.
   recorder.record({ type: 'received' });
-  progress.timeline.push({ seq: progress.seq, at: new Date(Date.now()).toISOString(), state: progress.state, actor: request.requestedBy, reason: 'order received' });
+  progress.timeline.push({
+    seq: progress.seq,
+    at: new Date(Date.now()).toISOString(),
+    state: progress.state,
+    actor: request.requestedBy,
+    reason: 'order received',
+  });
   recorder.notify('received', 'order received');
 }
 
@@ -81,11 +92,19 @@ function finishBuy(run: OrderRun, result: Exclude<BuyResult, 'revalidate'>): Pro
     : finish(run, { state: 'FAILED', actor: ENGINE, reason: progress.lastError?.message ?? 'the buy failed' });
 }
 
-async function finish(run: OrderRun, ending: NonNullable<Ending> | { state: 'BOUGHT' | 'FAILED'; actor: string; reason: string }): Promise<OrderOutcome> {
+async function finish(
+  run: OrderRun,
+  ending: NonNullable<Ending> | { state: 'BOUGHT' | 'FAILED'; actor: string; reason: string },
+): Promise<OrderOutcome> {
   const { recorder } = run;
   const { progress } = recorder;
   if (progress.state !== ending.state) recorder.moveTo(ending.state, ending.actor, ending.reason);
   await recorder.close();
   const quote = currentQuote(progress);
-  return { state: ending.state, reason: ending.reason, ...(quote ? { quote } : {}), ...(progress.product ? { product: progress.product } : {}) };
+  return {
+    state: ending.state,
+    reason: ending.reason,
+    ...(quote ? { quote } : {}),
+    ...(progress.product ? { product: progress.product } : {}),
+  };
 }

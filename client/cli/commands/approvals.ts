@@ -1,10 +1,19 @@
 import type { Command } from 'commander';
-import { asFlag, orderCommand, parseLimit, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
+import {
+  asFlag,
+  orderCommand,
+  parseLimit,
+  printJson,
+  runOrderCommand,
+  type OrderCommandOptions,
+} from './order-session.js';
 import { formatApprovals, formatMoney } from './order-view.js';
 
 export function registerApprovalsCommand(program: Command): void {
   orderCommand(program.command('approvals'))
-    .description('Your inbox: the orders awaiting your decision (your approver roles, not your own orders, not yet voted), oldest first')
+    .description(
+      'Your inbox: the orders awaiting your decision (your approver roles, not your own orders, not yet voted), oldest first',
+    )
     .option('--limit <n>', 'at most this many (1 to 1000; default 100)', parseLimit('--limit', 1000))
     .option('--json', 'print { approvals } as JSON')
     .action((options: OrderCommandOptions & { limit?: number }) =>

@@ -64,7 +64,6 @@ export function registerApproversCommand(program: Command): void {
     );
 }
 
-
 /** "finance, cfo" → ['finance', 'cfo']; the repository checks each role's form. */
 function parseRoles(list: string): string[] {
   return list

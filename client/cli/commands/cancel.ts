@@ -1,11 +1,24 @@
 import type { Command } from 'commander';
-import { nonEmpty, orderCommand, printJson, runOrderCommand, stateAfter, type OrderCommandOptions } from './order-session.js';
+import {
+  nonEmpty,
+  orderCommand,
+  printJson,
+  runOrderCommand,
+  stateAfter,
+  type OrderCommandOptions,
+} from './order-session.js';
 
 export function registerCancelCommand(program: Command): void {
   orderCommand(program.command('cancel'))
-    .description('Cancel an order that has not reached the buy yet (ops, or the requester or ticket system of the order)')
+    .description(
+      'Cancel an order that has not reached the buy yet (ops, or the requester or ticket system of the order)',
+    )
     .argument('<ticket>', 'the ticket id of the order')
-    .requiredOption('--reason <text>', 'why (recorded on the order, with you as the one who cancelled)', nonEmpty('--reason'))
+    .requiredOption(
+      '--reason <text>',
+      'why (recorded on the order, with you as the one who cancelled)',
+      nonEmpty('--reason'),
+    )
     .option('--json', 'print { ticketId, state } as JSON (state: where the order went)')
     .action((ticket: string, options: OrderCommandOptions & { reason: string }) =>
       runOrderCommand('cancel', options, async ({ api }) => {

@@ -14,7 +14,10 @@ export function databaseOptions(command: Command): Command {
 }
 
 /** Runs `work` on a one-connection repository, closed afterwards whatever happens. */
-export async function withRepository(options: DatabaseCommandOptions, work: (repo: Repository) => Promise<void>): Promise<void> {
+export async function withRepository(
+  options: DatabaseCommandOptions,
+  work: (repo: Repository) => Promise<void>,
+): Promise<void> {
   const sql = await openDatabase(resolveDatabaseUrl(options.databaseUrl), { maxConnections: 1 });
   try {
     await work(createRepository(sql));

@@ -1,13 +1,35 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_HTTP_PORT, DEFAULT_SIMULATOR_PORT, DEFAULT_TEMPORAL_PORT, describeDev, devDataDir, startDev } from '../../dev/index.js';
+import {
+  DEFAULT_HTTP_PORT,
+  DEFAULT_SIMULATOR_PORT,
+  DEFAULT_TEMPORAL_PORT,
+  describeDev,
+  devDataDir,
+  startDev,
+} from '../../dev/index.js';
 
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
     .description('Run the whole engine on one machine with embedded defaults (what `npm start` runs) until Ctrl-C')
-    .option('--temporal-port <port>', 'port of the embedded Temporal server (taken: a free one is used; 0: any)', port('temporal-port'), DEFAULT_TEMPORAL_PORT)
-    .option('--sim-port <port>', 'port of the API simulator (taken: a free one is used; 0: any)', port('sim-port'), DEFAULT_SIMULATOR_PORT)
-    .option('--http-port <port>', 'port of the HTTP API (taken: a free one is used; 0: any)', port('http-port'), DEFAULT_HTTP_PORT)
+    .option(
+      '--temporal-port <port>',
+      'port of the embedded Temporal server (taken: a free one is used; 0: any)',
+      port('temporal-port'),
+      DEFAULT_TEMPORAL_PORT,
+    )
+    .option(
+      '--sim-port <port>',
+      'port of the API simulator (taken: a free one is used; 0: any)',
+      port('sim-port'),
+      DEFAULT_SIMULATOR_PORT,
+    )
+    .option(
+      '--http-port <port>',
+      'port of the HTTP API (taken: a free one is used; 0: any)',
+      port('http-port'),
+      DEFAULT_HTTP_PORT,
+    )
     .addHelpText(
       'after',
       `
@@ -52,7 +74,8 @@ See docs/running.md.`,
 
 function port(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`--${name} must be a whole number from 0 to 65535`);
+    if (!/^\d+$/.test(value) || Number(value) > 65535)
+      throw new InvalidArgumentError(`--${name} must be a whole number from 0 to 65535`);
     return Number(value);
   };
 }

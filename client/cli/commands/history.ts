@@ -12,16 +12,26 @@ export function registerHistoryCommand(program: Command): void {
     .description("An order's recorded history: every state change and note in sequence, the votes, the buy attempts")
     .argument('<ticket>', 'the ticket id of the order')
     .option('--events', "also the workflow's history events: how many, and how many of each type")
-    .option('--json', 'print everything as JSON, the workflow events included (payloads decoded for ops and admins, withheld for others)')
+    .option(
+      '--json',
+      'print everything as JSON, the workflow events included (payloads decoded for ops and admins, withheld for others)',
+    )
     .action((ticket: string, options: HistoryOptions) =>
       runOrderCommand('history', options, async ({ api }) => {
         const history = await api.history(ticket, { events: options.json === true || options.events === true });
         if (options.json) return printJson(history);
-        const parts = [`${history.ticketId}   (workflow ${history.workflowId})`, 'timeline', formatHistoryTimeline(history.timeline).trimEnd()];
+        const parts = [
+          `${history.ticketId}   (workflow ${history.workflowId})`,
+          'timeline',
+          formatHistoryTimeline(history.timeline).trimEnd(),
+        ];
         if (history.votes.length > 0) parts.push('votes', formatVotes(history.votes).trimEnd());
-        if (history.buyAttempts.length > 0) parts.push('buy attempts', formatBuyAttempts(history.buyAttempts).trimEnd());
+        if (history.buyAttempts.length > 0)
+          parts.push('buy attempts', formatBuyAttempts(history.buyAttempts).trimEnd());
         if (options.events) {
-          parts.push(`workflow events: ${history.events.length}${history.events.length === 0 ? ' (Temporal no longer has the workflow)' : ''}`);
+          parts.push(
+            `workflow events: ${history.events.length}${history.events.length === 0 ? ' (Temporal no longer has the workflow)' : ''}`,
+          );
           if (history.events.length > 0) {
             // Each type once, in the order it first appears, with how many times it occurs.
             const counts = new Map<string, number>();

@@ -26,7 +26,9 @@ export function registerLocationsCommand(program: Command): void {
           matches(location.metro, options.metro) &&
           matches(location.address?.country, options.country),
       );
-      process.stdout.write(options.json ? `${JSON.stringify(chosen, null, 2)}\n` : locationsTable(chosen, locations.length));
+      process.stdout.write(
+        options.json ? `${JSON.stringify(chosen, null, 2)}\n` : locationsTable(chosen, locations.length),
+      );
     });
 }
 

@@ -1,6 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { ApiCallError, ApiUnreachableError, OrdersApiClient } from '../../http-client/index.js';
-import { API_URL_VARIABLE, loadClientSettings, missingTokenMessage, NotConfiguredError, TOKEN_VARIABLE, type ClientSettings } from '../settings.js';
+import {
+  API_URL_VARIABLE,
+  loadClientSettings,
+  missingTokenMessage,
+  NotConfiguredError,
+  TOKEN_VARIABLE,
+  type ClientSettings,
+} from '../settings.js';
 import { DEV_USERS } from '../../dev/index.js';
 import { FINAL_STATES, type OrderState } from '../../../domain/order-states.js';
 
@@ -48,7 +55,11 @@ stale quote, 422 refused by a rule); 2 unusable input, bad credentials (401) or 
 /** Adds `--as <user>` and the help on MVE_API_URL, MVE_TOKEN and `--as`; usage mistakes exit 2. */
 export function orderCommand(command: Command): Command {
   return usageErrorsExit2(command)
-    .option('--as <user>', 'dev only: act as this seeded user of the running `mve-orders dev` (its token from dev.json)', nonEmpty('--as'))
+    .option(
+      '--as <user>',
+      'dev only: act as this seeded user of the running `mve-orders dev` (its token from dev.json)',
+      nonEmpty('--as'),
+    )
     .addHelpText('afterAll', API_HELP);
 }
 
@@ -56,13 +67,21 @@ export function orderCommand(command: Command): Command {
  * Runs one order command: finds the API (MVE_API_URL, else the running `mve-orders dev`) and the caller's
  * token (`--as` in dev, else MVE_TOKEN), and turns every known failure into a clear message and exit code.
  */
-export async function runOrderCommand(name: string, options: OrderCommandOptions, work: (session: OrderSession) => Promise<void>): Promise<void> {
+export async function runOrderCommand(
+  name: string,
+  options: OrderCommandOptions,
+  work: (session: OrderSession) => Promise<void>,
+): Promise<void> {
   let api: OrdersApiClient | undefined;
   let settings: ClientSettings | undefined;
   try {
     settings = await loadClientSettings(process.env, { as: options.as });
     if (!settings.token) throw new CliFailure(2, missingTokenMessage(settings), 'NO_TOKEN');
-    api = new OrdersApiClient({ url: settings.apiUrl, token: settings.token, unreachableHint: unreachableHint(settings) });
+    api = new OrdersApiClient({
+      url: settings.apiUrl,
+      token: settings.token,
+      unreachableHint: unreachableHint(settings),
+    });
     await work({ api, settings });
   } catch (error) {
     report(name, options, asCliFailure(error, settings));
@@ -85,7 +104,8 @@ export function report(name: string, output: OutputOptions, failure: CliFailure)
   const lines = [`mve-orders ${name}: ${failure.message}`];
   // A 400 names each problem: one `path: message` a line.
   if (failure.status === 400 && Array.isArray(failure.details)) {
-    for (const detail of failure.details as Array<{ path: string; message: string }>) lines.push(`  ${detail.path}: ${detail.message}`);
+    for (const detail of failure.details as Array<{ path: string; message: string }>)
+      lines.push(`  ${detail.path}: ${detail.message}`);
   }
   process.stderr.write(`${lines.join('\n')}\n`);
   process.exitCode = failure.exitCode;
@@ -147,8 +167,15 @@ function asCliFailure(error: unknown, settings: ClientSettings | undefined): Cli
             : `refused (${error.code}): ${error.message}`;
       return new CliFailure(1, message, error.code, details, error.status);
     }
-    if (error.code === 'UNEXPECTED_RESPONSE' || error.code.startsWith('HTTP_')) return new CliFailure(2, error.message, error.code, details, error.status);
-    return new CliFailure(2, `the API failed (HTTP ${error.status} ${error.code}): ${error.message}`, error.code, details, error.status);
+    if (error.code === 'UNEXPECTED_RESPONSE' || error.code.startsWith('HTTP_'))
+      return new CliFailure(2, error.message, error.code, details, error.status);
+    return new CliFailure(
+      2,
+      `the API failed (HTTP ${error.status} ${error.code}): ${error.message}`,
+      error.code,
+      details,
+      error.status,
+    );
   }
   return new CliFailure(2, error instanceof Error ? error.message : String(error), 'FAILED');
 }
@@ -158,7 +185,8 @@ function badCredentialsHint(settings: ClientSettings | undefined): string {
   if (source?.startsWith('--as')) {
     return `the token of ${source} was refused: the running dev makes its users' tokens anew at each start; check that it is the dev that wrote dev.json`;
   }
-  if (source === TOKEN_VARIABLE) return `the API refused ${TOKEN_VARIABLE}: check that it is whole and not revoked or expired (\`mve-orders tokens list\`)`;
+  if (source === TOKEN_VARIABLE)
+    return `the API refused ${TOKEN_VARIABLE}: check that it is whole and not revoked or expired (\`mve-orders tokens list\`)`;
   return `give a token: ${TOKEN_VARIABLE}, or --as <user> with \`mve-orders dev\``;
 }
 
@@ -175,7 +203,9 @@ export function parseAmount(option: string) {
   return (value: string): number => {
     const amount = Number(value);
     if (value.trim() === '' || !Number.isFinite(amount) || amount < 0) {
-      throw new InvalidArgumentError(`${option} must be a number of at least 0 (the monthly rate of the quote, e.g. 3236.4)`);
+      throw new InvalidArgumentError(
+        `${option} must be a number of at least 0 (the monthly rate of the quote, e.g. 3236.4)`,
+      );
     }
     return amount;
   };
@@ -184,7 +214,8 @@ export function parseAmount(option: string) {
 export function parseCurrency(option: string) {
   return (value: string): string => {
     const currency = value.trim().toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency)) throw new InvalidArgumentError(`${option} must be a three-letter currency code, e.g. AUD`);
+    if (!/^[A-Z]{3}$/.test(currency))
+      throw new InvalidArgumentError(`${option} must be a three-letter currency code, e.g. AUD`);
     return currency;
   };
 }

@@ -1,4 +1,11 @@
-import type { ApiOrder, HistoryBuyAttempt, HistoryEntry, HistoryVote, OrderListItem, PendingApproval } from '../../http-client/index.js';
+import type {
+  ApiOrder,
+  HistoryBuyAttempt,
+  HistoryEntry,
+  HistoryVote,
+  OrderListItem,
+  PendingApproval,
+} from '../../http-client/index.js';
 import type { TimelineEntry } from '../../../workflows/order/messages.js';
 import { formatTable } from './catalog-table.js';
 
@@ -23,14 +30,20 @@ export function formatTimeline(timeline: readonly TimelineEntry[]): string {
 export function formatStatus(order: ApiOrder, now = Date.now()): string {
   const lines = [`${order.ticketId}  ${order.state}   (workflow ${order.workflowId})`];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(13)}${value}`);
-  row('environment', `${order.environment}, requested by ${order.requestedBy}${order.submittedBy ? `, submitted by ${order.submittedBy}` : ''}`);
+  row(
+    'environment',
+    `${order.environment}, requested by ${order.requestedBy}${order.submittedBy ? `, submitted by ${order.submittedBy}` : ''}`,
+  );
   row('policy', formatPolicy(order.policy));
   if (order.location) {
     const where = [order.location.metro, order.location.country].filter(Boolean).join(', ');
     row('location', `${order.location.name}${where ? ` (${where})` : ''}, id ${order.location.id}`);
   }
   if (order.image) {
-    row('image', `${order.image.vendor} ${order.image.product} ${order.image.version} (id ${order.image.id})${order.kind ? `, kind ${order.kind}` : ''}`);
+    row(
+      'image',
+      `${order.image.vendor} ${order.image.product} ${order.image.version} (id ${order.image.id})${order.kind ? `, kind ${order.kind}` : ''}`,
+    );
   }
   if (order.quote) {
     const quoted = order.quote.quotedAt ? ` (quoted ${order.quote.quotedAt})` : '';
@@ -38,24 +51,39 @@ export function formatStatus(order: ApiOrder, now = Date.now()): string {
   }
   if (order.approval) {
     const { tier, votes, stillNeeded, deadline, remindersSent } = order.approval;
-    row('approval', `tier "${tier.name}": ${tier.approvals} approver(s) with role ${tier.roles.join(' or ')}; ${stillNeeded} still needed`);
+    row(
+      'approval',
+      `tier "${tier.name}": ${tier.approvals} approver(s) with role ${tier.roles.join(' or ')}; ${stillNeeded} still needed`,
+    );
     row('', `deadline ${deadline} (${untilDeadline(Date.parse(deadline), now)}), reminders sent ${remindersSent}`);
     for (const vote of votes) {
-      row('', `${vote.decision} by ${vote.approverId} at ${formatMoney(vote.monthlyRate, vote.currency)}${vote.comment ? `: ${vote.comment}` : ''}`);
+      row(
+        '',
+        `${vote.decision} by ${vote.approverId} at ${formatMoney(vote.monthlyRate, vote.currency)}${vote.comment ? `: ${vote.comment}` : ''}`,
+      );
     }
   }
   if (order.buyAttempts) row('buy attempts', String(order.buyAttempts));
-  if (order.product) row('product', `${order.product.technicalServiceUid} (provisioning ${order.product.provisioningStatus})`);
+  if (order.product)
+    row('product', `${order.product.technicalServiceUid} (provisioning ${order.product.provisioningStatus})`);
   if (order.lastError) {
-    const extra = [order.lastError.type, order.lastError.traceId && `trace ${order.lastError.traceId}`].filter(Boolean).join(', ');
+    const extra = [order.lastError.type, order.lastError.traceId && `trace ${order.lastError.traceId}`]
+      .filter(Boolean)
+      .join(', ');
     row('last error', `${order.lastError.message}${extra ? ` (${extra})` : ''} at ${order.lastError.at}`);
   }
   if (order.source === 'records') row('source', 'the records (Temporal no longer has the workflow)');
   if (order.state === 'AWAITING_APPROVAL' && order.quote) {
-    row('to approve', `mve-orders approve ${order.ticketId} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency} (as an approver)`);
+    row(
+      'to approve',
+      `mve-orders approve ${order.ticketId} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency} (as an approver)`,
+    );
   }
   if (order.state === 'BUY_UNCERTAIN') {
-    row('to resolve', `check the provider's portal, then (as ops) mve-orders resolve-buy ${order.ticketId} (--created <uid> | --not-created --note <text>)`);
+    row(
+      'to resolve',
+      `check the provider's portal, then (as ops) mve-orders resolve-buy ${order.ticketId} (--created <uid> | --not-created --note <text>)`,
+    );
   }
   lines.push('timeline');
   return `${lines.join('\n')}\n${formatTimeline(order.timeline ?? [])}`;
@@ -85,18 +113,34 @@ export function formatApprovals(approvals: readonly PendingApproval[]): string {
     item.deadline ?? '-',
     item.waitingSince,
   ]);
-  return formatTable(['TICKET', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'], rows);
+  return formatTable(
+    ['TICKET', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'],
+    rows,
+  );
 }
 
 /** The history's timeline: state changes and notes, in sequence. */
 export function formatHistoryTimeline(timeline: readonly HistoryEntry[]): string {
   if (timeline.length === 0) return '  (nothing recorded)\n';
-  const rows = timeline.map((entry) => [String(entry.seq), entry.at, entry.kind === 'state' ? (entry.state ?? '') : 'note', entry.actor, entry.text]);
+  const rows = timeline.map((entry) => [
+    String(entry.seq),
+    entry.at,
+    entry.kind === 'state' ? (entry.state ?? '') : 'note',
+    entry.actor,
+    entry.text,
+  ]);
   return indent(formatTable(['#', 'AT', 'STATE', 'BY', 'WHY / NOTE'], rows));
 }
 
 export function formatVotes(votes: readonly HistoryVote[]): string {
-  const rows = votes.map((vote) => [String(vote.quoteNumber), vote.at, vote.decision, vote.approverId, `${Number(vote.monthlyRate).toFixed(2)} ${vote.currency}`, vote.reason ?? '']);
+  const rows = votes.map((vote) => [
+    String(vote.quoteNumber),
+    vote.at,
+    vote.decision,
+    vote.approverId,
+    `${Number(vote.monthlyRate).toFixed(2)} ${vote.currency}`,
+    vote.reason ?? '',
+  ]);
   return indent(formatTable(['QUOTE', 'AT', 'DECISION', 'BY', 'AT PRICE', 'WHY'], rows));
 }
 
@@ -114,7 +158,8 @@ export function formatBuyAttempts(attempts: readonly HistoryBuyAttempt[]): strin
 
 /** `EVENT_TYPE_WORKFLOW_EXECUTION_STARTED` → `WORKFLOW_EXECUTION_STARTED`. */
 export function eventType(event: unknown): string {
-  const type = typeof event === 'object' && event !== null ? (event as Record<string, unknown>)['eventType'] : undefined;
+  const type =
+    typeof event === 'object' && event !== null ? (event as Record<string, unknown>)['eventType'] : undefined;
   return typeof type === 'string' ? type.replace(/^EVENT_TYPE_/, '') : 'UNKNOWN';
 }
 

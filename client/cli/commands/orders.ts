@@ -1,6 +1,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { ORDER_STATES, type OrderState } from '../../../domain/order-states.js';
-import { nonEmpty, orderCommand, parseLimit, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
+import {
+  nonEmpty,
+  orderCommand,
+  parseLimit,
+  printJson,
+  runOrderCommand,
+  type OrderCommandOptions,
+} from './order-session.js';
 import { formatOrderList } from './order-view.js';
 
 interface OrdersOptions extends OrderCommandOptions {
@@ -13,7 +20,9 @@ interface OrdersOptions extends OrderCommandOptions {
 
 export function registerOrdersCommand(program: Command): void {
   orderCommand(program.command('orders'))
-    .description('List orders, newest first, a page at a time (the ones you may see: ops and approvers all, a requester their own)')
+    .description(
+      'List orders, newest first, a page at a time (the ones you may see: ops and approvers all, a requester their own)',
+    )
     .option('--status <state>', `only orders in this state (${ORDER_STATES.join(', ')})`, parseState)
     .option('--environment <env>', 'only orders of this environment (staging or production)', parseEnvironment)
     .option('--requester <id>', 'only orders requested by this person', nonEmpty('--requester'))
@@ -33,7 +42,9 @@ export function registerOrdersCommand(program: Command): void {
         if (options.json) return printJson(page);
         process.stdout.write(page.orders.length === 0 ? 'No orders match.\n' : formatOrderList(page.orders));
         if (page.nextCursor) {
-          process.stdout.write(`more: mve-orders orders ${nextPageArguments(options, page.nextCursor)}\nnext cursor: ${page.nextCursor}\n`);
+          process.stdout.write(
+            `more: mve-orders orders ${nextPageArguments(options, page.nextCursor)}\nnext cursor: ${page.nextCursor}\n`,
+          );
         }
       }),
     );
@@ -61,6 +72,7 @@ function parseState(value: string): OrderState {
 }
 
 function parseEnvironment(value: string): 'staging' | 'production' {
-  if (value !== 'staging' && value !== 'production') throw new InvalidArgumentError('--environment must be staging or production');
+  if (value !== 'staging' && value !== 'production')
+    throw new InvalidArgumentError('--environment must be staging or production');
   return value;
 }

@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import type { ResolveBuyInput } from '../../http-client/index.js';
-import { CliFailure, nonEmpty, orderCommand, printJson, runOrderCommand, stateAfter, type OrderCommandOptions } from './order-session.js';
+import {
+  CliFailure,
+  nonEmpty,
+  orderCommand,
+  printJson,
+  runOrderCommand,
+  stateAfter,
+  type OrderCommandOptions,
+} from './order-session.js';
 
 interface ResolveOptions extends OrderCommandOptions {
   created?: string;
@@ -12,11 +20,18 @@ export function registerResolveBuyCommand(program: Command): void {
   orderCommand(program.command('resolve-buy'))
     .description("Settle an order in BUY_UNCERTAIN after checking the provider's portal (ops and admins)")
     .argument('<ticket>', 'the ticket id of the order')
-    .option('--created <uid>', 'the buy did happen: the technicalServiceUid of the product found in the portal', nonEmpty('--created'))
+    .option(
+      '--created <uid>',
+      'the buy did happen: the technicalServiceUid of the product found in the portal',
+      nonEmpty('--created'),
+    )
     .option('--not-created', 'the buy did not happen: the order tries again (re-validating a stale quote first)')
     .option('--note <text>', 'what you checked (required with --not-created)', nonEmpty('--note'))
     .option('--json', 'print { ticketId, state } as JSON (state: where the order went)')
-    .addHelpText('after', '\nGive exactly one of --created <uid> and --not-created --note <text>. You are recorded as the one who resolved it.')
+    .addHelpText(
+      'after',
+      '\nGive exactly one of --created <uid> and --not-created --note <text>. You are recorded as the one who resolved it.',
+    )
     .action((ticket: string, options: ResolveOptions) =>
       runOrderCommand('resolve-buy', options, async ({ api }) => {
         const resolution = resolutionOf(options);
@@ -37,7 +52,11 @@ function resolutionOf(options: ResolveOptions): ResolveBuyInput {
     throw new CliFailure(2, 'give exactly one of --created <uid> and --not-created --note <text>');
   }
   if (options.created !== undefined) {
-    return { outcome: 'created', technicalServiceUid: options.created, ...(options.note ? { note: options.note } : {}) };
+    return {
+      outcome: 'created',
+      technicalServiceUid: options.created,
+      ...(options.note ? { note: options.note } : {}),
+    };
   }
   if (!options.note) throw new CliFailure(2, '--not-created needs --note <text> saying what you checked');
   return { outcome: 'not-created', note: options.note };

@@ -9,7 +9,9 @@ import { CliFailure, report } from './order-session.js';
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('Run the HTTP API (intake, approvals, ops views, codec server) against a real deployment until SIGINT/SIGTERM')
+    .description(
+      'Run the HTTP API (intake, approvals, ops views, codec server) against a real deployment until SIGINT/SIGTERM',
+    )
     .option('--host <host>', 'interface to listen on', '0.0.0.0')
     .option('--port <port>', 'port to listen on', portNumber, 8080)
     .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
@@ -54,6 +56,7 @@ and docs/http-api.md.`,
 }
 
 function portNumber(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
+  if (!/^\d+$/.test(value) || Number(value) > 65535)
+    throw new InvalidArgumentError('--port must be a whole number from 0 to 65535');
   return Number(value);
 }

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS, startSimulator, type SimClient, type SimEnvironment, type Simulator } from '../../../sim/index.js';
+import {
+  DEFAULT_SEED,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  startSimulator,
+  type SimClient,
+  type SimEnvironment,
+  type Simulator,
+} from '../../../sim/index.js';
 
 export const DEFAULT_SIM_PORT = 4010;
 
@@ -10,7 +17,12 @@ export function registerSimCommand(program: Command): void {
     .description('Run the ordering-API simulator (API and /oauth2/token on one port) until Ctrl-C')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parseWhole('port', 0, 65535), DEFAULT_SIM_PORT)
     .option('--seed <seed>', 'seed of the generated catalog', parseWhole('seed', 0, 2 ** 32 - 1), DEFAULT_SEED)
-    .option('--token-ttl <seconds>', 'lifetime of issued tokens', parseWhole('token-ttl', 1, 86_400), DEFAULT_TOKEN_TTL_SECONDS)
+    .option(
+      '--token-ttl <seconds>',
+      'lifetime of issued tokens',
+      parseWhole('token-ttl', 1, 86_400),
+      DEFAULT_TOKEN_TTL_SECONDS,
+    )
     .option('--log', 'print one line per request (method, path, status, time)')
     .action(async (options: { port: number; seed: number; tokenTtl: number; log?: boolean }) => {
       let sim: Simulator;
@@ -24,7 +36,9 @@ export function registerSimCommand(program: Command): void {
         });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-          throw new Error(`port ${options.port} is already in use: pass --port with another port (or 0 for any free port)`);
+          throw new Error(
+            `port ${options.port} is already in use: pass --port with another port (or 0 for any free port)`,
+          );
         }
         throw error;
       }
@@ -60,7 +74,9 @@ function describe(sim: Simulator): string {
   }
   lines.push('', 'API keys (client id, secret):');
   for (const client of sim.clients) {
-    lines.push(`  ${client.environment.padEnd(11)} ${client.role.padEnd(14)} ${client.clientId}  ${client.clientSecret}`);
+    lines.push(
+      `  ${client.environment.padEnd(11)} ${client.role.padEnd(14)} ${client.clientId}  ${client.clientSecret}`,
+    );
   }
   lines.push(
     '',

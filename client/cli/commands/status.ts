@@ -4,7 +4,9 @@ import { formatStatus } from './order-view.js';
 
 export function registerStatusCommand(program: Command): void {
   orderCommand(program.command('status'))
-    .description('Show an order: state, who requested and submitted it, its approval policy, quote, approvals and deadline, product, last error, timeline')
+    .description(
+      'Show an order: state, who requested and submitted it, its approval policy, quote, approvals and deadline, product, last error, timeline',
+    )
     .argument('<ticket>', 'the ticket id the order was submitted with')
     .option('--json', 'print the order as the API gives it, as JSON')
     .action((ticket: string, options: OrderCommandOptions) =>

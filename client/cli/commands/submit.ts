@@ -21,16 +21,37 @@ See examples/ for requests and docs/order-request.md.`,
       runOrderCommand('submit', options, async ({ api }) => {
         const request = await readRequest(file);
         const { created, order, warnings } = await api.submit(request).catch((error: unknown) => {
-          if (error instanceof ApiCallError && error.status === 403 && error.details.some((detail) => detail.path === 'requestedBy')) {
-            const hint = 'leave requestedBy out of the request (you submit for yourself), or submit with a ticket system\'s token';
-            throw new CliFailure(1, `refused (${error.code}): ${error.message}; ${hint}`, error.code, error.details, error.status);
+          if (
+            error instanceof ApiCallError &&
+            error.status === 403 &&
+            error.details.some((detail) => detail.path === 'requestedBy')
+          ) {
+            const hint =
+              "leave requestedBy out of the request (you submit for yourself), or submit with a ticket system's token";
+            throw new CliFailure(
+              1,
+              `refused (${error.code}): ${error.message}; ${hint}`,
+              error.code,
+              error.details,
+              error.status,
+            );
           }
           throw error;
         });
-        if (options.json) return printJson({ ticketId: order.ticketId, workflowId: order.workflowId, created, state: order.state, warnings, order });
+        if (options.json)
+          return printJson({
+            ticketId: order.ticketId,
+            workflowId: order.workflowId,
+            created,
+            state: order.state,
+            warnings,
+            order,
+          });
         const lines = created
           ? [`submitted ticket ${order.ticketId} (workflow ${order.workflowId})`]
-          : [`ticket ${order.ticketId} already has this order (${order.state}, workflow ${order.workflowId}); nothing new was started`];
+          : [
+              `ticket ${order.ticketId} already has this order (${order.state}, workflow ${order.workflowId}); nothing new was started`,
+            ];
         for (const warning of warnings) lines.push(`  warning ${warning.path}: ${warning.message}`);
         lines.push(`follow it with: mve-orders status ${order.ticketId}${options.as ? ` --as ${options.as}` : ''}`);
         process.stdout.write(`${lines.join('\n')}\n`);
@@ -44,7 +65,10 @@ async function readRequest(file: string): Promise<unknown> {
   try {
     text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
   } catch (error) {
-    throw new CliFailure(2, `cannot read the order request from ${where}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new CliFailure(
+      2,
+      `cannot read the order request from ${where}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   let request: unknown;
   try {
@@ -52,7 +76,10 @@ async function readRequest(file: string): Promise<unknown> {
   } catch (error) {
     // JSON.parse quotes the text around the fault, which could be a secret: keep only the position.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw new CliFailure(2, `the order request on ${where} is not valid JSON${position ? ` (at character ${position})` : ''}`);
+    throw new CliFailure(
+      2,
+      `the order request on ${where} is not valid JSON${position ? ` (at character ${position})` : ''}`,
+    );
   }
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw new CliFailure(2, `the order request on ${where} must be a JSON object (see examples/)`);

@@ -42,10 +42,22 @@ ${EXAMPLES}`,
 
   databaseOptions(tokens.command('create'))
     .description('Create an API token and print it, once')
-    .requiredOption('--owner <id>', 'whom the token acts as (letters, digits and . _ @ -), e.g. servicedesk', parseOwner)
+    .requiredOption(
+      '--owner <id>',
+      'whom the token acts as (letters, digits and . _ @ -), e.g. servicedesk',
+      parseOwner,
+    )
     .requiredOption('--roles <roles>', 'comma-separated roles, e.g. ticket-system or ops,finance-approver', parseRoles)
-    .option('--expires <when>', 'a number of days (90d) or a date (2027-01-01, its start in UTC); default: never', parseExpiry)
-    .option('--description <text>', 'what the token is for, e.g. the machine that holds it', shortText('--description', 500))
+    .option(
+      '--expires <when>',
+      'a number of days (90d) or a date (2027-01-01, its start in UTC); default: never',
+      parseExpiry,
+    )
+    .option(
+      '--description <text>',
+      'what the token is for, e.g. the machine that holds it',
+      shortText('--description', 500),
+    )
     .addHelpText('after', `${ROLES_HELP}\n${EXAMPLES}`)
     .action(
       (options: DatabaseCommandOptions & { owner: string; roles: string[]; expires?: Date; description?: string }) =>
@@ -99,7 +111,6 @@ ${EXAMPLES}`,
     );
 }
 
-
 // Argument parsers: each names its option and the rule, and commander exits 2 (usageErrorsExit2).
 
 function parseOwner(value: string): string {
@@ -118,7 +129,8 @@ function parseRoles(value: string): string[] {
     .split(',')
     .map((role) => role.trim())
     .filter((role) => role !== '');
-  if (roles.length === 0) throw new InvalidArgumentError(`--roles must name at least one role, e.g. ${BUILT_IN_ROLES.join(', ')}`);
+  if (roles.length === 0)
+    throw new InvalidArgumentError(`--roles must name at least one role, e.g. ${BUILT_IN_ROLES.join(', ')}`);
   const bad = roles.find((role) => !roleSchema.safeParse(role).success);
   if (bad !== undefined) {
     throw new InvalidArgumentError(
@@ -167,7 +179,9 @@ function shortText(option: string, max: number) {
 function parseTokenId(value: string): string {
   const id = /^mvo_([a-z0-9]{8,32})_/.exec(value.trim())?.[1] ?? value.trim();
   if (!tokenIdSchema.safeParse(id).success) {
-    throw new InvalidArgumentError("a token id is 8 to 32 lowercase letters and digits, as `mve-orders tokens list` shows it");
+    throw new InvalidArgumentError(
+      'a token id is 8 to 32 lowercase letters and digits, as `mve-orders tokens list` shows it',
+    );
   }
   return id;
 }

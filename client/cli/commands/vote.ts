@@ -22,20 +22,37 @@ interface VoteOptions extends OrderCommandOptions {
 }
 
 export function registerApproveCommand(program: Command): void {
-  registerVote(program, 'approve', 'Approve an order awaiting approval, naming the quote you approve (you: as your token says)');
+  registerVote(
+    program,
+    'approve',
+    'Approve an order awaiting approval, naming the quote you approve (you: as your token says)',
+  );
 }
 
 export function registerRejectCommand(program: Command): void {
-  registerVote(program, 'reject', 'Reject an order awaiting approval, naming the quote you reject and why (you: as your token says)');
+  registerVote(
+    program,
+    'reject',
+    'Reject an order awaiting approval, naming the quote you reject and why (you: as your token says)',
+  );
 }
 
 function registerVote(program: Command, verb: Verb, description: string): void {
   const command = orderCommand(program.command(verb))
     .description(description)
     .argument('<ticket>', 'the ticket id of the order')
-    .option('--rate <monthlyRate>', 'the monthly rate of the quote you were shown (see `mve-orders status` or `mve-orders approvals`)', parseAmount('--rate'))
+    .option(
+      '--rate <monthlyRate>',
+      'the monthly rate of the quote you were shown (see `mve-orders status` or `mve-orders approvals`)',
+      parseAmount('--rate'),
+    )
     .option('--currency <code>', 'the currency of that quote, e.g. AUD', parseCurrency('--currency'));
-  if (verb === 'reject') command.requiredOption('--comment <text>', 'why the order is rejected (recorded on the order)', nonEmpty('--comment'));
+  if (verb === 'reject')
+    command.requiredOption(
+      '--comment <text>',
+      'why the order is rejected (recorded on the order)',
+      nonEmpty('--comment'),
+    );
   else command.option('--comment <text>', 'a note recorded with your approval', nonEmpty('--comment'));
   command
     .option('--json', 'print { state, approvedBy, stillNeeded } as JSON')
@@ -51,12 +68,20 @@ price changed since you looked, it is refused with the current one and nothing c
       runOrderCommand(verb, options, async ({ api }) => {
         if (options.rate === undefined || options.currency === undefined) {
           const order = await api.get(ticket);
-          throw new CliFailure(1, nameTheQuote(verb, order, options), 'QUOTE_NOT_NAMED', order.quote ? { quote: order.quote } : undefined);
+          throw new CliFailure(
+            1,
+            nameTheQuote(verb, order, options),
+            'QUOTE_NOT_NAMED',
+            order.quote ? { quote: order.quote } : undefined,
+          );
         }
         const named = { monthlyRate: options.rate, currency: options.currency };
         const result =
           verb === 'approve'
-            ? await api.approve(ticket, { ...named, ...(options.comment !== undefined ? { comment: options.comment } : {}) })
+            ? await api.approve(ticket, {
+                ...named,
+                ...(options.comment !== undefined ? { comment: options.comment } : {}),
+              })
             : await api.reject(ticket, { ...named, reason: options.comment! });
         if (options.json) return printJson(result);
         process.stdout.write(`${describeVote(verb, ticket, named, result)}\n`);
@@ -64,7 +89,12 @@ price changed since you looked, it is refused with the current one and nothing c
     );
 }
 
-function describeVote(verb: Verb, ticket: string, named: { monthlyRate: number; currency: string }, result: VoteResult): string {
+function describeVote(
+  verb: Verb,
+  ticket: string,
+  named: { monthlyRate: number; currency: string },
+  result: VoteResult,
+): string {
   const done = `${verb === 'approve' ? 'approved' : 'rejected'} ${ticket} at ${formatMoney(named.monthlyRate, named.currency)}`;
   if (verb === 'reject') return `${done}: the order is ${result.state}`;
   const by = `approved by ${result.approvedBy.join(', ')}`;
@@ -77,7 +107,8 @@ function describeVote(verb: Verb, ticket: string, named: { monthlyRate: number; 
 function nameTheQuote(verb: Verb, order: ApiOrder, options: VoteOptions): string {
   if (!order.quote) return `${order.ticketId} has no quote yet (state ${order.state}); nothing to ${verb}`;
   const quote = formatMoney(order.quote.monthlyRate, order.quote.currency);
-  const state = order.state === 'AWAITING_APPROVAL' ? '' : ` (note: the order is ${order.state}, not awaiting approval)`;
+  const state =
+    order.state === 'AWAITING_APPROVAL' ? '' : ` (note: the order is ${order.state}, not awaiting approval)`;
   return (
     `name the quote you ${verb}: the current quote of ${order.ticketId} is ${quote} a month${state}. ` +
     `To ${verb} it: mve-orders ${verb} ${order.ticketId}${asFlag(options)} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency}` +

@@ -8,7 +8,9 @@ import { CliFailure, report } from './order-session.js';
 export function registerWorkerCommand(program: Command): void {
   program
     .command('worker')
-    .description('Run an order worker against a real deployment (configured by environment variables) until SIGINT/SIGTERM')
+    .description(
+      'Run an order worker against a real deployment (configured by environment variables) until SIGINT/SIGTERM',
+    )
     .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
     .addHelpText(
       'after',
@@ -29,9 +31,13 @@ tasks finish and exits 0. See docs/running.md.`,
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         const keyring = await resolveKeyring({ env: process.env });
         const actionKeys = await resolveActionKeys({ env: process.env });
-        running = await runWorker({ env: process.env, databaseUrl, keyring, actionKeys, log }).catch((error: unknown) => {
-          throw new Error(`cannot start the worker (TEMPORAL_ADDRESS=${process.env['TEMPORAL_ADDRESS'] ?? 'unset'}): ${(error as Error).message}`);
-        });
+        running = await runWorker({ env: process.env, databaseUrl, keyring, actionKeys, log }).catch(
+          (error: unknown) => {
+            throw new Error(
+              `cannot start the worker (TEMPORAL_ADDRESS=${process.env['TEMPORAL_ADDRESS'] ?? 'unset'}): ${(error as Error).message}`,
+            );
+          },
+        );
       } catch (error) {
         // Configuration, database and connection problems are each one sentence naming what to set or start.
         return report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));

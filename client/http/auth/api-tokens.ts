@@ -74,7 +74,9 @@ export async function authenticateApiToken(
 ): Promise<Principal> {
   const match = TOKEN_FORMAT.exec(token);
   if (!match) {
-    throw new AuthenticationError('malformed API token: expected mvo_<id>_<secret> as issued by `mve-orders tokens create`');
+    throw new AuthenticationError(
+      'malformed API token: expected mvo_<id>_<secret> as issued by `mve-orders tokens create`',
+    );
   }
   const [, id, secret] = match as unknown as [string, string, string];
   const presented = hashSecret(secret);

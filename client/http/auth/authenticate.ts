@@ -16,10 +16,12 @@ export function createAuthenticator(options: { tokens: TokensRepository; oidc?: 
   return {
     async authenticate(authorization) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-      if (!match) throw new AuthenticationError('send credentials as "Authorization: Bearer <API token or OIDC access token>"');
+      if (!match)
+        throw new AuthenticationError('send credentials as "Authorization: Bearer <API token or OIDC access token>"');
       const credential = match[1]!;
       if (looksLikeApiToken(credential)) return authenticateApiToken(options.tokens, credential);
-      if (!options.oidc) throw new AuthenticationError('the credential is not an API token (mvo_…), and no OIDC issuer is configured');
+      if (!options.oidc)
+        throw new AuthenticationError('the credential is not an API token (mvo_…), and no OIDC issuer is configured');
       return options.oidc.verify(credential);
     },
   };

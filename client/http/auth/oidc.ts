@@ -1,4 +1,11 @@
-import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { ConfigError } from '../../../config/env.js';
 import { AuthenticationError, type Principal } from './principal.js';
 
@@ -44,7 +51,9 @@ export function loadOidcConfig(env: NodeJS.ProcessEnv): OidcConfig | undefined {
   if (!isHttpUrl(issuer)) throw new ConfigError(`MVE_OIDC_ISSUER: ${JSON.stringify(issuer)} is not an http(s) URL`);
   const audience = env.MVE_OIDC_AUDIENCE?.trim();
   if (!audience) {
-    throw new ConfigError('MVE_OIDC_AUDIENCE is not set (required with MVE_OIDC_ISSUER: the "aud" the identity provider puts in tokens for this API)');
+    throw new ConfigError(
+      'MVE_OIDC_AUDIENCE is not set (required with MVE_OIDC_ISSUER: the "aud" the identity provider puts in tokens for this API)',
+    );
   }
   const jwksUrl = env.MVE_OIDC_JWKS_URL?.trim() || undefined;
   if (jwksUrl !== undefined && !isHttpUrl(jwksUrl)) {
@@ -81,16 +90,24 @@ export function createOidcVerifier(config: OidcConfig): OidcVerifier {
       try {
         ({ payload } = await jwtVerify(token, keys, options));
       } catch (error) {
-        throw error instanceof errors.JOSEError ? new AuthenticationError(describe(error, token, config), { cause: error }) : error;
+        throw error instanceof errors.JOSEError
+          ? new AuthenticationError(describe(error, token, config), { cause: error })
+          : error;
       }
       const id = readClaim(payload, config.usernameClaim);
       if (id === undefined) {
         throw new AuthenticationError(`the token has no "${config.usernameClaim}" claim (set MVE_OIDC_USERNAME_CLAIM)`);
       }
       if (typeof id !== 'string' || !id.trim()) {
-        throw new AuthenticationError(`the token's "${config.usernameClaim}" claim is not a non-empty string (set MVE_OIDC_USERNAME_CLAIM)`);
+        throw new AuthenticationError(
+          `the token's "${config.usernameClaim}" claim is not a non-empty string (set MVE_OIDC_USERNAME_CLAIM)`,
+        );
       }
-      return { id: id.trim(), roles: parseRoles(readClaim(payload, config.rolesClaim)), via: { kind: 'oidc', issuer: config.issuer } };
+      return {
+        id: id.trim(),
+        roles: parseRoles(readClaim(payload, config.rolesClaim)),
+        via: { kind: 'oidc', issuer: config.issuer },
+      };
     },
   };
 }
@@ -116,7 +133,10 @@ function lazyKeySet(config: OidcConfig): JWTVerifyGetKey {
       return await getKey(header, token);
     } catch (error) {
       if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
-      throw new OidcUnavailableError(`the identity provider's keys could not be fetched from ${url}: ${reason(error)}`, { cause: error });
+      throw new OidcUnavailableError(
+        `the identity provider's keys could not be fetched from ${url}: ${reason(error)}`,
+        { cause: error },
+      );
     }
   };
 }
@@ -124,17 +144,23 @@ function lazyKeySet(config: OidcConfig): JWTVerifyGetKey {
 async function discoverJwksUrl(issuer: string): Promise<string> {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
   const unavailable = (why: string, cause?: unknown) =>
-    new OidcUnavailableError(`the identity provider's discovery document could not be fetched from ${url}: ${why}`, { cause });
+    new OidcUnavailableError(`the identity provider's discovery document could not be fetched from ${url}: ${why}`, {
+      cause,
+    });
   let document: unknown;
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
+    const response = await fetch(url, {
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      headers: { accept: 'application/json' },
+    });
     if (!response.ok) throw unavailable(`HTTP ${response.status}`);
     document = await response.json();
   } catch (error) {
     throw error instanceof OidcUnavailableError ? error : unavailable(reason(error), error);
   }
   const jwksUri = (document as { jwks_uri?: unknown } | null)?.jwks_uri;
-  if (typeof jwksUri !== 'string' || !isHttpUrl(jwksUri)) throw unavailable('it has no http(s) "jwks_uri" (or set MVE_OIDC_JWKS_URL)');
+  if (typeof jwksUri !== 'string' || !isHttpUrl(jwksUri))
+    throw unavailable('it has no http(s) "jwks_uri" (or set MVE_OIDC_JWKS_URL)');
   return jwksUri;
 }
 
@@ -144,7 +170,8 @@ function describe(error: errors.JOSEError, token: string, config: OidcConfig): s
   if (error instanceof errors.JWTClaimValidationFailed) {
     const { claim, reason: why, payload } = error;
     if (why === 'missing') return `the token has no "${claim}" claim`;
-    if (claim === 'iss') return `the token was issued by ${quote(payload.iss)}, not the configured issuer ${quote(config.issuer)}`;
+    if (claim === 'iss')
+      return `the token was issued by ${quote(payload.iss)}, not the configured issuer ${quote(config.issuer)}`;
     if (claim === 'aud') return `the token is for audience ${quote(payload.aud)}, not ${quote(config.audience)}`;
     if (claim === 'nbf' && why === 'check_failed') return `the token is not valid yet (nbf ${timeOf(payload.nbf)})`;
     return `the token's "${claim}" claim is invalid (${error.message})`;
@@ -152,14 +179,16 @@ function describe(error: errors.JOSEError, token: string, config: OidcConfig): s
   if (error instanceof errors.JOSEAlgNotAllowed) {
     return `the token is signed with alg ${quote(headerAlg(token))}, which is not allowed (only ${ALGORITHMS.join(', ')})`;
   }
-  if (error instanceof errors.JWSSignatureVerificationFailed) return "the token's signature does not verify against the issuer's keys";
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return "the token's signature does not verify against the issuer's keys";
   if (error instanceof errors.JWKSNoMatchingKey) {
     return "the token's signature does not verify against the issuer's keys (none of them matches its kid and alg)";
   }
   if (error instanceof errors.JWKSMultipleMatchingKeys) {
     return "the token's signature cannot be checked: several of the issuer's keys match it (the token names no kid)";
   }
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return `the token is not a well-formed JWT (${error.message})`;
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid)
+    return `the token is not a well-formed JWT (${error.message})`;
   return `the token was refused (${error.message})`;
 }
 
@@ -183,7 +212,8 @@ function parseRoles(claim: unknown): string[] {
 
 function claimPath(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
   const value = env[variable]?.trim() || fallback;
-  if (value.split('.').some((part) => !part)) throw new ConfigError(`${variable}: ${JSON.stringify(value)} is not a claim name or dotted path`);
+  if (value.split('.').some((part) => !part))
+    throw new ConfigError(`${variable}: ${JSON.stringify(value)} is not a claim name or dotted path`);
   return value;
 }
 
@@ -200,7 +230,9 @@ function headerAlg(token: string): unknown {
 }
 
 function timeOf(seconds: unknown): string {
-  return typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : quote(seconds);
+  return typeof seconds === 'number' && Number.isFinite(seconds)
+    ? new Date(seconds * 1000).toISOString()
+    : quote(seconds);
 }
 
 /** A claim value for a message: JSON, cut short, so an odd value cannot flood or forge log lines. */

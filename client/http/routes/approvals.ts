@@ -14,7 +14,7 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
     '/api/v1/approvals',
     {
       schema: {
-        summary: "Orders awaiting your decision (your approver roles, not your own order, not yet voted), oldest first",
+        summary: 'Orders awaiting your decision (your approver roles, not your own order, not yet voted), oldest first',
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
         response: { 200: approvalsResponse, 401: errorBody, 403: errorBody },
       },
@@ -23,7 +23,11 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
       const principal = request.principal!;
       allow(mayVote(principal), 'the approvals inbox needs an approver role (e.g. finance-approver)');
       const approverId = await context.intake.canonicalRequester(principal.id);
-      const waiting = await context.repository.listAwaitingApproval({ approverId, roles: approverRoles(principal), limit: request.query.limit });
+      const waiting = await context.repository.listAwaitingApproval({
+        approverId,
+        roles: approverRoles(principal),
+        limit: request.query.limit,
+      });
       return {
         approvals: waiting.map((item) => ({
           ticketId: item.order.ticketId,
@@ -44,7 +48,12 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
 
   api.get(
     '/api/v1/me',
-    { schema: { summary: 'Who you are to this API, and what you may do', response: { 200: meResponse, 401: errorBody } } },
+    {
+      schema: {
+        summary: 'Who you are to this API, and what you may do',
+        response: { 200: meResponse, 401: errorBody },
+      },
+    },
     async (request) => {
       const principal = request.principal!;
       return {

@@ -30,7 +30,9 @@ export function codecCors(context: ApiContext) {
 
 const payloadsBody = z
   .object({ payloads: z.array(z.unknown()) })
-  .describe('proto3 JSON of temporal.api.common.v1.Payloads: { payloads: [{ metadata: { key: base64 }, data: base64 }] }');
+  .describe(
+    'proto3 JSON of temporal.api.common.v1.Payloads: { payloads: [{ metadata: { key: base64 }, data: base64 }] }',
+  );
 
 /**
  * A Temporal codec server (POST …/encode and …/decode, proto3 JSON `{ payloads: [...] }` both ways) so ops can
@@ -54,7 +56,8 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
     async (request) => {
       allow(mayReadPayloads(request.principal!), 'the codec server needs the ops or admin role');
       const operation = request.url.split('?')[0]!.split('/').filter(Boolean).at(-1);
-      if (operation !== 'decode' && operation !== 'encode') throw new ApiError(404, 'NOT_FOUND', 'the codec server answers …/decode and …/encode');
+      if (operation !== 'decode' && operation !== 'encode')
+        throw new ApiError(404, 'NOT_FOUND', 'the codec server answers …/decode and …/encode');
       const payloads = readPayloads(request.body);
       try {
         const result = operation === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
@@ -69,4 +72,3 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
 function readPayloads(body: { payloads: unknown[] }): Payload[] {
   return body.payloads.map((item, index) => payloadFromJson(item, `body.payloads.${index}`));
 }
-

@@ -9,20 +9,28 @@ export interface Readiness {
 
 /** `/healthz`: the process answers. `/readyz`: Temporal and Postgres answer too (503 naming what does not). */
 export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness): void {
-  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'], security: [] } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'], security: [] } }, async () => ({
+    status: 'ok',
+  }));
 
-  app.get('/readyz', { schema: { summary: 'Temporal and PostgreSQL are reachable', tags: ['operations'], security: [] } }, async (_request, reply) => {
-    const checks = await Promise.all(
-      (['temporal', 'postgres'] as const).map(async (name) => {
-        try {
-          await withinTime(readiness[name](), 3_000);
-          return [name, { ok: true }] as const;
-        } catch (error) {
-          return [name, { ok: false, error: (error as Error).message }] as const;
-        }
-      }),
-    );
-    const ready = checks.every(([, check]) => check.ok);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(checks) });
-  });
+  app.get(
+    '/readyz',
+    { schema: { summary: 'Temporal and PostgreSQL are reachable', tags: ['operations'], security: [] } },
+    async (_request, reply) => {
+      const checks = await Promise.all(
+        (['temporal', 'postgres'] as const).map(async (name) => {
+          try {
+            await withinTime(readiness[name](), 3_000);
+            return [name, { ok: true }] as const;
+          } catch (error) {
+            return [name, { ok: false, error: (error as Error).message }] as const;
+          }
+        }),
+      );
+      const ready = checks.every(([, check]) => check.ok);
+      return reply
+        .code(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'not ready', checks: Object.fromEntries(checks) });
+    },
+  );
 }

@@ -12,7 +12,12 @@ export interface ApiMetrics {
 /** Prometheus metrics (prom-client, one registry per server): the API's own traffic, and order figures read from Postgres at scrape time. */
 export function createApiMetrics(context: ApiContext): ApiMetrics {
   const registry = new Registry();
-  const requests = new Counter({ name: 'mve_api_requests_total', help: 'HTTP API requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'mve_api_requests_total',
+    help: 'HTTP API requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'mve_api_request_duration_seconds',
     help: 'HTTP API latency by route',
@@ -23,7 +28,8 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
   // One read of Postgres per scrape, shared by the gauges below.
   let cached: { at: number; value: ReturnType<ApiContext['repository']['orderStatistics']> } | undefined;
   const statistics = () => {
-    if (!cached || Date.now() - cached.at > 1_000) cached = { at: Date.now(), value: context.repository.orderStatistics() };
+    if (!cached || Date.now() - cached.at > 1_000)
+      cached = { at: Date.now(), value: context.repository.orderStatistics() };
     return cached.value;
   };
   new Gauge({
@@ -59,7 +65,8 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
     registers: [registry],
     async collect() {
       const { buyAttemptsByOutcome } = await statistics();
-      for (const outcome of ['created', 'not-created', 'uncertain', 'in-flight']) this.set({ outcome }, buyAttemptsByOutcome[outcome] ?? 0);
+      for (const outcome of ['created', 'not-created', 'uncertain', 'in-flight'])
+        this.set({ outcome }, buyAttemptsByOutcome[outcome] ?? 0);
     },
   });
 
@@ -77,7 +84,11 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
 
 /** `/metrics`, Prometheus text. Open like /healthz: it carries counts, never an order's content. */
 export function registerMetricsRoute(app: FastifyInstance, metrics: ApiMetrics): void {
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], security: [] } }, async (_request, reply) => {
-    return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  app.get(
+    '/metrics',
+    { schema: { summary: 'Prometheus metrics', tags: ['operations'], security: [] } },
+    async (_request, reply) => {
+      return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+    },
+  );
 }

@@ -53,14 +53,29 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
       try {
         const result = await context.intake.submit({ ...request.body, requestedBy }, principal.id);
         const order = result.created
-          ? { ticketId: result.ticket.ticketId, workflowId: result.ticket.workflowId, environment: result.ticket.environment, requestedBy, submittedBy: principal.id, state: 'RECEIVED' as const, policy: null, quote: null, source: 'workflow' as const }
+          ? {
+              ticketId: result.ticket.ticketId,
+              workflowId: result.ticket.workflowId,
+              environment: result.ticket.environment,
+              requestedBy,
+              submittedBy: principal.id,
+              state: 'RECEIVED' as const,
+              policy: null,
+              quote: null,
+              source: 'workflow' as const,
+            }
           : await loadOrder(context, result.ticket.ticketId, principal);
         const warnings = result.warnings.map(({ path, message }) => ({ path, message }));
         return reply.code(result.created ? 201 : 200).send({ created: result.created, order, warnings });
       } catch (error) {
         if (error instanceof OrderRequestError) {
           const details = error.issues.map(({ path, message }) => ({ path, message }));
-          throw new ApiError(400, 'INVALID_REQUEST', `the order request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+          throw new ApiError(
+            400,
+            'INVALID_REQUEST',
+            `the order request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`,
+            details,
+          );
         }
         if (error instanceof TicketConflictError) throw new ApiError(409, 'TICKET_CONFLICT', error.message);
         throw error;
@@ -99,7 +114,13 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
 
   api.get(
     '/api/v1/orders/:ticketId',
-    { schema: { summary: 'One order: state, quote, approvals, policy, product, last error, timeline', params: ticketParams, response: { 200: orderBody, ...refusals } } },
+    {
+      schema: {
+        summary: 'One order: state, quote, approvals, policy, product, last error, timeline',
+        params: ticketParams,
+        response: { 200: orderBody, ...refusals },
+      },
+    },
     async (request) => loadOrder(context, request.params.ticketId, request.principal!),
   );
 
@@ -107,7 +128,8 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     '/api/v1/orders/:ticketId/history',
     {
       schema: {
-        summary: "The order's timeline and its workflow's history events (payloads decoded, secrets redacted, for ops and admins)",
+        summary:
+          "The order's timeline and its workflow's history events (payloads decoded, secrets redacted, for ops and admins)",
         params: ticketParams,
         querystring: historyQuery,
         response: { 200: historyResponse, ...refusals },
@@ -131,36 +153,63 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     },
     async (request) => {
       const { monthlyRate, currency, comment } = request.body;
-      return vote(context, request.principal!, request.params.ticketId, 'approve', { monthlyRate, currency, ...(comment ? { comment } : {}) });
+      return vote(context, request.principal!, request.params.ticketId, 'approve', {
+        monthlyRate,
+        currency,
+        ...(comment ? { comment } : {}),
+      });
     },
   );
 
   api.post(
     '/api/v1/orders/:ticketId/reject',
     {
-      schema: { summary: 'Reject the quote named, saying why', params: ticketParams, body: rejectBody, response: { 200: voteResponse, ...refusals } },
+      schema: {
+        summary: 'Reject the quote named, saying why',
+        params: ticketParams,
+        body: rejectBody,
+        response: { 200: voteResponse, ...refusals },
+      },
     },
     async (request) => {
       const { monthlyRate, currency, reason } = request.body;
-      return vote(context, request.principal!, request.params.ticketId, 'reject', { monthlyRate, currency, comment: reason });
+      return vote(context, request.principal!, request.params.ticketId, 'reject', {
+        monthlyRate,
+        currency,
+        comment: reason,
+      });
     },
   );
 
   api.post(
     '/api/v1/orders/:ticketId/cancel',
     {
-      schema: { summary: 'Cancel an order that is not yet buying', params: ticketParams, body: cancelBody, response: { 200: stateResponse, ...refusals } },
+      schema: {
+        summary: 'Cancel an order that is not yet buying',
+        params: ticketParams,
+        body: cancelBody,
+        response: { 200: stateResponse, ...refusals },
+      },
     },
     async (request) => {
       const principal = request.principal!;
       const order = await loadOrder(context, request.params.ticketId, principal);
-      allow(mayCancel(principal, order), 'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)');
+      allow(
+        mayCancel(principal, order),
+        'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)',
+      );
       // An order that has ended (or that Temporal has forgotten) or has started buying is refused here, with the
       // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller.
       if (order.source === 'records' || !CANCELLABLE_STATES.has(order.state)) {
-        throw new ApiError(409, 'NOT_CANCELLABLE', `the order is ${order.state}; it can be cancelled only before buying`);
+        throw new ApiError(
+          409,
+          'NOT_CANCELLABLE',
+          `the order is ${order.state}; it can be cancelled only before buying`,
+        );
       }
-      const state = await asApiRefusal(() => context.orders.cancel(order.ticketId, { actor: principal.id, reason: request.body.reason }));
+      const state = await asApiRefusal(() =>
+        context.orders.cancel(order.ticketId, { actor: principal.id, reason: request.body.reason }),
+      );
       return { state };
     },
   );
@@ -179,10 +228,19 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
       const principal = request.principal!;
       allow(mayResolveBuys(principal), 'resolving an uncertain buy needs the ops or admin role');
       const order = await loadOrder(context, request.params.ticketId, principal);
-      if (order.state !== 'BUY_UNCERTAIN') throw new ApiError(409, 'NOT_UNCERTAIN', `the order is ${order.state}; only an order in BUY_UNCERTAIN can be resolved`);
+      if (order.state !== 'BUY_UNCERTAIN')
+        throw new ApiError(
+          409,
+          'NOT_UNCERTAIN',
+          `the order is ${order.state}; only an order in BUY_UNCERTAIN can be resolved`,
+        );
       const attempt = typeof order['buyAttempts'] === 'number' ? order['buyAttempts'] : undefined;
       const state = await asApiRefusal(() =>
-        context.orders.resolveBuy(order.ticketId, { ...request.body, actor: principal.id, ...(attempt !== undefined ? { attempt } : {}) }),
+        context.orders.resolveBuy(order.ticketId, {
+          ...request.body,
+          actor: principal.id,
+          ...(attempt !== undefined ? { attempt } : {}),
+        }),
       );
       return { state };
     },
@@ -199,16 +257,22 @@ async function vote(
 ) {
   allow(mayVote(principal), VOTE_NEEDS_ROLE);
   const order = await loadOrder(context, ticketId, principal);
-  if (order.source === 'records') throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
+  if (order.source === 'records')
+    throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
   // The workflow's own rules, asked before the update is sent: a refusal here names the field the caller got wrong.
   const refusal = notDecidable(order.state) ?? quoteRefusal(named, order.quote!);
   if (refusal) {
-    const details = refusal.code === 'QUOTE_NOT_CURRENT' ? [{ path: 'monthlyRate', message: `the current quote is ${formatQuote(order.quote!)}` }] : undefined;
+    const details =
+      refusal.code === 'QUOTE_NOT_CURRENT'
+        ? [{ path: 'monthlyRate', message: `the current quote is ${formatQuote(order.quote!)}` }]
+        : undefined;
     throw new ApiError(409, refusal.code, refusal.reason, details);
   }
   const approverId = await context.intake.canonicalRequester(principal.id);
   const fields = { approverId, ...named };
-  return asApiRefusal(() => (decision === 'approve' ? context.orders.approve(ticketId, fields) : context.orders.reject(ticketId, fields)));
+  return asApiRefusal(() =>
+    decision === 'approve' ? context.orders.approve(ticketId, fields) : context.orders.reject(ticketId, fields),
+  );
 }
 
 /**
@@ -218,14 +282,19 @@ async function vote(
 async function requesterFor(context: ApiContext, principal: Principal, named: unknown): Promise<string> {
   if (hasRole(principal, 'ticket-system')) {
     if (typeof named !== 'string' || named.trim() === '') {
-      throw new ApiError(400, 'INVALID_REQUEST', 'requestedBy: a ticket system must name the requester', [{ path: 'requestedBy', message: 'must name the requester' }]);
+      throw new ApiError(400, 'INVALID_REQUEST', 'requestedBy: a ticket system must name the requester', [
+        { path: 'requestedBy', message: 'must name the requester' },
+      ]);
     }
     return context.intake.canonicalRequester(named);
   }
   if (named !== undefined && (typeof named !== 'string' || !sameIdentity(named, principal.id))) {
-    throw new ApiError(403, 'FORBIDDEN', `requestedBy: you submit as ${principal.id}; a requester cannot order in someone else's name`, [
-      { path: 'requestedBy', message: 'must be you (or left out)' },
-    ]);
+    throw new ApiError(
+      403,
+      'FORBIDDEN',
+      `requestedBy: you submit as ${principal.id}; a requester cannot order in someone else's name`,
+      [{ path: 'requestedBy', message: 'must be you (or left out)' }],
+    );
   }
   return context.intake.canonicalRequester(principal.id);
 }
@@ -233,8 +302,10 @@ async function requesterFor(context: ApiContext, principal: Principal, named: un
 /** The orders a caller's listing is limited to. */
 function scopeOf(principal: Principal, requester: string | undefined): { requestedBy?: string; submittedBy?: string } {
   if (seesAllOrders(principal)) return requester ? { requestedBy: requester } : {};
-  if (hasRole(principal, 'ticket-system')) return { submittedBy: principal.id, ...(requester ? { requestedBy: requester } : {}) };
-  if (requester && !sameIdentity(requester, principal.id)) throw new ApiError(403, 'FORBIDDEN', 'a requester sees only their own orders');
+  if (hasRole(principal, 'ticket-system'))
+    return { submittedBy: principal.id, ...(requester ? { requestedBy: requester } : {}) };
+  if (requester && !sameIdentity(requester, principal.id))
+    throw new ApiError(403, 'FORBIDDEN', 'a requester sees only their own orders');
   return { requestedBy: principal.id };
 }
 
@@ -249,5 +320,7 @@ function decodeCursor(cursor: string): { createdAt: string; workflowId: string }
   } catch {
     // reported below
   }
-  throw new ApiError(400, 'INVALID_INPUT', 'cursor: must be the nextCursor of a previous page', [{ path: 'querystring.cursor', message: 'is not a cursor this API gave' }]);
+  throw new ApiError(400, 'INVALID_INPUT', 'cursor: must be the nextCursor of a previous page', [
+    { path: 'querystring.cursor', message: 'is not a cursor this API gave' },
+  ]);
 }

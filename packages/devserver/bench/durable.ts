@@ -9,7 +9,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  Worker,
+} from '@temporalio/worker';
 import { startDevServer } from '../src/index.js';
 import type { DevServer } from '../src/index.js';
 import { startThrowawayPostgres } from '../support/throwaway-postgres.js';
@@ -32,14 +39,20 @@ interface Running {
 
 let bundle: Promise<{ code: string }> | undefined;
 async function run(options: { databaseUrl?: string; schema?: string; worker?: boolean }): Promise<Running> {
-  const server = await startDevServer({ port: 0, ...(options.databaseUrl ? { databaseUrl: options.databaseUrl, databaseSchema: options.schema } : {}) });
+  const server = await startDevServer({
+    port: 0,
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl, databaseSchema: options.schema } : {}),
+  });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
   if (options.worker !== false) {
-    bundle ??= bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./fixtures/workflows.ts', import.meta.url)), logger: new DefaultLogger('ERROR') });
+    bundle ??= bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./fixtures/workflows.ts', import.meta.url)),
+      logger: new DefaultLogger('ERROR'),
+    });
     nativeConnection = await NativeConnection.connect({ address: server.address });
     worker = await Worker.create({
       connection: nativeConnection,
@@ -64,7 +77,10 @@ async function run(options: { databaseUrl?: string; schema?: string; worker?: bo
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
   const postgres = await startThrowawayPostgres({ durable: true });
   try {
     const table: string[] = [];
@@ -82,7 +98,9 @@ async function main(): Promise<void> {
       }
       await env.stop();
     }
-    console.log('devserver benchmark, in memory vs durable (PostgreSQL, fsync on): one-activity workflow, SDK 1.24 client + worker in this process, loopback');
+    console.log(
+      'devserver benchmark, in memory vs durable (PostgreSQL, fsync on): one-activity workflow, SDK 1.24 client + worker in this process, loopback',
+    );
     console.log('store     concurrency  workflows  workflows/s   p50 ms   p99 ms');
     for (const line of table) console.log(line);
 
@@ -91,12 +109,16 @@ async function main(): Promise<void> {
     const seeding = await run({ databaseUrl: postgres.url, schema: 'devserver_open' });
     for (let i = 0; i < OPEN_WORKFLOWS; i += 200) {
       await Promise.all(
-        Array.from({ length: Math.min(200, OPEN_WORKFLOWS - i) }, (_, j) => seeding.client.workflow.start('openWorkflow', { taskQueue: TASK_QUEUE, workflowId: `open-${i + j}` })),
+        Array.from({ length: Math.min(200, OPEN_WORKFLOWS - i) }, (_, j) =>
+          seeding.client.workflow.start('openWorkflow', { taskQueue: TASK_QUEUE, workflowId: `open-${i + j}` }),
+        ),
       );
     }
     // every open workflow has completed its first workflow task
     for (;;) {
-      const pending = await seeding.client.workflow.count(`WorkflowType = 'openWorkflow' AND ExecutionStatus = 'Running'`);
+      const pending = await seeding.client.workflow.count(
+        `WorkflowType = 'openWorkflow' AND ExecutionStatus = 'Running'`,
+      );
       const described = await seeding.client.workflow.getHandle(`open-${OPEN_WORKFLOWS - 1}`).describe();
       if (pending.count >= OPEN_WORKFLOWS && !described.raw.pendingWorkflowTask && described.historyLength >= 4) break;
       await new Promise((resolve) => setTimeout(resolve, 500));

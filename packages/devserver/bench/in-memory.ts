@@ -6,7 +6,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  Worker,
+} from '@temporalio/worker';
 import { startDevServer } from '../src/index.js';
 import { throughput } from './throughput.js';
 
@@ -27,7 +34,10 @@ function heapAfterGc(): number {
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
   const server = await startDevServer({ port: 0 });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
@@ -46,23 +56,38 @@ async function main(): Promise<void> {
 
   await throughput(client, TASK_QUEUE, 10, 50, 'warmup');
   const rows = [];
-  for (const run of RUNS) rows.push(await throughput(client, TASK_QUEUE, run.concurrency, run.workflows, `c${run.concurrency}`));
+  for (const run of RUNS)
+    rows.push(await throughput(client, TASK_QUEUE, run.concurrency, run.workflows, `c${run.concurrency}`));
 
   // open workflows: each has run its first workflow task and waits for a signal
   const before = heapAfterGc();
   const handles = [];
   for (let i = 0; i < OPEN_WORKFLOWS; i += 100) {
-    handles.push(...(await Promise.all(Array.from({ length: 100 }, (_, j) => client.workflow.start('openWorkflow', { taskQueue: TASK_QUEUE, workflowId: `open-${i + j}` })))));
+    handles.push(
+      ...(await Promise.all(
+        Array.from({ length: 100 }, (_, j) =>
+          client.workflow.start('openWorkflow', { taskQueue: TASK_QUEUE, workflowId: `open-${i + j}` }),
+        ),
+      )),
+    );
   }
-  while ((await client.workflow.count(`WorkflowType = 'openWorkflow' AND ExecutionStatus = 'Running'`)).count < OPEN_WORKFLOWS) await new Promise((r) => setTimeout(r, 100));
+  while (
+    (await client.workflow.count(`WorkflowType = 'openWorkflow' AND ExecutionStatus = 'Running'`)).count <
+    OPEN_WORKFLOWS
+  )
+    await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 1000)); // let the first workflow tasks complete
   const after = heapAfterGc();
 
   console.log('devserver benchmark: one-activity workflow, SDK 1.24 client + worker in this process, loopback');
   console.log('concurrency  workflows  workflows/s   p50 ms   p99 ms');
   for (const r of rows)
-    console.log(`${String(r.concurrency).padStart(11)}  ${String(r.workflows).padStart(9)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}`);
-  console.log(`server heap per 1,000 open workflows: ${((after - before) / 1024 / 1024 / (OPEN_WORKFLOWS / 1000)).toFixed(1)} MiB (heap used after GC, ${OPEN_WORKFLOWS} open workflows)`);
+    console.log(
+      `${String(r.concurrency).padStart(11)}  ${String(r.workflows).padStart(9)}  ${r.perSecond.toFixed(1).padStart(11)}  ${r.p50.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}`,
+    );
+  console.log(
+    `server heap per 1,000 open workflows: ${((after - before) / 1024 / 1024 / (OPEN_WORKFLOWS / 1000)).toFixed(1)} MiB (heap used after GC, ${OPEN_WORKFLOWS} open workflows)`,
+  );
 
   await Promise.all(handles.map((h) => h.terminate('benchmark over')));
   worker.shutdown();

@@ -16,7 +16,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  Worker,
+} from '@temporalio/worker';
 import { startDevServer } from '../src/index.js';
 import { startThrowawayPostgres } from '../support/throwaway-postgres.js';
 import { percentile, pool, throughput } from './throughput.js';
@@ -64,13 +71,20 @@ async function serve(): Promise<void> {
 }
 
 class ServerProcess {
-  private constructor(private readonly child: ChildProcess, readonly address: string) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly address: string,
+  ) {}
 
   static async start(profileDir: string | undefined, databaseUrl: string | undefined): Promise<ServerProcess> {
     // a relative folder is the caller's: npm runs the package's scripts in the package's folder, INIT_CWD is where npm was run
-    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? '', profileDir)}`] : [];
+    const profile = profileDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? '', profileDir)}`]
+      : [];
     const database = databaseUrl ? ['--database-url', databaseUrl] : [];
-    const child = fork(fileURLToPath(import.meta.url), ['--serve', ...database], { execArgv: ['--import', 'tsx', '--expose-gc', ...profile] });
+    const child = fork(fileURLToPath(import.meta.url), ['--serve', ...database], {
+      execArgv: ['--import', 'tsx', '--expose-gc', ...profile],
+    });
     const { address } = (await ServerProcess.next(child)) as { address: string };
     return new ServerProcess(child, address);
   }
@@ -109,14 +123,22 @@ async function timed(action: () => Promise<unknown>): Promise<number> {
 async function median(action: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < REPEATS; i++) times.push(await timed(action));
-  return percentile(times.sort((a, b) => a - b), 50);
+  return percentile(
+    times.sort((a, b) => a - b),
+    50,
+  );
 }
 
 async function listAllPages(connection: Connection, query: string): Promise<number> {
   let listed = 0;
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await connection.workflowService.listWorkflowExecutions({ namespace: NAMESPACE, query, pageSize: 100, nextPageToken });
+    const page = await connection.workflowService.listWorkflowExecutions({
+      namespace: NAMESPACE,
+      query,
+      pageSize: 100,
+      nextPageToken,
+    });
     listed += page.executions.length;
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
@@ -138,11 +160,23 @@ interface Figures {
   rssMiB: number;
 }
 
-async function measure(server: ServerProcess, client: Client, connection: Connection, parked: number): Promise<Figures> {
+async function measure(
+  server: ServerProcess,
+  client: Client,
+  connection: Connection,
+  parked: number,
+): Promise<Figures> {
   const cpuBefore = await server.cpuMicros();
-  const run = await throughput(client, TASK_QUEUE, THROUGHPUT.concurrency, THROUGHPUT.workflows, `one-activity-${parked}`);
+  const run = await throughput(
+    client,
+    TASK_QUEUE,
+    THROUGHPUT.concurrency,
+    THROUGHPUT.workflows,
+    `one-activity-${parked}`,
+  );
   const serverCpuMsPerWorkflow = ((await server.cpuMicros()) - cpuBefore) / 1000 / THROUGHPUT.workflows;
-  const firstPage = (query: string) => () => connection.workflowService.listWorkflowExecutions({ namespace: NAMESPACE, query, pageSize: 100 });
+  const firstPage = (query: string) => () =>
+    connection.workflowService.listWorkflowExecutions({ namespace: NAMESPACE, query, pageSize: 100 });
   let listedAll = 0;
   const listAllMs = await median(async () => (listedAll = await listAllPages(connection, WAITING)));
   const listFirstMs = await median(firstPage(WAITING));
@@ -193,13 +227,19 @@ async function main(): Promise<void> {
 
 async function bench(databaseUrl: string | undefined): Promise<void> {
   const parkedCount = Number(option('--parked') ?? 10_000);
-  Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } } });
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }) } },
+  });
   const server = await ServerProcess.start(option('--profile'), databaseUrl);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: NAMESPACE });
   const { IndexedValueType } = protoRoot.temporal.api.enums.v1;
   const keyword = IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-  await connection.operatorService.addSearchAttributes({ namespace: NAMESPACE, searchAttributes: { OrderStatus: keyword, TicketId: keyword, Environment: keyword } });
+  await connection.operatorService.addSearchAttributes({
+    namespace: NAMESPACE,
+    searchAttributes: { OrderStatus: keyword, TicketId: keyword, Environment: keyword },
+  });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const worker = await Worker.create({
     connection: nativeConnection,
@@ -220,8 +260,12 @@ async function bench(databaseUrl: string | undefined): Promise<void> {
   rows.push(await measure(server, client, connection, parkedCount));
 
   const store = databaseUrl ? 'durable (PostgreSQL, fsync on)' : 'in memory';
-  console.log(`devserver ${store} with parked orders (SDK 1.24 client + worker in this process, server in its own; loopback); parked at ${parkedPerSecond.toFixed(0)} workflows/s`);
-  console.log(`one-activity workflows: ${THROUGHPUT.workflows} at concurrency ${THROUGHPUT.concurrency}; list and count: median of ${REPEATS}; waiting = ${WAITING}`);
+  console.log(
+    `devserver ${store} with parked orders (SDK 1.24 client + worker in this process, server in its own; loopback); parked at ${parkedPerSecond.toFixed(0)} workflows/s`,
+  );
+  console.log(
+    `one-activity workflows: ${THROUGHPUT.workflows} at concurrency ${THROUGHPUT.concurrency}; list and count: median of ${REPEATS}; waiting = ${WAITING}`,
+  );
   console.log(
     'parked  workflows/s  p50 ms  server CPU ms/workflow  list waiting: first 100 ms / all ms (rows)  list production 100 ms  list unfiltered 100 ms  count ms  heap MiB  RSS MiB',
   );

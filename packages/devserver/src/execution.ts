@@ -66,7 +66,13 @@ export interface ActivityState {
   lastHeartbeatTime?: number;
   cancelRequestedEventId?: number;
   /** Deadlines on the clock, cancelled when the attempt or the activity ends. */
-  timers: { scheduleToClose?: TimerId; scheduleToStart?: TimerId; startToClose?: TimerId; heartbeat?: TimerId; backoff?: TimerId };
+  timers: {
+    scheduleToClose?: TimerId;
+    scheduleToStart?: TimerId;
+    startToClose?: TimerId;
+    heartbeat?: TimerId;
+    backoff?: TimerId;
+  };
 }
 
 export interface TimerState {

@@ -62,7 +62,11 @@ export class HistorySpill {
     if (!slot) return;
     this.slots.delete(owner);
     this.liveBytes -= slot.length;
-    if (this.end !== this.failedCompactionAt && this.end - this.liveBytes > Math.max(this.compactAfterBytes, this.liveBytes)) this.compact();
+    if (
+      this.end !== this.failedCompactionAt &&
+      this.end - this.liveBytes > Math.max(this.compactAfterBytes, this.liveBytes)
+    )
+      this.compact();
   }
 
   /** Bytes held for histories, and the file's length (holes included). */
@@ -108,12 +112,13 @@ function openScratch(dir: string): number {
 }
 
 function writeFully(fd: number, bytes: Uint8Array, position: number): void {
-  for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written, position + written);
+  for (let written = 0; written < bytes.length;)
+    written += writeSync(fd, bytes, written, bytes.length - written, position + written);
 }
 
 function readFully(fd: number, slot: Slot): Uint8Array {
   const bytes = new Uint8Array(slot.length);
-  for (let read = 0; read < slot.length; ) {
+  for (let read = 0; read < slot.length;) {
     const got = readSync(fd, bytes, read, slot.length - read, slot.offset + read);
     if (got === 0) throw new Error('the history spill file ended early');
     read += got;

@@ -34,7 +34,11 @@ export class PackedMessage<T extends object> {
 export type PackedSearchAttributes = PackedMessage<SearchAttributes>;
 export type PackedStartRequest = PackedMessage<StartRequest>;
 
-export const packSearchAttributes = (attributes: SearchAttributes | null | undefined): PackedSearchAttributes => PackedMessage.pack(TYPES.searchAttributes, attributes);
-export const searchAttributesFromEncoded = (bytes: Uint8Array): PackedSearchAttributes => PackedMessage.fromEncoded(TYPES.searchAttributes, bytes);
-export const packStartRequest = (request: StartRequest): PackedStartRequest => PackedMessage.pack(TYPES.startRequest, request);
-export const startRequestFromEncoded = (bytes: Uint8Array): PackedStartRequest => PackedMessage.fromEncoded(TYPES.startRequest, bytes);
+export const packSearchAttributes = (attributes: SearchAttributes | null | undefined): PackedSearchAttributes =>
+  PackedMessage.pack(TYPES.searchAttributes, attributes);
+export const searchAttributesFromEncoded = (bytes: Uint8Array): PackedSearchAttributes =>
+  PackedMessage.fromEncoded(TYPES.searchAttributes, bytes);
+export const packStartRequest = (request: StartRequest): PackedStartRequest =>
+  PackedMessage.pack(TYPES.startRequest, request);
+export const startRequestFromEncoded = (bytes: Uint8Array): PackedStartRequest =>
+  PackedMessage.fromEncoded(TYPES.startRequest, bytes);

@@ -52,7 +52,10 @@ export interface ReflectedType {
   encode(message: object): { finish(): Uint8Array };
   decode(bytes: Uint8Array): object;
   fromObject(object: object): object;
-  toObject(message: object, options?: { longs?: NumberConstructor | StringConstructor; defaults?: boolean }): Record<string, unknown>;
+  toObject(
+    message: object,
+    options?: { longs?: NumberConstructor | StringConstructor; defaults?: boolean },
+  ): Record<string, unknown>;
 }
 interface ReflectedMethod {
   resolvedRequestType: ReflectedType | null;
@@ -103,10 +106,16 @@ export function msToTimestamp(ms: number): { seconds: number; nanos: number } {
 
 /** `Any`-typed protocol message bodies (update requests, acceptances, responses, rejections). */
 export function packAny(typeName: string, message: object): { type_url: string; value: Uint8Array } {
-  return { type_url: `type.googleapis.com/${typeName}`, value: reflection.lookupType(typeName).encode(message).finish() };
+  return {
+    type_url: `type.googleapis.com/${typeName}`,
+    value: reflection.lookupType(typeName).encode(message).finish(),
+  };
 }
 
-export function unpackAny(any: { type_url?: string | null; value?: Uint8Array | null }): { typeName: string; body: object } {
+export function unpackAny(any: { type_url?: string | null; value?: Uint8Array | null }): {
+  typeName: string;
+  body: object;
+} {
   const typeName = (any.type_url ?? '').split('/').pop() ?? '';
   return { typeName, body: reflection.lookupType(typeName).decode(any.value ?? new Uint8Array()) };
 }
@@ -115,6 +124,9 @@ export function unpackAny(any: { type_url?: string | null; value?: Uint8Array | 
 export function eventAttributesKey(type: number): string {
   const name = EventType[type];
   if (!name) throw new Error(`unknown event type ${type}`);
-  const camel = name.replace('EVENT_TYPE_', '').toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+  const camel = name
+    .replace('EVENT_TYPE_', '')
+    .toLowerCase()
+    .replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
   return `${camel}EventAttributes`;
 }

@@ -115,18 +115,33 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const store: ExecutionStore =
     options.store ??
     (options.databaseUrl
-      ? await PostgresStore.open({ url: options.databaseUrl, schema: options.databaseSchema, log, ...historyOptions(options) })
+      ? await PostgresStore.open({
+          url: options.databaseUrl,
+          schema: options.databaseSchema,
+          log,
+          ...historyOptions(options),
+        })
       : new InMemoryStore(historyOptions(options)));
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-  for (const name of new Set([DEFAULT_NAMESPACE, namespace])) if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
+  for (const name of new Set([DEFAULT_NAMESPACE, namespace]))
+    if (!store.getNamespace(name)) store.addNamespace(name, retentionMs);
 
-  const clock = new Clock(timeSkipping, (error) => log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'warn'));
+  const clock = new Clock(timeSkipping, (error) =>
+    log(`timer callback failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'warn'),
+  );
   if (store instanceof PostgresStore) store.attachClock(clock.offset);
   const longPollMs = options.longPollMs ?? 15_000;
   const matching = new Matching(longPollMs);
   const watchers = new Watchers();
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const ctx = new EngineContext(store, clock, matching, watchers, { longPollMs, queryTimeoutMs: 30_000, stickyExecution: options.stickyExecution ?? true, limits }, log);
+  const ctx = new EngineContext(
+    store,
+    clock,
+    matching,
+    watchers,
+    { longPollMs, queryTimeoutMs: 30_000, stickyExecution: options.stickyExecution ?? true, limits },
+    log,
+  );
   installWorkflowTasks(ctx);
   const historyLimits = new HistoryLimits(ctx);
   clock.afterFire = () => historyLimits.settle();
@@ -136,7 +151,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const schedules = new Schedules(ctx);
   schedules.resume(store.loadedSchedules?.() ?? []);
   const loadMs = Math.round(performance.now() - loadStarted);
-  if (store.location) log(`state in ${store.location}: ${resumed.open} open and ${resumed.closed} closed workflow runs loaded in ${loadMs} ms`);
+  if (store.location)
+    log(
+      `state in ${store.location}: ${resumed.open} open and ${resumed.closed} closed workflow runs loaded in ${loadMs} ms`,
+    );
 
   const calls = new Map<string, number>();
   const observer: RpcObserver = {
@@ -149,13 +167,20 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(store.commit ? { beforeAnswer: () => store.commit!() } : {}),
   };
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 128 * 1024 * 1024 });
-  addService(server, 'temporal.api.workflowservice.v1.WorkflowService', { ...workflowServiceHandlers(ctx), ...scheduleServiceHandlers(ctx, schedules) }, observer);
+  addService(
+    server,
+    'temporal.api.workflowservice.v1.WorkflowService',
+    { ...workflowServiceHandlers(ctx), ...scheduleServiceHandlers(ctx, schedules) },
+    observer,
+  );
   addService(server, 'temporal.api.operatorservice.v1.OperatorService', operatorServiceHandlers(ctx), observer);
   addService(server, 'temporal.api.testservice.v1.TestService', timeSkipping ? testServiceHandlers(ctx) : {}, observer);
 
   const host = options.host ?? '127.0.0.1';
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync(`${host}:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
   ).catch(async (error: unknown) => {
     schedules.stop();
     clock.close();
@@ -173,7 +198,13 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     callCounts: () => Object.fromEntries(calls),
     workflowTaskCounts: () => ({ ...ctx.workflowTaskCounts }),
     skipTime: (ms) => clock.advanceTo(clock.now() + ms),
-    persistence: { durable: Boolean(store.location), location: store.location ?? 'memory', openRuns: resumed.open, closedRuns: resumed.closed, loadMs },
+    persistence: {
+      durable: Boolean(store.location),
+      location: store.location ?? 'memory',
+      openRuns: resumed.open,
+      closedRuns: resumed.closed,
+      loadMs,
+    },
     close: async () => {
       matching.releaseAll();
       schedules.stop();

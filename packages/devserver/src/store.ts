@@ -98,7 +98,12 @@ export class InMemoryStore implements ExecutionStore {
   }
 
   addNamespace(name: string, retentionMs: number): NamespaceRecord {
-    const record: NamespaceRecord = { id: randomUUID(), name, retentionMs, searchAttributes: new Map<string, SearchAttributeType>() };
+    const record: NamespaceRecord = {
+      id: randomUUID(),
+      name,
+      retentionMs,
+      searchAttributes: new Map<string, SearchAttributeType>(),
+    };
     this.namespaces.set(name, record);
     return record;
   }

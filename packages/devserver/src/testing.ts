@@ -38,7 +38,12 @@ export interface TemporalTestEnv {
   addSearchAttributes(attributes: Record<string, SearchAttributeKind>): Promise<void>;
   bundle(workflowsPath: string): Promise<{ code: string }>;
   /** A worker on this environment's connection and namespace; workflows from `workflowsPath`, bundled once. */
-  createWorker(options: { taskQueue: string; workflowsPath: string } & Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle'>): Promise<Worker>;
+  createWorker(
+    options: { taskQueue: string; workflowsPath: string } & Omit<
+      WorkerOptions,
+      'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle'
+    >,
+  ): Promise<Worker>;
   teardown(): Promise<void>;
 }
 
@@ -93,13 +98,21 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
         if (level === 'warn' || process.env.DEVSERVER_LOG) console.error(`[devserver] ${line}`);
       },
     });
-    const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(TestWorkflowEnvironment);
-    env = await create({ server: { type: 'existing' }, address: devServer.address, namespace, supportsTimeSkipping: devServer.timeSkipping });
+    const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(
+      TestWorkflowEnvironment,
+    );
+    env = await create({
+      server: { type: 'existing' },
+      address: devServer.address,
+      namespace,
+      supportsTimeSkipping: devServer.timeSkipping,
+    });
   }
   const bundles = new Map<string, Promise<{ code: string }>>();
   const bundle = (workflowsPath: string) => {
     let bundled = bundles.get(workflowsPath);
-    if (!bundled) bundles.set(workflowsPath, (bundled = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') })));
+    if (!bundled)
+      bundles.set(workflowsPath, (bundled = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') })));
     return bundled;
   };
   return {
@@ -112,7 +125,9 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
     supportsTimeSkipping: env.supportsTimeSkipping,
     bundle,
     async addSearchAttributes(attributes) {
-      const searchAttributes = Object.fromEntries(Object.entries(attributes).map(([name, kind]) => [name, INDEXED_VALUE_TYPES[kind]]));
+      const searchAttributes = Object.fromEntries(
+        Object.entries(attributes).map(([name, kind]) => [name, INDEXED_VALUE_TYPES[kind]]),
+      );
       try {
         await env.connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
       } catch (error) {
@@ -120,7 +135,13 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
       }
     },
     async createWorker({ workflowsPath, taskQueue, ...rest }) {
-      return Worker.create({ connection: env.nativeConnection, namespace, taskQueue, workflowBundle: await bundle(workflowsPath), ...rest });
+      return Worker.create({
+        connection: env.nativeConnection,
+        namespace,
+        taskQueue,
+        workflowBundle: await bundle(workflowsPath),
+        ...rest,
+      });
     },
     async teardown() {
       await env.teardown();

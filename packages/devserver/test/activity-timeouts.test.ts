@@ -33,9 +33,17 @@ test.after.always(async () => {
   await temporal?.teardown();
 });
 
-async function timedOut(t: ExecutionContext, workflowType: string, options: object): Promise<{ seen: TimeoutSeen; event: protoRoot.temporal.api.history.v1.IActivityTaskTimedOutEventAttributes }> {
+async function timedOut(
+  t: ExecutionContext,
+  workflowType: string,
+  options: object,
+): Promise<{ seen: TimeoutSeen; event: protoRoot.temporal.api.history.v1.IActivityTaskTimedOutEventAttributes }> {
   const workflowId = uniqueId(workflowType);
-  const seen = await temporal.client.workflow.execute<(options: object) => Promise<TimeoutSeen>>(workflowType, { taskQueue, workflowId, args: [options] });
+  const seen = await temporal.client.workflow.execute<(options: object) => Promise<TimeoutSeen>>(workflowType, {
+    taskQueue,
+    workflowId,
+    args: [options],
+  });
   const history = await temporal.client.workflow.getHandle(workflowId).fetchHistory();
   const event = history.events?.find((e) => e.activityTaskTimedOutEventAttributes)?.activityTaskTimedOutEventAttributes;
   if (!event) throw new Error('no ActivityTaskTimedOut event');
@@ -50,11 +58,18 @@ test('an activity never picked up reports SCHEDULE_TO_START when that deadline i
   t.is(event.failure?.message, 'activity ScheduleToStart timeout');
   t.is(event.retryState, RetryState.RETRY_STATE_TIMEOUT);
   t.is(event.startedEventId?.toString(), '0');
-  t.deepEqual(seen, { timeoutType: 'SCHEDULE_TO_START', message: 'activity ScheduleToStart timeout', retryState: 'TIMEOUT' });
+  t.deepEqual(seen, {
+    timeoutType: 'SCHEDULE_TO_START',
+    message: 'activity ScheduleToStart timeout',
+    retryState: 'TIMEOUT',
+  });
 });
 
 test('a schedule-to-start timeout ends the activity with retry state TIMEOUT, retries left or not', async (t) => {
-  const { seen, event } = await timedOut(t, 'neverStartedWorkflow', { scheduleToStartTimeout: '300ms', startToCloseTimeout: '10s' });
+  const { seen, event } = await timedOut(t, 'neverStartedWorkflow', {
+    scheduleToStartTimeout: '300ms',
+    startToCloseTimeout: '10s',
+  });
   t.is(event.failure?.timeoutFailureInfo?.timeoutType, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START);
   t.is(event.retryState, RetryState.RETRY_STATE_TIMEOUT);
   t.is(seen.retryState, 'TIMEOUT');
@@ -69,8 +84,15 @@ test('a start-to-close timeout with no time left for a retry is reported as sche
     retry: { initialInterval: '100ms', backoffCoefficient: 2 },
   });
   t.is(event.failure?.timeoutFailureInfo?.timeoutType, TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE);
-  t.is(event.failure?.message, 'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying');
+  t.is(
+    event.failure?.message,
+    'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying',
+  );
   t.is(event.retryState, RetryState.RETRY_STATE_TIMEOUT);
-  t.is(event.failure?.cause?.message, 'activity StartToClose timeout', 'the last attempt before this one timed out start-to-close');
+  t.is(
+    event.failure?.cause?.message,
+    'activity StartToClose timeout',
+    'the last attempt before this one timed out start-to-close',
+  );
   t.is(seen.timeoutType, 'SCHEDULE_TO_CLOSE');
 });

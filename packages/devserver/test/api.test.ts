@@ -61,10 +61,14 @@ test('a method the server does not implement answers UNIMPLEMENTED and is logged
 });
 
 test('bad requests get INVALID_ARGUMENT naming the field, unknown things NOT_FOUND', async (t) => {
-  const noQueue = await t.throwsAsync(service().startWorkflowExecution({ namespace, workflowId: 'x', workflowType: { name: 'w' }, requestId: 'r' }));
+  const noQueue = await t.throwsAsync(
+    service().startWorkflowExecution({ namespace, workflowId: 'x', workflowType: { name: 'w' }, requestId: 'r' }),
+  );
   t.is((noQueue as { code?: number }).code, status.INVALID_ARGUMENT);
   t.regex(noQueue!.message, /taskQueue\.name is required/);
-  const unknown = await t.throwsAsync(service().describeWorkflowExecution({ namespace, execution: { workflowId: 'never-started' } }));
+  const unknown = await t.throwsAsync(
+    service().describeWorkflowExecution({ namespace, execution: { workflowId: 'never-started' } }),
+  );
   t.is((unknown as { code?: number }).code, status.NOT_FOUND);
   const noNamespace = await t.throwsAsync(service().describeNamespace({ namespace: 'nope' }));
   t.is((noNamespace as { code?: number }).code, status.NOT_FOUND);
@@ -75,42 +79,89 @@ test('bad requests get INVALID_ARGUMENT naming the field, unknown things NOT_FOU
 
 test('history comes in pages, and a long poll returns as soon as a new event arrives', async (t) => {
   const { workflowId } = await startWorkflow(uniqueId('no-worker'));
-  for (let i = 0; i < 25; i++) await service().signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 's', requestId: `s${i}` });
+  for (let i = 0; i < 25; i++)
+    await service().signalWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId },
+      signalName: 's',
+      requestId: `s${i}`,
+    });
   const sizes = [];
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await service().getWorkflowExecutionHistory({ namespace, execution: { workflowId }, maximumPageSize: 10, nextPageToken });
+    const page = await service().getWorkflowExecutionHistory({
+      namespace,
+      execution: { workflowId },
+      maximumPageSize: 10,
+      nextPageToken,
+    });
     sizes.push(page.history?.events?.length);
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
   t.deepEqual(sizes, [10, 10, 7]); // started, task scheduled, 25 signals
 
-  const first = await service().getWorkflowExecutionHistory({ namespace, execution: { workflowId }, waitNewEvent: true });
+  const first = await service().getWorkflowExecutionHistory({
+    namespace,
+    execution: { workflowId },
+    waitNewEvent: true,
+  });
   t.is(first.history?.events?.length, 27);
-  setTimeout(() => void service().signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 'late', requestId: 'late' }), 200);
-  const next = await service().getWorkflowExecutionHistory({ namespace, execution: { workflowId }, waitNewEvent: true, nextPageToken: first.nextPageToken });
-  t.deepEqual(next.history?.events?.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName), ['late']);
+  setTimeout(
+    () =>
+      void service().signalWorkflowExecution({
+        namespace,
+        workflowExecution: { workflowId },
+        signalName: 'late',
+        requestId: 'late',
+      }),
+    200,
+  );
+  const next = await service().getWorkflowExecutionHistory({
+    namespace,
+    execution: { workflowId },
+    waitNewEvent: true,
+    nextPageToken: first.nextPageToken,
+  });
+  t.deepEqual(
+    next.history?.events?.map((e) => e.workflowExecutionSignaledEventAttributes?.signalName),
+    ['late'],
+  );
 });
 
 test('a workflow task not completed in time is retried; retries stay out of history until one completes', async (t) => {
   const taskQueue = uniqueId('wft-timeout');
   const { workflowId } = await startWorkflow(taskQueue, { workflowTaskTimeout: { seconds: 1 } });
-  const poll = (identity: string) => service().pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity });
+  const poll = (identity: string) =>
+    service().pollWorkflowTaskQueue({ namespace, taskQueue: { name: taskQueue }, identity });
   const first = await poll('slow-worker');
   t.is(first.attempt, 1);
   const second = await poll('second-worker'); // after the 1 s timeout
   t.is(second.attempt, 2);
   // the worker sees the retry's Scheduled/Started events at the end of its history ...
-  t.deepEqual(second.history?.events?.slice(-2).map((e) => e.workflowTaskScheduledEventAttributes?.attempt ?? 'started'), [2, 'started']);
+  t.deepEqual(
+    second.history?.events?.slice(-2).map((e) => e.workflowTaskScheduledEventAttributes?.attempt ?? 'started'),
+    [2, 'started'],
+  );
   const third = await poll('third-worker');
   t.is(third.attempt, 3);
   // ... but only the first timeout is recorded
-  t.deepEqual((await eventTypesOf(workflowId)).slice(1), ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_TIMED_OUT']);
-  const late = await t.throwsAsync(service().respondWorkflowTaskCompleted({ taskToken: first.taskToken, commands: [] }));
+  t.deepEqual((await eventTypesOf(workflowId)).slice(1), [
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_TIMED_OUT',
+  ]);
+  const late = await t.throwsAsync(
+    service().respondWorkflowTaskCompleted({ taskToken: first.taskToken, commands: [] }),
+  );
   t.is((late as { code?: number }).code, status.NOT_FOUND, "the first worker's late answer is refused");
   await service().respondWorkflowTaskCompleted({
     taskToken: third.taskToken,
-    commands: [{ commandType: enums.v1.CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION, completeWorkflowExecutionCommandAttributes: {} }],
+    commands: [
+      {
+        commandType: enums.v1.CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION,
+        completeWorkflowExecutionCommandAttributes: {},
+      },
+    ],
   });
   t.deepEqual((await eventTypesOf(workflowId)).slice(4), [
     'WORKFLOW_TASK_SCHEDULED',
@@ -127,35 +178,63 @@ test('a command the server does not implement fails the workflow task visibly', 
   const error = await t.throwsAsync(
     service().respondWorkflowTaskCompleted({
       taskToken: task.taskToken,
-      commands: [{ commandType: enums.v1.CommandType.COMMAND_TYPE_SCHEDULE_NEXUS_OPERATION, scheduleNexusOperationCommandAttributes: { endpoint: 'e', service: 's', operation: 'o' } }],
+      commands: [
+        {
+          commandType: enums.v1.CommandType.COMMAND_TYPE_SCHEDULE_NEXUS_OPERATION,
+          scheduleNexusOperationCommandAttributes: { endpoint: 'e', service: 's', operation: 'o' },
+        },
+      ],
     }),
   );
   t.is((error as { code?: number }).code, status.UNIMPLEMENTED);
   const { history } = await service().getWorkflowExecutionHistory({ namespace, execution: { workflowId } });
   const failed = history?.events?.find((e) => e.workflowTaskFailedEventAttributes);
-  t.regex(failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '', /SCHEDULE_NEXUS_OPERATION is not implemented/);
+  t.regex(
+    failed?.workflowTaskFailedEventAttributes?.failure?.message ?? '',
+    /SCHEDULE_NEXUS_OPERATION is not implemented/,
+  );
 });
 
 test('search attributes are added, listed and removed through the OperatorService', async (t) => {
   const operator = connection.operatorService;
-  await operator.addSearchAttributes({ namespace, searchAttributes: { CustomerTier: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } });
+  await operator.addSearchAttributes({
+    namespace,
+    searchAttributes: { CustomerTier: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD },
+  });
   const listed = await operator.listSearchAttributes({ namespace });
   t.is(listed.customAttributes?.CustomerTier, enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
   t.is(listed.systemAttributes?.WorkflowId, enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
-  const clash = await t.throwsAsync(operator.addSearchAttributes({ namespace, searchAttributes: { CustomerTier: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT } }));
+  const clash = await t.throwsAsync(
+    operator.addSearchAttributes({
+      namespace,
+      searchAttributes: { CustomerTier: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT },
+    }),
+  );
   t.is((clash as { code?: number }).code, status.ALREADY_EXISTS);
-  const system = await t.throwsAsync(operator.addSearchAttributes({ namespace, searchAttributes: { WorkflowId: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } }));
+  const system = await t.throwsAsync(
+    operator.addSearchAttributes({
+      namespace,
+      searchAttributes: { WorkflowId: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD },
+    }),
+  );
   t.is((system as { code?: number }).code, status.INVALID_ARGUMENT);
   await operator.removeSearchAttributes({ namespace, searchAttributes: ['CustomerTier'] });
   t.false('CustomerTier' in ((await operator.listSearchAttributes({ namespace })).customAttributes ?? {}));
-  const missing = await t.throwsAsync(operator.removeSearchAttributes({ namespace, searchAttributes: ['CustomerTier'] }));
+  const missing = await t.throwsAsync(
+    operator.removeSearchAttributes({ namespace, searchAttributes: ['CustomerTier'] }),
+  );
   t.is((missing as { code?: number }).code, status.NOT_FOUND);
 });
 
 test('a search attribute value of the wrong type is refused', async (t) => {
-  await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { Quantity: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT } });
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: { Quantity: enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT },
+  });
   const payload = { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('"many"') };
-  const error = await t.throwsAsync(startWorkflow(uniqueId('sa-type'), { searchAttributes: { indexedFields: { Quantity: payload } } }));
+  const error = await t.throwsAsync(
+    startWorkflow(uniqueId('sa-type'), { searchAttributes: { indexedFields: { Quantity: payload } } }),
+  );
   t.is((error as { code?: number }).code, status.INVALID_ARGUMENT);
   t.regex(error!.message, /Quantity of type Int: value must be an integer/);
 });
@@ -165,12 +244,27 @@ test('closed workflows are forgotten once the retention period has passed', asyn
   const client = await Connection.connect({ address: shortLived.address });
   try {
     const workflowId = uniqueId('retention');
-    await client.workflowService.startWorkflowExecution({ namespace, workflowId, workflowType: { name: 'w' }, taskQueue: { name: 'q' }, requestId: 'r' });
-    await client.workflowService.terminateWorkflowExecution({ namespace, workflowExecution: { workflowId }, reason: 'done' });
+    await client.workflowService.startWorkflowExecution({
+      namespace,
+      workflowId,
+      workflowType: { name: 'w' },
+      taskQueue: { name: 'q' },
+      requestId: 'r',
+    });
+    await client.workflowService.terminateWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId },
+      reason: 'done',
+    });
     const described = await client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } });
-    t.is(described.workflowExecutionInfo?.status, enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED);
+    t.is(
+      described.workflowExecutionInfo?.status,
+      enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED,
+    );
     await new Promise((resolve) => setTimeout(resolve, 600));
-    const gone = await t.throwsAsync(client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } }));
+    const gone = await t.throwsAsync(
+      client.workflowService.describeWorkflowExecution({ namespace, execution: { workflowId } }),
+    );
     t.is((gone as { code?: number }).code, status.NOT_FOUND);
     t.is((await client.workflowService.countWorkflowExecutions({ namespace })).count?.toString(), '0');
   } finally {

@@ -22,7 +22,10 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 let suite: Suite;
 test.before(async () => {
-  suite = await startSuite('devserver-children', fileURLToPath(new URL('./fixtures/child-workflows.ts', import.meta.url)));
+  suite = await startSuite(
+    'devserver-children',
+    fileURLToPath(new URL('./fixtures/child-workflows.ts', import.meta.url)),
+  );
 });
 test.after.always(async () => {
   await suite?.stop();
@@ -34,7 +37,8 @@ const timeSkippingTest = process.env.TEMPORAL_ADDRESS ? test.serial.skip : test.
 const start = (workflowType: string, workflowId: string, args: unknown[] = [], extra: object = {}) =>
   suite.client.workflow.start(workflowType, { taskQueue: suite.taskQueue, workflowId, args, ...extra });
 const handle = (workflowId: string, runId?: string) => suite.client.workflow.getHandle(workflowId, runId);
-const events = async (workflowId: string, runId?: string) => (await handle(workflowId, runId).fetchHistory()).events ?? [];
+const events = async (workflowId: string, runId?: string) =>
+  (await handle(workflowId, runId).fetchHistory()).events ?? [];
 const typeName = (event: HistoryEvent) => String(EventType[event.eventType ?? 0]).replace('EVENT_TYPE_', '');
 /** The first event of a type, and its attributes. */
 function find(history: HistoryEvent[], type: string): { event: HistoryEvent; attributes: Record<string, any> } {
@@ -56,11 +60,14 @@ const pendingChildren = async (workflowId: string) => (await handle(workflowId).
 
 test("a child's result reaches its parent; the child's start event names its parent and root", async (t) => {
   const id = uniqueId('greet');
-  t.deepEqual(await suite.client.workflow.execute('greetParent', { taskQueue: suite.taskQueue, workflowId: id, args: ['Ada'] }), {
-    greeting: 'Hello, Ada!',
-    parent: id,
-    root: id,
-  });
+  t.deepEqual(
+    await suite.client.workflow.execute('greetParent', { taskQueue: suite.taskQueue, workflowId: id, args: ['Ada'] }),
+    {
+      greeting: 'Hello, Ada!',
+      parent: id,
+      root: id,
+    },
+  );
   await assertEventsInOrder(t, id, [
     'WORKFLOW_TASK_COMPLETED',
     'START_CHILD_WORKFLOW_EXECUTION_INITIATED',
@@ -92,7 +99,10 @@ const childOutcome = test.macro(async (t, how: 'fail' | 'terminate' | 'timeout',
   const parent =
     how === 'fail'
       ? await start('childOutcomeParent', id, ['failingChild'])
-      : await start('childOutcomeParent', id, ['unblockable', how === 'timeout' ? { workflowExecutionTimeout: '1 hour' } : {}]);
+      : await start('childOutcomeParent', id, [
+          'unblockable',
+          how === 'timeout' ? { workflowExecutionTimeout: '1 hour' } : {},
+        ]);
   if (how === 'terminate') {
     await until(async () => (await pendingChildren(id)).some((child) => child.runId), 'the child started');
     await handle(`${id}-child`).terminate('the test ends it');
@@ -103,9 +113,27 @@ const childOutcome = test.macro(async (t, how: 'fail' | 'terminate' | 'timeout',
   await assertEventsInOrder(t, id, ['CHILD_WORKFLOW_EXECUTION_STARTED', eventType, 'WORKFLOW_EXECUTION_COMPLETED']);
   await assertReplays(t, suite, [id, `${id}-child`]);
 });
-test('a child that fails fails the parent\'s executeChild with its failure', childOutcome, 'fail', 'CHILD_WORKFLOW_EXECUTION_FAILED', /^ApplicationFailure: the child broke$/);
-test('a child that is terminated is reported terminated', childOutcome, 'terminate', 'CHILD_WORKFLOW_EXECUTION_TERMINATED', /^TerminatedFailure/);
-timeSkippingTest('a child that times out is reported timed out (its timeout passed by time skipping)', childOutcome, 'timeout', 'CHILD_WORKFLOW_EXECUTION_TIMED_OUT', /^TimeoutFailure/);
+test(
+  "a child that fails fails the parent's executeChild with its failure",
+  childOutcome,
+  'fail',
+  'CHILD_WORKFLOW_EXECUTION_FAILED',
+  /^ApplicationFailure: the child broke$/,
+);
+test(
+  'a child that is terminated is reported terminated',
+  childOutcome,
+  'terminate',
+  'CHILD_WORKFLOW_EXECUTION_TERMINATED',
+  /^TerminatedFailure/,
+);
+timeSkippingTest(
+  'a child that times out is reported timed out (its timeout passed by time skipping)',
+  childOutcome,
+  'timeout',
+  'CHILD_WORKFLOW_EXECUTION_TIMED_OUT',
+  /^TimeoutFailure/,
+);
 
 test('a child whose workflow id is taken fails to start with WORKFLOW_ALREADY_EXISTS', async (t) => {
   const childId = uniqueId('taken');
@@ -113,7 +141,10 @@ test('a child whose workflow id is taken fails to start with WORKFLOW_ALREADY_EX
   const id = uniqueId('duplicate-parent');
   t.is(await (await start('duplicateChildParent', id, [childId])).result(), `already started: ${childId}`);
   const failed = find(await events(id), 'START_CHILD_WORKFLOW_EXECUTION_FAILED').attributes;
-  t.is(failed.cause, StartChildWorkflowExecutionFailedCause.START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_WORKFLOW_ALREADY_EXISTS);
+  t.is(
+    failed.cause,
+    StartChildWorkflowExecutionFailedCause.START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_WORKFLOW_ALREADY_EXISTS,
+  );
   t.is(failed.workflowId, childId);
   t.deepEqual(await pendingChildren(id), []);
   await taken.signal('unblock', 'done');
@@ -124,7 +155,12 @@ test('a child whose workflow id is taken fails to start with WORKFLOW_ALREADY_EX
 test("a signal sent through the child's handle reaches the child, naming its sender", async (t) => {
   const id = uniqueId('signalling-parent');
   t.is(await (await start('signallingParent', id, ['from the parent'])).result(), 'from the parent');
-  await assertEventsInOrder(t, id, ['CHILD_WORKFLOW_EXECUTION_STARTED', 'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED', 'EXTERNAL_WORKFLOW_EXECUTION_SIGNALED', 'CHILD_WORKFLOW_EXECUTION_COMPLETED']);
+  await assertEventsInOrder(t, id, [
+    'CHILD_WORKFLOW_EXECUTION_STARTED',
+    'SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+    'EXTERNAL_WORKFLOW_EXECUTION_SIGNALED',
+    'CHILD_WORKFLOW_EXECUTION_COMPLETED',
+  ]);
   const signaled = find(await events(`${id}-child`), 'WORKFLOW_EXECUTION_SIGNALED').attributes;
   t.is(signaled.signalName, 'unblock');
   t.is(signaled.identity, 'history-service');
@@ -136,7 +172,11 @@ test('signals and cancel requests to workflows that are not children are deliver
   const signalTarget = await start('unblockable', uniqueId('signal-target'));
   const cancelTarget = await start('unblockable', uniqueId('cancel-target'));
   const id = uniqueId('messenger');
-  const messenger = await start('messengerWorkflow', id, [signalTarget.workflowId, cancelTarget.workflowId, uniqueId('missing')]);
+  const messenger = await start('messengerWorkflow', id, [
+    signalTarget.workflowId,
+    cancelTarget.workflowId,
+    uniqueId('missing'),
+  ]);
   t.deepEqual(await messenger.result(), {
     signalMissing: 'Unable to signal external workflow because it was not found',
     cancelMissing: 'Unable to cancel external workflow because not found',
@@ -177,7 +217,11 @@ test('cancelling the scope that waits for a child cancels the child, and the par
 type CloseHow = 'complete' | 'fail' | 'cancel' | 'terminate' | 'timeout' | 'continueAsNew';
 
 /** Starts policyParent and closes it `how`; resolves once the parent's first run has closed. */
-async function closeParent(t: ExecutionContext, id: string, how: CloseHow): Promise<WorkflowHandleWithFirstExecutionRunId> {
+async function closeParent(
+  t: ExecutionContext,
+  id: string,
+  how: CloseHow,
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const close: ParentClose = how === 'complete' || how === 'fail' || how === 'continueAsNew' ? how : 'wait';
   const parent = await start('policyParent', id, [close], how === 'timeout' ? { workflowRunTimeout: '1 hour' } : {});
   if (how === 'cancel' || how === 'terminate') {
@@ -186,7 +230,11 @@ async function closeParent(t: ExecutionContext, id: string, how: CloseHow): Prom
   }
   const firstRun = handle(id, parent.firstExecutionRunId);
   if (how === 'complete') await firstRun.result();
-  else if (how === 'continueAsNew') await until(async () => (await firstRun.describe()).status.name === 'CONTINUED_AS_NEW', 'the parent continued as new');
+  else if (how === 'continueAsNew')
+    await until(
+      async () => (await firstRun.describe()).status.name === 'CONTINUED_AS_NEW',
+      'the parent continued as new',
+    );
   else await t.throwsAsync(firstRun.result(), { instanceOf: WorkflowFailedError });
   return parent;
 }
@@ -211,8 +259,16 @@ const parentClosePolicies = test.macro(async (t, how: CloseHow) => {
   await assertReplays(t, suite, [id, `${id}-terminate`, `${id}-cancel`, `${id}-abandon`]);
 });
 for (const how of ['complete', 'fail', 'cancel', 'terminate', 'continueAsNew'] as const)
-  test(`when the parent closes (${how}), its children get their parent close policy: terminate, request cancel, abandon`, parentClosePolicies, how);
-timeSkippingTest('when the parent times out, its children get their parent close policy: terminate, request cancel, abandon', parentClosePolicies, 'timeout');
+  test(
+    `when the parent closes (${how}), its children get their parent close policy: terminate, request cancel, abandon`,
+    parentClosePolicies,
+    how,
+  );
+timeSkippingTest(
+  'when the parent times out, its children get their parent close policy: terminate, request cancel, abandon',
+  parentClosePolicies,
+  'timeout',
+);
 
 test("a child that continues as new stays the parent's child: its last run's result reaches the parent", async (t) => {
   const id = uniqueId('chain-parent');
@@ -237,21 +293,32 @@ timeSkippingTest('time skipping carries a child through a 3-day sleep while its 
   await assertReplays(t, suite, [id, `${id}-child`]);
 });
 
-timeSkippingTest("a child on a cron schedule runs until its parent closes; its runs stay the parent's child and do not report to it", async (t) => {
-  const id = uniqueId('cron-parent');
-  await (await start('cronParent', id, ['@every 1h', 150 * 60_000])).result();
-  const childId = `${id}-child`;
-  const runs = await historiesOf(suite.client, childId);
-  const closeTypes = runs.map((history) => typeName(history.events!.at(-1)!));
-  t.true(runs.length >= 3, `${runs.length} runs`);
-  t.deepEqual(closeTypes, [...Array(runs.length - 1).fill('WORKFLOW_EXECUTION_COMPLETED'), 'WORKFLOW_EXECUTION_TERMINATED']);
-  t.is(find(runs.at(-1)!.events!, 'WORKFLOW_EXECUTION_TERMINATED').attributes.reason, 'by parent close policy');
-  for (const history of runs) t.is(find(history.events!, 'WORKFLOW_EXECUTION_STARTED').attributes.parentWorkflowExecution?.workflowId, id);
-  const parentTypes = await eventTypes(suite.client, id);
-  t.true(parentTypes.includes('CHILD_WORKFLOW_EXECUTION_STARTED'));
-  t.false(parentTypes.some((type) => type.startsWith('CHILD_WORKFLOW_EXECUTION_') && type !== 'CHILD_WORKFLOW_EXECUTION_STARTED'));
-  await assertReplays(t, suite, [id, childId]);
-});
+timeSkippingTest(
+  "a child on a cron schedule runs until its parent closes; its runs stay the parent's child and do not report to it",
+  async (t) => {
+    const id = uniqueId('cron-parent');
+    await (await start('cronParent', id, ['@every 1h', 150 * 60_000])).result();
+    const childId = `${id}-child`;
+    const runs = await historiesOf(suite.client, childId);
+    const closeTypes = runs.map((history) => typeName(history.events!.at(-1)!));
+    t.true(runs.length >= 3, `${runs.length} runs`);
+    t.deepEqual(closeTypes, [
+      ...Array(runs.length - 1).fill('WORKFLOW_EXECUTION_COMPLETED'),
+      'WORKFLOW_EXECUTION_TERMINATED',
+    ]);
+    t.is(find(runs.at(-1)!.events!, 'WORKFLOW_EXECUTION_TERMINATED').attributes.reason, 'by parent close policy');
+    for (const history of runs)
+      t.is(find(history.events!, 'WORKFLOW_EXECUTION_STARTED').attributes.parentWorkflowExecution?.workflowId, id);
+    const parentTypes = await eventTypes(suite.client, id);
+    t.true(parentTypes.includes('CHILD_WORKFLOW_EXECUTION_STARTED'));
+    t.false(
+      parentTypes.some(
+        (type) => type.startsWith('CHILD_WORKFLOW_EXECUTION_') && type !== 'CHILD_WORKFLOW_EXECUTION_STARTED',
+      ),
+    );
+    await assertReplays(t, suite, [id, childId]);
+  },
+);
 
 test("Describe shows a parent's pending children and a child's parent and root", async (t) => {
   const id = uniqueId('waiting-parent');

@@ -145,7 +145,10 @@ test('the clock fires any mix of sets and cancels as a sorted list would', (t) =
   const operation = fc.oneof(
     fc.record({ kind: fc.constant('set' as const), at: fc.integer({ min: 0, max: 50 }) }),
     fc.record({ kind: fc.constant('cancel' as const), which: fc.nat() }),
-    fc.record({ kind: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 20 }).map((minutes) => minutes * MINUTE) }),
+    fc.record({
+      kind: fc.constant('advance' as const),
+      by: fc.integer({ min: 0, max: 20 }).map((minutes) => minutes * MINUTE),
+    }),
   );
   fc.assert(
     fc.property(fc.array(operation, { maxLength: 200 }), (operations) => {
@@ -159,7 +162,10 @@ test('the clock fires any mix of sets and cancels as a sorted list would', (t) =
         if (op.kind === 'set') {
           const name = `t${seq}`;
           const at = now + op.at * MINUTE;
-          ids.set(name, clock.at(base + at, () => fired.push(name)));
+          ids.set(
+            name,
+            clock.at(base + at, () => fired.push(name)),
+          );
           expected.push({ name, at, seq });
         } else if (op.kind === 'cancel') {
           const names = [...ids.keys()];
@@ -178,7 +184,10 @@ test('the clock fires any mix of sets and cancels as a sorted list would', (t) =
             ids.delete(timer.name);
           }
         }
-        assert.equal(clock.nextDeadline(), expected.length ? base + Math.min(...expected.map((timer) => timer.at)) : undefined);
+        assert.equal(
+          clock.nextDeadline(),
+          expected.length ? base + Math.min(...expected.map((timer) => timer.at)) : undefined,
+        );
       });
       clock.close();
       assert.deepEqual(fired, expectedFired);
@@ -189,29 +198,39 @@ test('the clock fires any mix of sets and cancels as a sorted list would', (t) =
 
 test('the heap pops in order and removes any entry, against a sorted array', (t) => {
   fc.assert(
-    fc.property(fc.array(fc.oneof(fc.integer({ min: 0, max: 30 }), fc.constant('pop' as const), fc.nat().map((n) => ({ remove: n }))), { maxLength: 300 }), (operations) => {
-      const heap = new PriorityQueue<number>((a, b) => a < b);
-      const entries: HeapEntry<number>[] = [];
-      let reference: HeapEntry<number>[] = [];
-      for (const op of operations) {
-        if (op === 'pop') {
-          assert.equal(heap.pop(), reference.length ? Math.min(...reference.map((entry) => entry.value)) : undefined);
-          // among equal values the heap may take any one: follow the entry it took (marked with index -1)
-          reference = reference.filter((entry) => entry.index !== -1);
-        } else if (typeof op === 'number') {
-          const entry = heap.push(op);
-          entries.push(entry);
-          reference.push(entry);
-        } else if (entries.length) {
-          const entry = entries[op.remove % entries.length]!;
-          const present = reference.includes(entry);
-          assert.equal(heap.remove(entry), present);
-          reference = reference.filter((other) => other !== entry);
+    fc.property(
+      fc.array(
+        fc.oneof(
+          fc.integer({ min: 0, max: 30 }),
+          fc.constant('pop' as const),
+          fc.nat().map((n) => ({ remove: n })),
+        ),
+        { maxLength: 300 },
+      ),
+      (operations) => {
+        const heap = new PriorityQueue<number>((a, b) => a < b);
+        const entries: HeapEntry<number>[] = [];
+        let reference: HeapEntry<number>[] = [];
+        for (const op of operations) {
+          if (op === 'pop') {
+            assert.equal(heap.pop(), reference.length ? Math.min(...reference.map((entry) => entry.value)) : undefined);
+            // among equal values the heap may take any one: follow the entry it took (marked with index -1)
+            reference = reference.filter((entry) => entry.index !== -1);
+          } else if (typeof op === 'number') {
+            const entry = heap.push(op);
+            entries.push(entry);
+            reference.push(entry);
+          } else if (entries.length) {
+            const entry = entries[op.remove % entries.length]!;
+            const present = reference.includes(entry);
+            assert.equal(heap.remove(entry), present);
+            reference = reference.filter((other) => other !== entry);
+          }
+          assert.equal(heap.size, reference.length);
+          assert.equal(heap.peek(), reference.length ? Math.min(...reference.map((entry) => entry.value)) : undefined);
         }
-        assert.equal(heap.size, reference.length);
-        assert.equal(heap.peek(), reference.length ? Math.min(...reference.map((entry) => entry.value)) : undefined);
-      }
-    }),
+      },
+    ),
   );
   t.pass();
 });

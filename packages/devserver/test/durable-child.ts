@@ -8,7 +8,10 @@ import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Wo
 import { startDevServer } from '../src/index.js';
 import * as activities from './fixtures/durable-activities.js';
 
-Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } } });
+Runtime.install({
+  logger: new DefaultLogger('ERROR'),
+  telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } },
+});
 const server = await startDevServer({
   port: Number(process.env.DEVSERVER_PORT ?? 0),
   databaseUrl: process.env.DEVSERVER_DATABASE_URL!,

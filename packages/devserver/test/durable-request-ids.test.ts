@@ -10,9 +10,20 @@ test('a signal retried with its request id after a restart of the server is not 
   const url = (await pg.database()).url;
   const workflowId = 'signal-request-id-restart';
   const signal = (env: Awaited<ReturnType<typeof startDurable>>) =>
-    env.client.workflowService.signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 's', requestId: 'request-1' });
+    env.client.workflowService.signalWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId },
+      signalName: 's',
+      requestId: 'request-1',
+    });
   let env = await startDurable(url, { worker: false });
-  await env.client.workflowService.startWorkflowExecution({ namespace, workflowId, workflowType: { name: 'raw' }, taskQueue: { name: 'nobody-polls-here' }, requestId: workflowId });
+  await env.client.workflowService.startWorkflowExecution({
+    namespace,
+    workflowId,
+    workflowType: { name: 'raw' },
+    taskQueue: { name: 'nobody-polls-here' },
+    requestId: workflowId,
+  });
   await signal(env);
   await env.stop();
 

@@ -10,7 +10,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecutionContext, TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  NativeConnection,
+  Runtime,
+  Worker,
+} from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { startDevServer } from '../src/index.js';
 import type { DevServer, DevServerOptions } from '../src/index.js';
@@ -25,14 +32,18 @@ function installQuietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } },
+    });
   } catch {
     // already installed in this process
   }
 }
 
 let bundled: Promise<{ code: string }> | undefined;
-export const workflowBundle = () => (bundled ??= bundleWorkflowCode({ workflowsPath: durableWorkflowsPath, logger: new DefaultLogger('WARN') }));
+export const workflowBundle = () =>
+  (bundled ??= bundleWorkflowCode({ workflowsPath: durableWorkflowsPath, logger: new DefaultLogger('WARN') }));
 
 export interface DurableEnv {
   server: DevServer;
@@ -67,7 +78,12 @@ export async function startDurable(databaseUrl: string, options: DurableOptions 
   let nativeConnection: NativeConnection | undefined;
   if (withWorker) {
     nativeConnection = await NativeConnection.connect({ address: server.address });
-    worker = await Worker.create({ connection: nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: await workflowBundle(), activities: workerActivities });
+    worker = await Worker.create({
+      connection: nativeConnection,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: await workflowBundle(),
+      activities: workerActivities,
+    });
     running = worker.run();
   }
   return {
@@ -99,15 +115,26 @@ export async function startChildServer(databaseUrl: string, port = 0): Promise<C
   const bundleFile = path.join(dir, 'workflow-bundle.js');
   await writeFile(bundleFile, (await workflowBundle()).code);
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-    env: { ...process.env, DEVSERVER_DATABASE_URL: databaseUrl, DEVSERVER_PORT: String(port), DEVSERVER_BUNDLE: bundleFile, DEVSERVER_TASK_QUEUE: TASK_QUEUE },
+    env: {
+      ...process.env,
+      DEVSERVER_DATABASE_URL: databaseUrl,
+      DEVSERVER_PORT: String(port),
+      DEVSERVER_BUNDLE: bundleFile,
+      DEVSERVER_TASK_QUEUE: TASK_QUEUE,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve())).then(() => rm(dir, { recursive: true, force: true }));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve())).then(() =>
+    rm(dir, { recursive: true, force: true }),
+  );
   const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the child devserver did not start within 60 s:\n${output}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the child devserver did not start within 60 s:\n${output}`)),
+      60_000,
+    );
     const check = () => {
       const match = /^ready (\S+)$/m.exec(output);
       if (match) {
@@ -135,7 +162,10 @@ export async function startChildServer(databaseUrl: string, port = 0): Promise<C
 type History = temporal.api.history.v1.IHistory;
 
 /** Replays histories with the SDK's replayer; any non-determinism fails the test. */
-export async function assertReplay(t: ExecutionContext, histories: { workflowId: string; history: History }[]): Promise<void> {
+export async function assertReplay(
+  t: ExecutionContext,
+  histories: { workflowId: string; history: History }[],
+): Promise<void> {
   let replayed = 0;
   for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
     t.is(result.error, undefined, `replay of ${result.workflowId} failed: ${result.error?.message}`);
@@ -144,7 +174,11 @@ export async function assertReplay(t: ExecutionContext, histories: { workflowId:
   t.is(replayed, histories.length);
 }
 
-export async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -158,7 +192,10 @@ export async function until<T>(probe: () => Promise<T | undefined | false>, what
  * Durable servers for one test file: `start` and `stop` them as a test needs; any a test leaves running (it
  * failed half-way) is stopped after it, so the next test finds the database free.
  */
-export function useDurableServers(test: TestFn): { start: typeof startDurable; stop: (env: DurableEnv) => Promise<void> } {
+export function useDurableServers(test: TestFn): {
+  start: typeof startDurable;
+  stop: (env: DurableEnv) => Promise<void>;
+} {
   const running = new Set<DurableEnv>();
   const stop = async (env: DurableEnv) => {
     running.delete(env);

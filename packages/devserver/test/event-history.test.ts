@@ -26,7 +26,8 @@ function signaled(eventId: number, signalName: string, data: Uint8Array): Histor
   };
 }
 
-const events = (count: number, from = 1) => Array.from({ length: count }, (_, i) => signaled(from + i, `signal-${from + i}`, Buffer.from(`payload ${from + i}`)));
+const events = (count: number, from = 1) =>
+  Array.from({ length: count }, (_, i) => signaled(from + i, `signal-${from + i}`, Buffer.from(`payload ${from + i}`)));
 /** Events compared as the bytes they encode to (decoded bytes fields are Buffers, written ones may not be). */
 const wire = (list: Iterable<HistoryEvent>) => [...list].map((event) => encodeEvent(event).toString('hex'));
 
@@ -71,7 +72,10 @@ test('the cache keeps the most recently read histories decoded, never more than 
 });
 
 test('appends, cuts and reads in any order, across packs, match a plain list of events', (t) => {
-  type Op = { kind: 'push'; history: number; count: number } | { kind: 'truncate'; history: number; keep: number } | { kind: 'read'; history: number };
+  type Op =
+    | { kind: 'push'; history: number; count: number }
+    | { kind: 'truncate'; history: number; keep: number }
+    | { kind: 'read'; history: number };
   const op: fc.Arbitrary<Op> = fc.oneof(
     fc.record({ kind: fc.constant('push' as const), history: fc.nat(2), count: fc.integer({ min: 1, max: 4 }) }),
     fc.record({ kind: fc.constant('truncate' as const), history: fc.nat(2), keep: fc.nat(6) }),
@@ -101,7 +105,10 @@ test('appends, cuts and reads in any order, across packs, match a plain list of 
         }
         if (cache.size > Math.max(capacity, 1)) return false;
       }
-      const same = histories.every((history, i) => history.length === models[i]!.length && JSON.stringify(wire(history)) === JSON.stringify(wire(models[i]!)));
+      const same = histories.every(
+        (history, i) =>
+          history.length === models[i]!.length && JSON.stringify(wire(history)) === JSON.stringify(wire(models[i]!)),
+      );
       spill?.close();
       return same;
     }),
@@ -130,10 +137,18 @@ test('with a spill, packed histories leave memory for a scratch file nobody else
   t.deepEqual(readdirSync(folder), [], 'the file is unlinked: nothing is left in the folder');
   t.deepEqual(wire(a), wire(events(20)));
   t.deepEqual(wire(loaded), wire(events(7)));
-  t.deepEqual(spill.size.histories, 2, 'with room for one decoded history, a and b are in the file and the loaded one is decoded');
+  t.deepEqual(
+    spill.size.histories,
+    2,
+    'with room for one decoded history, a and b are in the file and the loaded one is decoded',
+  );
   a.release();
   b.release();
-  t.deepEqual(spill.size, { live: 0, file: spill.size.file, histories: 0 }, 'a released history holds nothing in the file');
+  t.deepEqual(
+    spill.size,
+    { live: 0, file: spill.size.file, histories: 0 },
+    'a released history holds nothing in the file',
+  );
 });
 
 test('the spill file is compacted once its holes outgrow the live histories, and every history still reads back', (t) => {

@@ -33,7 +33,8 @@ async function tick(handle: WorkflowHandle, count: number, payload = 'tick'): Pr
     const { status } = await handle.describe();
     if (status.name !== 'RUNNING') return;
     await handle.signal('tick', payload);
-    while ((await handle.describe()).status.name === 'RUNNING' && (await handle.query<number>('ticks')) <= sent) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await handle.describe()).status.name === 'RUNNING' && (await handle.query<number>('ticks')) <= sent)
+      await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -65,11 +66,16 @@ test('the history size is the stored size of its events: in each workflow task, 
   const events = await historyOf(env, workflowId);
   for (const started of startedEvents(events)) {
     const before = events.filter((e) => Number(e.eventId) < Number(started.eventId));
-    t.is(Number(started.workflowTaskStartedEventAttributes!.historySizeBytes), sizeOf(before), `WorkflowTaskStarted ${started.eventId}`);
+    t.is(
+      Number(started.workflowTaskStartedEventAttributes!.historySizeBytes),
+      sizeOf(before),
+      `WorkflowTaskStarted ${started.eventId}`,
+    );
   }
   t.is(seen.length, 3);
   const reported = startedEvents(events).map((e) => Number(e.workflowTaskStartedEventAttributes!.historySizeBytes));
-  for (const info of seen) t.true(reported.includes(info.historySize), `${info.historySize} is a WorkflowTaskStarted's size`);
+  for (const info of seen)
+    t.true(reported.includes(info.historySize), `${info.historySize} is a WorkflowTaskStarted's size`);
   t.true(seen[0]!.historySize > 0 && seen[2]!.historySize > seen[0]!.historySize);
 
   const described = await env.client.workflow.getHandle(workflowId).describe();
@@ -94,7 +100,10 @@ test('a workflow task suggests continuing as new from the history count threshol
     const attributes = started.workflowTaskStartedEventAttributes!;
     const reached = Number(started.eventId) >= 20;
     t.is(attributes.suggestContinueAsNew, reached, `WorkflowTaskStarted ${started.eventId}`);
-    t.deepEqual(attributes.suggestContinueAsNewReasons, reached ? [SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_TOO_MANY_HISTORY_EVENTS] : []);
+    t.deepEqual(
+      attributes.suggestContinueAsNewReasons,
+      reached ? [SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_TOO_MANY_HISTORY_EVENTS] : [],
+    );
   }
   await env.assertReplays(t, [workflowId]);
 });
@@ -113,7 +122,10 @@ test('a workflow task suggests continuing as new from the history size threshold
     const attributes = started.workflowTaskStartedEventAttributes!;
     const reached = Number(attributes.historySizeBytes) >= 4000;
     t.is(attributes.suggestContinueAsNew, reached, `WorkflowTaskStarted ${started.eventId}`);
-    t.deepEqual(attributes.suggestContinueAsNewReasons, reached ? [SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_HISTORY_SIZE_TOO_LARGE] : []);
+    t.deepEqual(
+      attributes.suggestContinueAsNewReasons,
+      reached ? [SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_HISTORY_SIZE_TOO_LARGE] : [],
+    );
   }
   await sizeEnv.assertReplays(t, [workflowId]);
 });

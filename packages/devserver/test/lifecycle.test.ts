@@ -44,14 +44,26 @@ test('a second start of a running workflow id fails, unless the conflict policy 
 
 test('the id reuse policy decides whether a closed workflow id may start again', async (t) => {
   const completed = uniqueId('reuse-completed');
-  await suite.client.workflow.execute('greetWorkflow', { taskQueue: suite.taskQueue, workflowId: completed, args: ['a'] });
-  await t.throwsAsync(start('greetWorkflow', completed, ['b'], { workflowIdReusePolicy: 'REJECT_DUPLICATE' }), { instanceOf: WorkflowExecutionAlreadyStartedError });
-  await t.throwsAsync(start('greetWorkflow', completed, ['b'], { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }), { instanceOf: WorkflowExecutionAlreadyStartedError });
+  await suite.client.workflow.execute('greetWorkflow', {
+    taskQueue: suite.taskQueue,
+    workflowId: completed,
+    args: ['a'],
+  });
+  await t.throwsAsync(start('greetWorkflow', completed, ['b'], { workflowIdReusePolicy: 'REJECT_DUPLICATE' }), {
+    instanceOf: WorkflowExecutionAlreadyStartedError,
+  });
+  await t.throwsAsync(
+    start('greetWorkflow', completed, ['b'], { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' }),
+    { instanceOf: WorkflowExecutionAlreadyStartedError },
+  );
   const again = await start('greetWorkflow', completed, ['c']); // ALLOW_DUPLICATE is the default
   t.is(await again.result(), 'Hello, c!');
 
   const failed = uniqueId('reuse-failed');
-  await t.throwsAsync(suite.client.workflow.execute('failingWorkflow', { taskQueue: suite.taskQueue, workflowId: failed }), { instanceOf: WorkflowFailedError });
+  await t.throwsAsync(
+    suite.client.workflow.execute('failingWorkflow', { taskQueue: suite.taskQueue, workflowId: failed }),
+    { instanceOf: WorkflowFailedError },
+  );
   const retried = await start('greetWorkflow', failed, ['d'], { workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY' });
   t.is(await retried.result(), 'Hello, d!');
   await assertReplays(t, suite, [completed, failed]);
@@ -77,7 +89,8 @@ test('the memo given at start is shown by describe and list', async (t) => {
   const id = uniqueId('memo');
   const handle = await start('waitForeverWorkflow', id, [], { memo: { ticket: 'CHG-1042', priority: 2 } });
   t.deepEqual((await handle.describe()).memo, { ticket: 'CHG-1042', priority: 2 });
-  for await (const execution of suite.client.workflow.list({ query: `WorkflowId = '${id}'` })) t.deepEqual(execution.memo, { ticket: 'CHG-1042', priority: 2 });
+  for await (const execution of suite.client.workflow.list({ query: `WorkflowId = '${id}'` }))
+    t.deepEqual(execution.memo, { ticket: 'CHG-1042', priority: 2 });
   await handle.terminate('test over');
 });
 
@@ -91,7 +104,9 @@ test('a failed workflow with a retry policy is retried as a new run until it suc
   await assertReplays(t, suite, [id]);
 
   const exhausted = uniqueId('workflow-retry-exhausted');
-  const failing = await start('retriedWorkflow', exhausted, [5], { retry: { initialInterval: '100ms', maximumAttempts: 2 } });
+  const failing = await start('retriedWorkflow', exhausted, [5], {
+    retry: { initialInterval: '100ms', maximumAttempts: 2 },
+  });
   const error = await t.throwsAsync(failing.result(), { instanceOf: WorkflowFailedError });
   t.regex(error!.cause!.message, /workflow attempt 2 failed/);
   t.is((await historiesOf(suite.client, exhausted)).length, 2);
@@ -120,7 +135,14 @@ test('workflows can be listed and counted by a custom search attribute', async (
   );
   // the workflow upserts OrderStatus in its first task
   for (const handle of handles) {
-    for (let i = 0; i < 100 && !(await handle.describe()).typedSearchAttributes.get(defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD)); i++)
+    for (
+      let i = 0;
+      i < 100 &&
+      !(await handle.describe()).typedSearchAttributes.get(
+        defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD),
+      );
+      i++
+    )
       await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const query = `WorkflowId STARTS_WITH '${prefix}' AND OrderStatus = 'approved' AND OrderAmount > 50`;
@@ -130,14 +152,17 @@ test('workflows can be listed and counted by a custom search attribute', async (
   const approved = await suite.client.workflow.count(`OrderStatus = 'approved' AND WorkflowId STARTS_WITH '${prefix}'`);
   t.is(approved.count, 2);
   const amounts: Record<string, number | undefined> = {};
-  for await (const execution of suite.client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` })) amounts[execution.workflowId] = execution.typedSearchAttributes.get(amount);
+  for await (const execution of suite.client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}'` }))
+    amounts[execution.workflowId] = execution.typedSearchAttributes.get(amount);
   t.deepEqual(amounts, { [`${prefix}-0`]: 100, [`${prefix}-1`]: 20, [`${prefix}-2`]: 300 });
   await Promise.all(handles.map((handle) => handle.terminate('test over')));
 });
 
 test('an unregistered search attribute is refused at start', async (t) => {
   const unknown = defineSearchAttributeKey('NoSuchAttribute', SearchAttributeType.KEYWORD);
-  const error = await t.throwsAsync(start('greetWorkflow', uniqueId('sa-unknown'), ['x'], { typedSearchAttributes: [{ key: unknown, value: 'x' }] }));
+  const error = await t.throwsAsync(
+    start('greetWorkflow', uniqueId('sa-unknown'), ['x'], { typedSearchAttributes: [{ key: unknown, value: 'x' }] }),
+  );
   t.regex((error!.cause as Error).message, /INVALID_ARGUMENT: search attribute NoSuchAttribute is not registered/);
 });
 
@@ -145,12 +170,19 @@ timeSkippingTest('a 30-day timer completes at once under time skipping', async (
   const id = uniqueId('timer-30d');
   const thirtyDays = 30 * 24 * 3600_000;
   const startedAt = Date.now();
-  const result = await suite.client.workflow.execute('timerWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [thirtyDays] });
+  const result = await suite.client.workflow.execute('timerWorkflow', {
+    taskQueue: suite.taskQueue,
+    workflowId: id,
+    args: [thirtyDays],
+  });
   const wallMs = Date.now() - startedAt;
   t.true((result as { workflowClockAdvancedMs: number }).workflowClockAdvancedMs >= thirtyDays);
   // Proof that time was skipped, not a speed target (that is the benchmark's): 30 days took under a minute.
   t.true(wallMs < 60_000, `took ${wallMs} ms of real time`);
-  t.deepEqual((await eventTypes(suite.client, id)).filter((type) => type.startsWith('TIMER')), ['TIMER_STARTED', 'TIMER_FIRED']);
+  t.deepEqual(
+    (await eventTypes(suite.client, id)).filter((type) => type.startsWith('TIMER')),
+    ['TIMER_STARTED', 'TIMER_FIRED'],
+  );
   await assertReplays(t, suite, [id]);
 });
 
@@ -165,21 +197,28 @@ timeSkippingTest('an execution timeout spans the runs of a continue-as-new chain
   await assertReplays(t, suite, [id]);
 });
 
-timeSkippingTest('env.sleep moves server time to its target, firing the timers it passes and no later ones', async (t) => {
-  const before = await suite.temporal.env.currentTimeMs();
-  const oneHour = await start('timerWorkflow', uniqueId('env-sleep-1h'), [3600_000]);
-  const threeDays = await start('timerWorkflow', uniqueId('env-sleep-3d'), [3 * 24 * 3600_000]);
-  await suite.temporal.env.sleep(2 * 3600_000);
-  const advanced = (await suite.temporal.env.currentTimeMs()) - before;
-  t.true(advanced >= 2 * 3600_000 && advanced < 3 * 3600_000, `clock moved ${advanced} ms`);
-  t.is((await oneHour.describe()).status.name, 'COMPLETED');
-  t.is((await threeDays.describe()).status.name, 'RUNNING');
-  await threeDays.terminate('test over');
-});
+timeSkippingTest(
+  'env.sleep moves server time to its target, firing the timers it passes and no later ones',
+  async (t) => {
+    const before = await suite.temporal.env.currentTimeMs();
+    const oneHour = await start('timerWorkflow', uniqueId('env-sleep-1h'), [3600_000]);
+    const threeDays = await start('timerWorkflow', uniqueId('env-sleep-3d'), [3 * 24 * 3600_000]);
+    await suite.temporal.env.sleep(2 * 3600_000);
+    const advanced = (await suite.temporal.env.currentTimeMs()) - before;
+    t.true(advanced >= 2 * 3600_000 && advanced < 3 * 3600_000, `clock moved ${advanced} ms`);
+    t.is((await oneHour.describe()).status.name, 'COMPLETED');
+    t.is((await threeDays.describe()).status.name, 'RUNNING');
+    await threeDays.terminate('test over');
+  },
+);
 
 test('a real-time timer fires', async (t) => {
   const id = uniqueId('timer');
-  const result = await suite.client.workflow.execute('timerWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [300] });
+  const result = await suite.client.workflow.execute('timerWorkflow', {
+    taskQueue: suite.taskQueue,
+    workflowId: id,
+    args: [300],
+  });
   t.true((result as { workflowClockAdvancedMs: number }).workflowClockAdvancedMs >= 300);
   await assertReplays(t, suite, [id]);
 });
@@ -190,7 +229,8 @@ test('a worker shut down mid-workflow is replaced by a new one that finishes it'
   const handle = await suite.client.workflow.start('twoStepWorkflow', { taskQueue, workflowId: id, args: ['order'] });
   const firstWorker = await suite.temporal.createWorker({ taskQueue, workflowsPath, activities });
   await firstWorker.runUntil(async () => {
-    while (!(await eventTypes(suite.client, id)).includes('ACTIVITY_TASK_COMPLETED')) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!(await eventTypes(suite.client, id)).includes('ACTIVITY_TASK_COMPLETED'))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     // let the workflow task that sees the activity result complete before the worker goes away
     while ((await handle.describe()).raw.pendingWorkflowTask) await new Promise((resolve) => setTimeout(resolve, 20));
   });
@@ -199,7 +239,9 @@ test('a worker shut down mid-workflow is replaced by a new one that finishes it'
   const result = await secondWorker.runUntil(handle.result());
   t.deepEqual(result, ['Hello, order step 1!', 'Hello, order step 2!']);
   const identities = new Set(
-    ((await handle.fetchHistory()).events ?? []).map((e) => e.workflowTaskStartedEventAttributes?.identity).filter(Boolean),
+    ((await handle.fetchHistory()).events ?? [])
+      .map((e) => e.workflowTaskStartedEventAttributes?.identity)
+      .filter(Boolean),
   );
   t.true(identities.size >= 1);
   await assertReplays(t, suite, [id]);
@@ -208,14 +250,20 @@ test('a worker shut down mid-workflow is replaced by a new one that finishes it'
 test('a workflow whose task keeps failing waits for fixed code, then completes with a clean history', async (t) => {
   const taskQueue = uniqueId('hotfix-queue');
   const id = uniqueId('hotfix');
-  const handle = await suite.client.workflow.start('greetWorkflow', { taskQueue, workflowId: id, args: ['hotfix'], workflowTaskTimeout: '1s' });
+  const handle = await suite.client.workflow.start('greetWorkflow', {
+    taskQueue,
+    workflowId: id,
+    args: ['hotfix'],
+    workflowTaskTimeout: '1s',
+  });
   const buggyWorker = await suite.temporal.createWorker({
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./fixtures/workflows-buggy.ts', import.meta.url)),
     activities,
   });
   await buggyWorker.runUntil(async () => {
-    while (((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) < 3)
+      await new Promise((resolve) => setTimeout(resolve, 50));
   });
   const failedSoFar = await eventTypes(suite.client, id);
   t.is(failedSoFar.filter((type) => type === 'WORKFLOW_TASK_FAILED').length, 1, 'only the first failure is recorded');
@@ -223,4 +271,3 @@ test('a workflow whose task keeps failing waits for fixed code, then completes w
   t.is(await fixedWorker.runUntil(handle.result()), 'Hello, hotfix!');
   await assertReplays(t, suite, [id]);
 });
-

@@ -41,17 +41,22 @@ const bundles = new Map<string, Promise<{ code: string }>>();
 /** A fixture of ./fixtures bundled once per test file: the worker runs it and the replays check its histories. */
 export function fixtureBundle(fixture: string): Promise<{ code: string }> {
   const workflowsPath = fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url));
-  if (!bundles.has(workflowsPath)) bundles.set(workflowsPath, bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
+  if (!bundles.has(workflowsPath))
+    bundles.set(workflowsPath, bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }));
   return bundles.get(workflowsPath)!;
 }
 
 export async function historyOf(env: LimitsEnv, workflowId: string): Promise<HistoryEvent[]> {
-  const { history } = await env.connection.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId } });
+  const { history } = await env.connection.workflowService.getWorkflowExecutionHistory({
+    namespace,
+    execution: { workflowId },
+  });
   return history?.events ?? [];
 }
 
 /** Event type names, EVENT_TYPE_ dropped. */
-export const typeNames = (events: HistoryEvent[]) => events.map((e) => String(EventType[e.eventType ?? 0]).replace('EVENT_TYPE_', ''));
+export const typeNames = (events: HistoryEvent[]) =>
+  events.map((e) => String(EventType[e.eventType ?? 0]).replace('EVENT_TYPE_', ''));
 
 /** The gRPC error a call was refused with. */
 export async function rejection(promise: Promise<unknown>): Promise<{ code?: number; details?: string }> {
@@ -65,8 +70,17 @@ export async function rejection(promise: Promise<unknown>): Promise<{ code?: num
 
 /** Starts a run of workflow type "raw" (no worker of the SDK's; tests poll and answer its tasks themselves). */
 export async function startRaw(env: LimitsEnv, workflowId: string, taskQueue = 'nobody-polls-here'): Promise<void> {
-  await env.connection.workflowService.startWorkflowExecution({ namespace, workflowId, workflowType: { name: 'raw' }, taskQueue: { name: taskQueue }, requestId: workflowId });
+  await env.connection.workflowService.startWorkflowExecution({
+    namespace,
+    workflowId,
+    workflowType: { name: 'raw' },
+    taskQueue: { name: taskQueue },
+    requestId: workflowId,
+  });
 }
 
 /** A payload of `bytes` bytes. */
-export const blob = (bytes: number) => ({ metadata: { encoding: Buffer.from('binary/plain') }, data: Buffer.alloc(bytes, 1) });
+export const blob = (bytes: number) => ({
+  metadata: { encoding: Buffer.from('binary/plain') },
+  data: Buffer.alloc(bytes, 1),
+});

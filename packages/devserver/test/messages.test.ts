@@ -1,6 +1,12 @@
 /** Signals, queries, updates, cancellation, termination, continue-as-new and workflow failure. */
 import test from 'ava';
-import { WorkflowFailedError, WorkflowUpdateFailedError, CancelledFailure, TerminatedFailure, ApplicationFailure } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  CancelledFailure,
+  TerminatedFailure,
+  ApplicationFailure,
+} from '@temporalio/client';
 import { assertReplays, eventTypes, startSuite, uniqueId } from './support.js';
 import type { Suite } from './support.js';
 
@@ -61,7 +67,9 @@ test('updates are accepted and completed, and a validator rejection leaves no tr
   const handle = await start('updatableWorkflow', id);
   t.is(await handle.executeUpdate('setDiscount', { args: [10] }), 0);
   t.is(await handle.executeUpdate('setDiscount', { args: [20] }), 10);
-  const rejected = await t.throwsAsync(handle.executeUpdate('setDiscount', { args: [90] }), { instanceOf: WorkflowUpdateFailedError });
+  const rejected = await t.throwsAsync(handle.executeUpdate('setDiscount', { args: [90] }), {
+    instanceOf: WorkflowUpdateFailedError,
+  });
   t.regex(rejected!.cause!.message, /over the 50% limit/);
   // an update started without waiting, then polled for its outcome
   const pending = await handle.startUpdate('setDiscount', { args: [30], waitForStage: 'ACCEPTED' });

@@ -3,7 +3,12 @@
  * views into the request that carried them (src/packed-message.ts; the app's docs/scale.md).
  */
 import test from 'ava';
-import { packSearchAttributes, packStartRequest, searchAttributesFromEncoded, startRequestFromEncoded } from '../src/packed-message.js';
+import {
+  packSearchAttributes,
+  packStartRequest,
+  searchAttributesFromEncoded,
+  startRequestFromEncoded,
+} from '../src/packed-message.js';
 import { decodeMessage, encodeMessage } from '../src/persistence/codec.js';
 import { CommandType } from '../src/proto.js';
 import type { Payload, SearchAttributes } from '../src/proto.js';
@@ -17,12 +22,23 @@ const keyword = (value: string): Payload => ({
 
 /** As the server gets them: decoded out of a workflow task's completion that also carries a large activity input. */
 function decodedFromLargeRequest(attributes: Record<string, Payload>): SearchAttributes {
-  const request = decodeMessage<{ commands: { upsertWorkflowSearchAttributesCommandAttributes?: { searchAttributes: SearchAttributes } }[] }>(
+  const request = decodeMessage<{
+    commands: { upsertWorkflowSearchAttributesCommandAttributes?: { searchAttributes: SearchAttributes } }[];
+  }>(
     'temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest',
     encodeMessage('temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest', {
       commands: [
-        { commandType: CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK, scheduleActivityTaskCommandAttributes: { activityId: '1', input: { payloads: [{ data: Buffer.alloc(20_000, 7) }] } } },
-        { commandType: CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, upsertWorkflowSearchAttributesCommandAttributes: { searchAttributes: { indexedFields: attributes } } },
+        {
+          commandType: CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK,
+          scheduleActivityTaskCommandAttributes: {
+            activityId: '1',
+            input: { payloads: [{ data: Buffer.alloc(20_000, 7) }] },
+          },
+        },
+        {
+          commandType: CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+          upsertWorkflowSearchAttributesCommandAttributes: { searchAttributes: { indexedFields: attributes } },
+        },
       ],
     }),
   );
@@ -30,24 +46,53 @@ function decodedFromLargeRequest(attributes: Record<string, Payload>): SearchAtt
 }
 
 const text = (attributes: SearchAttributes) =>
-  Object.fromEntries(Object.entries(attributes.indexedFields ?? {}).map(([name, payload]) => [name, [Buffer.from(payload.data!).toString(), Buffer.from(payload.metadata!.type!).toString()]]));
+  Object.fromEntries(
+    Object.entries(attributes.indexedFields ?? {}).map(([name, payload]) => [
+      name,
+      [Buffer.from(payload.data!).toString(), Buffer.from(payload.metadata!.type!).toString()],
+    ]),
+  );
 
 test('search attributes decoded out of a large request are kept in a few bytes of their own, and read back the same', (t) => {
   const upsert = decodedFromLargeRequest({ OrderStatus: keyword('AWAITING_APPROVAL'), TicketId: keyword('T-1') });
-  t.true(upsert.indexedFields!.OrderStatus!.data!.buffer.byteLength > 20_000, 'decoded fields are views into the whole request');
+  t.true(
+    upsert.indexedFields!.OrderStatus!.data!.buffer.byteLength > 20_000,
+    'decoded fields are views into the whole request',
+  );
 
   const packed = packSearchAttributes(upsert);
   t.true(packed.encoded.buffer.byteLength < 200, `kept ${packed.encoded.buffer.byteLength} bytes`);
-  t.deepEqual(text(packed.unpack()), { OrderStatus: ['"AWAITING_APPROVAL"', 'Keyword'], TicketId: ['"T-1"', 'Keyword'] });
-  t.deepEqual(text(searchAttributesFromEncoded(packed.encoded).unpack()), text(packed.unpack()), 'from a stored encoding');
+  t.deepEqual(text(packed.unpack()), {
+    OrderStatus: ['"AWAITING_APPROVAL"', 'Keyword'],
+    TicketId: ['"T-1"', 'Keyword'],
+  });
+  t.deepEqual(
+    text(searchAttributesFromEncoded(packed.encoded).unpack()),
+    text(packed.unpack()),
+    'from a stored encoding',
+  );
 });
 
 test('an upsert merged into packed attributes replaces, adds and removes values', (t) => {
-  const started = packSearchAttributes({ indexedFields: { TicketId: keyword('T-2'), OrderStatus: keyword('RECEIVED'), Environment: keyword('staging') } });
-  const upsert = decodedFromLargeRequest({ OrderStatus: keyword('BOUGHT'), MonthlyRate: keyword('12.5'), Environment: { metadata: {}, data: Buffer.from('null') } });
+  const started = packSearchAttributes({
+    indexedFields: { TicketId: keyword('T-2'), OrderStatus: keyword('RECEIVED'), Environment: keyword('staging') },
+  });
+  const upsert = decodedFromLargeRequest({
+    OrderStatus: keyword('BOUGHT'),
+    MonthlyRate: keyword('12.5'),
+    Environment: { metadata: {}, data: Buffer.from('null') },
+  });
   const merged = packSearchAttributes(mergeSearchAttributes(started.unpack(), upsert));
-  t.deepEqual(text(merged.unpack()), { TicketId: ['"T-2"', 'Keyword'], OrderStatus: ['"BOUGHT"', 'Keyword'], MonthlyRate: ['"12.5"', 'Keyword'] });
-  t.deepEqual(text(started.unpack()).OrderStatus, ['"RECEIVED"', 'Keyword'], 'the packed value before the upsert is unchanged');
+  t.deepEqual(text(merged.unpack()), {
+    TicketId: ['"T-2"', 'Keyword'],
+    OrderStatus: ['"BOUGHT"', 'Keyword'],
+    MonthlyRate: ['"12.5"', 'Keyword'],
+  });
+  t.deepEqual(
+    text(started.unpack()).OrderStatus,
+    ['"RECEIVED"', 'Keyword'],
+    'the packed value before the upsert is unchanged',
+  );
 });
 
 test('a run started without search attributes has none, and what a caller changes in a read is not kept', (t) => {

@@ -22,7 +22,11 @@ const queriesReceived = () => suite.temporal.devServer!.callCounts().QueryWorkfl
 
 test('three signals, then a query: the answer counts all three (features query/successful_query)', async (t) => {
   const id = uniqueId('three-signals');
-  const handle = await suite.client.workflow.start('counterWorkflow', { taskQueue: suite.taskQueue, workflowId: id, args: [5] });
+  const handle = await suite.client.workflow.start('counterWorkflow', {
+    taskQueue: suite.taskQueue,
+    workflowId: id,
+    args: [5],
+  });
   t.is(await handle.query('status'), 'received 0 of 5');
   await handle.signal('add', 1);
   t.is(await handle.query('status'), 'received 1 of 5');
@@ -45,7 +49,11 @@ test('a query sent while a workflow task runs waits for it, and sees the signals
     taskRunning();
     await released;
   };
-  const worker = await suite.temporal.createWorker({ taskQueue, workflowsPath, activities: { ...activities, holdWorkflowTask } });
+  const worker = await suite.temporal.createWorker({
+    taskQueue,
+    workflowsPath,
+    activities: { ...activities, holdWorkflowTask },
+  });
   await worker.runUntil(async () => {
     const id = uniqueId('held');
     const handle = await suite.client.workflow.start('heldCounterWorkflow', { taskQueue, workflowId: id, args: [3] });
@@ -79,16 +87,27 @@ test('a query before the first workflow task ran waits for a worker to take that
 test('a query to a workflow whose task keeps failing is refused at once', async (t) => {
   const taskQueue = uniqueId('failing-task');
   const id = uniqueId('failing');
-  const handle = await suite.client.workflow.start('greetWorkflow', { taskQueue, workflowId: id, args: ['x'], workflowTaskTimeout: '1s' });
+  const handle = await suite.client.workflow.start('greetWorkflow', {
+    taskQueue,
+    workflowId: id,
+    args: ['x'],
+    workflowTaskTimeout: '1s',
+  });
   const buggyWorker = await suite.temporal.createWorker({
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./fixtures/workflows-buggy.ts', import.meta.url)),
     activities,
   });
   await buggyWorker.runUntil(async () => {
-    await until(async () => ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) >= 3, 'the third attempt');
+    await until(
+      async () => ((await handle.describe()).raw.pendingWorkflowTask?.attempt ?? 0) >= 3,
+      'the third attempt',
+    );
     const error = await t.throwsAsync(handle.query('status'));
-    t.regex(String((error!.cause as Error | undefined)?.message), /FAILED_PRECONDITION: Unable to query workflow due to Workflow Task in failed state/);
+    t.regex(
+      String((error!.cause as Error | undefined)?.message),
+      /FAILED_PRECONDITION: Unable to query workflow due to Workflow Task in failed state/,
+    );
   });
   await handle.terminate('test over');
 });

@@ -23,9 +23,16 @@ test.after.always(async () => {
 });
 
 const svc = () => env.connection.workflowService;
-const signaled = async (workflowId: string) => typeNames(await historyOf(env, workflowId)).filter((name) => name === 'WORKFLOW_EXECUTION_SIGNALED').length;
+const signaled = async (workflowId: string) =>
+  typeNames(await historyOf(env, workflowId)).filter((name) => name === 'WORKFLOW_EXECUTION_SIGNALED').length;
 const tick = (workflowId: string, value: string, requestId: string) =>
-  svc().signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 'tick', input: { payloads: [defaultPayloadConverter.toPayload(value)] }, requestId });
+  svc().signalWorkflowExecution({
+    namespace,
+    workflowExecution: { workflowId },
+    signalName: 'tick',
+    input: { payloads: [defaultPayloadConverter.toPayload(value)] },
+    requestId,
+  });
 
 test('a signal retried with its request id is delivered once, and its retry succeeds after the run has closed', async (t) => {
   const taskQueue = uniqueId('signals');
@@ -40,8 +47,14 @@ test('a signal retried with its request id is delivered once, and its retry succ
   });
   t.deepEqual(result, ['a', 'b']);
   t.is(await signaled(workflowId), 3, 'a, b and finish');
-  await t.notThrowsAsync(tick(workflowId, 'a', 'request-a'), 'a retry of a delivered signal is a success, whatever became of the run');
-  t.like(await rejection(tick(workflowId, 'c', 'request-c')), { code: 5, details: 'workflow execution already completed' });
+  await t.notThrowsAsync(
+    tick(workflowId, 'a', 'request-a'),
+    'a retry of a delivered signal is a success, whatever became of the run',
+  );
+  t.like(await rejection(tick(workflowId, 'c', 'request-c')), {
+    code: 5,
+    details: 'workflow execution already completed',
+  });
   await env.assertReplays(t, [workflowId]);
 });
 
@@ -95,15 +108,41 @@ test('a signal refused by the history limits is forgotten with the change, so a 
   try {
     const workflowId = uniqueId('limited');
     await startRun(limited, workflowId, 'nobody-polls-here'); // Started, WorkflowTaskScheduled
-    const signal = () => limited.connection.workflowService.signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 's', requestId: 'request-1' });
+    const signal = () =>
+      limited.connection.workflowService.signalWorkflowExecution({
+        namespace,
+        workflowExecution: { workflowId },
+        signalName: 's',
+        requestId: 'request-1',
+      });
     await signal(); // the third event
-    t.like(await rejection(limited.connection.workflowService.signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 's', requestId: 'request-2' })), {
-      details: 'Workflow history count exceeds limit.',
-    });
-    t.like(await rejection(limited.connection.workflowService.signalWorkflowExecution({ namespace, workflowExecution: { workflowId }, signalName: 's', requestId: 'request-2' })), {
-      code: 5,
-      details: 'workflow execution already completed',
-    });
+    t.like(
+      await rejection(
+        limited.connection.workflowService.signalWorkflowExecution({
+          namespace,
+          workflowExecution: { workflowId },
+          signalName: 's',
+          requestId: 'request-2',
+        }),
+      ),
+      {
+        details: 'Workflow history count exceeds limit.',
+      },
+    );
+    t.like(
+      await rejection(
+        limited.connection.workflowService.signalWorkflowExecution({
+          namespace,
+          workflowExecution: { workflowId },
+          signalName: 's',
+          requestId: 'request-2',
+        }),
+      ),
+      {
+        code: 5,
+        details: 'workflow execution already completed',
+      },
+    );
     await t.notThrowsAsync(signal(), 'the signal that was delivered stays known');
   } finally {
     await limited.close();
@@ -113,7 +152,8 @@ test('a signal refused by the history limits is forgotten with the change, so a 
 test('a cancel request, retried or not, to a run that has closed since is a success that changes nothing', async (t) => {
   const workflowId = uniqueId('cancel-closed');
   await startRun(env, workflowId, 'nobody-polls-here');
-  const cancel = () => svc().requestCancelWorkflowExecution({ namespace, workflowExecution: { workflowId }, requestId: 'request-1' });
+  const cancel = () =>
+    svc().requestCancelWorkflowExecution({ namespace, workflowExecution: { workflowId }, requestId: 'request-1' });
   await cancel();
   await svc().terminateWorkflowExecution({ namespace, workflowExecution: { workflowId }, reason: 'done' });
   await t.notThrowsAsync(cancel());

@@ -29,11 +29,20 @@ export interface RulesEnv extends LimitsEnv {
 export async function startRulesEnv(limits: Parameters<typeof startLimitsEnv>[0] = {}): Promise<RulesEnv> {
   const env = await startLimitsEnv(limits);
   const nativeConnection = await NativeConnection.connect({ address: env.server.address });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: rulesWorkflowsPath, logger: new DefaultLogger('ERROR') });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: rulesWorkflowsPath,
+    logger: new DefaultLogger('ERROR'),
+  });
   return {
     ...env,
     async withWorker(taskQueue, fn) {
-      const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle, activities });
+      const worker = await Worker.create({
+        connection: nativeConnection,
+        namespace,
+        taskQueue,
+        workflowBundle,
+        activities,
+      });
       return await worker.runUntil(fn);
     },
     assertReplays: (t, workflowIds) => assertReplaysWith(t, env.client, workflowBundle, workflowIds),
@@ -68,7 +77,9 @@ export async function startRun(
     taskQueue: { name: taskQueue },
     requestId: workflowId,
     workflowTaskTimeout: msToTs((options.workflowTaskTimeoutSeconds ?? 1) * 1000),
-    ...(options.input ? { input: { payloads: options.input.map((value) => defaultPayloadConverter.toPayload(value)) } } : {}),
+    ...(options.input
+      ? { input: { payloads: options.input.map((value) => defaultPayloadConverter.toPayload(value)) } }
+      : {}),
   });
 }
 

@@ -39,7 +39,11 @@ test('a handle from a start reaches the run its workflow continued as new into',
   const taskQueue = uniqueId('chains');
   const workflowId = uniqueId('continued');
   await env.withWorker(taskQueue, async () => {
-    const handle = await env.client.workflow.start('continuedCollectorWorkflow', { taskQueue, workflowId, args: [false] });
+    const handle = await env.client.workflow.start('continuedCollectorWorkflow', {
+      taskQueue,
+      workflowId,
+      args: [false],
+    });
     t.is(await handle.executeUpdate('echo', { args: ['hi'] }), 'hi');
     const { runId } = await handle.describe();
     t.not(runId, handle.firstExecutionRunId, 'the update went to the continued run');
@@ -50,8 +54,13 @@ test('a handle from a start reaches the run its workflow continued as new into',
 
 /** Starts a workflow that continues as new at once, and waits for its second run. */
 async function continuedRun(taskQueue: string, workflowId: string): Promise<string> {
-  const handle = await env.client.workflow.start('continuedCollectorWorkflow', { taskQueue, workflowId, args: [false] });
-  while ((await handle.describe()).runId === handle.firstExecutionRunId) await new Promise((resolve) => setTimeout(resolve, 20));
+  const handle = await env.client.workflow.start('continuedCollectorWorkflow', {
+    taskQueue,
+    workflowId,
+    args: [false],
+  });
+  while ((await handle.describe()).runId === handle.firstExecutionRunId)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   return handle.firstExecutionRunId;
 }
 
@@ -62,12 +71,19 @@ test('cancel and terminate with a first run id act on the current run of its cha
   await env.withWorker(taskQueue, async () => {
     const firstRunId = await continuedRun(taskQueue, cancelled);
     const request = { namespace, workflowExecution: { workflowId: cancelled, runId: firstRunId } };
-    t.like(await rejection(svc.requestCancelWorkflowExecution({ ...request, firstExecutionRunId: 'another-chain' })), { code: 5 });
+    t.like(await rejection(svc.requestCancelWorkflowExecution({ ...request, firstExecutionRunId: 'another-chain' })), {
+      code: 5,
+    });
     await svc.requestCancelWorkflowExecution({ ...request, firstExecutionRunId: firstRunId });
     await t.throwsAsync(env.client.workflow.getHandle(cancelled).result());
 
     const otherFirstRunId = await continuedRun(taskQueue, terminated);
-    await svc.terminateWorkflowExecution({ namespace, workflowExecution: { workflowId: terminated, runId: otherFirstRunId }, firstExecutionRunId: otherFirstRunId, reason: 'done' });
+    await svc.terminateWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId: terminated, runId: otherFirstRunId },
+      firstExecutionRunId: otherFirstRunId,
+      reason: 'done',
+    });
   });
   const cancelledEvents = typeNames(await historyOf(env, cancelled));
   t.true(cancelledEvents.includes('WORKFLOW_EXECUTION_CANCEL_REQUESTED'));

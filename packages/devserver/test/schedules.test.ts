@@ -35,12 +35,21 @@ test.afterEach.always(async () => {
   for (const handle of handles.splice(0)) await handle.delete().catch(() => {});
 });
 
-async function createSchedule(options: Omit<ScheduleOptions, 'scheduleId' | 'action'> & { action?: Partial<ScheduleOptions['action']> }): Promise<ScheduleHandle> {
+async function createSchedule(
+  options: Omit<ScheduleOptions, 'scheduleId' | 'action'> & { action?: Partial<ScheduleOptions['action']> },
+): Promise<ScheduleHandle> {
   const scheduleId = uniqueId('schedule');
   const handle = await suite.client.schedule.create({
     ...options,
     scheduleId,
-    action: { type: 'startWorkflow', workflowType: 'echoWorkflow', args: ['hello'], taskQueue: suite.taskQueue, workflowId: `${scheduleId}-wf`, ...options.action } as ScheduleOptions['action'],
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'echoWorkflow',
+      args: ['hello'],
+      taskQueue: suite.taskQueue,
+      workflowId: `${scheduleId}-wf`,
+      ...options.action,
+    } as ScheduleOptions['action'],
   });
   handles.push(handle);
   return handle;
@@ -69,41 +78,46 @@ async function replayStarted(t: ExecutionContext, scheduleIds: string[]): Promis
   await assertReplays(t, suite, ids);
 }
 
-serial('an interval schedule starts its workflow at each action time, with the time in its id and search attributes', async (t) => {
-  const start = await now();
-  const handle = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, action: { memo: { owner: 'ops' } } });
-  const described = await handle.describe();
-  const firstTime = Math.ceil(start / HOUR) * HOUR;
-  t.deepEqual(
-    described.info.nextActionTimes.slice(0, 3).map((d) => d.getTime()),
-    [firstTime, firstTime + HOUR, firstTime + 2 * HOUR],
-  );
-  t.is(described.policies.overlap, ScheduleOverlapPolicy.SKIP);
-  t.is(described.policies.catchupWindow, 365 * 24 * HOUR);
+serial(
+  'an interval schedule starts its workflow at each action time, with the time in its id and search attributes',
+  async (t) => {
+    const start = await now();
+    const handle = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, action: { memo: { owner: 'ops' } } });
+    const described = await handle.describe();
+    const firstTime = Math.ceil(start / HOUR) * HOUR;
+    t.deepEqual(
+      described.info.nextActionTimes.slice(0, 3).map((d) => d.getTime()),
+      [firstTime, firstTime + HOUR, firstTime + 2 * HOUR],
+    );
+    t.is(described.policies.overlap, ScheduleOverlapPolicy.SKIP);
+    t.is(described.policies.catchupWindow, 365 * 24 * HOUR);
 
-  await skip(firstTime + 2 * HOUR + 60_000 - start);
-  const started = await startedBy(handle.scheduleId);
-  t.deepEqual(
-    started.map((w) => w.workflowId),
-    [0, 1, 2].map((i) => `${handle.scheduleId}-wf-${new Date(firstTime + i * HOUR).toISOString().replace('.000Z', 'Z')}`),
-  );
-  t.deepEqual(
-    started.map((w) => w.scheduledAt?.getTime()),
-    [0, 1, 2].map((i) => firstTime + i * HOUR),
-  );
-  const after = await handle.describe();
-  t.is(after.info.numActionsTaken, 3);
-  t.deepEqual(
-    after.info.recentActions.map((a) => a.scheduledAt.getTime()),
-    [0, 1, 2].map((i) => firstTime + i * HOUR),
-  );
-  // waiting for a result lets time run: the schedule goes first
-  await handle.delete();
-  const first = suite.client.workflow.getHandle(started[0]!.workflowId);
-  t.is(await first.result(), 'hello');
-  t.deepEqual((await first.describe()).memo, { owner: 'ops' });
-  await replayStarted(t, [handle.scheduleId]);
-});
+    await skip(firstTime + 2 * HOUR + 60_000 - start);
+    const started = await startedBy(handle.scheduleId);
+    t.deepEqual(
+      started.map((w) => w.workflowId),
+      [0, 1, 2].map(
+        (i) => `${handle.scheduleId}-wf-${new Date(firstTime + i * HOUR).toISOString().replace('.000Z', 'Z')}`,
+      ),
+    );
+    t.deepEqual(
+      started.map((w) => w.scheduledAt?.getTime()),
+      [0, 1, 2].map((i) => firstTime + i * HOUR),
+    );
+    const after = await handle.describe();
+    t.is(after.info.numActionsTaken, 3);
+    t.deepEqual(
+      after.info.recentActions.map((a) => a.scheduledAt.getTime()),
+      [0, 1, 2].map((i) => firstTime + i * HOUR),
+    );
+    // waiting for a result lets time run: the schedule goes first
+    await handle.delete();
+    const first = suite.client.workflow.getHandle(started[0]!.workflowId);
+    t.is(await first.result(), 'hello');
+    t.deepEqual((await first.describe()).memo, { owner: 'ops' });
+    await replayStarted(t, [handle.scheduleId]);
+  },
+);
 
 serial('a calendar schedule is described, listed by its search attributes, updated and deleted', async (t) => {
   const handle = await createSchedule({
@@ -121,7 +135,11 @@ serial('a calendar schedule is described, listed by its search attributes, updat
   const described = await handle.describe();
   t.is(described.spec.timezone, 'Europe/Berlin');
   t.is(described.spec.calendars?.length, 2);
-  t.deepEqual(described.spec.calendars?.[1]?.hour, [{ start: 12, end: 12, step: 1 }], 'the cron string is a calendar now');
+  t.deepEqual(
+    described.spec.calendars?.[1]?.hour,
+    [{ start: 12, end: 12, step: 1 }],
+    'the cron string is a calendar now',
+  );
   t.deepEqual(described.spec.calendars?.[0]?.dayOfWeek, [
     { start: 'MONDAY', end: 'MONDAY', step: 1 },
     { start: 'FRIDAY', end: 'FRIDAY', step: 1 },
@@ -133,11 +151,21 @@ serial('a calendar schedule is described, listed by its search attributes, updat
   t.true(described.info.createdAt.getTime() <= (await now()));
   t.is(described.info.nextActionTimes.length, 10);
   for (const time of described.info.nextActionTimes) {
-    const wall = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', weekday: 'short', hourCycle: 'h23' }).formatToParts(time);
+    const wall = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Europe/Berlin',
+      hour: '2-digit',
+      minute: '2-digit',
+      weekday: 'short',
+      hourCycle: 'h23',
+    }).formatToParts(time);
     const part = (type: string) => wall.find((p) => p.type === type)!.value;
     // jitter delays a time by up to 10 minutes
     const atNoon = part('hour') === '12' && Number(part('minute')) < 10;
-    const atMorning = part('hour') === '09' && Number(part('minute')) >= 30 && Number(part('minute')) < 40 && ['Mon', 'Fri'].includes(part('weekday'));
+    const atMorning =
+      part('hour') === '09' &&
+      Number(part('minute')) >= 30 &&
+      Number(part('minute')) < 40 &&
+      ['Mon', 'Fri'].includes(part('weekday'));
     t.true(atNoon || atMorning, `${time.toISOString()} is no action time of the spec`);
   }
 
@@ -167,12 +195,23 @@ serial('a calendar schedule is described, listed by its search attributes, updat
   const expected = ['2031-12-24T11:00:00Z', '2031-12-26T08:30:00Z', '2031-12-26T11:00:00Z'].map(Date.parse);
   const matched = (startTime ?? []).map((ts) => tsToMs(ts));
   t.is(matched.length, expected.length);
-  matched.forEach((time, i) => t.true(time >= expected[i]! && time < expected[i]! + 600_000, `${new Date(time).toISOString()}: not jittered within 10 minutes`));
+  matched.forEach((time, i) =>
+    t.true(
+      time >= expected[i]! && time < expected[i]! + 600_000,
+      `${new Date(time).toISOString()}: not jittered within 10 minutes`,
+    ),
+  );
 
   await handle.update((previous) => ({
     ...previous,
     spec: { intervals: [{ every: '30m', offset: '5m' }] },
-    action: { type: 'startWorkflow', workflowType: 'echoWorkflow', args: ['updated'], taskQueue: suite.taskQueue, workflowId: `${handle.scheduleId}-wf` },
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'echoWorkflow',
+      args: ['updated'],
+      taskQueue: suite.taskQueue,
+      workflowId: `${handle.scheduleId}-wf`,
+    },
   }));
   const updated = await handle.describe();
   t.truthy(updated.info.lastUpdatedAt);
@@ -180,52 +219,70 @@ serial('a calendar schedule is described, listed by its search attributes, updat
   t.deepEqual(updated.action.args, ['updated']);
   for (const time of updated.info.nextActionTimes) t.is(time.getTime() % 1_800_000, 300_000);
 
-  const again: ScheduleOptions = { scheduleId: handle.scheduleId, spec: { intervals: [{ every: '1h' }] }, action: { type: 'startWorkflow', workflowType: 'echoWorkflow', taskQueue: suite.taskQueue } };
+  const again: ScheduleOptions = {
+    scheduleId: handle.scheduleId,
+    spec: { intervals: [{ every: '1h' }] },
+    action: { type: 'startWorkflow', workflowType: 'echoWorkflow', taskQueue: suite.taskQueue },
+  };
   await t.throwsAsync(suite.client.schedule.create(again), { instanceOf: ScheduleAlreadyRunning });
-  await t.throwsAsync(createSchedule({ spec: { cronExpressions: ['61 * * * *'] } }), { instanceOf: TypeError, message: 'Minute is not in range [0-59]' });
+  await t.throwsAsync(createSchedule({ spec: { cronExpressions: ['61 * * * *'] } }), {
+    instanceOf: TypeError,
+    message: 'Minute is not in range [0-59]',
+  });
 
   await handle.delete();
   await t.throwsAsync(handle.describe(), { instanceOf: ScheduleNotFoundError });
   t.false((await listed()).includes(handle.scheduleId));
 });
 
-serial('a paused schedule takes no action until unpaused; a trigger acts at once; remaining actions run out', async (t) => {
-  const start = await now();
-  const paused = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, state: { paused: true, note: 'not yet' } });
-  await skip(2 * HOUR);
-  t.deepEqual(await startedBy(paused.scheduleId), []);
-  t.like((await paused.describe()).state, { paused: true, note: 'not yet' });
+serial(
+  'a paused schedule takes no action until unpaused; a trigger acts at once; remaining actions run out',
+  async (t) => {
+    const start = await now();
+    const paused = await createSchedule({
+      spec: { intervals: [{ every: '1h' }] },
+      state: { paused: true, note: 'not yet' },
+    });
+    await skip(2 * HOUR);
+    t.deepEqual(await startedBy(paused.scheduleId), []);
+    t.like((await paused.describe()).state, { paused: true, note: 'not yet' });
 
-  await paused.trigger();
-  const triggered = await startedBy(paused.scheduleId);
-  t.is(triggered.length, 1);
-  t.is((await paused.describe()).info.numActionsTaken, 1);
+    await paused.trigger();
+    const triggered = await startedBy(paused.scheduleId);
+    t.is(triggered.length, 1);
+    t.is((await paused.describe()).info.numActionsTaken, 1);
 
-  await paused.unpause('go');
-  t.like((await paused.describe()).state, { paused: false, note: 'go' });
-  await skip(HOUR);
-  t.is((await startedBy(paused.scheduleId)).length, 2);
-  await paused.pause('stop again');
-  const pausedAgain = await paused.describe();
-  t.like(pausedAgain.state, { paused: true, note: 'stop again' });
+    await paused.unpause('go');
+    t.like((await paused.describe()).state, { paused: false, note: 'go' });
+    await skip(HOUR);
+    t.is((await startedBy(paused.scheduleId)).length, 2);
+    await paused.pause('stop again');
+    const pausedAgain = await paused.describe();
+    t.like(pausedAgain.state, { paused: true, note: 'stop again' });
 
-  const limited = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, state: { remainingActions: 2 } });
-  t.is((await limited.describe()).info.nextActionTimes.length, 2);
-  await skip(3 * HOUR);
-  const afterLimit = await limited.describe();
-  t.is(afterLimit.info.numActionsTaken, 2);
-  t.is(afterLimit.state.remainingActions, 0);
-  t.deepEqual(afterLimit.info.nextActionTimes, []);
-  t.true((await now()) - start >= 6 * HOUR);
-  await replayStarted(t, [paused.scheduleId, limited.scheduleId]);
-});
+    const limited = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, state: { remainingActions: 2 } });
+    t.is((await limited.describe()).info.nextActionTimes.length, 2);
+    await skip(3 * HOUR);
+    const afterLimit = await limited.describe();
+    t.is(afterLimit.info.numActionsTaken, 2);
+    t.is(afterLimit.state.remainingActions, 0);
+    t.deepEqual(afterLimit.info.nextActionTimes, []);
+    t.true((await now()) - start >= 6 * HOUR);
+    await replayStarted(t, [paused.scheduleId, limited.scheduleId]);
+  },
+);
 
 serial('a backfill takes the action times of a past range, its start included', async (t) => {
   const hourMark = Math.floor((await now()) / HOUR) * HOUR;
   const handle = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, state: { paused: true } });
-  await handle.backfill({ start: new Date(hourMark - 5 * HOUR), end: new Date(hourMark - 2 * HOUR), overlap: ScheduleOverlapPolicy.BUFFER_ALL });
+  await handle.backfill({
+    start: new Date(hourMark - 5 * HOUR),
+    end: new Date(hourMark - 2 * HOUR),
+    overlap: ScheduleOverlapPolicy.BUFFER_ALL,
+  });
   // BUFFER_ALL: one after the other, each as the one before completes
-  for (let waited = 0; (await handle.describe()).info.numActionsTaken < 4 && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let waited = 0; (await handle.describe()).info.numActionsTaken < 4 && waited < 100; waited++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   const started = await startedBy(handle.scheduleId);
   t.deepEqual(
     started.map((w) => w.scheduledAt?.getTime()),
@@ -263,23 +320,63 @@ serial('each overlap policy decides what happens to an action while the last one
     };
   };
   t.deepEqual(await outcome('SKIP'), { taken: 1, skipped: 2, buffered: 0, running: 0, statuses: ['COMPLETED'] });
-  t.deepEqual(await outcome('BUFFER_ONE'), { taken: 2, skipped: 1, buffered: 0, running: 1, statuses: ['COMPLETED', 'RUNNING'] });
-  t.deepEqual(await outcome('BUFFER_ALL'), { taken: 2, skipped: 0, buffered: 1, running: 1, statuses: ['COMPLETED', 'RUNNING'] });
-  t.deepEqual(await outcome('CANCEL_OTHER'), { taken: 3, skipped: 0, buffered: 0, running: 1, statuses: ['CANCELLED', 'CANCELLED', 'RUNNING'] });
-  t.deepEqual(await outcome('TERMINATE_OTHER'), { taken: 3, skipped: 0, buffered: 0, running: 1, statuses: ['TERMINATED', 'TERMINATED', 'RUNNING'] });
+  t.deepEqual(await outcome('BUFFER_ONE'), {
+    taken: 2,
+    skipped: 1,
+    buffered: 0,
+    running: 1,
+    statuses: ['COMPLETED', 'RUNNING'],
+  });
+  t.deepEqual(await outcome('BUFFER_ALL'), {
+    taken: 2,
+    skipped: 0,
+    buffered: 1,
+    running: 1,
+    statuses: ['COMPLETED', 'RUNNING'],
+  });
+  t.deepEqual(await outcome('CANCEL_OTHER'), {
+    taken: 3,
+    skipped: 0,
+    buffered: 0,
+    running: 1,
+    statuses: ['CANCELLED', 'CANCELLED', 'RUNNING'],
+  });
+  t.deepEqual(await outcome('TERMINATE_OTHER'), {
+    taken: 3,
+    skipped: 0,
+    buffered: 0,
+    running: 1,
+    statuses: ['TERMINATED', 'TERMINATED', 'RUNNING'],
+  });
   // ALLOW_ALL runs are not tracked as running (nor handed a previous result)
-  t.deepEqual(await outcome('ALLOW_ALL'), { taken: 3, skipped: 0, buffered: 0, running: 0, statuses: ['COMPLETED', 'RUNNING', 'RUNNING'] });
+  t.deepEqual(await outcome('ALLOW_ALL'), {
+    taken: 3,
+    skipped: 0,
+    buffered: 0,
+    running: 0,
+    statuses: ['COMPLETED', 'RUNNING', 'RUNNING'],
+  });
 
   for (const handle of schedules.values()) await handle.delete();
   for (const policy of policies)
     for (const { workflowId, status } of await startedBy(schedules.get(policy)!.scheduleId))
       if (status === 'RUNNING') await suite.client.workflow.getHandle(workflowId).terminate('test over');
-  await replayStarted(t, [...schedules.values()].map((handle) => handle.scheduleId));
+  await replayStarted(
+    t,
+    [...schedules.values()].map((handle) => handle.scheduleId),
+  );
 });
 
 serial('each run is handed the last result; a failure pauses a schedule with pauseOnFailure', async (t) => {
-  const counting = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, action: { workflowType: 'countingWorkflow', args: [] } });
-  const failing = await createSchedule({ spec: { intervals: [{ every: '1h' }] }, action: { workflowType: 'failingScheduledWorkflow', args: [] }, policies: { pauseOnFailure: true } });
+  const counting = await createSchedule({
+    spec: { intervals: [{ every: '1h' }] },
+    action: { workflowType: 'countingWorkflow', args: [] },
+  });
+  const failing = await createSchedule({
+    spec: { intervals: [{ every: '1h' }] },
+    action: { workflowType: 'failingScheduledWorkflow', args: [] },
+    policies: { pauseOnFailure: true },
+  });
   await skip(3 * HOUR + 60_000);
 
   const described = await failing.describe();
@@ -302,9 +399,15 @@ serial('action times older than the catchup window are counted as missed, not ta
   suite.temporal.devServer!.skipTime(HOUR);
   const { info } = await handle.describe();
   t.is(info.numActionsTaken, 1);
-  t.true(info.numActionsMissedCatchupWindow >= 49 && info.numActionsMissedCatchupWindow <= 51, `missed ${info.numActionsMissedCatchupWindow}`);
+  t.true(
+    info.numActionsMissedCatchupWindow >= 49 && info.numActionsMissedCatchupWindow <= 51,
+    `missed ${info.numActionsMissedCatchupWindow}`,
+  );
   // the ten within the window overlap the one started (SKIP)
-  t.true(info.numActionsSkippedOverlap >= 9 && info.numActionsSkippedOverlap <= 10, `skipped ${info.numActionsSkippedOverlap}`);
+  t.true(
+    info.numActionsSkippedOverlap >= 9 && info.numActionsSkippedOverlap <= 10,
+    `skipped ${info.numActionsSkippedOverlap}`,
+  );
   await handle.delete();
   await replayStarted(t, [handle.scheduleId]);
 });

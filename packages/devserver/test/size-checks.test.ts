@@ -14,8 +14,18 @@ const { CommandType: C, IndexedValueType, WorkflowTaskFailedCause: Cause } = pro
 
 let env: RulesEnv;
 test.before(async () => {
-  env = await startRulesEnv({ searchAttributesCount: 2, memoSizeWarn: 500, memoSizeError: 1000, blobSizeWarn: 500, blobSizeError: 1000, searchAttributeValueSize: 5000 });
-  await env.connection.operatorService.addSearchAttributes({ namespace, searchAttributes: { CustomKeyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD } });
+  env = await startRulesEnv({
+    searchAttributesCount: 2,
+    memoSizeWarn: 500,
+    memoSizeError: 1000,
+    blobSizeWarn: 500,
+    blobSizeError: 1000,
+    searchAttributeValueSize: 5000,
+  });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: { CustomKeyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD },
+  });
 });
 test.after.always(async () => {
   await env?.close();
@@ -32,7 +42,14 @@ const threeAttributes = { indexedFields: { CustomKeyword: keyword('a'), Second: 
 test('a start setting more search attributes than the limit is refused', async (t) => {
   const workflowId = uniqueId('count');
   const refused = await rejection(
-    svc().startWorkflowExecution({ namespace, workflowId, workflowType: { name: 'raw' }, taskQueue: { name: 'q' }, requestId: workflowId, searchAttributes: threeAttributes }),
+    svc().startWorkflowExecution({
+      namespace,
+      workflowId,
+      workflowType: { name: 'raw' },
+      taskQueue: { name: 'q' },
+      requestId: workflowId,
+      searchAttributes: threeAttributes,
+    }),
   );
   t.like(refused, { code: 3, details: 'searchAttributes: 3 attributes, more than the limit of 2' });
 });
@@ -41,21 +58,40 @@ test('signal-with-start to a running workflow is refused for its start fields to
   const workflowId = uniqueId('running');
   await startRun(env, workflowId, 'nobody-polls-here');
   const signalWithStart = (fields: object) =>
-    svc().signalWithStartWorkflowExecution({ namespace, workflowId, workflowType: { name: 'raw' }, taskQueue: { name: 'q' }, signalName: 's', ...fields });
-  t.like(await rejection(signalWithStart({ memo: { fields: { note: blob(2000) } } })), { code: 3, details: 'Memo size exceeds limit.' });
-  t.like(await rejection(signalWithStart({ searchAttributes: threeAttributes })), { code: 3, details: 'searchAttributes: 3 attributes, more than the limit of 2' });
+    svc().signalWithStartWorkflowExecution({
+      namespace,
+      workflowId,
+      workflowType: { name: 'raw' },
+      taskQueue: { name: 'q' },
+      signalName: 's',
+      ...fields,
+    });
+  t.like(await rejection(signalWithStart({ memo: { fields: { note: blob(2000) } } })), {
+    code: 3,
+    details: 'Memo size exceeds limit.',
+  });
+  t.like(await rejection(signalWithStart({ searchAttributes: threeAttributes })), {
+    code: 3,
+    details: 'searchAttributes: 3 attributes, more than the limit of 2',
+  });
   t.false(typeNames(await historyOf(env, workflowId)).includes('WORKFLOW_EXECUTION_SIGNALED'));
 });
 
 for (const [what, command, detail] of [
   [
     'upserting',
-    { commandType: C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, upsertWorkflowSearchAttributesCommandAttributes: { searchAttributes: threeAttributes } },
+    {
+      commandType: C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+      upsertWorkflowSearchAttributesCommandAttributes: { searchAttributes: threeAttributes },
+    },
     'BadSearchAttributes: UpsertWorkflowSearchAttributes.searchAttributes: 3 attributes, more than the limit of 2',
   ],
   [
     'continuing as new with',
-    { commandType: C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION, continueAsNewWorkflowExecutionCommandAttributes: { searchAttributes: threeAttributes } },
+    {
+      commandType: C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
+      continueAsNewWorkflowExecutionCommandAttributes: { searchAttributes: threeAttributes },
+    },
     'BadSearchAttributes: ContinueAsNewWorkflowExecution.searchAttributes: 3 attributes, more than the limit of 2',
   ],
 ] as const) {
@@ -79,7 +115,15 @@ test('upserted search attributes are measured for the blob limit as their names 
   // 13 + 980 bytes of name and data, under the 1,000 limit; with its 200 bytes of metadata, the payload is over it
   const value = keyword('k'.repeat(978), { note: Buffer.alloc(200, 1) });
   await completeTask(env, task, [
-    { commandType: C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, upsertWorkflowSearchAttributesCommandAttributes: { searchAttributes: { indexedFields: { CustomKeyword: value } } } },
+    {
+      commandType: C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+      upsertWorkflowSearchAttributesCommandAttributes: {
+        searchAttributes: { indexedFields: { CustomKeyword: value } },
+      },
+    },
   ]);
-  t.deepEqual(typeNames(await historyOf(env, workflowId)).slice(-2), ['WORKFLOW_TASK_COMPLETED', 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES']);
+  t.deepEqual(typeNames(await historyOf(env, workflowId)).slice(-2), [
+    'WORKFLOW_TASK_COMPLETED',
+    'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES',
+  ]);
 });

@@ -7,7 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { DefaultLogger, makeTelemetryFilterString, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import * as activities from './fixtures/activities.js';
 
-Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } } });
+Runtime.install({
+  logger: new DefaultLogger('ERROR'),
+  telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } },
+});
 const worker = await Worker.create({
   connection: await NativeConnection.connect({ address: process.env.STICKY_ADDRESS! }),
   taskQueue: process.env.STICKY_TASK_QUEUE!,

@@ -72,9 +72,15 @@ export async function assertReplays(t: ExecutionContext, suite: Suite, workflowI
 }
 
 /** assertReplays for workflows run on a server and worker of a test's own (a server with chosen limits, say). */
-export async function assertReplaysWith(t: ExecutionContext, client: Client, workflowBundle: { code: string }, workflowIds: string[]): Promise<void> {
+export async function assertReplaysWith(
+  t: ExecutionContext,
+  client: Client,
+  workflowBundle: { code: string },
+  workflowIds: string[],
+): Promise<void> {
   const histories = [];
-  for (const workflowId of workflowIds) for (const history of await historiesOf(client, workflowId)) histories.push({ workflowId, history });
+  for (const workflowId of workflowIds)
+    for (const history of await historiesOf(client, workflowId)) histories.push({ workflowId, history });
   let replayed = 0;
   for await (const result of Worker.runReplayHistories({ workflowBundle }, histories)) {
     t.is(result.error, undefined, `replay of ${result.workflowId} failed: ${result.error?.message}`);

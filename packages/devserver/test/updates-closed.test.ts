@@ -43,15 +43,27 @@ test('an update accepted but not completed when its workflow completes fails, an
   const worker = await Worker.create({ connection: nativeConnection, namespace, taskQueue, workflowBundle });
   try {
     await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start('closesWithUpdateRunningWorkflow', { taskQueue, workflowId: uniqueId('closes') });
+      const handle = await env.client.workflow.start('closesWithUpdateRunningWorkflow', {
+        taskQueue,
+        workflowId: uniqueId('closes'),
+      });
       for (const attempt of ['first', 'again']) {
-        const error = await t.throwsAsync(handle.executeUpdate(neverFinishes, { updateId: 'u1' }), { instanceOf: WorkflowUpdateFailedError }, attempt);
+        const error = await t.throwsAsync(
+          handle.executeUpdate(neverFinishes, { updateId: 'u1' }),
+          { instanceOf: WorkflowUpdateFailedError },
+          attempt,
+        );
         t.true(error?.cause instanceof ApplicationFailure);
-        t.is(error?.cause?.message, 'Workflow Update failed because the Workflow completed before the Update completed.');
+        t.is(
+          error?.cause?.message,
+          'Workflow Update failed because the Workflow completed before the Update completed.',
+        );
         t.is((error?.cause as ApplicationFailure | undefined)?.type, 'AcceptedUpdateCompletedWorkflow');
       }
       t.is(await handle.result(), 'closed');
-      const refused = await t.throwsAsync(handle.executeUpdate(neverFinishes, { updateId: 'u2' }), { instanceOf: WorkflowNotFoundError });
+      const refused = await t.throwsAsync(handle.executeUpdate(neverFinishes, { updateId: 'u2' }), {
+        instanceOf: WorkflowNotFoundError,
+      });
       t.is(refused?.message, 'workflow execution already completed');
       await assertReplaysWith(t, env.client, workflowBundle, [handle.workflowId]);
     });
@@ -68,10 +80,18 @@ test('an update only admitted when its workflow is terminated is aborted, and is
   await svc().terminateWorkflowExecution({ namespace, workflowExecution: { workflowId }, reason: 'test' });
   t.like(await waiting, { code: 5, details: 'workflow update was aborted by closing workflow' });
   t.like(await rejection(update(workflowId, 'u1')), { code: 5, details: 'workflow execution already completed' });
-  t.like(await rejection(svc().pollWorkflowExecutionUpdate({ namespace, updateRef: { workflowExecution: { workflowId }, updateId: 'u1' } })), {
-    code: 5,
-    details: 'update "u1" not found',
-  });
+  t.like(
+    await rejection(
+      svc().pollWorkflowExecutionUpdate({
+        namespace,
+        updateRef: { workflowExecution: { workflowId }, updateId: 'u1' },
+      }),
+    ),
+    {
+      code: 5,
+      details: 'update "u1" not found',
+    },
+  );
 });
 
 test('an update only admitted when its workflow continues as new reaches the new run (refused as "closing", the client retries)', async (t) => {
@@ -87,7 +107,11 @@ test('an update only admitted when its workflow continues as new reaches the new
     commands: [
       {
         commandType: CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
-        continueAsNewWorkflowExecutionCommandAttributes: { workflowType: { name: 'raw' }, taskQueue: { name: taskQueue }, workflowRunTimeout: msToTs('1 minute') },
+        continueAsNewWorkflowExecutionCommandAttributes: {
+          workflowType: { name: 'raw' },
+          taskQueue: { name: taskQueue },
+          workflowRunTimeout: msToTs('1 minute'),
+        },
       },
     ],
   });

@@ -15,7 +15,12 @@ import { InMemoryStore } from '../src/store.js';
 import type { NamespaceRecord } from '../src/store.js';
 import { packSearchAttributes } from '../src/packed-message.js';
 import { NamespaceRows } from '../src/visibility/namespace-rows.js';
-import { compileVisibilityQuery, toVisibilityRow, Visibility, WRITABLE_SYSTEM_ATTRIBUTES } from '../src/visibility/index.js';
+import {
+  compileVisibilityQuery,
+  toVisibilityRow,
+  Visibility,
+  WRITABLE_SYSTEM_ATTRIBUTES,
+} from '../src/visibility/index.js';
 import type { SearchAttributeType } from '../src/visibility/index.js';
 
 const NAMESPACE = 'default';
@@ -49,11 +54,20 @@ const payload = (value: unknown, type: string): Payload => ({
   data: Buffer.from(JSON.stringify(value)),
 });
 
-type Attributes = Partial<{ OrderStatus: string; Environment: string; TicketId: string; Tags: string[]; MonthlyRate: number; Paid: boolean; Notes: string }>;
+type Attributes = Partial<{
+  OrderStatus: string;
+  Environment: string;
+  TicketId: string;
+  Tags: string[];
+  MonthlyRate: number;
+  Paid: boolean;
+  Notes: string;
+}>;
 
 function searchAttributes(attributes: Attributes): Execution['searchAttributes'] {
   const indexedFields: Record<string, Payload> = {};
-  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) indexedFields[name] = payload(value, REGISTERED[name]!);
+  for (const [name, value] of Object.entries(attributes))
+    if (value !== undefined) indexedFields[name] = payload(value, REGISTERED[name]!);
   return packSearchAttributes({ indexedFields });
 }
 
@@ -89,7 +103,19 @@ const runArb: fc.Arbitrary<RunSpec> = fc.record({
 /** What visibility reads of an execution (its other state plays no part here). */
 type Visible = Pick<
   Execution,
-  'namespace' | 'workflowId' | 'runId' | 'firstRunId' | 'workflowType' | 'taskQueue' | 'status' | 'startTime' | 'executionTime' | 'closeTime' | 'memo' | 'searchAttributes' | 'history'
+  | 'namespace'
+  | 'workflowId'
+  | 'runId'
+  | 'firstRunId'
+  | 'workflowType'
+  | 'taskQueue'
+  | 'status'
+  | 'startTime'
+  | 'executionTime'
+  | 'closeTime'
+  | 'memo'
+  | 'searchAttributes'
+  | 'history'
 >;
 
 const histories = new HistoryCache(0);
@@ -140,7 +166,10 @@ function world(specs: RunSpec[]): World {
 
 /** The plain answer: every execution decoded, filtered and sorted. */
 function plainList({ store, namespace }: World, query: string): string[] {
-  const compiled = compileVisibilityQuery(query, { ...WRITABLE_SYSTEM_ATTRIBUTES, ...Object.fromEntries(namespace.searchAttributes) });
+  const compiled = compileVisibilityQuery(query, {
+    ...WRITABLE_SYSTEM_ATTRIBUTES,
+    ...Object.fromEntries(namespace.searchAttributes),
+  });
   return [...store.runsInNamespace(NAMESPACE)]
     .map((run) => toVisibilityRow(run, namespace))
     .filter((row) => compiled.matches(row))
@@ -149,7 +178,8 @@ function plainList({ store, namespace }: World, query: string): string[] {
 }
 
 type Listed = { executions: object[]; nextPageToken: Buffer };
-const runIdsOf = (page: Listed) => page.executions.map((info) => (info as { execution: { runId: string } }).execution.runId);
+const runIdsOf = (page: Listed) =>
+  page.executions.map((info) => (info as { execution: { runId: string } }).execution.runId);
 
 /** Every page, following the tokens. */
 function listAll({ visibility, namespace }: World, query: string, pageSize: number): string[] {
@@ -178,8 +208,12 @@ const indexableArb: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('T-1', 'T-2', 'T-9').map((v) => `TicketId = ${quote(v)}`),
   fc.constantFrom(...TAGS).map((v) => `Tags = ${quote(v)}`),
   fc.subarray(TAGS, { minLength: 1 }).map((vs) => `Tags IN ${list(vs)}`),
-  fc.constantFrom("'Running'", "'Completed'", "'WORKFLOW_EXECUTION_STATUS_FAILED'", '5').map((v) => `ExecutionStatus = ${v}`),
-  fc.subarray(["'Running'", "'Terminated'", "'Completed'"], { minLength: 1 }).map((vs) => `ExecutionStatus IN (${vs.join(', ')})`),
+  fc
+    .constantFrom("'Running'", "'Completed'", "'WORKFLOW_EXECUTION_STATUS_FAILED'", '5')
+    .map((v) => `ExecutionStatus = ${v}`),
+  fc
+    .subarray(["'Running'", "'Terminated'", "'Completed'"], { minLength: 1 })
+    .map((vs) => `ExecutionStatus IN (${vs.join(', ')})`),
   fc.constantFrom(...TYPES).map((v) => `WorkflowType = ${quote(v)}`),
   fc.constantFrom(...QUEUES).map((v) => `TaskQueue = ${quote(v)}`),
   fc.integer({ min: 0, max: 260 }).map((n) => `WorkflowId = 'wf-${n}'`),
@@ -201,7 +235,9 @@ const queryArb: fc.Arbitrary<string> = fc.letrec<{ query: string }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     indexableArb,
     otherArb,
-    fc.tuple(tie('query'), fc.constantFrom('AND', 'OR', 'and'), tie('query')).map(([a, op, b]) => `(${a}) ${op} (${b})`),
+    fc
+      .tuple(tie('query'), fc.constantFrom('AND', 'OR', 'and'), tie('query'))
+      .map(([a, op, b]) => `(${a}) ${op} (${b})`),
     fc.tuple(indexableArb, tie('query')).map(([a, b]) => `${a} AND (${b})`),
     tie('query').map((q) => `NOT (${q})`),
   ),
@@ -234,7 +270,10 @@ test('after runs change, close, are forgotten and start, the kept rows and index
   const w = world(initialRuns(300, 2));
   assertSameAsPlain(t, w, 100); // builds the indexes the queries ask for, which the changes must then keep up
   const runs = [...w.store.runsInNamespace(NAMESPACE)];
-  const changes = fc.sample(fc.tuple(fc.nat(), fc.constantFrom('upsert', 'close', 'forget'), attributesArb), { numRuns: 150, seed: 3 });
+  const changes = fc.sample(fc.tuple(fc.nat(), fc.constantFrom('upsert', 'close', 'forget'), attributesArb), {
+    numRuns: 150,
+    seed: 3,
+  });
   for (const [n, change, attributes] of changes) {
     const run = runs[n % runs.length]!;
     if (change === 'upsert') {
@@ -254,7 +293,14 @@ test('after runs change, close, are forgotten and start, the kept rows and index
 test('registering a search attribute rebuilds the rows: values stored before count from then on', (t) => {
   const w = world([]);
   w.namespace.searchAttributes.delete('OrderStatus');
-  const run = w.start({ workflowType: 'OrderWorkflow', taskQueue: 'orders', status: STATUSES[0]!, startMinute: 0, closeMinute: 0, attributes: { OrderStatus: 'Approved' } });
+  const run = w.start({
+    workflowType: 'OrderWorkflow',
+    taskQueue: 'orders',
+    status: STATUSES[0]!,
+    startMinute: 0,
+    closeMinute: 0,
+    attributes: { OrderStatus: 'Approved' },
+  });
   t.is(w.visibility.count(w.namespace, 'Tags IS NULL'), 1);
   w.namespace.searchAttributes.set('OrderStatus', 'Keyword');
   t.deepEqual(runIdsOf(w.visibility.list(w.namespace, "OrderStatus = 'Approved'", 10, undefined)), [run.runId]);
@@ -268,7 +314,14 @@ test('a page token continues after the last row shown, even when runs start or c
   const shown = runIdsOf(first);
   t.deepEqual(shown, plainList(w, query).slice(0, 20));
   // a new run sorts first, and a run further down closes: neither shifts the next page
-  w.start({ workflowType: 'OrderWorkflow', taskQueue: 'orders', status: STATUSES[0]!, startMinute: 40, closeMinute: 0, attributes: { OrderStatus: 'AwaitingApproval' } });
+  w.start({
+    workflowType: 'OrderWorkflow',
+    taskQueue: 'orders',
+    status: STATUSES[0]!,
+    startMinute: 40,
+    closeMinute: 0,
+    attributes: { OrderStatus: 'AwaitingApproval' },
+  });
   const later = [...w.store.runsInNamespace(NAMESPACE)].find((run) => run.runId === plainList(w, query)[30])!;
   later.status = ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED;
   later.closeTime = T0 + 29 * MINUTE;
@@ -302,6 +355,11 @@ test('an indexed query reads only the rows that have its values; others read eve
   t.is(candidates(narrow), Math.min(matching("TicketId = 'T-1'"), matching("ExecutionStatus = 'Running'")));
   t.is(candidates("WorkflowId = 'wf-7'"), matching("WorkflowId = 'wf-7'"));
   t.is(candidates("OrderStatus = 'NoSuchStatus'"), 0);
-  for (const query of ['', "OrderStatus != 'Approved'", "NOT OrderStatus = 'Approved'", "OrderStatus = 'Approved' OR Paid = true"])
+  for (const query of [
+    '',
+    "OrderStatus != 'Approved'",
+    "NOT OrderStatus = 'Approved'",
+    "OrderStatus = 'Approved' OR Paid = true",
+  ])
     t.is(candidates(query), 300, query);
 });

@@ -19,7 +19,11 @@ test.after.always(async () => {
 
 const refusal = { code: 3, details: "invalid query: operation is not supported: 'ORDER BY' clause" };
 
-for (const query of ['ORDER BY StartTime', "WorkflowType = 'raw' ORDER BY StartTime DESC", 'ExecutionStatus = "Running" order by WorkflowId, StartTime asc']) {
+for (const query of [
+  'ORDER BY StartTime',
+  "WorkflowType = 'raw' ORDER BY StartTime DESC",
+  'ExecutionStatus = "Running" order by WorkflowId, StartTime asc',
+]) {
   test(`list and count refuse ${query}`, async (t) => {
     t.like(await rejection(env.connection.workflowService.listWorkflowExecutions({ namespace, query })), refusal);
     t.like(await rejection(env.connection.workflowService.countWorkflowExecutions({ namespace, query })), refusal);
@@ -35,6 +39,9 @@ test('the SDK client reports the refusal of a list with ORDER BY', async (t) => 
 });
 
 test('the same query without ORDER BY lists', async (t) => {
-  const { executions } = await env.connection.workflowService.listWorkflowExecutions({ namespace, query: "WorkflowType = 'raw'" });
+  const { executions } = await env.connection.workflowService.listWorkflowExecutions({
+    namespace,
+    query: "WorkflowType = 'raw'",
+  });
   t.is(executions?.length, 1);
 });

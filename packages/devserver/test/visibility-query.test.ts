@@ -43,13 +43,19 @@ function compile(query: string) {
 /** The workflow ids a list call would answer, in list order. */
 function list(query: string, rows: VisibilityRow[]): string[] {
   const compiled = compile(query);
-  return rows.filter((r) => compiled.matches(r)).sort((a, b) => compiled.compare(a, b)).map((r) => r.workflowId);
+  return rows
+    .filter((r) => compiled.matches(r))
+    .sort((a, b) => compiled.compare(a, b))
+    .map((r) => r.workflowId);
 }
 
 /** The workflow ids matched, sorted by id, for tests about filtering only. */
 function matched(query: string, rows: VisibilityRow[]): string[] {
   const compiled = compile(query);
-  return rows.filter((r) => compiled.matches(r)).map((r) => r.workflowId).sort();
+  return rows
+    .filter((r) => compiled.matches(r))
+    .map((r) => r.workflowId)
+    .sort();
 }
 
 function errorOf(query: string): string {
@@ -61,7 +67,8 @@ function errorOf(query: string): string {
     }
     return undefined;
   })();
-  if (!(error instanceof VisibilityQueryError)) throw new Error(`expected a VisibilityQueryError for ${query}, got ${String(error)}`);
+  if (!(error instanceof VisibilityQueryError))
+    throw new Error(`expected a VisibilityQueryError for ${query}, got ${String(error)}`);
   return error.message;
 }
 
@@ -87,7 +94,7 @@ test('strings take single or double quotes, doubled quotes and backslash escapes
   t.deepEqual(matched("WorkflowId = 'it\\'s'", rows), ["it's"]);
   t.deepEqual(matched('WorkflowId = "it\'s"', rows), ["it's"]);
   t.deepEqual(matched('WorkflowId = "say ""hi"""', rows), ['say "hi"']);
-  t.deepEqual(matched("WorkflowId = 'say \\\"hi\\\"'", rows), ['say "hi"']);
+  t.deepEqual(matched('WorkflowId = \'say \\"hi\\"\'', rows), ['say "hi"']);
   t.deepEqual(matched("WorkflowId = 'back\\\\slash'", rows), ['back\\slash']);
   t.deepEqual(matched("WorkflowId = 'line\\nbreak'", rows), ['line\nbreak']);
   t.deepEqual(matched("WorkflowId = 'tab\\there'", rows), ['tab\there']);
@@ -166,7 +173,9 @@ test('a stored value of the wrong type is treated as missing', (t) => {
 // ---------------------------------------------------------------- operators by type
 
 test('Keyword: every comparison, IN, BETWEEN, STARTS_WITH and IS NULL', (t) => {
-  const rows = ['apple', 'banana', 'cherry', 'apricot'].map((c) => row({ workflowId: c, searchAttributes: { CustomerId: c } }));
+  const rows = ['apple', 'banana', 'cherry', 'apricot'].map((c) =>
+    row({ workflowId: c, searchAttributes: { CustomerId: c } }),
+  );
   rows.push(row({ workflowId: 'none' }));
   const m = (q: string) => matched(q, rows);
   t.deepEqual(m("CustomerId = 'banana'"), ['banana']);
@@ -224,7 +233,10 @@ test('Double: fractional comparisons', (t) => {
 });
 
 test('Bool: =, !=, IN with true and false in any case', (t) => {
-  const rows = [row({ workflowId: 'yes', searchAttributes: { Paid: true } }), row({ workflowId: 'no', searchAttributes: { Paid: false } })];
+  const rows = [
+    row({ workflowId: 'yes', searchAttributes: { Paid: true } }),
+    row({ workflowId: 'no', searchAttributes: { Paid: false } }),
+  ];
   t.deepEqual(matched('Paid = true', rows), ['yes']);
   t.deepEqual(matched('Paid = FALSE', rows), ['no']);
   t.deepEqual(matched('Paid != True', rows), ['no']);
@@ -233,7 +245,15 @@ test('Bool: =, !=, IN with true and false in any case', (t) => {
 });
 
 test('ExecutionStatus by name, by enum constant and by number', (t) => {
-  const statuses: ExecutionStatusName[] = ['Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'];
+  const statuses: ExecutionStatusName[] = [
+    'Running',
+    'Completed',
+    'Failed',
+    'Canceled',
+    'Terminated',
+    'ContinuedAsNew',
+    'TimedOut',
+  ];
   const rows = statuses.map((executionStatus) => row({ workflowId: executionStatus, executionStatus }));
   t.deepEqual(matched("ExecutionStatus = 'Running'", rows), ['Running']);
   t.deepEqual(matched("ExecutionStatus = 'WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW'", rows), ['ContinuedAsNew']);
@@ -244,7 +264,11 @@ test('ExecutionStatus by name, by enum constant and by number', (t) => {
     'TimedOut',
   ]);
   t.deepEqual(matched("ExecutionStatus != 'Running'", rows).length, 6);
-  t.deepEqual(matched("ExecutionStatus = 'Unspecified'", rows), [], 'the real server accepts Unspecified; no execution has it');
+  t.deepEqual(
+    matched("ExecutionStatus = 'Unspecified'", rows),
+    [],
+    'the real server accepts Unspecified; no execution has it',
+  );
 });
 
 test('Datetime: RFC 3339 instants with offsets and fractions, compared as instants', (t) => {
@@ -282,7 +306,12 @@ test('Datetime: integer nanoseconds since the epoch, as the real server accepts'
 test('Datetime: CloseTime and ExecutionTime are missing until set, custom Datetime is epoch ms', (t) => {
   const rows = [
     row({ workflowId: 'open', executionTime: T('2026-01-01T00:00:00Z') }),
-    row({ workflowId: 'closed', executionStatus: 'Completed', closeTime: T('2026-01-03T00:00:00Z'), searchAttributes: { DueAt: T('2026-02-01T00:00:00Z') } }),
+    row({
+      workflowId: 'closed',
+      executionStatus: 'Completed',
+      closeTime: T('2026-01-03T00:00:00Z'),
+      searchAttributes: { DueAt: T('2026-02-01T00:00:00Z') },
+    }),
   ];
   t.deepEqual(matched("CloseTime > '2026-01-01T00:00:00Z'", rows), ['closed']);
   t.deepEqual(matched("CloseTime < '2100-01-01T00:00:00Z'", rows), ['closed'], 'an open execution has no close time');
@@ -334,8 +363,12 @@ test('default order: open executions first, then by close time and start time, n
   t.deepEqual(list('', rows), ['open-new', 'tie-1', 'tie-2', 'open-old', 'closed-late', 'closed-early']);
 });
 
-test('ORDER BY is refused, as the real server\'s SQL visibility refuses it', (t) => {
-  for (const query of ['ORDER BY StartTime', "WorkflowId != 'b' ORDER BY StartTime DESC, `WorkflowId`", 'ORDER BY Notes'])
+test("ORDER BY is refused, as the real server's SQL visibility refuses it", (t) => {
+  for (const query of [
+    'ORDER BY StartTime',
+    "WorkflowId != 'b' ORDER BY StartTime DESC, `WorkflowId`",
+    'ORDER BY Notes',
+  ])
     t.is(errorOf(query), "operation is not supported: 'ORDER BY' clause", query);
 });
 
@@ -370,7 +403,10 @@ const errors: Array<[string, string]> = [
     'value 9 is not a valid ExecutionStatus at position 19; expected one of Running, Completed, Failed, Canceled, Terminated, ContinuedAsNew, TimedOut',
   ],
   ["Notes = ' -- '", "value ' -- ' for Text attribute 'Notes' has no words to match at position 9"],
-  ["MonthlyRate STARTS_WITH '1'", "operator STARTS_WITH is not supported on Int attribute 'MonthlyRate' at position 13"],
+  [
+    "MonthlyRate STARTS_WITH '1'",
+    "operator STARTS_WITH is not supported on Int attribute 'MonthlyRate' at position 13",
+  ],
   ["Tags STARTS_WITH 'a'", "operator STARTS_WITH is not supported on KeywordList attribute 'Tags' at position 6"],
   ["Tags > 'a'", "operator > is not supported on KeywordList attribute 'Tags' at position 6"],
   ["Tags BETWEEN 'a' AND 'b'", "operator BETWEEN is not supported on KeywordList attribute 'Tags' at position 6"],
@@ -378,20 +414,41 @@ const errors: Array<[string, string]> = [
   ["Notes < 'a'", "operator < is not supported on Text attribute 'Notes' at position 7"],
   ['Paid < true', "operator < is not supported on Bool attribute 'Paid' at position 6"],
   ["ExecutionStatus >= 'Running'", 'operator >= is not supported on ExecutionStatus at position 17'],
-  ["ExecutionStatus NOT STARTS_WITH 'R'", 'operator NOT STARTS_WITH is not supported on ExecutionStatus at position 17'],
-  ["StartTime STARTS_WITH '2026'", "operator STARTS_WITH is not supported on Datetime attribute 'StartTime' at position 11"],
+  [
+    "ExecutionStatus NOT STARTS_WITH 'R'",
+    'operator NOT STARTS_WITH is not supported on ExecutionStatus at position 17',
+  ],
+  [
+    "StartTime STARTS_WITH '2026'",
+    "operator STARTS_WITH is not supported on Datetime attribute 'StartTime' at position 11",
+  ],
   ["WorkflowId = 'a' AND AND", "unexpected token 'AND' at position 22; expected a search attribute name, NOT or '('"],
   ["WorkflowId = 'a' OR", "unexpected end of query at position 20; expected a search attribute name, NOT or '('"],
-  ["WorkflowId = 'a' WorkflowType = 'b'", "unexpected token 'WorkflowType' at position 18; expected AND, OR, ORDER BY or the end of the query"],
-  ["WorkflowId = 'a' LIMIT 10", "unexpected token 'LIMIT' at position 18; expected AND, OR, ORDER BY or the end of the query"],
-  ["ORDER BY StartTime WorkflowId = 'a'", "unexpected token 'WorkflowId' at position 20; expected the end of the query"],
+  [
+    "WorkflowId = 'a' WorkflowType = 'b'",
+    "unexpected token 'WorkflowType' at position 18; expected AND, OR, ORDER BY or the end of the query",
+  ],
+  [
+    "WorkflowId = 'a' LIMIT 10",
+    "unexpected token 'LIMIT' at position 18; expected AND, OR, ORDER BY or the end of the query",
+  ],
+  [
+    "ORDER BY StartTime WorkflowId = 'a'",
+    "unexpected token 'WorkflowId' at position 20; expected the end of the query",
+  ],
   ["WorkflowId = 'a' ORDER StartTime", "unexpected token 'StartTime' at position 24; expected BY after ORDER"],
   ["(WorkflowId = 'a'", "unexpected end of query at position 18; expected ')'"],
   ["WorkflowId = 'a')", "unexpected token ')' at position 17; expected AND, OR, ORDER BY or the end of the query"],
   ['WorkflowId = abc', "unexpected token 'abc' at position 14; expected a value; quote text values, e.g. 'abc'"],
-  ['WorkflowId = NULL', "unexpected token 'NULL' at position 14; expected a value; use IS NULL or IS NOT NULL to test for a missing attribute"],
+  [
+    'WorkflowId = NULL',
+    "unexpected token 'NULL' at position 14; expected a value; use IS NULL or IS NOT NULL to test for a missing attribute",
+  ],
   ["'abc' = WorkflowId", "unexpected string 'abc' at position 1; expected a search attribute name, NOT or '('"],
-  ['WorkflowId', 'unexpected end of query at position 11; expected an operator (=, !=, <, <=, >, >=, IN, NOT IN, BETWEEN, NOT BETWEEN, STARTS_WITH, NOT STARTS_WITH, IS NULL, IS NOT NULL)'],
+  [
+    'WorkflowId',
+    'unexpected end of query at position 11; expected an operator (=, !=, <, <=, >, >=, IN, NOT IN, BETWEEN, NOT BETWEEN, STARTS_WITH, NOT STARTS_WITH, IS NULL, IS NOT NULL)',
+  ],
   ["WorkflowId == 'a'", "unexpected token '=' at position 13; expected a value"],
   ["WorkflowId LIKE 'a%'", 'operator LIKE is not supported at position 12; use STARTS_WITH for a prefix match'],
   ["WorkflowId NOT 'a'", "unexpected string 'a' at position 16; expected IN, BETWEEN or STARTS_WITH after NOT"],
@@ -399,7 +456,10 @@ const errors: Array<[string, string]> = [
   ['WorkflowId IN ()', "unexpected token ')' at position 16; expected a value"],
   ["WorkflowId IN 'a'", "unexpected string 'a' at position 15; expected '(' to open the list of values"],
   ["WorkflowId IN ('a' 'b')", "unexpected string 'b' at position 20; expected ',' or ')'"],
-  ['MonthlyRate BETWEEN 1 OR 2', "unexpected token 'OR' at position 23; expected AND between the two bounds of BETWEEN"],
+  [
+    'MonthlyRate BETWEEN 1 OR 2',
+    "unexpected token 'OR' at position 23; expected AND between the two bounds of BETWEEN",
+  ],
   ["WorkflowId = 'abc", 'unterminated string starting at position 14'],
   ['`WorkflowId = 1', 'unterminated quoted attribute name starting at position 1'],
   ['`` = 1', 'empty quoted attribute name at position 1'],
@@ -449,23 +509,89 @@ interface Domain {
 }
 
 const DOMAINS: Domain[] = [
-  { name: 'CustomerId', literal: fc.constantFrom(...KEYWORDS).map(quote), comparisons: ['=', '!=', '<', '<=', '>', '>='], ranges: true, prefixes: true, lists: true },
-  { name: 'WorkflowType', literal: fc.constantFrom(...KEYWORDS).map((k) => `"${k}"`), comparisons: ['=', '<>', '>'], ranges: true, prefixes: true, lists: true },
-  { name: 'MonthlyRate', literal: fc.constantFrom(...INTS).map(String), comparisons: ['=', '!=', '<', '<=', '>', '>='], ranges: true, prefixes: false, lists: true },
-  { name: 'Price', literal: fc.constantFrom(...DOUBLES).map(String), comparisons: ['=', '!=', '<', '>='], ranges: true, prefixes: false, lists: true },
-  { name: 'Paid', literal: fc.constantFrom('true', 'FALSE'), comparisons: ['=', '!='], ranges: false, prefixes: false, lists: true },
   {
-    name: 'DueAt',
-    literal: fc.oneof(fc.constantFrom(...INSTANTS).map((ms) => quote(new Date(ms).toISOString())), fc.constantFrom(...INSTANTS).map(nanos)),
+    name: 'CustomerId',
+    literal: fc.constantFrom(...KEYWORDS).map(quote),
+    comparisons: ['=', '!=', '<', '<=', '>', '>='],
+    ranges: true,
+    prefixes: true,
+    lists: true,
+  },
+  {
+    name: 'WorkflowType',
+    literal: fc.constantFrom(...KEYWORDS).map((k) => `"${k}"`),
+    comparisons: ['=', '<>', '>'],
+    ranges: true,
+    prefixes: true,
+    lists: true,
+  },
+  {
+    name: 'MonthlyRate',
+    literal: fc.constantFrom(...INTS).map(String),
     comparisons: ['=', '!=', '<', '<=', '>', '>='],
     ranges: true,
     prefixes: false,
     lists: true,
   },
-  { name: 'CloseTime', literal: fc.constantFrom(...INSTANTS).map(nanos), comparisons: ['<', '>='], ranges: true, prefixes: false, lists: false },
-  { name: 'ExecutionStatus', literal: fc.constantFrom("'Running'", "'WORKFLOW_EXECUTION_STATUS_COMPLETED'", '3'), comparisons: ['=', '!='], ranges: false, prefixes: false, lists: true },
-  { name: 'Tags', literal: fc.constantFrom(...KEYWORDS).map(quote), comparisons: ['=', '!='], ranges: false, prefixes: false, lists: true },
-  { name: 'Notes', literal: fc.constantFrom(...WORDS, 'red blue', 'GREEN').map(quote), comparisons: ['=', '!='], ranges: false, prefixes: false, lists: false },
+  {
+    name: 'Price',
+    literal: fc.constantFrom(...DOUBLES).map(String),
+    comparisons: ['=', '!=', '<', '>='],
+    ranges: true,
+    prefixes: false,
+    lists: true,
+  },
+  {
+    name: 'Paid',
+    literal: fc.constantFrom('true', 'FALSE'),
+    comparisons: ['=', '!='],
+    ranges: false,
+    prefixes: false,
+    lists: true,
+  },
+  {
+    name: 'DueAt',
+    literal: fc.oneof(
+      fc.constantFrom(...INSTANTS).map((ms) => quote(new Date(ms).toISOString())),
+      fc.constantFrom(...INSTANTS).map(nanos),
+    ),
+    comparisons: ['=', '!=', '<', '<=', '>', '>='],
+    ranges: true,
+    prefixes: false,
+    lists: true,
+  },
+  {
+    name: 'CloseTime',
+    literal: fc.constantFrom(...INSTANTS).map(nanos),
+    comparisons: ['<', '>='],
+    ranges: true,
+    prefixes: false,
+    lists: false,
+  },
+  {
+    name: 'ExecutionStatus',
+    literal: fc.constantFrom("'Running'", "'WORKFLOW_EXECUTION_STATUS_COMPLETED'", '3'),
+    comparisons: ['=', '!='],
+    ranges: false,
+    prefixes: false,
+    lists: true,
+  },
+  {
+    name: 'Tags',
+    literal: fc.constantFrom(...KEYWORDS).map(quote),
+    comparisons: ['=', '!='],
+    ranges: false,
+    prefixes: false,
+    lists: true,
+  },
+  {
+    name: 'Notes',
+    literal: fc.constantFrom(...WORDS, 'red blue', 'GREEN').map(quote),
+    comparisons: ['=', '!='],
+    ranges: false,
+    prefixes: false,
+    lists: false,
+  },
 ];
 
 type Node =
@@ -474,44 +600,59 @@ type Node =
   | { kind: 'not'; operand: Node };
 
 /** Conditions over the domains above; `nullTests` adds IS [NOT] NULL, the only test that looks at absence itself. */
-const conditionArb = (nullTests: boolean): fc.Arbitrary<Node> => fc.constantFrom(...DOMAINS).chain((domain) => {
-  const { name, literal } = domain;
-  const options: fc.Arbitrary<(style: Style) => string>[] = [
-    fc.tuple(fc.constantFrom(...domain.comparisons), literal).map(([op, value]) => () => `${name} ${op} ${value}`),
-  ];
-  if (nullTests) {
-    options.push(fc.boolean().map((negated) => (s: Style) => `${name} ${s('IS')} ${negated ? `${s('NOT')} ` : ''}${s('NULL')}`));
-  }
-  if (domain.lists) {
-    options.push(
-      fc.tuple(fc.boolean(), fc.array(literal, { minLength: 1, maxLength: 3 })).map(
-        ([negated, values]) => (s: Style) => `${name} ${negated ? `${s('NOT')} ` : ''}${s('IN')} (${values.join(', ')})`,
+const conditionArb = (nullTests: boolean): fc.Arbitrary<Node> =>
+  fc.constantFrom(...DOMAINS).chain((domain) => {
+    const { name, literal } = domain;
+    const options: fc.Arbitrary<(style: Style) => string>[] = [
+      fc.tuple(fc.constantFrom(...domain.comparisons), literal).map(
+        ([op, value]) =>
+          () =>
+            `${name} ${op} ${value}`,
       ),
-    );
-  }
-  if (domain.ranges) {
-    options.push(
-      fc.tuple(fc.boolean(), literal, literal).map(
-        ([negated, low, high]) => (s: Style) => `${name} ${negated ? `${s('NOT')} ` : ''}${s('BETWEEN')} ${low} ${s('AND')} ${high}`,
-      ),
-    );
-  }
-  if (domain.prefixes) {
-    options.push(
-      fc.tuple(fc.boolean(), fc.constantFrom('', 'a', "o'")).map(
-        ([negated, prefix]) => (s: Style) => `${name} ${negated ? `${s('NOT')} ` : ''}${s('STARTS_WITH')} ${quote(prefix)}`,
-      ),
-    );
-  }
-  return fc.oneof(...options).map((render): Node => ({ kind: 'condition', render }));
-});
+    ];
+    if (nullTests) {
+      options.push(
+        fc.boolean().map((negated) => (s: Style) => `${name} ${s('IS')} ${negated ? `${s('NOT')} ` : ''}${s('NULL')}`),
+      );
+    }
+    if (domain.lists) {
+      options.push(
+        fc.tuple(fc.boolean(), fc.array(literal, { minLength: 1, maxLength: 3 })).map(
+          ([negated, values]) =>
+            (s: Style) =>
+              `${name} ${negated ? `${s('NOT')} ` : ''}${s('IN')} (${values.join(', ')})`,
+        ),
+      );
+    }
+    if (domain.ranges) {
+      options.push(
+        fc.tuple(fc.boolean(), literal, literal).map(
+          ([negated, low, high]) =>
+            (s: Style) =>
+              `${name} ${negated ? `${s('NOT')} ` : ''}${s('BETWEEN')} ${low} ${s('AND')} ${high}`,
+        ),
+      );
+    }
+    if (domain.prefixes) {
+      options.push(
+        fc.tuple(fc.boolean(), fc.constantFrom('', 'a', "o'")).map(
+          ([negated, prefix]) =>
+            (s: Style) =>
+              `${name} ${negated ? `${s('NOT')} ` : ''}${s('STARTS_WITH')} ${quote(prefix)}`,
+        ),
+      );
+    }
+    return fc.oneof(...options).map((render): Node => ({ kind: 'condition', render }));
+  });
 
 const treeArb = (nullTests: boolean): fc.Arbitrary<Node> =>
   fc.letrec<{ node: Node }>((tie) => ({
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       conditionArb(nullTests),
-      fc.tuple(fc.constantFrom('and' as const, 'or' as const), tie('node'), tie('node')).map(([kind, left, right]) => ({ kind, left, right })),
+      fc
+        .tuple(fc.constantFrom('and' as const, 'or' as const), tie('node'), tie('node'))
+        .map(([kind, left, right]) => ({ kind, left, right })),
       tie('node').map((operand) => ({ kind: 'not' as const, operand })),
     ),
   })).node;
@@ -551,7 +692,14 @@ function rowArb(complete: boolean): fc.Arbitrary<VisibilityRow> {
     .map(({ workflowType, executionStatus, startTime, closeTime, runId, ...custom }) => {
       const searchAttributes: VisibilityRow['searchAttributes'] = {};
       for (const [key, value] of Object.entries(custom)) if (value !== undefined) searchAttributes[key] = value;
-      return row({ workflowType, executionStatus, startTime, runId, searchAttributes, ...(closeTime === undefined ? {} : { closeTime }) });
+      return row({
+        workflowType,
+        executionStatus,
+        startTime,
+        runId,
+        searchAttributes,
+        ...(closeTime === undefined ? {} : { closeTime }),
+      });
     });
 }
 
@@ -621,7 +769,9 @@ test('property: IN, NOT IN, BETWEEN and != mean their spelled-out forms', (t) =>
   const listDomains = DOMAINS.filter((d) => d.lists);
   fc.assert(
     fc.property(
-      fc.constantFrom(...listDomains).chain((d) => fc.tuple(fc.constant(d.name), fc.array(d.literal, { minLength: 1, maxLength: 3 }))),
+      fc
+        .constantFrom(...listDomains)
+        .chain((d) => fc.tuple(fc.constant(d.name), fc.array(d.literal, { minLength: 1, maxLength: 3 }))),
       rowArb(false),
       ([name, values], r) => {
         const same = (p: string, q: string) => compile(p).matches(r) === compile(q).matches(r);

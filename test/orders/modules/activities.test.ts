@@ -28,50 +28,66 @@ function activityKinds(history: History) {
     .filter((event) => event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED)
     .map((event) => {
       const payload = event.markerRecordedEventAttributes?.details?.['data']?.payloads?.[0];
-      return payload ? defaultPayloadConverter.fromPayload<{ activity_type?: string }>(payload).activity_type ?? '?' : '?';
+      return payload
+        ? (defaultPayloadConverter.fromPayload<{ activity_type?: string }>(payload).activity_type ?? '?')
+        : '?';
     });
   return { ordinary: new Set(ordinary), local: new Set(local) };
 }
 
-test.serial('lookup, validation and the approvers are local activities; the journal and the callbacks are ordinary ones', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
-  const history = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('A-1', { callbackUrl: 'https://tickets.example.com/hooks/mve' }), governing: governing() });
-    await waitFor(async () => ((await handle.query(progressQuery).catch(() => undefined))?.round ? true : undefined));
-    await handle.executeUpdate(testVote, { args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }] });
-    await handle.result();
-    return handle.fetchHistory();
-  });
-  const { ordinary, local } = activityKinds(history);
-  t.deepEqual([...local].sort(), ['loadApprovers', 'lookUpImage', 'lookUpLocation', 'validateOrder']);
-  t.deepEqual([...ordinary].sort(), ['notifyTicketSystem', 'recordJournal']);
-});
+test.serial(
+  'lookup, validation and the approvers are local activities; the journal and the callbacks are ordinary ones',
+  async (t) => {
+    const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
+    const history = await env.withWorker(fake, async (start) => {
+      const handle = await start(gateWorkflow, {
+        request: orderRequest('A-1', { callbackUrl: 'https://tickets.example.com/hooks/mve' }),
+        governing: governing(),
+      });
+      await waitFor(async () => ((await handle.query(progressQuery).catch(() => undefined))?.round ? true : undefined));
+      await handle.executeUpdate(testVote, {
+        args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }],
+      });
+      await handle.result();
+      return handle.fetchHistory();
+    });
+    const { ordinary, local } = activityKinds(history);
+    t.deepEqual([...local].sort(), ['loadApprovers', 'lookUpImage', 'lookUpLocation', 'validateOrder']);
+    t.deepEqual([...ordinary].sort(), ['notifyTicketSystem', 'recordJournal']);
+  },
+);
 
-test.serial('the buy runs in the workflow task that decided it (a local activity) and Temporal never runs it twice', async (t) => {
-  const fake = fakeActivities({
-    buyOrder: [
-      () => {
-        throw new Error('worker lost the connection');
-      },
-    ],
-    closeUnsentBuy: [true],
-  });
-  const now = await env.temporal.env.currentTimeMs();
-  const progress = newProgress();
-  progress.state = 'APPROVED';
-  progress.targets = TARGETS;
-  progress.quotes.push({ monthlyRate: 800, currency: 'USD', quotedAt: now });
-  progress.approved = progress.quotes[0];
-  const history = await env.withWorker(fake, async (start) => {
-    const handle = await start(buyWorkflow, { request: orderRequest('A-2'), governing: governing(), progress });
-    await handle.result();
-    return handle.fetchHistory();
-  });
-  const { ordinary, local } = activityKinds(history);
-  t.true(local.has('buyOrder'));
-  t.false(ordinary.has('buyOrder'), 'no activity task of its own');
-  // A buy that failed is not run again by Temporal: its attempt is settled (closed as never sent here) and the next
-  // attempt is a new buy.
-  t.deepEqual(fake.callsOf('buyOrder').map((call) => call.input.attempt), [1, 2]);
-  t.is(fake.callsOf('closeUnsentBuy').length, 1);
-});
+test.serial(
+  'the buy runs in the workflow task that decided it (a local activity) and Temporal never runs it twice',
+  async (t) => {
+    const fake = fakeActivities({
+      buyOrder: [
+        () => {
+          throw new Error('worker lost the connection');
+        },
+      ],
+      closeUnsentBuy: [true],
+    });
+    const now = await env.temporal.env.currentTimeMs();
+    const progress = newProgress();
+    progress.state = 'APPROVED';
+    progress.targets = TARGETS;
+    progress.quotes.push({ monthlyRate: 800, currency: 'USD', quotedAt: now });
+    progress.approved = progress.quotes[0];
+    const history = await env.withWorker(fake, async (start) => {
+      const handle = await start(buyWorkflow, { request: orderRequest('A-2'), governing: governing(), progress });
+      await handle.result();
+      return handle.fetchHistory();
+    });
+    const { ordinary, local } = activityKinds(history);
+    t.true(local.has('buyOrder'));
+    t.false(ordinary.has('buyOrder'), 'no activity task of its own');
+    // A buy that failed is not run again by Temporal: its attempt is settled (closed as never sent here) and the next
+    // attempt is a new buy.
+    t.deepEqual(
+      fake.callsOf('buyOrder').map((call) => call.input.attempt),
+      [1, 2],
+    );
+    t.is(fake.callsOf('closeUnsentBuy').length, 1);
+  },
+);

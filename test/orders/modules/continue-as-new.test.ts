@@ -28,7 +28,13 @@ const { EventType } = protoRoot.temporal.api.enums.v1;
 const UID = '0b7e6a52-2f1d-4c3e-8a9b-1c2d3e4f5a6b';
 
 /** Starts the real order as the OrderClient does, with workflow options it does not pass (the ones under test). */
-async function startOrder(client: Client, base: string, ticketId: string, options: OrderWorkflowOptions, requestOverrides: Record<string, unknown> = {}) {
+async function startOrder(
+  client: Client,
+  base: string,
+  ticketId: string,
+  options: OrderWorkflowOptions,
+  requestOverrides: Record<string, unknown> = {},
+) {
   const input: OrderWorkflowInput = { request: orderRequest(ticketId, requestOverrides), options };
   return client.workflow.start('orderWorkflow', {
     workflowId: orderWorkflowId(ticketId),
@@ -47,11 +53,14 @@ const latest = (client: Client, ticketId: string) => client.workflow.getHandle(o
 /** Every run of the order, first to last, following each run's continued-as-new event. */
 async function runsOf(client: Client, workflowId: string, firstRunId: string) {
   const runs = [];
-  for (let runId: string | undefined = firstRunId; runId; ) {
+  for (let runId: string | undefined = firstRunId; runId;) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     runs.push({ runId, history });
     const last = history.events?.at(-1);
-    runId = last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW ? last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined : undefined;
+    runId =
+      last?.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW
+        ? (last.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined)
+        : undefined;
   }
   return runs;
 }
@@ -62,9 +71,16 @@ function inputOf(history: Awaited<ReturnType<typeof runsOf>>[number]['history'])
   return defaultPayloadConverter.fromPayload(payload!);
 }
 
-async function replays(t: { is: (a: unknown, b: unknown, m?: string) => void }, workflowId: string, runs: Awaited<ReturnType<typeof runsOf>>) {
+async function replays(
+  t: { is: (a: unknown, b: unknown, m?: string) => void },
+  workflowId: string,
+  runs: Awaited<ReturnType<typeof runsOf>>,
+) {
   const { orderWorkflowBundle } = await import('../../../worker/index.js');
-  const results = Worker.runReplayHistories({ workflowBundle: await orderWorkflowBundle(actionKeys) }, runs.map(({ history }) => ({ workflowId, history })));
+  const results = Worker.runReplayHistories(
+    { workflowBundle: await orderWorkflowBundle(actionKeys) },
+    runs.map(({ history }) => ({ workflowId, history })),
+  );
   let replayed = 0;
   for await (const result of results) {
     t.is(result.error?.message, undefined, `run ${replayed + 1} replays`);
@@ -79,124 +95,175 @@ function journalSeqs(fake: Fake) {
   return { seqs, unique: new Set(seqs).size === seqs.length };
 }
 
-test.serial('an order waiting in an approval round continues as new, carrying its progress; the round resumes and the order is bought', async (t) => {
-  const fake = fakeActivities({}, { validateOrder: quoteOf(4000) }); // the two-approver "finance" tier
-  await env.withOrderWorker(fake, actionKeys, async (base) => {
-    const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys });
-    const ticketId = 'CAN-ROUND';
-    const workflowId = orderWorkflowId(ticketId);
-    const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
-    const waiting = await waitFor(async () => {
-      const status = await orders.status(ticketId).catch(() => undefined);
-      return status?.state === 'AWAITING_APPROVAL' ? status : undefined;
+test.serial(
+  'an order waiting in an approval round continues as new, carrying its progress; the round resumes and the order is bought',
+  async (t) => {
+    const fake = fakeActivities({}, { validateOrder: quoteOf(4000) }); // the two-approver "finance" tier
+    await env.withOrderWorker(fake, actionKeys, async (base) => {
+      const { client } = env.temporal;
+      const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+      const ticketId = 'CAN-ROUND';
+      const workflowId = orderWorkflowId(ticketId);
+      const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
+      const waiting = await waitFor(async () => {
+        const status = await orders.status(ticketId).catch(() => undefined);
+        return status?.state === 'AWAITING_APPROVAL' ? status : undefined;
+      });
+
+      // fiona's vote (signed here, so the very same message can be sent again later), then past the first reminder
+      const vote: VoteInput = { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' };
+      const signed = signAction(
+        { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') },
+        workflowId,
+        'approve',
+        vote,
+        Date.now(),
+        randomBytes(16).toString('base64url'),
+      );
+      const answer = await client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: [signed] });
+      t.is(answer.stillNeeded, 1);
+      const voted = await orders.status(ticketId);
+      await env.temporal.env.sleep(49 * HOUR);
+      const described: WorkflowExecutionDescription = await waitFor(
+        async () => {
+          const description = await latest(client, ticketId);
+          return description.runId !== first.firstExecutionRunId ? description : undefined;
+        },
+        20_000,
+        'a new run',
+      );
+
+      const resumed = await orders.status(ticketId);
+      t.is(resumed.state, 'AWAITING_APPROVAL');
+      t.deepEqual(resumed.timeline, voted.timeline, 'the same timeline, not begun again');
+      t.deepEqual(resumed.approval?.votes, voted.approval?.votes, 'the votes');
+      t.is(resumed.approval?.deadline, waiting.approval?.deadline, 'the deadline');
+      t.is(resumed.approval?.remindersSent, 1, 'the reminder sent before it continued');
+      t.deepEqual(resumed.quote, waiting.quote);
+
+      // The search attributes carried over to the new run.
+      const attributes = described.typedSearchAttributes;
+      t.is(attributes.get(ORDER_STATUS), 'AWAITING_APPROVAL');
+      t.is(attributes.get(TICKET_ID), ticketId);
+      t.is(attributes.get(ENVIRONMENT), 'staging');
+      t.is(attributes.get(MONTHLY_RATE), 4000);
+
+      // The nonces: the same signed vote is a replay in the new run too.
+      const replayed = await t.throwsAsync(
+        client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: [signed] }),
+        { instanceOf: WorkflowUpdateFailedError },
+      );
+      t.is(replayed?.cause?.message, 'the action was already received once (a replayed message)');
+
+      // The round goes on in the new run: the second approver decides it, and the order is bought.
+      const decided = await orders.approve(ticketId, { approverId: 'dave', monthlyRate: 4000, currency: 'USD' });
+      t.is(decided.state, 'APPROVED');
+      const outcome = await client.workflow.getHandle(workflowId).result();
+      t.is(outcome.state, 'BOUGHT');
+      t.is(fake.callsOf('buyOrder').length, 1);
+      t.is(fake.callsOf('lookUpLocation').length, 1, 'not looked up again in the new run');
+      t.is(fake.callsOf('loadApprovalPolicy').length, 1, 'the governing policy is carried, not read again');
+
+      const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
+      t.true(runs.length >= 2);
+      const carried = inputOf(runs[1]!.history).carried!;
+      t.true(carried.acceptedNonces.includes(signed.signature.nonce), 'the nonce is in the carried progress');
+      t.is(carried.round?.deadline, Date.parse(waiting.approval!.deadline));
+      t.deepEqual(
+        carried.round?.votes.map((v) => v.approverId),
+        ['fiona'],
+      );
+
+      // Records are kept per order: no sequence number is used twice. A journal write carries its entries only (the
+      // activity knows its run from its context), in either run.
+      t.true(fake.callsOf('recordJournal').every((call) => Object.keys(call.input).join() === 'entries'));
+      const { seqs, unique } = journalSeqs(fake);
+      t.true(unique, `sequence numbers ${seqs.join(',')}`);
+      const notes = entriesOf(fake.written(), 'note').map((note) => note.message);
+      t.true(
+        notes.some((message) =>
+          /^continuing as a new run after \d+ history events; the order waits on, unchanged$/.test(message),
+        ),
+      );
+
+      await replays(t, workflowId, runs);
     });
+  },
+);
 
-    // fiona's vote (signed here, so the very same message can be sent again later), then past the first reminder
-    const vote: VoteInput = { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' };
-    const signed = signAction({ id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') }, workflowId, 'approve', vote, Date.now(), randomBytes(16).toString('base64url'));
-    const answer = await client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: [signed] });
-    t.is(answer.stillNeeded, 1);
-    const voted = await orders.status(ticketId);
-    await env.temporal.env.sleep(49 * HOUR);
-    const described: WorkflowExecutionDescription = await waitFor(async () => {
-      const description = await latest(client, ticketId);
-      return description.runId !== first.firstExecutionRunId ? description : undefined;
-    }, 20_000, 'a new run');
+test.serial(
+  'an order in BUY_UNCERTAIN continues as new, keeps its attempt and reminder count, and is settled by ops in the new run',
+  async (t) => {
+    const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) }); // auto-approved
+    await env.withOrderWorker(fake, actionKeys, async (base) => {
+      const { client } = env.temporal;
+      const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+      const ticketId = 'CAN-UNCERTAIN';
+      const workflowId = orderWorkflowId(ticketId);
+      const first = await startOrder(client, base, ticketId, {
+        continueAsNewAfterEvents: 30,
+        buyUncertainReminderMs: HOUR,
+      });
+      const parked = await waitFor(async () => {
+        const status = await orders.status(ticketId).catch(() => undefined);
+        return status?.state === 'BUY_UNCERTAIN' ? status : undefined;
+      });
+      let hours = 0;
+      await waitFor(
+        async () => {
+          if ((await latest(client, ticketId)).runId !== first.firstExecutionRunId) return true;
+          if (hours >= 24) throw new Error('no new run after 24 reminders');
+          await env.temporal.env.sleep(HOUR);
+          hours++;
+          return undefined;
+        },
+        60_000,
+        'a new run',
+      );
 
-    const resumed = await orders.status(ticketId);
-    t.is(resumed.state, 'AWAITING_APPROVAL');
-    t.deepEqual(resumed.timeline, voted.timeline, 'the same timeline, not begun again');
-    t.deepEqual(resumed.approval?.votes, voted.approval?.votes, 'the votes');
-    t.is(resumed.approval?.deadline, waiting.approval?.deadline, 'the deadline');
-    t.is(resumed.approval?.remindersSent, 1, 'the reminder sent before it continued');
-    t.deepEqual(resumed.quote, waiting.quote);
+      const resumed = await orders.status(ticketId);
+      t.is(resumed.state, 'BUY_UNCERTAIN');
+      t.deepEqual(resumed.timeline, parked.timeline);
+      t.is(resumed.buyAttempts, 1);
+      const described = await latest(client, ticketId);
+      t.is(described.typedSearchAttributes.get(ORDER_STATUS), 'BUY_UNCERTAIN');
 
-    // The search attributes carried over to the new run.
-    const attributes = described.typedSearchAttributes;
-    t.is(attributes.get(ORDER_STATUS), 'AWAITING_APPROVAL');
-    t.is(attributes.get(TICKET_ID), ticketId);
-    t.is(attributes.get(ENVIRONMENT), 'staging');
-    t.is(attributes.get(MONTHLY_RATE), 4000);
-
-    // The nonces: the same signed vote is a replay in the new run too.
-    const replayed = await t.throwsAsync(client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: [signed] }), { instanceOf: WorkflowUpdateFailedError });
-    t.is(replayed?.cause?.message, 'the action was already received once (a replayed message)');
-
-    // The round goes on in the new run: the second approver decides it, and the order is bought.
-    const decided = await orders.approve(ticketId, { approverId: 'dave', monthlyRate: 4000, currency: 'USD' });
-    t.is(decided.state, 'APPROVED');
-    const outcome = await client.workflow.getHandle(workflowId).result();
-    t.is(outcome.state, 'BOUGHT');
-    t.is(fake.callsOf('buyOrder').length, 1);
-    t.is(fake.callsOf('lookUpLocation').length, 1, 'not looked up again in the new run');
-    t.is(fake.callsOf('loadApprovalPolicy').length, 1, 'the governing policy is carried, not read again');
-
-    const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
-    t.true(runs.length >= 2);
-    const carried = inputOf(runs[1]!.history).carried!;
-    t.true(carried.acceptedNonces.includes(signed.signature.nonce), 'the nonce is in the carried progress');
-    t.is(carried.round?.deadline, Date.parse(waiting.approval!.deadline));
-    t.deepEqual(carried.round?.votes.map((v) => v.approverId), ['fiona']);
-
-    // Records are kept per order: no sequence number is used twice. A journal write carries its entries only (the
-    // activity knows its run from its context), in either run.
-    t.true(fake.callsOf('recordJournal').every((call) => Object.keys(call.input).join() === 'entries'));
-    const { seqs, unique } = journalSeqs(fake);
-    t.true(unique, `sequence numbers ${seqs.join(',')}`);
-    const notes = entriesOf(fake.written(), 'note').map((note) => note.message);
-    t.true(notes.some((message) => /^continuing as a new run after \d+ history events; the order waits on, unchanged$/.test(message)));
-
-    await replays(t, workflowId, runs);
-  });
-});
-
-test.serial('an order in BUY_UNCERTAIN continues as new, keeps its attempt and reminder count, and is settled by ops in the new run', async (t) => {
-  const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) }); // auto-approved
-  await env.withOrderWorker(fake, actionKeys, async (base) => {
-    const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys });
-    const ticketId = 'CAN-UNCERTAIN';
-    const workflowId = orderWorkflowId(ticketId);
-    const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30, buyUncertainReminderMs: HOUR });
-    const parked = await waitFor(async () => {
-      const status = await orders.status(ticketId).catch(() => undefined);
-      return status?.state === 'BUY_UNCERTAIN' ? status : undefined;
-    });
-    let hours = 0;
-    await waitFor(async () => {
-      if ((await latest(client, ticketId)).runId !== first.firstExecutionRunId) return true;
-      if (hours >= 24) throw new Error('no new run after 24 reminders');
+      const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
+      const carried = inputOf(runs[1]!.history).carried!;
+      t.true(carried.buyRemindersSent >= 1);
+      // One more reminder in the new run: numbered on from the carried count.
       await env.temporal.env.sleep(HOUR);
-      hours++;
-      return undefined;
-    }, 60_000, 'a new run');
+      await waitFor(
+        async () =>
+          entriesOf(fake.written(), 'note').some((note) =>
+            note.message.startsWith(`reminder ${carried.buyRemindersSent + 1}:`),
+          )
+            ? true
+            : undefined,
+        20_000,
+        'the next reminder',
+      );
 
-    const resumed = await orders.status(ticketId);
-    t.is(resumed.state, 'BUY_UNCERTAIN');
-    t.deepEqual(resumed.timeline, parked.timeline);
-    t.is(resumed.buyAttempts, 1);
-    const described = await latest(client, ticketId);
-    t.is(described.typedSearchAttributes.get(ORDER_STATUS), 'BUY_UNCERTAIN');
+      t.is(
+        await orders.resolveBuy(ticketId, {
+          actor: 'olga',
+          outcome: 'created',
+          technicalServiceUid: UID,
+          note: 'in the portal',
+        }),
+        'BOUGHT',
+      );
+      const outcome = await client.workflow.getHandle(workflowId).result();
+      t.is(outcome.state, 'BOUGHT');
+      t.is(outcome.product?.technicalServiceUid, UID);
+      t.is(fake.callsOf('buyOrder').length, 1, 'never bought again');
+      const { seqs, unique } = journalSeqs(fake);
+      t.true(unique, `sequence numbers ${seqs.join(',')}`);
 
-    const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
-    const carried = inputOf(runs[1]!.history).carried!;
-    t.true(carried.buyRemindersSent >= 1);
-    // One more reminder in the new run: numbered on from the carried count.
-    await env.temporal.env.sleep(HOUR);
-    await waitFor(async () => (entriesOf(fake.written(), 'note').some((note) => note.message.startsWith(`reminder ${carried.buyRemindersSent + 1}:`)) ? true : undefined), 20_000, 'the next reminder');
-
-    t.is(await orders.resolveBuy(ticketId, { actor: 'olga', outcome: 'created', technicalServiceUid: UID, note: 'in the portal' }), 'BOUGHT');
-    const outcome = await client.workflow.getHandle(workflowId).result();
-    t.is(outcome.state, 'BOUGHT');
-    t.is(outcome.product?.technicalServiceUid, UID);
-    t.is(fake.callsOf('buyOrder').length, 1, 'never bought again');
-    const { seqs, unique } = journalSeqs(fake);
-    t.true(unique, `sequence numbers ${seqs.join(',')}`);
-
-    await replays(t, workflowId, await runsOf(client, workflowId, first.firstExecutionRunId));
-  });
-});
+      await replays(t, workflowId, await runsOf(client, workflowId, first.firstExecutionRunId));
+    });
+  },
+);
 
 // continueAsNewIfDue only continues when the outboxes are idle, and is checked only at the top of the wait loop, straight
 // after a reminder has pushed its notification to the ticket system: with a callback URL the outbox is never idle at
@@ -208,8 +275,16 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
     const { client } = env.temporal;
     const orders = new OrderClient({ client, taskQueue: base, actionKeys });
     const ticketId = 'CAN-CALLBACK';
-    const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30, buyUncertainReminderMs: HOUR }, { callbackUrl: 'https://tickets.example.com/hooks/mve' });
-    await waitFor(async () => ((await orders.status(ticketId).catch(() => undefined))?.state === 'BUY_UNCERTAIN' ? true : undefined));
+    const first = await startOrder(
+      client,
+      base,
+      ticketId,
+      { continueAsNewAfterEvents: 30, buyUncertainReminderMs: HOUR },
+      { callbackUrl: 'https://tickets.example.com/hooks/mve' },
+    );
+    await waitFor(async () =>
+      (await orders.status(ticketId).catch(() => undefined))?.state === 'BUY_UNCERTAIN' ? true : undefined,
+    );
     let description = await latest(client, ticketId);
     for (let hour = 0; hour < 12 && description.runId === first.firstExecutionRunId; hour++) {
       await env.temporal.env.sleep(HOUR);
@@ -217,7 +292,11 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
     }
     const reminders = entriesOf(fake.written(), 'note').filter((note) => note.message.startsWith('reminder')).length;
     try {
-      t.not(description.runId, first.firstExecutionRunId, `still the first run after ${reminders} reminders, ${description.historyLength} history events (limit 30)`);
+      t.not(
+        description.runId,
+        first.firstExecutionRunId,
+        `still the first run after ${reminders} reminders, ${description.historyLength} history events (limit 30)`,
+      );
     } finally {
       await client.workflow.getHandle(orderWorkflowId(ticketId)).terminate('test done');
     }
@@ -227,17 +306,22 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
 /** The order's journal write before it continues as new, held until the test releases it. */
 function journalHeldBeforeContinuing() {
   const write = held<void>();
-  const fake = fakeActivities({}, {
-    validateOrder: quoteOf(4000),
-    recordJournal: async (input) => {
-      if (isContinuingWrite({ input })) await write.answer();
+  const fake = fakeActivities(
+    {},
+    {
+      validateOrder: quoteOf(4000),
+      recordJournal: async (input) => {
+        if (isContinuingWrite({ input })) await write.answer();
+      },
     },
-  });
+  );
   return { write, fake };
 }
 
 function isContinuingWrite(call: { input: { entries: JournalEntry[] } }): boolean {
-  return call.input.entries.some((entry) => entry.type === 'note' && entry.message.startsWith('continuing as a new run'));
+  return call.input.entries.some(
+    (entry) => entry.type === 'note' && entry.message.startsWith('continuing as a new run'),
+  );
 }
 
 // A cancel accepted while the journal write before continuing is in flight must be acted on in the old run: the
@@ -252,19 +336,38 @@ test.serial('a cancel accepted while the order writes its journal to continue as
     const workflowId = orderWorkflowId(ticketId);
     const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
     try {
-      await waitFor(async () => ((await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined));
+      await waitFor(async () =>
+        (await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined,
+      );
       await orders.approve(ticketId, { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR); // the first reminder: the order continues as new there
-      await waitFor(async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined), 30_000, 'the journal write before continuing');
-      const cancel = signAction({ id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') }, workflowId, 'cancel', { actor: 'alice', reason: 'not needed any more' }, Date.now(), randomBytes(16).toString('base64url'));
-      await client.workflow.getHandle(workflowId).startUpdate(cancelUpdate, { args: [cancel], waitForStage: 'ACCEPTED' });
+      await waitFor(
+        async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
+        30_000,
+        'the journal write before continuing',
+      );
+      const cancel = signAction(
+        { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') },
+        workflowId,
+        'cancel',
+        { actor: 'alice', reason: 'not needed any more' },
+        Date.now(),
+        randomBytes(16).toString('base64url'),
+      );
+      await client.workflow
+        .getHandle(workflowId)
+        .startUpdate(cancelUpdate, { args: [cancel], waitForStage: 'ACCEPTED' });
       write.release();
       await sleeping;
-      const ended = await waitFor(async () => {
-        const description = await latest(client, ticketId);
-        const status = await orders.status(ticketId).catch(() => undefined);
-        return description.runId !== first.firstExecutionRunId || status?.state === 'CANCELLED' ? status : undefined;
-      }, 30_000, 'the cancel acted on, or a new run');
+      const ended = await waitFor(
+        async () => {
+          const description = await latest(client, ticketId);
+          const status = await orders.status(ticketId).catch(() => undefined);
+          return description.runId !== first.firstExecutionRunId || status?.state === 'CANCELLED' ? status : undefined;
+        },
+        30_000,
+        'the cancel acted on, or a new run',
+      );
       const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
       const carried = runs.length > 1 ? inputOf(runs[1]!.history).carried : undefined;
       t.is(
@@ -274,7 +377,10 @@ test.serial('a cancel accepted while the order writes its journal to continue as
       );
     } finally {
       write.release();
-      await client.workflow.getHandle(workflowId).terminate('test done').catch(() => undefined);
+      await client.workflow
+        .getHandle(workflowId)
+        .terminate('test done')
+        .catch(() => undefined);
     }
   });
 });
@@ -291,12 +397,27 @@ test.serial('a vote accepted while the order writes its journal to continue as n
     const workflowId = orderWorkflowId(ticketId);
     await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
     try {
-      await waitFor(async () => ((await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined));
+      await waitFor(async () =>
+        (await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined,
+      );
       await orders.approve(ticketId, { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR);
-      await waitFor(async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined), 30_000, 'the journal write before continuing');
-      const vote = signAction({ id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') }, workflowId, 'approve', { approverId: 'dave', monthlyRate: 4000, currency: 'USD' }, Date.now(), randomBytes(16).toString('base64url'));
-      await client.workflow.getHandle(workflowId).startUpdate(approveUpdate, { args: [vote], waitForStage: 'ACCEPTED' });
+      await waitFor(
+        async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
+        30_000,
+        'the journal write before continuing',
+      );
+      const vote = signAction(
+        { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') },
+        workflowId,
+        'approve',
+        { approverId: 'dave', monthlyRate: 4000, currency: 'USD' },
+        Date.now(),
+        randomBytes(16).toString('base64url'),
+      );
+      await client.workflow
+        .getHandle(workflowId)
+        .startUpdate(approveUpdate, { args: [vote], waitForStage: 'ACCEPTED' });
       write.release();
       await sleeping;
       const outcome = await client.workflow.getHandle(workflowId).result();
@@ -305,7 +426,10 @@ test.serial('a vote accepted while the order writes its journal to continue as n
       t.deepEqual(votes, ['fiona', 'dave'], 'both votes are in the records');
     } finally {
       write.release();
-      await client.workflow.getHandle(workflowId).terminate('test done').catch(() => undefined);
+      await client.workflow
+        .getHandle(workflowId)
+        .terminate('test done')
+        .catch(() => undefined);
     }
   });
 });

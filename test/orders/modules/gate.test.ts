@@ -13,7 +13,12 @@ import { APPROVERS, governing, HOUR, orderRequest, TARGETS } from './fixtures/or
 const test = anyTest as TestFn<unknown>;
 const env = useModuleEnv(test);
 
-const approve = (approverId: string, monthlyRate: number) => ({ approverId, decision: 'approve' as const, monthlyRate, currency: 'USD' });
+const approve = (approverId: string, monthlyRate: number) => ({
+  approverId,
+  decision: 'approve' as const,
+  monthlyRate,
+  currency: 'USD',
+});
 const states = (progress: OrderProgress) => progress.timeline.map((line) => line.state);
 
 /** Waits until the order is in round number `quoteNumber` (1 = the first quote's). */
@@ -21,7 +26,9 @@ async function inRound(handle: WorkflowHandle, quoteNumber = 1) {
   return waitFor(
     async () => {
       const progress = await handle.query(progressQuery).catch(() => undefined);
-      return progress?.state === 'AWAITING_APPROVAL' && progress.round?.quoteNumber === quoteNumber ? progress : undefined;
+      return progress?.state === 'AWAITING_APPROVAL' && progress.round?.quoteNumber === quoteNumber
+        ? progress
+        : undefined;
     },
     20_000,
     `round ${quoteNumber}`,
@@ -42,35 +49,69 @@ async function approvedEarlier(quotedAgoMs: number): Promise<OrderProgress> {
   return progress;
 }
 
-test.serial('a quote below the auto-approve line is approved by the policy at once: looked up, validated once, no round', async (t) => {
-  const fake = fakeActivities({ lookUpLocation: [{ location: TARGETS.location, warnings: ['two locations matched "Sydney"; chose Sydney SY1'] }], validateOrder: [quoteOf(800)] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-1'), governing: governing() })).result());
-  t.is(outcome.result, undefined);
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'APPROVED']);
-  t.is(outcome.progress.approved?.monthlyRate, 800);
-  t.deepEqual(outcome.progress.targets?.location, TARGETS.location);
-  t.is(fake.callsOf('validateOrder').length, 1, 'a quote just validated is not validated again');
-  t.is(fake.callsOf('loadApprovers').length, 0);
-  t.deepEqual(entriesOf(fake.written(), 'note').map((note) => note.message), ['two locations matched "Sydney"; chose Sydney SY1']);
-  t.deepEqual(fake.callsOf('validateOrder')[0]!.input.targets, outcome.progress.targets, 'validated with the targets looked up');
-});
+test.serial(
+  'a quote below the auto-approve line is approved by the policy at once: looked up, validated once, no round',
+  async (t) => {
+    const fake = fakeActivities({
+      lookUpLocation: [{ location: TARGETS.location, warnings: ['two locations matched "Sydney"; chose Sydney SY1'] }],
+      validateOrder: [quoteOf(800)],
+    });
+    const outcome = await env.withWorker(fake, async (start) =>
+      (await start(gateWorkflow, { request: orderRequest('G-1'), governing: governing() })).result(),
+    );
+    t.is(outcome.result, undefined);
+    t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'APPROVED']);
+    t.is(outcome.progress.approved?.monthlyRate, 800);
+    t.deepEqual(outcome.progress.targets?.location, TARGETS.location);
+    t.is(fake.callsOf('validateOrder').length, 1, 'a quote just validated is not validated again');
+    t.is(fake.callsOf('loadApprovers').length, 0);
+    t.deepEqual(
+      entriesOf(fake.written(), 'note').map((note) => note.message),
+      ['two locations matched "Sydney"; chose Sydney SY1'],
+    );
+    t.deepEqual(
+      fake.callsOf('validateOrder')[0]!.input.targets,
+      outcome.progress.targets,
+      'validated with the targets looked up',
+    );
+  },
+);
 
-test.serial('after approval the quote is validated again; a price within the allowance is bought without a new round', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1640)] }); // +1.35 %, the policy allows 2 %
-  const outcome = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('G-2'), governing: governing() });
-    await inRound(handle);
-    await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
-    return handle.result();
-  });
-  t.is(outcome.result, undefined);
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING', 'AWAITING_APPROVAL', 'APPROVED', 'VALIDATING', 'APPROVED']);
-  t.deepEqual(outcome.progress.timeline.at(-1)?.reason, 're-validated at 1640 USD: within the approval given');
-  t.is(outcome.progress.approved?.monthlyRate, 1640, 'the price to buy at is the one just validated');
-  t.deepEqual(outcome.progress.quotes.map((quote) => quote.monthlyRate), [1618.2, 1640]);
-  t.is(fake.callsOf('loadApprovers').length, 1, 'one round only');
-  t.deepEqual(entriesOf(fake.written(), 'quote').map((entry) => [entry.quoteNumber, entry.quote.monthlyRate]), [[1, 1618.2], [2, 1640]]);
-});
+test.serial(
+  'after approval the quote is validated again; a price within the allowance is bought without a new round',
+  async (t) => {
+    const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1640)] }); // +1.35 %, the policy allows 2 %
+    const outcome = await env.withWorker(fake, async (start) => {
+      const handle = await start(gateWorkflow, { request: orderRequest('G-2'), governing: governing() });
+      await inRound(handle);
+      await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
+      return handle.result();
+    });
+    t.is(outcome.result, undefined);
+    t.deepEqual(states(outcome.progress), [
+      'LOOKING_UP',
+      'VALIDATING',
+      'AWAITING_APPROVAL',
+      'APPROVED',
+      'VALIDATING',
+      'APPROVED',
+    ]);
+    t.deepEqual(outcome.progress.timeline.at(-1)?.reason, 're-validated at 1640 USD: within the approval given');
+    t.is(outcome.progress.approved?.monthlyRate, 1640, 'the price to buy at is the one just validated');
+    t.deepEqual(
+      outcome.progress.quotes.map((quote) => quote.monthlyRate),
+      [1618.2, 1640],
+    );
+    t.is(fake.callsOf('loadApprovers').length, 1, 'one round only');
+    t.deepEqual(
+      entriesOf(fake.written(), 'quote').map((entry) => [entry.quoteNumber, entry.quote.monthlyRate]),
+      [
+        [1, 1618.2],
+        [2, 1640],
+      ],
+    );
+  },
+);
 
 test.serial('a price that rose beyond the allowance after approval opens a new round on the new quote', async (t) => {
   const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1700), quoteOf(1700)] }); // +5 %
@@ -82,13 +123,24 @@ test.serial('a price that rose beyond the allowance after approval opens a new r
     t.is(second.round?.quote.monthlyRate, 1700);
     t.deepEqual(second.round?.votes, [], 'the new round starts with no votes');
     t.is(second.round?.tier.name, 'team');
-    t.is(second.timeline.at(-1)?.reason, 'the monthly rate rose from 1618.2 USD to 1700 USD, more than the policy allows without a new approval');
+    t.is(
+      second.timeline.at(-1)?.reason,
+      'the monthly rate rose from 1618.2 USD to 1700 USD, more than the policy allows without a new approval',
+    );
     await handle.executeUpdate(testVote, { args: [approve('fiona', 1700)] });
     return handle.result();
   });
   t.is(outcome.result, undefined);
   t.deepEqual(states(outcome.progress), [
-    'LOOKING_UP', 'VALIDATING', 'AWAITING_APPROVAL', 'APPROVED', 'VALIDATING', 'AWAITING_APPROVAL', 'APPROVED', 'VALIDATING', 'APPROVED',
+    'LOOKING_UP',
+    'VALIDATING',
+    'AWAITING_APPROVAL',
+    'APPROVED',
+    'VALIDATING',
+    'AWAITING_APPROVAL',
+    'APPROVED',
+    'VALIDATING',
+    'APPROVED',
   ]);
   t.is(outcome.progress.approved?.monthlyRate, 1700);
   t.is(fake.callsOf('validateOrder').length, 3, 'validated again after the second approval too');
@@ -109,65 +161,84 @@ test.serial('a rise into a higher tier asks that tier', async (t) => {
   t.deepEqual(outcome.result, { state: 'CANCELLED', actor: 'alice', reason: 'too dear now' });
 });
 
-test.serial('a stale approved quote (an uncertain buy found not created) is validated again before buying', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
-  const progress = await approvedEarlier(13 * HOUR); // the policy's maxQuoteAge is 12 h
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-5'), governing: governing(), progress })).result());
-  t.is(outcome.result, undefined);
-  t.deepEqual(states(outcome.progress), ['VALIDATING', 'APPROVED']);
-  t.is(outcome.progress.timeline[0]!.reason, 'validating again before buying, so the price charged is the price approved');
-  t.is(fake.callsOf('lookUpLocation').length, 0, 'the targets are known');
-  const [old, fresh] = outcome.progress.quotes;
-  t.true(fresh!.quotedAt - old!.quotedAt >= 13 * HOUR);
-  t.deepEqual(outcome.progress.approved, fresh);
-});
+test.serial(
+  'a stale approved quote (an uncertain buy found not created) is validated again before buying',
+  async (t) => {
+    const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
+    const progress = await approvedEarlier(13 * HOUR); // the policy's maxQuoteAge is 12 h
+    const outcome = await env.withWorker(fake, async (start) =>
+      (await start(gateWorkflow, { request: orderRequest('G-5'), governing: governing(), progress })).result(),
+    );
+    t.is(outcome.result, undefined);
+    t.deepEqual(states(outcome.progress), ['VALIDATING', 'APPROVED']);
+    t.is(
+      outcome.progress.timeline[0]!.reason,
+      'validating again before buying, so the price charged is the price approved',
+    );
+    t.is(fake.callsOf('lookUpLocation').length, 0, 'the targets are known');
+    const [old, fresh] = outcome.progress.quotes;
+    t.true(fresh!.quotedAt - old!.quotedAt >= 13 * HOUR);
+    t.deepEqual(outcome.progress.approved, fresh);
+  },
+);
 
-test.serial('a quote approved after a long round (older than maxQuoteAge) is validated again, and bought on the approval when unchanged', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
-  const outcome = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('G-6'), governing: governing() });
-    await inRound(handle);
-    await env.temporal.env.sleep(13 * HOUR);
-    await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
-    return handle.result();
-  });
-  t.is(outcome.result, undefined);
-  const [first, second] = outcome.progress.quotes;
-  t.true(second!.quotedAt - first!.quotedAt >= 13 * HOUR, 'a second quote, after the wait');
-  t.deepEqual(states(outcome.progress).slice(-2), ['VALIDATING', 'APPROVED']);
-  t.is(fake.callsOf('loadApprovers').length, 1);
-});
+test.serial(
+  'a quote approved after a long round (older than maxQuoteAge) is validated again, and bought on the approval when unchanged',
+  async (t) => {
+    const fake = fakeActivities({ validateOrder: [quoteOf(1618.2), quoteOf(1618.2)] });
+    const outcome = await env.withWorker(fake, async (start) => {
+      const handle = await start(gateWorkflow, { request: orderRequest('G-6'), governing: governing() });
+      await inRound(handle);
+      await env.temporal.env.sleep(13 * HOUR);
+      await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
+      return handle.result();
+    });
+    t.is(outcome.result, undefined);
+    const [first, second] = outcome.progress.quotes;
+    t.true(second!.quotedAt - first!.quotedAt >= 13 * HOUR, 'a second quote, after the wait');
+    t.deepEqual(states(outcome.progress).slice(-2), ['VALIDATING', 'APPROVED']);
+    t.is(fake.callsOf('loadApprovers').length, 1);
+  },
+);
 
-test.serial('a round resumed from the last run (resumeRound) is decided first, then the quote is validated again', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
-  const now = await env.temporal.env.currentTimeMs();
-  const quote: QuoteRecord = { monthlyRate: 1618.2, currency: 'USD', quotedAt: now - HOUR };
-  const progress = newProgress();
-  progress.state = 'AWAITING_APPROVAL';
-  progress.seq = 12;
-  progress.targets = TARGETS;
-  progress.quotes.push(quote);
-  progress.round = {
-    tier: { index: 0, name: 'team', roles: ['finance-approver'], approvals: 1 },
-    quote,
-    quoteNumber: 1,
-    approvers: APPROVERS,
-    votes: [],
-    startedAt: now - HOUR,
-    deadline: now + 71 * HOUR,
-    remindersSent: 0,
-  };
-  const outcome = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('G-7'), governing: governing(), progress, resumeRound: true });
-    await inRound(handle);
-    t.is(fake.callsOf('validateOrder').length, 0, 'nothing validated before the round is decided');
-    await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
-    return handle.result();
-  });
-  t.is(outcome.result, undefined);
-  t.deepEqual(states(outcome.progress), ['APPROVED', 'VALIDATING', 'APPROVED']);
-  t.is(fake.callsOf('lookUpLocation').length, 0);
-});
+test.serial(
+  'a round resumed from the last run (resumeRound) is decided first, then the quote is validated again',
+  async (t) => {
+    const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
+    const now = await env.temporal.env.currentTimeMs();
+    const quote: QuoteRecord = { monthlyRate: 1618.2, currency: 'USD', quotedAt: now - HOUR };
+    const progress = newProgress();
+    progress.state = 'AWAITING_APPROVAL';
+    progress.seq = 12;
+    progress.targets = TARGETS;
+    progress.quotes.push(quote);
+    progress.round = {
+      tier: { index: 0, name: 'team', roles: ['finance-approver'], approvals: 1 },
+      quote,
+      quoteNumber: 1,
+      approvers: APPROVERS,
+      votes: [],
+      startedAt: now - HOUR,
+      deadline: now + 71 * HOUR,
+      remindersSent: 0,
+    };
+    const outcome = await env.withWorker(fake, async (start) => {
+      const handle = await start(gateWorkflow, {
+        request: orderRequest('G-7'),
+        governing: governing(),
+        progress,
+        resumeRound: true,
+      });
+      await inRound(handle);
+      t.is(fake.callsOf('validateOrder').length, 0, 'nothing validated before the round is decided');
+      await handle.executeUpdate(testVote, { args: [approve('fiona', 1618.2)] });
+      return handle.result();
+    });
+    t.is(outcome.result, undefined);
+    t.deepEqual(states(outcome.progress), ['APPROVED', 'VALIDATING', 'APPROVED']);
+    t.is(fake.callsOf('lookUpLocation').length, 0);
+  },
+);
 
 test.serial('a cancel during the round ends CANCELLED, by whom and why; nothing more is validated', async (t) => {
   const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
@@ -208,71 +279,143 @@ test.serial('the workflow cancelled from Temporal (no cancel in the inbox) ends 
     return handle.result();
   });
   t.deepEqual(outcome.result, { state: 'CANCELLED', actor: 'temporal', reason: 'the workflow was cancelled' });
-  t.true(fake.callsOf('recordJournal').every((call) => call.outcome === 'ok'), 'the journal is still written after the cancel');
+  t.true(
+    fake.callsOf('recordJournal').every((call) => call.outcome === 'ok'),
+    'the journal is still written after the cancel',
+  );
 });
 
 test.serial('a validate the API refuses ends FAILED with its message, shown as the last error', async (t) => {
-  const fake = fakeActivities({ validateOrder: [refuse('the API refused the order: no capacity in Sydney', 'ValidationRefused')] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-11'), governing: governing() })).result());
-  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'the API refused the order: no capacity in Sydney' });
-  t.like(outcome.progress.lastError, { type: 'ValidationRefused', message: 'the API refused the order: no capacity in Sydney' });
-  t.deepEqual(entriesOf(fake.written(), 'error').map((entry) => entry.message), ['the API refused the order: no capacity in Sydney']);
+  const fake = fakeActivities({
+    validateOrder: [refuse('the API refused the order: no capacity in Sydney', 'ValidationRefused')],
+  });
+  const outcome = await env.withWorker(fake, async (start) =>
+    (await start(gateWorkflow, { request: orderRequest('G-11'), governing: governing() })).result(),
+  );
+  t.deepEqual(outcome.result, {
+    state: 'FAILED',
+    actor: 'engine',
+    reason: 'the API refused the order: no capacity in Sydney',
+  });
+  t.like(outcome.progress.lastError, {
+    type: 'ValidationRefused',
+    message: 'the API refused the order: no capacity in Sydney',
+  });
+  t.deepEqual(
+    entriesOf(fake.written(), 'error').map((entry) => entry.message),
+    ['the API refused the order: no capacity in Sydney'],
+  );
   t.is(fake.callsOf('validateOrder').length, 1, 'a final refusal is not retried');
 });
 
 test.serial('a lookup the API refuses ends FAILED with its message', async (t) => {
-  const fake = fakeActivities({ lookUpLocation: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-12'), governing: governing() })).result());
-  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'no location matches metro "Sydney" in market "NZ"' });
+  const fake = fakeActivities({
+    lookUpLocation: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')],
+  });
+  const outcome = await env.withWorker(fake, async (start) =>
+    (await start(gateWorkflow, { request: orderRequest('G-12'), governing: governing() })).result(),
+  );
+  t.deepEqual(outcome.result, {
+    state: 'FAILED',
+    actor: 'engine',
+    reason: 'no location matches metro "Sydney" in market "NZ"',
+  });
   t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
   t.is(fake.callsOf('validateOrder').length, 0);
 });
 
 // The reads before the gate: the location and the image side by side, each its own local activity.
 
-test.serial('the location and the image are looked up side by side, each on its own, and the warnings of both are noted', async (t) => {
-  // The location answers only once the image lookup has begun: the two must be out at the same time.
-  const fake: ReturnType<typeof fakeActivities> = fakeActivities({
-    lookUpLocation: [async () => (await fake.called('lookUpImage'), { location: TARGETS.location, warnings: ['location: two locations matched "Sydney"; chose Sydney SY1'] })],
-    lookUpImage: [{ image: TARGETS.image, kind: 'K9', warnings: ['vnics: none given; the kind\'s default is used'] }],
-    validateOrder: [quoteOf(800)],
-  });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-20'), governing: governing() })).result());
-  t.is(outcome.result, undefined);
-  t.deepEqual(outcome.progress.targets, { ...TARGETS, warnings: ['location: two locations matched "Sydney"; chose Sydney SY1', 'vnics: none given; the kind\'s default is used'] });
-  t.is(fake.callsOf('lookUpLocation').length, 1);
-  t.is(fake.callsOf('lookUpImage').length, 1);
-  t.deepEqual(entriesOf(fake.written(), 'note').map((note) => note.message), outcome.progress.targets!.warnings);
-});
+test.serial(
+  'the location and the image are looked up side by side, each on its own, and the warnings of both are noted',
+  async (t) => {
+    // The location answers only once the image lookup has begun: the two must be out at the same time.
+    const fake: ReturnType<typeof fakeActivities> = fakeActivities({
+      lookUpLocation: [
+        async () => (
+          await fake.called('lookUpImage'),
+          { location: TARGETS.location, warnings: ['location: two locations matched "Sydney"; chose Sydney SY1'] }
+        ),
+      ],
+      lookUpImage: [{ image: TARGETS.image, kind: 'K9', warnings: ["vnics: none given; the kind's default is used"] }],
+      validateOrder: [quoteOf(800)],
+    });
+    const outcome = await env.withWorker(fake, async (start) =>
+      (await start(gateWorkflow, { request: orderRequest('G-20'), governing: governing() })).result(),
+    );
+    t.is(outcome.result, undefined);
+    t.deepEqual(outcome.progress.targets, {
+      ...TARGETS,
+      warnings: [
+        'location: two locations matched "Sydney"; chose Sydney SY1',
+        "vnics: none given; the kind's default is used",
+      ],
+    });
+    t.is(fake.callsOf('lookUpLocation').length, 1);
+    t.is(fake.callsOf('lookUpImage').length, 1);
+    t.deepEqual(
+      entriesOf(fake.written(), 'note').map((note) => note.message),
+      outcome.progress.targets!.warnings,
+    );
+  },
+);
 
-test.serial('both lookups refused: the order fails with the location\'s refusal and notes the image\'s, nothing validated', async (t) => {
-  const fake = fakeActivities({
-    lookUpLocation: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')],
-    lookUpImage: [refuse('no image matches vendor "Fortinet" version "9.9"', 'LookupFailed')],
-  });
-  const outcome = await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('G-24'), governing: governing() })).result());
-  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'no location matches metro "Sydney" in market "NZ"' });
-  t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
-  t.deepEqual(entriesOf(fake.written(), 'note').map((note) => note.message), ['the image could not be looked up either: no image matches vendor "Fortinet" version "9.9"']);
-  t.is(fake.callsOf('validateOrder').length, 0);
-});
+test.serial(
+  "both lookups refused: the order fails with the location's refusal and notes the image's, nothing validated",
+  async (t) => {
+    const fake = fakeActivities({
+      lookUpLocation: [refuse('no location matches metro "Sydney" in market "NZ"', 'LookupFailed')],
+      lookUpImage: [refuse('no image matches vendor "Fortinet" version "9.9"', 'LookupFailed')],
+    });
+    const outcome = await env.withWorker(fake, async (start) =>
+      (await start(gateWorkflow, { request: orderRequest('G-24'), governing: governing() })).result(),
+    );
+    t.deepEqual(outcome.result, {
+      state: 'FAILED',
+      actor: 'engine',
+      reason: 'no location matches metro "Sydney" in market "NZ"',
+    });
+    t.deepEqual(states(outcome.progress), ['LOOKING_UP']);
+    t.deepEqual(
+      entriesOf(fake.written(), 'note').map((note) => note.message),
+      ['the image could not be looked up either: no image matches vendor "Fortinet" version "9.9"'],
+    );
+    t.is(fake.callsOf('validateOrder').length, 0);
+  },
+);
 
-test.serial('the policy is the order\'s first read: rules it could not store travel in the journal', async (t) => {
+test.serial("the policy is the order's first read: rules it could not store travel in the journal", async (t) => {
   const fake = fakeActivities({ loadApprovalPolicy: [{ ...governing(), unstored: true }] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(policyWorkflow, { request: orderRequest('G-21'), governing: governing() })).result());
+  const outcome = await env.withWorker(fake, async (start) =>
+    (await start(policyWorkflow, { request: orderRequest('G-21'), governing: governing() })).result(),
+  );
   t.is(outcome.result, undefined);
   t.deepEqual(outcome.progress.governing, { ...governing(), unstored: true }, 'the policy read governs the order');
-  t.deepEqual(entriesOf(fake.written(), 'policy').map((entry) => entry.policy), [governing().policy]);
+  t.deepEqual(
+    entriesOf(fake.written(), 'policy').map((entry) => entry.policy),
+    [governing().policy],
+  );
 });
 
-test.serial('no policy for the environment ends the order FAILED as an invalid policy, before any lookup', async (t) => {
-  const fake = fakeActivities({ loadApprovalPolicy: [refuse('the workers hold no approval policy for staging', 'NoPolicy')] });
-  const outcome = await env.withWorker(fake, async (start) => (await start(policyWorkflow, { request: orderRequest('G-25'), governing: governing() })).result());
-  t.deepEqual(outcome.result, { state: 'FAILED', actor: 'engine', reason: 'invalid approval policy: the workers hold no approval policy for staging' });
-  t.like(outcome.progress.lastError, { type: 'InvalidPolicy' });
-  t.is(outcome.progress.governing, undefined);
-  t.is(fake.callsOf('lookUpLocation').length, 0);
-});
+test.serial(
+  'no policy for the environment ends the order FAILED as an invalid policy, before any lookup',
+  async (t) => {
+    const fake = fakeActivities({
+      loadApprovalPolicy: [refuse('the workers hold no approval policy for staging', 'NoPolicy')],
+    });
+    const outcome = await env.withWorker(fake, async (start) =>
+      (await start(policyWorkflow, { request: orderRequest('G-25'), governing: governing() })).result(),
+    );
+    t.deepEqual(outcome.result, {
+      state: 'FAILED',
+      actor: 'engine',
+      reason: 'invalid approval policy: the workers hold no approval policy for staging',
+    });
+    t.like(outcome.progress.lastError, { type: 'InvalidPolicy' });
+    t.is(outcome.progress.governing, undefined);
+    t.is(fake.callsOf('lookUpLocation').length, 0);
+  },
+);
 
 test.serial('a cancel while the validation is in flight stops it and ends CANCELLED', async (t) => {
   t.timeout(90_000); // the update waits for the workflow task, held open by the local activity, to be heartbeated
@@ -292,23 +435,27 @@ test.serial('a cancel while the validation is in flight stops it and ends CANCEL
 // visibly, unchanged". passGate catches every error of the steps before the buy, so a bug there (here: the gate
 // entered in BUYING, from which VALIDATING is not allowed) ends the order FAILED as if the API had refused it,
 // with "the order could not be validated: illegal order transition BUYING -> VALIDATING" as the reason.
-test.serial('an illegal transition inside the gate parks the order (workflow task fails) instead of ending it FAILED', async (t) => {
-  const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
-  const progress = await approvedEarlier(HOUR);
-  progress.state = 'BUYING';
-  const { EventType } = protoRoot.temporal.api.enums.v1;
-  const seen = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('G-13'), governing: governing(), progress });
-    const what = await waitFor(async () => {
-      const events = (await handle.fetchHistory()).events ?? [];
-      if (events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED)) return 'workflow task failed';
-      if (events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)) {
-        return `completed: ${JSON.stringify((await handle.result()).result)}`;
-      }
-      return undefined;
+test.serial(
+  'an illegal transition inside the gate parks the order (workflow task fails) instead of ending it FAILED',
+  async (t) => {
+    const fake = fakeActivities({ validateOrder: [quoteOf(1618.2)] });
+    const progress = await approvedEarlier(HOUR);
+    progress.state = 'BUYING';
+    const { EventType } = protoRoot.temporal.api.enums.v1;
+    const seen = await env.withWorker(fake, async (start) => {
+      const handle = await start(gateWorkflow, { request: orderRequest('G-13'), governing: governing(), progress });
+      const what = await waitFor(async () => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        if (events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED))
+          return 'workflow task failed';
+        if (events.some((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)) {
+          return `completed: ${JSON.stringify((await handle.result()).result)}`;
+        }
+        return undefined;
+      });
+      if (what === 'workflow task failed') await handle.terminate('test done');
+      return what;
     });
-    if (what === 'workflow task failed') await handle.terminate('test done');
-    return what;
-  });
-  t.is(seen, 'workflow task failed');
-});
+    t.is(seen, 'workflow task failed');
+  },
+);

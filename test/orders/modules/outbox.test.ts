@@ -16,7 +16,8 @@ async function runOutbox(fake: Fake, input: OutboxInput) {
 }
 
 /** The batches `send` was called with, in order (whether they went through or not). */
-const attempted = (fake: Fake) => fake.callsOf('notifyTicketSystem').map((call) => call.input.notification.message.split(','));
+const attempted = (fake: Fake) =>
+  fake.callsOf('notifyTicketSystem').map((call) => call.input.notification.message.split(','));
 
 test.serial('items are sent in the order pushed, at most maxBatch at a time, one batch after another', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: [after(200, undefined)] });
@@ -28,7 +29,9 @@ test.serial('items are sent in the order pushed, at most maxBatch at a time, one
 });
 
 test.serial('flush resolves once everything pushed before it has been sent', async (t) => {
-  const fake = fakeActivities({ notifyTicketSystem: [after(100, undefined), after(100, undefined), after(100, undefined)] });
+  const fake = fakeActivities({
+    notifyTicketSystem: [after(100, undefined), after(100, undefined), after(100, undefined)],
+  });
   const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 1, onFailure: 'drop', retryAfterMs: 0 });
   t.true(outcome.flushed);
   t.is(outcome.sentWhenFlushed, ITEMS.length);
@@ -39,26 +42,38 @@ test.serial('flush resolves once everything pushed before it has been sent', asy
 test.serial('a batch send gives up on is dropped with onFailure "drop": the outbox moves on to the next', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: [FAILS] });
   const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'drop', retryAfterMs: HOUR });
-  t.deepEqual(outcome.failed.map((failure) => failure.batch), [['a', 'b']]);
+  t.deepEqual(
+    outcome.failed.map((failure) => failure.batch),
+    [['a', 'b']],
+  );
   t.deepEqual(outcome.sent, [['c', 'd'], ['e']]);
   t.deepEqual(attempted(fake), [['a', 'b'], ['c', 'd'], ['e']], 'the dropped batch is not sent again');
   t.true(outcome.flushed);
 });
 
-test.serial('a batch requeued with onFailure "requeue" is sent again after retryAfterMs, still ahead of the items behind it', async (t) => {
-  const fake = fakeActivities({ notifyTicketSystem: [FAILS, FAILS] });
-  const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'requeue', retryAfterMs: HOUR });
-  t.deepEqual(attempted(fake), [['a', 'b'], ['a', 'b'], ['a', 'b'], ['c', 'd'], ['e']]);
-  t.deepEqual(outcome.sent, [['a', 'b'], ['c', 'd'], ['e']], 'nothing lost, nothing out of order');
-  const [firstFailure, secondFailure] = outcome.failed;
-  t.true(secondFailure!.at - firstFailure!.at >= HOUR, 'the retry waited retryAfterMs (skipped time)');
-  t.true(outcome.sentAt[0]! - secondFailure!.at >= HOUR);
-  t.true(outcome.flushed);
-});
+test.serial(
+  'a batch requeued with onFailure "requeue" is sent again after retryAfterMs, still ahead of the items behind it',
+  async (t) => {
+    const fake = fakeActivities({ notifyTicketSystem: [FAILS, FAILS] });
+    const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'requeue', retryAfterMs: HOUR });
+    t.deepEqual(attempted(fake), [['a', 'b'], ['a', 'b'], ['a', 'b'], ['c', 'd'], ['e']]);
+    t.deepEqual(outcome.sent, [['a', 'b'], ['c', 'd'], ['e']], 'nothing lost, nothing out of order');
+    const [firstFailure, secondFailure] = outcome.failed;
+    t.true(secondFailure!.at - firstFailure!.at >= HOUR, 'the retry waited retryAfterMs (skipped time)');
+    t.true(outcome.sentAt[0]! - secondFailure!.at >= HOUR);
+    t.true(outcome.flushed);
+  },
+);
 
 test.serial('flushWithin gives up after its timeout while a batch still waits for a retry', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: Array(10).fill(FAILS) });
-  const outcome = await runOutbox(fake, { items: ['a', 'b'], maxBatch: 2, onFailure: 'requeue', retryAfterMs: HOUR, flushWithinMs: 10 * 60_000 });
+  const outcome = await runOutbox(fake, {
+    items: ['a', 'b'],
+    maxBatch: 2,
+    onFailure: 'requeue',
+    retryAfterMs: HOUR,
+    flushWithinMs: 10 * 60_000,
+  });
   t.false(outcome.flushed);
   t.deepEqual(outcome.sent, []);
   t.is(outcome.failed.length, 1, 'gave up at 10 minutes, before the retry at an hour');
@@ -68,13 +83,22 @@ test.serial('flushWithin gives up after its timeout while a batch still waits fo
 test.serial('an idle outbox flushes at once and leaves no timer in history', async (t) => {
   const fake = fakeActivities({});
   const { outcome, events } = await env.withWorker(fake, async (start) => {
-    const handle = await start(outboxWorkflow, { items: [], maxBatch: 1, onFailure: 'drop', retryAfterMs: 0, flushWithinMs: 10 * 60_000 });
+    const handle = await start(outboxWorkflow, {
+      items: [],
+      maxBatch: 1,
+      onFailure: 'drop',
+      retryAfterMs: 0,
+      flushWithinMs: 10 * 60_000,
+    });
     const outcome = await handle.result();
     const { events } = await handle.fetchHistory();
     return { outcome, events: events ?? [] };
   });
   t.true(outcome.flushed);
-  t.false(events.some((event) => event.timerStartedEventAttributes), 'no timer reached history');
+  t.false(
+    events.some((event) => event.timerStartedEventAttributes),
+    'no timer reached history',
+  );
 });
 
 // `unsent` is documented as "how many items are not yet sent (queued or in flight)", but it adds the pending items
@@ -83,14 +107,26 @@ test.serial('an idle outbox flushes at once and leaves no timer in history', asy
 // maxBatch 1 with 'drop', where the two agree, so today this shows only in the generic module.
 test.serial('outbox.unsent counts items, not batches: three items in flight are three unsent', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: [after(2_000, undefined)] });
-  const outcome = await runOutbox(fake, { items: ['a', 'b', 'c'], maxBatch: 3, onFailure: 'drop', retryAfterMs: 0, flushWithinMs: 300 });
+  const outcome = await runOutbox(fake, {
+    items: ['a', 'b', 'c'],
+    maxBatch: 3,
+    onFailure: 'drop',
+    retryAfterMs: 0,
+    flushWithinMs: 300,
+  });
   t.false(outcome.flushed, 'the batch is still in flight when the flush gives up');
   t.is(outcome.unsentWhenFlushed, 3);
 });
 
 test.serial('outbox.unsent counts a requeued batch once while it waits for its retry', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: Array(10).fill(FAILS) });
-  const outcome = await runOutbox(fake, { items: ['a'], maxBatch: 1, onFailure: 'requeue', retryAfterMs: HOUR, flushWithinMs: 10 * 60_000 });
+  const outcome = await runOutbox(fake, {
+    items: ['a'],
+    maxBatch: 1,
+    onFailure: 'requeue',
+    retryAfterMs: HOUR,
+    flushWithinMs: 10 * 60_000,
+  });
   t.false(outcome.flushed);
   t.is(outcome.unsentWhenFlushed, 1, 'one item is unsent');
 });

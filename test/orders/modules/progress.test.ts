@@ -1,7 +1,14 @@
 /** progress.ts: the order's state object and the status view made from it (pure, no workflow). */
 import test from 'ava';
 import type { QuoteRecord } from '../../../workflows/order/activity-types.js';
-import { advance, currentQuote, newProgress, statusView, type ApprovalRound, type OrderProgress } from '../../../workflows/order/progress.js';
+import {
+  advance,
+  currentQuote,
+  newProgress,
+  statusView,
+  type ApprovalRound,
+  type OrderProgress,
+} from '../../../workflows/order/progress.js';
 import type { OrderWorkflowInput } from '../../../workflows/order/types.js';
 import { APPROVERS, governing, HOUR, orderRequest } from './fixtures/order-input.js';
 
@@ -36,7 +43,15 @@ function awaiting(): OrderProgress {
 }
 
 test('a new order is RECEIVED, at sequence 0, with nothing recorded yet', (t) => {
-  t.deepEqual(newProgress(), { state: 'RECEIVED', seq: 0, timeline: [], quotes: [], buyAttempts: 0, buyRemindersSent: 0, acceptedNonces: [] });
+  t.deepEqual(newProgress(), {
+    state: 'RECEIVED',
+    seq: 0,
+    timeline: [],
+    quotes: [],
+    buyAttempts: 0,
+    buyRemindersSent: 0,
+    acceptedNonces: [],
+  });
   t.is(currentQuote(newProgress()), undefined);
 });
 
@@ -44,7 +59,13 @@ test('advance moves the state, takes the next sequence number and adds one timel
   const progress = newProgress();
   progress.seq = 4; // entries written before the first move (received, policy, notes) took 1…4
   const entry = advance(progress, 'LOOKING_UP', 'engine', 'looking up the location', T0);
-  t.deepEqual(entry, { seq: 5, at: new Date(T0).toISOString(), state: 'LOOKING_UP', actor: 'engine', reason: 'looking up the location' });
+  t.deepEqual(entry, {
+    seq: 5,
+    at: new Date(T0).toISOString(),
+    state: 'LOOKING_UP',
+    actor: 'engine',
+    reason: 'looking up the location',
+  });
   t.is(progress.state, 'LOOKING_UP');
   t.is(progress.seq, 5);
   t.deepEqual(progress.timeline, [entry]);
@@ -52,7 +73,11 @@ test('advance moves the state, takes the next sequence number and adds one timel
   const second = advance(progress, 'VALIDATING', 'engine', 'validating', T0 + 1_500);
   t.is(second.seq, 6);
   t.is(second.at, new Date(T0 + 1_500).toISOString());
-  t.deepEqual(progress.timeline.map((line) => line.seq), [5, 6], 'the timeline is in sequence order');
+  t.deepEqual(
+    progress.timeline.map((line) => line.seq),
+    [5, 6],
+    'the timeline is in sequence order',
+  );
 });
 
 test('advance refuses an illegal transition and changes nothing', (t) => {
@@ -65,8 +90,14 @@ test('advance refuses an illegal transition and changes nothing', (t) => {
   const ended = newProgress();
   advance(ended, 'CANCELLED', 'alice', 'not needed', T0);
   const endedBefore = structuredClone(ended);
-  t.throws(() => advance(ended, 'LOOKING_UP', 'engine', 'again', T0 + 1), { message: 'illegal order transition CANCELLED -> LOOKING_UP' });
-  t.throws(() => advance(ended, 'CANCELLED', 'engine', 'twice', T0 + 1), { message: /CANCELLED -> CANCELLED/ }, 'a final state is not entered twice');
+  t.throws(() => advance(ended, 'LOOKING_UP', 'engine', 'again', T0 + 1), {
+    message: 'illegal order transition CANCELLED -> LOOKING_UP',
+  });
+  t.throws(
+    () => advance(ended, 'CANCELLED', 'engine', 'twice', T0 + 1),
+    { message: /CANCELLED -> CANCELLED/ },
+    'a final state is not entered twice',
+  );
   t.deepEqual(ended, endedBefore);
 });
 
@@ -109,7 +140,10 @@ test('statusView shows the approval tally: votes, how many are still needed, dea
   view = statusView(progress, input, WORKFLOW_ID);
   t.is(view.approval?.stillNeeded, 1);
   t.is(view.approval?.remindersSent, 1);
-  t.deepEqual(view.approval?.votes.map((vote) => vote.approverId), ['fiona']);
+  t.deepEqual(
+    view.approval?.votes.map((vote) => vote.approverId),
+    ['fiona'],
+  );
 
   // A vote that does not count (the requester's own) is shown but does not lower what is needed.
   round.votes.push({ approverId: 'alice', decision: 'approve', monthlyRate: 4000, currency: 'USD' });
@@ -119,7 +153,13 @@ test('statusView shows the approval tally: votes, how many are still needed, dea
   t.is(statusView(progress, input, WORKFLOW_ID).approval?.stillNeeded, 0, 'approved: nothing more needed');
 
   const rejected = awaiting();
-  rejected.round!.votes.push({ approverId: 'dave', decision: 'reject', monthlyRate: 4000, currency: 'USD', comment: 'too dear' });
+  rejected.round!.votes.push({
+    approverId: 'dave',
+    decision: 'reject',
+    monthlyRate: 4000,
+    currency: 'USD',
+    comment: 'too dear',
+  });
   t.is(statusView(rejected, input, WORKFLOW_ID).approval?.stillNeeded, 0, 'rejected: nothing more needed');
 });
 
@@ -144,7 +184,11 @@ test('statusView shows the quote history only when there was more than one quote
   progress.quotes.push(quote(1780.02, T0 + 13 * HOUR));
   view = statusView(progress, input, WORKFLOW_ID);
   t.is(view.quote?.monthlyRate, 1780.02, 'the latest quote is the current one');
-  t.deepEqual(view.quoteHistory?.map((q) => q.monthlyRate), [1618.2, 1780.02], 'oldest first');
+  t.deepEqual(
+    view.quoteHistory?.map((q) => q.monthlyRate),
+    [1618.2, 1780.02],
+    'oldest first',
+  );
   view.quoteHistory!.pop();
   t.is(progress.quotes.length, 2, 'the history is a copy');
 });
@@ -160,7 +204,12 @@ test('statusView shows the governing policy (version and hash, not the rules), t
   };
   progress.buyAttempts = 2;
   progress.product = { technicalServiceUid: '00000000-0000-4000-8000-000000000001', provisioningStatus: 'CONFIGURED' };
-  progress.lastError = { type: 'RateLimited', message: 'the API said 429', traceId: 'tr-1', at: new Date(T0).toISOString() };
+  progress.lastError = {
+    type: 'RateLimited',
+    message: 'the API said 429',
+    traceId: 'tr-1',
+    at: new Date(T0).toISOString(),
+  };
   const view = statusView(progress, input, WORKFLOW_ID);
   t.deepEqual(view.policy, { version: 'module-test-1', hash: 'f'.repeat(64) });
   t.deepEqual(view.location, progress.targets.location);

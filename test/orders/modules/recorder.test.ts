@@ -22,10 +22,14 @@ test.serial('search attributes are published at checkpoints: one upsert for all 
     const handle = await start(gateWorkflow, { request: orderRequest('R-1'), governing: governing() });
     await waitFor(async () => ((await handle.query(progressQuery).catch(() => undefined))?.round ? true : undefined));
     const waiting = (await handle.describe()).typedSearchAttributes;
-    await handle.executeUpdate(testVote, { args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }] });
+    await handle.executeUpdate(testVote, {
+      args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }],
+    });
     await handle.result();
     const ended = (await handle.describe()).typedSearchAttributes;
-    const upserts = ((await handle.fetchHistory()).events ?? []).filter((event) => event.eventType === EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES);
+    const upserts = ((await handle.fetchHistory()).events ?? []).filter(
+      (event) => event.eventType === EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+    );
     return { waiting, ended, upserts };
   });
   t.is(waiting.get(ORDER_STATUS), 'AWAITING_APPROVAL', 'published when the order began to wait');
@@ -37,69 +41,107 @@ test.serial('search attributes are published at checkpoints: one upsert for all 
 test.serial('the ticket system is told every change, in order, with the journal sequence and the quote', async (t) => {
   const fake = fakeActivities({ validateOrder: [quoteOf(800)] });
   const { outcome, workflowId } = await env.withWorker(fake, async (start) => {
-    const handle = await start(gateWorkflow, { request: orderRequest('R-2', { callbackUrl: CALLBACK_URL }), governing: governing() });
+    const handle = await start(gateWorkflow, {
+      request: orderRequest('R-2', { callbackUrl: CALLBACK_URL }),
+      governing: governing(),
+    });
     return { outcome: await handle.result(), workflowId: handle.workflowId };
   });
   t.is(outcome.result, undefined);
   const notifications = fake.callsOf('notifyTicketSystem').map((call) => call.input);
   t.true(notifications.every((input) => input.callbackUrl === CALLBACK_URL));
-  t.deepEqual(notifications.map(({ notification }) => [notification.event, notification.state]), [
-    ['state-changed', 'LOOKING_UP'],
-    ['state-changed', 'VALIDATING'],
-    ['state-changed', 'APPROVED'],
-  ]);
+  t.deepEqual(
+    notifications.map(({ notification }) => [notification.event, notification.state]),
+    [
+      ['state-changed', 'LOOKING_UP'],
+      ['state-changed', 'VALIDATING'],
+      ['state-changed', 'APPROVED'],
+    ],
+  );
   const transitions = entriesOf(fake.written(), 'transition');
-  t.deepEqual(notifications.map(({ notification }) => notification.seq), transitions.map((entry) => entry.seq), 'each names its journal entry');
+  t.deepEqual(
+    notifications.map(({ notification }) => notification.seq),
+    transitions.map((entry) => entry.seq),
+    'each names its journal entry',
+  );
   t.deepEqual(notifications.at(-1)?.notification.quote, { monthlyRate: 800, currency: 'USD' });
-  t.true(notifications.every(({ notification }) => notification.workflowId === workflowId && notification.ticketId === 'R-2'));
+  t.true(
+    notifications.every(
+      ({ notification }) => notification.workflowId === workflowId && notification.ticketId === 'R-2',
+    ),
+  );
 });
 
 async function refusedNotifications(ticketId: string) {
-  const fake = fakeActivities({}, { notifyTicketSystem: refuse('the ticket system answered 410 Gone', 'CallbackRefused'), validateOrder: quoteOf(800) });
+  const fake = fakeActivities(
+    {},
+    {
+      notifyTicketSystem: refuse('the ticket system answered 410 Gone', 'CallbackRefused'),
+      validateOrder: quoteOf(800),
+    },
+  );
   const outcome = await env.withWorker(fake, async (start) =>
-    (await start(gateWorkflow, { request: orderRequest(ticketId, { callbackUrl: CALLBACK_URL }), governing: governing() })).result(),
+    (
+      await start(gateWorkflow, {
+        request: orderRequest(ticketId, { callbackUrl: CALLBACK_URL }),
+        governing: governing(),
+      })
+    ).result(),
   );
   const sent = fake.callsOf('notifyTicketSystem').map((call) => call.input.notification.seq);
   const notes = entriesOf(fake.written(), 'note').map((note) => note.message);
   return { outcome, sent, notes };
 }
 
-test.serial('a notification the ticket system does not take is noted in the journal and dropped; the order goes on', async (t) => {
-  const { outcome, sent, notes } = await refusedNotifications('R-3');
-  t.is(outcome.result, undefined);
-  t.is(outcome.progress.state, 'APPROVED');
-  t.is(sent.length, 3, 'each tried once (a refusal is final), none tried again');
-  t.deepEqual(
-    notes.map((note) => note.replace(/:.*$/, '')),
-    sent.map((seq) => `the ticket system did not accept notification ${seq}`),
-  );
-});
+test.serial(
+  'a notification the ticket system does not take is noted in the journal and dropped; the order goes on',
+  async (t) => {
+    const { outcome, sent, notes } = await refusedNotifications('R-3');
+    t.is(outcome.result, undefined);
+    t.is(outcome.progress.state, 'APPROVED');
+    t.is(sent.length, 3, 'each tried once (a refusal is final), none tried again');
+    t.deepEqual(
+      notes.map((note) => note.replace(/:.*$/, '')),
+      sent.map((seq) => `the ticket system did not accept notification ${seq}`),
+    );
+  },
+);
 
 // The ticket-system outbox notes messageOf(error), the ActivityFailure's own message ("Activity task failed"),
 // where the approvers' outbox (and every other failure the order shows) uses summarise(), which reads the cause:
 // ops see that a notification was refused but not why.
 test.serial('the note about a refused notification says why the ticket system refused it', async (t) => {
   const { sent, notes } = await refusedNotifications('R-5');
-  t.deepEqual(notes, sent.map((seq) => `the ticket system did not accept notification ${seq}: the ticket system answered 410 Gone`));
+  t.deepEqual(
+    notes,
+    sent.map((seq) => `the ticket system did not accept notification ${seq}: the ticket system answered 410 Gone`),
+  );
 });
 
 test.serial('without a callback URL the ticket system is never called', async (t) => {
   const fake = fakeActivities({ validateOrder: [quoteOf(800)] });
-  await env.withWorker(fake, async (start) => (await start(gateWorkflow, { request: orderRequest('R-4'), governing: governing() })).result());
+  await env.withWorker(fake, async (start) =>
+    (await start(gateWorkflow, { request: orderRequest('R-4'), governing: governing() })).result(),
+  );
   t.is(fake.callsOf('notifyTicketSystem').length, 0);
 });
 
 test.serial('an approver message the webhook does not take is noted with why; the round goes on', async (t) => {
-  const fake = fakeActivities({}, { notifyApprovers: refuse('the webhook answered 404', 'WebhookRefused'), validateOrder: quoteOf(1618.2) });
+  const fake = fakeActivities(
+    {},
+    { notifyApprovers: refuse('the webhook answered 404', 'WebhookRefused'), validateOrder: quoteOf(1618.2) },
+  );
   const outcome = await env.withWorker(fake, async (start) => {
     const handle = await start(gateWorkflow, { request: orderRequest('R-6'), governing: governing(true) });
     await fake.called('notifyApprovers');
     await waitFor(async () => (entriesOf(fake.written(), 'note').length > 0 ? true : undefined), 20_000, 'the note');
-    await handle.executeUpdate(testVote, { args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }] });
+    await handle.executeUpdate(testVote, {
+      args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }],
+    });
     return handle.result();
   });
   t.is(outcome.result, undefined);
   const [note] = entriesOf(fake.written(), 'note');
-  t.is(note?.message, 'the approvers\' webhook did not take the approval request: the webhook answered 404');
+  t.is(note?.message, "the approvers' webhook did not take the approval request: the webhook answered 404");
   t.like(note?.details, { event: 'awaiting-approval', type: 'WebhookRefused' });
 });

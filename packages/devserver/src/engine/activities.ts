@@ -21,7 +21,13 @@ type ScheduleAttributes = proto.temporal.api.command.v1.IScheduleActivityTaskCom
 /** A PollActivityTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollActivityTaskResponse = object;
 
-export function scheduleActivity(ctx: EngineContext, execution: Execution, attrs: ScheduleAttributes, workflowTaskCompletedEventId: number, userMetadata?: object | null): void {
+export function scheduleActivity(
+  ctx: EngineContext,
+  execution: Execution,
+  attrs: ScheduleAttributes,
+  workflowTaskCompletedEventId: number,
+  userMetadata?: object | null,
+): void {
   const runTimeoutMs = execution.runTimeoutMs;
   // the real server's defaults: schedule-to-close falls back to the run timeout (0 = none), the others to it
   const scheduleToCloseMs = durationToMs(attrs.scheduleToCloseTimeout) || runTimeoutMs;
@@ -89,13 +95,19 @@ function armScheduleToClose(ctx: EngineContext, execution: Execution, activity: 
   const deadline = activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs;
   activity.timers.scheduleToClose = ctx.clock.at(deadline, () => {
     // the real server fires deadlines due together in timeout-type order: schedule-to-start first
-    const scheduleToStartDue = activity.state === 'scheduled' && activity.timeouts.scheduleToStartMs > 0 && scheduleToStartDeadline(activity) <= deadline;
-    const type = scheduleToStartDue ? TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START : TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE;
+    const scheduleToStartDue =
+      activity.state === 'scheduled' &&
+      activity.timeouts.scheduleToStartMs > 0 &&
+      scheduleToStartDeadline(activity) <= deadline;
+    const type = scheduleToStartDue
+      ? TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
+      : TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE;
     attemptFailed(ctx, execution, activity, timeoutFailure(type), 'timeout');
   });
 }
 
-const scheduleToStartDeadline = (activity: ActivityState) => activity.attemptScheduledTime + activity.timeouts.scheduleToStartMs;
+const scheduleToStartDeadline = (activity: ActivityState) =>
+  activity.attemptScheduledTime + activity.timeouts.scheduleToStartMs;
 
 function enqueue(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
   const { attempt } = activity;
@@ -103,12 +115,15 @@ function enqueue(ctx: EngineContext, execution: Execution, activity: ActivitySta
     activity.timers.scheduleToStart = ctx.clock.at(scheduleToStartDeadline(activity), () =>
       attemptFailed(ctx, execution, activity, timeoutFailure(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START), 'timeout'),
     );
-  ctx.matching.offer('activity', execution.namespace, activity.taskQueue, (identity) => start(ctx, execution, activity, attempt, identity));
+  ctx.matching.offer('activity', execution.namespace, activity.taskQueue, (identity) =>
+    start(ctx, execution, activity, attempt, identity),
+  );
 }
 
 function armStartedTimeouts(ctx: EngineContext, execution: Execution, activity: ActivityState): void {
-  activity.timers.startToClose = ctx.clock.at((activity.startedTime ?? ctx.clock.now()) + activity.timeouts.startToCloseMs, () =>
-    attemptFailed(ctx, execution, activity, timeoutFailure(TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
+  activity.timers.startToClose = ctx.clock.at(
+    (activity.startedTime ?? ctx.clock.now()) + activity.timeouts.startToCloseMs,
+    () => attemptFailed(ctx, execution, activity, timeoutFailure(TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE), 'timeout'),
   );
   armHeartbeatTimeout(ctx, execution, activity);
 }
@@ -124,7 +139,13 @@ function armBackoff(ctx: EngineContext, execution: Execution, activity: Activity
   });
 }
 
-function start(ctx: EngineContext, execution: Execution, activity: ActivityState, attempt: number, identity: string): PollActivityTaskResponse | null {
+function start(
+  ctx: EngineContext,
+  execution: Execution,
+  activity: ActivityState,
+  attempt: number,
+  identity: string,
+): PollActivityTaskResponse | null {
   if (!isRunning(execution) || execution.activities.get(activity.scheduledEventId) !== activity) return null;
   if (activity.state !== 'scheduled' || activity.attempt !== attempt) return null;
   ctx.clock.cancel(activity.timers.scheduleToStart);
@@ -134,7 +155,12 @@ function start(ctx: EngineContext, execution: Execution, activity: ActivityState
   activity.startedIdentity = identity;
   armStartedTimeouts(ctx, execution, activity);
   return {
-    taskToken: encodeToken({ kind: 'activity', runId: execution.runId, scheduledEventId: activity.scheduledEventId, attempt }),
+    taskToken: encodeToken({
+      kind: 'activity',
+      runId: execution.runId,
+      scheduledEventId: activity.scheduledEventId,
+      attempt,
+    }),
     workflowNamespace: execution.namespace,
     workflowType: { name: execution.workflowType },
     workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
@@ -166,7 +192,12 @@ function armHeartbeatTimeout(ctx: EngineContext, execution: Execution, activity:
 
 /** The failure of one attempt's timeout (what a retry keeps as the last failure). */
 function timeoutFailure(timeoutType: number): Failure {
-  const name = { [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart', [TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose', [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat', [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose' }[timeoutType];
+  const name = {
+    [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart',
+    [TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose',
+    [TimeoutType.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
+    [TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose',
+  }[timeoutType];
   return { message: `activity ${name} timeout`, source: 'Server', timeoutFailureInfo: { timeoutType } };
 }
 
@@ -176,18 +207,28 @@ function timeoutFailure(timeoutType: number): Failure {
  * schedule-to-start timeout; the cause is the previous attempt's failure, and the last heartbeat is attached.
  */
 function finalTimeoutFailure(activity: ActivityState, failure: Failure, retryState: number): Failure {
-  const outOfTime = retryState === RetryState.RETRY_STATE_TIMEOUT && failure.timeoutFailureInfo?.timeoutType !== TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
+  const outOfTime =
+    retryState === RetryState.RETRY_STATE_TIMEOUT &&
+    failure.timeoutFailureInfo?.timeoutType !== TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
   const base = outOfTime
     ? {
         ...timeoutFailure(TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE),
         message: 'Not enough time to schedule next retry before activity ScheduleToClose timeout, giving up retrying',
       }
     : failure;
-  return { ...base, timeoutFailureInfo: { ...base.timeoutFailureInfo, lastHeartbeatDetails: activity.heartbeatDetails }, cause: activity.lastFailure };
+  return {
+    ...base,
+    timeoutFailureInfo: { ...base.timeoutFailureInfo, lastHeartbeatDetails: activity.heartbeatDetails },
+    cause: activity.lastFailure,
+  };
 }
 
 /** Cancels the clock deadlines of an activity (its attempt ended, or the run closed). */
-export function cancelActivityTimers(ctx: EngineContext, activity: ActivityState, keep: (keyof ActivityState['timers'])[] = []): void {
+export function cancelActivityTimers(
+  ctx: EngineContext,
+  activity: ActivityState,
+  keep: (keyof ActivityState['timers'])[] = [],
+): void {
   for (const key of Object.keys(activity.timers) as (keyof ActivityState['timers'])[]) {
     if (keep.includes(key)) continue;
     ctx.clock.cancel(activity.timers[key]);
@@ -196,21 +237,40 @@ export function cancelActivityTimers(ctx: EngineContext, activity: ActivityState
 }
 
 /** The retry decision for a failed attempt: schedule-to-start and schedule-to-close timeouts are final (retry state TIMEOUT). */
-function activityRetryDecision(ctx: EngineContext, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): { retryState: number; delayMs: number } {
+function activityRetryDecision(
+  ctx: EngineContext,
+  activity: ActivityState,
+  failure: Failure,
+  kind: 'failure' | 'timeout',
+): { retryState: number; delayMs: number } {
   const timeoutType = failure.timeoutFailureInfo?.timeoutType;
-  if (kind === 'timeout' && timeoutType !== TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE && timeoutType !== TimeoutType.TIMEOUT_TYPE_HEARTBEAT)
+  if (
+    kind === 'timeout' &&
+    timeoutType !== TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE &&
+    timeoutType !== TimeoutType.TIMEOUT_TYPE_HEARTBEAT
+  )
     return { retryState: RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
-  const deadline = activity.timeouts.scheduleToCloseMs ? activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs : Infinity;
+  const deadline = activity.timeouts.scheduleToCloseMs
+    ? activity.firstScheduledTime + activity.timeouts.scheduleToCloseMs
+    : Infinity;
   return retryDecision(activity.retryPolicy, activity.attempt, failure, ctx.clock.now(), deadline);
 }
 
-function attemptFailed(ctx: EngineContext, execution: Execution, activity: ActivityState, failure: Failure, kind: 'failure' | 'timeout'): void {
+function attemptFailed(
+  ctx: EngineContext,
+  execution: Execution,
+  activity: ActivityState,
+  failure: Failure,
+  kind: 'failure' | 'timeout',
+): void {
   if (execution.activities.get(activity.scheduledEventId) !== activity) return;
   const { retryState, delayMs } = activityRetryDecision(ctx, activity, failure, kind);
   ctx.touch(execution);
   if (retryState === RetryState.RETRY_STATE_IN_PROGRESS) {
     cancelActivityTimers(ctx, activity, ['scheduleToClose']);
-    ctx.log(`activity ${activity.activityType} (${activity.activityId}) of ${execution.workflowId}: attempt ${activity.attempt} failed (${failure.message}); retry in ${delayMs} ms`);
+    ctx.log(
+      `activity ${activity.activityType} (${activity.activityId}) of ${execution.workflowId}: attempt ${activity.attempt} failed (${failure.message}); retry in ${delayMs} ms`,
+    );
     activity.lastFailure = failure;
     activity.lastAttemptCompleteTime = ctx.clock.now();
     activity.nextAttemptTime = ctx.clock.now() + delayMs;
@@ -220,16 +280,33 @@ function attemptFailed(ctx: EngineContext, execution: Execution, activity: Activ
     return;
   }
   if (kind === 'timeout')
-    close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, { failure: finalTimeoutFailure(activity, failure, retryState), retryState });
-  else close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED, { failure, retryState, identity: activity.startedIdentity });
+    close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, {
+      failure: finalTimeoutFailure(activity, failure, retryState),
+      retryState,
+    });
+  else
+    close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED, {
+      failure,
+      retryState,
+      identity: activity.startedIdentity,
+    });
 }
 
 /** Removes the activity and records how it ended (with its Started event carrying the last attempt). */
-function close(ctx: EngineContext, execution: Execution, activity: ActivityState, eventType: number, attributes: object): void {
+function close(
+  ctx: EngineContext,
+  execution: Execution,
+  activity: ActivityState,
+  eventType: number,
+  attributes: object,
+): void {
   ctx.touch(execution);
   cancelActivityTimers(ctx, activity);
   execution.activities.delete(activity.scheduledEventId);
-  const closeEvent = { eventType, attributes: { scheduledEventId: activity.scheduledEventId, startedEventId: 0, ...attributes } };
+  const closeEvent = {
+    eventType,
+    attributes: { scheduledEventId: activity.scheduledEventId, startedEventId: 0, ...attributes },
+  };
   if (activity.startedTime === undefined) return ctx.external(execution, [closeEvent]);
   const started = {
     eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
@@ -244,11 +321,20 @@ function close(ctx: EngineContext, execution: Execution, activity: ActivityState
   ctx.external(execution, [started, { ...closeEvent, startedEventIdFromPrevious: true }]);
 }
 
-function findStarted(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined): { execution: Execution; activity: ActivityState } {
+function findStarted(
+  ctx: EngineContext,
+  tokenBytes: Uint8Array | null | undefined,
+): { execution: Execution; activity: ActivityState } {
   const token = decodeToken(tokenBytes);
   const execution = token.kind === 'activity' ? ctx.store.getRun(token.runId) : undefined;
   const activity = token.kind === 'activity' ? execution?.activities.get(token.scheduledEventId) : undefined;
-  if (token.kind !== 'activity' || !execution || !activity || activity.attempt !== token.attempt || activity.state !== 'started')
+  if (
+    token.kind !== 'activity' ||
+    !execution ||
+    !activity ||
+    activity.attempt !== token.attempt ||
+    activity.state !== 'started'
+  )
     throw notFound('Activity task not found (it timed out, was retried, or its workflow has closed).');
   ctx.touch(execution);
   return { execution, activity };
@@ -257,26 +343,56 @@ function findStarted(ctx: EngineContext, tokenBytes: Uint8Array | null | undefin
 const activityName = (activity: ActivityState) => `activity ${activity.activityType} (${activity.activityId})`;
 
 /** Whether a payload from an activity worker is over the blob limit (what the real server's frontend checks). */
-function overBlobLimit(ctx: EngineContext, activity: ActivityState, payloads: Payloads | null | undefined, what: string): boolean {
+function overBlobLimit(
+  ctx: EngineContext,
+  activity: ActivityState,
+  payloads: Payloads | null | undefined,
+  what: string,
+): boolean {
   return blobOverLimit(ctx.options.limits, payloadsSize(payloads), `${activityName(activity)}: ${what}`, ctx.log);
 }
 
-export function completeActivity(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, result: Payloads | null | undefined, identity: string): void {
+export function completeActivity(
+  ctx: EngineContext,
+  tokenBytes: Uint8Array | null | undefined,
+  result: Payloads | null | undefined,
+  identity: string,
+): void {
   const { execution, activity } = findStarted(ctx, tokenBytes);
-  if (overBlobLimit(ctx, activity, result, 'result')) return attemptFailed(ctx, execution, activity, oversizeActivityFailures.completeResult(), 'failure');
+  if (overBlobLimit(ctx, activity, result, 'result'))
+    return attemptFailed(ctx, execution, activity, oversizeActivityFailures.completeResult(), 'failure');
   close(ctx, execution, activity, EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, { result, identity });
 }
 
-export function failActivity(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, failure: Failure | null | undefined, lastHeartbeatDetails: Payloads | null | undefined): void {
+export function failActivity(
+  ctx: EngineContext,
+  tokenBytes: Uint8Array | null | undefined,
+  failure: Failure | null | undefined,
+  lastHeartbeatDetails: Payloads | null | undefined,
+): void {
   const { execution, activity } = findStarted(ctx, tokenBytes);
   // heartbeat details over the limit are dropped, as the real server drops them
-  if (lastHeartbeatDetails?.payloads?.length && !overBlobLimit(ctx, activity, lastHeartbeatDetails, 'last heartbeat details'))
+  if (
+    lastHeartbeatDetails?.payloads?.length &&
+    !overBlobLimit(ctx, activity, lastHeartbeatDetails, 'last heartbeat details')
+  )
     activity.heartbeatDetails = lastHeartbeatDetails;
   const reported = failure ?? { message: 'activity failed without a failure' };
-  attemptFailed(ctx, execution, activity, failureWithinLimit(ctx.options.limits, reported, `${activityName(activity)}: failure`, ctx.log), 'failure');
+  attemptFailed(
+    ctx,
+    execution,
+    activity,
+    failureWithinLimit(ctx.options.limits, reported, `${activityName(activity)}: failure`, ctx.log),
+    'failure',
+  );
 }
 
-export function activityCanceled(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, details: Payloads | null | undefined, identity: string): void {
+export function activityCanceled(
+  ctx: EngineContext,
+  tokenBytes: Uint8Array | null | undefined,
+  details: Payloads | null | undefined,
+  identity: string,
+): void {
   const { execution, activity } = findStarted(ctx, tokenBytes);
   if (overBlobLimit(ctx, activity, details, 'cancel details'))
     return attemptFailed(ctx, execution, activity, oversizeActivityFailures.cancelDetails(), 'failure');
@@ -288,7 +404,11 @@ export function activityCanceled(ctx: EngineContext, tokenBytes: Uint8Array | nu
 }
 
 /** Records a heartbeat; answers whether the workflow asked for the activity to be cancelled (or it must stop). */
-export function heartbeat(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined, details: Payloads | null | undefined): { cancelRequested: boolean } {
+export function heartbeat(
+  ctx: EngineContext,
+  tokenBytes: Uint8Array | null | undefined,
+  details: Payloads | null | undefined,
+): { cancelRequested: boolean } {
   const { execution, activity } = findStarted(ctx, tokenBytes);
   if (overBlobLimit(ctx, activity, details, 'heartbeat details')) {
     // the attempt fails; the worker is told to stop it
@@ -305,8 +425,16 @@ export function heartbeat(ctx: EngineContext, tokenBytes: Uint8Array | null | un
  * The workflow asks to cancel an activity. One not running on a worker ends at once (returns true: the
  * workflow has a new event to see); a running one learns it from its next heartbeat.
  */
-export function requestActivityCancel(ctx: EngineContext, execution: Execution, scheduledEventId: number, workflowTaskCompletedEventId: number): boolean {
-  const requested = ctx.appendEvent(execution, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED, { scheduledEventId, workflowTaskCompletedEventId });
+export function requestActivityCancel(
+  ctx: EngineContext,
+  execution: Execution,
+  scheduledEventId: number,
+  workflowTaskCompletedEventId: number,
+): boolean {
+  const requested = ctx.appendEvent(execution, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED, {
+    scheduledEventId,
+    workflowTaskCompletedEventId,
+  });
   const activity = execution.activities.get(scheduledEventId);
   if (!activity) return false;
   activity.cancelRequestedEventId = Number(requested.eventId);

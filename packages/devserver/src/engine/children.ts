@@ -39,8 +39,16 @@ const { ParentClosePolicy, StartChildWorkflowExecutionFailedCause } = api.enums.
 const COMMAND = 'StartChildWorkflowExecution';
 
 /** Refuses what the real server refuses in the command (before anything is written): the task fails with the cause. */
-export function validateStartChild(ctx: EngineContext, parent: Execution, attrs: StartChildAttributes | null | undefined): void {
-  const bad = (rule: string) => failTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_START_CHILD_EXECUTION_ATTRIBUTES, `${COMMAND}${rule}`);
+export function validateStartChild(
+  ctx: EngineContext,
+  parent: Execution,
+  attrs: StartChildAttributes | null | undefined,
+): void {
+  const bad = (rule: string) =>
+    failTask(
+      WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_START_CHILD_EXECUTION_ATTRIBUTES,
+      `${COMMAND}${rule}`,
+    );
   if (!attrs) throw bad(': the command has no attributes');
   const namespace = ctx.requireNamespace(attrs.namespace || parent.namespace);
   if (!attrs.workflowId) throw bad('.workflowId is required');
@@ -53,7 +61,8 @@ export function validateStartChild(ctx: EngineContext, parent: Execution, attrs:
   if (retryProblem) throw bad(`.${retryProblem}`);
   const cronProblem = cronScheduleError(attrs.cronSchedule, ctx.clock.now());
   if (cronProblem) throw bad(`.cronSchedule: ${cronProblem}`);
-  const badSearchAttributes = (rule: string) => failTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES, `${COMMAND}${rule}`);
+  const badSearchAttributes = (rule: string) =>
+    failTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES, `${COMMAND}${rule}`);
   const countError = searchAttributesCountError(ctx.options.limits, attrs.searchAttributes);
   if (countError) throw badSearchAttributes(`.${countError}`);
   try {
@@ -65,7 +74,13 @@ export function validateStartChild(ctx: EngineContext, parent: Execution, attrs:
 }
 
 /** The command: StartChildWorkflowExecutionInitiated, with the real server's defaults filled in; the child is pending. */
-export function initiateChild(ctx: EngineContext, parent: Execution, attrs: StartChildAttributes, workflowTaskCompletedEventId: number, userMetadata?: object | null): void {
+export function initiateChild(
+  ctx: EngineContext,
+  parent: Execution,
+  attrs: StartChildAttributes,
+  workflowTaskCompletedEventId: number,
+  userMetadata?: object | null,
+): void {
   const namespace = attrs.namespace || parent.namespace;
   const parentClosePolicy = attrs.parentClosePolicy || ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE;
   const event = ctx.appendEvent(
@@ -76,7 +91,9 @@ export function initiateChild(ctx: EngineContext, parent: Execution, attrs: Star
       namespaceId: ctx.store.getNamespace(namespace)!.id,
       workflowId: attrs.workflowId,
       workflowType: attrs.workflowType,
-      taskQueue: attrs.taskQueue?.name ? attrs.taskQueue : { name: parent.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueue: attrs.taskQueue?.name
+        ? attrs.taskQueue
+        : { name: parent.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
       input: attrs.input,
       workflowExecutionTimeout: attrs.workflowExecutionTimeout,
       workflowRunTimeout: attrs.workflowRunTimeout,
@@ -130,7 +147,12 @@ export function startInitiatedChild(ctx: EngineContext, parent: Execution, initi
     priority: attrs.priority,
     userMetadata: initiated.userMetadata as StartRequest['userMetadata'],
   };
-  const target = { namespace: attrs.namespace, namespaceId: attrs.namespaceId, workflowType: attrs.workflowType, initiatedEventId: initiated.eventId };
+  const target = {
+    namespace: attrs.namespace,
+    namespaceId: attrs.namespaceId,
+    workflowType: attrs.workflowType,
+    initiatedEventId: initiated.eventId,
+  };
   let run: Execution;
   try {
     run = startWorkflow(ctx, request, parentLink(ctx, parent, initiated.eventId)).execution;
@@ -193,15 +215,27 @@ function childClosedEvent(close: HistoryEvent | undefined): { eventType: number;
   if (attrs.newExecutionRunId) return undefined; // retried (or a cron run): the last run reports
   switch (close.eventType) {
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
-      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED, attributes: { result: attrs.result } };
+      return {
+        eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED,
+        attributes: { result: attrs.result },
+      };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
-      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED, attributes: { failure: attrs.failure, retryState: attrs.retryState } };
+      return {
+        eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
+        attributes: { failure: attrs.failure, retryState: attrs.retryState },
+      };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
-      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED, attributes: { details: attrs.details } };
+      return {
+        eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED,
+        attributes: { details: attrs.details },
+      };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
       return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED, attributes: {} };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
-      return { eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT, attributes: { retryState: attrs.retryState } };
+      return {
+        eventType: EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT,
+        attributes: { retryState: attrs.retryState },
+      };
     default:
       return undefined; // continued as new
   }
@@ -214,7 +248,14 @@ function reportToParent(ctx: EngineContext, child: Execution): void {
   if (!link || !closed) return;
   const parent = ctx.store.getRun(link.runId);
   const state = parent?.children.get(link.initiatedEventId);
-  if (!parent || !isRunning(parent) || !state || state.workflowId !== child.workflowId || state.runId !== child.firstRunId) return;
+  if (
+    !parent ||
+    !isRunning(parent) ||
+    !state ||
+    state.workflowId !== child.workflowId ||
+    state.runId !== child.firstRunId
+  )
+    return;
   parent.children.delete(link.initiatedEventId);
   deliverToRun(ctx, parent, [
     {
@@ -239,7 +280,9 @@ function applyParentClosePolicies(ctx: EngineContext, parent: Execution): void {
     const run = ctx.store.getCurrentRun(child.namespace, child.workflowId);
     if (!run || !isRunning(run) || run.firstRunId !== child.runId) continue;
     if (child.parentClosePolicy === ParentClosePolicy.PARENT_CLOSE_POLICY_REQUEST_CANCEL)
-      requestCancel(ctx, run, '', HISTORY_SERVICE_IDENTITY, { workflowExecution: { workflowId: parent.workflowId, runId: parent.runId } });
+      requestCancel(ctx, run, '', HISTORY_SERVICE_IDENTITY, {
+        workflowExecution: { workflowId: parent.workflowId, runId: parent.runId },
+      });
     else terminate(ctx, run, 'by parent close policy', HISTORY_SERVICE_IDENTITY);
   }
 }
@@ -248,7 +291,11 @@ function applyParentClosePolicies(ctx: EngineContext, parent: Execution): void {
 export function describeFamily(execution: Execution): object {
   const link = execution.parent;
   if (!link) return { rootExecution: { workflowId: execution.workflowId, runId: execution.runId } };
-  return { parentNamespaceId: link.namespaceId, parentExecution: { workflowId: link.workflowId, runId: link.runId }, rootExecution: link.root };
+  return {
+    parentNamespaceId: link.namespaceId,
+    parentExecution: { workflowId: link.workflowId, runId: link.runId },
+    rootExecution: link.root,
+  };
 }
 
 /** DescribeWorkflowExecution's pendingChildren. */
@@ -303,6 +350,9 @@ export function parentFromHistory(history: HistoryEvent[]): ParentLink | undefin
     workflowId: attrs.parentWorkflowExecution.workflowId,
     runId: attrs.parentWorkflowExecution.runId ?? '',
     initiatedEventId: Number(attrs.parentInitiatedEventId ?? 0),
-    root: { workflowId: attrs.rootWorkflowExecution?.workflowId ?? '', runId: attrs.rootWorkflowExecution?.runId ?? '' },
+    root: {
+      workflowId: attrs.rootWorkflowExecution?.workflowId ?? '',
+      runId: attrs.rootWorkflowExecution?.runId ?? '',
+    },
   };
 }

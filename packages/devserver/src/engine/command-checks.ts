@@ -64,7 +64,9 @@ export function checkCommandSequence(commands: Command[]): void {
 
 /** A fired timer's TimerFired event still waiting for the workflow task to complete. */
 function waitingTimerFired(execution: Execution, timerId: string): number {
-  return execution.buffered.findIndex((event) => event.eventType === EventType.EVENT_TYPE_TIMER_FIRED && event.attributes.timerId === timerId);
+  return execution.buffered.findIndex(
+    (event) => event.eventType === EventType.EVENT_TYPE_TIMER_FIRED && event.attributes.timerId === timerId,
+  );
 }
 
 /**
@@ -105,8 +107,10 @@ export class CommandChecks {
       });
     }
     for (const event of execution.buffered) {
-      if (event.eventType === EventType.EVENT_TYPE_TIMER_FIRED) this.firedTimersWaiting.add(String(event.attributes.timerId));
-      if (ACTIVITY_CLOSED.has(event.eventType)) this.closedActivitiesWaiting.add(Number(event.attributes.scheduledEventId));
+      if (event.eventType === EventType.EVENT_TYPE_TIMER_FIRED)
+        this.firedTimersWaiting.add(String(event.attributes.timerId));
+      if (ACTIVITY_CLOSED.has(event.eventType))
+        this.closedActivitiesWaiting.add(Number(event.attributes.scheduledEventId));
     }
     this.eventsWaiting = execution.buffered.length;
   }
@@ -114,7 +118,8 @@ export class CommandChecks {
   /** Throws a WorkflowTaskRefusal for the first rule the command breaks (see the module comment for the order). */
   check(command: Command): void {
     const type = command.commandType ?? 0;
-    if (CLOSE_COMMANDS.has(type) && this.eventsWaiting > 0) throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
+    if (CLOSE_COMMANDS.has(type) && this.eventsWaiting > 0)
+      throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND);
     this.checkAttributes(command);
     checkCommandSizes(this.ctx.options.limits, command, this.execution, this.ctx.log);
     this.checkAgainstRun(command);
@@ -128,7 +133,8 @@ export class CommandChecks {
         const attrs = command.requestCancelActivityTaskCommandAttributes;
         const cause = Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES;
         if (!attrs) throw failTask(cause, 'RequestCancelActivityTask: the command has no attributes');
-        if (Number(attrs.scheduledEventId ?? 0) <= 0) throw failTask(cause, 'RequestCancelActivityTask: scheduledEventId is required');
+        if (Number(attrs.scheduledEventId ?? 0) <= 0)
+          throw failTask(cause, 'RequestCancelActivityTask: scheduledEventId is required');
         return;
       }
       case CommandType.COMMAND_TYPE_START_TIMER: {
@@ -154,7 +160,10 @@ export class CommandChecks {
       }
       case CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
         if (!command.completeWorkflowExecutionCommandAttributes)
-          throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES, 'CompleteWorkflowExecution: the command has no attributes');
+          throw failTask(
+            Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_COMPLETE_WORKFLOW_EXECUTION_ATTRIBUTES,
+            'CompleteWorkflowExecution: the command has no attributes',
+          );
         return;
       case CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION: {
         const attrs = command.failWorkflowExecutionCommandAttributes;
@@ -165,7 +174,10 @@ export class CommandChecks {
       }
       case CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
         if (!command.cancelWorkflowExecutionCommandAttributes)
-          throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_CANCEL_WORKFLOW_EXECUTION_ATTRIBUTES, 'CancelWorkflowExecution: the command has no attributes');
+          throw failTask(
+            Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_CANCEL_WORKFLOW_EXECUTION_ATTRIBUTES,
+            'CancelWorkflowExecution: the command has no attributes',
+          );
         return;
       case CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
         return this.checkContinueAsNew(command.continueAsNewWorkflowExecutionCommandAttributes);
@@ -174,21 +186,26 @@ export class CommandChecks {
         const cause = Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES;
         if (!attrs) throw failTask(cause, 'UpsertWorkflowSearchAttributes: the command has no attributes');
         if (!Object.keys(attrs.searchAttributes?.indexedFields ?? {}).length)
-          throw failTask(cause, 'UpsertWorkflowSearchAttributes.searchAttributes.indexedFields must name at least one attribute');
+          throw failTask(
+            cause,
+            'UpsertWorkflowSearchAttributes.searchAttributes.indexedFields must name at least one attribute',
+          );
         return this.checkSearchAttributes('UpsertWorkflowSearchAttributes', attrs.searchAttributes);
       }
       case CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES: {
         const attrs = command.modifyWorkflowPropertiesCommandAttributes;
         const cause = Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_MODIFY_WORKFLOW_PROPERTIES_ATTRIBUTES;
         if (!attrs) throw failTask(cause, 'ModifyWorkflowProperties: the command has no attributes');
-        if (!Object.keys(attrs.upsertedMemo?.fields ?? {}).length) throw failTask(cause, 'ModifyWorkflowProperties.upsertedMemo.fields must name at least one field');
+        if (!Object.keys(attrs.upsertedMemo?.fields ?? {}).length)
+          throw failTask(cause, 'ModifyWorkflowProperties.upsertedMemo.fields must name at least one field');
         return;
       }
       case CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE: {
         const messageId = command.protocolMessageCommandAttributes?.messageId;
         const cause = Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE;
         if (!messageId) throw failTask(cause, 'ProtocolMessage.messageId is required');
-        if (!this.messages.has(messageId)) throw failTask(cause, `ProtocolMessage: message ${messageId} is not among the completion's messages`);
+        if (!this.messages.has(messageId))
+          throw failTask(cause, `ProtocolMessage: message ${messageId} is not among the completion's messages`);
         return;
       }
       default:
@@ -205,19 +222,28 @@ export class CommandChecks {
     requireId(cause, 'ScheduleActivityTask.activityType.name', attrs.activityType?.name);
     const retryProblem = retryPolicyError(attrs.retryPolicy);
     if (retryProblem) throw failTask(cause, `ScheduleActivityTask.${retryProblem}`);
-    for (const field of ['scheduleToCloseTimeout', 'scheduleToStartTimeout', 'startToCloseTimeout', 'heartbeatTimeout'] as const) {
+    for (const field of [
+      'scheduleToCloseTimeout',
+      'scheduleToStartTimeout',
+      'startToCloseTimeout',
+      'heartbeatTimeout',
+    ] as const) {
       const problem = durationError(attrs[field]);
       if (problem) throw failTask(cause, `ScheduleActivityTask.${field} ${problem}`);
     }
     if (durationToMs(attrs.scheduleToCloseTimeout) <= 0 && durationToMs(attrs.startToCloseTimeout) <= 0)
-      throw failTask(cause, `ScheduleActivityTask: a startToCloseTimeout or a scheduleToCloseTimeout is required (activity ${attrs.activityId}, type ${attrs.activityType?.name})`);
+      throw failTask(
+        cause,
+        `ScheduleActivityTask: a startToCloseTimeout or a scheduleToCloseTimeout is required (activity ${attrs.activityId}, type ${attrs.activityType?.name})`,
+      );
   }
 
   private checkContinueAsNew(attrs: Command['continueAsNewWorkflowExecutionCommandAttributes']): void {
     const cause = Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_CONTINUE_AS_NEW_ATTRIBUTES;
     if (!attrs) throw failTask(cause, 'ContinueAsNewWorkflowExecution: the command has no attributes');
     // an empty type or task queue is the run's own
-    if (attrs.workflowType?.name) requireId(cause, 'ContinueAsNewWorkflowExecution.workflowType.name', attrs.workflowType.name);
+    if (attrs.workflowType?.name)
+      requireId(cause, 'ContinueAsNewWorkflowExecution.workflowType.name', attrs.workflowType.name);
     if (attrs.taskQueue?.name) checkTaskQueue(cause, 'ContinueAsNewWorkflowExecution.taskQueue.name', attrs.taskQueue);
     for (const field of ['workflowRunTimeout', 'workflowTaskTimeout', 'backoffStartInterval'] as const) {
       const problem = durationError(attrs[field]);
@@ -247,7 +273,10 @@ export class CommandChecks {
       case CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK: {
         const activityId = command.scheduleActivityTaskCommandAttributes!.activityId!;
         if (this.pendingActivityIds.has(activityId))
-          throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_SCHEDULE_ACTIVITY_DUPLICATE_ID, `ScheduleActivityTask: activityId ${activityId} is in use by a pending activity`);
+          throw failTask(
+            Cause.WORKFLOW_TASK_FAILED_CAUSE_SCHEDULE_ACTIVITY_DUPLICATE_ID,
+            `ScheduleActivityTask: activityId ${activityId} is in use by a pending activity`,
+          );
         this.pendingActivityIds.add(activityId);
         return;
       }
@@ -256,7 +285,10 @@ export class CommandChecks {
       case CommandType.COMMAND_TYPE_START_TIMER: {
         const timerId = command.startTimerCommandAttributes!.timerId!;
         if (this.runningTimers.has(timerId))
-          throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_START_TIMER_DUPLICATE_ID, `StartTimer: timerId ${timerId} is in use by a running timer`);
+          throw failTask(
+            Cause.WORKFLOW_TASK_FAILED_CAUSE_START_TIMER_DUPLICATE_ID,
+            `StartTimer: timerId ${timerId} is in use by a running timer`,
+          );
         this.runningTimers.add(timerId);
         return;
       }
@@ -267,7 +299,10 @@ export class CommandChecks {
           this.eventsWaiting--; // its TimerFired is dropped: the workflow need not see it before it may close
           return;
         }
-        throw failTask(Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_CANCEL_TIMER_ATTRIBUTES, `CancelTimer: timerId ${timerId} names no running timer`);
+        throw failTask(
+          Cause.WORKFLOW_TASK_FAILED_CAUSE_BAD_CANCEL_TIMER_ATTRIBUTES,
+          `CancelTimer: timerId ${timerId} names no running timer`,
+        );
       }
       default:
         return;
@@ -279,9 +314,16 @@ export class CommandChecks {
     const activity = this.activities.get(scheduledEventId);
     if (!activity) {
       if (this.closedActivitiesWaiting.has(scheduledEventId)) return;
-      throw failTask(cause, `RequestCancelActivityTask: scheduledEventId ${scheduledEventId} names no pending activity`);
+      throw failTask(
+        cause,
+        `RequestCancelActivityTask: scheduledEventId ${scheduledEventId} names no pending activity`,
+      );
     }
-    if (activity.cancelRequested) throw failTask(cause, `RequestCancelActivityTask: the activity scheduled by event ${scheduledEventId} was asked to cancel already`);
+    if (activity.cancelRequested)
+      throw failTask(
+        cause,
+        `RequestCancelActivityTask: the activity scheduled by event ${scheduledEventId} was asked to cancel already`,
+      );
     activity.cancelRequested = true;
     // one not running on a worker is cancelled at once: its id is free again
     if (!activity.started) {
@@ -293,11 +335,14 @@ export class CommandChecks {
 
 function requireId(cause: number, field: string, value: string | null | undefined): void {
   if (!value) throw failTask(cause, `${field} is required`);
-  if (value.length > MAX_ID_LENGTH) throw failTask(cause, `${field} is ${value.length} characters long, more than the limit of ${MAX_ID_LENGTH}`);
+  if (value.length > MAX_ID_LENGTH)
+    throw failTask(cause, `${field} is ${value.length} characters long, more than the limit of ${MAX_ID_LENGTH}`);
 }
 
 function checkTaskQueue(cause: number, field: string, taskQueue: TaskQueue): void {
   const name = taskQueue.name ?? '';
-  if (name.length > MAX_ID_LENGTH) throw failTask(cause, `${field} is ${name.length} characters long, more than the limit of ${MAX_ID_LENGTH}`);
-  if (name.startsWith(RESERVED_TASK_QUEUE_PREFIX)) throw failTask(cause, `${field} ${name} starts with ${RESERVED_TASK_QUEUE_PREFIX}, which the server reserves`);
+  if (name.length > MAX_ID_LENGTH)
+    throw failTask(cause, `${field} is ${name.length} characters long, more than the limit of ${MAX_ID_LENGTH}`);
+  if (name.startsWith(RESERVED_TASK_QUEUE_PREFIX))
+    throw failTask(cause, `${field} ${name} starts with ${RESERVED_TASK_QUEUE_PREFIX}, which the server reserves`);
 }

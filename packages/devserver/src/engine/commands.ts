@@ -42,7 +42,12 @@ export function armTimer(ctx: EngineContext, execution: Execution, timer: TimerS
   timer.handle = ctx.clock.at(timer.fireAt, () => {
     if (execution.timers.get(timer.timerId) !== timer) return;
     execution.timers.delete(timer.timerId);
-    ctx.external(execution, [{ eventType: EventType.EVENT_TYPE_TIMER_FIRED, attributes: { timerId: timer.timerId, startedEventId: timer.startedEventId } }]);
+    ctx.external(execution, [
+      {
+        eventType: EventType.EVENT_TYPE_TIMER_FIRED,
+        attributes: { timerId: timer.timerId, startedEventId: timer.startedEventId },
+      },
+    ]);
   });
 }
 
@@ -51,16 +56,28 @@ export function armTimer(ctx: EngineContext, execution: Execution, timer: TimerS
  * completion) or a WorkflowTaskRefusal (the task fails, or the run is terminated) from ./command-checks.ts, or
  * UNIMPLEMENTED for a command this server does not know.
  */
-export function checkCommands(ctx: EngineContext, execution: Execution, commands: Command[], messages: Map<string, DecodedMessage>): void {
+export function checkCommands(
+  ctx: EngineContext,
+  execution: Execution,
+  commands: Command[],
+  messages: Map<string, DecodedMessage>,
+): void {
   checkCommandSequence(commands);
   const checks = new CommandChecks(ctx, execution, messages);
   for (const command of commands) {
     const type = command.commandType ?? 0;
-    if (!SUPPORTED_COMMANDS.has(type)) throw unimplemented(`devserver: workflow command ${CommandType[type] ?? type} is not implemented`);
-    if (type === CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION) validateStartChild(ctx, execution, command.startChildWorkflowExecutionCommandAttributes);
-    if (type === CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION) validateSignalExternal(ctx, command.signalExternalWorkflowExecutionCommandAttributes);
+    if (!SUPPORTED_COMMANDS.has(type))
+      throw unimplemented(`devserver: workflow command ${CommandType[type] ?? type} is not implemented`);
+    if (type === CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION)
+      validateStartChild(ctx, execution, command.startChildWorkflowExecutionCommandAttributes);
+    if (type === CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION)
+      validateSignalExternal(ctx, command.signalExternalWorkflowExecutionCommandAttributes);
     if (type === CommandType.COMMAND_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION)
-      validateCancelExternal(ctx, command.requestCancelExternalWorkflowExecutionCommandAttributes, commands.slice(0, commands.indexOf(command)));
+      validateCancelExternal(
+        ctx,
+        command.requestCancelExternalWorkflowExecutionCommandAttributes,
+        commands.slice(0, commands.indexOf(command)),
+      );
     checks.check(command);
   }
 }
@@ -96,15 +113,36 @@ function applyCommand(
   const completed = { workflowTaskCompletedEventId };
   switch (command.commandType) {
     case CommandType.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
-      scheduleActivity(ctx, execution, command.scheduleActivityTaskCommandAttributes!, workflowTaskCompletedEventId, command.userMetadata);
+      scheduleActivity(
+        ctx,
+        execution,
+        command.scheduleActivityTaskCommandAttributes!,
+        workflowTaskCompletedEventId,
+        command.userMetadata,
+      );
       return false;
     case CommandType.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
-      return requestActivityCancel(ctx, execution, Number(command.requestCancelActivityTaskCommandAttributes?.scheduledEventId ?? 0), workflowTaskCompletedEventId);
+      return requestActivityCancel(
+        ctx,
+        execution,
+        Number(command.requestCancelActivityTaskCommandAttributes?.scheduledEventId ?? 0),
+        workflowTaskCompletedEventId,
+      );
     case CommandType.COMMAND_TYPE_START_TIMER: {
       const attrs = command.startTimerCommandAttributes!;
       const timerId = attrs.timerId ?? '';
-      const started = ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_STARTED, { timerId, startToFireTimeout: attrs.startToFireTimeout, ...completed }, command.userMetadata ? { userMetadata: command.userMetadata } : {});
-      const timer: TimerState = { timerId, startedEventId: Number(started.eventId), fireAt: timestampToMs(started.eventTime) + durationToMs(attrs.startToFireTimeout), handle: 0 };
+      const started = ctx.appendEvent(
+        execution,
+        EventType.EVENT_TYPE_TIMER_STARTED,
+        { timerId, startToFireTimeout: attrs.startToFireTimeout, ...completed },
+        command.userMetadata ? { userMetadata: command.userMetadata } : {},
+      );
+      const timer: TimerState = {
+        timerId,
+        startedEventId: Number(started.eventId),
+        fireAt: timestampToMs(started.eventTime) + durationToMs(attrs.startToFireTimeout),
+        handle: 0,
+      };
       execution.timers.set(timerId, timer);
       armTimer(ctx, execution, timer);
       return false;
@@ -117,18 +155,34 @@ function applyCommand(
         execution.timers.delete(timerId);
       }
       const startedEventId = timer ? timer.startedEventId : takeWaitingTimerFired(execution, timerId);
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_CANCELED, { timerId, startedEventId, identity, ...completed });
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_TIMER_CANCELED, {
+        timerId,
+        startedEventId,
+        identity,
+        ...completed,
+      });
       return false;
     }
     case CommandType.COMMAND_TYPE_RECORD_MARKER: {
       const attrs = command.recordMarkerCommandAttributes!;
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_MARKER_RECORDED, { markerName: attrs.markerName, details: attrs.details, header: attrs.header, failure: attrs.failure, ...completed });
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_MARKER_RECORDED, {
+        markerName: attrs.markerName,
+        details: attrs.details,
+        header: attrs.header,
+        failure: attrs.failure,
+        ...completed,
+      });
       return false;
     }
     case CommandType.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
       const searchAttributes = command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes;
-      execution.searchAttributes = packSearchAttributes(mergeSearchAttributes(execution.searchAttributes.unpack(), searchAttributes));
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, { searchAttributes, ...completed });
+      execution.searchAttributes = packSearchAttributes(
+        mergeSearchAttributes(execution.searchAttributes.unpack(), searchAttributes),
+      );
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, {
+        searchAttributes,
+        ...completed,
+      });
       return false;
     }
     case CommandType.COMMAND_TYPE_MODIFY_WORKFLOW_PROPERTIES: {
@@ -143,29 +197,63 @@ function applyCommand(
       return false;
     }
     case CommandType.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
-      completeWorkflow(ctx, execution, command.completeWorkflowExecutionCommandAttributes?.result, workflowTaskCompletedEventId);
+      completeWorkflow(
+        ctx,
+        execution,
+        command.completeWorkflowExecutionCommandAttributes?.result,
+        workflowTaskCompletedEventId,
+      );
       return false;
     case CommandType.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
-      failWorkflow(ctx, execution, command.failWorkflowExecutionCommandAttributes?.failure ?? { message: 'workflow failed' }, workflowTaskCompletedEventId);
+      failWorkflow(
+        ctx,
+        execution,
+        command.failWorkflowExecutionCommandAttributes?.failure ?? { message: 'workflow failed' },
+        workflowTaskCompletedEventId,
+      );
       return false;
     case CommandType.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION:
-      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, { details: command.cancelWorkflowExecutionCommandAttributes?.details, ...completed });
+      ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, {
+        details: command.cancelWorkflowExecutionCommandAttributes?.details,
+        ...completed,
+      });
       close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED);
       return false;
     case CommandType.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
-      continueAsNew(ctx, execution, command.continueAsNewWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId);
+      continueAsNew(
+        ctx,
+        execution,
+        command.continueAsNewWorkflowExecutionCommandAttributes!,
+        workflowTaskCompletedEventId,
+      );
       return false;
     case CommandType.COMMAND_TYPE_PROTOCOL_MESSAGE:
       applyUpdateMessage(ctx, execution, messages.get(command.protocolMessageCommandAttributes!.messageId!)!);
       return false;
     case CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION:
-      initiateChild(ctx, execution, command.startChildWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId, command.userMetadata);
+      initiateChild(
+        ctx,
+        execution,
+        command.startChildWorkflowExecutionCommandAttributes!,
+        workflowTaskCompletedEventId,
+        command.userMetadata,
+      );
       return false;
     case CommandType.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
-      initiateSignal(ctx, execution, command.signalExternalWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId);
+      initiateSignal(
+        ctx,
+        execution,
+        command.signalExternalWorkflowExecutionCommandAttributes!,
+        workflowTaskCompletedEventId,
+      );
       return false;
     case CommandType.COMMAND_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION:
-      initiateCancel(ctx, execution, command.requestCancelExternalWorkflowExecutionCommandAttributes!, workflowTaskCompletedEventId);
+      initiateCancel(
+        ctx,
+        execution,
+        command.requestCancelExternalWorkflowExecutionCommandAttributes!,
+        workflowTaskCompletedEventId,
+      );
       return false;
     default:
       throw new RpcError(status.INTERNAL, `command ${command.commandType} passed the check but has no handler`);

@@ -56,11 +56,14 @@ export class EngineContext {
     const retentionMs = this.store.getNamespace(execution.namespace)?.retentionMs ?? 0;
     if (!retentionMs) return;
     const delayMs = loaded ? Math.max(0, (execution.closeTime ?? 0) + retentionMs - this.clock.now()) : retentionMs;
-    const timer = setTimeout(() => {
-      this.retentionTimers.delete(timer);
-      this.store.deleteRun(execution.runId);
-      this.visibility.changed(execution);
-    }, Math.min(delayMs, 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => {
+        this.retentionTimers.delete(timer);
+        this.store.deleteRun(execution.runId);
+        this.visibility.changed(execution);
+      },
+      Math.min(delayMs, 2 ** 31 - 1),
+    );
     timer.unref();
     this.retentionTimers.add(timer);
   }
@@ -115,7 +118,13 @@ export class EngineContext {
   }
 
   /** An event with the next event id, not yet in history (appendEvent, or a transient workflow task). */
-  makeEvent(execution: Execution, eventType: number, attributes: object, extra: object = {}, idOffset = 0): HistoryEvent {
+  makeEvent(
+    execution: Execution,
+    eventType: number,
+    attributes: object,
+    extra: object = {},
+    idOffset = 0,
+  ): HistoryEvent {
     return {
       eventId: execution.history.length + 1 + idOffset,
       eventTime: msToTimestamp(this.clock.now()),
@@ -180,7 +189,9 @@ export class EngineContext {
   private writeEvents(execution: Execution, events: BufferedEvent[]): void {
     let previous: HistoryEvent | undefined;
     for (const { eventType, attributes, startedEventIdFromPrevious } of events) {
-      const linked = startedEventIdFromPrevious ? { ...attributes, startedEventId: previous?.eventId ?? 0 } : attributes;
+      const linked = startedEventIdFromPrevious
+        ? { ...attributes, startedEventId: previous?.eventId ?? 0 }
+        : attributes;
       previous = this.appendEvent(execution, eventType, linked);
     }
   }

@@ -36,7 +36,11 @@ const FIELDS: Record<'minute' | 'hour' | 'dayOfMonth' | 'month' | 'dayOfWeek', F
   minute: { min: 0, max: 59 },
   hour: { min: 0, max: 23 },
   dayOfMonth: { min: 1, max: 31 },
-  month: { min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  month: {
+    min: 1,
+    max: 12,
+    names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'],
+  },
   dayOfWeek: { min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
 };
 const FIELD_ORDER = ['minute', 'hour', 'dayOfMonth', 'month', 'dayOfWeek'] as const;
@@ -91,14 +95,24 @@ function parseCronSchedule(cronSchedule: string): CronSchedule {
   const zone = loadZone(zoneName);
   if (text.startsWith('@every ')) {
     // a fixed delay from the previous time, in whole seconds (at least one)
-    const delayMs = Math.max(1000, Math.floor(parseGoDuration(text.slice('@every '.length).trim(), { days: false }) / 1000) * 1000);
+    const delayMs = Math.max(
+      1000,
+      Math.floor(parseGoDuration(text.slice('@every '.length).trim(), { days: false }) / 1000) * 1000,
+    );
     return { next: (afterMs) => Math.floor(afterMs / 1000) * 1000 + delayMs };
   }
   if (text.startsWith('@') && !CRON_SHORTHANDS[text]) throw new Error(`unrecognized descriptor: ${text}`);
   const words = (CRON_SHORTHANDS[text] ?? text).split(/\s+/).filter(Boolean);
   if (words.length !== FIELD_ORDER.length) throw new Error(`expected exactly 5 fields, found ${words.length}: ${text}`);
-  const [minute, hour, dayOfMonth, month, dayOfWeek] = FIELD_ORDER.map((name, i) => parseField(words[i]!, FIELDS[name]));
-  const common: StructuredCalendar = { second: [{ start: 0 }], minute: asRanges(minute!.values), hour: asRanges(hour!.values), month: asRanges(month!.values) };
+  const [minute, hour, dayOfMonth, month, dayOfWeek] = FIELD_ORDER.map((name, i) =>
+    parseField(words[i]!, FIELDS[name]),
+  );
+  const common: StructuredCalendar = {
+    second: [{ start: 0 }],
+    minute: asRanges(minute!.values),
+    hour: asRanges(hour!.values),
+    month: asRanges(month!.values),
+  };
   // with both days restricted a day matches either (cron's rule); with one a wildcard, both must match
   const calendars: StructuredCalendar[] =
     dayOfMonth!.star || dayOfWeek!.star
@@ -110,7 +124,9 @@ function parseCronSchedule(cronSchedule: string): CronSchedule {
   const compiled = calendars.map((calendar) => new CompiledCalendar(calendar, zone));
   return {
     next: (afterMs) => {
-      const times = compiled.map((calendar) => calendar.next(Math.floor(afterMs / 1000))).filter((time): time is number => time !== undefined);
+      const times = compiled
+        .map((calendar) => calendar.next(Math.floor(afterMs / 1000)))
+        .filter((time): time is number => time !== undefined);
       return times.length ? Math.min(...times) * 1000 : undefined;
     },
   };
@@ -125,13 +141,19 @@ export function cronScheduleError(cronSchedule: string | null | undefined, nowMs
   } catch {
     return 'invalid CronSchedule.';
   }
-  return schedule.next(nowMs) === undefined ? 'invalid CronSchedule, no time can be found to satisfy the schedule' : undefined;
+  return schedule.next(nowMs) === undefined
+    ? 'invalid CronSchedule, no time can be found to satisfy the schedule'
+    : undefined;
 }
 
 /** A start request's cron schedule (INVALID_ARGUMENT as the real server's frontend answers). */
-export function validateCronSchedule(request: { cronSchedule?: string | null; workflowStartDelay?: object | null }, nowMs: number): void {
+export function validateCronSchedule(
+  request: { cronSchedule?: string | null; workflowStartDelay?: object | null },
+  nowMs: number,
+): void {
   if (!request.cronSchedule) return;
-  if (request.workflowStartDelay) throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
+  if (request.workflowStartDelay)
+    throw invalidArgument('CronSchedule and WorkflowStartDelay may not be used together.');
   const error = cronScheduleError(request.cronSchedule, nowMs);
   if (error) throw invalidArgument(error);
 }
@@ -142,14 +164,21 @@ export function validateCronSchedule(request: { cronSchedule?: string | null; wo
  */
 function backoffMs(schedule: CronSchedule, scheduledMs: number, nowMs: number): number | undefined {
   let next: number | undefined = scheduledMs;
-  if (nowMs >= scheduledMs) for (next = schedule.next(scheduledMs); next !== undefined && next < nowMs; next = schedule.next(next));
+  if (nowMs >= scheduledMs)
+    for (next = schedule.next(scheduledMs); next !== undefined && next < nowMs; next = schedule.next(next));
   return next === undefined ? undefined : Math.ceil((next - nowMs) / 1000) * 1000;
 }
 
 /** The first run of a cron workflow: its initiator and how long its first workflow task waits. */
-export function cronFirstRun(cronSchedule: string | null | undefined, nowMs: number): { initiator: number; backoffMs: number } | undefined {
+export function cronFirstRun(
+  cronSchedule: string | null | undefined,
+  nowMs: number,
+): { initiator: number; backoffMs: number } | undefined {
   if (!cronSchedule) return undefined;
-  return { initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE, backoffMs: backoffMs(parseCronSchedule(cronSchedule), nowMs, nowMs) ?? 0 };
+  return {
+    initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE,
+    backoffMs: backoffMs(parseCronSchedule(cronSchedule), nowMs, nowMs) ?? 0,
+  };
 }
 
 /** The next run of a cron chain: what createRun's `continued` takes besides the previous run and the initiator. */
@@ -171,13 +200,18 @@ export type CronOutcome = { completed: true; result?: Payloads | null } | { comp
 export function nextCronRun(ctx: EngineContext, execution: Execution, outcome: CronOutcome): CronRun | undefined {
   const { cronSchedule } = execution.startRequest.unpack();
   const now = ctx.clock.now();
-  if (!cronSchedule || (execution.executionDeadline !== undefined && execution.executionDeadline <= now)) return undefined;
+  if (!cronSchedule || (execution.executionDeadline !== undefined && execution.executionDeadline <= now))
+    return undefined;
   const backoff = backoffMs(parseCronSchedule(cronSchedule), execution.executionTime, now);
   if (backoff === undefined) return undefined;
-  const handedIn = eventAttributes<{ lastCompletionResult?: Payloads | null }>(execution.history.at(0)!).lastCompletionResult;
+  const handedIn = eventAttributes<{ lastCompletionResult?: Payloads | null }>(
+    execution.history.at(0)!,
+  ).lastCompletionResult;
   return {
     runId: ctx.newRunId(),
     backoffMs: backoff,
-    ...(outcome.completed ? { lastCompletionResult: outcome.result } : { lastCompletionResult: handedIn, continuedFailure: outcome.failure }),
+    ...(outcome.completed
+      ? { lastCompletionResult: outcome.result }
+      : { lastCompletionResult: handedIn, continuedFailure: outcome.failure }),
   };
 }

@@ -63,11 +63,17 @@ export function validateStartRequest(ctx: EngineContext, request: StartRequest):
     if (durationToMs(request[field]) < 0) throw invalidArgument(`${field} must not be negative`);
   }
   validateCronSchedule(request, ctx.clock.now());
-  if (durationToMs(request.workflowStartDelay) > 0) throw unimplemented('devserver: workflowStartDelay is not supported');
+  if (durationToMs(request.workflowStartDelay) > 0)
+    throw unimplemented('devserver: workflowStartDelay is not supported');
   const reuse = request.workflowIdReusePolicy ?? 0;
   const conflict = request.workflowIdConflictPolicy ?? 0;
-  if (reuse === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING && conflict !== IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED)
-    throw invalidArgument('workflowIdReusePolicy TERMINATE_IF_RUNNING cannot be combined with a workflowIdConflictPolicy');
+  if (
+    reuse === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING &&
+    conflict !== IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
+  )
+    throw invalidArgument(
+      'workflowIdReusePolicy TERMINATE_IF_RUNNING cannot be combined with a workflowIdConflictPolicy',
+    );
   const retryProblem = retryPolicyError(request.retryPolicy);
   if (retryProblem) throw invalidArgument(retryProblem);
   checkSearchAttributesCount(ctx.options.limits, request.searchAttributes);
@@ -85,17 +91,24 @@ export function startWorkflow(ctx: EngineContext, request: StartRequest, parent?
   const workflowId = request.workflowId!;
   const requestId = request.requestId || ctx.newRunId();
   const current = ctx.store.getCurrentRun(namespace, workflowId);
-  if (current && current.requestIds.has(requestId)) return { execution: current, started: startedBy(current, requestId) };
+  if (current && current.requestIds.has(requestId))
+    return { execution: current, started: startedBy(current, requestId) };
   if (current && isRunning(current)) {
     const conflict = request.workflowIdConflictPolicy ?? 0;
-    const terminateIfRunning = request.workflowIdReusePolicy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING;
+    const terminateIfRunning =
+      request.workflowIdReusePolicy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING;
     if (conflict === IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING) {
       current.requestIds.add(requestId);
       ctx.touch(current);
       return { execution: current, started: false };
     }
     if (conflict === IdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING || terminateIfRunning) {
-      terminate(ctx, current, 'terminated by a new start of the same workflow id (conflict policy)', request.identity ?? '');
+      terminate(
+        ctx,
+        current,
+        'terminated by a new start of the same workflow id (conflict policy)',
+        request.identity ?? '',
+      );
     } else {
       throw alreadyExists(`Workflow execution is already running. WorkflowId: ${workflowId}, RunId: ${current.runId}.`);
     }
@@ -115,23 +128,36 @@ function checkReusePolicy(previous: Execution, policy: number): void {
   const ids = `WorkflowId: ${previous.workflowId}, RunId: ${previous.runId}`;
   if (policy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
     throw alreadyExists(`Workflow execution already finished. ${ids}. Workflow id reuse policy: reject duplicate.`);
-  if (policy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY && !failedStatuses.includes(previous.status))
+  if (
+    policy === IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY &&
+    !failedStatuses.includes(previous.status)
+  )
     throw alreadyExists(
       `Workflow execution already finished successfully. ${ids}. Workflow id reuse policy: allow duplicate workflows if last run failed.`,
     );
 }
 
 /** Creates a run, writes WorkflowExecutionStarted and schedules its first workflow task. A run continuing a child is a child too. */
-export function createRun(ctx: EngineContext, request: StartRequest, continued?: ContinuedFrom, parent = continued?.previous.parent): Execution {
+export function createRun(
+  ctx: EngineContext,
+  request: StartRequest,
+  continued?: ContinuedFrom,
+  parent = continued?.previous.parent,
+): Execution {
   const now = ctx.clock.now();
   // a cron workflow's first run waits for its first cron time
   const cron = continued ? undefined : cronFirstRun(request.cronSchedule, now);
   const backoffMs = continued?.backoffMs ?? cron?.backoffMs ?? 0;
   const runId = continued?.runId ?? ctx.newRunId();
   const executionTimeoutMs = durationToMs(request.workflowExecutionTimeout);
-  const executionDeadline = continued ? continued.previous.executionDeadline : executionTimeoutMs ? now + executionTimeoutMs : undefined;
+  const executionDeadline = continued
+    ? continued.previous.executionDeadline
+    : executionTimeoutMs
+      ? now + executionTimeoutMs
+      : undefined;
   let runTimeoutMs = durationToMs(request.workflowRunTimeout) || executionTimeoutMs;
-  if (executionDeadline !== undefined) runTimeoutMs = Math.min(runTimeoutMs || Infinity, Math.max(1, executionDeadline - now));
+  if (executionDeadline !== undefined)
+    runTimeoutMs = Math.min(runTimeoutMs || Infinity, Math.max(1, executionDeadline - now));
   const workflowTaskTimeoutMs = Math.min(
     durationToMs(request.workflowTaskTimeout) || DEFAULT_WORKFLOW_TASK_TIMEOUT_MS,
     MAX_WORKFLOW_TASK_TIMEOUT_MS,
@@ -168,33 +194,40 @@ export function createRun(ctx: EngineContext, request: StartRequest, continued?:
     children: new Map(),
   };
   ctx.store.insertRun(execution);
-  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, {
-    workflowType: { name: execution.workflowType },
-    taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    input: request.input,
-    workflowExecutionTimeout: msToDuration(executionTimeoutMs),
-    workflowRunTimeout: msToDuration(runTimeoutMs),
-    workflowTaskTimeout: msToDuration(workflowTaskTimeoutMs),
-    continuedExecutionRunId: continued?.previous.runId ?? '',
-    initiator: continued?.initiator ?? cron?.initiator ?? 0,
-    // a first run may be handed them too (a schedule's start)
-    continuedFailure: continued ? continued.continuedFailure : request.continuedFailure,
-    lastCompletionResult: continued ? continued.lastCompletionResult : request.lastCompletionResult,
-    originalExecutionRunId: runId,
-    identity: request.identity,
-    firstExecutionRunId: execution.firstRunId,
-    retryPolicy: request.retryPolicy,
-    cronSchedule: request.cronSchedule,
-    attempt: execution.attempt,
-    firstWorkflowTaskBackoff: backoffMs ? msToDuration(backoffMs) : undefined,
-    workflowExecutionExpirationTime: executionDeadline ? { seconds: Math.floor(executionDeadline / 1000) } : undefined,
-    memo: request.memo,
-    searchAttributes: request.searchAttributes,
-    header: request.header,
-    workflowId: execution.workflowId,
-    priority: request.priority,
-    ...parentStartedAttributes(parent),
-  }, request.userMetadata ? { userMetadata: request.userMetadata } : {});
+  ctx.appendEvent(
+    execution,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED,
+    {
+      workflowType: { name: execution.workflowType },
+      taskQueue: { name: execution.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      input: request.input,
+      workflowExecutionTimeout: msToDuration(executionTimeoutMs),
+      workflowRunTimeout: msToDuration(runTimeoutMs),
+      workflowTaskTimeout: msToDuration(workflowTaskTimeoutMs),
+      continuedExecutionRunId: continued?.previous.runId ?? '',
+      initiator: continued?.initiator ?? cron?.initiator ?? 0,
+      // a first run may be handed them too (a schedule's start)
+      continuedFailure: continued ? continued.continuedFailure : request.continuedFailure,
+      lastCompletionResult: continued ? continued.lastCompletionResult : request.lastCompletionResult,
+      originalExecutionRunId: runId,
+      identity: request.identity,
+      firstExecutionRunId: execution.firstRunId,
+      retryPolicy: request.retryPolicy,
+      cronSchedule: request.cronSchedule,
+      attempt: execution.attempt,
+      firstWorkflowTaskBackoff: backoffMs ? msToDuration(backoffMs) : undefined,
+      workflowExecutionExpirationTime: executionDeadline
+        ? { seconds: Math.floor(executionDeadline / 1000) }
+        : undefined,
+      memo: request.memo,
+      searchAttributes: request.searchAttributes,
+      header: request.header,
+      workflowId: execution.workflowId,
+      priority: request.priority,
+      ...parentStartedAttributes(parent),
+    },
+    request.userMetadata ? { userMetadata: request.userMetadata } : {},
+  );
   armRunTimeout(ctx, execution);
   if (backoffMs) armFirstTaskTimer(ctx, execution);
   else ctx.scheduleWorkflowTask(execution);
@@ -221,12 +254,18 @@ export function armFirstTaskTimer(ctx: EngineContext, execution: Execution): voi
 }
 
 /** Finds the run a request names: by run id, or the current run of the workflow id. */
-export function findRun(ctx: EngineContext, namespace: string | null | undefined, ref: { workflowId?: string | null; runId?: string | null } | null | undefined): Execution {
+export function findRun(
+  ctx: EngineContext,
+  namespace: string | null | undefined,
+  ref: { workflowId?: string | null; runId?: string | null } | null | undefined,
+): Execution {
   const ns = ctx.requireNamespace(namespace).name;
   const workflowId = requireField(ref?.workflowId, 'workflowExecution.workflowId');
   const execution = ref?.runId ? ctx.store.getRun(ref.runId) : ctx.store.getCurrentRun(ns, workflowId);
   if (!execution || execution.namespace !== ns || execution.workflowId !== workflowId)
-    throw notFound(`Workflow execution not found. WorkflowId: ${workflowId}${ref?.runId ? `, RunId: ${ref.runId}` : ''}.`);
+    throw notFound(
+      `Workflow execution not found. WorkflowId: ${workflowId}${ref?.runId ? `, RunId: ${ref.runId}` : ''}.`,
+    );
   return execution;
 }
 
@@ -237,9 +276,21 @@ export function requireRunning(execution: Execution): void {
 export function signal(
   ctx: EngineContext,
   execution: Execution,
-  signal: { signalName: string; input?: Payloads | null; header?: Header | null; identity?: string | null; requestId?: string | null; externalWorkflowExecution?: WorkflowRef },
+  signal: {
+    signalName: string;
+    input?: Payloads | null;
+    header?: Header | null;
+    identity?: string | null;
+    requestId?: string | null;
+    externalWorkflowExecution?: WorkflowRef;
+  },
 ): void {
-  checkSignalInput(ctx.options.limits, signal.input, `signal ${signal.signalName} to ${execution.workflowId}: input`, ctx.log);
+  checkSignalInput(
+    ctx.options.limits,
+    signal.input,
+    `signal ${signal.signalName} to ${execution.workflowId}: input`,
+    ctx.log,
+  );
   // a retry of a signal delivered already: nothing to do, even once the run has closed
   if (isDuplicateSignal(execution, signal.requestId)) return;
   requireRunning(execution);
@@ -248,7 +299,14 @@ export function signal(
     {
       eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
       // externalWorkflowExecution: the sender of a SignalExternalWorkflowExecution command
-      attributes: { signalName: signal.signalName, input: signal.input, identity: signal.identity, header: signal.header, requestId: signal.requestId, externalWorkflowExecution: signal.externalWorkflowExecution },
+      attributes: {
+        signalName: signal.signalName,
+        input: signal.input,
+        identity: signal.identity,
+        header: signal.header,
+        requestId: signal.requestId,
+        externalWorkflowExecution: signal.externalWorkflowExecution,
+      },
     },
   ]);
 }
@@ -265,11 +323,22 @@ export function requestCancel(
   if (execution.cancelRequested) return; // asking twice changes nothing, as on the real server
   execution.cancelRequested = true;
   ctx.touch(execution);
-  const attributes = { cause: reason, identity, externalInitiatedEventId: external?.initiatedEventId, externalWorkflowExecution: external?.workflowExecution };
+  const attributes = {
+    cause: reason,
+    identity,
+    externalInitiatedEventId: external?.initiatedEventId,
+    externalWorkflowExecution: external?.workflowExecution,
+  };
   ctx.external(execution, [{ eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED, attributes }]);
 }
 
-export function terminate(ctx: EngineContext, execution: Execution, reason: string, identity: string, details?: Payloads | null): void {
+export function terminate(
+  ctx: EngineContext,
+  execution: Execution,
+  reason: string,
+  identity: string,
+  details?: Payloads | null,
+): void {
   requireRunning(execution);
   const task = execution.workflowTask;
   if (task?.state === 'started' && !task.transientEvents) {
@@ -298,12 +367,21 @@ export function terminateForRefusedTask(ctx: EngineContext, execution: Execution
 function timeOut(ctx: EngineContext, execution: Execution): void {
   if (!isRunning(execution)) return;
   ctx.flushBuffered(execution);
-  const failure: Failure = { message: 'workflow run timed out', source: 'Server', timeoutFailureInfo: { timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE } };
+  const failure: Failure = {
+    message: 'workflow run timed out',
+    source: 'Server',
+    timeoutFailureInfo: { timeoutType: TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE },
+  };
   endWithRetry(ctx, execution, failure, 'timedOut', 0);
 }
 
 /** The workflow failed (a command from its code): retried when its retry policy allows, else closed Failed. */
-export function failWorkflow(ctx: EngineContext, execution: Execution, failure: Failure, workflowTaskCompletedEventId: number): void {
+export function failWorkflow(
+  ctx: EngineContext,
+  execution: Execution,
+  failure: Failure,
+  workflowTaskCompletedEventId: number,
+): void {
   endWithRetry(ctx, execution, failure, 'failed', workflowTaskCompletedEventId);
 }
 
@@ -311,46 +389,93 @@ export function failWorkflow(ctx: EngineContext, execution: Execution, failure: 
  * Ends a failed or timed-out run. With a retry policy that allows another attempt, the close event names
  * the new run (the client follows it) and that run starts after the backoff, as on the real server.
  */
-function endWithRetry(ctx: EngineContext, execution: Execution, failure: Failure, how: 'failed' | 'timedOut', workflowTaskCompletedEventId: number): void {
+function endWithRetry(
+  ctx: EngineContext,
+  execution: Execution,
+  failure: Failure,
+  how: 'failed' | 'timedOut',
+  workflowTaskCompletedEventId: number,
+): void {
   const policy = execution.startRequest.unpack().retryPolicy;
   const decision = policy
-    ? retryDecision(normalizeRetryPolicy(policy), execution.attempt, failure, ctx.clock.now(), execution.executionDeadline ?? Infinity)
-    : { retryState: how === 'failed' ? RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET : RetryState.RETRY_STATE_TIMEOUT, delayMs: 0 };
+    ? retryDecision(
+        normalizeRetryPolicy(policy),
+        execution.attempt,
+        failure,
+        ctx.clock.now(),
+        execution.executionDeadline ?? Infinity,
+      )
+    : {
+        retryState: how === 'failed' ? RetryState.RETRY_STATE_RETRY_POLICY_NOT_SET : RetryState.RETRY_STATE_TIMEOUT,
+        delayMs: 0,
+      };
   const retrying = decision.retryState === RetryState.RETRY_STATE_IN_PROGRESS;
   // past its retries, a cron workflow goes on with its next cron run
   const cron = retrying ? undefined : nextCronRun(ctx, execution, { completed: false, failure });
   const newExecutionRunId = retrying ? ctx.newRunId() : (cron?.runId ?? '');
   if (how === 'failed') {
-    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, { failure, retryState: decision.retryState, workflowTaskCompletedEventId, newExecutionRunId });
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED, {
+      failure,
+      retryState: decision.retryState,
+      workflowTaskCompletedEventId,
+      newExecutionRunId,
+    });
     close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED);
   } else {
-    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, { retryState: decision.retryState, newExecutionRunId });
+    ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, {
+      retryState: decision.retryState,
+      newExecutionRunId,
+    });
     close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
   }
   if (cron) startCronRun(ctx, execution, cron);
   if (!retrying) return;
-  ctx.log(`workflow ${execution.workflowId} attempt ${execution.attempt} ${how === 'failed' ? 'failed' : 'timed out'}; retry in ${decision.delayMs} ms`);
-  createRun(ctx, { ...execution.startRequest.unpack(), memo: execution.memo, searchAttributes: execution.searchAttributes.unpack(), requestId: ctx.newRunId() }, {
-    previous: execution,
-    runId: newExecutionRunId,
-    initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
-    continuedFailure: failure,
-    attempt: execution.attempt + 1,
-    backoffMs: decision.delayMs,
-  });
+  ctx.log(
+    `workflow ${execution.workflowId} attempt ${execution.attempt} ${how === 'failed' ? 'failed' : 'timed out'}; retry in ${decision.delayMs} ms`,
+  );
+  createRun(
+    ctx,
+    {
+      ...execution.startRequest.unpack(),
+      memo: execution.memo,
+      searchAttributes: execution.searchAttributes.unpack(),
+      requestId: ctx.newRunId(),
+    },
+    {
+      previous: execution,
+      runId: newExecutionRunId,
+      initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
+      continuedFailure: failure,
+      attempt: execution.attempt + 1,
+      backoffMs: decision.delayMs,
+    },
+  );
 }
 
 /** The workflow completed (a command from its code); a cron workflow goes on with its next cron run. */
-export function completeWorkflow(ctx: EngineContext, execution: Execution, result: Payloads | null | undefined, workflowTaskCompletedEventId: number): void {
+export function completeWorkflow(
+  ctx: EngineContext,
+  execution: Execution,
+  result: Payloads | null | undefined,
+  workflowTaskCompletedEventId: number,
+): void {
   const cron = nextCronRun(ctx, execution, { completed: true, result });
-  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, { result, workflowTaskCompletedEventId, newExecutionRunId: cron?.runId ?? '' });
+  ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, {
+    result,
+    workflowTaskCompletedEventId,
+    newExecutionRunId: cron?.runId ?? '',
+  });
   close(ctx, execution, ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
   if (cron) startCronRun(ctx, execution, cron);
 }
 
 /** The next run of a cron workflow, as its first run was started (./cron.ts). */
 function startCronRun(ctx: EngineContext, previous: Execution, next: CronRun): void {
-  createRun(ctx, { ...previous.startRequest.unpack(), requestId: ctx.newRunId() }, { previous, initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE, ...next });
+  createRun(
+    ctx,
+    { ...previous.startRequest.unpack(), requestId: ctx.newRunId() },
+    { previous, initiator: ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_CRON_SCHEDULE, ...next },
+  );
 }
 
 /** Marks a run closed and drops everything still pending on it. */

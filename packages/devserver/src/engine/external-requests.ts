@@ -30,7 +30,14 @@ const CANCEL = 'RequestCancelExternalWorkflowExecution';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The target's namespace must exist; `bad` words the refusal for the command's field. */
-function validateTarget(ctx: EngineContext, bad: (rule: string) => Error, namespace: string | null | undefined, workflowId: string | null | undefined, runId: string | null | undefined, workflowIdField: string): void {
+function validateTarget(
+  ctx: EngineContext,
+  bad: (rule: string) => Error,
+  namespace: string | null | undefined,
+  workflowId: string | null | undefined,
+  runId: string | null | undefined,
+  workflowIdField: string,
+): void {
   if (namespace) ctx.requireNamespace(namespace);
   if (!workflowId) throw bad(`.${workflowIdField} is required`);
   if (runId && !UUID.test(runId)) throw bad(`: runId ${runId} is not a valid run id (a UUID)`);
@@ -38,29 +45,67 @@ function validateTarget(ctx: EngineContext, bad: (rule: string) => Error, namesp
 
 /** Refuses what the real server refuses in the command (before anything is written): the task fails with the cause. */
 export function validateSignalExternal(ctx: EngineContext, attrs: SignalAttributes | null | undefined): void {
-  const bad = (rule: string) => failTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES, `${SIGNAL}${rule}`);
+  const bad = (rule: string) =>
+    failTask(
+      WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES,
+      `${SIGNAL}${rule}`,
+    );
   if (!attrs) throw bad(': the command has no attributes');
-  validateTarget(ctx, bad, attrs.namespace, attrs.execution?.workflowId, attrs.execution?.runId, 'execution.workflowId');
+  validateTarget(
+    ctx,
+    bad,
+    attrs.namespace,
+    attrs.execution?.workflowId,
+    attrs.execution?.runId,
+    'execution.workflowId',
+  );
   if (!attrs.signalName) throw bad('.signalName is required');
 }
 
 /** As validateSignalExternal; also, as on the real server, a child cannot be started and cancelled in one workflow task (`earlier`: the commands before this one). */
-export function validateCancelExternal(ctx: EngineContext, attrs: CancelAttributes | null | undefined, earlier: Command[]): void {
-  const bad = (rule: string) => failTask(WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES, `${CANCEL}${rule}`);
+export function validateCancelExternal(
+  ctx: EngineContext,
+  attrs: CancelAttributes | null | undefined,
+  earlier: Command[],
+): void {
+  const bad = (rule: string) =>
+    failTask(
+      WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_BAD_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_ATTRIBUTES,
+      `${CANCEL}${rule}`,
+    );
   if (!attrs) throw bad(': the command has no attributes');
   validateTarget(ctx, bad, attrs.namespace, attrs.workflowId, attrs.runId, 'workflowId');
   const startedHere = earlier.some(
-    (c) => c.commandType === CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION && c.startChildWorkflowExecutionCommandAttributes?.workflowId === attrs.workflowId,
+    (c) =>
+      c.commandType === CommandType.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION &&
+      c.startChildWorkflowExecutionCommandAttributes?.workflowId === attrs.workflowId,
   );
-  if (startedHere) throw bad(`: child ${attrs.workflowId} is started in the same workflow task; start and cancel must come in different tasks`);
+  if (startedHere)
+    throw bad(
+      `: child ${attrs.workflowId} is started in the same workflow task; start and cancel must come in different tasks`,
+    );
 }
 
-function targetRef(ctx: EngineContext, sender: Execution, namespace: string | null | undefined, workflowExecution: WorkflowExecution): object {
+function targetRef(
+  ctx: EngineContext,
+  sender: Execution,
+  namespace: string | null | undefined,
+  workflowExecution: WorkflowExecution,
+): object {
   const name = namespace || sender.namespace;
-  return { namespace: name, namespaceId: ctx.store.getNamespace(name)!.id, workflowExecution: { workflowId: workflowExecution.workflowId, runId: workflowExecution.runId ?? '' } };
+  return {
+    namespace: name,
+    namespaceId: ctx.store.getNamespace(name)!.id,
+    workflowExecution: { workflowId: workflowExecution.workflowId, runId: workflowExecution.runId ?? '' },
+  };
 }
 
-export function initiateSignal(ctx: EngineContext, sender: Execution, attrs: SignalAttributes, workflowTaskCompletedEventId: number): void {
+export function initiateSignal(
+  ctx: EngineContext,
+  sender: Execution,
+  attrs: SignalAttributes,
+  workflowTaskCompletedEventId: number,
+): void {
   ctx.appendEvent(sender, EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED, {
     ...targetRef(ctx, sender, attrs.namespace, attrs.execution!),
     signalName: attrs.signalName,
@@ -72,7 +117,12 @@ export function initiateSignal(ctx: EngineContext, sender: Execution, attrs: Sig
   });
 }
 
-export function initiateCancel(ctx: EngineContext, sender: Execution, attrs: CancelAttributes, workflowTaskCompletedEventId: number): void {
+export function initiateCancel(
+  ctx: EngineContext,
+  sender: Execution,
+  attrs: CancelAttributes,
+  workflowTaskCompletedEventId: number,
+): void {
   ctx.appendEvent(sender, EventType.EVENT_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED, {
     ...targetRef(ctx, sender, attrs.namespace, { workflowId: attrs.workflowId, runId: attrs.runId }),
     control: attrs.control,
@@ -83,7 +133,11 @@ export function initiateCancel(ctx: EngineContext, sender: Execution, attrs: Can
 }
 
 /** The run an Initiated event names (a given run, or the workflow's current one); never the sender's own workflow. */
-function findTarget(ctx: EngineContext, sender: Execution, attrs: { namespace?: string | null; workflowExecution?: WorkflowExecution | null }): Execution | undefined {
+function findTarget(
+  ctx: EngineContext,
+  sender: Execution,
+  attrs: { namespace?: string | null; workflowExecution?: WorkflowExecution | null },
+): Execution | undefined {
   const namespace = attrs.namespace ?? '';
   const workflowId = attrs.workflowExecution?.workflowId ?? '';
   const runId = attrs.workflowExecution?.runId;
@@ -93,18 +147,26 @@ function findTarget(ctx: EngineContext, sender: Execution, attrs: { namespace?: 
   return run;
 }
 
-const isChildOf = (run: Execution, sender: Execution) => run.parent?.workflowId === sender.workflowId && run.parent.runId === sender.runId;
+const isChildOf = (run: Execution, sender: Execution) =>
+  run.parent?.workflowId === sender.workflowId && run.parent.runId === sender.runId;
 const senderRef = (sender: Execution) => ({ workflowId: sender.workflowId, runId: sender.runId });
 
 /** The signal an Initiated event asks for (./transfers.ts, with the sender's completion still open). */
 export function deliverSignal(ctx: EngineContext, sender: Execution, initiated: HistoryEvent): void {
   const attrs = eventAttributes(initiated);
-  const result = { initiatedEventId: initiated.eventId, namespace: attrs.namespace, namespaceId: attrs.namespaceId, workflowExecution: attrs.workflowExecution, control: attrs.control };
+  const result = {
+    initiatedEventId: initiated.eventId,
+    namespace: attrs.namespace,
+    namespaceId: attrs.namespaceId,
+    workflowExecution: attrs.workflowExecution,
+    control: attrs.control,
+  };
   const target = findTarget(ctx, sender, attrs);
   if (!target || !isRunning(target) || (attrs.childWorkflowOnly && !isChildOf(target, sender))) {
     ctx.appendEvent(sender, EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, {
       ...result,
-      cause: SignalExternalWorkflowExecutionFailedCause.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+      cause:
+        SignalExternalWorkflowExecutionFailedCause.SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
     });
     return;
   }
@@ -122,17 +184,27 @@ export function deliverSignal(ctx: EngineContext, sender: Execution, initiated: 
 /** The cancel request an Initiated event asks for (./transfers.ts, with the sender's completion still open). */
 export function deliverCancel(ctx: EngineContext, sender: Execution, initiated: HistoryEvent): void {
   const attrs = eventAttributes(initiated);
-  const result = { initiatedEventId: initiated.eventId, namespace: attrs.namespace, namespaceId: attrs.namespaceId, workflowExecution: attrs.workflowExecution };
+  const result = {
+    initiatedEventId: initiated.eventId,
+    namespace: attrs.namespace,
+    namespaceId: attrs.namespaceId,
+    workflowExecution: attrs.workflowExecution,
+  };
   const target = findTarget(ctx, sender, attrs);
   const open = target !== undefined && isRunning(target);
   if (!target || (open && attrs.childWorkflowOnly && !isChildOf(target, sender))) {
     ctx.appendEvent(sender, EventType.EVENT_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED, {
       ...result,
       control: attrs.control,
-      cause: CancelExternalWorkflowExecutionFailedCause.CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
+      cause:
+        CancelExternalWorkflowExecutionFailedCause.CANCEL_EXTERNAL_WORKFLOW_EXECUTION_FAILED_CAUSE_EXTERNAL_WORKFLOW_EXECUTION_NOT_FOUND,
     });
     return;
   }
-  if (open) requestCancel(ctx, target, attrs.reason ?? '', HISTORY_SERVICE_IDENTITY, { initiatedEventId: initiated.eventId, workflowExecution: senderRef(sender) });
+  if (open)
+    requestCancel(ctx, target, attrs.reason ?? '', HISTORY_SERVICE_IDENTITY, {
+      initiatedEventId: initiated.eventId,
+      workflowExecution: senderRef(sender),
+    });
   ctx.appendEvent(sender, EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_CANCEL_REQUESTED, result);
 }

@@ -57,13 +57,20 @@ export class HistoryLimits {
     const count = execution.history.length;
     const bytes = historySizeBytes(execution);
     const reason =
-      bytes > limits.historySizeError ? 'Workflow history size exceeds limit.' : count > limits.historyCountError ? 'Workflow history count exceeds limit.' : undefined;
+      bytes > limits.historySizeError
+        ? 'Workflow history size exceeds limit.'
+        : count > limits.historyCountError
+          ? 'Workflow history count exceeds limit.'
+          : undefined;
     if (!reason) {
       this.warnOnce(execution, count, bytes);
       this.checkpoints.set(execution, this.checkpoint(execution, bytes));
       return undefined;
     }
-    this.ctx.log(`${execution.workflowId}/${execution.runId} terminated: ${reason} (${count} events, ${bytes} bytes)`, 'warn');
+    this.ctx.log(
+      `${execution.workflowId}/${execution.runId} terminated: ${reason} (${count} events, ${bytes} bytes)`,
+      'warn',
+    );
     // a run first seen over the limit (just started, or loaded from a durable store) has nothing to go back to
     const checkpoint = this.checkpoints.get(execution);
     if (checkpoint) this.restore(execution, checkpoint);

@@ -30,7 +30,8 @@ export function historySizeBytes(execution: Execution): number {
   let count = counted.get(execution);
   if (!count) counted.set(execution, (count = { events: 0, bytes: 0 }));
   const { history } = execution;
-  for (; count.events < history.length; count.events++) count.bytes += storedSize(encodeEvent(history.at(count.events)!).length);
+  for (; count.events < history.length; count.events++)
+    count.bytes += storedSize(encodeEvent(history.at(count.events)!).length);
   return count.bytes;
 }
 
@@ -46,7 +47,9 @@ export function rewindHistorySize(execution: Execution, events: number, bytes: n
 export function historySizeInfo(execution: Execution, limits: Limits, startedEventId: number) {
   const bytes = historySizeBytes(execution);
   const reasons: number[] = [];
-  if (bytes >= limits.historySizeSuggestContinueAsNew) reasons.push(SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_HISTORY_SIZE_TOO_LARGE);
-  if (startedEventId >= limits.historyCountSuggestContinueAsNew) reasons.push(SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_TOO_MANY_HISTORY_EVENTS);
+  if (bytes >= limits.historySizeSuggestContinueAsNew)
+    reasons.push(SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_HISTORY_SIZE_TOO_LARGE);
+  if (startedEventId >= limits.historyCountSuggestContinueAsNew)
+    reasons.push(SuggestContinueAsNewReason.SUGGEST_CONTINUE_AS_NEW_REASON_TOO_MANY_HISTORY_EVENTS);
   return { historySizeBytes: bytes, suggestContinueAsNew: reasons.length > 0, suggestContinueAsNewReasons: reasons };
 }

@@ -60,59 +60,88 @@ export const DEFAULT_LIMITS: Limits = {
 type Log = (line: string, level?: LogLevel) => void;
 type Command = proto.temporal.api.command.v1.ICommand;
 
-const sizeOf = (typeName: string, value: object | null | undefined) => (value ? encodeMessage(typeName, value).length : 0);
+const sizeOf = (typeName: string, value: object | null | undefined) =>
+  value ? encodeMessage(typeName, value).length : 0;
 export const payloadsSize = (payloads: Payloads | null | undefined) => sizeOf(TYPES.payloads, payloads);
 const memoSize = (memo: Memo | null | undefined) => sizeOf(TYPES.memo, memo);
 /** Upserted search attributes or memo fields as the real server sizes them for the blob limit: names and data. */
 const payloadMapSize = (fields: Record<string, Payload> | null | undefined) =>
-  Object.entries(fields ?? {}).reduce((sum, [name, payload]) => sum + Buffer.byteLength(name) + (payload.data?.length ?? 0), 0);
-const payloadsMapSize = (fields: Record<string, Payloads> | null | undefined) => Object.values(fields ?? {}).reduce((sum, payloads) => sum + payloadsSize(payloads), 0);
+  Object.entries(fields ?? {}).reduce(
+    (sum, [name, payload]) => sum + Buffer.byteLength(name) + (payload.data?.length ?? 0),
+    0,
+  );
+const payloadsMapSize = (fields: Record<string, Payloads> | null | undefined) =>
+  Object.values(fields ?? {}).reduce((sum, payloads) => sum + payloadsSize(payloads), 0);
 const failureSize = (failure: Failure | null | undefined) => sizeOf(TYPES.failure, failure);
 
 /** The real server's CheckEventBlobSizeLimit: a warning over `warn`, true (refuse) over `error`. */
 function overLimit(size: number, warn: number, error: number, what: string, log: Log): boolean {
   if (size <= warn) return false;
-  log(`${what}: ${size} bytes, over the warn limit of ${warn}${size > error ? ` and the error limit of ${error}` : ''}`, 'warn');
+  log(
+    `${what}: ${size} bytes, over the warn limit of ${warn}${size > error ? ` and the error limit of ${error}` : ''}`,
+    'warn',
+  );
   return size > error;
 }
 
-export const blobOverLimit = (limits: Limits, size: number, what: string, log: Log) => overLimit(size, limits.blobSizeWarn, limits.blobSizeError, what, log);
-const memoOverLimit = (limits: Limits, memo: Memo | null | undefined, what: string, log: Log) => overLimit(memoSize(memo), limits.memoSizeWarn, limits.memoSizeError, what, log);
+export const blobOverLimit = (limits: Limits, size: number, what: string, log: Log) =>
+  overLimit(size, limits.blobSizeWarn, limits.blobSizeError, what, log);
+const memoOverLimit = (limits: Limits, memo: Memo | null | undefined, what: string, log: Log) =>
+  overLimit(memoSize(memo), limits.memoSizeWarn, limits.memoSizeError, what, log);
 
 /** The search-attribute validator's first check, before the types: the message, when a request or command sets too many. */
-export function searchAttributesCountError(limits: Limits, searchAttributes: SearchAttributes | null | undefined): string | undefined {
+export function searchAttributesCountError(
+  limits: Limits,
+  searchAttributes: SearchAttributes | null | undefined,
+): string | undefined {
   const count = Object.keys(searchAttributes?.indexedFields ?? {}).length;
-  if (count > limits.searchAttributesCount) return `searchAttributes: ${count} attributes, more than the limit of ${limits.searchAttributesCount}`;
+  if (count > limits.searchAttributesCount)
+    return `searchAttributes: ${count} attributes, more than the limit of ${limits.searchAttributesCount}`;
   return undefined;
 }
 
 /** A start (or signal-with-start) request's search attributes: too many are refused with INVALID_ARGUMENT. */
-export function checkSearchAttributesCount(limits: Limits, searchAttributes: SearchAttributes | null | undefined): void {
+export function checkSearchAttributesCount(
+  limits: Limits,
+  searchAttributes: SearchAttributes | null | undefined,
+): void {
   const countError = searchAttributesCountError(limits, searchAttributes);
   if (countError) throw invalidArgument(countError);
 }
 
 /** The search-attribute validator's size check: the message of the first limit broken, if any. */
-function searchAttributesSizeError(limits: Limits, searchAttributes: SearchAttributes | null | undefined): string | undefined {
+function searchAttributesSizeError(
+  limits: Limits,
+  searchAttributes: SearchAttributes | null | undefined,
+): string | undefined {
   for (const [name, payload] of Object.entries(searchAttributes?.indexedFields ?? {})) {
     const size = payload.data?.length ?? 0;
-    if (size > limits.searchAttributeValueSize) return `search attribute ${name} value size ${size} exceeds size limit ${limits.searchAttributeValueSize}`;
+    if (size > limits.searchAttributeValueSize)
+      return `search attribute ${name} value size ${size} exceeds size limit ${limits.searchAttributeValueSize}`;
   }
   const total = sizeOf(TYPES.searchAttributes, searchAttributes);
-  if (total > limits.searchAttributesTotalSize) return `total size of search attributes ${total} exceeds size limit ${limits.searchAttributesTotalSize}`;
+  if (total > limits.searchAttributesTotalSize)
+    return `total size of search attributes ${total} exceeds size limit ${limits.searchAttributesTotalSize}`;
   return undefined;
 }
 
 /** A start (or signal-with-start) request: search attributes, then input, then memo, each refused with INVALID_ARGUMENT. */
 export function checkStartSizes(
   limits: Limits,
-  request: { workflowId?: string | null; input?: Payloads | null; memo?: Memo | null; searchAttributes?: SearchAttributes | null },
+  request: {
+    workflowId?: string | null;
+    input?: Payloads | null;
+    memo?: Memo | null;
+    searchAttributes?: SearchAttributes | null;
+  },
   log: Log,
 ): void {
   const saError = searchAttributesSizeError(limits, request.searchAttributes);
   if (saError) throw invalidArgument(saError);
-  if (blobOverLimit(limits, payloadsSize(request.input), `start of ${request.workflowId}: input`, log)) throw invalidArgument('Blob data size exceeds limit.');
-  if (memoOverLimit(limits, request.memo, `start of ${request.workflowId}: memo`, log)) throw invalidArgument('Memo size exceeds limit.');
+  if (blobOverLimit(limits, payloadsSize(request.input), `start of ${request.workflowId}: input`, log))
+    throw invalidArgument('Blob data size exceeds limit.');
+  if (memoOverLimit(limits, request.memo, `start of ${request.workflowId}: memo`, log))
+    throw invalidArgument('Memo size exceeds limit.');
 }
 
 /** A signal's input (SignalWorkflowExecution, SignalWithStart): refused with INVALID_ARGUMENT. */
@@ -125,7 +154,12 @@ export function checkSignalInput(limits: Limits, input: Payloads | null | undefi
  * workflow task with the command's BAD_* cause and terminates the run (reason "<Cause>: <message>"). Checked
  * with the run's current memo and search attributes, merged as the command would leave them.
  */
-export function checkCommandSizes(limits: Limits, command: Command, current: { memo?: Memo | null; searchAttributes: PackedSearchAttributes }, log: Log): void {
+export function checkCommandSizes(
+  limits: Limits,
+  command: Command,
+  current: { memo?: Memo | null; searchAttributes: PackedSearchAttributes },
+  log: Log,
+): void {
   const C = CommandType;
   const F = WorkflowTaskFailedCause;
   const blob = (size: number, cause: number, message: string) => {
@@ -133,19 +167,40 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
   };
   switch (command.commandType) {
     case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
-      return blob(payloadsSize(command.scheduleActivityTaskCommandAttributes?.input), F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SCHEDULE_ACTIVITY_ATTRIBUTES, 'ScheduleActivityTaskCommandAttributes.Input exceeds size limit.');
+      return blob(
+        payloadsSize(command.scheduleActivityTaskCommandAttributes?.input),
+        F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SCHEDULE_ACTIVITY_ATTRIBUTES,
+        'ScheduleActivityTaskCommandAttributes.Input exceeds size limit.',
+      );
     case C.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
       // the real server names this cause for a result over the limit
-      return blob(payloadsSize(command.completeWorkflowExecutionCommandAttributes?.result), F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SCHEDULE_ACTIVITY_ATTRIBUTES, 'CompleteWorkflowExecutionCommandAttributes.Result exceeds size limit.');
+      return blob(
+        payloadsSize(command.completeWorkflowExecutionCommandAttributes?.result),
+        F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SCHEDULE_ACTIVITY_ATTRIBUTES,
+        'CompleteWorkflowExecutionCommandAttributes.Result exceeds size limit.',
+      );
     case C.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION:
-      return blob(failureSize(command.failWorkflowExecutionCommandAttributes?.failure), F.WORKFLOW_TASK_FAILED_CAUSE_BAD_FAIL_WORKFLOW_EXECUTION_ATTRIBUTES, 'FailWorkflowExecutionCommandAttributes.Failure exceeds size limit.');
+      return blob(
+        failureSize(command.failWorkflowExecutionCommandAttributes?.failure),
+        F.WORKFLOW_TASK_FAILED_CAUSE_BAD_FAIL_WORKFLOW_EXECUTION_ATTRIBUTES,
+        'FailWorkflowExecutionCommandAttributes.Failure exceeds size limit.',
+      );
     case C.COMMAND_TYPE_RECORD_MARKER:
-      return blob(payloadsMapSize(command.recordMarkerCommandAttributes?.details), F.WORKFLOW_TASK_FAILED_CAUSE_BAD_RECORD_MARKER_ATTRIBUTES, 'RecordMarkerCommandAttributes.Details exceeds size limit.');
+      return blob(
+        payloadsMapSize(command.recordMarkerCommandAttributes?.details),
+        F.WORKFLOW_TASK_FAILED_CAUSE_BAD_RECORD_MARKER_ATTRIBUTES,
+        'RecordMarkerCommandAttributes.Details exceeds size limit.',
+      );
     case C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION: {
       const attrs = command.continueAsNewWorkflowExecutionCommandAttributes;
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_CONTINUE_AS_NEW_ATTRIBUTES;
-      blob(payloadsSize(attrs?.input), cause, 'ContinueAsNewWorkflowExecutionCommandAttributes. Input exceeds size limit.');
-      if (memoOverLimit(limits, attrs?.memo, 'continue-as-new memo', log)) throw terminateRun(cause, 'ContinueAsNewWorkflowExecutionCommandAttributes. Memo exceeds size limit.');
+      blob(
+        payloadsSize(attrs?.input),
+        cause,
+        'ContinueAsNewWorkflowExecutionCommandAttributes. Input exceeds size limit.',
+      );
+      if (memoOverLimit(limits, attrs?.memo, 'continue-as-new memo', log))
+        throw terminateRun(cause, 'ContinueAsNewWorkflowExecutionCommandAttributes. Memo exceeds size limit.');
       const saError = searchAttributesSizeError(limits, attrs?.searchAttributes);
       if (saError) throw terminateRun(cause, saError);
       return;
@@ -153,8 +208,14 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
     case C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
       const upsert = command.upsertWorkflowSearchAttributesCommandAttributes?.searchAttributes;
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SEARCH_ATTRIBUTES;
-      blob(payloadMapSize(upsert?.indexedFields), cause, 'UpsertWorkflowSearchAttributesCommandAttributes exceeds size limit.');
-      const saError = searchAttributesSizeError(limits, { indexedFields: { ...current.searchAttributes.unpack().indexedFields, ...upsert?.indexedFields } });
+      blob(
+        payloadMapSize(upsert?.indexedFields),
+        cause,
+        'UpsertWorkflowSearchAttributesCommandAttributes exceeds size limit.',
+      );
+      const saError = searchAttributesSizeError(limits, {
+        indexedFields: { ...current.searchAttributes.unpack().indexedFields, ...upsert?.indexedFields },
+      });
       if (saError) throw terminateRun(cause, saError);
       return;
     }
@@ -169,14 +230,23 @@ export function checkCommandSizes(limits: Limits, command: Command, current: { m
     case C.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION: {
       const attrs = command.startChildWorkflowExecutionCommandAttributes;
       const cause = F.WORKFLOW_TASK_FAILED_CAUSE_BAD_START_CHILD_EXECUTION_ATTRIBUTES;
-      blob(payloadsSize(attrs?.input), cause, 'StartChildWorkflowExecutionCommandAttributes. Input exceeds size limit.');
-      if (memoOverLimit(limits, attrs?.memo, 'child workflow memo', log)) throw terminateRun(cause, 'StartChildWorkflowExecutionCommandAttributes.Memo exceeds size limit.');
+      blob(
+        payloadsSize(attrs?.input),
+        cause,
+        'StartChildWorkflowExecutionCommandAttributes. Input exceeds size limit.',
+      );
+      if (memoOverLimit(limits, attrs?.memo, 'child workflow memo', log))
+        throw terminateRun(cause, 'StartChildWorkflowExecutionCommandAttributes.Memo exceeds size limit.');
       const saError = searchAttributesSizeError(limits, attrs?.searchAttributes);
       if (saError) throw terminateRun(cause, saError);
       return;
     }
     case C.COMMAND_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION:
-      return blob(payloadsSize(command.signalExternalWorkflowExecutionCommandAttributes?.input), F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES, 'SignalExternalWorkflowExecutionCommandAttributes.Input exceeds size limit.');
+      return blob(
+        payloadsSize(command.signalExternalWorkflowExecutionCommandAttributes?.input),
+        F.WORKFLOW_TASK_FAILED_CAUSE_BAD_SIGNAL_WORKFLOW_EXECUTION_ATTRIBUTES,
+        'SignalExternalWorkflowExecutionCommandAttributes.Input exceeds size limit.',
+      );
     default:
       return;
   }
@@ -198,7 +268,10 @@ export const oversizeActivityFailures = {
  */
 export function failureWithinLimit(limits: Limits, failure: Failure, what: string, log: Log): Failure {
   if (!blobOverLimit(limits, failureSize(failure), what, log)) return failure;
-  return { ...serverFailure('Failure exceeds size limit.', true), cause: truncateFailure(failure, limits.blobSizeWarn) };
+  return {
+    ...serverFailure('Failure exceeds size limit.', true),
+    cause: truncateFailure(failure, limits.blobSizeWarn),
+  };
 }
 
 function serverFailure(message: string, nonRetryable: boolean): Failure {
@@ -209,16 +282,29 @@ function serverFailure(message: string, nonRetryable: boolean): Failure {
 function truncateFailure(failure: Failure, maxBytes: number, depth = 20): Failure {
   let room = maxBytes;
   const cut = (text: string | null | undefined) => {
-    const kept = Buffer.from(text ?? '', 'utf8').subarray(0, Math.max(0, room)).toString('utf8').replace(/\uFFFD$/, '');
+    const kept = Buffer.from(text ?? '', 'utf8')
+      .subarray(0, Math.max(0, room))
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
     room -= Buffer.byteLength(kept) + (kept ? 4 : 0);
     return kept;
   };
   const info = failure.applicationFailureInfo
-    ? { applicationFailureInfo: { nonRetryable: failure.applicationFailureInfo.nonRetryable, type: cut(failure.applicationFailureInfo.type) } }
+    ? {
+        applicationFailureInfo: {
+          nonRetryable: failure.applicationFailureInfo.nonRetryable,
+          type: cut(failure.applicationFailureInfo.type),
+        },
+      }
     : failure.serverFailureInfo
       ? { serverFailureInfo: { nonRetryable: failure.serverFailureInfo.nonRetryable } }
       : {};
-  const truncated: Failure = { ...info, source: cut(failure.source), message: cut(failure.message), stackTrace: cut(failure.stackTrace) };
+  const truncated: Failure = {
+    ...info,
+    source: cut(failure.source),
+    message: cut(failure.message),
+    stackTrace: cut(failure.stackTrace),
+  };
   if (failure.cause && room > 4 && depth > 0) truncated.cause = truncateFailure(failure.cause, room - 4, depth - 1);
   return truncated;
 }

@@ -51,9 +51,22 @@ export function query(ctx: EngineContext, execution: Execution, workflowQuery: W
     const queryId = randomUUID();
     const timeout = setTimeout(() => {
       settle(ctx, queryId);
-      reject(new RpcError(status.DEADLINE_EXCEEDED, `query ${workflowQuery.queryType} timed out: no worker answered on task queue ${execution.taskQueue}`));
+      reject(
+        new RpcError(
+          status.DEADLINE_EXCEEDED,
+          `query ${workflowQuery.queryType} timed out: no worker answered on task queue ${execution.taskQueue}`,
+        ),
+      );
     }, ctx.options.queryTimeoutMs);
-    ctx.queries.set(queryId, { runId: execution.runId, query: workflowQuery, route: 'buffered', offers: 0, resolve, reject, timeout });
+    ctx.queries.set(queryId, {
+      runId: execution.runId,
+      query: workflowQuery,
+      route: 'buffered',
+      offers: 0,
+      resolve,
+      reject,
+      timeout,
+    });
     if (!waitsForWorkflowTask(execution)) dispatchDirectly(ctx, execution, queryId);
   });
 }
@@ -66,16 +79,22 @@ function waitsForWorkflowTask(execution: Execution): boolean {
 /** The buffered queries of a run, for the workflow task being handed out. */
 export function bufferedQueries(ctx: EngineContext, execution: Execution): Record<string, WorkflowQuery> {
   const queries: Record<string, WorkflowQuery> = {};
-  for (const [queryId, pending] of ctx.queries) if (pending.runId === execution.runId && pending.route === 'buffered') queries[queryId] = pending.query;
+  for (const [queryId, pending] of ctx.queries)
+    if (pending.runId === execution.runId && pending.route === 'buffered') queries[queryId] = pending.query;
   return queries;
 }
 
 /** Takes a workflow task completion's query answers; with no workflow task to follow, the other buffered queries go direct. */
-export function answerBufferedQueries(ctx: EngineContext, execution: Execution, results: Record<string, WorkflowQueryResult>): void {
+export function answerBufferedQueries(
+  ctx: EngineContext,
+  execution: Execution,
+  results: Record<string, WorkflowQueryResult>,
+): void {
   for (const [queryId, result] of Object.entries(results)) {
     if (ctx.queries.get(queryId)?.runId !== execution.runId) continue;
     const pending = settle(ctx, queryId)!;
-    if (result.resultType === api.enums.v1.QueryResultType.QUERY_RESULT_TYPE_ANSWERED) pending.resolve({ queryResult: result.answer });
+    if (result.resultType === api.enums.v1.QueryResultType.QUERY_RESULT_TYPE_ANSWERED)
+      pending.resolve({ queryResult: result.answer });
     else pending.reject(queryFailed(result.errorMessage || result.failure?.message));
   }
   if (waitsForWorkflowTask(execution)) return;
@@ -95,10 +114,18 @@ function dispatchDirectly(ctx: EngineContext, execution: Execution, queryId: str
   }, sticky.scheduleToStartMs);
 }
 
-function offerQueryTask(ctx: EngineContext, execution: Execution, pending: PendingQuery, queryId: string, sticky: boolean): void {
+function offerQueryTask(
+  ctx: EngineContext,
+  execution: Execution,
+  pending: PendingQuery,
+  queryId: string,
+  sticky: boolean,
+): void {
   pending.route = 'direct';
   const offer = ++pending.offers;
-  const [kind, queue] = sticky ? (['sticky', execution.sticky!.name] as const) : (['workflow', execution.taskQueue] as const);
+  const [kind, queue] = sticky
+    ? (['sticky', execution.sticky!.name] as const)
+    : (['workflow', execution.taskQueue] as const);
   ctx.matching.offer(kind, execution.namespace, queue, () => {
     if (ctx.queries.get(queryId) !== pending || pending.offers !== offer) return null;
     if (waitsForWorkflowTask(execution)) {
@@ -128,7 +155,8 @@ export function respondQuery(ctx: EngineContext, request: RespondQueryRequest): 
   const token = decodeToken(request.taskToken);
   const pending = token.kind === 'query' ? settle(ctx, token.queryId) : undefined;
   if (!pending) throw notFound('Query task not found (it timed out).');
-  if (request.completedType === api.enums.v1.QueryResultType.QUERY_RESULT_TYPE_ANSWERED) pending.resolve({ queryResult: request.queryResult });
+  if (request.completedType === api.enums.v1.QueryResultType.QUERY_RESULT_TYPE_ANSWERED)
+    pending.resolve({ queryResult: request.queryResult });
   else pending.reject(queryFailed(request.errorMessage || request.failure?.message));
 }
 

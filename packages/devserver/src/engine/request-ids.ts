@@ -31,4 +31,5 @@ export function forgetSignalsSince(execution: Execution, count: number): void {
 }
 
 /** Whether `requestId` is the one that started the run (a retried start), not one that attached to it. */
-export const startedBy = (execution: Execution, requestId: string): boolean => execution.startRequest.unpack().requestId === requestId;
+export const startedBy = (execution: Execution, requestId: string): boolean =>
+  execution.startRequest.unpack().requestId === requestId;

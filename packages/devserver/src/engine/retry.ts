@@ -37,14 +37,19 @@ export function retryPolicyError(policy: RetryPolicy | null | undefined): string
   if (!policy || policy.maximumAttempts === 1) return undefined;
   const initialProblem = durationError(policy.initialInterval);
   if (initialProblem) return `retryPolicy.initialInterval ${initialProblem}`;
-  if ((policy.backoffCoefficient || DEFAULT_BACKOFF_COEFFICIENT) < 1) return 'retryPolicy.backoffCoefficient must be 1 or more';
+  if ((policy.backoffCoefficient || DEFAULT_BACKOFF_COEFFICIENT) < 1)
+    return 'retryPolicy.backoffCoefficient must be 1 or more';
   const maximumProblem = durationError(policy.maximumInterval);
   if (maximumProblem) return `retryPolicy.maximumInterval ${maximumProblem}`;
   const { initialIntervalMs, maximumIntervalMs } = normalizeRetryPolicy(policy);
-  if (maximumIntervalMs < initialIntervalMs) return 'retryPolicy.maximumInterval must not be less than retryPolicy.initialInterval';
+  if (maximumIntervalMs < initialIntervalMs)
+    return 'retryPolicy.maximumInterval must not be less than retryPolicy.initialInterval';
   if ((policy.maximumAttempts ?? 0) < 0) return 'retryPolicy.maximumAttempts must not be negative';
   for (const type of policy.nonRetryableErrorTypes ?? [])
-    if (type.startsWith(TIMEOUT_FAILURE_TYPE_PREFIX) && !TIMEOUT_TYPE_NAMES.has(type.slice(TIMEOUT_FAILURE_TYPE_PREFIX.length)))
+    if (
+      type.startsWith(TIMEOUT_FAILURE_TYPE_PREFIX) &&
+      !TIMEOUT_TYPE_NAMES.has(type.slice(TIMEOUT_FAILURE_TYPE_PREFIX.length))
+    )
       return `retryPolicy.nonRetryableErrorTypes: ${type} names no timeout type (StartToClose, ScheduleToStart, ScheduleToClose or Heartbeat)`;
   return undefined;
 }
@@ -73,9 +78,14 @@ export function retryDecision(
   deadlineMs: number,
 ): { retryState: number; delayMs: number } {
   const app = failure.applicationFailureInfo;
-  if (app?.nonRetryable || failure.serverFailureInfo?.nonRetryable || (app?.type && policy.nonRetryableErrorTypes.includes(app.type)))
+  if (
+    app?.nonRetryable ||
+    failure.serverFailureInfo?.nonRetryable ||
+    (app?.type && policy.nonRetryableErrorTypes.includes(app.type))
+  )
     return { retryState: RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE, delayMs: 0 };
-  if (policy.maximumAttempts && attempt >= policy.maximumAttempts) return { retryState: RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, delayMs: 0 };
+  if (policy.maximumAttempts && attempt >= policy.maximumAttempts)
+    return { retryState: RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED, delayMs: 0 };
   const delayMs = app?.nextRetryDelay
     ? durationToMs(app.nextRetryDelay)
     : Math.min(policy.initialIntervalMs * policy.backoffCoefficient ** (attempt - 1), policy.maximumIntervalMs);

@@ -21,6 +21,8 @@ export function findRunOfChain(
   if (!firstExecutionRunId) return findRun(ctx, namespace, ref);
   const execution = findRun(ctx, namespace, which === 'current run' ? { workflowId: ref?.workflowId } : ref);
   if (execution.firstRunId !== firstExecutionRunId)
-    throw notFound(`Workflow execution not found. WorkflowId: ${execution.workflowId}: its run ${execution.runId} does not continue the chain that began with run ${firstExecutionRunId}.`);
+    throw notFound(
+      `Workflow execution not found. WorkflowId: ${execution.workflowId}: its run ${execution.runId} does not continue the chain that began with run ${firstExecutionRunId}.`,
+    );
   return execution;
 }

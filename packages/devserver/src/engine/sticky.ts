@@ -15,9 +15,16 @@ type StickyAttributes = proto.temporal.api.taskqueue.v1.IStickyExecutionAttribut
 export const STICKY_POLLER_WINDOW_MS = 10_000;
 
 /** What a workflow task completion says about stickiness: its sticky queue, or none (the worker has no cache). */
-export function rememberSticky(ctx: EngineContext, execution: Execution, attributes: StickyAttributes | null | undefined): void {
+export function rememberSticky(
+  ctx: EngineContext,
+  execution: Execution,
+  attributes: StickyAttributes | null | undefined,
+): void {
   const name = attributes?.workerTaskQueue?.name;
-  execution.sticky = name && ctx.options.stickyExecution ? { name, scheduleToStartMs: durationToMs(attributes?.scheduleToStartTimeout) } : undefined;
+  execution.sticky =
+    name && ctx.options.stickyExecution
+      ? { name, scheduleToStartMs: durationToMs(attributes?.scheduleToStartTimeout) }
+      : undefined;
 }
 
 /** Ends stickiness; returns whether the run was sticky. */
@@ -30,7 +37,9 @@ export function forgetSticky(execution: Execution): boolean {
 /** The run's sticky queue while its worker still polls it; undefined when the run is not sticky or the worker is gone. */
 export function liveStickyQueue(ctx: EngineContext, execution: Execution): StickyQueue | undefined {
   const sticky = execution.sticky;
-  return sticky && ctx.matching.hasRecentPoller('sticky', execution.namespace, sticky.name, STICKY_POLLER_WINDOW_MS) ? sticky : undefined;
+  return sticky && ctx.matching.hasRecentPoller('sticky', execution.namespace, sticky.name, STICKY_POLLER_WINDOW_MS)
+    ? sticky
+    : undefined;
 }
 
 /** The queue a new workflow task is scheduled on, as its WorkflowTaskScheduled event names it. */

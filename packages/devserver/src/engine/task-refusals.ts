@@ -18,7 +18,9 @@ export function causeName(cause: number): string {
 const message = (cause: number, detail?: string) => (detail ? `${causeName(cause)}: ${detail}` : causeName(cause));
 
 /** A command breaks a rule: the task fails with `cause` and is retried. */
-export const failTask = (cause: number, detail?: string) => new WorkflowTaskRefusal(cause, message(cause, detail), false);
+export const failTask = (cause: number, detail?: string) =>
+  new WorkflowTaskRefusal(cause, message(cause, detail), false);
 
 /** A command carries more than the size limits allow: the task fails with `cause` and the run is terminated. */
-export const terminateRun = (cause: number, detail: string) => new WorkflowTaskRefusal(cause, message(cause, detail), true);
+export const terminateRun = (cause: number, detail: string) =>
+  new WorkflowTaskRefusal(cause, message(cause, detail), true);

@@ -24,9 +24,15 @@ const carryingOut = new Set<Execution>();
  * Carries out the Initiated events written after `workflowTaskCompletedEventId` (the completion being applied);
  * returns whether it wrote anything, so that the completion schedules a workflow task.
  */
-export function carryOutInitiated(ctx: EngineContext, execution: Execution, workflowTaskCompletedEventId: number): boolean {
+export function carryOutInitiated(
+  ctx: EngineContext,
+  execution: Execution,
+  workflowTaskCompletedEventId: number,
+): boolean {
   if (!isRunning(execution)) return false;
-  const initiated = execution.history.slice(workflowTaskCompletedEventId).filter((event) => INITIATED.has(event.eventType));
+  const initiated = execution.history
+    .slice(workflowTaskCompletedEventId)
+    .filter((event) => INITIATED.has(event.eventType));
   if (!initiated.length) return false;
   ctx.flushBuffered(execution);
   carryingOut.add(execution);
@@ -45,8 +51,10 @@ const INITIATED = new Set<number>([
 ]);
 
 function carryOut(ctx: EngineContext, execution: Execution, initiated: HistoryEvent): void {
-  if (initiated.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED) startInitiatedChild(ctx, execution, initiated);
-  else if (initiated.eventType === EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED) deliverSignal(ctx, execution, initiated);
+  if (initiated.eventType === EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED)
+    startInitiatedChild(ctx, execution, initiated);
+  else if (initiated.eventType === EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED)
+    deliverSignal(ctx, execution, initiated);
   else deliverCancel(ctx, execution, initiated);
 }
 

@@ -39,12 +39,20 @@ export function hasAdmittedUpdates(execution: Execution): boolean {
 }
 
 /** Marks admitted updates as sent and returns their request messages for the workflow task. */
-export function takeUpdateRequests(execution: Execution, sequencingEventId: number): { id: string; protocolInstanceId: string; eventId: number; body: UpdateRequest }[] {
+export function takeUpdateRequests(
+  execution: Execution,
+  sequencingEventId: number,
+): { id: string; protocolInstanceId: string; eventId: number; body: UpdateRequest }[] {
   const messages = [];
   for (const update of execution.updates.values()) {
     if (update.stage !== 'admitted') continue;
     update.stage = 'sent';
-    messages.push({ id: `${update.updateId}/request`, protocolInstanceId: update.updateId, eventId: sequencingEventId, body: update.request });
+    messages.push({
+      id: `${update.updateId}/request`,
+      protocolInstanceId: update.updateId,
+      eventId: sequencingEventId,
+      body: update.request,
+    });
   }
   return messages;
 }
@@ -60,7 +68,13 @@ export function decodeUpdateMessages(messages: ProtocolMessage[]): Map<string, D
   for (const message of messages) {
     if (!message.body) continue;
     const { typeName, body } = unpackAny(message.body);
-    decoded.set(message.id ?? '', { id: message.id ?? '', updateId: message.protocolInstanceId ?? '', typeName, body, handled: false });
+    decoded.set(message.id ?? '', {
+      id: message.id ?? '',
+      updateId: message.protocolInstanceId ?? '',
+      typeName,
+      body,
+      handled: false,
+    });
   }
   return decoded;
 }
@@ -97,7 +111,13 @@ export function applyUpdateMessage(ctx: EngineContext, execution: Execution, mes
   }
 }
 
-function setStage(ctx: EngineContext, execution: Execution, update: UpdateState, stage: UpdateState['stage'], outcome?: UpdateOutcome): void {
+function setStage(
+  ctx: EngineContext,
+  execution: Execution,
+  update: UpdateState,
+  stage: UpdateState['stage'],
+  outcome?: UpdateOutcome,
+): void {
   ctx.touch(execution);
   update.stage = stage;
   if (outcome) update.outcome = outcome;
@@ -166,11 +186,20 @@ export async function waitForUpdate(
   onCancel?: (listener: () => void) => void,
 ): Promise<{ updateRef: object; outcome?: UpdateOutcome; stage: number }> {
   const reached = () => STAGE_NUMBER[update.stage] >= stage;
-  await ctx.watchers.waitUntil(updateKey(execution.runId, update.updateId), () => reached() || !isRunning(execution), ctx.options.longPollMs, onCancel);
-  const updateRef = { workflowExecution: { workflowId: execution.workflowId, runId: execution.runId }, updateId: update.updateId };
+  await ctx.watchers.waitUntil(
+    updateKey(execution.runId, update.updateId),
+    () => reached() || !isRunning(execution),
+    ctx.options.longPollMs,
+    onCancel,
+  );
+  const updateRef = {
+    workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+    updateId: update.updateId,
+  };
   if (update.stage === 'completed') return { updateRef, outcome: update.outcome, stage: STAGE_NUMBER.completed };
   if (!isRunning(execution)) {
-    if (update.stage === 'accepted') return { updateRef, outcome: ACCEPTED_UPDATE_COMPLETED_WORKFLOW, stage: STAGE_NUMBER.completed };
+    if (update.stage === 'accepted')
+      return { updateRef, outcome: ACCEPTED_UPDATE_COMPLETED_WORKFLOW, stage: STAGE_NUMBER.completed };
     throw abortedByClose(execution);
   }
   return { updateRef, stage: STAGE_NUMBER[update.stage] };

@@ -21,7 +21,12 @@ export class Watchers {
   }
 
   /** Resolves false once `ready()` holds, or true when `timeoutMs` passes first. */
-  waitUntil(key: string, ready: () => boolean, timeoutMs: number, onCancel?: (listener: () => void) => void): Promise<boolean> {
+  waitUntil(
+    key: string,
+    ready: () => boolean,
+    timeoutMs: number,
+    onCancel?: (listener: () => void) => void,
+  ): Promise<boolean> {
     if (ready()) return Promise.resolve(false);
     return new Promise((resolve) => {
       let set = this.waiters.get(key);

@@ -9,7 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import { notFound } from '../errors.js';
 import type { Execution, StickyQueue, WorkflowTaskState } from '../execution.js';
-import { EventType, msToDuration, msToTimestamp, packAny, TaskQueueKind, TimeoutType, WorkflowTaskFailedCause } from '../proto.js';
+import {
+  EventType,
+  msToDuration,
+  msToTimestamp,
+  packAny,
+  TaskQueueKind,
+  TimeoutType,
+  WorkflowTaskFailedCause,
+} from '../proto.js';
 import type proto from '@temporalio/proto';
 import { isRunning } from './context.js';
 import type { EngineContext } from './context.js';
@@ -65,28 +73,45 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
 function offerWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
   if (execution.sticky) {
     const { name, scheduleToStartMs } = execution.sticky;
-    task.timeoutTimer = ctx.clock.at(task.scheduledTime + scheduleToStartMs, () => stickyTaskTimedOut(ctx, execution, task, name));
+    task.timeoutTimer = ctx.clock.at(task.scheduledTime + scheduleToStartMs, () =>
+      stickyTaskTimedOut(ctx, execution, task, name),
+    );
   }
   const sticky = liveStickyQueue(ctx, execution);
-  if (sticky) ctx.matching.offer('sticky', execution.namespace, sticky.name, (identity) => startWorkflowTask(ctx, execution, task, identity, sticky));
-  else ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) => startWorkflowTask(ctx, execution, task, identity));
+  if (sticky)
+    ctx.matching.offer('sticky', execution.namespace, sticky.name, (identity) =>
+      startWorkflowTask(ctx, execution, task, identity, sticky),
+    );
+  else
+    ctx.matching.offer('workflow', execution.namespace, execution.taskQueue, (identity) =>
+      startWorkflowTask(ctx, execution, task, identity),
+    );
 }
 
 /** No worker took the task in time: recorded, as on the real server, and scheduled again on the normal queue. */
-function stickyTaskTimedOut(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, stickyQueue: string): void {
+function stickyTaskTimedOut(
+  ctx: EngineContext,
+  execution: Execution,
+  task: WorkflowTaskState,
+  stickyQueue: string,
+): void {
   if (execution.workflowTask !== task || task.state !== 'scheduled') return;
   ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
     scheduledEventId: task.scheduledEventId,
     startedEventId: 0,
     timeoutType: TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
   });
-  ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} not taken from sticky queue ${stickyQueue} in time: moved to the normal queue`);
+  ctx.log(
+    `workflow task of ${execution.workflowId}/${execution.runId} not taken from sticky queue ${stickyQueue} in time: moved to the normal queue`,
+  );
   endTask(ctx, execution, task, 1, true);
 }
 
 function armWorkflowTaskTimeout(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
   const startedTime = task.startedTime ?? ctx.clock.now();
-  task.timeoutTimer = ctx.clock.at(startedTime + execution.workflowTaskTimeoutMs, () => timeOutWorkflowTask(ctx, execution, task));
+  task.timeoutTimer = ctx.clock.at(startedTime + execution.workflowTaskTimeoutMs, () =>
+    timeOutWorkflowTask(ctx, execution, task),
+  );
 }
 
 /**
@@ -102,7 +127,13 @@ export function resumeWorkflowTask(ctx: EngineContext, execution: Execution): vo
 }
 
 /** Hands the task to a poller of the normal queue, or of `sticky` (the run's sticky queue when it was offered). */
-function startWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, identity: string, sticky?: StickyQueue): PollWorkflowTaskResponse | null {
+function startWorkflowTask(
+  ctx: EngineContext,
+  execution: Execution,
+  task: WorkflowTaskState,
+  identity: string,
+  sticky?: StickyQueue,
+): PollWorkflowTaskResponse | null {
   if (execution.workflowTask !== task || task.state !== 'scheduled' || !isRunning(execution)) return null;
   // stickiness ended since (reset, timeout): this task is the normal queue's now
   if (sticky && execution.sticky !== sticky) return null;
@@ -110,7 +141,12 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
   if (!sticky) forgetSticky(execution);
   ctx.clock.cancel(task.timeoutTimer);
   const startedEventId = execution.history.length + (task.transientEvents ? 2 : 1);
-  const attributes = { scheduledEventId: task.scheduledEventId, identity, requestId: randomUUID(), ...historySizeInfo(execution, ctx.options.limits, startedEventId) };
+  const attributes = {
+    scheduledEventId: task.scheduledEventId,
+    identity,
+    requestId: randomUUID(),
+    ...historySizeInfo(execution, ctx.options.limits, startedEventId),
+  };
   let started;
   if (task.transientEvents) {
     started = ctx.makeEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED, attributes, {}, 1);
@@ -129,11 +165,19 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
     body: packAny('temporal.api.update.v1.Request', m.body),
   }));
   // the sticky worker has applied everything up to the last completed task's WorkflowTaskStarted
-  const events = [...execution.history.slice(sticky ? execution.lastCompletedStartedEventId : 0), ...(task.transientEvents ?? [])];
+  const events = [
+    ...execution.history.slice(sticky ? execution.lastCompletedStartedEventId : 0),
+    ...(task.transientEvents ?? []),
+  ];
   ctx.workflowTaskCounts[sticky ? 'sticky' : 'normal']++;
   ctx.workflowTaskCounts.events += events.length;
   return {
-    taskToken: encodeToken({ kind: 'workflow', runId: execution.runId, scheduledEventId: task.scheduledEventId, attempt: task.attempt }),
+    taskToken: encodeToken({
+      kind: 'workflow',
+      runId: execution.runId,
+      scheduledEventId: task.scheduledEventId,
+      attempt: task.attempt,
+    }),
     workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
     workflowType: { name: execution.workflowType },
     previousStartedEventId: execution.lastCompletedStartedEventId,
@@ -150,11 +194,20 @@ function startWorkflowTask(ctx: EngineContext, execution: Execution, task: Workf
   };
 }
 
-function findStartedTask(ctx: EngineContext, tokenBytes: Uint8Array | null | undefined): { execution: Execution; task: WorkflowTaskState } {
+function findStartedTask(
+  ctx: EngineContext,
+  tokenBytes: Uint8Array | null | undefined,
+): { execution: Execution; task: WorkflowTaskState } {
   const token = decodeToken(tokenBytes);
   const execution = token.kind === 'workflow' ? ctx.store.getRun(token.runId) : undefined;
   const task = execution?.workflowTask;
-  if (token.kind !== 'workflow' || !execution || !task || task.scheduledEventId !== token.scheduledEventId || task.state !== 'started')
+  if (
+    token.kind !== 'workflow' ||
+    !execution ||
+    !task ||
+    task.scheduledEventId !== token.scheduledEventId ||
+    task.state !== 'started'
+  )
     throw notFound('Workflow task not found (it timed out, failed, or the run has closed).');
   ctx.touch(execution);
   return { execution, task };
@@ -165,7 +218,13 @@ function findStartedTask(ctx: EngineContext, tokenBytes: Uint8Array | null | und
  * run's task is not counted as a retry: stickiness ends and attempt 1 goes to the normal queue, as on the
  * real server (the worker dropped the run from its cache).
  */
-function endTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, nextAttempt: number, forceNew: boolean): void {
+function endTask(
+  ctx: EngineContext,
+  execution: Execution,
+  task: WorkflowTaskState,
+  nextAttempt: number,
+  forceNew: boolean,
+): void {
   ctx.clock.cancel(task.timeoutTimer);
   ctx.touch(execution);
   execution.workflowTask = undefined;
@@ -194,7 +253,13 @@ function timeOutWorkflowTask(ctx: EngineContext, execution: Execution, task: Wor
  * — or, refused for its payload sizes, the run is terminated. A command this server does not implement fails the
  * task the same way.
  */
-function refuseCompletion(ctx: EngineContext, execution: Execution, task: WorkflowTaskState, request: CompleteRequest, error: unknown): never {
+function refuseCompletion(
+  ctx: EngineContext,
+  execution: Execution,
+  task: WorkflowTaskState,
+  request: CompleteRequest,
+  error: unknown,
+): never {
   const refusal = error instanceof WorkflowTaskRefusal ? error : undefined;
   const message = error instanceof Error ? error.message : String(error);
   const run = `${execution.workflowId}/${execution.runId}`;
@@ -246,11 +311,19 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
   execution.workflowTask = undefined;
   execution.nextWorkflowTaskAttempt = 1;
   rememberSticky(ctx, execution, request.stickyAttributes);
-  const needsTask = applyCommands(ctx, execution, commands, messages, Number(completed.eventId), request.identity ?? '');
+  const needsTask = applyCommands(
+    ctx,
+    execution,
+    commands,
+    messages,
+    Number(completed.eventId),
+    request.identity ?? '',
+  );
   if (isRunning(execution)) {
     returnUnansweredUpdates(execution);
     const hadBuffered = ctx.flushBuffered(execution);
-    if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask || hasAdmittedUpdates(execution)) scheduleWorkflowTask(ctx, execution);
+    if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask || hasAdmittedUpdates(execution))
+      scheduleWorkflowTask(ctx, execution);
   }
   answerBufferedQueries(ctx, execution, request.queryResults ?? {});
   return {};
@@ -268,6 +341,8 @@ export function failWorkflowTask(ctx: EngineContext, request: FailRequest): void
       identity: request.identity,
       binaryChecksum: request.binaryChecksum,
     });
-  ctx.log(`workflow task of ${execution.workflowId}/${execution.runId} failed (attempt ${task.attempt}): ${request.failure?.message ?? ''}`);
+  ctx.log(
+    `workflow task of ${execution.workflowId}/${execution.runId} failed (attempt ${task.attempt}): ${request.failure?.message ?? ''}`,
+  );
   endTask(ctx, execution, task, task.attempt + 1, true);
 }

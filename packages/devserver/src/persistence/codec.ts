@@ -55,7 +55,8 @@ export function decodeBase64<T = Record<string, unknown>>(typeName: string, text
 
 export const encodeEvent = (event: HistoryEvent): Buffer => encodeMessage(TYPES.event, event);
 
-export const decodeEvent = (bytes: Uint8Array): HistoryEvent => withEventDefaults(decodeMessage<HistoryEvent>(TYPES.event, bytes));
+export const decodeEvent = (bytes: Uint8Array): HistoryEvent =>
+  withEventDefaults(decodeMessage<HistoryEvent>(TYPES.event, bytes));
 
 /** The attributes of an event, whatever its type. */
 export function eventAttributes<T = Record<string, any>>(event: HistoryEvent): T {

@@ -64,9 +64,9 @@ type Reserved = postgres.ReservedSql;
 const EVENT_ROWS_PER_INSERT = 10_000; // 4 parameters a row, under PostgreSQL's 65,535
 const RETRY_FLUSH_MS = 1000;
 
-
 /** Kept in `saved` between writes, so in bytes of their own. */
-const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null => (value ? ownedBytes(encodeMessage(typeName, value)) : null);
+const bytesOrNull = (typeName: string, value: object | null | undefined): Buffer | null =>
+  value ? ownedBytes(encodeMessage(typeName, value)) : null;
 
 export class PostgresStore extends InMemoryStore implements ExecutionStore {
   readonly location: string;
@@ -107,7 +107,10 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
   /** Connects, takes the schema's lock, creates the schema if missing and loads every retained run. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const schema = options.schema ?? DEFAULT_SCHEMA;
-    if (!validSchemaName(schema)) throw new Error(`devserver schema ${JSON.stringify(schema)}: use lower-case letters, digits and _ (starting with a letter or _)`);
+    if (!validSchemaName(schema))
+      throw new Error(
+        `devserver schema ${JSON.stringify(schema)}: use lower-case letters, digits and _ (starting with a letter or _)`,
+      );
     const log = options.log ?? (() => {});
     const sql = postgres(options.url, { max: 4, connect_timeout: 10, max_lifetime: 0, onnotice: () => {} });
     let lock: Reserved | undefined;
@@ -115,7 +118,12 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     try {
       lock = await sql.reserve();
       const lockKey = `mve-orders devserver ${schema}`;
-      await acquireLock(lock, lockKey, options.lockTimeoutMs ?? 15_000, `another devserver is using schema ${schema} of PostgreSQL ${serverName(options.url)}`);
+      await acquireLock(
+        lock,
+        lockKey,
+        options.lockTimeoutMs ?? 15_000,
+        `another devserver is using schema ${schema} of PostgreSQL ${serverName(options.url)}`,
+      );
       const t = tables(sql, schema);
       await createSchema(sql, schema, t);
       store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log, options);
@@ -126,7 +134,9 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       lock?.release();
       await sql.end({ timeout: 1 }).catch(() => {});
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`devserver: cannot use PostgreSQL ${serverName(options.url)} (schema ${schema}): ${reason}`, { cause: error });
+      throw new Error(`devserver: cannot use PostgreSQL ${serverName(options.url)} (schema ${schema}): ${reason}`, {
+        cause: error,
+      });
     }
   }
 
@@ -222,7 +232,13 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
   // --- writing
 
   private hasPending(): boolean {
-    return this.dirty.size > 0 || this.deleted.size > 0 || this.dirtyNamespaces.size > 0 || this.schedules.pending || this.clockOffsetChanged();
+    return (
+      this.dirty.size > 0 ||
+      this.deleted.size > 0 ||
+      this.dirtyNamespaces.size > 0 ||
+      this.schedules.pending ||
+      this.clockOffsetChanged()
+    );
   }
 
   private clockOffsetChanged(): boolean {
@@ -265,10 +281,16 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       if (this.getRun(execution.runId) !== execution) continue; // forgotten since it was marked
       const before = this.saved.get(execution.runId);
       for (const event of execution.history.slice(before?.events ?? 0))
-        events.push({ run_id: execution.runId, event_id: Number(event.eventId), event_type: event.eventType, data: encodeEvent(event) });
+        events.push({
+          run_id: execution.runId,
+          event_id: Number(event.eventId),
+          event_type: event.eventType,
+          data: encodeEvent(event),
+        });
       const recordObject = toRecord(execution);
       const record = JSON.stringify(recordObject);
-      const memoBytes = before && before.memo === execution.memo ? before.memoBytes : bytesOrNull(TYPES.memo, execution.memo);
+      const memoBytes =
+        before && before.memo === execution.memo ? before.memoBytes : bytesOrNull(TYPES.memo, execution.memo);
       const searchAttributesBytes = execution.searchAttributes.encoded;
       const now: Saved = {
         events: execution.history.length,
@@ -330,7 +352,16 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
         retention_ms: record.retentionMs,
         search_attributes: Object.fromEntries(record.searchAttributes),
       }));
-    if (!inserts.length && !updates.length && !events.length && !deleted.length && !namespaceRows.length && clockOffset === undefined && scheduleWrites.empty) return Promise.resolve();
+    if (
+      !inserts.length &&
+      !updates.length &&
+      !events.length &&
+      !deleted.length &&
+      !namespaceRows.length &&
+      clockOffset === undefined &&
+      scheduleWrites.empty
+    )
+      return Promise.resolve();
     if (clockOffset !== undefined) this.savedClockOffset = clockOffset;
 
     const { t } = this;
@@ -346,8 +377,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
             INSERT INTO ${t.namespaces} (name, id, retention_ms, search_attributes)
             VALUES (${row.name}, ${row.id}, ${row.retention_ms}, ${tx.json(row.search_attributes)})
             ON CONFLICT (name) DO UPDATE SET retention_ms = excluded.retention_ms, search_attributes = excluded.search_attributes`);
-        if (inserts.length)
-          queries.push(tx`INSERT INTO ${t.executions} ${tx(inserts, ...INSERT_COLUMNS)}`);
+        if (inserts.length) queries.push(tx`INSERT INTO ${t.executions} ${tx(inserts, ...INSERT_COLUMNS)}`);
         for (const row of updates)
           queries.push(tx`
             UPDATE ${t.executions} SET status = ${row.status as number}, close_time = ${row.close_time as Date | null},
@@ -355,7 +385,9 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
               search_attributes = ${row.search_attributes as Buffer | null}, state = ${row.state as postgres.Parameter}
             WHERE run_id = ${row.run_id as string}`);
         for (let i = 0; i < events.length; i += EVENT_ROWS_PER_INSERT)
-          queries.push(tx`INSERT INTO ${t.historyEvents} ${tx(events.slice(i, i + EVENT_ROWS_PER_INSERT), 'run_id', 'event_id', 'event_type', 'data')}`);
+          queries.push(
+            tx`INSERT INTO ${t.historyEvents} ${tx(events.slice(i, i + EVENT_ROWS_PER_INSERT), 'run_id', 'event_id', 'event_type', 'data')}`,
+          );
         queries.push(...scheduleWrites.queries(tx, t.schedules));
         if (clockOffset !== undefined)
           queries.push(tx`
@@ -383,13 +415,17 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
     const { t, sql } = this;
     const [version] = await sql<{ value: number }[]>`SELECT value FROM ${t.meta} WHERE key = 'schema_version'`;
     if (version && Number(version.value) > SCHEMA_VERSION)
-      throw new Error(`the schema was written by a newer devserver (version ${version.value}; this one knows ${SCHEMA_VERSION})`);
+      throw new Error(
+        `the schema was written by a newer devserver (version ${version.value}; this one knows ${SCHEMA_VERSION})`,
+      );
     const [offset] = await sql<{ value: number }[]>`SELECT value FROM ${t.meta} WHERE key = 'clock_offset_ms'`;
     this.savedClockOffset = offset ? Number(offset.value) : 0;
 
     this.loading = true;
     try {
-      for (const row of await sql<{ name: string; id: string; retention_ms: string; search_attributes: Record<string, SearchAttributeType> }[]>`
+      for (const row of await sql<
+        { name: string; id: string; retention_ms: string; search_attributes: Record<string, SearchAttributeType> }[]
+      >`
         SELECT name, id, retention_ms, search_attributes FROM ${t.namespaces}`) {
         const record = super.addNamespace(row.name, Number(row.retention_ms));
         record.id = row.id || randomUUID();
@@ -405,7 +441,12 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       const kept: ExecutionRow[] = [];
       for (const row of rows) {
         const retentionMs = this.getNamespace(row.namespace)?.retentionMs ?? 0;
-        if (row.status !== ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING && row.close_time && retentionMs && row.close_time.getTime() + retentionMs <= serverNow)
+        if (
+          row.status !== ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING &&
+          row.close_time &&
+          retentionMs &&
+          row.close_time.getTime() + retentionMs <= serverNow
+        )
           expired.push(row.run_id);
         else kept.push(row);
       }
@@ -418,15 +459,16 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       // kept encoded as they are stored: a run's history is decoded when it is first read
       const histories = new Map<string, Uint8Array[]>();
       let events = 0;
-      await sql<{ run_id: string; data: Buffer }[]>`SELECT run_id, data FROM ${t.historyEvents} ORDER BY run_id, event_id`
-        .cursor(5000, (batch) => {
-          for (const { run_id, data } of batch) {
-            let history = histories.get(run_id);
-            if (!history) histories.set(run_id, (history = []));
-            history.push(data);
-            events++;
-          }
-        });
+      await sql<
+        { run_id: string; data: Buffer }[]
+      >`SELECT run_id, data FROM ${t.historyEvents} ORDER BY run_id, event_id`.cursor(5000, (batch) => {
+        for (const { run_id, data } of batch) {
+          let history = histories.get(run_id);
+          if (!history) histories.set(run_id, (history = []));
+          history.push(data);
+          events++;
+        }
+      });
 
       let openRuns = 0;
       for (const row of kept) {
@@ -446,7 +488,13 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
         });
       }
       await this.schedules.load(sql, t.schedules);
-      this.loadReport = { openRuns, closedRuns: kept.length - openRuns, expiredRuns: expired.length, events, ms: Math.round(performance.now() - started) };
+      this.loadReport = {
+        openRuns,
+        closedRuns: kept.length - openRuns,
+        expiredRuns: expired.length,
+        events,
+        ms: Math.round(performance.now() - started),
+      };
     } finally {
       this.loading = false;
     }
@@ -477,7 +525,8 @@ async function acquireLock(lock: Reserved, key: string, timeoutMs: number, busy:
     const [row] = await lock<{ locked: boolean }[]>`SELECT pg_try_advisory_lock(hashtext(${key})) AS locked`;
     if (row?.locked) return;
     // a killed server's session ends when PostgreSQL notices its connection is gone: wait a little
-    if (Date.now() >= deadline) throw new Error(`${busy} (waited ${Math.round(timeoutMs / 1000)} s); stop it first, or use another --schema`);
+    if (Date.now() >= deadline)
+      throw new Error(`${busy} (waited ${Math.round(timeoutMs / 1000)} s); stop it first, or use another --schema`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

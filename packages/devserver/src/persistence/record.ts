@@ -19,7 +19,15 @@
  */
 import type { EventHistory } from '../event-history.js';
 import { packSearchAttributes, searchAttributesFromEncoded, startRequestFromEncoded } from '../packed-message.js';
-import type { ActivityState, BufferedEvent, Execution, TimerState, UpdateRequest, UpdateState, WorkflowTaskState } from '../execution.js';
+import type {
+  ActivityState,
+  BufferedEvent,
+  Execution,
+  TimerState,
+  UpdateRequest,
+  UpdateState,
+  WorkflowTaskState,
+} from '../execution.js';
 import { normalizeRetryPolicy } from '../engine/retry.js';
 import { childrenFromHistory, parentFromHistory } from '../engine/children.js';
 import { durationToMs, eventAttributesKey, EventType, ExecutionStatus, timestampToMs } from '../proto.js';
@@ -101,7 +109,14 @@ function cachedBase64(typeName: string, value: object): string {
 }
 
 const bufferedAsEvent = (b: BufferedEvent): HistoryEvent =>
-  ({ eventId: 0, eventTime: {}, eventType: b.eventType, version: 0, taskId: 0, [eventAttributesKey(b.eventType)]: b.attributes }) as HistoryEvent;
+  ({
+    eventId: 0,
+    eventTime: {},
+    eventType: b.eventType,
+    version: 0,
+    taskId: 0,
+    [eventAttributesKey(b.eventType)]: b.attributes,
+  }) as HistoryEvent;
 
 export function toRecord(execution: Execution): RunRecord {
   const task = execution.workflowTask;
@@ -125,7 +140,11 @@ export function toRecord(execution: Execution): RunRecord {
   const admittedUpdates = [];
   for (const u of execution.updates.values())
     if (u.stage === 'admitted' || u.stage === 'sent')
-      admittedUpdates.push({ updateId: u.updateId, request: cachedBase64(TYPES.updateRequest, u.request), ...(u.stage === 'sent' ? { sent: true as const } : {}) });
+      admittedUpdates.push({
+        updateId: u.updateId,
+        request: cachedBase64(TYPES.updateRequest, u.request),
+        ...(u.stage === 'sent' ? { sent: true as const } : {}),
+      });
   return {
     v: 1,
     requestIds: [...execution.requestIds],
@@ -190,7 +209,9 @@ function activityFromHistory(scheduled: HistoryEvent, record: ActivityRecord | u
     lastAttemptCompleteTime: record?.lastAttemptCompleteTime,
     nextAttemptTime: record?.nextAttemptTime,
     lastFailure: record?.lastFailure ? decodeBase64<Failure>(TYPES.failure, record.lastFailure) : undefined,
-    heartbeatDetails: record?.heartbeatDetails ? decodeBase64<Payloads>(TYPES.payloads, record.heartbeatDetails) : undefined,
+    heartbeatDetails: record?.heartbeatDetails
+      ? decodeBase64<Payloads>(TYPES.payloads, record.heartbeatDetails)
+      : undefined,
     lastHeartbeatTime: record?.lastHeartbeatTime,
     cancelRequestedEventId: record?.cancelRequestedEventId,
     timers: {},
@@ -198,13 +219,22 @@ function activityFromHistory(scheduled: HistoryEvent, record: ActivityRecord | u
 }
 
 /** Updates as history tells them (accepted, completed), plus those admitted and not yet accepted. */
-function updatesFromHistory(history: HistoryEvent[], admitted: RunRecord['admittedUpdates'], running: boolean): Map<string, UpdateState> {
+function updatesFromHistory(
+  history: HistoryEvent[],
+  admitted: RunRecord['admittedUpdates'],
+  running: boolean,
+): Map<string, UpdateState> {
   const updates = new Map<string, UpdateState>();
   for (const event of history) {
     if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
       const attrs = eventAttributes(event);
       const updateId = attrs.protocolInstanceId ?? '';
-      updates.set(updateId, { updateId, request: attrs.acceptedRequest ?? {}, stage: 'accepted', acceptedEventId: event.eventId });
+      updates.set(updateId, {
+        updateId,
+        request: attrs.acceptedRequest ?? {},
+        stage: 'accepted',
+        acceptedEventId: event.eventId,
+      });
     } else if (event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED) {
       const attrs = eventAttributes(event);
       const updateId = attrs.meta?.updateId ?? '';
@@ -216,7 +246,12 @@ function updatesFromHistory(history: HistoryEvent[], admitted: RunRecord['admitt
   }
   if (running)
     for (const { updateId, request, sent } of admitted)
-      if (!updates.has(updateId)) updates.set(updateId, { updateId, request: decodeBase64<UpdateRequest>(TYPES.updateRequest, request), stage: sent ? 'sent' : 'admitted' });
+      if (!updates.has(updateId))
+        updates.set(updateId, {
+          updateId,
+          request: decodeBase64<UpdateRequest>(TYPES.updateRequest, request),
+          stage: sent ? 'sent' : 'admitted',
+        });
   return updates;
 }
 
@@ -228,7 +263,11 @@ export function loadExecution(row: ExecutionRow, history: EventHistory): Executi
   const buffered: BufferedEvent[] = running
     ? record.buffered.map(({ event, startedEventIdFromPrevious }) => {
         const decoded = decodeEvent(Buffer.from(event, 'base64'));
-        return { eventType: decoded.eventType, attributes: eventAttributes(decoded), ...(startedEventIdFromPrevious ? { startedEventIdFromPrevious } : {}) };
+        return {
+          eventType: decoded.eventType,
+          attributes: eventAttributes(decoded),
+          ...(startedEventIdFromPrevious ? { startedEventIdFromPrevious } : {}),
+        };
       })
     : [];
   const execution: Execution = {
@@ -251,7 +290,9 @@ export function loadExecution(row: ExecutionRow, history: EventHistory): Executi
     executionDeadline: record.executionDeadline ?? undefined,
     attempt: record.attempt,
     memo: row.memo ? decodeMessage<Memo>(TYPES.memo, row.memo) : undefined,
-    searchAttributes: row.search_attributes ? searchAttributesFromEncoded(row.search_attributes) : packSearchAttributes(undefined),
+    searchAttributes: row.search_attributes
+      ? searchAttributesFromEncoded(row.search_attributes)
+      : packSearchAttributes(undefined),
     history,
     buffered,
     nextWorkflowTaskAttempt: record.nextWorkflowTaskAttempt,
@@ -279,7 +320,11 @@ export function loadExecution(row: ExecutionRow, history: EventHistory): Executi
         fireAt: timestampToMs(event.eventTime) + durationToMs(attrs.startToFireTimeout),
         handle: 0,
       });
-    else if (event.eventType === EventType.EVENT_TYPE_TIMER_FIRED || event.eventType === EventType.EVENT_TYPE_TIMER_CANCELED) timers.delete(attrs.timerId ?? '');
+    else if (
+      event.eventType === EventType.EVENT_TYPE_TIMER_FIRED ||
+      event.eventType === EventType.EVENT_TYPE_TIMER_CANCELED
+    )
+      timers.delete(attrs.timerId ?? '');
   }
   for (const [id, event] of scheduled) execution.activities.set(id, activityFromHistory(event, record.activities[id]));
   execution.timers = timers;

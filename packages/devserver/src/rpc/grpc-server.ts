@@ -37,7 +37,12 @@ export interface RpcObserver {
   unimplemented: Map<string, number>;
 }
 
-export function addService(server: grpc.Server, serviceName: string, handlers: ServiceHandlers, observer: RpcObserver): void {
+export function addService(
+  server: grpc.Server,
+  serviceName: string,
+  handlers: ServiceHandlers,
+  observer: RpcObserver,
+): void {
   const service = reflection.lookupService(serviceName).resolveAll();
   const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
   const implementation: grpc.UntypedServiceImplementation = {};
@@ -53,7 +58,8 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
       // keeps them for the run's life; grpc-js hands small messages over in its shared 8 KiB pool slabs, which one
       // kept view would pin (a parked run pinned about 30 KiB of slabs this way).
       requestDeserialize: (bytes: Buffer) => requestType.decode(new Uint8Array(bytes)),
-      responseSerialize: (message: object) => Buffer.from(responseType.encode(responseType.fromObject(message)).finish()),
+      responseSerialize: (message: object) =>
+        Buffer.from(responseType.encode(responseType.fromObject(message)).finish()),
       responseDeserialize: (bytes: Buffer) => responseType.decode(bytes),
     };
     const handler = handlers[method];
@@ -62,15 +68,24 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
       if (!handler) {
         observer.unimplemented.set(method, (observer.unimplemented.get(method) ?? 0) + 1);
         observer.log(`UNIMPLEMENTED: ${serviceName}/${method}`, 'warn');
-        callback({ code: grpc.status.UNIMPLEMENTED, details: `unknown method ${method}: not implemented by the mve-orders devserver` });
+        callback({
+          code: grpc.status.UNIMPLEMENTED,
+          details: `unknown method ${method}: not implemented by the mve-orders devserver`,
+        });
         return;
       }
       const fail = (error: unknown) => {
         if (error instanceof RpcError) {
           callback({ code: error.code, details: error.message });
         } else {
-          observer.log(`${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, 'warn');
-          callback({ code: grpc.status.INTERNAL, details: `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}` });
+          observer.log(
+            `${method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+            'warn',
+          );
+          callback({
+            code: grpc.status.INTERNAL,
+            details: `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}`,
+          });
         }
       };
       const context: CallContext = {
@@ -83,7 +98,10 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
         observer.beforeAnswer().then(send, (error: unknown) => {
           const reason = error instanceof Error ? error.message : String(error);
           observer.log(`${method}: the change could not be saved, answered UNAVAILABLE: ${reason}`, 'warn');
-          callback({ code: grpc.status.UNAVAILABLE, details: `devserver: the change could not be saved (${reason}); try again` });
+          callback({
+            code: grpc.status.UNAVAILABLE,
+            details: `devserver: the change could not be saved (${reason}); try again`,
+          });
         });
       };
       let result: Promise<unknown>;
@@ -95,7 +113,11 @@ export function addService(server: grpc.Server, serviceName: string, handlers: S
       }
       // what the call changed may take a run past its history limits: the change is undone, the call refused
       const refused = observer.settle?.();
-      if (refused) result = result.then(() => Promise.reject(refused), () => Promise.reject(refused));
+      if (refused)
+        result = result.then(
+          () => Promise.reject(refused),
+          () => Promise.reject(refused),
+        );
       result.then(
         (response) => answer(() => callback(null, (response ?? {}) as object)),
         (error: unknown) => answer(() => fail(error)),

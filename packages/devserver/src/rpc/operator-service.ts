@@ -2,7 +2,12 @@
 import type proto from '@temporalio/proto';
 import { alreadyExists, invalidArgument, notFound } from '../errors.js';
 import type { EngineContext } from '../engine/context.js';
-import { fromIndexedValueType, isValidAttributeName, SYSTEM_SEARCH_ATTRIBUTES, toIndexedValueType } from '../visibility/index.js';
+import {
+  fromIndexedValueType,
+  isValidAttributeName,
+  SYSTEM_SEARCH_ATTRIBUTES,
+  toIndexedValueType,
+} from '../visibility/index.js';
 import type { RequestOf, ServiceHandlers } from './grpc-server.js';
 
 type V1 = typeof proto.temporal.api.operatorservice.v1;
@@ -15,12 +20,17 @@ export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
       const additions = Object.entries(req.searchAttributes ?? {});
       if (!additions.length) throw invalidArgument('searchAttributes must name at least one attribute to add');
       const checked = additions.map(([name, indexedType]) => {
-        if (!isValidAttributeName(name)) throw invalidArgument(`search attribute name ${JSON.stringify(name)} must start with a letter and hold only letters, digits and _`);
-        if (SYSTEM_SEARCH_ATTRIBUTES[name]) throw invalidArgument(`search attribute ${name} is a system attribute and cannot be added`);
+        if (!isValidAttributeName(name))
+          throw invalidArgument(
+            `search attribute name ${JSON.stringify(name)} must start with a letter and hold only letters, digits and _`,
+          );
+        if (SYSTEM_SEARCH_ATTRIBUTES[name])
+          throw invalidArgument(`search attribute ${name} is a system attribute and cannot be added`);
         const type = fromIndexedValueType(indexedType);
         if (!type) throw invalidArgument(`search attribute ${name}: unknown type ${indexedType}`);
         const existing = record.searchAttributes.get(name);
-        if (existing && existing !== type) throw alreadyExists(`search attribute ${name} already exists with type ${existing}`);
+        if (existing && existing !== type)
+          throw alreadyExists(`search attribute ${name} already exists with type ${existing}`);
         return [name, type] as const;
       });
       for (const [name, type] of checked) record.searchAttributes.set(name, type);
@@ -31,15 +41,21 @@ export function operatorServiceHandlers(ctx: EngineContext): ServiceHandlers {
     ListSearchAttributes: (req: Req<'ListSearchAttributesRequest'>) => {
       const record = ctx.requireNamespace(req.namespace);
       return {
-        customAttributes: Object.fromEntries([...record.searchAttributes].map(([name, type]) => [name, toIndexedValueType(type)])),
-        systemAttributes: Object.fromEntries(Object.entries(SYSTEM_SEARCH_ATTRIBUTES).map(([name, type]) => [name, toIndexedValueType(type)])),
+        customAttributes: Object.fromEntries(
+          [...record.searchAttributes].map(([name, type]) => [name, toIndexedValueType(type)]),
+        ),
+        systemAttributes: Object.fromEntries(
+          Object.entries(SYSTEM_SEARCH_ATTRIBUTES).map(([name, type]) => [name, toIndexedValueType(type)]),
+        ),
         storageSchema: {},
       };
     },
     RemoveSearchAttributes: (req: Req<'RemoveSearchAttributesRequest'>) => {
       const record = ctx.requireNamespace(req.namespace);
       const names = req.searchAttributes ?? [];
-      for (const name of names) if (!record.searchAttributes.has(name)) throw notFound(`search attribute ${name} is not registered in namespace ${record.name}`);
+      for (const name of names)
+        if (!record.searchAttributes.has(name))
+          throw notFound(`search attribute ${name} is not registered in namespace ${record.name}`);
       for (const name of names) record.searchAttributes.delete(name);
       ctx.store.namespaceChanged?.(record);
       return {};

@@ -30,12 +30,19 @@ function requireScheduleId(scheduleId: string | null | undefined): string {
 }
 
 /** A page of `items` from an offset token this server issued. */
-function page<T>(items: T[], pageSize: number | null | undefined, token: Uint8Array | null | undefined): { items: T[]; nextPageToken: Buffer } {
+function page<T>(
+  items: T[],
+  pageSize: number | null | undefined,
+  token: Uint8Array | null | undefined,
+): { items: T[]; nextPageToken: Buffer } {
   const offset = token?.length ? Number(Buffer.from(token).toString('utf8')) : 0;
   if (!Number.isInteger(offset) || offset < 0) throw invalidArgument('nextPageToken is not one this server issued');
   const size = pageSize && pageSize > 0 ? Math.min(pageSize, MAX_PAGE_SIZE) : MAX_PAGE_SIZE;
   const next = Math.min(offset + size, items.length);
-  return { items: items.slice(offset, next), nextPageToken: next < items.length ? Buffer.from(String(next)) : Buffer.alloc(0) };
+  return {
+    items: items.slice(offset, next),
+    nextPageToken: next < items.length ? Buffer.from(String(next)) : Buffer.alloc(0),
+  };
 }
 
 export function scheduleServiceHandlers(ctx: EngineContext, schedules: Schedules): ServiceHandlers {
@@ -56,7 +63,8 @@ export function scheduleServiceHandlers(ctx: EngineContext, schedules: Schedules
       if (!req.requestId) throw invalidArgument('RequestId is not set on request.');
       const existing = schedules.get(namespace.name, scheduleId);
       // the same create again (a retry) finds its schedule
-      if (existing?.data.requestId === req.requestId) return { conflictToken: conflictTokenBytes(INITIAL_CONFLICT_TOKEN) };
+      if (existing?.data.requestId === req.requestId)
+        return { conflictToken: conflictTokenBytes(INITIAL_CONFLICT_TOKEN) };
       if (existing) throw alreadyExists(`schedule ${JSON.stringify(scheduleId)} is already registered`);
       const { schedule, controls } = checkedSchedule(ctx, namespace, req.schedule);
       validateSearchAttributes(req.searchAttributes, namespace.searchAttributes, namespace.name);
@@ -97,11 +105,18 @@ export function scheduleServiceHandlers(ctx: EngineContext, schedules: Schedules
       const { namespace, scheduler } = find(req.namespace, req.scheduleId);
       const { schedule, controls } = checkedSchedule(ctx, namespace, req.schedule);
       validateSearchAttributes(req.searchAttributes, namespace.searchAttributes, namespace.name);
-      if (!schedule.action?.startWorkflow) throw invalidArgument('Only StartWorkflow action is supported for schedules');
+      if (!schedule.action?.startWorkflow)
+        throw invalidArgument('Only StartWorkflow action is supported for schedules');
       if (req.memo) throw failedPrecondition('memo updates are not supported on workflow-backed schedules');
       const token = conflictTokenOf(req.conflictToken);
       if (token && token !== scheduler.data.conflictToken) throw failedPrecondition('mismatched conflict token');
-      scheduler.wake({ update: { schedule, controls, searchAttributes: req.searchAttributes ? plainSearchAttributes(req.searchAttributes) : undefined } });
+      scheduler.wake({
+        update: {
+          schedule,
+          controls,
+          searchAttributes: req.searchAttributes ? plainSearchAttributes(req.searchAttributes) : undefined,
+        },
+      });
       return {};
     },
 
@@ -130,7 +145,11 @@ export function scheduleServiceHandlers(ctx: EngineContext, schedules: Schedules
       const { scheduler } = find(req.namespace, req.scheduleId);
       if (!req.startTime || !req.endTime) throw invalidArgument('missing or invalid query');
       try {
-        return { startTime: scheduler.matchingTimes(timestampToMs(req.startTime), timestampToMs(req.endTime)).map(msToTimestamp) };
+        return {
+          startTime: scheduler
+            .matchingTimes(timestampToMs(req.startTime), timestampToMs(req.endTime))
+            .map(msToTimestamp),
+        };
       } catch (error) {
         if (error instanceof SpecSearchLimitError) throw invalidArgument(error.message);
         throw error;

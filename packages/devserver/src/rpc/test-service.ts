@@ -23,7 +23,10 @@ export function testServiceHandlers(ctx: EngineContext): ServiceHandlers {
     },
     UnlockTimeSkipping: () => (unlock(), {}),
     GetCurrentTime: () => ({ time: msToTimestamp(ctx.clock.now()) }),
-    Sleep: async (req: Req<'SleepRequest'>) => (await sleepUntil(ctx, ctx.clock.now() + durationToMs(req.duration)), {}),
+    Sleep: async (req: Req<'SleepRequest'>) => (
+      await sleepUntil(ctx, ctx.clock.now() + durationToMs(req.duration)),
+      {}
+    ),
     SleepUntil: async (req: Req<'SleepUntilRequest'>) => (await sleepUntil(ctx, timestampToMs(req.timestamp)), {}),
     // As in the Java test server: unlocked for the duration of the sleep, locked again by a timer at its end.
     // Being a timer, the end is a deadline like any other: automatic skipping stops there and goes no further.

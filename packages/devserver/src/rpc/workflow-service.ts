@@ -2,10 +2,26 @@
 import type proto from '@temporalio/proto';
 import { alreadyExists, invalidArgument, requireField } from '../errors.js';
 import type { Execution } from '../execution.js';
-import { api, durationToMs, msToDuration, msToTimestamp, PendingActivityState, TaskQueueKind, UpdateStage } from '../proto.js';
+import {
+  api,
+  durationToMs,
+  msToDuration,
+  msToTimestamp,
+  PendingActivityState,
+  TaskQueueKind,
+  UpdateStage,
+} from '../proto.js';
 import type { EngineContext } from '../engine/context.js';
 import { historyKey, isRunning } from '../engine/context.js';
-import { findRun, requestCancel, requireRunning, signal, startWorkflow, terminate, validateStartRequest } from '../engine/executions.js';
+import {
+  findRun,
+  requestCancel,
+  requireRunning,
+  signal,
+  startWorkflow,
+  terminate,
+  validateStartRequest,
+} from '../engine/executions.js';
 import { completeWorkflowTask, failWorkflowTask } from '../engine/workflow-tasks.js';
 import { activityCanceled, completeActivity, failActivity, heartbeat } from '../engine/activities.js';
 import { query, respondQuery } from '../engine/queries.js';
@@ -41,8 +57,13 @@ function describeNamespace(record: NamespaceRecord, limits: Limits): object {
 }
 
 /** The history page a GetWorkflowExecutionHistory request asks for, or null when it must wait. */
-function historyAnswer(execution: Execution, request: Req<'GetWorkflowExecutionHistoryRequest'>, from: number): object | null {
-  const closeOnly = request.historyEventFilterType === api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+function historyAnswer(
+  execution: Execution,
+  request: Req<'GetWorkflowExecutionHistoryRequest'>,
+  from: number,
+): object | null {
+  const closeOnly =
+    request.historyEventFilterType === api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
   if (closeOnly) return isRunning(execution) ? null : { history: { events: execution.history.slice(-1) } };
   const pageSize = request.maximumPageSize && request.maximumPageSize > 0 ? request.maximumPageSize : 1000;
   const events = execution.history.slice(from, from + pageSize);
@@ -52,23 +73,35 @@ function historyAnswer(execution: Execution, request: Req<'GetWorkflowExecutionH
   return { history: { events }, nextPageToken: more ? Buffer.from(String(next)) : Buffer.alloc(0) };
 }
 
-async function getHistory(ctx: EngineContext, request: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext): Promise<object> {
+async function getHistory(
+  ctx: EngineContext,
+  request: Req<'GetWorkflowExecutionHistoryRequest'>,
+  call: CallContext,
+): Promise<object> {
   const execution = findRun(ctx, request.namespace, request.execution);
   const from = request.nextPageToken?.length ? Number(Buffer.from(request.nextPageToken).toString('utf8')) : 0;
   if (!Number.isInteger(from) || from < 0) throw invalidArgument('nextPageToken is not one this server issued');
   const answer = historyAnswer(execution, request, from);
   if (answer || !request.waitNewEvent) return answer ?? { history: { events: [] } };
-  const waitsForResult = request.historyEventFilterType === api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
+  const waitsForResult =
+    request.historyEventFilterType === api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
   if (waitsForResult) {
     ctx.resultWaiters++;
     ctx.clock.requestSkip();
   }
   try {
-    await ctx.watchers.waitUntil(historyKey(execution.runId), () => historyAnswer(execution, request, from) !== null, ctx.options.longPollMs, call.onCancel);
+    await ctx.watchers.waitUntil(
+      historyKey(execution.runId),
+      () => historyAnswer(execution, request, from) !== null,
+      ctx.options.longPollMs,
+      call.onCancel,
+    );
   } finally {
     if (waitsForResult) ctx.resultWaiters--;
   }
-  return historyAnswer(execution, request, from) ?? { history: { events: [] }, nextPageToken: Buffer.from(String(from)) };
+  return (
+    historyAnswer(execution, request, from) ?? { history: { events: [] }, nextPageToken: Buffer.from(String(from)) }
+  );
 }
 
 function describeExecution(ctx: EngineContext, execution: Execution): object {
@@ -96,11 +129,17 @@ function describeExecution(ctx: EngineContext, execution: Execution): object {
       attempt: a.attempt,
       maximumAttempts: a.retryPolicy.maximumAttempts,
       scheduledTime: msToTimestamp(a.attemptScheduledTime),
-      expirationTime: a.timeouts.scheduleToCloseMs ? msToTimestamp(a.firstScheduledTime + a.timeouts.scheduleToCloseMs) : undefined,
+      expirationTime: a.timeouts.scheduleToCloseMs
+        ? msToTimestamp(a.firstScheduledTime + a.timeouts.scheduleToCloseMs)
+        : undefined,
       lastFailure: a.lastFailure,
       lastWorkerIdentity: a.startedIdentity,
-      currentRetryInterval: a.nextAttemptTime === undefined ? undefined : msToDuration(Math.max(0, a.nextAttemptTime - (a.lastAttemptCompleteTime ?? now))),
-      lastAttemptCompleteTime: a.lastAttemptCompleteTime === undefined ? undefined : msToTimestamp(a.lastAttemptCompleteTime),
+      currentRetryInterval:
+        a.nextAttemptTime === undefined
+          ? undefined
+          : msToDuration(Math.max(0, a.nextAttemptTime - (a.lastAttemptCompleteTime ?? now))),
+      lastAttemptCompleteTime:
+        a.lastAttemptCompleteTime === undefined ? undefined : msToTimestamp(a.lastAttemptCompleteTime),
       nextAttemptScheduleTime: a.nextAttemptTime === undefined ? undefined : msToTimestamp(a.nextAttemptTime),
     })),
     pendingChildren: describePendingChildren(execution),
@@ -132,9 +171,18 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
         nexus: false,
       },
     }),
-    GetClusterInfo: () => ({ serverVersion: SERVER_VERSION, clusterName: 'mve-devserver', historyShardCount: 1, persistenceStore: ctx.store.location ? 'postgres' : 'memory', visibilityStore: ctx.store.location ? 'postgres' : 'memory' }),
-    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) => describeNamespace(ctx.requireNamespace(req.namespace), ctx.options.limits),
-    ListNamespaces: () => ({ namespaces: ctx.store.listNamespaces().map((record) => describeNamespace(record, ctx.options.limits)) }),
+    GetClusterInfo: () => ({
+      serverVersion: SERVER_VERSION,
+      clusterName: 'mve-devserver',
+      historyShardCount: 1,
+      persistenceStore: ctx.store.location ? 'postgres' : 'memory',
+      visibilityStore: ctx.store.location ? 'postgres' : 'memory',
+    }),
+    DescribeNamespace: (req: Req<'DescribeNamespaceRequest'>) =>
+      describeNamespace(ctx.requireNamespace(req.namespace), ctx.options.limits),
+    ListNamespaces: () => ({
+      namespaces: ctx.store.listNamespaces().map((record) => describeNamespace(record, ctx.options.limits)),
+    }),
     RegisterNamespace: (req: Req<'RegisterNamespaceRequest'>) => {
       const name = requireField(req.namespace, 'namespace');
       if (ctx.store.getNamespace(name)) throw alreadyExists(`Namespace ${name} already exists.`);
@@ -144,7 +192,8 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     GetSearchAttributes: () => {
       const keys: Record<string, number> = {};
       for (const [name, type] of Object.entries(SYSTEM_SEARCH_ATTRIBUTES)) keys[name] = toIndexedValueType(type);
-      for (const ns of ctx.store.listNamespaces()) for (const [name, type] of ns.searchAttributes) keys[name] = toIndexedValueType(type);
+      for (const ns of ctx.store.listNamespaces())
+        for (const [name, type] of ns.searchAttributes) keys[name] = toIndexedValueType(type);
       return { keys };
     },
 
@@ -155,7 +204,12 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
     SignalWithStartWorkflowExecution: (req: Req<'SignalWithStartWorkflowExecutionRequest'>) => {
       const signalName = requireField(req.signalName, 'signalName');
       // refused before anything starts, and whether or not the workflow is running (its start fields too)
-      checkSignalInput(ctx.options.limits, req.signalInput, `signal-with-start ${signalName} of ${req.workflowId}: input`, ctx.log);
+      checkSignalInput(
+        ctx.options.limits,
+        req.signalInput,
+        `signal-with-start ${signalName} of ${req.workflowId}: input`,
+        ctx.log,
+      );
       validateStartRequest(ctx, req);
       const namespace = ctx.requireNamespace(req.namespace).name;
       const current = ctx.store.getCurrentRun(namespace, requireField(req.workflowId, 'workflowId'));
@@ -166,28 +220,55 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
         execution = outcome.execution;
         started = outcome.started;
       }
-      signal(ctx, execution, { signalName, input: req.signalInput, header: req.header, identity: req.identity, requestId: req.requestId });
+      signal(ctx, execution, {
+        signalName,
+        input: req.signalInput,
+        header: req.header,
+        identity: req.identity,
+        requestId: req.requestId,
+      });
       return { runId: execution.runId, started };
     },
     SignalWorkflowExecution: (req: Req<'SignalWorkflowExecutionRequest'>) => {
       const execution = findRun(ctx, req.namespace, req.workflowExecution);
-      signal(ctx, execution, { signalName: requireField(req.signalName, 'signalName'), input: req.input, header: req.header, identity: req.identity, requestId: req.requestId });
+      signal(ctx, execution, {
+        signalName: requireField(req.signalName, 'signalName'),
+        input: req.input,
+        header: req.header,
+        identity: req.identity,
+        requestId: req.requestId,
+      });
       return {};
     },
-    QueryWorkflow: (req: Req<'QueryWorkflowRequest'>) => query(ctx, findRun(ctx, req.namespace, req.execution), req.query!),
+    QueryWorkflow: (req: Req<'QueryWorkflowRequest'>) =>
+      query(ctx, findRun(ctx, req.namespace, req.execution), req.query!),
     RespondQueryTaskCompleted: (req: Req<'RespondQueryTaskCompletedRequest'>) => (respondQuery(ctx, req), {}),
     TerminateWorkflowExecution: (req: Req<'TerminateWorkflowExecutionRequest'>) => {
-      terminate(ctx, findRunOfChain(ctx, req.namespace, req.workflowExecution, req.firstExecutionRunId, 'current run'), req.reason ?? '', req.identity ?? '', req.details);
+      terminate(
+        ctx,
+        findRunOfChain(ctx, req.namespace, req.workflowExecution, req.firstExecutionRunId, 'current run'),
+        req.reason ?? '',
+        req.identity ?? '',
+        req.details,
+      );
       return {};
     },
     RequestCancelWorkflowExecution: (req: Req<'RequestCancelWorkflowExecutionRequest'>) => {
-      const execution = findRunOfChain(ctx, req.namespace, req.workflowExecution, req.firstExecutionRunId, 'current run');
+      const execution = findRunOfChain(
+        ctx,
+        req.namespace,
+        req.workflowExecution,
+        req.firstExecutionRunId,
+        'current run',
+      );
       // to a closed run, a success that changes nothing, as on the real server
       if (isRunning(execution)) requestCancel(ctx, execution, req.reason ?? '', req.identity ?? '');
       return {};
     },
-    GetWorkflowExecutionHistory: (req: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext) => getHistory(ctx, req, call),
-    DescribeWorkflowExecution: (req: Req<'DescribeWorkflowExecutionRequest'>) => describeExecution(ctx, findRun(ctx, req.namespace, req.execution)),
+    GetWorkflowExecutionHistory: (req: Req<'GetWorkflowExecutionHistoryRequest'>, call: CallContext) =>
+      getHistory(ctx, req, call),
+    DescribeWorkflowExecution: (req: Req<'DescribeWorkflowExecutionRequest'>) =>
+      describeExecution(ctx, findRun(ctx, req.namespace, req.execution)),
     ListWorkflowExecutions: (req: Req<'ListWorkflowExecutionsRequest'>) =>
       ctx.visibility.list(ctx.requireNamespace(req.namespace), req.query ?? '', req.pageSize ?? 0, req.nextPageToken),
     CountWorkflowExecutions: (req: Req<'CountWorkflowExecutionsRequest'>) => ({
@@ -200,7 +281,9 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
       requireField(req.request?.input?.name, 'request.input.name');
       const stage = req.waitPolicy?.lifecycleStage || UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED;
       if (stage === UpdateStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED)
-        throw invalidArgument('waitPolicy.lifecycleStage ADMITTED is not supported for UpdateWorkflowExecution; use ACCEPTED or COMPLETED');
+        throw invalidArgument(
+          'waitPolicy.lifecycleStage ADMITTED is not supported for UpdateWorkflowExecution; use ACCEPTED or COMPLETED',
+        );
       const update = admitUpdate(ctx, execution, req.request!);
       return waitForUpdate(ctx, execution, update, stage, call.onCancel);
     },
@@ -215,26 +298,44 @@ export function workflowServiceHandlers(ctx: EngineContext): ServiceHandlers {
       const namespace = ctx.requireNamespace(req.namespace).name;
       const name = requireField(req.taskQueue?.name, 'taskQueue.name');
       const poll = { identity: req.identity ?? '', onCancel: call.onCancel };
-      if (req.taskQueue?.kind !== TaskQueueKind.TASK_QUEUE_KIND_STICKY) return ctx.matching.poll('workflow', namespace, name, poll, {});
+      if (req.taskQueue?.kind !== TaskQueueKind.TASK_QUEUE_KIND_STICKY)
+        return ctx.matching.poll('workflow', namespace, name, poll, {});
       // with sticky execution off, a worker's sticky pollers serve its normal queue: parked, they would
       // leave the worker only its few normal pollers
-      if (!ctx.options.stickyExecution && req.taskQueue.normalName) return ctx.matching.poll('workflow', namespace, req.taskQueue.normalName, poll, {});
+      if (!ctx.options.stickyExecution && req.taskQueue.normalName)
+        return ctx.matching.poll('workflow', namespace, req.taskQueue.normalName, poll, {});
       return ctx.matching.poll('sticky', namespace, name, poll, {});
     },
     RespondWorkflowTaskCompleted: (req: Req<'RespondWorkflowTaskCompletedRequest'>) => completeWorkflowTask(ctx, req),
     RespondWorkflowTaskFailed: (req: Req<'RespondWorkflowTaskFailedRequest'>) => {
-      if (req.failure) req.failure = failureWithinLimit(ctx.options.limits, req.failure, 'workflow task failure', ctx.log);
+      if (req.failure)
+        req.failure = failureWithinLimit(ctx.options.limits, req.failure, 'workflow task failure', ctx.log);
       failWorkflowTask(ctx, req);
       return {};
     },
     PollActivityTaskQueue: (req: Req<'PollActivityTaskQueueRequest'>, call: CallContext) => {
       const namespace = ctx.requireNamespace(req.namespace).name;
       const name = requireField(req.taskQueue?.name, 'taskQueue.name');
-      return ctx.matching.poll('activity', namespace, name, { identity: req.identity ?? '', onCancel: call.onCancel }, {});
+      return ctx.matching.poll(
+        'activity',
+        namespace,
+        name,
+        { identity: req.identity ?? '', onCancel: call.onCancel },
+        {},
+      );
     },
-    RespondActivityTaskCompleted: (req: Req<'RespondActivityTaskCompletedRequest'>) => (completeActivity(ctx, req.taskToken, req.result, req.identity ?? ''), {}),
-    RespondActivityTaskFailed: (req: Req<'RespondActivityTaskFailedRequest'>) => (failActivity(ctx, req.taskToken, req.failure, req.lastHeartbeatDetails), {}),
-    RespondActivityTaskCanceled: (req: Req<'RespondActivityTaskCanceledRequest'>) => (activityCanceled(ctx, req.taskToken, req.details, req.identity ?? ''), {}),
+    RespondActivityTaskCompleted: (req: Req<'RespondActivityTaskCompletedRequest'>) => (
+      completeActivity(ctx, req.taskToken, req.result, req.identity ?? ''),
+      {}
+    ),
+    RespondActivityTaskFailed: (req: Req<'RespondActivityTaskFailedRequest'>) => (
+      failActivity(ctx, req.taskToken, req.failure, req.lastHeartbeatDetails),
+      {}
+    ),
+    RespondActivityTaskCanceled: (req: Req<'RespondActivityTaskCanceledRequest'>) => (
+      activityCanceled(ctx, req.taskToken, req.details, req.identity ?? ''),
+      {}
+    ),
     RecordActivityTaskHeartbeat: (req: Req<'RecordActivityTaskHeartbeatRequest'>) => ({
       ...heartbeat(ctx, req.taskToken, req.details),
       activityPaused: false,

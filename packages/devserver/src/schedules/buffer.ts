@@ -29,8 +29,18 @@ export interface BufferDecision {
   skipped: number;
 }
 
-export function decideBuffer(buffer: BufferedStart[], running: boolean, resolve: (policy: number) => number): BufferDecision {
-  const decision: BufferDecision = { overlapping: [], buffer: [], cancelRunning: false, terminateRunning: false, skipped: 0 };
+export function decideBuffer(
+  buffer: BufferedStart[],
+  running: boolean,
+  resolve: (policy: number) => number,
+): BufferDecision {
+  const decision: BufferDecision = {
+    overlapping: [],
+    buffer: [],
+    cancelRunning: false,
+    terminateRunning: false,
+    skipped: 0,
+  };
   for (const start of buffer) {
     const policy = resolve(start.overlapPolicy);
     if (policy === OverlapPolicy.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL) {

@@ -50,7 +50,20 @@ const STRUCTURED_BOUNDS: [keyof typeof TEXT_FIELDS, string, number, number][] = 
   ['dayOfWeek', 'DayOfWeek', 0, 6],
 ];
 
-const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** Go's strconv.Atoi: an optional sign and decimal digits. */
@@ -100,7 +113,10 @@ function parseField(text: string, rule: FieldRule): Range[] {
       if (dashes === 1) {
         const [low = '', high = ''] = body.split('-');
         start = rangeBound(() => parseValue(low, min, max, names), `${field} Start is not in range [${min}-${max}]`);
-        end = rangeBound(() => parseValue(high, start, max, names), `${field} End is before Start or not in range [${min}-${max}]`);
+        end = rangeBound(
+          () => parseValue(high, start, max, names),
+          `${field} End is before Start or not in range [${min}-${max}]`,
+        );
       } else {
         start = rangeBound(() => parseValue(body, min, max, names), `${field} is not in range [${min}-${max}]`);
         // a single value with a step runs to the maximum
@@ -151,7 +167,8 @@ export function validateStructuredCalendar(calendar: StructuredCalendar): void {
       const start = range.start ?? 0;
       const end = range.end ?? 0;
       if (start < min || start > max) errors.push(`${field} Start is not in range [${min}-${max}]`);
-      if (end !== 0 && (end < start || end > max)) errors.push(`${field} End is before Start or not in range [${min}-${max}]`);
+      if (end !== 0 && (end < start || end > max))
+        errors.push(`${field} End is before Start or not in range [${min}-${max}]`);
       if ((range.step ?? 0) < 0) errors.push(`${field} has invalid Step`);
     }
   }
@@ -218,7 +235,13 @@ export class CompiledCalendar {
   matches(unixSeconds: number): boolean {
     const c = toCivil(unixSeconds, this.zone);
     return (
-      this.year(c.year) && this.month(c.month) && this.dayOfMonth(c.day) && this.dayOfWeek(weekdayOf(c)) && this.hour(c.hour) && this.minute(c.minute) && this.second(c.second)
+      this.year(c.year) &&
+      this.month(c.month) &&
+      this.dayOfMonth(c.day) &&
+      this.dayOfWeek(weekdayOf(c)) &&
+      this.hour(c.hour) &&
+      this.minute(c.minute) &&
+      this.second(c.second)
     );
   }
 
@@ -269,9 +292,11 @@ export class CompiledCalendar {
       const monthMatches = () => this.month(c.month);
       if (!monthMatches()) repeated = false;
       if (!this.advance(c, 'month', monthMatches, 12, { day: 1, hour: 0, minute: 0, second: 0 })) continue;
-      const dayMatches = () => this.dayOfMonth(c.day) && (this.everyWeekday || this.dayOfWeek(weekdayOf(toCivil(at(c), zone))));
+      const dayMatches = () =>
+        this.dayOfMonth(c.day) && (this.everyWeekday || this.dayOfWeek(weekdayOf(toCivil(at(c), zone))));
       if (!dayMatches()) repeated = false;
-      if (!this.advance(c, 'day', dayMatches, daysInMonth(c.year, c.month), { hour: 0, minute: 0, second: 0 })) continue;
+      if (!this.advance(c, 'day', dayMatches, daysInMonth(c.year, c.month), { hour: 0, minute: 0, second: 0 }))
+        continue;
       const hourMatches = () => this.hour(c.hour);
       if (!hourMatches()) repeated = false;
       if (!this.advance(c, 'hour', hourMatches, 23, { minute: 0, second: 0 })) continue;
@@ -291,7 +316,13 @@ export class CompiledCalendar {
    * Moves `c[field]` forward (resetting the smaller fields) until `matches`; false when it ran past `last`, so
    * the caller carries into the larger field from the top.
    */
-  private advance(c: Civil, field: 'month' | 'day' | 'hour' | 'minute' | 'second', matches: () => boolean, last: number, reset: Partial<Civil>): boolean {
+  private advance(
+    c: Civil,
+    field: 'month' | 'day' | 'hour' | 'minute' | 'second',
+    matches: () => boolean,
+    last: number,
+    reset: Partial<Civil>,
+  ): boolean {
     while (!matches()) {
       c[field]++;
       Object.assign(c, reset);

@@ -68,7 +68,17 @@ function parseEvery(text: string): IntervalSpec {
   return api.schedule.v1.IntervalSpec.fromObject(phase ? { interval, phase } : { interval });
 }
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
 /**
  * Go's time.ParseDuration, in milliseconds: an optional sign, then numbers (with fractions) each with a unit

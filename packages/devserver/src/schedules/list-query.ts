@@ -9,7 +9,11 @@ import { compileVisibilityQuery, VisibilityQueryError } from '../visibility/quer
 import type { SearchAttributeType, VisibilityRow } from '../visibility/query.js';
 import { parseQuery } from '../visibility/query-parser.js';
 import type { Expression } from '../visibility/query-parser.js';
-import { decodeSearchAttribute, lookupAttributeType, SYSTEM_SEARCH_ATTRIBUTES } from '../visibility/search-attributes.js';
+import {
+  decodeSearchAttribute,
+  lookupAttributeType,
+  SYSTEM_SEARCH_ATTRIBUTES,
+} from '../visibility/search-attributes.js';
 import type { SearchAttributeValue } from '../visibility/search-attributes.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -29,11 +33,16 @@ const isReserved = (name: string) => name in SYSTEM_SEARCH_ATTRIBUTES || name.st
 /** A predicate over a namespace's schedules; INVALID_ARGUMENT for a query the real server refuses. */
 export function scheduleFilter(query: string, namespace: NamespaceRecord): (scheduler: Scheduler) => boolean {
   if (!query.trim()) return () => true;
-  const attributes: Record<string, SearchAttributeType> = { [SCHEDULE_ID]: 'Keyword', ...Object.fromEntries(namespace.searchAttributes), [PAUSED]: 'Bool' };
+  const attributes: Record<string, SearchAttributeType> = {
+    [SCHEDULE_ID]: 'Keyword',
+    ...Object.fromEntries(namespace.searchAttributes),
+    [PAUSED]: 'Bool',
+  };
   let compiled;
   try {
     for (const name of attributeNames(parseQuery(query).filter, new Set()))
-      if (isReserved(name) && name !== PAUSED) throw invalidArgument(`invalid query filter for schedules: cannot filter on "${name}"`);
+      if (isReserved(name) && name !== PAUSED)
+        throw invalidArgument(`invalid query filter for schedules: cannot filter on "${name}"`);
     compiled = compileVisibilityQuery(query, attributes);
   } catch (error) {
     if (error instanceof VisibilityQueryError) throw invalidArgument(`invalid query: ${error.message}`);

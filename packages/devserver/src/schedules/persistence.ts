@@ -51,11 +51,18 @@ export class ScheduleRows {
     const deleted = [...this.deleted];
     this.changed.clear();
     this.deleted.clear();
-    const rows = changed.map(([, mark]) => ({ namespace: mark.namespace, schedule_id: mark.scheduleId, state: mark.record!() }));
+    const rows = changed.map(([, mark]) => ({
+      namespace: mark.namespace,
+      schedule_id: mark.scheduleId,
+      state: mark.record!(),
+    }));
     return {
       empty: !rows.length && !deleted.length,
       queries: (tx, table) => [
-        ...deleted.map(([, { namespace, scheduleId }]) => tx`DELETE FROM ${table} WHERE namespace = ${namespace} AND schedule_id = ${scheduleId}`),
+        ...deleted.map(
+          ([, { namespace, scheduleId }]) =>
+            tx`DELETE FROM ${table} WHERE namespace = ${namespace} AND schedule_id = ${scheduleId}`,
+        ),
         ...rows.map(
           (row) => tx`
             INSERT INTO ${table} (namespace, schedule_id, state) VALUES (${row.namespace}, ${row.schedule_id}, ${tx.json(row.state as postgres.JSONValue)})
@@ -63,14 +70,18 @@ export class ScheduleRows {
         ),
       ],
       restore: () => {
-        for (const [key, mark] of changed) if (!this.changed.has(key) && !this.deleted.has(key)) this.changed.set(key, mark);
-        for (const [key, mark] of deleted) if (!this.changed.has(key) && !this.deleted.has(key)) this.deleted.set(key, mark);
+        for (const [key, mark] of changed)
+          if (!this.changed.has(key) && !this.deleted.has(key)) this.changed.set(key, mark);
+        for (const [key, mark] of deleted)
+          if (!this.changed.has(key) && !this.deleted.has(key)) this.deleted.set(key, mark);
       },
     };
   }
 
   async load(sql: postgres.Sql, table: postgres.Helper<string>): Promise<void> {
-    const rows = await sql<{ namespace: string; schedule_id: string; state: object }[]>`SELECT namespace, schedule_id, state FROM ${table} ORDER BY namespace, schedule_id`;
+    const rows = await sql<
+      { namespace: string; schedule_id: string; state: object }[]
+    >`SELECT namespace, schedule_id, state FROM ${table} ORDER BY namespace, schedule_id`;
     this.loaded = rows.map((row) => ({ namespace: row.namespace, scheduleId: row.schedule_id, record: row.state }));
   }
 }

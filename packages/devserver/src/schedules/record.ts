@@ -16,12 +16,16 @@ export function plain<T extends object>(typeName: string, value: T): T {
 }
 
 export const plainSchedule = (schedule: Schedule): Schedule => plain(SCHEDULE_TYPE, schedule);
-export const plainSearchAttributes = (value: SearchAttributes): SearchAttributes => plain(TYPES.searchAttributes, value);
+export const plainSearchAttributes = (value: SearchAttributes): SearchAttributes =>
+  plain(TYPES.searchAttributes, value);
 export const plainMemo = (value: Memo): Memo => plain(TYPES.memo, value);
 
 type Encoded = string | undefined;
 
-export interface ScheduleRecord extends Omit<ScheduleData, 'schedule' | 'memo' | 'searchAttributes' | 'lastCompletionResult' | 'continuedFailure'> {
+export interface ScheduleRecord extends Omit<
+  ScheduleData,
+  'schedule' | 'memo' | 'searchAttributes' | 'lastCompletionResult' | 'continuedFailure'
+> {
   v: 1;
   schedule: string;
   memo?: Encoded;
@@ -30,8 +34,10 @@ export interface ScheduleRecord extends Omit<ScheduleData, 'schedule' | 'memo' |
   continuedFailure?: Encoded;
 }
 
-const encodeOptional = (typeName: string, value: object | null | undefined): Encoded => (value ? encodeBase64(typeName, value) : undefined);
-const decodeOptional = <T>(typeName: string, text: Encoded): T | undefined => (text ? decodeBase64<T>(typeName, text) : undefined);
+const encodeOptional = (typeName: string, value: object | null | undefined): Encoded =>
+  value ? encodeBase64(typeName, value) : undefined;
+const decodeOptional = <T>(typeName: string, text: Encoded): T | undefined =>
+  text ? decodeBase64<T>(typeName, text) : undefined;
 
 export function toRecord(data: ScheduleData): ScheduleRecord {
   return {

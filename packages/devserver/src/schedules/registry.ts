@@ -56,7 +56,9 @@ export class Schedules {
 
   /** A namespace's schedules, the newest first (the real server's visibility order). */
   inNamespace(namespace: string): Scheduler[] {
-    return [...this.byKey.values()].filter((s) => s.data.namespace === namespace).sort((a, b) => b.data.createTime - a.data.createTime);
+    return [...this.byKey.values()]
+      .filter((s) => s.data.namespace === namespace)
+      .sort((a, b) => b.data.createTime - a.data.createTime);
   }
 
   /** Brings back the schedules a durable store kept; each catches up at once. */

@@ -133,12 +133,22 @@ export class Scheduler {
     if (this.stopped) return;
     const data = this.data;
     const now = Math.max(this.ctx.clock.now(), data.lastProcessedTime);
-    let pass = this.processTimeRange(data.lastProcessedTime, now, OverlapPolicy.SCHEDULE_OVERLAP_POLICY_UNSPECIFIED, false);
+    let pass = this.processTimeRange(
+      data.lastProcessedTime,
+      now,
+      OverlapPolicy.SCHEDULE_OVERLAP_POLICY_UNSPECIFIED,
+      false,
+    );
     data.lastProcessedTime = pass.lastAction;
     if (signal.patch) this.applyPatch(signal.patch);
     if (signal.update) {
       this.applyUpdate(signal.update);
-      pass = this.processTimeRange(data.lastProcessedTime, now, OverlapPolicy.SCHEDULE_OVERLAP_POLICY_UNSPECIFIED, false);
+      pass = this.processTimeRange(
+        data.lastProcessedTime,
+        now,
+        OverlapPolicy.SCHEDULE_OVERLAP_POLICY_UNSPECIFIED,
+        false,
+      );
     }
     this.processBackfills();
     while (this.processBuffer());
@@ -163,7 +173,11 @@ export class Scheduler {
 
   /** The policies with their defaults, as describe shows them. */
   policies(): object {
-    return { ...this.data.schedule.policies, overlapPolicy: this.resolvePolicy(0), catchupWindow: msToDuration(this.catchupWindowMs()) };
+    return {
+      ...this.data.schedule.policies,
+      overlapPolicy: this.resolvePolicy(0),
+      catchupWindow: msToDuration(this.catchupWindowMs()),
+    };
   }
 
   /** The next `count` action times from where it stands (fewer when its remaining actions are fewer). */
@@ -171,7 +185,11 @@ export class Scheduler {
     const controls = this.data.controls;
     const limit = controls.limitedActions ? Math.min(controls.remainingActions, count) : count;
     const times: number[] = [];
-    for (let time = this.nextTime(this.data.lastProcessedTime); time && times.length < limit; time = this.nextTime(time.actual))
+    for (
+      let time = this.nextTime(this.data.lastProcessedTime);
+      time && times.length < limit;
+      time = this.nextTime(time.actual)
+    )
       if (!(this.updateTime() > time.actual)) times.push(time.actual);
     return times;
   }
@@ -206,7 +224,8 @@ export class Scheduler {
       return this.spec?.next(afterMs);
     } catch (error) {
       if (!(error instanceof SpecSearchLimitError)) throw error;
-      if (!this.searchLimitLogged) this.ctx.log(`schedule ${this.data.scheduleId}: ${error.message} It takes no further action.`, 'warn');
+      if (!this.searchLimitLogged)
+        this.ctx.log(`schedule ${this.data.scheduleId}: ${error.message} It takes no further action.`, 'warn');
       this.searchLimitLogged = true;
       return undefined;
     }
@@ -244,7 +263,13 @@ export class Scheduler {
    * Buffers the action times in (start, end]. Returns the first action time after the last one looked at, and
    * how far the times were processed. `budget` caps how many are buffered (backfills).
    */
-  private processTimeRange(start: number, end: number, overlapPolicy: number, manual: boolean, budget?: { left: number }): { next?: number; lastAction: number } {
+  private processTimeRange(
+    start: number,
+    end: number,
+    overlapPolicy: number,
+    manual: boolean,
+    budget?: { left: number },
+  ): { next?: number; lastAction: number } {
     if (!this.spec) return { lastAction: end };
     // paused or out of actions: the time passes unused (and is not counted as missed)
     if (!this.canAct(manual)) return { next: this.nextTime(end)?.actual, lastAction: end };
@@ -286,7 +311,11 @@ export class Scheduler {
         continue;
       }
       // the start time is inclusive: action times after a millisecond before it
-      data.backfills.push({ start: timestampToMs(backfill.startTime) - 1, end: timestampToMs(backfill.endTime), overlapPolicy: backfill.overlapPolicy ?? 0 });
+      data.backfills.push({
+        start: timestampToMs(backfill.startTime) - 1,
+        end: timestampToMs(backfill.endTime),
+        overlapPolicy: backfill.overlapPolicy ?? 0,
+      });
     }
     for (const [notes, paused] of [
       [patch.pause, true],
@@ -321,7 +350,9 @@ export class Scheduler {
 
   private hasMoreAllowAllBackfills(): boolean {
     const first = this.data.backfills[0];
-    return first !== undefined && this.resolvePolicy(first.overlapPolicy) === OverlapPolicy.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL;
+    return (
+      first !== undefined && this.resolvePolicy(first.overlapPolicy) === OverlapPolicy.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL
+    );
   }
 
   /** Starts what the overlap policies allow; true when it should look at the buffer again right away. */
@@ -332,15 +363,19 @@ export class Scheduler {
       data.bufferedStarts = [];
       return false;
     }
-    const decision = decideBuffer(data.bufferedStarts, data.runningWorkflows.length > 0, (policy) => this.resolvePolicy(policy));
+    const decision = decideBuffer(data.bufferedStarts, data.runningWorkflows.length > 0, (policy) =>
+      this.resolvePolicy(policy),
+    );
     data.bufferedStarts = decision.buffer;
     data.overlapSkipped += decision.skipped;
     let again = false;
     const starts = decision.nonOverlapping ? [...decision.overlapping, decision.nonOverlapping] : decision.overlapping;
-    for (const start of starts) if (!this.canAct(start.manual, true) || !this.start(start, start === decision.nonOverlapping)) again = true;
+    for (const start of starts)
+      if (!this.canAct(start.manual, true) || !this.start(start, start === decision.nonOverlapping)) again = true;
     const identity = schedulerIdentity(data.namespace, data.scheduleId);
     if (decision.terminateRunning || decision.cancelRunning)
-      for (const ref of data.runningWorkflows) stopRunning(this.ctx, ref, decision.terminateRunning ? 'terminate' : 'cancel', identity);
+      for (const ref of data.runningWorkflows)
+        stopRunning(this.ctx, ref, decision.terminateRunning ? 'terminate' : 'cancel', identity);
     // a terminated run is closed at once: what waited for it can start now (a cancelled one closes later, and wakes us)
     return again || decision.terminateRunning;
   }
@@ -361,7 +396,13 @@ export class Scheduler {
         continuedFailure: independent ? undefined : data.continuedFailure,
       });
       data.actionCount++;
-      const action = { scheduleTime: start.actual, actualTime: started.startedAt, workflowId: started.workflowId, runId: started.runId, status: ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING };
+      const action = {
+        scheduleTime: start.actual,
+        actualTime: started.startedAt,
+        workflowId: started.workflowId,
+        runId: started.runId,
+        status: ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
+      };
       data.recentActions = [...data.recentActions, action].slice(-RECENT_ACTIONS_KEPT);
       if (tracked) data.runningWorkflows.push({ workflowId: started.workflowId, runId: started.runId });
       return true;
@@ -386,7 +427,9 @@ export class Scheduler {
     const data = this.data;
     const recent = data.recentActions.find((action) => action.workflowId === ref.workflowId);
     if (recent) recent.status = outcome.status;
-    const failed = outcome.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED || outcome.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT;
+    const failed =
+      outcome.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED ||
+      outcome.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT;
     if (data.schedule.policies?.pauseOnFailure && failed && !data.controls.paused) {
       data.controls.paused = true;
       data.controls.notes =
@@ -446,7 +489,8 @@ export class Scheduler {
   /** When a schedule with nothing left to do goes away: its last event plus the retention. */
   private retentionEnd(next: number | undefined): number | undefined {
     const data = this.data;
-    if (data.controls.paused || (next !== undefined && this.canAct(false)) || this.hasMoreAllowAllBackfills()) return undefined;
+    if (data.controls.paused || (next !== undefined && this.canAct(false)) || this.hasMoreAllowAllBackfills())
+      return undefined;
     const lastAction = data.recentActions.at(-1)?.actualTime ?? 0;
     return Math.max(lastAction, data.createTime, data.updateTime ?? 0) + RETENTION_MS;
   }

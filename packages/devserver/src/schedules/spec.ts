@@ -42,8 +42,14 @@ const END_OF_CALENDAR_MS = Date.UTC(MAX_CALENDAR_YEAR + 1, 0, 1);
  * is not changed). Throws an Error whose message the RPC layer prefixes with "Invalid schedule spec: ".
  */
 export function canonicalizeSpec(spec: ScheduleSpec): ScheduleSpec {
-  const structuredCalendar: StructuredCalendar[] = [...(spec.structuredCalendar ?? []), ...(spec.calendar ?? []).map(parseCalendar)];
-  const excludeStructuredCalendar: StructuredCalendar[] = [...(spec.excludeStructuredCalendar ?? []), ...(spec.excludeCalendar ?? []).map(parseCalendar)];
+  const structuredCalendar: StructuredCalendar[] = [
+    ...(spec.structuredCalendar ?? []),
+    ...(spec.calendar ?? []).map(parseCalendar),
+  ];
+  const excludeStructuredCalendar: StructuredCalendar[] = [
+    ...(spec.excludeStructuredCalendar ?? []),
+    ...(spec.excludeCalendar ?? []).map(parseCalendar),
+  ];
   const interval: IntervalSpec[] = [...(spec.interval ?? [])];
   let timezoneName = spec.timezoneName ?? '';
   let cronZone: string | undefined;
@@ -56,7 +62,8 @@ export function canonicalizeSpec(spec: ScheduleSpec): ScheduleSpec {
     if (converted.interval) interval.push(converted.interval);
   }
   if (cronZone) {
-    if ((timezoneName && timezoneName !== cronZone) || spec.timezoneData?.length) throw new Error('conflicting timezone names');
+    if ((timezoneName && timezoneName !== cronZone) || spec.timezoneData?.length)
+      throw new Error('conflicting timezone names');
     timezoneName = cronZone;
   }
   structuredCalendar.forEach(validateStructuredCalendar);
@@ -117,7 +124,8 @@ export class CompiledSpec {
     for (let searched = 0; ; searched++) {
       if (searched >= SEARCH_LIMIT) throw new SpecSearchLimitError();
       const nominal = this.rawNext(after);
-      if (nominal === undefined || (this.endMs !== undefined && nominal > this.endMs) || nominal >= END_OF_CALENDAR_MS) return undefined;
+      if (nominal === undefined || (this.endMs !== undefined && nominal > this.endMs) || nominal >= END_OF_CALENDAR_MS)
+        return undefined;
       if (!this.excluded(nominal)) return { nominal, actual: nominal + this.jitterFor(nominal) };
       after = nominal;
     }
@@ -126,7 +134,12 @@ export class CompiledSpec {
   /** Action times in (startMs, endMs], at most `limit` of them. */
   timesBetween(startMs: number, endMs: number, limit: number): number[] {
     const times: number[] = [];
-    for (let time = this.next(startMs); time && time.actual <= endMs && times.length < limit; time = this.next(time.actual)) times.push(time.actual);
+    for (
+      let time = this.next(startMs);
+      time && time.actual <= endMs && times.length < limit;
+      time = this.next(time.actual)
+    )
+      times.push(time.actual);
     return times;
   }
 
@@ -136,7 +149,10 @@ export class CompiledSpec {
     let earliest = Infinity;
     for (const calendar of this.calendars) earliest = Math.min(earliest, calendar.next(afterSeconds) ?? Infinity);
     for (const { everySeconds, phaseSeconds } of this.intervals)
-      earliest = Math.min(earliest, (Math.trunc((afterSeconds - phaseSeconds) / everySeconds) + 1) * everySeconds + phaseSeconds);
+      earliest = Math.min(
+        earliest,
+        (Math.trunc((afterSeconds - phaseSeconds) / everySeconds) + 1) * everySeconds + phaseSeconds,
+      );
     return earliest === Infinity ? undefined : earliest * 1000;
   }
 

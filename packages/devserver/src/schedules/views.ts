@@ -36,18 +36,25 @@ function cleanedSpec(spec: ScheduleSpec, limit = Infinity): ScheduleSpec {
   copy.structuredCalendar = head(copy.structuredCalendar);
   copy.excludeStructuredCalendar = head(copy.excludeStructuredCalendar);
   copy.interval = head(copy.interval);
-  for (const calendar of [...copy.structuredCalendar, ...copy.excludeStructuredCalendar] as StructuredCalendar[]) cleanRanges(calendar);
+  for (const calendar of [...copy.structuredCalendar, ...copy.excludeStructuredCalendar] as StructuredCalendar[])
+    cleanRanges(calendar);
   return copy;
 }
 
 /** Search attributes with their registered types in the payloads' metadata, as the real server annotates them. */
-export function typedSearchAttributes(searchAttributes: SearchAttributes | null | undefined, namespace: NamespaceRecord): SearchAttributes | undefined {
+export function typedSearchAttributes(
+  searchAttributes: SearchAttributes | null | undefined,
+  namespace: NamespaceRecord,
+): SearchAttributes | undefined {
   const fields = searchAttributes?.indexedFields;
   if (!fields || !Object.keys(fields).length) return undefined;
   const typed: SearchAttributes = { indexedFields: {} };
   for (const [name, payload] of Object.entries(fields)) {
     const type = lookupAttributeType(name, namespace.searchAttributes);
-    typed.indexedFields![name] = type && !payload.metadata?.type ? { ...payload, metadata: { ...payload.metadata, type: Buffer.from(type) } } : payload;
+    typed.indexedFields![name] =
+      type && !payload.metadata?.type
+        ? { ...payload, metadata: { ...payload.metadata, type: Buffer.from(type) } }
+        : payload;
   }
   return typed;
 }
@@ -59,7 +66,8 @@ const actionResult = (action: RecentAction) => ({
   startWorkflowStatus: action.status,
 });
 
-const memoOrUndefined = (scheduler: Scheduler) => (Object.keys(scheduler.data.memo?.fields ?? {}).length ? scheduler.data.memo : undefined);
+const memoOrUndefined = (scheduler: Scheduler) =>
+  Object.keys(scheduler.data.memo?.fields ?? {}).length ? scheduler.data.memo : undefined;
 
 export function describeSchedule(scheduler: Scheduler, namespace: NamespaceRecord): object {
   const state = scheduler.data;
@@ -68,7 +76,14 @@ export function describeSchedule(scheduler: Scheduler, namespace: NamespaceRecor
   return {
     schedule: {
       spec: cleanedSpec(spec ?? {}),
-      action: workflow ? { startWorkflow: { ...workflow, searchAttributes: typedSearchAttributes(workflow.searchAttributes, namespace) } } : action,
+      action: workflow
+        ? {
+            startWorkflow: {
+              ...workflow,
+              searchAttributes: typedSearchAttributes(workflow.searchAttributes, namespace),
+            },
+          }
+        : action,
       policies: scheduler.policies(),
       state: state.controls,
     },

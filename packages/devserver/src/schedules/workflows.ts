@@ -80,7 +80,9 @@ export function startScheduledWorkflow(ctx: EngineContext, start: ActionStart): 
     identity: schedulerIdentity(start.namespace, scheduleId),
     requestId: randomUUID(),
     // a scheduled time starts once; a trigger or backfill may repeat a time
-    workflowIdReusePolicy: start.manual ? IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE : IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+    workflowIdReusePolicy: start.manual
+      ? IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+      : IdReusePolicy.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
     retryPolicy: workflow.retryPolicy,
     memo: workflow.memo,
     searchAttributes,
@@ -104,13 +106,20 @@ const MAY_CONTINUE = new Set<number>([
 
 function successorOf(run: Execution): string | undefined {
   const close = run.history.at(-1);
-  return (close && MAY_CONTINUE.has(close.eventType) && (eventAttributes(close).newExecutionRunId as string | undefined)) || undefined;
+  return (
+    (close && MAY_CONTINUE.has(close.eventType) && (eventAttributes(close).newExecutionRunId as string | undefined)) ||
+    undefined
+  );
 }
 
 /** The last run of the chain `ref` heads (following its successors), or undefined when it is gone (retention). */
 export function latestRunOf(ctx: EngineContext, ref: WorkflowRef): Execution | undefined {
   let run = ctx.store.getRun(ref.runId);
-  for (let next = run && !isRunning(run) ? successorOf(run) : undefined; next; next = run && !isRunning(run) ? successorOf(run) : undefined) {
+  for (
+    let next = run && !isRunning(run) ? successorOf(run) : undefined;
+    next;
+    next = run && !isRunning(run) ? successorOf(run) : undefined
+  ) {
     const following = ctx.store.getRun(next);
     if (!following) break;
     run = following;
@@ -123,8 +132,10 @@ export function chainOutcome(run: Execution | undefined): ChainOutcome {
   if (!run) return { status: ExecutionStatus.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED };
   const close = run.history.at(-1);
   const attrs = close ? eventAttributes(close) : {};
-  if (run.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) return { status: run.status, result: attrs.result };
-  if (run.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED) return { status: run.status, failure: attrs.failure };
+  if (run.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED)
+    return { status: run.status, result: attrs.result };
+  if (run.status === ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED)
+    return { status: run.status, failure: attrs.failure };
   return { status: run.status };
 }
 

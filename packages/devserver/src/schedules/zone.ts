@@ -44,7 +44,15 @@ class IntlZone implements Zone {
     const fields: Record<string, string> = {};
     for (const part of this.format.formatToParts(new Date(unixSeconds * 1000))) fields[part.type] = part.value;
     const year = fields.era === 'BC' ? 1 - Number(fields.year) : Number(fields.year);
-    const wall = Date.UTC(year, Number(fields.month) - 1, Number(fields.day), Number(fields.hour), Number(fields.minute), Number(fields.second)) / 1000;
+    const wall =
+      Date.UTC(
+        year,
+        Number(fields.month) - 1,
+        Number(fields.day),
+        Number(fields.hour),
+        Number(fields.minute),
+        Number(fields.second),
+      ) / 1000;
     return wall - unixSeconds;
   }
 }
@@ -77,7 +85,14 @@ export function fromCivil(civil: Civil, zone: Zone): number {
 
 export function toCivil(unixSeconds: number, zone: Zone): Civil {
   const d = new Date((unixSeconds + zone.offsetAt(unixSeconds)) * 1000);
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds() };
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
 }
 
 /** 0 = Sunday, of the civil date. */

@@ -62,7 +62,12 @@ export class Visibility {
     this.namespaces.get(execution.namespace)?.rows.markChanged(execution);
   }
 
-  list(namespace: NamespaceRecord, query: string, pageSize: number, pageToken: Uint8Array | null | undefined): { executions: object[]; nextPageToken: Buffer } {
+  list(
+    namespace: NamespaceRecord,
+    query: string,
+    pageSize: number,
+    pageToken: Uint8Array | null | undefined,
+  ): { executions: object[]; nextPageToken: Buffer } {
     const cursor = decodePageToken(pageToken);
     const compiled = compile(query, namespace);
     const size = pageSize > 0 ? pageSize : DEFAULT_PAGE_SIZE;
@@ -85,7 +90,8 @@ export class Visibility {
   count(namespace: NamespaceRecord, query: string): number {
     const compiled = compile(query, namespace);
     let count = 0;
-    for (const candidate of this.rowsOf(namespace).candidates(compiled.lookup)) if (compiled.matches(candidate.row)) count++;
+    for (const candidate of this.rowsOf(namespace).candidates(compiled.lookup))
+      if (compiled.matches(candidate.row)) count++;
     return count;
   }
 
@@ -94,7 +100,11 @@ export class Visibility {
     const registrations = JSON.stringify([...namespace.searchAttributes]);
     let kept = this.namespaces.get(namespace.name);
     if (kept?.registrations !== registrations) {
-      const rows = new NamespaceRows(namespace, this.store.runsInNamespace(namespace.name), (execution) => this.store.getRun(execution.runId) === execution);
+      const rows = new NamespaceRows(
+        namespace,
+        this.store.runsInNamespace(namespace.name),
+        (execution) => this.store.getRun(execution.runId) === execution,
+      );
       this.namespaces.set(namespace.name, (kept = { registrations, rows }));
     }
     return kept.rows;

@@ -32,7 +32,8 @@ interface Entry extends IndexedRow {
 }
 
 type OrderedEntries = SortedList<Entry, ListOrderKey>;
-const orderedEntries = (): OrderedEntries => new SortedList<Entry, ListOrderKey>((entry) => entry.row, compareListOrder);
+const orderedEntries = (): OrderedEntries =>
+  new SortedList<Entry, ListOrderKey>((entry) => entry.row, compareListOrder);
 
 /** Where a lookup's rows come from, and how many there are (to pick the narrowest). */
 interface Source {
@@ -105,11 +106,15 @@ export class NamespaceRows {
     switch (lookup.kind) {
       case 'equals': {
         const index = this.indexOf(lookup.attribute);
-        const lists = [...new Set(lookup.values)].map((value) => index.withValue(value)).filter((list) => list !== undefined);
+        const lists = [...new Set(lookup.values)]
+          .map((value) => index.withValue(value))
+          .filter((list) => list !== undefined);
         return union(lists.map((list) => ({ size: list.size, read: (after) => list.after(after) })));
       }
       case 'all':
-        return lookup.operands.map((operand) => this.sourceOf(operand)).reduce((narrowest, source) => (source.size < narrowest.size ? source : narrowest));
+        return lookup.operands
+          .map((operand) => this.sourceOf(operand))
+          .reduce((narrowest, source) => (source.size < narrowest.size ? source : narrowest));
       case 'any':
         return union(lookup.operands.map((operand) => this.sourceOf(operand)));
     }
@@ -129,7 +134,11 @@ export class NamespaceRows {
 
 function isCurrent(entry: Entry): boolean {
   const { execution } = entry;
-  return entry.status === execution.status && entry.closeTime === execution.closeTime && entry.searchAttributes === execution.searchAttributes;
+  return (
+    entry.status === execution.status &&
+    entry.closeTime === execution.closeTime &&
+    entry.searchAttributes === execution.searchAttributes
+  );
 }
 
 /** An attribute's rows by value, each value's rows in list order. */

@@ -15,7 +15,12 @@ export function decodePageToken(token: Uint8Array | null | undefined): ListOrder
   const key = parseJson(Buffer.from(token).toString('utf8'));
   if (!Array.isArray(key) || key.length !== 3) throw notIssued();
   const [closeTime, startTime, runId] = key as unknown[];
-  if ((closeTime !== null && typeof closeTime !== 'number') || typeof startTime !== 'number' || typeof runId !== 'string') throw notIssued();
+  if (
+    (closeTime !== null && typeof closeTime !== 'number') ||
+    typeof startTime !== 'number' ||
+    typeof runId !== 'string'
+  )
+    throw notIssued();
   return { closeTime: closeTime ?? undefined, startTime, runId };
 }
 

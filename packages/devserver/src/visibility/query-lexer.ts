@@ -13,7 +13,20 @@ export interface Token {
 }
 
 const KEYWORDS = new Set([
-  'AND', 'OR', 'NOT', 'IN', 'BETWEEN', 'IS', 'NULL', 'TRUE', 'FALSE', 'STARTS_WITH', 'ORDER', 'BY', 'ASC', 'DESC',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'BETWEEN',
+  'IS',
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'STARTS_WITH',
+  'ORDER',
+  'BY',
+  'ASC',
+  'DESC',
 ]);
 
 // Backslash escapes as MySQL (and so Temporal's SQL parser) reads them; any other escaped character stands for itself.
@@ -68,7 +81,12 @@ export function tokenize(query: string): Token[] {
 }
 
 /** Reads a quoted run starting at `start`; a doubled quote stands for one quote, and strings also take backslash escapes. */
-function readQuoted(query: string, start: number, quote: string, backslashEscapes: boolean): { value: string; end: number } {
+function readQuoted(
+  query: string,
+  start: number,
+  quote: string,
+  backslashEscapes: boolean,
+): { value: string; end: number } {
   let value = '';
   let i = start + 1;
   while (i < query.length) {

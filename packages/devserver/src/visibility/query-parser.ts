@@ -4,9 +4,7 @@ import { queryError } from './query-errors.js';
 import { describeToken, tokenize, type Token } from './query-lexer.js';
 
 export type Literal = { raw: string; position: number } & (
-  | { kind: 'string'; value: string }
-  | { kind: 'number'; value: string }
-  | { kind: 'bool'; value: boolean }
+  { kind: 'string'; value: string } | { kind: 'number'; value: string } | { kind: 'bool'; value: boolean }
 );
 
 export interface AttributeRef {
@@ -33,9 +31,7 @@ export type Condition = ConditionBase &
   );
 
 export type Expression =
-  | Condition
-  | { kind: 'and' | 'or'; operands: Expression[] }
-  | { kind: 'not'; operand: Expression };
+  Condition | { kind: 'and' | 'or'; operands: Expression[] } | { kind: 'not'; operand: Expression };
 
 export interface ParsedQuery {
   /** Absent when the query has no condition (empty, or only ORDER BY). */
@@ -44,7 +40,8 @@ export interface ParsedQuery {
   orderBy: boolean;
 }
 
-const OPERATOR_LIST = '=, !=, <, <=, >, >=, IN, NOT IN, BETWEEN, NOT BETWEEN, STARTS_WITH, NOT STARTS_WITH, IS NULL, IS NOT NULL';
+const OPERATOR_LIST =
+  '=, !=, <, <=, >, >=, IN, NOT IN, BETWEEN, NOT BETWEEN, STARTS_WITH, NOT STARTS_WITH, IS NULL, IS NOT NULL';
 
 export function parseQuery(query: string): ParsedQuery {
   return new Parser(tokenize(query)).parseQuery();
@@ -58,12 +55,15 @@ class Parser {
   parseQuery(): ParsedQuery {
     let filter: Expression | undefined;
     // A query may be only an ORDER BY clause; a lone "Order" at the start is a (reserved) attribute name instead.
-    const startsWithOrderBy = this.atKeyword('ORDER') && this.tokens[1]?.kind === 'keyword' && this.tokens[1].value === 'BY';
+    const startsWithOrderBy =
+      this.atKeyword('ORDER') && this.tokens[1]?.kind === 'keyword' && this.tokens[1].value === 'BY';
     if (!startsWithOrderBy && this.peek().kind !== 'end') filter = this.parseOr();
     const orderBy = this.atKeyword('ORDER');
     if (orderBy) this.parseOrderBy();
     if (this.peek().kind !== 'end') {
-      throw this.unexpected(filter && !orderBy ? 'expected AND, OR, ORDER BY or the end of the query' : 'expected the end of the query');
+      throw this.unexpected(
+        filter && !orderBy ? 'expected AND, OR, ORDER BY or the end of the query' : 'expected the end of the query',
+      );
     }
     return filter ? { filter, orderBy } : { orderBy };
   }
@@ -100,8 +100,10 @@ class Parser {
       const operator = operatorToken.value as ComparisonOperator;
       return { ...at, kind: 'compare', operator, operatorName: operator, value: this.parseValue() };
     }
-    if (this.acceptKeyword('IN')) return { ...at, kind: 'in', negated: false, operatorName: 'IN', values: this.parseValueList() };
-    if (this.acceptKeyword('BETWEEN')) return { ...at, kind: 'between', negated: false, operatorName: 'BETWEEN', ...this.parseRange() };
+    if (this.acceptKeyword('IN'))
+      return { ...at, kind: 'in', negated: false, operatorName: 'IN', values: this.parseValueList() };
+    if (this.acceptKeyword('BETWEEN'))
+      return { ...at, kind: 'between', negated: false, operatorName: 'BETWEEN', ...this.parseRange() };
     if (this.acceptKeyword('STARTS_WITH')) {
       return { ...at, kind: 'startsWith', negated: false, operatorName: 'STARTS_WITH', value: this.parseValue() };
     }
@@ -118,8 +120,10 @@ class Parser {
   }
 
   private parseNegatedCondition(at: { attribute: AttributeRef; operatorPosition: number }): Condition {
-    if (this.acceptKeyword('IN')) return { ...at, kind: 'in', negated: true, operatorName: 'NOT IN', values: this.parseValueList() };
-    if (this.acceptKeyword('BETWEEN')) return { ...at, kind: 'between', negated: true, operatorName: 'NOT BETWEEN', ...this.parseRange() };
+    if (this.acceptKeyword('IN'))
+      return { ...at, kind: 'in', negated: true, operatorName: 'NOT IN', values: this.parseValueList() };
+    if (this.acceptKeyword('BETWEEN'))
+      return { ...at, kind: 'between', negated: true, operatorName: 'NOT BETWEEN', ...this.parseRange() };
     if (this.acceptKeyword('STARTS_WITH')) {
       return { ...at, kind: 'startsWith', negated: true, operatorName: 'NOT STARTS_WITH', value: this.parseValue() };
     }
@@ -147,14 +151,16 @@ class Parser {
       this.index++;
       return { kind: token.kind, value: token.value, raw, position };
     }
-    if (this.acceptKeyword('TRUE') || this.acceptKeyword('FALSE')) return { kind: 'bool', value: token.value === 'TRUE', raw, position };
+    if (this.acceptKeyword('TRUE') || this.acceptKeyword('FALSE'))
+      return { kind: 'bool', value: token.value === 'TRUE', raw, position };
     const digits = this.tokens[this.index + 1];
     if (token.kind === 'punctuation' && (token.value === '-' || token.value === '+') && digits?.kind === 'number') {
       this.index += 2;
       const value = token.value === '-' ? `-${digits.value}` : digits.value;
       return { kind: 'number', value, raw: `${token.value}${digits.raw}`, position };
     }
-    if (token.kind === 'identifier') throw this.unexpected('expected a value', `quote text values, e.g. '${token.value}'`);
+    if (token.kind === 'identifier')
+      throw this.unexpected('expected a value', `quote text values, e.g. '${token.value}'`);
     if (token.kind === 'keyword' && token.value === 'NULL') {
       throw this.unexpected('expected a value', 'use IS NULL or IS NOT NULL to test for a missing attribute');
     }
@@ -173,7 +179,10 @@ class Parser {
   private parseAttribute(expected: string): AttributeRef {
     const token = this.peek();
     if (token.kind === 'keyword' && !['AND', 'OR', 'NOT'].includes(token.value)) {
-      throw this.unexpected(expected, `${token.value} is a reserved word; quote an attribute of that name as \`${token.raw}\``);
+      throw this.unexpected(
+        expected,
+        `${token.value} is a reserved word; quote an attribute of that name as \`${token.raw}\``,
+      );
     }
     if (token.kind !== 'identifier') throw this.unexpected(expected);
     this.index++;

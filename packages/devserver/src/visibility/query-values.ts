@@ -10,7 +10,14 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:(
 export function parseRfc3339(text: string): number | undefined {
   const match = RFC3339.exec(text);
   if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const offsetHours = Number(match[10] ?? 0);
   const offsetMinutes = Number(match[11] ?? 0);
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
@@ -31,12 +38,24 @@ export function nanosecondsToMs(integerText: string): number {
 }
 
 /** Status names in enum order, so index = the numeric value of WorkflowExecutionStatus. */
-const STATUS_NAMES = ['Unspecified', 'Running', 'Completed', 'Failed', 'Canceled', 'Terminated', 'ContinuedAsNew', 'TimedOut'];
+const STATUS_NAMES = [
+  'Unspecified',
+  'Running',
+  'Completed',
+  'Failed',
+  'Canceled',
+  'Terminated',
+  'ContinuedAsNew',
+  'TimedOut',
+];
 
 const STATUS_BY_TEXT = new Map<string, string>(
   STATUS_NAMES.flatMap((name) => {
     const screaming = `WORKFLOW_EXECUTION_STATUS_${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
-    return [[name, name], [screaming, name]];
+    return [
+      [name, name],
+      [screaming, name],
+    ];
   }),
 );
 

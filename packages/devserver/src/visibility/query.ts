@@ -34,7 +34,8 @@ import {
 export { VisibilityQueryError };
 
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
-export type ExecutionStatusName = 'Running' | 'Completed' | 'Failed' | 'Canceled' | 'Terminated' | 'ContinuedAsNew' | 'TimedOut';
+export type ExecutionStatusName =
+  'Running' | 'Completed' | 'Failed' | 'Canceled' | 'Terminated' | 'ContinuedAsNew' | 'TimedOut';
 
 export interface VisibilityRow {
   workflowId: string;
@@ -74,8 +75,7 @@ export interface IndexedAttribute {
  * operand holds (AND: any one of them narrows); `any`, one of them holds (OR: the union of theirs).
  */
 export type Lookup =
-  | { kind: 'equals'; attribute: IndexedAttribute; values: string[] }
-  | { kind: 'all' | 'any'; operands: Lookup[] };
+  { kind: 'equals'; attribute: IndexedAttribute; values: string[] } | { kind: 'all' | 'any'; operands: Lookup[] };
 
 /** ExecutionStatus is a Keyword in the real server, but here takes status names only and no ordering operators. */
 type AttributeKind = SearchAttributeType | 'ExecutionStatus';
@@ -197,7 +197,9 @@ function anyOf(operands: Predicate[]): Predicate {
 function lookupOf(expression: Expression, resolve: Resolver): Lookup | undefined {
   switch (expression.kind) {
     case 'and': {
-      const operands = expression.operands.map((operand) => lookupOf(operand, resolve)).filter((lookup) => lookup !== undefined);
+      const operands = expression.operands
+        .map((operand) => lookupOf(operand, resolve))
+        .filter((lookup) => lookup !== undefined);
       return operands.length > 1 ? { kind: 'all', operands } : operands[0];
     }
     case 'or': {
@@ -216,11 +218,17 @@ const INDEXED_KINDS = new Set<AttributeKind>(['Keyword', 'KeywordList', 'Executi
 function conditionLookup(condition: Condition, attribute: Attribute): Lookup | undefined {
   if (!INDEXED_KINDS.has(attribute.kind)) return undefined;
   const literals =
-    condition.kind === 'compare' && condition.operator === '=' ? [condition.value]
-    : condition.kind === 'in' && !condition.negated ? condition.values
-    : undefined;
+    condition.kind === 'compare' && condition.operator === '='
+      ? [condition.value]
+      : condition.kind === 'in' && !condition.negated
+        ? condition.values
+        : undefined;
   if (!literals) return undefined;
-  return { kind: 'equals', attribute: indexedAttribute(attribute), values: literals.map((literal) => toScalar(literal, attribute) as string) };
+  return {
+    kind: 'equals',
+    attribute: indexedAttribute(attribute),
+    values: literals.map((literal) => toScalar(literal, attribute) as string),
+  };
 }
 
 function indexedAttribute(attribute: Attribute): IndexedAttribute {
@@ -259,9 +267,14 @@ function describeAttribute(attribute: Attribute): string {
 function compileCondition(condition: Condition, attribute: Attribute): Predicate {
   const supported = SUPPORTED[attribute.kind];
   const isSupported =
-    condition.kind === 'compare' ? supported.comparisons.has(condition.operator) : supported.others.includes(condition.kind);
+    condition.kind === 'compare'
+      ? supported.comparisons.has(condition.operator)
+      : supported.others.includes(condition.kind);
   if (!isSupported) {
-    throw queryError(`operator ${condition.operatorName} is not supported on ${describeAttribute(attribute)}`, condition.operatorPosition);
+    throw queryError(
+      `operator ${condition.operatorName} is not supported on ${describeAttribute(attribute)}`,
+      condition.operatorPosition,
+    );
   }
   const { read } = attribute;
   if (condition.kind === 'isNull') {
@@ -305,14 +318,23 @@ function compileCondition(condition: Condition, attribute: Attribute): Predicate
   }
 }
 
-function compileComparison(operator: string, read: (row: VisibilityRow) => Scalar | undefined, target: Scalar): Predicate {
+function compileComparison(
+  operator: string,
+  read: (row: VisibilityRow) => Scalar | undefined,
+  target: Scalar,
+): Predicate {
   const test: (value: Scalar) => boolean =
-    operator === '=' ? (value) => value === target
-    : operator === '!=' ? (value) => value !== target
-    : operator === '<' ? (value) => value < target
-    : operator === '<=' ? (value) => value <= target
-    : operator === '>' ? (value) => value > target
-    : (value) => value >= target;
+    operator === '='
+      ? (value) => value === target
+      : operator === '!='
+        ? (value) => value !== target
+        : operator === '<'
+          ? (value) => value < target
+          : operator === '<='
+            ? (value) => value <= target
+            : operator === '>'
+              ? (value) => value > target
+              : (value) => value >= target;
   return (row) => {
     const value = read(row);
     return value === undefined ? null : test(value);
@@ -321,10 +343,10 @@ function compileComparison(operator: string, read: (row: VisibilityRow) => Scala
 
 /** KeywordList: `=` means the list contains the value, IN that it contains any of them; != and NOT IN negate those. */
 function compileKeywordListCondition(condition: Condition, attribute: Attribute): Predicate {
-  const wanted =
-    condition.kind === 'compare' ? [condition.value] : condition.kind === 'in' ? condition.values : [];
+  const wanted = condition.kind === 'compare' ? [condition.value] : condition.kind === 'in' ? condition.values : [];
   const values = new Set(wanted.map((literal) => toScalar(literal, attribute) as string));
-  const negated = condition.kind === 'compare' ? condition.operator === '!=' : condition.kind === 'in' && condition.negated;
+  const negated =
+    condition.kind === 'compare' ? condition.operator === '!=' : condition.kind === 'in' && condition.negated;
   return (row) => {
     const list = attribute.read(row) as string[] | undefined;
     return list === undefined ? null : list.some((item) => values.has(item)) !== negated;
@@ -336,7 +358,10 @@ function compileTextCondition(condition: CompareCondition, attribute: Attribute)
   const text = toScalar(condition.value, attribute) as string;
   const words = textWords(text);
   if (words.length === 0) {
-    throw queryError(`value ${condition.value.raw} for ${describeAttribute(attribute)} has no words to match`, condition.value.position);
+    throw queryError(
+      `value ${condition.value.raw} for ${describeAttribute(attribute)} has no words to match`,
+      condition.value.position,
+    );
   }
   const matcher = anyWordMatcher(words);
   const negated = condition.operator === '!=';
@@ -351,10 +376,13 @@ function toScalar(literal: Literal, attribute: Attribute): Scalar {
   const converted = convertLiteral(literal, attribute.kind);
   if (converted !== undefined) return converted;
   const hint =
-    attribute.kind === 'Datetime' ? "expected an RFC 3339 time such as '2026-01-01T00:00:00Z' or integer nanoseconds since the epoch"
-    : attribute.kind === 'ExecutionStatus' ? `expected one of ${EXECUTION_STATUS_CHOICES}`
-    : attribute.kind === 'Bool' ? 'expected true or false'
-    : undefined;
+    attribute.kind === 'Datetime'
+      ? "expected an RFC 3339 time such as '2026-01-01T00:00:00Z' or integer nanoseconds since the epoch"
+      : attribute.kind === 'ExecutionStatus'
+        ? `expected one of ${EXECUTION_STATUS_CHOICES}`
+        : attribute.kind === 'Bool'
+          ? 'expected true or false'
+          : undefined;
   const what = attribute.kind === 'ExecutionStatus' ? 'ExecutionStatus' : `${attribute.kind} for '${attribute.name}'`;
   throw queryError(`value ${literal.raw} is not a valid ${what}`, literal.position, hint);
 }
@@ -377,7 +405,9 @@ function convertLiteral(literal: Literal, kind: AttributeKind): Scalar | undefin
       return literal.kind === 'number' && /^-?\d+$/.test(literal.value) ? nanosecondsToMs(literal.value) : undefined;
     case 'ExecutionStatus':
       if (literal.kind === 'string') return parseExecutionStatus(literal.value);
-      return literal.kind === 'number' && /^\d+$/.test(literal.value) ? parseExecutionStatus(Number(literal.value)) : undefined;
+      return literal.kind === 'number' && /^\d+$/.test(literal.value)
+        ? parseExecutionStatus(Number(literal.value))
+        : undefined;
   }
 }
 

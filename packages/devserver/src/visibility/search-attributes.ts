@@ -71,7 +71,8 @@ function decodeJson(name: string, payload: Payload): unknown {
 }
 
 function checkScalar(name: string, type: SearchAttributeType, value: unknown): string | number | boolean {
-  const fail = (rule: string) => invalidArgument(`search attribute ${name} of type ${type}: ${rule}, got ${JSON.stringify(value)}`);
+  const fail = (rule: string) =>
+    invalidArgument(`search attribute ${name} of type ${type}: ${rule}, got ${JSON.stringify(value)}`);
   switch (type) {
     case 'Keyword':
     case 'Text':
@@ -105,7 +106,9 @@ export function decodeSearchAttribute(name: string, type: SearchAttributeType, p
     // the SDK's older untyped API sends every value as a list: a single item is that value
     if (items.length === 1) return items[0]!;
     if (type === 'Keyword') return items as string[];
-    throw invalidArgument(`search attribute ${name} of type ${type}: a list is allowed only for Keyword and KeywordList`);
+    throw invalidArgument(
+      `search attribute ${name} of type ${type}: a list is allowed only for Keyword and KeywordList`,
+    );
   }
   const scalar = checkScalar(name, type, value);
   return type === 'KeywordList' ? [scalar as string] : scalar;
@@ -122,7 +125,10 @@ export function validateSearchAttributes(
 ): void {
   for (const [name, payload] of Object.entries(attributes?.indexedFields ?? {})) {
     const type = lookupAttributeType(name, custom);
-    if (!type) throw invalidArgument(`search attribute ${name} is not registered in namespace ${namespace}; register it with AddSearchAttributes`);
+    if (!type)
+      throw invalidArgument(
+        `search attribute ${name} is not registered in namespace ${namespace}; register it with AddSearchAttributes`,
+      );
     if (SYSTEM_SEARCH_ATTRIBUTES[name] && !WRITABLE_SYSTEM_ATTRIBUTES[name])
       throw invalidArgument(`search attribute ${name} is a system attribute and cannot be set`);
     const declared = payload.metadata?.type ? Buffer.from(payload.metadata.type).toString('utf8') : undefined;
@@ -132,12 +138,18 @@ export function validateSearchAttributes(
   }
 }
 
-export function lookupAttributeType(name: string, custom: ReadonlyMap<string, SearchAttributeType>): SearchAttributeType | undefined {
+export function lookupAttributeType(
+  name: string,
+  custom: ReadonlyMap<string, SearchAttributeType>,
+): SearchAttributeType | undefined {
   return custom.get(name) ?? SYSTEM_SEARCH_ATTRIBUTES[name];
 }
 
 /** Applies an upsert: attributes with an empty payload are removed, the others replace their old value. */
-export function mergeSearchAttributes(current: SearchAttributes, upsert: SearchAttributes | null | undefined): SearchAttributes {
+export function mergeSearchAttributes(
+  current: SearchAttributes,
+  upsert: SearchAttributes | null | undefined,
+): SearchAttributes {
   const merged = { ...(current.indexedFields ?? {}) };
   for (const [name, payload] of Object.entries(upsert?.indexedFields ?? {})) {
     const data = payload.data ? Buffer.from(payload.data).toString('utf8') : '';
