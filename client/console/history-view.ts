@@ -125,44 +125,21 @@ export function workflowHistorySection(events: unknown[] | undefined): Html {
   const listed = events.length > MAX_LISTED_EVENTS ? events.slice(-MAX_LISTED_EVENTS) : events;
   return html`<section aria-labelledby="history-heading">
     <details data-testid="workflow-history">
-      <summary>
-        <h2 id="history-heading" class="inline">Temporal history</h2>
-        <span class="muted">(${events.length} events; ops and admins only, secrets redacted)</span>
-      </summary>
-      <p class="muted">
-        Payloads decoded by the API with secrets redacted; the vendor configuration is left out here (the API's history
-        route has it, redacted).
-      </p>
+      <summary><h2 id="history-heading" class="inline">Temporal history</h2> <span class="muted">(${events.length} events; ops and admins only, secrets redacted)</span></summary>
+      <p class="muted">Payloads decoded by the API with secrets redacted; the vendor configuration is left out here (the API's history route has it, redacted).</p>
       ${listed.length < events.length ? html`<p class="muted">The newest ${listed.length} of ${events.length} events; the API's history route has them all.</p>` : ''}
       <table data-testid="history-events">
-        <thead>
-          <tr>
-            <th scope="col" class="num">#</th>
-            <th scope="col">When</th>
-            <th scope="col">Event</th>
-            <th scope="col">Summary</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${listed.map((event) => {
-            const id = isRecord(event) ? String(event['eventId'] ?? '') : '';
-            const summary = eventSummary(event);
-            const cell = summary.payloads
-              ? html`<details>
-                  <summary><code class="wrap">${summary.line}</code></summary>
-                  <pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre>
-                </details>`
-              : summary.line
-                ? html`<code class="wrap">${summary.line}</code>`
-                : '';
-            return html`<tr data-testid="history-event" data-event-type="${eventTypeName(event)}">
-              <td class="num">${id}</td>
-              <td>${eventWhen(eventTimeIso(event))}</td>
-              <td><code>${eventTypeName(event)}</code></td>
-              <td>${cell}</td>
-            </tr>`;
-          })}
-        </tbody>
+        <thead><tr><th scope="col" class="num">#</th><th scope="col">When</th><th scope="col">Event</th><th scope="col">Summary</th></tr></thead>
+        <tbody>${listed.map((event) => {
+          const id = isRecord(event) ? String(event['eventId'] ?? '') : '';
+          const summary = eventSummary(event);
+          const cell = summary.payloads
+            ? html`<details><summary><code class="wrap">${summary.line}</code></summary><pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre></details>`
+            : summary.line
+              ? html`<code class="wrap">${summary.line}</code>`
+              : '';
+          return html`<tr data-testid="history-event" data-event-type="${eventTypeName(event)}"><td class="num">${id}</td><td>${eventWhen(eventTimeIso(event))}</td><td><code>${eventTypeName(event)}</code></td><td>${cell}</td></tr>`;
+        })}</tbody>
       </table>
     </details>
   </section>`;

@@ -117,9 +117,7 @@ export async function registerConsole(
           ? (error as { statusCode: number }).statusCode
           : 500);
       const body = failure
-        ? html`<h1>Not possible</h1>
-            ${failureNotice(failure)}
-            <p><a href="/">Back to the console</a></p>`
+        ? html`<h1>Not possible</h1>${failureNotice(failure)}<p><a href="/">Back to the console</a></p>`
         : messagePage(
             'Something went wrong',
             status < 500 ? (error as Error).message : 'The console failed to answer; the error is in the server log.',
@@ -318,8 +316,7 @@ export async function registerConsole(
             'Sign in',
             messagePage(
               'Sign in',
-              html`The identity provider's answer was refused: ${(error as Error).message}.
-                <a href="/sign-in">Sign in again</a>.`,
+              html`The identity provider's answer was refused: ${(error as Error).message}. <a href="/sign-in">Sign in again</a>.`,
               'error',
             ),
           );

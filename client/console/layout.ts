@@ -97,58 +97,39 @@ export function page({ title, session, nonce, body, liveSrc, current }: PageOpti
   const user = session?.user;
   const nav = user
     ? html`<nav aria-label="Main">
-          <a href="/" ${current === 'inbox' ? raw('aria-current="page"') : ''}
-            >${user.can.approve ? 'Approvals inbox' : 'Orders'}</a
-          >
-          ${user.roles.includes('ops') || user.roles.includes('admin') ? html`<a href="/ops" ${current === 'ops' ? raw('aria-current="page"') : ''}>Ops</a>` : ''}
-        </nav>
-        <span
-          >Signed in as <strong data-testid="signed-in-as">${user.id}</strong>
-          <span class="muted">(${user.roles.join(', ')})</span></span
-        >
-        <form method="post" action="/sign-out">
-          ${csrfField(session)}<button type="submit" data-testid="sign-out">Sign out</button>
-        </form>`
+        <a href="/" ${current === 'inbox' ? raw('aria-current="page"') : ''}>${user.can.approve ? 'Approvals inbox' : 'Orders'}</a>
+        ${user.roles.includes('ops') || user.roles.includes('admin') ? html`<a href="/ops" ${current === 'ops' ? raw('aria-current="page"') : ''}>Ops</a>` : ''}
+      </nav>
+      <span>Signed in as <strong data-testid="signed-in-as">${user.id}</strong> <span class="muted">(${user.roles.join(', ')})</span></span>
+      <form method="post" action="/sign-out">${csrfField(session)}<button type="submit" data-testid="sign-out">Sign out</button></form>`
     : html``;
   return `<!doctype html>
 ${
   html`<html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="referrer" content="same-origin" />
-      <title>${title} · mve-orders</title>
-      <style nonce="${nonce}">
-        ${raw(CSS)}
-      </style>
-    </head>
-    <body ${liveSrc ? html`data-live-src="${liveSrc}"` : ''}>
-      <a class="skip" href="#main">Skip to content</a>
-      <header class="top"><span class="brand">mve-orders console</span>${nav}</header>
-      <main id="main" tabindex="-1">${body}</main>
-      ${
-        liveSrc
-          ? html`<script nonce="${nonce}">
-              ${raw(LIVE_SCRIPT)};
-            </script>`
-          : ''
-      }
-    </body>
-  </html>`.text
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · mve-orders</title>
+<style nonce="${nonce}">${raw(CSS)}</style>
+</head>
+<body ${liveSrc ? html`data-live-src="${liveSrc}"` : ''}>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><span class="brand">mve-orders console</span>${nav}</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+${liveSrc ? html`<script nonce="${nonce}">${raw(LIVE_SCRIPT)}</script>` : ''}
+</body>
+</html>`.text
 }`;
 }
 
 export function csrfField(session: ConsoleSession | undefined): Html {
-  return session ? html`<input type="hidden" name="_csrf" value="${session.csrf}" />` : html``;
+  return session ? html`<input type="hidden" name="_csrf" value="${session.csrf}">` : html``;
 }
 
 export function flashNotice(flash: ConsoleSession['flash'] | undefined): Html {
   if (!flash) return html``;
-  return html`<div
-    class="notice ${flash.kind}"
-    role="${flash.kind === 'error' ? 'alert' : 'status'}"
-    data-testid="flash"
-  >
-    ${flash.text}
-  </div>`;
+  return html`<div class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}" data-testid="flash">${flash.text}</div>`;
 }

@@ -32,13 +32,7 @@ export function failureNotice(failure: ApiFailure, lead?: string): Html {
   return html`<div class="notice error" role="alert" data-testid="error" data-code="${failure.code}">
     ${lead ? html`<p><strong>${lead}</strong></p>` : ''}
     <p>${failure.message} <span class="muted">(${failure.code})</span></p>
-    ${
-      failure.details.length
-        ? html`<ul>
-            ${failure.details.map((d) => html`<li><code>${d.path}</code>: ${d.message}</li>`)}
-          </ul>`
-        : ''
-    }
+    ${failure.details.length ? html`<ul>${failure.details.map((d) => html`<li><code>${d.path}</code>: ${d.message}</li>`)}</ul>` : ''}
   </div>`;
 }
 
@@ -56,40 +50,25 @@ export function signInView(options: {
     ${message ? html`<div class="notice info" role="status">${message}</div>` : ''}
     ${
       oidc
-        ? html`<form method="post" action="/sign-in/oidc">
-            ${csrfField(session)}<input type="hidden" name="next" value="${next}" />
-            <button type="submit" class="primary" data-testid="sign-in-oidc">
-              Sign in with your organisation's account
-            </button>
-          </form>`
+        ? html`<form method="post" action="/sign-in/oidc">${csrfField(session)}<input type="hidden" name="next" value="${next}">
+          <button type="submit" class="primary" data-testid="sign-in-oidc">Sign in with your organisation's account</button></form>`
         : ''
     }
     ${
       devUsers.length
         ? html`<h2>Development users</h2>
-            <p class="muted">
-              This server runs <code>mve-orders dev</code>: sign in as one of its seeded users, with that user's API
-              token. A real deployment signs people in with OIDC.
-            </p>
-            <form method="post" action="/sign-in/dev">
-              ${csrfField(session)}<input type="hidden" name="next" value="${next}" />
-              <div class="signin-users">
-                ${devUsers.map(
-                  (user) =>
-                    html`<button type="submit" name="user" value="${user.id}" data-testid="sign-in-${user.id}">
-                      ${user.id}<small>${user.roles.join(', ')}</small>
-                    </button>`,
-                )}
-              </div>
-            </form>`
+        <p class="muted">This server runs <code>mve-orders dev</code>: sign in as one of its seeded users, with that user's API token. A real deployment signs people in with OIDC.</p>
+        <form method="post" action="/sign-in/dev">${csrfField(session)}<input type="hidden" name="next" value="${next}">
+          <div class="signin-users">${devUsers.map(
+            (user) =>
+              html`<button type="submit" name="user" value="${user.id}" data-testid="sign-in-${user.id}">${user.id}<small>${user.roles.join(', ')}</small></button>`,
+          )}</div>
+        </form>`
         : ''
     }
     ${
       !oidc && devUsers.length === 0
-        ? html`<div class="notice error" role="alert">
-            No sign-in is configured on this server: set <code>MVE_OIDC_ISSUER</code> and the console's OIDC client
-            settings (docs/console.md).
-          </div>`
+        ? html`<div class="notice error" role="alert">No sign-in is configured on this server: set <code>MVE_OIDC_ISSUER</code> and the console's OIDC client settings (docs/console.md).</div>`
         : ''
     }`;
 }
@@ -101,47 +80,28 @@ export type { InboxItem };
 export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
   return html`<h1>Approvals inbox</h1>
     ${flash}
-    <p class="muted">
-      Orders waiting for your decision, oldest first: your approver roles, not your own orders, not yet voted on. This
-      list refreshes by itself.
-    </p>
+    <p class="muted">Orders waiting for your decision, oldest first: your approver roles, not your own orders, not yet voted on. This list refreshes by itself.</p>
     <section data-live="inbox" aria-labelledby="inbox-heading">
       <h2 id="inbox-heading">Waiting for you <span class="muted" data-testid="inbox-count">(${items.length})</span></h2>
       ${
         items.length === 0
           ? html`<p data-testid="inbox-empty">Nothing is waiting for your decision.</p>`
           : html`<table>
-              <caption>
-                ${items.length} order${items.length === 1 ? '' : 's'} awaiting your decision
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Ticket</th>
-                  <th scope="col">Requester</th>
-                  <th scope="col">Environment</th>
-                  <th scope="col" class="num">Monthly price</th>
-                  <th scope="col">Tier</th>
-                  <th scope="col">Approvals still needed</th>
-                  <th scope="col">Time left</th>
-                  <th scope="col">Waiting since</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${items.map((item) => {
-                  const left = item.deadline ? Date.parse(item.deadline) - now : Infinity;
-                  return html`<tr data-testid="inbox-row" data-ticket="${item.ticketId}">
-                    <th scope="row"><a href="/orders/${encodeURIComponent(item.ticketId)}">${item.ticketId}</a></th>
-                    <td>${item.requestedBy}</td>
-                    <td>${item.environment}</td>
-                    <td class="num">${money(item.monthlyRate, item.currency)}</td>
-                    <td>${item.tier}</td>
-                    <td>${item.stillNeeded} of ${item.approvalsNeeded}</td>
-                    <td class="${left < 24 * 3600_000 ? 'urgent' : ''}">${timeLeft(item.deadline, now)}</td>
-                    <td>${when(item.waitingSince)}</td>
-                  </tr>`;
-                })}
-              </tbody>
-            </table>`
+          <caption>${items.length} order${items.length === 1 ? '' : 's'} awaiting your decision</caption>
+          <thead><tr><th scope="col">Ticket</th><th scope="col">Requester</th><th scope="col">Environment</th><th scope="col" class="num">Monthly price</th><th scope="col">Tier</th><th scope="col">Approvals still needed</th><th scope="col">Time left</th><th scope="col">Waiting since</th></tr></thead>
+          <tbody>${items.map((item) => {
+            const left = item.deadline ? Date.parse(item.deadline) - now : Infinity;
+            return html`<tr data-testid="inbox-row" data-ticket="${item.ticketId}">
+              <th scope="row"><a href="/orders/${encodeURIComponent(item.ticketId)}">${item.ticketId}</a></th>
+              <td>${item.requestedBy}</td>
+              <td>${item.environment}</td>
+              <td class="num">${money(item.monthlyRate, item.currency)}</td>
+              <td>${item.tier}</td>
+              <td>${item.stillNeeded} of ${item.approvalsNeeded}</td>
+              <td class="${left < 24 * 3600_000 ? 'urgent' : ''}">${timeLeft(item.deadline, now)}</td>
+              <td>${when(item.waitingSince)}</td>
+            </tr>`;
+          })}</tbody></table>`
       }
     </section>`;
 }
@@ -162,46 +122,26 @@ export interface ListedOrder {
 export function ordersTable(orders: ListedOrder[], caption: string, testId: string): Html {
   if (orders.length === 0) return html`<p data-testid="${testId}-empty">No orders.</p>`;
   return html`<table>
-    <caption>
-      ${caption}
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Ticket</th>
-        <th scope="col">State</th>
-        <th scope="col">Environment</th>
-        <th scope="col">Requester</th>
-        <th scope="col" class="num">Monthly price</th>
-        <th scope="col">Created</th>
-        <th scope="col">Last change</th>
-        <th scope="col">Last error</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${orders.map(
-        (order) =>
-          html`<tr data-testid="${testId}" data-ticket="${order.ticketId}">
-            <th scope="row"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a></th>
-            <td>${stateBadge(order.state)}</td>
-            <td>${order.environment}</td>
-            <td>${order.requestedBy}</td>
-            <td class="num">${order.quote ? money(order.quote.monthlyRate, order.quote.currency) : '—'}</td>
-            <td>${when(order.createdAt)}</td>
-            <td>${when(order.updatedAt)}</td>
-            <td>${order.lastError && order.state !== 'BOUGHT' ? order.lastError.message : ''}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+    <caption>${caption}</caption>
+    <thead><tr><th scope="col">Ticket</th><th scope="col">State</th><th scope="col">Environment</th><th scope="col">Requester</th><th scope="col" class="num">Monthly price</th><th scope="col">Created</th><th scope="col">Last change</th><th scope="col">Last error</th></tr></thead>
+    <tbody>${orders.map(
+      (order) => html`<tr data-testid="${testId}" data-ticket="${order.ticketId}">
+        <th scope="row"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a></th>
+        <td>${stateBadge(order.state)}</td>
+        <td>${order.environment}</td>
+        <td>${order.requestedBy}</td>
+        <td class="num">${order.quote ? money(order.quote.monthlyRate, order.quote.currency) : '—'}</td>
+        <td>${when(order.createdAt)}</td>
+        <td>${when(order.updatedAt)}</td>
+        <td>${order.lastError && order.state !== 'BOUGHT' ? order.lastError.message : ''}</td>
+      </tr>`,
+    )}</tbody></table>`;
 }
 
 export function myOrdersView(user: ConsoleUser, orders: ListedOrder[], flash: Html): Html {
   return html`<h1>Orders</h1>
     ${flash}
-    <p class="muted">
-      You hold no approver role (${user.roles.join(', ') || 'no roles'}), so nothing waits for your decision here.
-      ${isOps(user) ? html`Ops: see the <a href="/ops">ops view</a>.` : ''}
-    </p>
+    <p class="muted">You hold no approver role (${user.roles.join(', ') || 'no roles'}), so nothing waits for your decision here. ${isOps(user) ? html`Ops: see the <a href="/ops">ops view</a>.` : ''}</p>
     <section data-live="my-orders" aria-labelledby="mine-heading">
       <h2 id="mine-heading">Orders you may see</h2>
       ${ordersTable(orders, 'Newest first', 'order-row')}
@@ -229,22 +169,18 @@ export interface OrderPageExtras {
 
 export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Html {
   const { order } = data;
-  return html`<p>
-      <a href="/">← ${data.user.can.approve ? 'Approvals inbox' : 'Orders'}</a
-      >${isOps(data.user) ? html` · <a href="/ops">Ops</a>` : ''}
-    </p>
+  return html`<p><a href="/">← ${data.user.can.approve ? 'Approvals inbox' : 'Orders'}</a>${isOps(data.user) ? html` · <a href="/ops">Ops</a>` : ''}</p>
     <h1>Order ${order.ticketId}</h1>
-    ${extras.flash ?? ''} ${extras.error ?? ''}
+    ${extras.flash ?? ''}
+    ${extras.error ?? ''}
     <section data-live="summary" aria-labelledby="summary-heading">
       <h2 id="summary-heading" class="visually-plain">State</h2>
-      <p>
-        State: ${stateBadge(order.state, 'order-state')}
-        <span class="muted">${STATE_WORDS[order.state] ?? ''}</span>
-        ${order.source === 'records' ? html`<span class="muted"> · from the records (the workflow has ended and Temporal no longer keeps it)</span>` : ''}
-      </p>
+      <p>State: ${stateBadge(order.state, 'order-state')} <span class="muted">${STATE_WORDS[order.state] ?? ''}</span>
+        ${order.source === 'records' ? html`<span class="muted"> · from the records (the workflow has ended and Temporal no longer keeps it)</span>` : ''}</p>
       ${order.lastError && order.state !== 'BOUGHT' ? html`<div class="notice error" data-testid="last-error"><strong>Last error</strong> (${when(order.lastError.at)}): ${order.lastError.message}${order.lastError.traceId ? html` <span class="muted">trace id <code>${order.lastError.traceId}</code></span>` : ''}</div>` : ''}
     </section>
-    ${decisionSection(data, extras)} ${opsSection(data)}
+    ${decisionSection(data, extras)}
+    ${opsSection(data)}
     <div class="cols">
       <section data-live="what" aria-labelledby="what-heading">
         <h2 id="what-heading">What is ordered</h2>
@@ -295,57 +231,22 @@ function whatIsOrdered({ order, request }: OrderPageData): Html {
     { technicalServiceUid: string; provisioningStatus: string; contractTermMonths?: number } | null | undefined;
   // Only these fields of the (already redacted) request are shown: vendorConfig and anything secret never are.
   return html`<dl class="facts" data-testid="order-facts">
-    <dt>Ticket</dt>
-    <dd>${order.ticketId}</dd>
-    <dt>Requested by</dt>
-    <dd data-testid="requested-by">${order.requestedBy}</dd>
-    ${
-      order.submittedBy && !sameIdentity(order.submittedBy, order.requestedBy)
-        ? html`<dt>Submitted by</dt>
-            <dd>${order.submittedBy}</dd>`
-        : ''
-    }
-    <dt>Environment</dt>
-    <dd>${order.environment}${order.environment === 'production' ? ' (charged)' : ' (not charged)'}</dd>
-    ${
-      text(r['productName'])
-        ? html`<dt>Product name</dt>
-            <dd>${text(r['productName'])}</dd>`
-        : ''
-    }
-    <dt>Location</dt>
-    <dd data-testid="order-location">${locationWords}</dd>
-    <dt>Appliance</dt>
-    <dd data-testid="order-image">
-      ${imageWords}${order.kind ? html` <span class="muted">(kind ${order.kind})</span>` : ''}
-    </dd>
-    <dt>Size</dt>
-    <dd data-testid="order-size">${text(r['size']) ?? '—'}</dd>
-    <dt>Term</dt>
-    <dd data-testid="order-term">${text(r['term']) ? `${text(r['term'])} months` : '—'}</dd>
-    ${
-      text(r['diversityZone'])
-        ? html`<dt>Diversity zone</dt>
-            <dd>${text(r['diversityZone'])}</dd>`
-        : ''
-    }
-    <dt>vNICs</dt>
-    <dd data-testid="order-vnics">
-      ${
-        vnics
-          ? html`${vnics.length}:
-            ${vnics.map((vnic, i) => `${text(vnic['description']) ?? `vNIC ${i + 1}`}${text(vnic['vlan']) ? ` (VLAN ${text(vnic['vlan'])})` : ''}`).join(', ')}`
-          : 'the provider default'
-      }
-    </dd>
-    ${
-      product
-        ? html`<dt>Product</dt>
-            <dd data-testid="product-uid">
-              <code>${product.technicalServiceUid}</code> (${product.provisioningStatus})
-            </dd>`
-        : ''
-    }
+    <dt>Ticket</dt><dd>${order.ticketId}</dd>
+    <dt>Requested by</dt><dd data-testid="requested-by">${order.requestedBy}</dd>
+    ${order.submittedBy && !sameIdentity(order.submittedBy, order.requestedBy) ? html`<dt>Submitted by</dt><dd>${order.submittedBy}</dd>` : ''}
+    <dt>Environment</dt><dd>${order.environment}${order.environment === 'production' ? ' (charged)' : ' (not charged)'}</dd>
+    ${text(r['productName']) ? html`<dt>Product name</dt><dd>${text(r['productName'])}</dd>` : ''}
+    <dt>Location</dt><dd data-testid="order-location">${locationWords}</dd>
+    <dt>Appliance</dt><dd data-testid="order-image">${imageWords}${order.kind ? html` <span class="muted">(kind ${order.kind})</span>` : ''}</dd>
+    <dt>Size</dt><dd data-testid="order-size">${text(r['size']) ?? '—'}</dd>
+    <dt>Term</dt><dd data-testid="order-term">${text(r['term']) ? `${text(r['term'])} months` : '—'}</dd>
+    ${text(r['diversityZone']) ? html`<dt>Diversity zone</dt><dd>${text(r['diversityZone'])}</dd>` : ''}
+    <dt>vNICs</dt><dd data-testid="order-vnics">${
+      vnics
+        ? html`${vnics.length}: ${vnics.map((vnic, i) => `${text(vnic['description']) ?? `vNIC ${i + 1}`}${text(vnic['vlan']) ? ` (VLAN ${text(vnic['vlan'])})` : ''}`).join(', ')}`
+        : 'the provider default'
+    }</dd>
+    ${product ? html`<dt>Product</dt><dd data-testid="product-uid"><code>${product.technicalServiceUid}</code> (${product.provisioningStatus})</dd>` : ''}
   </dl>`;
 }
 
@@ -366,51 +267,19 @@ function quoteAndPolicy({ order, now, history }: OrderPageData): Html {
     .find((entry) => entry.actor === 'policy' && (entry.state === 'AWAITING_APPROVAL' || entry.state === 'APPROVED'));
   const rounds = new Set((history?.votes ?? []).map((vote: { quoteNumber: number }) => vote.quoteNumber)).size;
   return html`<dl class="facts">
-    <dt>Monthly price</dt>
-    <dd data-testid="quote" data-price="${quote ? `${quote.monthlyRate} ${quote.currency}` : ''}">
-      ${quote ? html`<strong>${money(quote.monthlyRate, quote.currency)}</strong> a month` : 'no quote yet'}
-    </dd>
-    ${
-      quote?.quotedAt
-        ? html`<dt>Quoted</dt>
-            <dd>${when(quote.quotedAt)}</dd>`
-        : ''
-    }
-    <dt>Policy</dt>
-    <dd data-testid="policy">
-      ${order.policy ? html`version <strong>${order.policy.version}</strong> <span class="muted">(<code title="${order.policy.hash}">${String(order.policy.hash).slice(0, 12)}</code>)</span>` : 'not yet read'}
-    </dd>
+    <dt>Monthly price</dt><dd data-testid="quote" data-price="${quote ? `${quote.monthlyRate} ${quote.currency}` : ''}">${quote ? html`<strong>${money(quote.monthlyRate, quote.currency)}</strong> a month` : 'no quote yet'}</dd>
+    ${quote?.quotedAt ? html`<dt>Quoted</dt><dd>${when(quote.quotedAt)}</dd>` : ''}
+    <dt>Policy</dt><dd data-testid="policy">${order.policy ? html`version <strong>${order.policy.version}</strong> <span class="muted">(<code title="${order.policy.hash}">${String(order.policy.hash).slice(0, 12)}</code>)</span>` : 'not yet read'}</dd>
     ${
       approval
-        ? html`<dt>Tier</dt>
-            <dd data-testid="tier">
-              <strong>${approval.tier.name}</strong>: ${approval.tier.approvals}
-              approval${approval.tier.approvals === 1 ? '' : 's'} from ${approval.tier.roles.join(' or ')}
-            </dd>
-            <dt>Still needed</dt>
-            <dd data-testid="still-needed">${approval.stillNeeded}</dd>
-            <dt>Deadline</dt>
-            <dd>
-              ${when(approval.deadline)}
-              <span class="${Date.parse(approval.deadline) - now < 24 * 3600_000 ? 'urgent' : 'muted'}"
-                >(${timeLeft(approval.deadline, now)})</span
-              >
-            </dd>`
+        ? html`<dt>Tier</dt><dd data-testid="tier"><strong>${approval.tier.name}</strong>: ${approval.tier.approvals} approval${approval.tier.approvals === 1 ? '' : 's'} from ${approval.tier.roles.join(' or ')}</dd>
+        <dt>Still needed</dt><dd data-testid="still-needed">${approval.stillNeeded}</dd>
+        <dt>Deadline</dt><dd>${when(approval.deadline)} <span class="${Date.parse(approval.deadline) - now < 24 * 3600_000 ? 'urgent' : 'muted'}">(${timeLeft(approval.deadline, now)})</span></dd>`
         : ''
     }
-    ${
-      why
-        ? html`<dt>Why</dt>
-            <dd data-testid="why">${why.reason}</dd>`
-        : ''
-    }
+    ${why ? html`<dt>Why</dt><dd data-testid="why">${why.reason}</dd>` : ''}
     ${quoteHistoryRow(order)}
-    ${
-      rounds > 1
-        ? html`<dt>Rounds</dt>
-            <dd>${rounds} approval rounds (the price changed and was asked again)</dd>`
-        : ''
-    }
+    ${rounds > 1 ? html`<dt>Rounds</dt><dd>${rounds} approval rounds (the price changed and was asked again)</dd>` : ''}
   </dl>`;
 }
 
@@ -422,24 +291,11 @@ function quoteHistoryRow(order: any): Html | string {
     const previous = quotes[index - 1];
     const change =
       previous && previous.currency === quote.currency && previous.monthlyRate !== quote.monthlyRate
-        ? html` <span
-            class="${quote.monthlyRate > previous.monthlyRate ? 'urgent' : 'muted'}"
-            data-testid="quote-change"
-            >(${quote.monthlyRate > previous.monthlyRate ? 'rose' : 'fell'}
-            ${((Math.abs(quote.monthlyRate - previous.monthlyRate) / previous.monthlyRate) * 100).toFixed(1)}%)</span
-          >`
+        ? html` <span class="${quote.monthlyRate > previous.monthlyRate ? 'urgent' : 'muted'}" data-testid="quote-change">(${quote.monthlyRate > previous.monthlyRate ? 'rose' : 'fell'} ${((Math.abs(quote.monthlyRate - previous.monthlyRate) / previous.monthlyRate) * 100).toFixed(1)}%)</span>`
         : '';
-    return html`<li>
-      ${money(quote.monthlyRate, quote.currency)}
-      <span class="muted">${when(new Date(quote.quotedAt).toISOString())}</span>${change}
-    </li>`;
+    return html`<li>${money(quote.monthlyRate, quote.currency)} <span class="muted">${when(new Date(quote.quotedAt).toISOString())}</span>${change}</li>`;
   });
-  return html`<dt>Quote history</dt>
-    <dd>
-      <ol data-testid="quote-history">
-        ${items}
-      </ol>
-    </dd>`;
+  return html`<dt>Quote history</dt><dd><ol data-testid="quote-history">${items}</ol></dd>`;
 }
 
 /** The console's name for each reason a person has nothing to decide (`data-reason` on the notice). */
@@ -480,45 +336,21 @@ function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
   const quote = order.quote as { monthlyRate: number; currency: string } | null;
   const body =
     cannot || !quote
-      ? html`<p class="notice info" data-testid="cannot-decide" data-reason="${cannot?.reason ?? 'no-quote'}">
-          ${cannot?.text ?? 'There is no quote to decide on yet.'}
-        </p>`
-      : html`<form
-          method="post"
-          action="/orders/${encodeURIComponent(order.ticketId)}/decide"
-          class="stack"
-          data-testid="decision-form"
-        >
+      ? html`<p class="notice info" data-testid="cannot-decide" data-reason="${cannot?.reason ?? 'no-quote'}">${cannot?.text ?? 'There is no quote to decide on yet.'}</p>`
+      : html`<form method="post" action="/orders/${encodeURIComponent(order.ticketId)}/decide" class="stack" data-testid="decision-form">
           ${csrfField(session)}
-          <input type="hidden" name="monthlyRate" value="${String(quote.monthlyRate)}" />
-          <input type="hidden" name="currency" value="${quote.currency}" />
-          <p>
-            You are deciding on
-            <strong>${money(quote.monthlyRate, quote.currency)} a month</strong
-            >${order.approval ? html` (tier <strong>${order.approval.tier.name}</strong>, ${order.approval.stillNeeded} approval${order.approval.stillNeeded === 1 ? '' : 's'} still needed)` : ''}.
-            If the price changes before you send this, your vote is refused and you are shown the new price.
-          </p>
-          <label for="decision-comment"
-            >Comment <span class="muted">(optional to approve; required to reject: say why)</span></label
-          >
-          <textarea id="decision-comment" name="comment" maxlength="2000" data-testid="decision-comment">
-${extras.comment ?? ''}</textarea>
-          <p class="notice info" data-changed-note hidden>
-            This order changed while you were typing. When you send, your decision is checked against the current price.
-          </p>
+          <input type="hidden" name="monthlyRate" value="${String(quote.monthlyRate)}">
+          <input type="hidden" name="currency" value="${quote.currency}">
+          <p>You are deciding on <strong>${money(quote.monthlyRate, quote.currency)} a month</strong>${order.approval ? html` (tier <strong>${order.approval.tier.name}</strong>, ${order.approval.stillNeeded} approval${order.approval.stillNeeded === 1 ? '' : 's'} still needed)` : ''}. If the price changes before you send this, your vote is refused and you are shown the new price.</p>
+          <label for="decision-comment">Comment <span class="muted">(optional to approve; required to reject: say why)</span></label>
+          <textarea id="decision-comment" name="comment" maxlength="2000" data-testid="decision-comment">${extras.comment ?? ''}</textarea>
+          <p class="notice info" data-changed-note hidden>This order changed while you were typing. When you send, your decision is checked against the current price.</p>
           <div class="buttons">
-            <button type="submit" name="decision" value="approve" class="primary" data-testid="approve-button">
-              Approve ${money(quote.monthlyRate, quote.currency)} a month
-            </button>
-            <button type="submit" name="decision" value="reject" class="danger" data-testid="reject-button">
-              Reject
-            </button>
+            <button type="submit" name="decision" value="approve" class="primary" data-testid="approve-button">Approve ${money(quote.monthlyRate, quote.currency)} a month</button>
+            <button type="submit" name="decision" value="reject" class="danger" data-testid="reject-button">Reject</button>
           </div>
         </form>`;
-  return html`<section data-live="decision" aria-labelledby="decision-heading">
-    <h2 id="decision-heading">Your decision</h2>
-    ${body}
-  </section>`;
+  return html`<section data-live="decision" aria-labelledby="decision-heading"><h2 id="decision-heading">Your decision</h2>${body}</section>`;
 }
 
 function opsSection(data: OrderPageData): Html {
@@ -534,71 +366,36 @@ function opsSection(data: OrderPageData): Html {
     <h2 id="ops-heading">${canResolve ? 'Resolve the uncertain buy' : 'Cancel'}</h2>
     ${
       canResolve
-        ? html`<p class="notice error" data-testid="uncertain-note">
-              The buy request was sent but its outcome was never
-              seen${since ? html` (uncertain for ${duration(now - Date.parse(since))}, since ${when(since)})` : ''}.
-              Check the provider's portal for a product named after this order, then say what you found. Buying again
-              without checking could buy it twice.
-            </p>
-            <div class="cols">
-              <form
-                method="post"
-                action="/orders/${ticket}/resolve-buy"
-                class="stack"
-                data-testid="resolve-created-form"
-              >
-                ${csrfField(session)}<input type="hidden" name="outcome" value="created" />
-                <h3>It was created</h3>
-                <label for="resolve-uid">Product UID (technicalServiceUid)</label>
-                <input
-                  type="text"
-                  id="resolve-uid"
-                  name="technicalServiceUid"
-                  required
-                  autocomplete="off"
-                  spellcheck="false"
-                  placeholder="e.g. 0b6a3f0e-8b1f-4a44-9d55-…"
-                  data-testid="resolve-uid"
-                />
-                <label for="resolve-created-note">Note <span class="muted">(optional)</span></label>
-                <textarea
-                  id="resolve-created-note"
-                  name="note"
-                  maxlength="2000"
-                  data-testid="resolve-created-note"
-                ></textarea>
-                <div>
-                  <button type="submit" class="primary" data-testid="resolve-created-button">Record as created</button>
-                </div>
-              </form>
-              <form
-                method="post"
-                action="/orders/${ticket}/resolve-buy"
-                class="stack"
-                data-testid="resolve-not-created-form"
-              >
-                ${csrfField(session)}<input type="hidden" name="outcome" value="not-created" />
-                <h3>It was not created</h3>
-                <label for="resolve-note">How you know it was not created</label>
-                <textarea id="resolve-note" name="note" required maxlength="2000" data-testid="resolve-note"></textarea>
-                <div>
-                  <button type="submit" class="danger" data-testid="resolve-not-created-button">
-                    Record as not created (the order buys again)
-                  </button>
-                </div>
-              </form>
-            </div>`
+        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${duration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check the provider's portal for a product named after this order, then say what you found. Buying again without checking could buy it twice.</p>
+        <div class="cols">
+          <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-created-form">
+            ${csrfField(session)}<input type="hidden" name="outcome" value="created">
+            <h3>It was created</h3>
+            <label for="resolve-uid">Product UID (technicalServiceUid)</label>
+            <input type="text" id="resolve-uid" name="technicalServiceUid" required autocomplete="off" spellcheck="false" placeholder="e.g. 0b6a3f0e-8b1f-4a44-9d55-…" data-testid="resolve-uid">
+            <label for="resolve-created-note">Note <span class="muted">(optional)</span></label>
+            <textarea id="resolve-created-note" name="note" maxlength="2000" data-testid="resolve-created-note"></textarea>
+            <div><button type="submit" class="primary" data-testid="resolve-created-button">Record as created</button></div>
+          </form>
+          <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-not-created-form">
+            ${csrfField(session)}<input type="hidden" name="outcome" value="not-created">
+            <h3>It was not created</h3>
+            <label for="resolve-note">How you know it was not created</label>
+            <textarea id="resolve-note" name="note" required maxlength="2000" data-testid="resolve-note"></textarea>
+            <div><button type="submit" class="danger" data-testid="resolve-not-created-button">Record as not created (the order buys again)</button></div>
+          </form>
+        </div>`
         : ''
     }
     ${
       canCancel
         ? html`<form method="post" action="/orders/${ticket}/cancel" class="stack" data-testid="cancel-form">
-            ${csrfField(session)}
-            <label for="cancel-reason">Reason for cancelling</label>
-            <textarea id="cancel-reason" name="reason" required maxlength="2000" data-testid="cancel-reason"></textarea>
-            <p class="notice info" data-changed-note hidden>This order changed while you were typing.</p>
-            <div><button type="submit" class="danger" data-testid="cancel-button">Cancel this order</button></div>
-          </form>`
+          ${csrfField(session)}
+          <label for="cancel-reason">Reason for cancelling</label>
+          <textarea id="cancel-reason" name="reason" required maxlength="2000" data-testid="cancel-reason"></textarea>
+          <p class="notice info" data-changed-note hidden>This order changed while you were typing.</p>
+          <div><button type="submit" class="danger" data-testid="cancel-button">Cancel this order</button></div>
+        </form>`
         : ''
     }
   </section>`;
@@ -657,28 +454,11 @@ function votesTable({ order, history }: OrderPageData): Html {
   }
   if (rows.length === 0) return html`<p data-testid="no-votes">No votes yet.</p>`;
   return html`<table data-testid="votes">
-    <thead>
-      <tr>
-        <th scope="col">Approver</th>
-        <th scope="col">Decision</th>
-        <th scope="col" class="num">On the price</th>
-        <th scope="col">Comment</th>
-        <th scope="col">When</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (row) =>
-          html`<tr data-testid="vote-row">
-            <th scope="row">${row.who}</th>
-            <td>${row.decision === 'approve' ? 'approved' : 'rejected'}</td>
-            <td class="num">${row.price}</td>
-            <td>${row.comment}</td>
-            <td>${when(row.at)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+    <thead><tr><th scope="col">Approver</th><th scope="col">Decision</th><th scope="col" class="num">On the price</th><th scope="col">Comment</th><th scope="col">When</th></tr></thead>
+    <tbody>${rows.map(
+      (row) =>
+        html`<tr data-testid="vote-row"><th scope="row">${row.who}</th><td>${row.decision === 'approve' ? 'approved' : 'rejected'}</td><td class="num">${row.price}</td><td>${row.comment}</td><td>${when(row.at)}</td></tr>`,
+    )}</tbody></table>`;
 }
 
 function buyAttemptsSection({ history }: OrderPageData): Html {
@@ -693,32 +473,12 @@ function buyAttemptsSection({ history }: OrderPageData): Html {
   return html`<section data-live="buys" aria-labelledby="buys-heading">
     ${
       attempts.length
-        ? html`<h2 id="buys-heading">Buy attempts</h2>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Sent</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Product UID</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Resolved by</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${attempts.map(
-                  (a) =>
-                    html`<tr>
-                      <td>${a.attempt}</td>
-                      <td>${when(a.intentAt)}</td>
-                      <td>${a.outcome ?? 'unknown'}</td>
-                      <td>${a.technicalServiceUid ? html`<code>${a.technicalServiceUid}</code>` : ''}</td>
-                      <td>${a.errorMessage ?? ''}</td>
-                      <td>${a.resolvedBy ?? ''}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+        ? html`<h2 id="buys-heading">Buy attempts</h2><table>
+        <thead><tr><th scope="col">#</th><th scope="col">Sent</th><th scope="col">Outcome</th><th scope="col">Product UID</th><th scope="col">Error</th><th scope="col">Resolved by</th></tr></thead>
+        <tbody>${attempts.map(
+          (a) =>
+            html`<tr><td>${a.attempt}</td><td>${when(a.intentAt)}</td><td>${a.outcome ?? 'unknown'}</td><td>${a.technicalServiceUid ? html`<code>${a.technicalServiceUid}</code>` : ''}</td><td>${a.errorMessage ?? ''}</td><td>${a.resolvedBy ?? ''}</td></tr>`,
+        )}</tbody></table>`
         : ''
     }
   </section>`;
@@ -752,26 +512,11 @@ function timelineTable({ order, history }: OrderPageData): Html {
   const all = [...entries, ...extra];
   if (all.length === 0) return html`<p>Nothing recorded yet.</p>`;
   return html`<table data-testid="timeline">
-    <thead>
-      <tr>
-        <th scope="col">When</th>
-        <th scope="col">What</th>
-        <th scope="col">Who</th>
-        <th scope="col">Detail</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${all.map(
-        (entry) =>
-          html`<tr>
-            <td>${when(entry.at)}</td>
-            <td>${entry.kind === 'state' ? stateBadge(entry.state ?? '') : 'note'}</td>
-            <td>${entry.actor}</td>
-            <td>${entry.text}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+    <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">Detail</th></tr></thead>
+    <tbody>${all.map(
+      (entry) =>
+        html`<tr><td>${when(entry.at)}</td><td>${entry.kind === 'state' ? stateBadge(entry.state ?? '') : 'note'}</td><td>${entry.actor}</td><td>${entry.text}</td></tr>`,
+    )}</tbody></table>`;
 }
 
 // ---- ops ----
@@ -811,92 +556,42 @@ export function opsView(options: {
       <h3>Uncertain buys <span class="muted">(${attention.uncertain.length})</span></h3>
       ${
         attention.uncertain.length
-          ? html`<ul>
-              ${attention.uncertain.map(
-                (order) =>
-                  html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}">
-                    <a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> (${order.environment},
-                    ${order.requestedBy}):
-                    <span class="urgent">uncertain for ${duration(now - Date.parse(order.updatedAt))}</span>. Check the
-                    portal and resolve it.
-                  </li>`,
-              )}
-            </ul>`
+          ? html`<ul>${attention.uncertain.map(
+              (order) =>
+                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${duration(now - Date.parse(order.updatedAt))}</span>. Check the portal and resolve it.</li>`,
+            )}</ul>`
           : html`<p class="muted">None.</p>`
       }
       <h3>Failed <span class="muted">(${attention.failed.length} most recent)</span></h3>
       ${
         attention.failed.length
-          ? html`<ul>
-              ${attention.failed.map(
-                (order) =>
-                  html`<li data-testid="attention-failed" data-ticket="${order.ticketId}">
-                    <a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> failed
-                    ${when(order.updatedAt)}:
-                    <span data-testid="attention-failed-error">${order.lastError?.message ?? 'no error recorded'}</span
-                    >${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}
-                  </li>`,
-              )}
-            </ul>`
+          ? html`<ul>${attention.failed.map(
+              (order) =>
+                html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError?.message ?? 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
+            )}</ul>`
           : html`<p class="muted">None.</p>`
       }
-      <h3>
-        Approvals close to their deadline
-        <span class="muted">(within ${duration(options.expiryWarningMs)}: ${attention.expiring.length})</span>
-      </h3>
+      <h3>Approvals close to their deadline <span class="muted">(within ${duration(options.expiryWarningMs)}: ${attention.expiring.length})</span></h3>
       ${
         attention.expiring.length
-          ? html`<ul>
-              ${attention.expiring.map(
-                (item) =>
-                  html`<li data-testid="attention-expiring" data-ticket="${item.order.ticketId}">
-                    <a href="/orders/${encodeURIComponent(item.order.ticketId)}">${item.order.ticketId}</a>
-                    (${item.order.quote ? money(item.order.quote.monthlyRate, item.order.quote.currency) : ''}, tier
-                    ${item.tier}, ${item.stillNeeded} still needed):
-                    <span class="urgent">${timeLeft(item.deadline, now)}</span>
-                  </li>`,
-              )}
-            </ul>`
+          ? html`<ul>${attention.expiring.map(
+              (item) =>
+                html`<li data-testid="attention-expiring" data-ticket="${item.order.ticketId}"><a href="/orders/${encodeURIComponent(item.order.ticketId)}">${item.order.ticketId}</a> (${item.order.quote ? money(item.order.quote.monthlyRate, item.order.quote.currency) : ''}, tier ${item.tier}, ${item.stillNeeded} still needed): <span class="urgent">${timeLeft(item.deadline, now)}</span></li>`,
+            )}</ul>`
           : html`<p class="muted">None.</p>`
       }
     </section>
     <section aria-labelledby="orders-heading">
       <h2 id="orders-heading">Orders</h2>
       <form method="get" action="/ops" class="filters" role="search" aria-label="Filter orders">
-        <div>
-          <label for="f-status">State</label
-          ><select id="f-status" name="status" data-testid="filter-status">
-            <option value="">any</option>
-            ${ORDER_STATES.map((state) => html`<option value="${state}" ${filters.status === state ? 'selected' : ''}>${state}</option>`)}
-          </select>
-        </div>
-        <div>
-          <label for="f-environment">Environment</label
-          ><select id="f-environment" name="environment" data-testid="filter-environment">
-            <option value="">any</option>
-            ${['staging', 'production'].map((env) => html`<option value="${env}" ${filters.environment === env ? 'selected' : ''}>${env}</option>`)}
-          </select>
-        </div>
-        <div>
-          <label for="f-requester">Requester</label
-          ><input
-            type="text"
-            id="f-requester"
-            name="requester"
-            value="${filters.requester ?? ''}"
-            data-testid="filter-requester"
-          />
-        </div>
-        <div>
-          <label for="f-ticket">Ticket</label
-          ><input
-            type="search"
-            id="f-ticket"
-            name="ticket"
-            value="${filters.ticket ?? ''}"
-            data-testid="filter-ticket"
-          />
-        </div>
+        <div><label for="f-status">State</label><select id="f-status" name="status" data-testid="filter-status">
+          <option value="">any</option>${ORDER_STATES.map((state) => html`<option value="${state}" ${filters.status === state ? 'selected' : ''}>${state}</option>`)}
+        </select></div>
+        <div><label for="f-environment">Environment</label><select id="f-environment" name="environment" data-testid="filter-environment">
+          <option value="">any</option>${['staging', 'production'].map((env) => html`<option value="${env}" ${filters.environment === env ? 'selected' : ''}>${env}</option>`)}
+        </select></div>
+        <div><label for="f-requester">Requester</label><input type="text" id="f-requester" name="requester" value="${filters.requester ?? ''}" data-testid="filter-requester"></div>
+        <div><label for="f-ticket">Ticket</label><input type="search" id="f-ticket" name="ticket" value="${filters.ticket ?? ''}" data-testid="filter-ticket"></div>
         <div><button type="submit" data-testid="filter-button">Filter</button></div>
         ${Object.values(filters).some(Boolean) ? html`<div><a href="/ops">Clear filters</a></div>` : ''}
       </form>
@@ -922,7 +617,5 @@ function definedOnly(record: Record<string, string | undefined>): Record<string,
 }
 
 export function messagePage(title: string, text: string | Html, testId = 'message'): Html {
-  return html`<h1>${title}</h1>
-    <div class="notice info" role="status" data-testid="${testId}">${text}</div>
-    <p><a href="/">Back to the console</a></p>`;
+  return html`<h1>${title}</h1><div class="notice info" role="status" data-testid="${testId}">${text}</div><p><a href="/">Back to the console</a></p>`;
 }
