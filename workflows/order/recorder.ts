@@ -1,25 +1,20 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { upsertSearchAttributes } from '@temporalio/workflow';
-import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord, TicketNotification } from './activity-types.js';
+import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord } from './activity-types.js';
 import type { OrderState } from '../../domain/order-states.js';
-import { tallyVotes, type ApprovalVote } from '../../domain/approval/index.js';
-import { approverMessages, callbacks, journaling } from './activities.js';
+import type { ApprovalVote } from '../../domain/approval/index.js';
+import { journaling } from './activities.js';
+import { ApproverNotifier } from './approver-notifier.js';
 import { summarise } from './failures.js';
 import { Journal } from './journal.js';
-import { Outbox } from './outbox.js';
-import { advance, currentQuote, roundFacts, type OrderProgress } from './progress.js';
+import { advance, type OrderProgress } from './progress.js';
+import { SearchAttributeChanges } from './search-attribute-changes.js';
 import { MONTHLY_RATE, ORDER_STATUS } from './search-attributes.js';
-import type { OrderWorkflowInput } from './types.js';
+import { TicketNotifier } from './ticket-notifier.js';
+import type { OrderIdentity, OrderWorkflowInput } from './types.js';
 
 export const ENGINE = 'engine';
 /** How long an order that has ended waits for the ticket system to take its last notifications. */
 const FINAL_NOTIFICATION_WAIT_MS = 5 * 60 * 1000;
-
-export interface OrderIdentity {
-  workflowId: string;
-  /** The first run of the order (the reads' context names it; the journal's activity reads its run from its context). */
-  runId: string;
-}
 
 /**
  * Everything the order says about itself goes through here: each change of the progress is journaled for
@@ -29,9 +24,9 @@ export interface OrderIdentity {
  */
 export class OrderRecorder {
   readonly journal: Journal;
-  private readonly notifications: Outbox<TicketNotification>;
-  private readonly approverOutbox: Outbox<ApproverMessage>;
-  private readonly searchAttributeChanges = new Map<string, SearchAttributeUpdatePair>();
+  private readonly ticket: TicketNotifier;
+  private readonly approvers: ApproverNotifier;
+  private readonly searchAttributes = new SearchAttributeChanges();
   /** Sequence numbers a step in flight will give the entries it writes itself (see `reserve`). */
   private reservation: { after: number; count: number } | undefined;
 
@@ -40,52 +35,22 @@ export class OrderRecorder {
     readonly progress: OrderProgress,
     readonly identity: OrderIdentity,
   ) {
-    const { request } = input;
     // Only the entries: the activity knows its run from its context, and reads the request from the run's input.
     this.journal = new Journal((entries) => journaling.recordJournal({ entries }));
-    this.notifications = new Outbox<TicketNotification>(
-      async ([notification]) => {
-        if (request.callbackUrl && notification)
-          await callbacks.notifyTicketSystem({ callbackUrl: request.callbackUrl, notification });
-      },
-      {
-        maxBatch: 1,
-        retryAfterMs: 0,
-        onFailure: (error, [notification]) => {
-          // Noted while the order may be waiting: recorded now, not at the next step.
-          const summary = summarise(error, 'the notification could not be sent');
-          this.note(ENGINE, `the ticket system did not accept notification ${notification?.seq}: ${summary.message}`);
-          this.checkpoint();
-          return 'drop';
-        },
-      },
-    );
-    this.approverOutbox = new Outbox<ApproverMessage>(
-      async ([message]) => {
-        if (message) await approverMessages.notifyApprovers(message);
-      },
-      {
-        maxBatch: 1,
-        retryAfterMs: 0,
-        onFailure: (error, [message]) => {
-          const what = message?.event === 'approval-reminder' ? `reminder ${message.reminder}` : 'the approval request';
-          const summary = summarise(error, 'the message could not be sent');
-          this.note(ENGINE, `the approvers' webhook did not take ${what}: ${summary.message}`, {
-            event: message?.event,
-            seq: message?.seq,
-            type: summary.type,
-          });
-          this.checkpoint();
-          return 'drop';
-        },
-      },
-    );
-    if (request.callbackUrl) this.notifications.start();
+    // What was not delivered is noted while the order may be waiting: recorded now, not at the next step.
+    this.ticket = new TicketNotifier(input, identity, (message) => {
+      this.note(ENGINE, message);
+      this.checkpoint();
+    });
+    this.approvers = new ApproverNotifier(input, identity, (message, details) => {
+      this.note(ENGINE, message, details);
+      this.checkpoint();
+    });
   }
 
   /** Starts telling approvers, when the workers have a webhook for them (known once the policy is read). */
   listenForApprovers(): void {
-    if (this.progress.governing?.approverWebhook) this.approverOutbox.start();
+    this.approvers.listen(this.progress);
   }
 
   private nextSeq(): number {
@@ -197,62 +162,28 @@ export class OrderRecorder {
 
   /** Tells the ticket system, when it gave a callback URL. */
   notify(event: string, message: string): void {
-    const { request } = this.input;
-    if (!request.callbackUrl) return;
-    const quote = currentQuote(this.progress);
-    this.notifications.push({
-      workflowId: this.identity.workflowId,
-      ticketId: request.ticketId,
-      seq: this.progress.seq,
-      at: new Date(Date.now()).toISOString(),
-      state: this.progress.state,
-      event,
-      message,
-      ...(quote ? { quote: { monthlyRate: quote.monthlyRate, currency: quote.currency } } : {}),
-      ...(this.progress.product ? { product: this.progress.product } : {}),
-    });
+    this.ticket.notify(this.progress, event, message);
   }
 
   /** Tells approvers (through the workers' webhook, when they have one) that the round waits for them. */
   tellApprovers(event: ApproverMessage['event']): void {
-    const { round, targets, governing } = this.progress;
-    if (!governing?.approverWebhook || !round) return;
-    const { request } = this.input;
-    const tally = tallyVotes(roundFacts(request.requestedBy, round));
-    this.approverOutbox.push({
-      workflowId: this.identity.workflowId,
-      ticketId: request.ticketId,
-      environment: request.environment,
-      seq: this.progress.seq,
-      event,
-      ...(event === 'approval-reminder' ? { reminder: round.remindersSent } : {}),
-      requestedBy: request.requestedBy,
-      quote: { monthlyRate: round.quote.monthlyRate, currency: round.quote.currency },
-      tier: { name: round.tier.name, roles: [...round.tier.roles], approvals: round.tier.approvals },
-      stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
-      deadline: new Date(round.deadline).toISOString(),
-      ...(targets
-        ? {
-            summary: `${targets.image.vendor} ${targets.image.product} ${targets.image.version} (kind ${targets.kind}) at ${targets.location.name}`,
-          }
-        : {}),
-    });
+    this.approvers.tell(this.progress, event);
   }
 
   setSearchAttribute(pair: SearchAttributeUpdatePair): void {
-    this.searchAttributeChanges.set(pair.key.name, pair);
+    this.searchAttributes.set(pair);
   }
 
   /** The order is about to wait: its search attributes are published and its journal written meanwhile. */
   checkpoint(): void {
-    this.publishSearchAttributes();
+    this.searchAttributes.publish();
     // Only a buy intent can be refused for good, and those are written with `writeAhead`.
     this.journal.flush().catch(() => undefined);
   }
 
   /** Like a checkpoint, but resolves only once the journal is in Postgres (the buy's write-ahead rule). */
   writeAhead(): Promise<void> {
-    this.publishSearchAttributes();
+    this.searchAttributes.publish();
     return this.journal.flush();
   }
 
@@ -261,7 +192,7 @@ export class OrderRecorder {
    * is handed to `step` (the buy), which writes it before it acts (see `Journal.handOff`).
    */
   writeAheadWith<T>(step: (journal: JournalEntry[]) => Promise<{ value: T; written: boolean }>): Promise<T> {
-    this.publishSearchAttributes();
+    this.searchAttributes.publish();
     return this.journal.handOff(step);
   }
 
@@ -270,10 +201,10 @@ export class OrderRecorder {
     // Without a callback URL nothing is ever sent to a ticket system, so there is nothing to wait for. (A check of the
     // outbox itself would not do: whether its last send has been counted yet depends on how the workflow task's jobs
     // are ordered, which a replay need not repeat. The wait's timer and promises cost the workflow thread dearly.)
-    if (this.input.request.callbackUrl && !(await this.notifications.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
+    if (this.ticket.listening && !(await this.ticket.flushWithin(FINAL_NOTIFICATION_WAIT_MS))) {
       this.note(
         ENGINE,
-        `the order ended with ${this.notifications.unsent} notification(s) the ticket system did not take; see the timeline for what changed`,
+        `the order ended with ${this.ticket.unsent} notification(s) the ticket system did not take; see the timeline for what changed`,
       );
     }
     await this.writeAhead();
@@ -281,18 +212,12 @@ export class OrderRecorder {
 
   /** True when nothing is waiting to be sent to the ticket system or approvers (a new run could not take it along). */
   get outboxesIdle(): boolean {
-    return this.notifications.unsent === 0 && this.approverOutbox.unsent === 0;
+    return this.ticket.unsent === 0 && this.approvers.unsent === 0;
   }
 
   /** True when nothing at all is unsent: no message, no journal entry, no search attribute change. */
   get quiet(): boolean {
-    return this.outboxesIdle && this.journal.empty && this.searchAttributeChanges.size === 0;
-  }
-
-  private publishSearchAttributes(): void {
-    if (this.searchAttributeChanges.size === 0) return;
-    upsertSearchAttributes([...this.searchAttributeChanges.values()]);
-    this.searchAttributeChanges.clear();
+    return this.outboxesIdle && this.journal.empty && this.searchAttributes.empty;
   }
 }
 

@@ -19,6 +19,12 @@ export interface OrderWorkflowInput {
   carried?: OrderProgress;
 }
 
+export interface OrderIdentity {
+  workflowId: string;
+  /** The first run of the order (the reads' context names it; the journal's activity reads its run from its context). */
+  runId: string;
+}
+
 export interface OrderWorkflowOptions {
   /** How often ops are reminded of an order in BUY_UNCERTAIN. */
   buyUncertainReminderMs?: number;
