@@ -33,7 +33,7 @@ import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../domain/index.js';
 import { startSimulator } from '../sim/index.js';
 import { runWorker } from '../worker/index.js';
-import { percentile } from './workflow-throughput.js';
+import { percentile } from '@mve-orders/devserver/bench';
 
 // autocannon ships no types (and @types/autocannon is not installed): the few fields used here, typed locally.
 interface Histogram {

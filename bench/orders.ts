@@ -27,7 +27,7 @@ import { defaultApprovalPolicies } from '../domain/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker, ensureOrderSearchAttributes } from '../worker/index.js';
 import { cpuPerUnit, readCpuTimes, type CpuPerUnit } from './cpu-time.js';
-import { percentile, pool, throughput } from './workflow-throughput.js';
+import { percentile, pool, throughput } from '@mve-orders/devserver/bench';
 
 const CONCURRENCY = [1, 10, 50];
 /**

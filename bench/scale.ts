@@ -26,7 +26,7 @@ import { SIM_KIND_MAP } from '../sim/index.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
 import { postgresPssMiB, rssMiB } from './scale/memory.js';
 import { startScaleStack, type ScaleStack } from './scale/stack.js';
-import { percentile, pool } from './workflow-throughput.js';
+import { percentile, pool } from '@mve-orders/devserver/bench';
 
 const { values } = parseArgs({
   options: {

@@ -16,8 +16,9 @@ export async function pool(total: number, concurrency: number, task: (index: num
 }
 
 /**
- * Runs `total` one-activity workflows (fixtures/workflows.ts) with `concurrency` at a time and returns workflows
- * per second and the p50/p99 of start-to-result latency.
+ * Runs `total` one-activity workflows (`oneActivityWorkflow`: this package's fixtures/workflows.ts, or the app's
+ * bench/fixtures/one-activity-workflow.ts) with `concurrency` at a time and returns workflows per second and the
+ * p50/p99 of start-to-result latency. Exported as `@mve-orders/devserver/bench` for the app's benches.
  */
 export async function throughput(client: Client, taskQueue: string, concurrency: number, total: number, label: string) {
   const latencies: number[] = [];
