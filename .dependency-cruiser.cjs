@@ -63,6 +63,14 @@ module.exports = {
       to: { circular: true, dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'no-circles-between-devserver-rooms',
+      comment:
+        'inside the devserver package, files of different folders (engine, visibility, …) that import each other',
+      severity: 'error',
+      from: { path: '^packages/devserver/src/([^/]+)/' },
+      to: { circular: true, pathNot: '^packages/devserver/src/$1/' },
+    },
+    {
       name: 'sim-stands-alone',
       comment: 'the simulator reads the spec for itself: it imports nothing of the app',
       severity: 'error',

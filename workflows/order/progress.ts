@@ -1,3 +1,4 @@
+import type { OrderRequest } from '../../schemas/index.js';
 /**
  * The order's state in one plain object: what the status query shows, what each step reads and changes, and what
  * a long wait carries into a new run (continue-as-new). Pure data and pure functions: no Temporal API here, so it
@@ -7,7 +8,6 @@ import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteR
 import { canTransition, type OrderState } from '../../domain/order-states.js';
 import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../../domain/approval/index.js';
 import type { OrderStatusView, TimelineEntry } from './messages.js';
-import type { OrderWorkflowInput } from './types.js';
 
 export interface ApprovalRound {
   tier: ApprovalTier;
@@ -89,7 +89,11 @@ export function roundFacts(requesterId: string, round: ApprovalRound) {
 }
 
 /** The order as the status query shows it. */
-export function statusView(progress: OrderProgress, input: OrderWorkflowInput, workflowId: string): OrderStatusView {
+export function statusView(
+  progress: OrderProgress,
+  input: { request: OrderRequest; submittedBy?: string | undefined },
+  workflowId: string,
+): OrderStatusView {
   const { request } = input;
   const { round, governing, targets } = progress;
   const quote = currentQuote(progress);

@@ -6,7 +6,7 @@
 export { startDevServer } from './server.js';
 export type { DevServer, DevServerOptions } from './server.js';
 export type { ExecutionStore, NamespaceRecord } from './store.js';
-export type { LogLevel } from './engine/context.js';
+export type { LogLevel } from './log-level.js';
 export type { Limits } from './engine/limits.js';
 export { InMemoryStore } from './store.js';
 export { PostgresStore } from './persistence/postgres-store.js';

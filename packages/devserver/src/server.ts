@@ -2,7 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { Clock } from './clock.js';
 import { EngineContext } from './engine/context.js';
-import type { LogLevel } from './engine/context.js';
+import type { LogLevel } from './log-level.js';
 import { HistoryLimits } from './engine/history-limits.js';
 import { DEFAULT_LIMITS } from './engine/limits.js';
 import type { Limits } from './engine/limits.js';

@@ -3,6 +3,7 @@
  * way history is written (appendEvent), with the rule that events caused from outside the workflow while
  * one of its workflow tasks is running wait until that task completes.
  */
+import type { LogLevel } from '../log-level.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { BufferedEvent, Execution } from '../execution.js';
@@ -212,9 +213,6 @@ export class EngineContext {
     return this.isQuiescent();
   }
 }
-
-/** `warn`: something the user must see (unimplemented, internal errors); `info`: the server's story. */
-export type LogLevel = 'info' | 'warn';
 
 export const historyKey = (runId: string) => `history:${runId}`;
 export const updateKey = (runId: string, updateId: string) => `update:${runId}:${updateId}`;

@@ -12,7 +12,7 @@ import { encodeMessage, TYPES } from '../persistence/codec.js';
 import { CommandType, WorkflowTaskFailedCause } from '../proto.js';
 import type { Failure, Memo, Payload, Payloads, SearchAttributes } from '../proto.js';
 import type proto from '@temporalio/proto';
-import type { LogLevel } from './context.js';
+import type { LogLevel } from '../log-level.js';
 import { terminateRun } from './task-refusals.js';
 import type { PackedSearchAttributes } from '../packed-message.js';
 

@@ -14,7 +14,7 @@
 import postgres from 'postgres';
 import { randomUUID } from 'node:crypto';
 import type { Execution } from '../execution.js';
-import type { LogLevel } from '../engine/context.js';
+import type { LogLevel } from '../log-level.js';
 import { ExecutionStatus } from '../proto.js';
 import { InMemoryStore } from '../store.js';
 import type { ExecutionStore, HistoryOptions, NamespaceRecord, StoredSchedule } from '../store.js';

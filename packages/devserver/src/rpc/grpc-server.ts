@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { reflection } from '../proto.js';
 import type { ReflectedType } from '../proto.js';
 import { RpcError } from '../errors.js';
-import type { LogLevel } from '../engine/context.js';
+import type { LogLevel } from '../log-level.js';
 
 export interface CallContext {
   /** Registers a listener for the caller going away (cancelled or deadline passed). */
