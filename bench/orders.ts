@@ -19,7 +19,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { createApiClient, Secret } from '../infra/ordering-api/index.js';
 import { connectDatabase, createRepository, runMigrations } from '../infra/db/index.js';
 import { startEmbeddedPostgres } from '../infra/db/embedded.js';
-import { OrderClient } from '../client/orders/index.js';
+import { OrderClient, OrderIntake } from '../client/orders/index.js';
 import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { startDevServer } from '@mve-orders/devserver';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
@@ -77,9 +77,12 @@ export async function runOrdersBench(): Promise<void> {
     const connection = await Connection.connect({ address: devServer.address });
     await ensureOrderSearchAttributes(connection, 'default');
     const client = new Client({ connection, namespace: 'default', dataConverter });
+    const repository = createRepository(sql);
+    const actionKeys = Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`, 'bench', 'action keys');
     const activities = createEnvironmentActivities({
       apiClient,
-      repository: createRepository(sql),
+      repository,
+      actionKeys,
       kindMap: SIM_KIND_MAP,
       policies: { version: 'bench', source: 'defaults', policies: defaultApprovalPolicies() },
       callbackSecret: undefined,
@@ -94,7 +97,7 @@ export async function runOrdersBench(): Promise<void> {
       environment: 'staging',
       activities,
       dataConverter,
-      actionKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`, 'bench', 'action keys'),
+      actionKeys,
     });
     const running = worker.run();
     const baselineWorker = await Worker.create({
@@ -107,7 +110,9 @@ export async function runOrdersBench(): Promise<void> {
       activities: { echo: async (text: string) => text },
     });
     const baselineRunning = baselineWorker.run();
-    const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP });
+    const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP, tickets: repository });
+    // Submitted as the HTTP API does: the ticket registered, then the workflow started.
+    const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
     const example = JSON.parse(
       await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
     );
@@ -125,7 +130,7 @@ export async function runOrdersBench(): Promise<void> {
         const ticketId = `BENCH-${process.pid}-${++ticket}`;
         tickets.push(ticketId);
         const t0 = performance.now();
-        await orders.submit({ ...example, ticketId, size: 'MVE 2/8' });
+        await intake.submit({ ...example, ticketId, size: 'MVE 2/8' }, 'alice');
         const outcome = await orders.result(ticketId);
         if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
         e2e.push(performance.now() - t0);

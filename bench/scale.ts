@@ -20,7 +20,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { OrderClient } from '../client/orders/index.js';
+import { OrderClient, OrderIntake } from '../client/orders/index.js';
+import { resolveActionKeys } from '../config/action-keys.js';
+import { connectDatabase, createRepository } from '../infra/db/index.js';
 import { encryptingDataConverter, resolveKeyring } from '../codec/index.js';
 import { SIM_KIND_MAP } from '../sim/index.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
@@ -97,7 +99,17 @@ async function connect(stack: ScaleStack) {
     namespace: state.temporal.namespace,
     dataConverter: encryptingDataConverter(keyring),
   });
-  const orders = new OrderClient({ client, taskQueue: state.temporal.taskQueue, kindMap: SIM_KIND_MAP });
+  const repository = createRepository(connectDatabase(state.databaseUrl));
+  const actionKeys = await resolveActionKeys({ env: {}, devDataDir: dataDir });
+  const orders = new OrderClient({
+    client,
+    taskQueue: state.temporal.taskQueue,
+    kindMap: SIM_KIND_MAP,
+    tickets: repository,
+  });
+  // Submitted as the HTTP API does: the ticket registered, then the workflow started (no HTTP round trip measured).
+  const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
+  const submit = (body: Record<string, unknown>) => intake.submit(body, 'alice');
   const example = JSON.parse(
     await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
   );
@@ -131,7 +143,7 @@ async function connect(stack: ScaleStack) {
     await pool(total, concurrency, async () => {
       const ticketId = newTicket('AUTO');
       const t0 = performance.now();
-      await orders.submit({ ...example, ticketId, size: 'MVE 2/8' });
+      await submit({ ...example, ticketId, size: 'MVE 2/8' });
       const outcome = await orders.result(ticketId);
       if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
       times.push(performance.now() - t0);
@@ -147,7 +159,7 @@ async function connect(stack: ScaleStack) {
     let lastReport = started;
     await pool(count, PARK_CONCURRENCY, async () => {
       const ticketId = newTicket('PARK');
-      await orders.submit({ ...example, ticketId, size: 'MVE 16/64' });
+      await submit({ ...example, ticketId, size: 'MVE 16/64' });
       parkedTickets.push(ticketId);
       if (performance.now() - lastReport > 10_000) {
         lastReport = performance.now();

@@ -3,7 +3,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { Keyring } from './keyring.js';
 
-/** Metadata of a payload this codec encrypted; anything else passes through decode unchanged. */
+/** Metadata of a payload this codec encrypted. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
 
@@ -25,14 +25,28 @@ export class PayloadDecryptionError extends Error {
  * key id is authenticated as additional data, so it cannot be swapped without the tag failing.
  */
 export class AesGcmPayloadCodec implements PayloadCodec {
-  constructor(private readonly keyring: Keyring) {}
+  /**
+   * `plaintext: 'refuse'` (workers and clients): a payload this codec did not encrypt is an error, not data, so a
+   * starter without the key cannot speak to a workflow at all. `'pass'` (the codec server and ops' history view,
+   * which show whatever a history holds): it is returned unchanged.
+   */
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly options: { plaintext: 'refuse' | 'pass' } = { plaintext: 'refuse' },
+  ) {}
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((payload) => this.encrypt(payload));
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => (isEncrypted(payload) ? this.decrypt(payload) : payload));
+    return payloads.map((payload) => {
+      if (isEncrypted(payload)) return this.decrypt(payload);
+      if (this.options.plaintext === 'pass') return payload;
+      throw new PayloadDecryptionError(
+        'a payload was not encrypted with the payload codec (MVE_CODEC_KEYS): unencrypted payloads are refused',
+      );
+    });
   }
 
   private encrypt(payload: Payload): Payload {

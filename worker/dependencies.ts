@@ -18,6 +18,7 @@ import {
 } from '../activities/order/index.js';
 import { checkCallbackUrl } from '../activities/order/callback-policy.js';
 import type { OrderActivities } from '../workflows/order/activity-types.js';
+import type { Keyring } from '../codec/index.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
 import { loadApprovalPolicies, type PoliciesInForce } from '../domain/approval/index.js';
 
@@ -36,6 +37,8 @@ export interface DependencyOptions {
   databaseUrl: string;
   /** Reads an order run's request from Temporal (`temporalOrderRequests` on a client with the worker's data converter). */
   orderRequests: OrderRequestReader;
+  /** MVE_ACTION_KEY: each run's admission checks tickets' fingerprints and carried seals with it. */
+  actionKeys: Keyring;
   /** One line per API exchange (never headers or bodies); default: nothing. */
   logApi?: (entry: ApiLogEntry) => void;
   /** Response timeout of the ticket-system callback. */
@@ -64,6 +67,8 @@ export interface EnvironmentActivityOptions {
    * Temporal address and data converter): the buy and the journal get it by reference, not in their inputs.
    */
   orderRequests: OrderRequestReader;
+  /** MVE_ACTION_KEY: each run's admission checks tickets' fingerprints and carried seals with it. */
+  actionKeys: Keyring;
 }
 
 /** The order activities of one environment: its API client, its catalog caches, the records, the callbacks. */
@@ -82,6 +87,7 @@ export function createEnvironmentActivities(options: EnvironmentActivityOptions)
     approverWebhookUrl: options.approverWebhookUrl,
     consoleUrl: options.consoleUrl,
     orderRequests: options.orderRequests,
+    actionKeys: options.actionKeys,
   });
 }
 
@@ -132,6 +138,7 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
     policies,
     apiClient,
     orderRequests: options.orderRequests,
+    actionKeys: options.actionKeys,
     repository: createRepository(sql),
     kindMap: kindMapFromEnv(options.env),
     callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,

@@ -51,6 +51,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       env: options.env,
       databaseUrl: options.databaseUrl,
       orderRequests,
+      actionKeys: options.actionKeys,
     });
   } catch (error) {
     await requestsConnection.close();

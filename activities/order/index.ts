@@ -1,4 +1,5 @@
 /** Public face of activities/order: the order workflow's activities, built once per worker from its dependencies. */
+import { createAdmissionActivity, type AdmissionActivityDeps } from './admission-activity.js';
 import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
 import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
 import { createJournalWriter } from './journal-writer.js';
@@ -11,6 +12,7 @@ import type { OrderActivities } from '../../workflows/order/activity-types.js';
 export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderRequests'> &
   RecordActivityDeps &
   Omit<PolicyActivityDeps, 'approverWebhook'> &
+  Pick<AdmissionActivityDeps, 'actionKeys'> &
   Omit<NotifyDeps, 'now'> &
   Partial<Pick<ApproverNotifyDeps, 'approverWebhookUrl' | 'consoleUrl'>>;
 
@@ -20,7 +22,10 @@ export function createActivities(options: OrderActivityDeps): OrderActivities {
   return {
     ...api,
     ...createRecordActivities(deps),
-    ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
+    ...createAdmissionActivity({
+      ...deps,
+      ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),
+    }),
     ...createNotifyActivity({ ...deps, now: deps.now }),
     ...createApproverNotifyActivity({
       ...deps,

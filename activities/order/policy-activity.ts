@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { RepositoryError, type Repository } from '../../infra/db/index.js';
 import { canonicalJson } from '../../domain/index.js';
 import type { PoliciesInForce } from '../../domain/approval/index.js';
-import type { OrderActivities } from '../../workflows/order/activity-types.js';
+import type { Environment, GoverningPolicy } from '../../workflows/order/activity-types.js';
 
 export interface PolicyActivityDeps {
   /** Loaded and validated when the worker starts (MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY, else the defaults). */
@@ -15,14 +15,16 @@ export interface PolicyActivityDeps {
 }
 
 /**
- * Gives each new order the policy this worker enforces for its environment, with its version and content hash. The
+ * The policy reader of each new order's first step (see admission-activity.ts). Gives each new order the policy this worker enforces for its environment, with its version and content hash. The
  * order's journal names the policy by version and hash only, so the rules are stored in Postgres before an order can
  * name them: the first time this worker (its activities are built once per process) serves a hash, it stores it;
  * concurrent orders share that one write, and a write that failed is tried again by the next read. It never waits
  * for a database that does not answer: it answers `unstored`, and the order's journal carries the rules instead, so
  * a database that is down cannot fail an order at its first step.
  */
-export function createPolicyActivity(deps: PolicyActivityDeps): Pick<OrderActivities, 'loadApprovalPolicy'> {
+export function createPolicyActivity(deps: PolicyActivityDeps): {
+  loadApprovalPolicy(input: { environment: Environment }): Promise<GoverningPolicy>;
+} {
   const stored = new Map<string, Promise<void>>();
 
   function store(hash: string, policy: object): Promise<void> {

@@ -66,7 +66,7 @@ async function workflowEvents(context: ApiContext, workflowId: string, decode: b
       return [];
     throw error;
   }
-  const codec = new AesGcmPayloadCodec(context.codecKeys);
+  const codec = new AesGcmPayloadCodec(context.codecKeys, { plaintext: 'pass' });
   const events = isRecord(json) && Array.isArray(json['events']) ? json['events'] : [];
   return Promise.all(
     events.map((event) =>

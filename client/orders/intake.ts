@@ -1,7 +1,12 @@
-import { createHmac } from 'node:crypto';
-import type { ApproversRepository, OrdersRepository, TicketRecord, TicketsRepository } from '../../infra/db/index.js';
+import {
+  ticketFingerprint,
+  type ApproversRepository,
+  type OrdersRepository,
+  type TicketRecord,
+  type TicketsRepository,
+} from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
-import { canonicalJson, checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
+import { checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
 import { sameIdentity } from '../../domain/approval/index.js';
 import { DuplicateOrderError, OrderRequestError, orderWorkflowId, type OrderClient } from './order-client.js';
 
@@ -51,19 +56,18 @@ export class OrderIntake {
       environment: request.environment,
       requestedBy: request.requestedBy,
       submittedBy,
-      fingerprint: this.fingerprint(request, keyId),
+      fingerprint: ticketFingerprint(fingerprintKeys, keyId, request)!,
       fingerprintKeyId: keyId,
     });
     if (!registered) {
-      const known = fingerprintKeys.keyFor(ticket.fingerprintKeyId);
-      if (!known || this.fingerprint(request, ticket.fingerprintKeyId) !== ticket.fingerprint)
+      if (ticketFingerprint(fingerprintKeys, ticket.fingerprintKeyId, request) !== ticket.fingerprint)
         throw new TicketConflictError(ticket);
       // Registered before, but the workflow may never have started (the process died in between): start it
       // only if the order was never recorded. A recorded order is never started again, whatever Temporal remembers.
       if (await repository.getOrder(ticket.workflowId)) return { created: false, ticket, warnings: check.warnings };
     }
     try {
-      await this.options.orders.submit(request, { submittedBy });
+      await this.options.orders.start(request, { submittedBy });
     } catch (error) {
       if (!(error instanceof DuplicateOrderError)) throw error;
       return { created: false, ticket, warnings: check.warnings };
@@ -79,13 +83,5 @@ export class OrderIntake {
   async canonicalRequester(name: string): Promise<string> {
     const directory = await this.options.repository.listApprovers({ activeOnly: false });
     return directory.find((person) => sameIdentity(person.id, name))?.id ?? name.trim();
-  }
-
-  /** HMAC of the whole request (secrets included) under a key derived for this one purpose. */
-  private fingerprint(request: object, keyId: string): string {
-    const key = createHmac('sha256', this.options.fingerprintKeys.keyFor(keyId)!)
-      .update('mve-orders/ticket-fingerprint/v1')
-      .digest();
-    return createHmac('sha256', key).update(canonicalJson(request)).digest('hex');
   }
 }

@@ -4,11 +4,14 @@ import {
   WorkflowUpdateFailedError,
   type Client,
   type WorkflowExecutionInfo,
+  type WorkflowHandle,
 } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Keyring } from '../../codec/index.js';
-import { checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
+import type { Issue, KindMap } from '../../domain/index.js';
+import type { TicketsRepository } from '../../infra/db/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
 import {
   approveUpdate,
   cancelUpdate,
@@ -81,6 +84,11 @@ export interface OrderClientOptions {
    * (and tests standing in for it) hold it; without it this client can submit and read, not act.
    */
   actionKeys?: Keyring;
+  /**
+   * The tickets the API registered: an order is the chain of runs that claimed its ticket, so actions are signed for
+   * and sent to that chain, and a status is believed only from it.
+   */
+  tickets: Pick<TicketsRepository, 'getTicket'>;
 }
 
 export interface SubmitOptions {
@@ -95,11 +103,11 @@ export interface SubmitOptions {
 export class OrderClient {
   constructor(private readonly options: OrderClientOptions) {}
 
-  /** Checks the request offline and starts its workflow; a refused request starts nothing. */
-  async submit(input: unknown, options: SubmitOptions = {}): Promise<SubmittedOrder> {
-    const check = checkOrderRequest(input, this.options.kindMap ? { kindMap: this.options.kindMap } : {});
-    if (!check.ok || !check.request) throw new OrderRequestError(check.errors);
-    const request = check.request;
+  /**
+   * Starts the workflow of a request the intake has checked and registered (OrderIntake.submit): the workflow's first
+   * step refuses to go on for a ticket that was not registered with this very request and submitter.
+   */
+  async start(request: OrderRequest, options: SubmitOptions = {}): Promise<SubmittedOrder> {
     const workflowId = orderWorkflowId(request.ticketId);
     try {
       await this.options.client.workflow.start<typeof orderWorkflow>('orderWorkflow', {
@@ -121,11 +129,17 @@ export class OrderClient {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateOrderError(request.ticketId);
       throw error;
     }
-    return { workflowId, ticketId: request.ticketId, warnings: check.warnings };
+    return { workflowId, ticketId: request.ticketId, warnings: [] };
   }
 
+  /** The order's status, from the chain of runs that claimed its ticket (any other run of its workflow id is not it). */
   async status(ticketId: string): Promise<OrderStatusView> {
-    return this.call(ticketId, (handle) => handle.query(statusQuery));
+    const [view, firstRunId] = await Promise.all([
+      this.call(ticketId, (handle) => handle.query(statusQuery)),
+      this.firstRunOf(ticketId),
+    ]);
+    if (view.firstRunId !== undefined && view.firstRunId !== firstRunId) throw new OrderNotFoundError(ticketId);
+    return view;
   }
 
   /** Waits for the order to end and returns how it ended. */
@@ -134,18 +148,21 @@ export class OrderClient {
   }
 
   async approve(ticketId: string, vote: VoteInput): Promise<VoteResult> {
-    const signed = this.sign(ticketId, 'approve', vote);
-    return this.update(ticketId, (handle) => handle.executeUpdate(approveUpdate, { args: [signed] }));
+    return this.act(ticketId, 'approve', vote, (handle, signed) =>
+      handle.executeUpdate(approveUpdate, { args: [signed] }),
+    );
   }
 
   async reject(ticketId: string, vote: VoteInput): Promise<VoteResult> {
-    const signed = this.sign(ticketId, 'reject', vote);
-    return this.update(ticketId, (handle) => handle.executeUpdate(rejectUpdate, { args: [signed] }));
+    return this.act(ticketId, 'reject', vote, (handle, signed) =>
+      handle.executeUpdate(rejectUpdate, { args: [signed] }),
+    );
   }
 
   async cancel(ticketId: string, cancel: CancelInput): Promise<OrderState> {
-    const signed = this.sign(ticketId, 'cancel', cancel);
-    return this.update(ticketId, (handle) => handle.executeUpdate(cancelUpdate, { args: [signed] }));
+    return this.act(ticketId, 'cancel', cancel, (handle, signed) =>
+      handle.executeUpdate(cancelUpdate, { args: [signed] }),
+    );
   }
 
   /** Settles the uncertain buy `resolution.attempt` names; without it, the order's latest attempt (read now). */
@@ -154,8 +171,9 @@ export class OrderClient {
     resolution: DistributiveOmit<ResolveBuyInput, 'attempt'> & { attempt?: number },
   ): Promise<OrderState> {
     const attempt = resolution.attempt ?? (await this.status(ticketId)).buyAttempts;
-    const signed = this.sign(ticketId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput);
-    return this.update(ticketId, (handle) => handle.executeUpdate(resolveBuyUpdate, { args: [signed] }));
+    return this.act(ticketId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput, (handle, signed) =>
+      handle.executeUpdate(resolveBuyUpdate, { args: [signed] }),
+    );
   }
 
   /** Orders matching a visibility query over OrderStatus, TicketId, Environment, MonthlyRate, StartTime… */
@@ -166,31 +184,50 @@ export class OrderClient {
     return found;
   }
 
-  private sign<F extends object>(ticketId: string, action: SignedActionName, fields: F): Signed<F> {
+  /**
+   * Signs an action for the chain of runs that claimed the ticket and sends it to that chain only (a run started
+   * under the same workflow id some other way never receives it).
+   */
+  private async act<F extends object, T>(
+    ticketId: string,
+    action: SignedActionName,
+    fields: F,
+    send: (handle: WorkflowHandle, signed: Signed<F>) => Promise<T>,
+  ): Promise<T> {
     const keys = this.options.actionKeys;
     if (!keys)
       throw new Error(
         'this order client holds no action key (MVE_ACTION_KEY): votes, cancels and resolutions go through the HTTP API',
       );
+    const firstRunId = await this.firstRunOf(ticketId);
     const key = { id: keys.currentKeyId, key: keys.currentKey().toString('base64') };
-    return signAction(
+    const workflowId = orderWorkflowId(ticketId);
+    const signed = signAction(
       key,
-      orderWorkflowId(ticketId),
+      { workflowId, firstRunId },
       action,
       fields,
       Date.now(),
       randomBytes(16).toString('base64url'),
     );
+    const handle = this.options.client.workflow.getHandle(workflowId, undefined, { firstExecutionRunId: firstRunId });
+    return this.update(ticketId, () => send(handle, signed));
   }
 
-  private handle(ticketId: string) {
+  /** The run that claimed the ticket; an order whose first step has not run yet has none, and takes no action yet. */
+  private async firstRunOf(ticketId: string): Promise<string> {
+    const ticket = await this.options.tickets.getTicket(ticketId);
+    if (!ticket) throw new OrderNotFoundError(ticketId);
+    if (!ticket.claimedRunId)
+      throw new OrderRefusedError('NOT_STARTED', 'the order has not started yet; try again in a moment');
+    return ticket.claimedRunId;
+  }
+
+  private handle(ticketId: string): WorkflowHandle {
     return this.options.client.workflow.getHandle(orderWorkflowId(ticketId));
   }
 
-  private async call<T>(
-    ticketId: string,
-    action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>,
-  ): Promise<T> {
+  private async call<T>(ticketId: string, action: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
     try {
       return await action(this.handle(ticketId));
     } catch (error) {
@@ -199,10 +236,7 @@ export class OrderClient {
     }
   }
 
-  private async update<T>(
-    ticketId: string,
-    action: (handle: ReturnType<OrderClient['handle']>) => Promise<T>,
-  ): Promise<T> {
+  private async update<T>(ticketId: string, action: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
     try {
       return await this.call(ticketId, action);
     } catch (error) {

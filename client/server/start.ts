@@ -64,6 +64,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       taskQueue: temporalConfig.taskQueue,
       kindMap: options.kindMap,
       actionKeys: options.actionKeys,
+      tickets: repository,
     });
     const context: ApiContext = {
       orders,

@@ -30,8 +30,10 @@ export {
   createTicketsRepository,
   type TicketsRepository,
   type TicketRecord,
+  type RefusedRunRecord,
   type RegisterTicketInput,
 } from './tickets-repository.js';
+export { ticketFingerprint } from './ticket-fingerprint.js';
 export { createTokensRepository, TOKEN_TOUCH_INTERVAL_SECONDS, type TokensRepository } from './tokens-repository.js';
 export { RepositoryError, type RepositoryErrorKind } from './errors.js';
 export {

@@ -79,7 +79,8 @@ export interface OrdersRepository {
   recordBuyOutcome(input: BuyOutcomeInput): Promise<BuyAttemptRecord>;
   /**
    * The buy activity claims its attempt just before the request leaves: `claimed: false` (the attempt has no intent,
-   * already ended, or was closed as never sent) means it must not send. Exclusive with `closeUnsentBuy`.
+   * already ended, or was closed as never sent, or another attempt of the order created a product or was sent and not
+   * settled) means it must not send. Exclusive with `closeUnsentBuy`.
    */
   claimBuyForSending(input: BuyAttemptKey): Promise<{ claimed: boolean }>;
   /**
@@ -327,10 +328,21 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
 
     claimBuyForSending: (input) =>
       operation('claimBuyForSending', buyAttemptKey, input, async (key) => {
-        const claimed = await sql`
-          UPDATE buy_attempts SET sent_at = now()
-          WHERE workflow_id = ${key.workflowId} AND attempt = ${key.attempt} AND outcome IS NULL AND sent_at IS NULL
-          RETURNING attempt`;
+        // Bought once per ticket, whatever run asks: no attempt is sent while another of the order created a product
+        // or was sent and not settled (open or uncertain). The order row's lock, taken first, orders concurrent claims,
+        // and the claim's own statement then sees what the one before it committed.
+        const claimed = await sql.begin(async (tx) => {
+          await tx`SELECT 1 FROM orders WHERE workflow_id = ${key.workflowId} FOR UPDATE`;
+          return tx`
+            UPDATE buy_attempts SET sent_at = now()
+            WHERE workflow_id = ${key.workflowId} AND attempt = ${key.attempt} AND outcome IS NULL AND sent_at IS NULL
+              AND NOT EXISTS (
+                SELECT 1 FROM buy_attempts other
+                WHERE other.workflow_id = ${key.workflowId} AND other.attempt <> ${key.attempt}
+                  AND (other.outcome = 'created'
+                       OR (other.sent_at IS NOT NULL AND (other.outcome IS NULL OR other.outcome = 'uncertain'))))
+            RETURNING attempt`;
+        });
         return { claimed: claimed.length > 0 };
       }),
 

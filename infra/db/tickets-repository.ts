@@ -12,6 +12,17 @@ export interface TicketRecord {
   fingerprint: string;
   fingerprintKeyId: string;
   registeredAt: string;
+  /** The workflow run that claimed the ticket (its first run): the only chain of runs that may act on it. */
+  claimedRunId: string | null;
+  claimedAt: string | null;
+}
+
+/** A run the workers refused to act for (not started by the intake, or carrying state it could not vouch for). */
+export interface RefusedRunRecord {
+  workflowId: string;
+  runId: string;
+  reason: string;
+  refusedAt: string;
 }
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `at most ${max} characters`);
@@ -28,6 +39,13 @@ const registerTicketInput = z.object({
 
 export type RegisterTicketInput = z.input<typeof registerTicketInput>;
 
+const runKey = z.object({ workflowId: text(255), runId: text(255) });
+const refusedRunInput = runKey.extend({ reason: text(2000) });
+const listRefusedRunsInput = z.object({
+  workflowId: text(255).optional(),
+  limit: z.number().int().min(1).max(500).default(100),
+});
+
 export interface TicketsRepository {
   /**
    * Registers the ticket unless it already is: `registered: true` for the first submission, otherwise the
@@ -35,6 +53,17 @@ export interface TicketsRepository {
    */
   registerTicket(input: RegisterTicketInput): Promise<{ registered: boolean; ticket: TicketRecord }>;
   getTicket(ticketId: string): Promise<TicketRecord | null>;
+  getTicketByWorkflow(workflowId: string): Promise<TicketRecord | null>;
+  /**
+   * Claims the ticket of `workflowId` for the run `runId` (the first run of a workflow chain), unless another run
+   * holds it: `claimed` is true when `runId` holds the claim now (also when it held it before). `ticket` is null
+   * when no intake registered that workflow.
+   */
+  claimTicket(input: { workflowId: string; runId: string }): Promise<{ claimed: boolean; ticket: TicketRecord | null }>;
+  /** Keeps what a refused run tried, once per run. */
+  recordRefusedRun(input: { workflowId: string; runId: string; reason: string }): Promise<void>;
+  /** Refused runs, newest first (of one workflow when `workflowId` is given). */
+  listRefusedRuns(input?: { workflowId?: string; limit?: number }): Promise<RefusedRunRecord[]>;
 }
 
 export function createTicketsRepository(sql: Sql): TicketsRepository {
@@ -56,6 +85,43 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
         const [row] = await sql`SELECT * FROM tickets WHERE ticket_id = ${id}`;
         return row ? toTicket(row) : null;
       }),
+
+    getTicketByWorkflow: (workflowId) =>
+      operation('getTicketByWorkflow', text(255), workflowId, async (id) => {
+        const [row] = await sql`SELECT * FROM tickets WHERE workflow_id = ${id}`;
+        return row ? toTicket(row) : null;
+      }),
+
+    claimTicket: (input) =>
+      operation('claimTicket', runKey, input, async ({ workflowId, runId }) => {
+        const [claimed] = await sql`
+          UPDATE tickets SET claimed_run_id = ${runId}, claimed_at = now()
+          WHERE workflow_id = ${workflowId} AND claimed_run_id IS NULL RETURNING *`;
+        if (claimed) return { claimed: true, ticket: toTicket(claimed) };
+        const [row] = await sql`SELECT * FROM tickets WHERE workflow_id = ${workflowId}`;
+        const ticket = row ? toTicket(row) : null;
+        return { claimed: ticket?.claimedRunId === runId, ticket };
+      }),
+
+    recordRefusedRun: (input) =>
+      operation('recordRefusedRun', refusedRunInput, input, async ({ workflowId, runId, reason }) => {
+        await sql`
+          INSERT INTO refused_runs (workflow_id, run_id, reason) VALUES (${workflowId}, ${runId}, ${reason})
+          ON CONFLICT (workflow_id, run_id) DO NOTHING`;
+      }),
+
+    listRefusedRuns: (input = {}) =>
+      operation('listRefusedRuns', listRefusedRunsInput, input, async ({ workflowId, limit }) => {
+        const rows = workflowId
+          ? await sql`SELECT * FROM refused_runs WHERE workflow_id = ${workflowId} ORDER BY refused_at DESC LIMIT ${limit}`
+          : await sql`SELECT * FROM refused_runs ORDER BY refused_at DESC LIMIT ${limit}`;
+        return rows.map((row) => ({
+          workflowId: row['workflow_id'],
+          runId: row['run_id'],
+          reason: row['reason'],
+          refusedAt: row['refused_at'].toISOString(),
+        }));
+      }),
   };
 }
 
@@ -69,5 +135,7 @@ function toTicket(row: Record<string, any>): TicketRecord {
     fingerprint: row.fingerprint,
     fingerprintKeyId: row.fingerprint_key_id,
     registeredAt: row.registered_at.toISOString(),
+    claimedRunId: row.claimed_run_id ?? null,
+    claimedAt: row.claimed_at ? row.claimed_at.toISOString() : null,
   };
 }

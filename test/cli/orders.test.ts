@@ -8,7 +8,7 @@ import { sydneyRequest, TASK_QUEUE, TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 import { spawnCli } from '../dev/child.js';
-import { OrderClient } from '../../client/orders/index.js';
+import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 
 // The order commands through the real binary, against the real HTTP API in front of a real engine (devserver,
 // simulator, PostgreSQL, worker). The CLI finds the API through MVE_API_URL and is whoever MVE_TOKEN says,
@@ -543,8 +543,14 @@ test.serial('worker runs orders from the environment and stops cleanly on SIGTER
   });
   try {
     await worker.waitForOutput(/worker polling cli-worker-test\.staging/, 90_000);
-    const orders = new OrderClient({ client: api.client, taskQueue, actionKeys: api.actionKeys });
-    await orders.submit(sydneyRequest('CLI-WORKER', { size: 'MVE 4/16' }));
+    const orders = new OrderClient({
+      client: api.client,
+      taskQueue,
+      actionKeys: api.actionKeys,
+      tickets: api.repository,
+    });
+    const intake = new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys });
+    await intake.submit(sydneyRequest('CLI-WORKER', { size: 'MVE 4/16' }), 'alice');
     t.is((await orders.result('CLI-WORKER')).state, 'BOUGHT');
   } finally {
     t.is(await worker.stop('SIGTERM', 30_000), 0, worker.stderr());

@@ -87,10 +87,19 @@ test('the same payload encrypts differently each time (a fresh IV per payload)',
   t.notDeepEqual(Buffer.from(a!.data!).subarray(0, 12), Buffer.from(b!.data!).subarray(0, 12));
 });
 
-test('a payload we did not encrypt passes through decode unchanged (history from before still reads)', async (t) => {
-  const plain = defaultPayloadConverter.toPayload({ old: 'history' });
+test('a payload we did not encrypt is refused by workers and clients, and shown as it is by the codec server', async (t) => {
+  const plain = defaultPayloadConverter.toPayload({ smuggled: 'carried state' });
   const bare: Payload = { data: utf8('no metadata at all') };
-  const decoded = await codec.decode([plain, bare]);
+  for (const payload of [plain, bare]) {
+    const error = await t.throwsAsync(codec.decode([payload]), { instanceOf: PayloadDecryptionError });
+    t.regex(
+      error!.message,
+      /not encrypted with the payload codec \(MVE_CODEC_KEYS\): unencrypted payloads are refused/,
+    );
+    t.notRegex(error!.message, /smuggled|no metadata/, 'the error quotes nothing of the payload');
+  }
+  const viewer = new AesGcmPayloadCodec(keyring, { plaintext: 'pass' });
+  const decoded = await viewer.decode([plain, bare]);
   t.is(decoded[0], plain);
   t.is(decoded[1], bare);
 });

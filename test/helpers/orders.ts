@@ -27,7 +27,7 @@ import {
 } from '../../activities/order/index.js';
 import type { OrderActivities, TicketNotification } from '../../workflows/order/activity-types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
-import { OrderClient } from '../../client/orders/index.js';
+import { DuplicateOrderError, OrderClient, OrderIntake, type SubmittedOrder } from '../../client/orders/index.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
 import {
   parseApprovalPolicy,
@@ -69,6 +69,9 @@ export const APPROVERS = [
   { id: 'dave', displayName: 'Dave Director', roles: ['finance-director'] },
   { id: 'erin', displayName: 'Erin Engineer', roles: ['engineering-manager'] },
   { id: 'alice', displayName: 'Alice Requester', roles: ['finance-approver'] },
+  // People ticket systems order for, who approve nothing: a ticket system's requester must be in the directory.
+  { id: 'pat', displayName: 'Pat Requester', roles: [] },
+  { id: 'quinn', displayName: 'Quinn Requester', roles: [] },
 ] as const;
 
 /** A valid staging request (kind K9, Sydney) from examples/, with the ticket and size the test needs. */
@@ -89,6 +92,13 @@ export interface OrderEngine {
   /** How the activities read an order run's request from Temporal (on `client`: the workers' data converter). */
   orderRequests: OrderRequestReader;
   orders: OrderClient;
+  /** Where orders come in, as the HTTP API takes them: the ticket is registered, then its workflow started. */
+  intake: OrderIntake;
+  /**
+   * Submits through the intake as `submittedBy` (default alice, the requester of `sydneyRequest`); a ticket that
+   * already has its order is a DuplicateOrderError here, so tests see a re-sent ticket start nothing.
+   */
+  submit(body: unknown, submittedBy?: string): Promise<SubmittedOrder>;
   client: Client;
   keyring: Keyring;
   /** The keyring as MVE_CODEC_KEYS text, for workers in other processes. */
@@ -122,6 +132,8 @@ export function createTestActivities(
   options: SimCredentials & {
     repository: Repository;
     orderRequests: OrderRequestReader;
+    /** MVE_ACTION_KEY as the workers hold it (each run's admission checks tickets and carried state with it). */
+    actionKeys: Keyring;
     log?: (line: string) => void;
   } & ApproverWebhookOptions,
 ): {
@@ -154,6 +166,7 @@ export function createTestActivities(
     }),
     callbackTimeoutMs: 2_000,
     orderRequests: options.orderRequests,
+    actionKeys: options.actionKeys,
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
   });
@@ -193,16 +206,17 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
   const orderRequests = temporalOrderRequests(client);
   const apiLog: string[] = [];
+  const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
+  const actionKeys = Keyring.fromText(actionKeysText, 'test', 'action keys');
   const { apiClient, activities } = createTestActivities({
     ...simCredentials(sim),
     repository,
     orderRequests,
+    actionKeys,
     log: (line) => apiLog.push(line),
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
   });
-  const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
-  const actionKeys = Keyring.fromText(actionKeysText, 'test', 'action keys');
   await orderWorkflowBundle(actionKeys);
 
   const startWorker = async () => {
@@ -219,7 +233,14 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     return { worker, running: worker.run() };
   };
   const first = options.worker === false ? undefined : await startWorker();
-  const orders = new OrderClient({ client, taskQueue: TASK_QUEUE, kindMap: SIM_KIND_MAP, actionKeys });
+  const orders = new OrderClient({
+    client,
+    taskQueue: TASK_QUEUE,
+    kindMap: SIM_KIND_MAP,
+    actionKeys,
+    tickets: repository,
+  });
+  const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
 
   const engine: OrderEngine = {
     temporal,
@@ -230,6 +251,12 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     activities,
     orderRequests,
     orders,
+    intake,
+    async submit(body, submittedBy = 'alice') {
+      const { created, ticket, warnings } = await intake.submit(body, submittedBy);
+      if (!created) throw new DuplicateOrderError(ticket.ticketId);
+      return { workflowId: ticket.workflowId, ticketId: ticket.ticketId, warnings };
+    },
     client,
     keyring,
     codecKeys,

@@ -4,11 +4,11 @@ import {
   OrderNotFoundError,
   OrderRefusedError,
   OrderRequestError,
+  TicketConflictError,
 } from '../../client/orders/index.js';
-import { randomBytes } from 'node:crypto';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { policyHash } from '../../activities/order/index.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { signAction } from '../../workflows/order/signed-action.js';
@@ -18,8 +18,6 @@ import {
   startOrderEngine,
   sydneyRequest,
   TASK_QUEUE,
-  TEST_POLICIES,
-  TEST_POLICIES_IN_FORCE,
   type OrderEngine,
 } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
@@ -36,7 +34,7 @@ test.after.always(async (t) => {
 
 test.serial('an order below the auto-approve line is bought without a human, and recorded', async (t) => {
   const { orders, sim, repository } = t.context.engine;
-  const submitted = await orders.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' }));
+  const submitted = await t.context.engine.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' }));
   const outcome = await orders.result('AUTO-1');
   t.is(outcome.state, 'BOUGHT');
   t.deepEqual(outcome.quote && { rate: outcome.quote.monthlyRate, currency: outcome.quote.currency }, {
@@ -62,7 +60,7 @@ test.serial('an order below the auto-approve line is bought without a human, and
 
 test.serial('an order in the two-approver tier is bought only after two distinct approvers', async (t) => {
   const { orders, sim } = t.context.engine;
-  await orders.submit(sydneyRequest('TWO-1', { size: 'MVE 16/64' }));
+  await t.context.engine.submit(sydneyRequest('TWO-1', { size: 'MVE 16/64' }));
   const waiting = await waitForState(orders, 'TWO-1', 'AWAITING_APPROVAL');
   t.is(waiting.approval?.tier.name, 'finance');
   t.is(waiting.approval?.stillNeeded, 2);
@@ -85,7 +83,7 @@ test.serial('an order in the two-approver tier is bought only after two distinct
 
 test.serial('a rejection ends the order without buying', async (t) => {
   const { orders, sim } = t.context.engine;
-  await orders.submit(sydneyRequest('REJ-1', { size: 'MVE 8/32' }));
+  await t.context.engine.submit(sydneyRequest('REJ-1', { size: 'MVE 8/32' }));
   const waiting = await waitForState(orders, 'REJ-1', 'AWAITING_APPROVAL');
   const before = sim.state().calls.buy ?? 0;
   await orders.reject('REJ-1', {
@@ -102,7 +100,7 @@ test.serial('a rejection ends the order without buying', async (t) => {
 
 test.serial('every refused approval names its reason and changes nothing', async (t) => {
   const { orders } = t.context.engine;
-  await orders.submit(sydneyRequest('REFUSE-1', { size: 'MVE 8/32' }));
+  await t.context.engine.submit(sydneyRequest('REFUSE-1', { size: 'MVE 8/32' }));
   const waiting = await waitForState(orders, 'REFUSE-1', 'AWAITING_APPROVAL');
   const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
 
@@ -134,7 +132,7 @@ test.serial('every refused approval names its reason and changes nothing', async
 
 test.serial('a second vote by the same approver is refused while the round is open', async (t) => {
   const { orders } = t.context.engine;
-  await orders.submit(sydneyRequest('DOUBLE-1', { size: 'MVE 16/64' }));
+  await t.context.engine.submit(sydneyRequest('DOUBLE-1', { size: 'MVE 16/64' }));
   const waiting = await waitForState(orders, 'DOUBLE-1', 'AWAITING_APPROVAL');
   const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
   await orders.approve('DOUBLE-1', { approverId: 'fiona', ...quote });
@@ -150,9 +148,10 @@ test.serial('a second vote by the same approver is refused while the round is op
 });
 
 test.serial('a vote sent straight to Temporal without a valid signature is refused and changes nothing', async (t) => {
-  const { orders, client, actionKeys } = t.context.engine;
-  const submitted = await orders.submit(sydneyRequest('RAW-1', { size: 'MVE 16/64' }));
+  const { orders, client, actionKeys, repository } = t.context.engine;
+  const submitted = await t.context.engine.submit(sydneyRequest('RAW-1', { size: 'MVE 16/64' }));
   const waiting = await waitForState(orders, 'RAW-1', 'AWAITING_APPROVAL');
+  const order = { workflowId: submitted.workflowId, firstRunId: (await repository.getTicket('RAW-1'))!.claimedRunId! };
   const vote = { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
   const handle = client.workflow.getHandle(submitted.workflowId);
   const refusedWith = async (update: string, arg: unknown) => {
@@ -167,19 +166,34 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
 
   t.regex(await refusedWith('approve', vote), /^UNSIGNED_ACTION: the action is not signed by the order API/);
   t.regex(
-    await refusedWith('approve', signAction(forger, submitted.workflowId, 'approve', vote, Date.now(), nonce())),
+    await refusedWith('approve', signAction(forger, order, 'approve', vote, Date.now(), nonce())),
     /signature does not match/,
   );
   t.regex(
-    await refusedWith(
-      'approve',
-      signAction({ ...current, id: 'old' }, submitted.workflowId, 'approve', vote, Date.now(), nonce()),
-    ),
+    await refusedWith('approve', signAction({ ...current, id: 'old' }, order, 'approve', vote, Date.now(), nonce())),
     /key "old", which the workers do not hold/,
   );
-  const forAnotherOrder = signAction(current, 'mve-order-SOMETHING-ELSE', 'approve', vote, Date.now(), nonce());
+  const forAnotherOrder = signAction(
+    current,
+    { ...order, workflowId: 'mve-order-SOMETHING-ELSE' },
+    'approve',
+    vote,
+    Date.now(),
+    nonce(),
+  );
   t.regex(await refusedWith('approve', forAnotherOrder), /signature does not match/);
-  const signed = signAction(current, submitted.workflowId, 'approve', vote, Date.now(), nonce());
+  const forAnotherRun = signAction(
+    current,
+    { ...order, firstRunId: randomUUID() },
+    'approve',
+    vote,
+    Date.now(),
+    nonce(),
+  );
+  t.regex(await refusedWith('approve', forAnotherRun), /signature does not match/, 'the run is signed');
+  const stale = signAction(current, order, 'approve', vote, Date.now() - 11 * 60_000, nonce());
+  t.regex(await refusedWith('approve', stale), /signed more than 10 minutes ago/);
+  const signed = signAction(current, order, 'approve', vote, Date.now(), nonce());
   t.regex(
     await refusedWith('approve', { ...signed, fields: { ...vote, approverId: 'dave' } }),
     /signature does not match/,
@@ -208,45 +222,42 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
 });
 
 test.serial(
-  "a policy put into the workflow input by a submitter changes nothing: the workers' policy governs",
+  'a run started straight on Temporal, not through the intake, is refused before it does anything',
   async (t) => {
-    const { client, orders, repository } = t.context.engine;
-    const generous = {
-      autoApproveBelow: { AUD: 1_000_000_000 },
-      tiers: [{ name: 'none', roles: ['nobody'], approvals: 1 }],
-      deadline: '1h',
-      maxQuoteAge: '1h',
-    };
+    const { client, repository, sim } = t.context.engine;
+    const generous = { autoApproveBelow: { AUD: 1_000_000_000 }, tiers: [], deadline: '1h', maxQuoteAge: '1h' };
     const request = sydneyRequest('POLICY-1', { size: 'MVE 16/64' });
     const check = checkOrderRequest(request, { kindMap: SIM_KIND_MAP });
-    await client.workflow.start('orderWorkflow', {
+    const buysBefore = sim.state().calls.buy ?? 0;
+    const handle = await client.workflow.start('orderWorkflow', {
       workflowId: 'mve-order-POLICY-1',
       taskQueue: `${TASK_QUEUE}.staging`,
       args: [{ request: check.request, policy: generous, policies: { staging: generous } }],
     });
-    const waiting = await waitForState(orders, 'POLICY-1', 'AWAITING_APPROVAL');
-    t.is(waiting.approval?.tier.name, 'finance', '3,236.40 AUD still needs the two-approver tier');
-    t.deepEqual(waiting.policy, { version: TEST_POLICIES_IN_FORCE.version, hash: policyHash(TEST_POLICIES.staging) });
-    const recorded = await waitFor(
-      async () => (await repository.getOrder('mve-order-POLICY-1'))?.order.policy ?? undefined,
-    );
-    t.deepEqual(recorded, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
-    await orders.cancel('POLICY-1', { actor: 'alice', reason: 'test done' });
-    t.is((await orders.result('POLICY-1')).state, 'CANCELLED');
+    const failure = await t.throwsAsync(handle.result(), { instanceOf: WorkflowFailedError });
+    t.is((failure?.cause as ApplicationFailure).type, 'RUN_REFUSED');
+    t.regex(failure!.cause!.message, /no ticket was registered for this workflow by the order API/);
+    t.is(await repository.getOrder('mve-order-POLICY-1'), null, 'nothing recorded');
+    t.is(sim.state().calls.buy ?? 0, buysBefore, 'nothing bought');
+    const [refused] = await repository.listRefusedRuns({ workflowId: 'mve-order-POLICY-1' });
+    t.like(refused, {
+      runId: handle.firstExecutionRunId,
+      reason: 'no ticket was registered for this workflow by the order API',
+    });
   },
 );
 
 test.serial(
-  'cancel: refused without a reason or once bought; a Temporal cancellation ends a waiting order',
+  "cancel: refused without a reason or once bought; Temporal's own cancellation is noted and changes nothing",
   async (t) => {
-    const { orders, client } = t.context.engine;
+    const { orders, client, repository } = t.context.engine;
     const bought = await t.throwsAsync(orders.cancel('AUTO-1', { actor: 'alice', reason: 'changed my mind' }), {
       instanceOf: OrderRefusedError,
     });
     t.is(bought?.code, 'ORDER_CLOSED');
     t.regex(bought!.message, /BOUGHT/);
 
-    const submitted = await orders.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
+    const submitted = await t.context.engine.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
     await waitForState(orders, 'TCANCEL-1', 'AWAITING_APPROVAL');
     const noReason = await t.throwsAsync(orders.cancel('TCANCEL-1', { actor: 'alice', reason: ' ' }), {
       instanceOf: OrderRefusedError,
@@ -255,14 +266,20 @@ test.serial(
     t.regex(noReason!.message, /reason/);
     t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL');
     await client.workflow.getHandle(submitted.workflowId).cancel();
-    const outcome = await orders.result('TCANCEL-1');
-    t.is(outcome.state, 'CANCELLED');
+    const noted = await waitFor(async () =>
+      (await repository.getOrder(submitted.workflowId))?.notes.find((note) =>
+        /Temporal cancellation/.test(note.message),
+      ),
+    );
+    t.regex(noted.message, /ignored: an order is cancelled through the order API/);
+    t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL', 'still waiting for its approvers');
+    t.is(await orders.cancel('TCANCEL-1', { actor: 'alice', reason: 'test done' }), 'CANCELLED');
   },
 );
 
 test.serial('one ticket is one order, and orders are listed by their search attributes', async (t) => {
   const { orders } = t.context.engine;
-  await t.throwsAsync(orders.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' })), {
+  await t.throwsAsync(t.context.engine.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' })), {
     message: /already has an order/,
   });
   const bought = await orders.list(`OrderStatus = 'BOUGHT' AND Environment = 'staging'`);
@@ -282,16 +299,16 @@ test.serial(
   'a ticket stays one order whatever became of it: a failed or a terminated order is not started again',
   async (t) => {
     const { orders, client } = t.context.engine;
-    await orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
+    await t.context.engine.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
     t.is((await orders.result('FAILED-1')).state, 'FAILED');
-    await t.throwsAsync(orders.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), {
-      instanceOf: DuplicateOrderError,
+    await t.throwsAsync(t.context.engine.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), {
+      instanceOf: TicketConflictError,
     });
 
-    await orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' }));
+    await t.context.engine.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' }));
     await waitForState(orders, 'TERM-1', 'AWAITING_APPROVAL');
     await client.workflow.getHandle('mve-order-TERM-1').terminate('test: an operator terminated it');
-    await t.throwsAsync(orders.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' })), {
+    await t.throwsAsync(t.context.engine.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' })), {
       instanceOf: DuplicateOrderError,
     });
     t.is((await client.workflow.getHandle('mve-order-TERM-1').describe()).status.name, 'TERMINATED');
@@ -300,7 +317,7 @@ test.serial(
 
 test.serial('a request that breaks a rule starts nothing and names the field', async (t) => {
   const { orders } = t.context.engine;
-  const error = await t.throwsAsync(orders.submit(sydneyRequest('BAD-1', { term: 7 })), {
+  const error = await t.throwsAsync(t.context.engine.submit(sydneyRequest('BAD-1', { term: 7 })), {
     instanceOf: OrderRequestError,
   });
   t.true(error!.issues.some((issue) => issue.path === 'term'));

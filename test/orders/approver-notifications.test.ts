@@ -9,7 +9,7 @@ import {
   type SlackMessage,
 } from '../../activities/order/index.js';
 import { encryptingDataConverter } from '../../codec/index.js';
-import { OrderClient } from '../../client/orders/index.js';
+import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { callbackPolicyFromEnv } from '../../activities/order/index.js';
 import { approverNotificationsFromEnv } from '../../worker/dependencies.js';
@@ -96,7 +96,7 @@ test.serial(
   'an order needing approval tells approvers when it starts waiting and at each reminder, signed, with price, ticket and link',
   async (t) => {
     const { engine, webhook } = t.context;
-    const submitted = await engine.orders.submit(sydneyRequest('NOTIFY-1', { size: 'MVE 8/32' }));
+    const submitted = await engine.submit(sydneyRequest('NOTIFY-1', { size: 'MVE 8/32' }));
     const waiting = await waitForState(engine.orders, 'NOTIFY-1', 'AWAITING_APPROVAL');
     const [first] = await waitFor(
       async () => (webhook.forTicket('NOTIFY-1').length >= 1 ? webhook.forTicket('NOTIFY-1') : undefined),
@@ -158,7 +158,7 @@ test.serial(
 
 test.serial('an auto-approved order tells nobody', async (t) => {
   const { engine, webhook } = t.context;
-  await engine.orders.submit(sydneyRequest('NOTIFY-AUTO-1', { size: 'MVE 4/16' }));
+  await engine.submit(sydneyRequest('NOTIFY-AUTO-1', { size: 'MVE 4/16' }));
   t.is((await engine.orders.result('NOTIFY-AUTO-1')).state, 'BOUGHT');
   t.is(webhook.forTicket('NOTIFY-AUTO-1').length, 0);
 });
@@ -168,7 +168,7 @@ test.serial(
   async (t) => {
     const { engine, webhook } = t.context;
     // Approved at once, while the message is still being tried: the order goes on.
-    await engine.orders.submit(sydneyRequest('NOTIFY-FAIL-1', { size: 'MVE 8/32' }));
+    await engine.submit(sydneyRequest('NOTIFY-FAIL-1', { size: 'MVE 8/32' }));
     const waiting = await waitForState(engine.orders, 'NOTIFY-FAIL-1', 'AWAITING_APPROVAL');
     await waitFor(
       async () => (webhook.forTicket('NOTIFY-FAIL-1').length >= 1 ? true : undefined),
@@ -183,7 +183,7 @@ test.serial(
     t.is((await engine.orders.result('NOTIFY-FAIL-1')).state, 'BOUGHT');
 
     // Left waiting until the tries run out: the failure is noted, the order still waits for its approver.
-    const submitted = await engine.orders.submit(sydneyRequest('NOTIFY-FAIL-2', { size: 'MVE 8/32' }));
+    const submitted = await engine.submit(sydneyRequest('NOTIFY-FAIL-2', { size: 'MVE 8/32' }));
     const second = await waitForState(engine.orders, 'NOTIFY-FAIL-2', 'AWAITING_APPROVAL');
     const noted = await waitFor(
       async () => {
@@ -214,6 +214,7 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
     ...simCredentials(engine.sim),
     repository: engine.repository,
     orderRequests: engine.orderRequests,
+    actionKeys: engine.actionKeys,
   });
   t.teardown(() => apiClient.close());
   const taskQueue = 'mve-orders-test-plain';
@@ -233,9 +234,16 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
     taskQueue,
     kindMap: SIM_KIND_MAP,
     actionKeys: engine.actionKeys,
+    tickets: engine.repository,
+  });
+  const intake = new OrderIntake({
+    orders,
+    repository: engine.repository,
+    fingerprintKeys: engine.actionKeys,
+    kindMap: SIM_KIND_MAP,
   });
 
-  const submitted = await orders.submit(sydneyRequest('NOTIFY-NONE-1', { size: 'MVE 8/32' }));
+  const submitted = (await intake.submit(sydneyRequest('NOTIFY-NONE-1', { size: 'MVE 8/32' }), 'alice')).ticket;
   const waiting = await waitForState(orders, 'NOTIFY-NONE-1', 'AWAITING_APPROVAL');
   await engine.temporal.env.sleep(72 * HOUR - 30 * 60_000); // both reminders
   t.is((await orders.status('NOTIFY-NONE-1')).approval?.remindersSent, 2);

@@ -4,7 +4,9 @@
  * activities against the simulator and PostgreSQL; the request is handed to them as the reader would read it.
  */
 import anyTest, { type TestFn } from 'ava';
+import { randomBytes } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { Keyring } from '../../codec/index.js';
 import { createRepository, type Repository } from '../../infra/db/index.js';
 import type { BuyAnswer, BuyInput, JournalEntry, OrderActivities } from '../../workflows/order/activity-types.js';
 import { checkOrderRequest } from '../../domain/index.js';
@@ -39,7 +41,9 @@ test.before(async (t) => {
   const orderRequests = {
     requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')),
   };
-  const { activities } = createTestActivities({ ...simCredentials(sim), repository, orderRequests });
+  // Admission is not what these tests are about: only the buy activity is called.
+  const actionKeys = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`, 'test', 'action keys');
+  const { activities } = createTestActivities({ ...simCredentials(sim), repository, orderRequests, actionKeys });
   const breakOutcomes = <R extends Pick<Repository, 'recordBuyOutcome'>>(records: R): R => ({
     ...records,
     recordBuyOutcome: () => Promise.reject(new Error('connection terminated unexpectedly')),
@@ -53,6 +57,7 @@ test.before(async (t) => {
     ...simCredentials(sim),
     repository: broken,
     orderRequests,
+    actionKeys,
   }).activities;
   t.context = { sim, repository, activities, failingAfterBuy };
 });

@@ -97,7 +97,7 @@ test.serial(
   async (t) => {
     const { engine } = t.context;
     const request = secretRequest('REF-1', 'MVE 4/16'); // 809.10 AUD: auto-approved
-    const { workflowId } = await engine.orders.submit(request);
+    const { workflowId } = await engine.submit(request);
     t.is((await engine.orders.result('REF-1')).state, 'BOUGHT', 'bought with the request read from the run');
     const { runId } = await engine.client.workflow.getHandle(workflowId).describe();
 

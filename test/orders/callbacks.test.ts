@@ -108,7 +108,7 @@ test.serial('an order that ends does not wait on a ticket system that never take
   t.teardown(() => engine.stop());
   const failing = await receiver(503);
   t.teardown(failing.close);
-  const submitted = await engine.orders.submit(
+  const submitted = await engine.submit(
     sydneyRequest('CB-END-1', { size: 'MVE 4/16', callbackUrl: `http://127.0.0.1:${failing.port}/t` }),
   );
   const outcome = await engine.orders.result('CB-END-1');

@@ -29,9 +29,7 @@ test.serial(
   async (t) => {
     const { engine, tickets } = t.context;
     const started = Date.now();
-    const submitted = await engine.orders.submit(
-      sydneyRequest('EXPIRE-1', { size: 'MVE 8/32', callbackUrl: tickets.url }),
-    );
+    const submitted = await engine.submit(sydneyRequest('EXPIRE-1', { size: 'MVE 8/32', callbackUrl: tickets.url }));
     await waitForState(engine.orders, 'EXPIRE-1', 'AWAITING_APPROVAL');
     const outcome = await engine.orders.result('EXPIRE-1');
     t.is(outcome.state, 'EXPIRED');
@@ -62,7 +60,7 @@ test.serial(
 
 test.serial('a stale quote is validated again; a rise beyond the allowance goes back for approval', async (t) => {
   const { engine } = t.context;
-  await engine.orders.submit(sydneyRequest('REQUOTE-1', { size: 'MVE 8/32' }));
+  await engine.submit(sydneyRequest('REQUOTE-1', { size: 'MVE 8/32' }));
   const first = await waitForState(engine.orders, 'REQUOTE-1', 'AWAITING_APPROVAL');
   const oldQuote = { monthlyRate: first.quote!.monthlyRate, currency: first.quote!.currency };
   t.is(oldQuote.monthlyRate, 1618.2);
@@ -106,7 +104,7 @@ test.serial(
   'a fresh quote is validated again right after the approval: a price that rose meanwhile goes back for approval',
   async (t) => {
     const { engine } = t.context;
-    await engine.orders.submit(sydneyRequest('REQUOTE-3', { size: 'MVE 8/32' }));
+    await engine.submit(sydneyRequest('REQUOTE-3', { size: 'MVE 8/32' }));
     const first = await waitForState(engine.orders, 'REQUOTE-3', 'AWAITING_APPROVAL');
     const validatesBefore = engine.sim.state().calls.validate ?? 0;
     const buysBefore = engine.sim.state().calls.buy ?? 0;
@@ -135,7 +133,7 @@ test.serial(
 
 test.serial('a stale quote that rose within the allowance is bought on the approval given', async (t) => {
   const { engine } = t.context;
-  await engine.orders.submit(sydneyRequest('REQUOTE-2', { size: 'MVE 8/32' }));
+  await engine.submit(sydneyRequest('REQUOTE-2', { size: 'MVE 8/32' }));
   const first = await waitForState(engine.orders, 'REQUOTE-2', 'AWAITING_APPROVAL');
   await engine.temporal.env.sleep(13 * HOUR);
   engine.sim.setPriceFactor(1.01); // +1 %, within the policy's 2 %

@@ -54,7 +54,7 @@ async function replaceWithInProcessWorker(engine: OrderEngine): Promise<void> {
 test.serial('a worker killed while the order awaits approval: another worker finishes it, buying once', async (t) => {
   const { engine } = t.context;
   const doomed = await startWorkerProcess(engine);
-  await engine.orders.submit(sydneyRequest('KILL-WAIT', { size: 'MVE 8/32' }));
+  await engine.submit(sydneyRequest('KILL-WAIT', { size: 'MVE 8/32' }));
   const waiting = await waitForState(engine.orders, 'KILL-WAIT', 'AWAITING_APPROVAL', 60_000);
   doomed.kill('SIGKILL');
   await once(doomed, 'exit');
@@ -84,7 +84,7 @@ test.serial(
     const productsBefore = engine.sim.state().products.length;
 
     const doomed = await startWorkerProcess(engine, 'buy-intent');
-    const submitted = await engine.orders.submit(sydneyRequest('KILL-BUY', { size: 'MVE 4/16' }));
+    const submitted = await engine.submit(sydneyRequest('KILL-BUY', { size: 'MVE 4/16' }));
     const [code, signal] = (await once(doomed, 'exit')) as [number | null, string | null];
     t.is(signal, 'SIGKILL', `the worker died at the buy intent (exit ${code})`);
     const intent = await engine.repository.getOrder(submitted.workflowId);

@@ -24,7 +24,7 @@ test.serial('429 and 5xx on validate are retried and the order is bought', async
   const before = engine.sim.state().calls.validate;
   engine.sim.injectFault({ kind: 'rate-limit', endpoint: 'validate', retryAfterSeconds: 1, times: 2 });
   engine.sim.injectFault({ kind: 'error', endpoint: 'validate', status: 503, times: 2 });
-  await engine.orders.submit(sydneyRequest('FLAKY-VALIDATE', { size: 'MVE 4/16' }));
+  await engine.submit(sydneyRequest('FLAKY-VALIDATE', { size: 'MVE 4/16' }));
   const outcome = await engine.orders.result('FLAKY-VALIDATE');
   t.is(outcome.state, 'BOUGHT');
   t.is(engine.sim.state().calls.validate - before, 5, 'two 429s, two 503s, then the validation that passed');
@@ -34,7 +34,7 @@ test.serial('429 and 5xx on validate are retried and the order is bought', async
 test.serial('429 on buy is retried after Retry-After: the buy provably did not happen', async (t) => {
   const { engine } = t.context;
   engine.sim.injectFault({ kind: 'rate-limit', endpoint: 'buy', retryAfterSeconds: 30, times: 1 });
-  const submitted = await engine.orders.submit(sydneyRequest('LIMITED-BUY', { size: 'MVE 4/16' }));
+  const submitted = await engine.submit(sydneyRequest('LIMITED-BUY', { size: 'MVE 4/16' }));
   const outcome = await engine.orders.result('LIMITED-BUY');
   t.is(outcome.state, 'BOUGHT');
   t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
@@ -56,7 +56,7 @@ test.serial(
     const { engine } = t.context;
     engine.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
     const productsBefore = engine.sim.state().products.length;
-    const submitted = await engine.orders.submit(sydneyRequest('DROPPED-BUY', { size: 'MVE 4/16' }));
+    const submitted = await engine.submit(sydneyRequest('DROPPED-BUY', { size: 'MVE 4/16' }));
     const uncertain = await waitForState(engine.orders, 'DROPPED-BUY', 'BUY_UNCERTAIN');
     t.is(uncertain.buyAttempts, 1);
     const created = engine.sim.state().products.slice(productsBefore);
@@ -100,7 +100,7 @@ test.serial('a buy whose connection dropped before it was carried out is bought 
   const { engine } = t.context;
   engine.sim.injectFault({ kind: 'drop', endpoint: 'buy' });
   const productsBefore = engine.sim.state().products.length;
-  await engine.orders.submit(sydneyRequest('LOST-BUY', { size: 'MVE 4/16' }));
+  await engine.submit(sydneyRequest('LOST-BUY', { size: 'MVE 4/16' }));
   await waitForState(engine.orders, 'LOST-BUY', 'BUY_UNCERTAIN');
   t.is(engine.sim.state().products.length, productsBefore, 'nothing was created');
   await engine.orders.resolveBuy('LOST-BUY', { actor: 'olga-ops', outcome: 'not-created', note: 'not in the portal' });
@@ -114,7 +114,7 @@ test.serial('a buy whose connection dropped before it was carried out is bought 
 
 test.serial('a token that expires mid-order is refreshed and the order goes on', async (t) => {
   const { engine } = t.context;
-  await engine.orders.submit(sydneyRequest('TOKEN-1', { size: 'MVE 8/32' }));
+  await engine.submit(sydneyRequest('TOKEN-1', { size: 'MVE 8/32' }));
   const waiting = await waitForState(engine.orders, 'TOKEN-1', 'AWAITING_APPROVAL');
   const tokensBefore = engine.sim.state().tokensIssued;
   engine.sim.expireTokens();
@@ -131,7 +131,7 @@ test.serial('a token that expires mid-order is refreshed and the order goes on',
 test.serial('an order the catalog cannot serve fails at lookup, naming the rule, and calls no validate', async (t) => {
   const { engine } = t.context;
   const validatesBefore = engine.sim.state().calls.validate;
-  await engine.orders.submit(sydneyRequest('NOT-OFFERED', { size: 'MVE 12/48' }));
+  await engine.submit(sydneyRequest('NOT-OFFERED', { size: 'MVE 12/48' }));
   const outcome = await engine.orders.result('NOT-OFFERED');
   t.is(outcome.state, 'FAILED');
   t.regex(outcome.reason, /size "MVE 12\/48" is not offered for image/);
@@ -154,7 +154,7 @@ test.serial(
     });
     if (!small) return t.fail('the simulator catalog has no location limited below 32 vCPU');
     const buysBefore = engine.sim.state().calls.buy;
-    await engine.orders.submit(sydneyRequest('TOO-BIG', { size: 'MVE 32/128', location: { id: small.id } }));
+    await engine.submit(sydneyRequest('TOO-BIG', { size: 'MVE 32/128', location: { id: small.id } }));
     const outcome = await engine.orders.result('TOO-BIG');
     t.is(outcome.state, 'FAILED');
     t.regex(outcome.reason, /needs 32 vCPU/);
@@ -177,7 +177,7 @@ test.serial(
     engine.sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 4_500 });
     const buysBefore = engine.sim.state().calls.buy;
     const started = Date.now();
-    const submitted = await engine.orders.submit(sydneyRequest('SLOW-BUY', { size: 'MVE 4/16' }));
+    const submitted = await engine.submit(sydneyRequest('SLOW-BUY', { size: 'MVE 4/16' }));
     await waitFor(
       async () => (engine.sim.state().calls.buy > buysBefore ? true : undefined),
       30_000,

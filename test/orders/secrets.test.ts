@@ -32,7 +32,7 @@ function leaks(text: string): string[] {
 test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes, Postgres, or logs', async (t) => {
   const { engine } = t.context;
   // One order bought after an approval, one the API refuses (its error crosses activity, workflow and records).
-  await engine.orders.submit(
+  await engine.submit(
     sydneyRequest('CANARY-1', {
       size: 'MVE 8/32',
       vendorConfig: { ...(sydneyRequest('x')['vendorConfig'] as object), licenseData: LICENSE },
@@ -47,7 +47,7 @@ test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes
   t.is((await engine.orders.result('CANARY-1')).state, 'BOUGHT');
   engine.sim.injectFault({ kind: 'error', endpoint: 'validate', status: 500, times: 'always' });
   try {
-    await engine.orders.submit(
+    await engine.submit(
       sydneyRequest('CANARY-2', {
         size: 'MVE 4/16',
         vendorConfig: { ...(sydneyRequest('x')['vendorConfig'] as object), licenseData: LICENSE },

@@ -34,7 +34,7 @@ test.serial(
     const { orders, workers } = t.context.engine;
     const tickets = ['CACHE-1', 'CACHE-2', 'CACHE-3', 'CACHE-4'];
     for (const ticketId of tickets) {
-      await orders.submit(sydneyRequest(ticketId, { size: 'MVE 16/64' }));
+      await t.context.engine.submit(sydneyRequest(ticketId, { size: 'MVE 16/64' }));
       await waitForState(orders, ticketId, 'AWAITING_APPROVAL');
     }
     t.true(

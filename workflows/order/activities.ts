@@ -11,9 +11,12 @@ import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { OrderActivities } from './activity-types.js';
 import { retryingAbandoned } from './abandoned-reads.js';
 
-/** The policy (held by the worker) and the approvers: quick reads, retried until the database answers. */
+/**
+ * Each run's admission with the policy (held by the worker), and the approvers: quick reads, retried until the
+ * database answers.
+ */
 export const records = retryingAbandoned(
-  proxyLocalActivities<Pick<OrderActivities, 'loadApprovalPolicy' | 'loadApprovers'>>({
+  proxyLocalActivities<Pick<OrderActivities, 'beginRun' | 'loadApprovers'>>({
     startToCloseTimeout: '15 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   }),

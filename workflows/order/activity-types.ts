@@ -238,13 +238,36 @@ export interface ApproverMessage {
   summary?: string;
 }
 
+/**
+ * What a run's first step is given: what the run was started with, and what the server says of the run. The activity
+ * reads the run's own workflow and run id from its context.
+ */
+export interface BeginRunInput {
+  request: OrderRequest;
+  submittedBy?: string;
+  /** The first run of the run's chain (`firstExecutionRunId`): the run that claims, or claimed, the ticket. */
+  firstRunId: string;
+  /** The run this one continued from (`continuedFromExecutionRunId`), when the server says it continued. */
+  continuedFromRunId?: string;
+  /** The progress the run was started with, and the seal the run that continued made over it (carried-seal.ts). */
+  carried?: { progress: unknown; seal?: unknown };
+}
+
+/**
+ * May this run act for its ticket? A first run admitted is given its environment's policy (or why it cannot have
+ * one); a run that continued keeps the policy it carries.
+ */
+export type BeginRunAnswer =
+  { admitted: true; policy?: GoverningPolicy; policyRefused?: string } | { admitted: false; reason: string };
+
 export interface OrderActivities {
   /**
-   * The approval policy this worker enforces for the environment, read once when an order starts. Its rules are
-   * stored in Postgres (once per hash and worker process) before it answers; when the database does not answer, it
-   * answers at once with `unstored`, and the order's journal carries the rules.
+   * Each run's first step: admits the run only when the API's intake registered its ticket and this chain claimed it
+   * (and, after a continue-as-new, the carried state is sealed by the run before), then reads the approval policy
+   * this worker enforces for a new order. The policy's rules are stored in Postgres (once per hash and worker process)
+   * before it answers; when that store fails, it answers with `unstored`, and the order's journal carries the rules.
    */
-  loadApprovalPolicy(input: { environment: Environment }): Promise<GoverningPolicy>;
+  beginRun(input: BeginRunInput): Promise<BeginRunAnswer>;
   /** The location the request names, if the catalog sells MVEs there: a read of the API's locations. */
   lookUpLocation(input: OrderContext & { request: OrderRequest }): Promise<LocationLookup>;
   /** The image the request names in the size it asks for, and the appliance kind the request makes of it. */

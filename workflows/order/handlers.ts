@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/order-states.js';
 import { tallyVotes, validateApprovalVote } from '../../domain/approval/index.js';
 import { workerActionKeys } from './action-keys.js';
@@ -19,13 +19,21 @@ import { verifyAction, type Signed, type SignedActionName } from './signed-actio
 const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * Waits in a handler as the order does: a Temporal cancellation request (which the order ignores, workflow.ts) does
+ * not end the wait, so the update is answered with what the order did.
+ */
+function waitFor(done: () => boolean): Promise<void> {
+  return CancellationScope.nonCancellable(() => condition(done));
+}
+
+/**
  * The order's query and updates. Every update must carry the HTTP API's signature; validators refuse what is
  * unsigned, forged, replayed or not allowed in the order's state, before anything reaches history.
  */
 export function installHandlers(run: OrderRun): void {
   const { recorder, inbox } = run;
   const { progress, input } = recorder;
-  const { workflowId } = recorder.identity;
+  const { workflowId, runId: firstRunId } = recorder.identity;
   const actionKeys = workerActionKeys();
 
   /**
@@ -33,7 +41,14 @@ export function installHandlers(run: OrderRun): void {
    * (which rotate) without making history depend on them.
    */
   function requireSignature(action: SignedActionName, signed: unknown): void {
-    const check = verifyAction(actionKeys, workflowId, action, signed, Date.now(), new Set(progress.acceptedNonces));
+    const check = verifyAction(
+      actionKeys,
+      { workflowId, firstRunId },
+      action,
+      signed,
+      Date.now(),
+      new Set(progress.acceptedNonces),
+    );
     if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, 'UNSIGNED_ACTION');
   }
 
@@ -73,7 +88,7 @@ export function installHandlers(run: OrderRun): void {
       // A decisive vote answers with the state it led to (APPROVED or REJECTED), not the one before. An approval
       // is answered as APPROVED even though the order is validating again by the time the handler resumes.
       if (result.stillNeeded > 0 && decision === 'approve') return result;
-      await condition(() => progress.state !== 'AWAITING_APPROVAL');
+      await waitFor(() => progress.state !== 'AWAITING_APPROVAL');
       return { ...result, state: decision === 'approve' ? 'APPROVED' : progress.state };
     };
   }
@@ -86,7 +101,7 @@ export function installHandlers(run: OrderRun): void {
     };
   }
 
-  setHandler(statusQuery, () => statusView(progress, input, workflowId));
+  setHandler(statusQuery, () => statusView(progress, input, workflowId, firstRunId));
   setHandler(approveUpdate, voteHandler('approve'), { validator: voteValidator('approve') });
   setHandler(rejectUpdate, voteHandler('reject'), { validator: voteValidator('reject') });
   setHandler(
@@ -95,7 +110,7 @@ export function installHandlers(run: OrderRun): void {
       inbox.cancel = accept(signed);
       inbox.beforeBuy?.cancel();
       // Answers with the state the cancel led to (CANCELLED), as a decisive vote does.
-      await condition(() => FINAL_STATES.has(progress.state));
+      await waitFor(() => FINAL_STATES.has(progress.state));
       return progress.state;
     },
     {
@@ -124,7 +139,7 @@ export function installHandlers(run: OrderRun): void {
     async (signed) => {
       inbox.resolution = accept(signed);
       // Answers with the state the resolution led to (BOUGHT, or on to buying again), as a cancel does.
-      await condition(() => progress.state !== 'BUY_UNCERTAIN');
+      await waitFor(() => progress.state !== 'BUY_UNCERTAIN');
       return progress.state;
     },
     {

@@ -22,6 +22,8 @@ export interface GoverningPolicyView {
 
 export interface OrderStatusView {
   workflowId: string;
+  /** The order's first run: the run that claimed its ticket (runs of any other chain are not the order). */
+  firstRunId?: string;
   ticketId: string;
   environment: 'staging' | 'production';
   /** The requester, as authenticated (or as named by a ticket system and matched against the directory). */

@@ -1,21 +1,20 @@
 import type { GoverningPolicy } from './activity-types.js';
 import { parseApprovalPolicy } from '../../domain/approval/index.js';
-import { records } from './activities.js';
+import type { Admission } from './admission.js';
 import { messageOf } from './failures.js';
 import { ENGINE } from './recorder.js';
 import type { Ending, GovernedRun, OrderRun } from './run.js';
 
 /**
- * The workers' policy for the order's environment, read as the order's first step: it governs the order to its end,
- * whatever the workers hold later. A policy that cannot be had ends the order FAILED.
+ * The workers' policy for a new order's environment, given with the run's admission (its first step): it governs the
+ * order to its end, whatever the workers hold later. A policy that cannot be had ends the order FAILED.
  */
-export async function readPolicy(run: OrderRun): Promise<ReturnType<typeof adoptPolicy>> {
-  const { request } = run.recorder.input;
-  try {
-    return adoptPolicy(run, await records.loadApprovalPolicy({ environment: request.environment }));
-  } catch (error) {
-    return { ending: policyRefused(run, messageOf(error)) };
-  }
+export function policyOfNewOrder(
+  run: OrderRun,
+  admission: Admission,
+): { governed: GovernedRun } | { ending: NonNullable<Ending> } {
+  if (!admission.policy) return { ending: policyRefused(run, admission.policyRefused ?? 'the workers gave none') };
+  return adoptPolicy(run, admission.policy);
 }
 
 /**

@@ -93,6 +93,7 @@ export function statusView(
   progress: OrderProgress,
   input: { request: OrderRequest; submittedBy?: string | undefined },
   workflowId: string,
+  firstRunId?: string,
 ): OrderStatusView {
   const { request } = input;
   const { round, governing, targets } = progress;
@@ -100,6 +101,7 @@ export function statusView(
   const tally = round ? tallyVotes(roundFacts(request.requestedBy, round)) : undefined;
   return {
     workflowId,
+    ...(firstRunId ? { firstRunId } : {}),
     ticketId: request.ticketId,
     environment: request.environment,
     requestedBy: request.requestedBy,

@@ -3,9 +3,10 @@ import { sha256 } from '@noble/hashes/sha2';
 
 /**
  * Human actions (votes, cancels, buy resolutions) reach an order only signed by the HTTP API, with a key the
- * workers also hold (MVE_ACTION_KEY): HMAC-SHA-256 over the workflow id, the action, its fields, the time it
- * was issued and a nonce. The workflow checks the signature in its update validators, so someone who can
- * reach Temporal but holds no key cannot vote, forge a name, or replay a vote on another order or quote.
+ * workers also hold (MVE_ACTION_KEY): HMAC-SHA-256 over the workflow id, the order's first run id, the action, its
+ * fields, the time it was issued and a nonce. The workflow checks the signature in its update validators, so someone
+ * who can reach Temporal but holds no key cannot vote, forge a name, or replay a vote on another order, another run
+ * of the same workflow id, another quote, or minutes later.
  *
  * Pure JavaScript (no node:crypto) and synchronous: it runs inside the workflow sandbox, where update
  * validators must be synchronous and deterministic.
@@ -40,17 +41,25 @@ export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
 /** A signature issued further in the future than this (clock skew between API and workflow) is refused. */
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+/** A signature older than this is refused: the API signs an action just before it sends it. */
+export const MAX_SIGNATURE_AGE_MS = 10 * 60_000;
+
+/** Which order an action is for: its workflow and that workflow's first run (the run that claimed the ticket). */
+export interface ActionTarget {
+  workflowId: string;
+  firstRunId: string;
+}
 
 /** Signs an action for one order. `key` is the current key; nonce and time come from the caller. */
 export function signAction<F extends object>(
   key: ActionKeyEntry,
-  workflowId: string,
+  target: ActionTarget,
   action: SignedActionName,
   fields: F,
   issuedAt: number,
   nonce: string,
 ): Signed<F> {
-  const mac = macOf(key, canonicalMessage(workflowId, action, fields, key.id, issuedAt, nonce));
+  const mac = macOf(key, canonicalMessage(target, action, fields, key.id, issuedAt, nonce));
   return { fields, signature: { keyId: key.id, issuedAt, nonce, mac } };
 }
 
@@ -60,7 +69,7 @@ export function signAction<F extends object>(
  */
 export function verifyAction(
   keys: readonly ActionKeyEntry[],
-  workflowId: string,
+  target: ActionTarget,
   action: SignedActionName,
   signed: unknown,
   now: number,
@@ -72,12 +81,19 @@ export function verifyAction(
   if (!key) return refuse(`the action is signed with key "${signature.keyId}", which the workers do not hold`);
   const expected = macOf(
     key,
-    canonicalMessage(workflowId, action, fields, signature.keyId, signature.issuedAt, signature.nonce),
+    canonicalMessage(target, action, fields, signature.keyId, signature.issuedAt, signature.nonce),
   );
   if (!constantTimeEqual(expected, signature.mac)) {
-    return refuse("the action's signature does not match (forged, altered, or signed for another order or action)");
+    return refuse(
+      "the action's signature does not match (forged, altered, or signed for another order, run of the order, or action)",
+    );
   }
   if (signature.issuedAt > now + MAX_FUTURE_SKEW_MS) return refuse('the action is signed with a time in the future');
+  if (signature.issuedAt < now - MAX_SIGNATURE_AGE_MS) {
+    return refuse(
+      `the action was signed more than ${MAX_SIGNATURE_AGE_MS / 60_000} minutes ago; send it again through the HTTP API`,
+    );
+  }
   if (seenNonces.has(signature.nonce)) return refuse('the action was already received once (a replayed message)');
   return { ok: true };
 }
@@ -101,17 +117,27 @@ function isSigned(value: unknown): value is Signed<Record<string, unknown>> {
 
 /** One unambiguous text per action: a JSON array, fields with their keys sorted at every depth. */
 function canonicalMessage(
-  workflowId: string,
+  target: ActionTarget,
   action: string,
   fields: object,
   keyId: string,
   issuedAt: number,
   nonce: string,
 ): string {
-  return JSON.stringify(['mve-orders/action/v1', workflowId, action, sortKeys(fields), keyId, issuedAt, nonce]);
+  const { workflowId, firstRunId } = target;
+  return JSON.stringify([
+    'mve-orders/action/v2',
+    workflowId,
+    firstRunId,
+    action,
+    sortKeys(fields),
+    keyId,
+    issuedAt,
+    nonce,
+  ]);
 }
 
-function sortKeys(value: unknown): unknown {
+export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
@@ -122,12 +148,12 @@ function sortKeys(value: unknown): unknown {
   );
 }
 
-function macOf(key: ActionKeyEntry, message: string): string {
+export function macOf(key: ActionKeyEntry, message: string): string {
   return toBase64Url(hmac(sha256, fromBase64(key.key), new TextEncoder().encode(message)));
 }
 
 /** Compares every character whatever the first difference, so the time taken says nothing about the MAC. */
-function constantTimeEqual(a: string, b: string): boolean {
+export function constantTimeEqual(a: string, b: string): boolean {
   let difference = a.length ^ b.length;
   for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i % Math.max(1, b.length));
   return difference === 0;

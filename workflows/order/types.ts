@@ -2,6 +2,7 @@ import type { ProductRecord, QuoteRecord } from './activity-types.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import type { OrderProgress } from './progress.js';
+import type { CarriedSeal } from './carried-seal.js';
 
 export interface OrderWorkflowInput {
   /**
@@ -17,6 +18,8 @@ export interface OrderWorkflowInput {
    * run resumes the wait where the last one left it (continue-as-new.ts).
    */
   carried?: OrderProgress;
+  /** The run that continued sealed `carried` (carried-seal.ts): the next run believes it only with a valid seal. */
+  seal?: CarriedSeal;
 }
 
 export interface OrderIdentity {

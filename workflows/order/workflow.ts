@@ -1,7 +1,8 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
 import { passGate } from './gate.js';
-import { readPolicy, resumePolicy } from './policy.js';
+import { admit } from './admission.js';
+import { policyOfNewOrder, resumePolicy } from './policy.js';
 import { installHandlers } from './handlers.js';
 import { currentQuote, newProgress } from './progress.js';
 import { ENGINE, OrderRecorder } from './recorder.js';
@@ -18,7 +19,14 @@ export type { OrderOutcome, OrderWorkflowInput, OrderWorkflowOptions } from './t
  * `patched()` asked once as the run starts, with a replay test of histories recorded before it (see
  * docs/order-workflow.md, "Changing the workflow").
  */
-export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> {
+export function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> {
+  // Temporal's own cancellation is not a way to cancel an order: a cancel is a signed update (handlers.ts), so the
+  // order runs in a scope the server's cancel request cannot reach, and that request is only noted.
+  const temporalCancel = CancellationScope.current().cancelRequested;
+  return CancellationScope.nonCancellable(() => runOrder(input, temporalCancel));
+}
+
+async function runOrder(input: OrderWorkflowInput, temporalCancel: Promise<never>): Promise<OrderOutcome> {
   const info = workflowInfo();
   const recorder = new OrderRecorder(input, input.carried ?? newProgress(), {
     workflowId: info.workflowId,
@@ -26,13 +34,21 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOut
   });
   const run: OrderRun = { recorder, options: withDefaults(input.options), inbox: {} };
   installHandlers(run);
+  const admission = await admit(run);
+  temporalCancel.catch(() => {
+    recorder.note(
+      ENGINE,
+      'a Temporal cancellation request was ignored: an order is cancelled through the order API (signed), not by the workflow service',
+    );
+    recorder.checkpoint();
+  });
 
   let governed: GovernedRun;
   if (input.carried) {
     governed = resumePolicy(run, recorder.progress.governing!);
   } else {
     receive(run);
-    const adopted = await readPolicy(run);
+    const adopted = policyOfNewOrder(run, admission);
     if ('ending' in adopted) return finish(run, adopted.ending);
     governed = adopted.governed;
   }
@@ -65,7 +81,7 @@ function receive(run: OrderRun): void {
   const { recorder } = run;
   const { request } = recorder.input;
   const { progress } = recorder;
-  // Set by the client at start; a run started some other way (raw Temporal) sets them at its first checkpoint.
+  // Set by the client at start; should they be missing, they are set at the first checkpoint.
   const present = workflowInfo().typedSearchAttributes;
   if (present.get(TICKET_ID) === undefined) recorder.setSearchAttribute({ key: TICKET_ID, value: request.ticketId });
   if (present.get(ENVIRONMENT) === undefined)

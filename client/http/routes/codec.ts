@@ -41,7 +41,7 @@ const payloadsBody = z
  * Ops and admins only.
  */
 export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): void {
-  const codec = new AesGcmPayloadCodec(context.codecKeys);
+  const codec = new AesGcmPayloadCodec(context.codecKeys, { plaintext: 'pass' });
   app.options('/codec/*', { schema: { hide: true } }, async (_request, reply) => reply.code(200).send());
   app.withTypeProvider<ZodTypeProvider>().post(
     '/codec/*',

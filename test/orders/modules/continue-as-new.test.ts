@@ -10,6 +10,7 @@ import protoRoot from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { OrderClient, orderWorkflowId } from '../../../client/orders/index.js';
 import { Keyring } from '../../../codec/index.js';
+import type { TicketRecord } from '../../../infra/db/index.js';
 import { orderTaskQueue } from '../../../config/temporal.js';
 import { approveUpdate, cancelUpdate, type VoteInput } from '../../../workflows/order/messages.js';
 import { signAction } from '../../../workflows/order/signed-action.js';
@@ -27,6 +28,16 @@ const actionKeys = Keyring.fromText(`test-action:${randomBytes(32).toString('bas
 const { EventType } = protoRoot.temporal.api.enums.v1;
 const UID = '0b7e6a52-2f1d-4c3e-8a9b-1c2d3e4f5a6b';
 
+/**
+ * The first run of each order started here, as the tickets' claims would hold them (the fake admission admits every
+ * run): the order client signs for and sends to that chain.
+ */
+const claimed = new Map<string, string>();
+const tickets = {
+  getTicket: async (ticketId: string) => ({ claimedRunId: claimed.get(ticketId) ?? null }) as TicketRecord,
+};
+const chainOf = (ticketId: string) => ({ workflowId: orderWorkflowId(ticketId), firstRunId: claimed.get(ticketId)! });
+
 /** Starts the real order as the OrderClient does, with workflow options it does not pass (the ones under test). */
 async function startOrder(
   client: Client,
@@ -36,7 +47,7 @@ async function startOrder(
   requestOverrides: Record<string, unknown> = {},
 ) {
   const input: OrderWorkflowInput = { request: orderRequest(ticketId, requestOverrides), options };
-  return client.workflow.start('orderWorkflow', {
+  const handle = await client.workflow.start('orderWorkflow', {
     workflowId: orderWorkflowId(ticketId),
     taskQueue: orderTaskQueue(base, 'staging'),
     args: [input],
@@ -46,6 +57,8 @@ async function startOrder(
       { key: ORDER_STATUS, value: 'RECEIVED' },
     ],
   });
+  claimed.set(ticketId, handle.firstExecutionRunId);
+  return handle;
 }
 
 const latest = (client: Client, ticketId: string) => client.workflow.getHandle(orderWorkflowId(ticketId)).describe();
@@ -101,7 +114,7 @@ test.serial(
     const fake = fakeActivities({}, { validateOrder: quoteOf(4000) }); // the two-approver "finance" tier
     await env.withOrderWorker(fake, actionKeys, async (base) => {
       const { client } = env.temporal;
-      const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+      const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
       const ticketId = 'CAN-ROUND';
       const workflowId = orderWorkflowId(ticketId);
       const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
@@ -114,7 +127,7 @@ test.serial(
       const vote: VoteInput = { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' };
       const signed = signAction(
         { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') },
-        workflowId,
+        chainOf(ticketId),
         'approve',
         vote,
         Date.now(),
@@ -162,7 +175,18 @@ test.serial(
       t.is(outcome.state, 'BOUGHT');
       t.is(fake.callsOf('buyOrder').length, 1);
       t.is(fake.callsOf('lookUpLocation').length, 1, 'not looked up again in the new run');
-      t.is(fake.callsOf('loadApprovalPolicy').length, 1, 'the governing policy is carried, not read again');
+      t.is(
+        fake.callsOf('beginRun').filter((call) => call.input.carried === undefined).length,
+        1,
+        'the governing policy is carried, not read again',
+      );
+      t.true(
+        fake
+          .callsOf('beginRun')
+          .slice(1)
+          .every((call) => call.input.carried?.seal !== undefined && call.input.continuedFromRunId !== undefined),
+        'each new run asks to be admitted with the sealed progress and the run it continued from',
+      );
 
       const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
       t.true(runs.length >= 2);
@@ -197,7 +221,7 @@ test.serial(
     const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) }); // auto-approved
     await env.withOrderWorker(fake, actionKeys, async (base) => {
       const { client } = env.temporal;
-      const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+      const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
       const ticketId = 'CAN-UNCERTAIN';
       const workflowId = orderWorkflowId(ticketId);
       const first = await startOrder(client, base, ticketId, {
@@ -273,7 +297,7 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
   const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) });
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+    const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
     const ticketId = 'CAN-CALLBACK';
     const first = await startOrder(
       client,
@@ -331,7 +355,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
   const { write, fake } = journalHeldBeforeContinuing();
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+    const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
     const ticketId = 'CAN-CANCEL';
     const workflowId = orderWorkflowId(ticketId);
     const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
@@ -348,7 +372,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
       );
       const cancel = signAction(
         { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') },
-        workflowId,
+        chainOf(ticketId),
         'cancel',
         { actor: 'alice', reason: 'not needed any more' },
         Date.now(),
@@ -392,7 +416,7 @@ test.serial('a vote accepted while the order writes its journal to continue as n
   const { write, fake } = journalHeldBeforeContinuing();
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys });
+    const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
     const ticketId = 'CAN-VOTE';
     const workflowId = orderWorkflowId(ticketId);
     await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
@@ -409,7 +433,7 @@ test.serial('a vote accepted while the order writes its journal to continue as n
       );
       const vote = signAction(
         { id: actionKeys.currentKeyId, key: actionKeys.currentKey().toString('base64') },
-        workflowId,
+        chainOf(ticketId),
         'approve',
         { approverId: 'dave', monthlyRate: 4000, currency: 'USD' },
         Date.now(),

@@ -1,6 +1,7 @@
 /** gate.ts: lookup, validation, the approval gate and re-quoting, until the quote to buy is approved and fresh. */
 import anyTest, { type TestFn } from 'ava';
 import type { WorkflowHandle } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import protoRoot from '@temporalio/proto';
 import type { QuoteRecord } from '../../../workflows/order/activity-types.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
@@ -384,8 +385,8 @@ test.serial(
   },
 );
 
-test.serial("the policy is the order's first read: rules it could not store travel in the journal", async (t) => {
-  const fake = fakeActivities({ loadApprovalPolicy: [{ ...governing(), unstored: true }] });
+test.serial("the policy comes with the run's admission: rules it could not store travel in the journal", async (t) => {
+  const fake = fakeActivities({ beginRun: [{ admitted: true, policy: { ...governing(), unstored: true } }] });
   const outcome = await env.withWorker(fake, async (start) =>
     (await start(policyWorkflow, { request: orderRequest('G-21'), governing: governing() })).result(),
   );
@@ -401,7 +402,7 @@ test.serial(
   'no policy for the environment ends the order FAILED as an invalid policy, before any lookup',
   async (t) => {
     const fake = fakeActivities({
-      loadApprovalPolicy: [refuse('the workers hold no approval policy for staging', 'NoPolicy')],
+      beginRun: [{ admitted: true, policyRefused: 'the workers hold no approval policy for staging' }],
     });
     const outcome = await env.withWorker(fake, async (start) =>
       (await start(policyWorkflow, { request: orderRequest('G-25'), governing: governing() })).result(),
@@ -416,6 +417,23 @@ test.serial(
     t.is(fake.callsOf('lookUpLocation').length, 0);
   },
 );
+
+test.serial('a run the workers do not admit fails at once: no policy, no lookup, nothing journaled', async (t) => {
+  const fake = fakeActivities({
+    beginRun: [{ admitted: false, reason: 'no ticket was registered for this workflow by the order API' }],
+  });
+  const failure = await env.withWorker(fake, async (start) =>
+    t.throwsAsync((await start(policyWorkflow, { request: orderRequest('G-27'), governing: governing() })).result()),
+  );
+  const cause = (failure as { cause?: ApplicationFailure } | undefined)?.cause;
+  t.is(cause?.type, 'RUN_REFUSED');
+  t.regex(cause?.message ?? '', /the workers refused this run: no ticket was registered/);
+  t.deepEqual(
+    fake.calls.map((call) => call.name),
+    ['beginRun'],
+  );
+  t.deepEqual(fake.written(), []);
+});
 
 test.serial('a cancel while the validation is in flight stops it and ends CANCELLED', async (t) => {
   t.timeout(90_000); // the update waits for the workflow task, held open by the local activity, to be heartbeated

@@ -1,0 +1,88 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Keyring } from '../../codec/index.js';
+import { ticketFingerprint, type TicketRecord, type TicketsRepository } from '../../infra/db/index.js';
+import { sealRefusal } from '../../workflows/order/carried-seal.js';
+import type {
+  BeginRunAnswer,
+  BeginRunInput,
+  Environment,
+  GoverningPolicy,
+  OrderActivities,
+} from '../../workflows/order/activity-types.js';
+import { currentRun, type RunReference } from './order-requests.js';
+
+export interface AdmissionActivityDeps {
+  repository: Pick<TicketsRepository, 'claimTicket' | 'getTicketByWorkflow' | 'recordRefusedRun'>;
+  /** The action keys (MVE_ACTION_KEY): the tickets' fingerprints and the carried seals are made with them. */
+  actionKeys: Keyring;
+  /** The environment's policy, for a first run (see policy-activity.ts). */
+  loadApprovalPolicy: (input: { environment: Environment }) => Promise<GoverningPolicy>;
+}
+
+/**
+ * Each run's first step: the worker decides whether this run may act for its ticket from what it can verify — the
+ * ticket the API registered in Postgres, the run ids the Temporal server gives the run, and the seal on any carried
+ * state — never from what the starter put in the input (docs/security.md).
+ *
+ * - A first run claims the ticket for its chain (the chain's first run id) and must carry the registered request
+ *   (its fingerprint) and submitter. A run of another chain finds the ticket claimed, or not registered, and stops.
+ * - A run that continued as new must be of the claiming chain, continued from a run (the server says so), and carry
+ *   the progress that run sealed.
+ *
+ * A refused run is kept in `refused_runs` for ops and answered `admitted: false`; the workflow then stops with
+ * nothing looked up, voted on or bought. A database that does not answer is thrown (the read is retried): no claim,
+ * no order.
+ */
+export function createAdmissionActivity(deps: AdmissionActivityDeps): Pick<OrderActivities, 'beginRun'> {
+  const keyEntries = deps.actionKeys.exportEntries();
+
+  async function refusalOf(run: RunReference, input: BeginRunInput): Promise<string | undefined> {
+    const { request, firstRunId, continuedFromRunId, carried } = input;
+    let ticket: TicketRecord | null;
+    if (carried) {
+      if (!continuedFromRunId) return 'it carries state but did not continue from another run';
+      ticket = await deps.repository.getTicketByWorkflow(run.workflowId);
+      if (ticket && ticket.claimedRunId !== firstRunId) return chainRefusal(ticket);
+    } else {
+      const claim = await deps.repository.claimTicket({ workflowId: run.workflowId, runId: firstRunId });
+      ticket = claim.ticket;
+      if (ticket && !claim.claimed) return chainRefusal(ticket);
+    }
+    if (!ticket) return 'no ticket was registered for this workflow by the order API';
+    if (ticketFingerprint(deps.actionKeys, ticket.fingerprintKeyId, request) !== ticket.fingerprint)
+      return 'its request is not the one the order API registered for the ticket';
+    if ((input.submittedBy ?? null) !== ticket.submittedBy)
+      return 'its submitter is not the one the order API registered for the ticket';
+    if (carried) {
+      const continuation = { workflowId: run.workflowId, firstRunId, fromRunId: continuedFromRunId! };
+      return sealRefusal(keyEntries, continuation, carried.progress, carried.seal);
+    }
+    return undefined;
+  }
+
+  return {
+    async beginRun(input): Promise<BeginRunAnswer> {
+      const run = currentRun();
+      const reason = await refusalOf(run, input);
+      if (reason) {
+        await deps.repository.recordRefusedRun({ ...run, reason });
+        return { admitted: false, reason };
+      }
+      if (input.carried) return { admitted: true };
+      try {
+        return { admitted: true, policy: await deps.loadApprovalPolicy({ environment: input.request.environment }) };
+      } catch (error) {
+        // No policy for the environment, or rules that cannot be stored: the order is admitted and ends FAILED.
+        if (error instanceof ApplicationFailure && error.nonRetryable)
+          return { admitted: true, policyRefused: error.message };
+        throw error;
+      }
+    },
+  };
+}
+
+function chainRefusal(ticket: TicketRecord): string {
+  return ticket.claimedRunId
+    ? `the ticket belongs to the workflow run ${ticket.claimedRunId} (this is another chain of runs)`
+    : 'the ticket has not been claimed by a first run';
+}
