@@ -11,6 +11,7 @@ import { ApiRefusal, ConsoleApi, failureOf, query, type ApiFailure, type ApiTarg
 import { html, money, type Html } from './html.js';
 import { flashNotice, page } from './layout.js';
 import type { OidcSignIn } from './oidc.js';
+import { safeNext } from './safe-next.js';
 import {
   csrfMatches,
   parseCookies,
@@ -152,12 +153,6 @@ export async function registerConsole(
 
     function redirect(reply: FastifyReply, to: string) {
       return reply.code(303).header('location', to).send();
-    }
-
-    function safeNext(next: unknown): string {
-      return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
-        ? next
-        : '/';
     }
 
     function signedOut(request: FastifyRequest, reply: FastifyReply, message?: string) {

@@ -100,6 +100,43 @@ test('a page needs a session: anonymous visitors are sent to the sign-in page, w
   t.is((await fixated.request('GET', '/')).status, 303);
 });
 
+test('next after sign-in stays on this origin: /%09/host, /%0a/x, //host and the like go to /, never 500', async (t) => {
+  const { harness } = t.context;
+  const origin = new URL(harness.url).origin;
+  const hostile = ['/%09/host', '/%0a/x', '/%0d%0aset-cookie:%20x=1', '//host', '/%5Chost', '/\\host', 'https://evil'];
+  const sameOrigin = (location: string | null) => location !== null && new URL(location, harness.url).origin === origin;
+
+  // Not signed in: the page answers, and the forms carry / instead.
+  const anonymous = new Client(harness.url);
+  for (const next of hostile) {
+    const page = await anonymous.request('GET', `/sign-in?next=${next}`);
+    t.is(page.status, 200, next);
+    t.regex(page.text, /<input type="hidden" name="next" value="\/">/, next);
+  }
+
+  // The dev sign-in form's next (as a form would post it, decoded) is checked the same way.
+  const signing = new Client(harness.url);
+  const form = await signing.request('GET', '/sign-in');
+  const posted = await signing.request('POST', '/sign-in/dev', {
+    _csrf: signing.csrf(form.text),
+    user: 'fiona',
+    next: '/\t/host',
+  });
+  t.is(posted.status, 303);
+  t.is(posted.headers.get('location'), '/');
+
+  // Signed in: /sign-in redirects at once, only ever to this origin.
+  for (const next of hostile) {
+    const answer = await signing.request('GET', `/sign-in?next=${next}`);
+    t.is(answer.status, 303, `${next}: ${answer.text}`);
+    t.is(answer.headers.get('location'), '/', next);
+    t.true(sameOrigin(answer.headers.get('location')), next);
+    t.is(answer.headers.get('set-cookie'), null, `${next}: no header smuggled in`);
+  }
+  const kept = await signing.request('GET', '/sign-in?next=%2Forders%2FHTTP-1%3Fx%3D1');
+  t.is(kept.headers.get('location'), '/orders/HTTP-1?x=1', 'a same-origin path is kept');
+});
+
 test('sign-in and every action need the CSRF token of the session; a refused form changes nothing', async (t) => {
   const { harness } = t.context;
   const browser = new Client(harness.url);
