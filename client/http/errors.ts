@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { OidcUnavailableError } from './auth/oidc.js';
 import { AuthenticationError } from './auth/principal.js';
@@ -69,6 +69,37 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     log(`${request.method} ${request.url}: ${error.stack ?? error.message}`);
     return reply.code(500).send(body('INTERNAL', 'the server failed to answer; the error is in its log'));
   });
+}
+
+/**
+ * The longest path parameter the router takes (fastify's own limit is 100 characters, under the 255 a ticket id may
+ * have): a ticket id of 255 characters fits however it is percent-encoded (a UTF-16 unit is at most 9 characters,
+ * as in %E2%82%AC). Longer ones never reach the route's schema; `frameworkErrors` refuses them.
+ */
+export const MAX_PARAM_LENGTH = 255 * 9;
+
+/**
+ * Fastify's refusals made before any route is found (fastify's `frameworkErrors` option), in the API's error shape
+ * rather than fastify's own: a path parameter over MAX_PARAM_LENGTH, a path that is not valid percent-encoding.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    const message = `is longer than ${MAX_PARAM_LENGTH} characters`;
+    void reply
+      .code(400)
+      .send(body('INVALID_INPUT', `the params are invalid: params: ${message}`, [{ path: 'params', message }]));
+    return;
+  }
+  if (error.code === 'FST_ERR_BAD_URL') {
+    const message = 'is not valid percent-encoding (UTF-8)';
+    void reply
+      .code(400)
+      .send(body('INVALID_INPUT', `the params are invalid: params: ${message}`, [{ path: 'params', message }]));
+    return;
+  }
+  void reply
+    .code(500)
+    .send(body('INTERNAL', `the server failed to route ${request.method} ${request.url.split('?')[0]}`));
 }
 
 function unrecognisedField(key: string): string {

@@ -6,7 +6,16 @@ import { ORDER_STATES } from '../../domain/order-states.js';
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter upper-case currency code, e.g. AUD');
 const monthlyRate = z.number().finite().nonnegative().describe('the monthly rate of the quote you were shown');
 
-export const ticketParams = z.object({ ticketId: z.string().min(1).max(255).describe('the ticket id of the order') });
+/**
+ * A string that may reach PostgreSQL, whose text cannot hold a NUL character: refused here (400) rather than
+ * failing the query (500), or — for a comment, reason or note the workflow journals — every retry of the
+ * journal write, which would hold the order where it is.
+ */
+const text = () => z.string().regex(/^[^\u0000]*$/, 'must not contain a NUL character (\\u0000)');
+/** Free text of a decision or a note, trimmed, as the journal records it. */
+const note = () => text().trim();
+
+export const ticketParams = z.object({ ticketId: text().min(1).max(255).describe('the ticket id of the order') });
 
 export const errorBody = z
   .object({
@@ -22,25 +31,25 @@ export const errorBody = z
 export const approveBody = z.strictObject({
   monthlyRate,
   currency,
-  comment: z.string().trim().min(1).max(2000).optional(),
+  comment: note().min(1).max(2000).optional(),
 });
 export const rejectBody = z.strictObject({
   monthlyRate,
   currency,
-  reason: z.string().trim().min(1, 'must say why').max(2000),
+  reason: note().min(1, 'must say why').max(2000),
 });
 export const cancelBody = z.strictObject({
-  reason: z.string().trim().min(1, 'must say why the order is cancelled').max(2000),
+  reason: note().min(1, 'must say why the order is cancelled').max(2000),
 });
 export const resolveBuyBody = z.discriminatedUnion('outcome', [
   z.strictObject({
     outcome: z.literal('created'),
     technicalServiceUid: z.uuid("must be the created product's UID (UUID form)"),
-    note: z.string().trim().min(1).max(2000).optional(),
+    note: note().min(1).max(2000).optional(),
   }),
   z.strictObject({
     outcome: z.literal('not-created'),
-    note: z.string().trim().min(1, 'must say how you know the MVE was not created').max(2000),
+    note: note().min(1, 'must say how you know the MVE was not created').max(2000),
   }),
 ]);
 
@@ -49,7 +58,7 @@ export const orderState = z.enum(ORDER_STATES);
 export const listOrdersQuery = z.object({
   status: orderState.optional(),
   environment: z.enum(['staging', 'production']).optional(),
-  requester: z.string().min(1).max(255).optional(),
+  requester: text().min(1).max(255).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(500).optional().describe('nextCursor of the previous page'),
 });

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
-import { installErrorHandler } from './errors.js';
+import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { codecCors, registerCodecRoutes } from './routes/codec.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
@@ -38,7 +38,12 @@ export async function buildApiServer({
   readiness,
   extensions = [],
 }: ApiServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(fastifySwagger, {

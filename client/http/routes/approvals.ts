@@ -16,7 +16,7 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
       schema: {
         summary: 'Orders awaiting your decision (your approver roles, not your own order, not yet voted), oldest first',
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
-        response: { 200: approvalsResponse, 401: errorBody, 403: errorBody },
+        response: { 200: approvalsResponse, 400: errorBody, 401: errorBody, 403: errorBody },
       },
     },
     async (request) => {
