@@ -7,6 +7,7 @@ import { formatQuote, notDecidable, quoteRefusal } from '../../../domain/approva
 import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders, VOTE_NEEDS_ROLE } from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import { orderHistory } from '../history.js';
 import { orderSummary } from '../order-view.js';
@@ -107,7 +108,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
       const last = page.at(-1);
       return {
         orders: page.map(orderSummary),
-        nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.workflowId) : null,
+        nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
       };
     },
   );
@@ -301,26 +302,16 @@ async function requesterFor(context: ApiContext, principal: Principal, named: un
 
 /** The orders a caller's listing is limited to. */
 function scopeOf(principal: Principal, requester: string | undefined): { requestedBy?: string; submittedBy?: string } {
+  if (requester !== undefined && requester.trim() === '') {
+    const rule = 'must name a requester, not be blank';
+    throw new ApiError(400, 'INVALID_INPUT', `the querystring is invalid: querystring.requester: ${rule}`, [
+      { path: 'querystring.requester', message: rule },
+    ]);
+  }
   if (seesAllOrders(principal)) return requester ? { requestedBy: requester } : {};
   if (hasRole(principal, 'ticket-system'))
     return { submittedBy: principal.id, ...(requester ? { requestedBy: requester } : {}) };
   if (requester && !sameIdentity(requester, principal.id))
     throw new ApiError(403, 'FORBIDDEN', 'a requester sees only their own orders');
   return { requestedBy: principal.id };
-}
-
-function encodeCursor(createdAt: string, workflowId: string): string {
-  return Buffer.from(JSON.stringify([createdAt, workflowId])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; workflowId: string } {
-  try {
-    const [createdAt, workflowId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    if (typeof createdAt === 'string' && typeof workflowId === 'string') return { createdAt, workflowId };
-  } catch {
-    // reported below
-  }
-  throw new ApiError(400, 'INVALID_INPUT', 'cursor: must be the nextCursor of a previous page', [
-    { path: 'querystring.cursor', message: 'is not a cursor this API gave' },
-  ]);
 }
