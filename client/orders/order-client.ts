@@ -89,6 +89,11 @@ export interface OrderClientOptions {
    * and sent to that chain, and a status is believed only from it.
    */
   tickets: Pick<TicketsRepository, 'getTicket'>;
+  /**
+   * The time an action is signed at (epoch ms); the workflow refuses one much older than its own clock. Default: the
+   * wall clock. Tests that skip the server's time ahead give the server's time.
+   */
+  clock?: () => number | Promise<number>;
 }
 
 export interface SubmitOptions {
@@ -202,12 +207,13 @@ export class OrderClient {
     const firstRunId = await this.firstRunOf(ticketId);
     const key = { id: keys.currentKeyId, key: keys.currentKey().toString('base64') };
     const workflowId = orderWorkflowId(ticketId);
+    const issuedAt = this.options.clock ? await this.options.clock() : Date.now();
     const signed = signAction(
       key,
       { workflowId, firstRunId },
       action,
       fields,
-      Date.now(),
+      issuedAt,
       randomBytes(16).toString('base64url'),
     );
     const handle = this.options.client.workflow.getHandle(workflowId, undefined, { firstExecutionRunId: firstRunId });

@@ -239,6 +239,8 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     kindMap: SIM_KIND_MAP,
     actionKeys,
     tickets: repository,
+    // Signed at the server's time, which the tests skip ahead (a signature's age is judged by the workflow's clock).
+    clock: () => temporal.env.currentTimeMs(),
   });
   const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
 

@@ -19,6 +19,16 @@ import { verifyAction, type Signed, type SignedActionName } from './signed-actio
 const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * A refused message, as its sender reads it: the reason and a code, and no stack trace (nothing of the workers' code
+ * reaches whoever sent it).
+ */
+function refusal(message: string, code: string): ApplicationFailure {
+  const failure = ApplicationFailure.nonRetryable(message, code);
+  failure.stack = '';
+  return failure;
+}
+
+/**
  * Waits in a handler as the order does: a Temporal cancellation request (which the order ignores, workflow.ts) does
  * not end the wait, so the update is answered with what the order did.
  */
@@ -49,7 +59,7 @@ export function installHandlers(run: OrderRun): void {
       Date.now(),
       new Set(progress.acceptedNonces),
     );
-    if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, 'UNSIGNED_ACTION');
+    if (!check.ok) throw refusal(check.reason, 'UNSIGNED_ACTION');
   }
 
   function accept<F>(signed: Signed<F>): F {
@@ -75,7 +85,7 @@ export function installHandlers(run: OrderRun): void {
   function voteHandler(decision: 'approve' | 'reject') {
     return async (signed: Signed<VoteInput>): Promise<VoteResult> => {
       const check = checkVote(accept(signed), decision);
-      if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
+      if (!check.ok) throw refusal(check.reason, check.code);
       const round = progress.round!;
       round.votes.push(check.vote);
       recorder.recordVote(check.vote, round.quoteNumber);
@@ -97,7 +107,7 @@ export function installHandlers(run: OrderRun): void {
     return (signed: Signed<VoteInput>): void => {
       requireSignature(decision, signed);
       const check = checkVote(signed.fields, decision);
-      if (!check.ok) throw ApplicationFailure.nonRetryable(check.reason, check.code);
+      if (!check.ok) throw refusal(check.reason, check.code);
     };
   }
 
@@ -118,13 +128,13 @@ export function installHandlers(run: OrderRun): void {
         requireSignature('cancel', signed);
         const cancel = signed.fields;
         if (!cancel || typeof cancel.actor !== 'string' || cancel.actor.trim() === '') {
-          throw ApplicationFailure.nonRetryable('actor: must name who cancels', 'INVALID_CANCEL');
+          throw refusal('actor: must name who cancels', 'INVALID_CANCEL');
         }
         if (typeof cancel.reason !== 'string' || cancel.reason.trim() === '') {
-          throw ApplicationFailure.nonRetryable('reason: must say why the order is cancelled', 'INVALID_CANCEL');
+          throw refusal('reason: must say why the order is cancelled', 'INVALID_CANCEL');
         }
         if (!CANCELLABLE_STATES.has(progress.state) || inbox.cancel) {
-          throw ApplicationFailure.nonRetryable(
+          throw refusal(
             inbox.cancel
               ? 'the order is already being cancelled'
               : `the order is ${progress.state}; it can be cancelled only before buying`,
@@ -154,7 +164,7 @@ export function installHandlers(run: OrderRun): void {
 function validateResolution(run: OrderRun, resolution: ResolveBuyInput): void {
   const { progress } = run.recorder;
   const refuse = (message: string, code = 'INVALID_RESOLUTION') => {
-    throw ApplicationFailure.nonRetryable(message, code);
+    throw refusal(message, code);
   };
   if (progress.state !== 'BUY_UNCERTAIN' || run.inbox.resolution) {
     refuse(`the order is ${progress.state}; only an order in BUY_UNCERTAIN can be resolved`, 'NOT_UNCERTAIN');

@@ -1,0 +1,138 @@
+/**
+ * Each run's admission (activities/order/admission-activity.ts) against a real PostgreSQL: what the workers believe of
+ * a run is what the API registered and what the server says of the run, never what the input claims.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import anyTest, { type TestFn } from 'ava';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createAdmissionActivity } from '../../activities/order/admission-activity.js';
+import { Keyring } from '../../codec/index.js';
+import { checkOrderRequest } from '../../domain/index.js';
+import { createRepository, ticketFingerprint, type Repository } from '../../infra/db/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+import type { BeginRunAnswer, BeginRunInput, GoverningPolicy } from '../../workflows/order/activity-types.js';
+import { sealCarried } from '../../workflows/order/carried-seal.js';
+import { newProgress } from '../../workflows/order/progress.js';
+import type { OrderRequest } from '../../schemas/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { sydneyRequest, TEST_POLICIES } from '../helpers/orders.js';
+
+const test = anyTest as TestFn<{ repository: Repository }>;
+const pg = usePostgres(test);
+const actionKeys = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`, 'test', 'action keys');
+const [key] = actionKeys.exportEntries();
+const POLICY: GoverningPolicy = { version: 'test-1', hash: 'a'.repeat(64), policy: TEST_POLICIES.staging };
+
+test.before(async (t) => {
+  t.context.repository = createRepository((await pg.database()).sql);
+});
+
+const requestOf = (ticketId: string): OrderRequest =>
+  checkOrderRequest(sydneyRequest(ticketId), { kindMap: SIM_KIND_MAP }).request!;
+
+async function register(repository: Repository, ticketId: string, request = requestOf(ticketId)) {
+  await repository.registerTicket({
+    ticketId,
+    workflowId: `mve-order-${ticketId}`,
+    environment: 'staging',
+    requestedBy: 'alice',
+    submittedBy: 'alice',
+    fingerprint: ticketFingerprint(actionKeys, actionKeys.currentKeyId, request)!,
+    fingerprintKeyId: actionKeys.currentKeyId,
+  });
+  return request;
+}
+
+function begin(repository: Repository, ticketId: string, runId: string, input: BeginRunInput): Promise<BeginRunAnswer> {
+  const { beginRun } = createAdmissionActivity({ repository, actionKeys, loadApprovalPolicy: async () => POLICY });
+  return new MockActivityEnvironment({ workflowExecution: { workflowId: `mve-order-${ticketId}`, runId } }).run(
+    beginRun,
+    input,
+  );
+}
+
+test('a first run claims its registered ticket and gets the policy; a second chain is refused and kept', async (t) => {
+  const { repository } = t.context;
+  const request = await register(repository, 'ADM-1');
+  const first = randomUUID();
+  const admitted = await begin(repository, 'ADM-1', first, { request, submittedBy: 'alice', firstRunId: first });
+  t.deepEqual(admitted, { admitted: true, policy: POLICY });
+  t.is((await repository.getTicket('ADM-1'))?.claimedRunId, first);
+  t.deepEqual(await begin(repository, 'ADM-1', first, { request, submittedBy: 'alice', firstRunId: first }), admitted);
+
+  const other = randomUUID();
+  const refused = await begin(repository, 'ADM-1', other, { request, submittedBy: 'alice', firstRunId: other });
+  t.deepEqual(refused, {
+    admitted: false,
+    reason: `the ticket belongs to the workflow run ${first} (this is another chain of runs)`,
+  });
+  const [kept] = await repository.listRefusedRuns({ workflowId: 'mve-order-ADM-1' });
+  t.like(kept, { runId: other, reason: refused.admitted ? '' : refused.reason });
+});
+
+test('a run is refused for an unregistered ticket, another request or another submitter', async (t) => {
+  const { repository } = t.context;
+  const run = () => randomUUID();
+  const none = run();
+  t.like(await begin(repository, 'ADM-NONE', none, { request: requestOf('ADM-NONE'), firstRunId: none }), {
+    admitted: false,
+    reason: 'no ticket was registered for this workflow by the order API',
+  });
+  const request = await register(repository, 'ADM-2');
+  const rewritten = { ...request, mveLabel: 'mallory' };
+  const a = run();
+  t.like(await begin(repository, 'ADM-2', a, { request: rewritten, submittedBy: 'alice', firstRunId: a }), {
+    admitted: false,
+    reason: 'its request is not the one the order API registered for the ticket',
+  });
+  await register(repository, 'ADM-3');
+  const b = run();
+  t.like(await begin(repository, 'ADM-3', b, { request: requestOf('ADM-3'), submittedBy: 'mallory', firstRunId: b }), {
+    admitted: false,
+    reason: 'its submitter is not the one the order API registered for the ticket',
+  });
+});
+
+test('carried state is believed only from the claiming chain, continued, and sealed by the run before', async (t) => {
+  const { repository } = t.context;
+  const request = await register(repository, 'ADM-4');
+  const first = randomUUID();
+  await begin(repository, 'ADM-4', first, { request, submittedBy: 'alice', firstRunId: first });
+  const progress = { ...newProgress(), state: 'AWAITING_APPROVAL' as const, seq: 7 };
+  const continuation = { workflowId: 'mve-order-ADM-4', firstRunId: first, fromRunId: first };
+  const seal = sealCarried(key!, continuation, progress);
+  const next = randomUUID();
+  const carriedInput = (carried: BeginRunInput['carried'], overrides: Partial<BeginRunInput> = {}): BeginRunInput => ({
+    request,
+    submittedBy: 'alice',
+    firstRunId: first,
+    continuedFromRunId: first,
+    carried,
+    ...overrides,
+  });
+
+  t.deepEqual(await begin(repository, 'ADM-4', next, carriedInput({ progress, seal })), { admitted: true });
+  const refusedBecause = async (input: BeginRunInput) => {
+    const answer = await begin(repository, 'ADM-4', randomUUID(), input);
+    return answer.admitted ? 'admitted' : answer.reason;
+  };
+  t.is(
+    await refusedBecause(carriedInput({ progress: { ...progress, state: 'APPROVED' }, seal })),
+    'the carried state does not match its seal (altered, or sealed for another order or run)',
+  );
+  t.is(await refusedBecause(carriedInput({ progress })), 'the carried state is not sealed by the run that continued');
+  t.is(
+    await refusedBecause(carriedInput({ progress, seal }, { continuedFromRunId: randomUUID() })),
+    'the carried state does not match its seal (altered, or sealed for another order or run)',
+  );
+  t.is(
+    await refusedBecause(carriedInput({ progress, seal: { ...seal, keyId: 'elsewhere' } })),
+    'the carried state is sealed with key "elsewhere", which the workers do not hold',
+  );
+  const { continuedFromRunId: _none, ...notContinued } = carriedInput({ progress, seal });
+  t.is(await refusedBecause(notContinued), 'it carries state but did not continue from another run');
+  t.regex(
+    await refusedBecause(carriedInput({ progress, seal }, { firstRunId: randomUUID() })),
+    /another chain of runs/,
+  );
+});
