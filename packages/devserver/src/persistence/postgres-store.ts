@@ -92,7 +92,6 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
   private constructor(
     private readonly sql: Sql,
     private readonly lock: Reserved,
-    private readonly lockKey: string,
     private readonly t: Tables,
     schema: string,
     url: string,
@@ -126,7 +125,7 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       );
       const t = tables(sql, schema);
       await createSchema(sql, schema, t);
-      store = new PostgresStore(sql, lock, lockKey, t, schema, options.url, log, options);
+      store = new PostgresStore(sql, lock, t, schema, options.url, log, options);
       await store.load();
       return store;
     } catch (error) {
@@ -223,7 +222,9 @@ export class PostgresStore extends InMemoryStore implements ExecutionStore {
       this.log(`changes made just before shutdown could not be saved: ${(error as Error).message}`, 'warn');
     }
     this.closed = true;
-    await this.lock`SELECT pg_advisory_unlock(hashtext(${this.lockKey}))`.catch(() => {});
+    // Ending its session (sql.end) releases the schema's lock: no unlock query. Asking for one would also be unsafe: on
+    // a reserved connection whose server has gone (PostgreSQL stopped first), postgres.js writes to a socket it has
+    // already dropped and throws where no one can catch it, ending the process.
     this.lock.release();
     await this.sql.end({ timeout: 5 });
     await super.close();
