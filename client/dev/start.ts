@@ -57,9 +57,33 @@ export interface DevReport {
 export interface RunningDev extends DevReport {
   /** Resolves when the worker stops on its own (a fatal worker error). */
   workerDone: Promise<void>;
-  /** Stops the worker first (letting running tasks finish), then the servers; removes the state file. */
-  stop(): Promise<void>;
+  /**
+   * Resolves, saying how (`exit code 0`, `signal SIGKILL`), if the embedded PostgreSQL ends before stop() asks it to:
+   * killed, crashed, or stopped by someone else. Never resolves otherwise.
+   */
+  postgresLost: Promise<string>;
+  /**
+   * Removes the state file, then stops taking HTTP requests, stops the worker (letting running tasks finish), the
+   * simulator and Temporal, each closing its database connections, and stops PostgreSQL last. Reports each step as
+   * it ends; a step that fails, or does not end in its time (STOP_STEPS), is reported and the next one taken.
+   */
+  stop(report?: (line: string) => void): Promise<void>;
 }
+
+/**
+ * The order dev stops its parts in, whatever the order they started in, and how long each may take: the worker
+ * lets running tasks finish (an API call may take its 30 s), PostgreSQL makes a last checkpoint.
+ */
+export const STOP_STEPS = {
+  state: { order: 0, name: 'state file', stopped: 'state file removed', limitMs: 5_000 },
+  http: { order: 1, name: 'HTTP API', stopped: 'HTTP API closed', limitMs: 15_000 },
+  worker: { order: 2, name: 'worker', stopped: 'worker stopped', limitMs: 60_000 },
+  simulator: { order: 3, name: 'API simulator', stopped: 'API simulator closed', limitMs: 15_000 },
+  temporal: { order: 4, name: 'Temporal', stopped: 'Temporal closed', limitMs: 30_000 },
+  postgres: { order: 5, name: 'PostgreSQL', stopped: 'PostgreSQL stopped', limitMs: 30_000 },
+} as const;
+
+type StopStep = (typeof STOP_STEPS)[keyof typeof STOP_STEPS];
 
 /**
  * The whole engine on one machine: embedded PostgreSQL (migrated, demo approvers seeded when none exist), the
@@ -80,13 +104,33 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   const actionKeys = await resolveActionKeys({ env, devDataDir: dataDir });
   const callbackSecret = env['MVE_CALLBACK_SECRET'] || (await loadOrCreateCallbackSecret(dataDir));
 
-  // Everything started is stopped in reverse order, on failure half-way as on a normal stop.
-  const stops: Array<() => Promise<void>> = [];
-  const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) {
-      await stop().catch((error: unknown) => log(`while stopping: ${(error as Error).message}`));
+  // Everything started is stopped in the order of STOP_STEPS, on failure half-way as on a normal stop. A stop may
+  // return its own line for the report (PostgreSQL that had already ended).
+  const stops: Array<{ step: StopStep; stop: () => Promise<string | void> }> = [];
+  const stopAll = async (report: (line: string) => void = log) => {
+    const steps = stops.splice(0).sort((a, b) => a.step.order - b.step.order);
+    for (const { step, stop } of steps) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<string>((resolve) => {
+        timer = setTimeout(
+          () => resolve(`${step.name} did not stop within ${step.limitMs / 1000} s; going on`),
+          step.limitMs,
+        );
+      });
+      const line = await Promise.race([
+        stop().then(
+          (own) => own || step.stopped,
+          (error: unknown) => `while stopping the ${step.name}: ${(error as Error).message}`,
+        ),
+        late,
+      ]);
+      clearTimeout(timer);
+      report(line);
     }
   };
+  let postgresEnded: string | undefined;
+  let postgresAsked = false;
+  let postgresLost: Promise<string> = new Promise(() => {});
   const movedPorts: DevReport['movedPorts'] = [];
   let postgresDataDir: string | undefined;
   let temporalState: DevReport['temporalState'];
@@ -94,7 +138,20 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     const databaseUrl = await (async () => {
       if (env['DATABASE_URL']) return env['DATABASE_URL'];
       const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
-      stops.push(() => postgres.stop());
+      stops.push({
+        step: STOP_STEPS.postgres,
+        stop: async () => {
+          postgresAsked = true;
+          if (postgresEnded) return `PostgreSQL had already stopped (${postgresEnded})`;
+          await postgres.stop();
+        },
+      });
+      postgresLost = new Promise((resolve) => {
+        void postgres.exited.then((how) => {
+          postgresEnded = how;
+          if (!postgresAsked) resolve(how);
+        });
+      });
       postgresDataDir = postgres.dataDir;
       return postgres.url;
     })();
@@ -113,7 +170,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         historySpillDir: dataDir,
         log: (line) => log(`[temporal] ${line}`),
       });
-      stops.push(() => server.close());
+      stops.push({ step: STOP_STEPS.temporal, stop: () => server.close() });
       temporalState = { location: server.persistence.location, openRuns: server.persistence.openRuns };
       if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });
       return server.address;
@@ -125,7 +182,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       if (env['MVE_API_BASE_URL']) return {};
       const { port, taken } = await preferredOrFree(options.simulatorPort, HOST);
       const sim = await startSimulator({ port, host: HOST });
-      stops.push(() => sim.close());
+      stops.push({ step: STOP_STEPS.simulator, stop: () => sim.close() });
       if (taken)
         movedPorts.push({
           what: 'API simulator',
@@ -167,7 +224,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       devUsers: users,
       log: (line) => log(`[http] ${line}`),
     });
-    stops.push(() => api.close());
+    stops.push({ step: STOP_STEPS.http, stop: () => api.close() });
     if (httpPort.taken)
       movedPorts.push({ what: 'HTTP API', preferred: options.httpPort, used: Number(new URL(api.url).port) });
 
@@ -181,7 +238,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     }).catch((error: unknown) => {
       throw new Error(`the worker could not start (Temporal at ${temporalAddress}): ${(error as Error).message}`);
     });
-    stops.push(() => worker.shutdown());
+    stops.push({ step: STOP_STEPS.worker, stop: () => worker.shutdown() });
     const environment = worker.dependencies.environment;
     const state: DevState = {
       pid: process.pid,
@@ -195,7 +252,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       users,
     };
     await writeDevState(state);
-    stops.push(() => removeDevState(dataDir));
+    stops.push({ step: STOP_STEPS.state, stop: () => removeDevState(dataDir) });
 
     return {
       state,
@@ -215,6 +272,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       users,
       policy: { version: worker.dependencies.policies.version, source: worker.dependencies.policies.source },
       workerDone: worker.done,
+      postgresLost,
       stop: stopAll,
     };
   } catch (error) {

@@ -92,7 +92,7 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       firstExit = await first.stop('SIGTERM', 60_000);
     }
     t.is(firstExit, 0, first.stderr());
-    t.regex(first.stdout(), /stopping \(SIGTERM\): worker, then the servers\nstopped\n$/);
+    t.regex(first.stdout(), /stopping \(SIGTERM\)\n( {2}.*\n)+ {2}PostgreSQL stopped\nstopped\n$/);
     const statusAfter = await runCli(['status', 'X', '--as', 'alice'], { env });
     t.is(statusAfter.code, 2);
     t.regex(statusAfter.stderr, /npm start/);

@@ -5,6 +5,7 @@ import {
   DEFAULT_TEMPORAL_PORT,
   describeDev,
   devDataDir,
+  catchDatabaseClientErrors,
   startDev,
 } from '../../dev/index.js';
 
@@ -43,6 +44,22 @@ See docs/running.md.`,
     )
     .action(async (options: { temporalPort: number; simPort: number; httpPort: number }) => {
       const log = (line: string) => process.stderr.write(`${line}\n`);
+      const say = (line: string) => process.stdout.write(`${line}\n`);
+      // Why dev stops: a signal (exit 0), or something it cannot run without (exit 1). The first reason wins.
+      let requestStop: (reason: { why: string; ok: boolean }) => void = () => {};
+      const stopRequested = new Promise<{ why: string; ok: boolean }>((resolve) => (requestStop = resolve));
+      let stopping = false;
+      let connectionErrorSeen = false;
+      // The database going away (PostgreSQL killed, or gone before a connection was closed) must not end dev with
+      // the postgres client's TypeError: while running, dev stops; while stopping, it goes on.
+      catchDatabaseClientErrors((error) => {
+        if (!stopping) {
+          requestStop({ why: `a PostgreSQL connection broke: ${error.message}`, ok: false });
+        } else if (!connectionErrorSeen) {
+          log(`a PostgreSQL connection was already closed (${error.message}); going on`);
+        }
+        connectionErrorSeen = true;
+      });
       const dev = await startDev({
         env: process.env,
         dataDir: devDataDir(process.env),
@@ -52,23 +69,39 @@ See docs/running.md.`,
         log,
       });
       process.stdout.write(describeDev(dev));
-      const reason = await new Promise<string>((resolve) => {
-        const onSignal = (signal: NodeJS.Signals) => {
-          // A second Ctrl-C while shutting down means "now".
-          process.once(signal, () => process.exit(130));
-          resolve(signal);
-        };
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
-        dev.workerDone.then(
-          () => resolve('the worker stopped'),
-          (error: unknown) => resolve(`the worker failed: ${(error as Error).message}`),
-        );
+      const onSignal = (signal: NodeJS.Signals) => requestStop({ why: signal, ok: true });
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      dev.workerDone.then(
+        () => requestStop({ why: 'the worker stopped', ok: false }),
+        (error: unknown) => requestStop({ why: `the worker failed: ${(error as Error).message}`, ok: false }),
+      );
+      void dev.postgresLost.then((how) => {
+        if (stopping) log(`PostgreSQL ended before dev stopped it (${how}); going on without it`);
+        else requestStop({ why: `PostgreSQL ended on its own (${how})`, ok: false });
       });
-      process.stdout.write(`stopping (${reason}): worker, then the servers\n`);
-      await dev.stop();
-      process.stdout.write('stopped\n');
-      if (!reason.startsWith('SIG')) process.exitCode = 1;
+
+      const reason = await stopRequested;
+      stopping = true;
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      // A second Ctrl-C (or SIGTERM) while stopping means "now". PostgreSQL, in a process group of its own, is
+      // stopped by its supervisor as dev exits.
+      const now = (signal: NodeJS.Signals) => {
+        log(`${signal} while stopping: exiting now, without finishing the shutdown (PostgreSQL stops as dev exits)`);
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      };
+      process.on('SIGINT', now);
+      process.on('SIGTERM', now);
+      say(`stopping (${reason.why})`);
+      await dev.stop((line) => say(`  ${line}`));
+      say('stopped');
+      process.exitCode = reason.ok ? 0 : 1;
+      // Everything is closed, so the process ends here; should something still hold it open, do not wait for it.
+      setTimeout(() => {
+        log('something was still open after stopping; exiting anyway');
+        process.exit();
+      }, 5_000).unref();
     });
 }
 
