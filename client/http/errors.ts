@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { OrderRefusedError } from '../orders/index.js';
 import { OidcUnavailableError } from './auth/oidc.js';
 import { AuthenticationError } from './auth/principal.js';
 
@@ -27,13 +28,44 @@ export class ApiError extends Error {
 export const forbidden = (message: string) => new ApiError(403, 'FORBIDDEN', message);
 export const notFound = (message: string) => new ApiError(404, 'NOT_FOUND', message);
 
+/** What the order client's refusal codes mean in HTTP: a state that moved on is a conflict, a broken rule a 422. */
+const REFUSAL_STATUS: Record<string, number> = {
+  QUOTE_NOT_CURRENT: 409,
+  NOT_AWAITING_APPROVAL: 409,
+  ALREADY_VOTED: 409,
+  ORDER_CLOSED: 409,
+  NOT_CANCELLABLE: 409,
+  NOT_UNCERTAIN: 409,
+  // Submitted a moment ago: the order's first step has not run yet (it claims the ticket), so it answers nothing yet.
+  NOT_STARTED: 409,
+  INVALID_VOTE: 400,
+  INVALID_CANCEL: 400,
+  INVALID_RESOLUTION: 400,
+  // Our own signature refused: the API and the workers hold different MVE_ACTION_KEYs.
+  UNSIGNED_ACTION: 503,
+};
+
+/** The order's refusal as the API's error, with the same code. */
+export function refusalError(error: OrderRefusedError): ApiError {
+  const message =
+    error.code === 'UNSIGNED_ACTION'
+      ? `the workers refused this server's signature (${error.message}); check that MVE_ACTION_KEY is the same on the API and the workers`
+      : error.message;
+  return new ApiError(REFUSAL_STATUS[error.code] ?? 422, error.code, message);
+}
+
 /** Every failure leaves as `{ "error": { "code", "message", "details": [{ "path", "message" }] } }`. */
 export function installErrorHandler(app: FastifyInstance, log: (line: string) => void): void {
   app.setNotFoundHandler((request, reply) => {
     void reply.code(404).send(body('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
   app.setErrorHandler((error: FastifyError | ApiError | AuthenticationError | OidcUnavailableError, request, reply) => {
-    if (error instanceof ApiError) return reply.code(error.status).send(body(error.code, error.message, error.details));
+    // A refusal no route turned into an answer (reading an order that has not started yet) is still a refusal.
+    if (error instanceof OrderRefusedError) error = refusalError(error);
+    if (error instanceof ApiError) {
+      if (error.code === 'NOT_STARTED') void reply.header('retry-after', '1');
+      return reply.code(error.status).send(body(error.code, error.message, error.details));
+    }
     if (error instanceof AuthenticationError) {
       return reply
         .code(401)
