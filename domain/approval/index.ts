@@ -35,9 +35,19 @@ export {
   type RequoteDecision,
 } from './requirement.js';
 export {
+  codePoint,
+  findPerson,
+  identityKey,
+  identitySkeleton,
+  lookAlikeIdentities,
+  personNameProblem,
+  quotedName,
+  sameIdentity,
+  type PersonMatch,
+} from './identity.js';
+export {
   notDecidable,
   quoteRefusal,
-  sameIdentity,
   tallyVotes,
   validateApprovalVote,
   voterRefusal,

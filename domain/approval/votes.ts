@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { OrderState } from '../order-states.js';
+import { lookAlikeIdentities, quotedName, sameIdentity } from './identity.js';
 import { formatQuote, type ApprovalTier, type Quote } from './requirement.js';
 
 /** An approver as the directory knows them; the workflow gets a snapshot from an activity. */
@@ -103,10 +104,14 @@ export function voterRefusal(
 ): VoteRefusal | undefined {
   if (!voter) return refuse('APPROVER_UNKNOWN', `approver "${name}" is not in the approver directory`);
   if (!voter.active) return refuse('APPROVER_INACTIVE', `approver "${name}" is not active`);
-  if (sameIdentity(voter.id, round.requesterId)) {
+  // The requester as the order names them, matched strictly: their own name in any case or width, and names that
+  // only look like theirs (another script's letters, invisible characters), are the requester.
+  if (lookAlikeIdentities(voter.id, round.requesterId)) {
     return refuse(
       'REQUESTER_CANNOT_VOTE',
-      `approver "${name}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`,
+      sameIdentity(voter.id, round.requesterId)
+        ? `approver "${name}" requested this order and cannot vote on it (a requester withdraws an order with cancel)`
+        : `approver "${name}" cannot vote on this order: its requester ${quotedName(round.requesterId)} looks like the same person, and a requester cannot vote on their own order`,
     );
   }
   if (!voter.roles.some((role) => round.tier.roles.includes(role))) {
@@ -138,11 +143,6 @@ function refusalFor(
 ): VoteRefusal | undefined {
   const approver = round.approvers.find((candidate) => sameIdentity(candidate.id, vote.approverId));
   return voterRefusal(round, vote.approverId, approver, earlier) ?? quoteRefusal(vote, round.quote);
-}
-
-/** Identities come from different sources (the directory, an identity provider, a ticket system): case is not identity. */
-export function sameIdentity(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
 function refuse(code: VoteRefusalCode, reason: string): VoteRefusal {

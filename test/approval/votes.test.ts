@@ -103,6 +103,47 @@ for (const [name, current, vote, code, reason] of refusals) {
   });
 }
 
+test('the requester is refused by identity: their name in any case or width, or a look-alike of it, is them', (t) => {
+  // fiona approving orders whose requester is fiona as a ticket system might have spelled her: in capitals,
+  // fullwidth, with a Cyrillic і (U+0456), a Greek ο (U+03BF), a zero-width space or a bidi override.
+  const fiona = [...approvers, { id: 'fiona', roles: ['finance-approver'], active: true }];
+  const spellings = [
+    'fiona',
+    'Fiona',
+    'FIONA',
+    ' fiona ',
+    '\uff46\uff49\uff4f\uff4e\uff41',
+    'f\u0456ona',
+    'fi\u03bfna',
+    'fiona\u200b',
+    'fi\u202eona',
+  ];
+  for (const requesterId of spellings) {
+    const check = validateApprovalVote(state({ requesterId, approvers: fiona }), approve('fiona'));
+    t.like(check, { ok: false, code: 'REQUESTER_CANNOT_VOTE' }, JSON.stringify(requesterId));
+    t.like(tallyVotes({ ...round([approve('fiona')]), requesterId, approvers: fiona }), { approvedBy: [] });
+  }
+  const lookAlike = validateApprovalVote(state({ requesterId: 'f\u0456ona', approvers: fiona }), reject('fiona'));
+  t.false(lookAlike.ok);
+  if (!lookAlike.ok) t.regex(lookAlike.reason, /its requester "f\\u0456ona" looks like the same person/);
+  // Another person is not the requester, whatever the confusables data says of plain ASCII (m looks like rn).
+  const rnike = [...fiona, { id: 'rnike', roles: ['finance-approver'], active: true }];
+  t.true(validateApprovalVote(state({ requesterId: 'mike', approvers: rnike }), approve('rnike')).ok);
+  t.true(validateApprovalVote(state({ requesterId: 'fiona@example.com', approvers: fiona }), approve('fiona')).ok);
+});
+
+test('an approver is found by identity, never by look-alike: a Cyrillic "fіona" is not fiona of the directory', (t) => {
+  const fiona = [...approvers, { id: 'fiona', roles: ['finance-approver'], active: true }];
+  t.deepEqual(validateApprovalVote(state({ approvers: fiona }), approve('\uff26iona')), {
+    ok: true,
+    vote: approve('fiona'),
+  });
+  t.like(validateApprovalVote(state({ approvers: fiona }), approve('f\u0456ona')), {
+    ok: false,
+    code: 'APPROVER_UNKNOWN',
+  });
+});
+
 test('an approver with the role from a lower tier still qualifies when the tier lists it', (t) => {
   t.true(validateApprovalVote(state(), approve('cy')).ok);
 });
