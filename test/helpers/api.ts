@@ -15,7 +15,10 @@ import type { TestPostgres } from './postgres.js';
 import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
 import { waitFor } from './wait.js';
 
-/** Who calls the API in tests; the directory (test/helpers/orders.ts APPROVERS) knows fiona, dave, erin and alice. */
+/**
+ * Who calls the API in tests; the directory (test/helpers/orders.ts APPROVERS) knows fiona, dave, erin and alice, and
+ * pat and quinn, for whom the ticket system orders.
+ */
 export const TEST_USERS = {
   alice: ['requester'],
   /** alice again, with an approver role as well: self-approval must be refused by identity, not by role. */

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
 import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
-import { formatQuote, notDecidable, quoteRefusal } from '../../../domain/approval/index.js';
+import { findPerson, formatQuote, notDecidable, quotedName, quoteRefusal } from '../../../domain/approval/index.js';
 import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders, VOTE_NEEDS_ROLE } from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
@@ -277,8 +277,9 @@ async function vote(
 }
 
 /**
- * Who the order is for. A requester orders for themselves (a body naming someone else is refused); a
- * ticket system names the requester, who is matched against the directory.
+ * Who the order is for. A requester orders for themselves (a body naming someone else is refused): they are the
+ * requester by authentication. A ticket system names the requester, who must be a person of the directory: the name
+ * resolves to the directory's id (ignoring case and width) or the order is refused, before anything is registered.
  */
 async function requesterFor(context: ApiContext, principal: Principal, named: unknown): Promise<string> {
   if (hasRole(principal, 'ticket-system')) {
@@ -287,7 +288,12 @@ async function requesterFor(context: ApiContext, principal: Principal, named: un
         { path: 'requestedBy', message: 'must name the requester' },
       ]);
     }
-    return context.intake.canonicalRequester(named);
+    const match = findPerson(await context.repository.listApprovers({ activeOnly: false }), named);
+    if (match.ok) return match.person.id;
+    const rule = `${match.problem}; a ticket system names the requester by their id in the directory`;
+    throw new ApiError(422, 'REQUESTER_UNKNOWN', `requestedBy: ${quotedName(named)} ${rule}`, [
+      { path: 'requestedBy', message: rule },
+    ]);
   }
   if (named !== undefined && (typeof named !== 'string' || !sameIdentity(named, principal.id))) {
     throw new ApiError(
