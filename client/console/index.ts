@@ -222,7 +222,13 @@ export async function registerConsole(
       const me = await api.expect<ConsoleUser>('GET', '/api/v1/me');
       // A new id on sign-in: an id seen before signing in (fixation) is worth nothing afterwards.
       if (request.consoleSession) sessions.destroy(request.consoleSession.id);
-      const user: ConsoleUser = { id: me.id, roles: [...me.roles], via: me.via, can: me.can };
+      const user: ConsoleUser = {
+        id: me.id,
+        qualifiedId: me.qualifiedId,
+        roles: [...me.roles],
+        via: me.via,
+        can: me.can,
+      };
       const session = sessions.create({
         user,
         credential,

@@ -3,6 +3,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 /** Who is signed in, as the API told us (`GET /api/v1/me` with the session's credential). */
 export interface ConsoleUser {
   id: string;
+  /** Who the API knows the user as, unique across credentials (`GET /api/v1/me`): what ownership is checked against. */
+  qualifiedId: string;
   roles: string[];
   via: 'oidc' | 'token';
   can: { submit: boolean; approve: boolean; seeAllOrders: boolean; resolveBuys: boolean; readHistoryPayloads: boolean };

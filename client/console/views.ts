@@ -15,6 +15,7 @@ import type { ConsoleSession, ConsoleUser } from './sessions.js';
 export function principalOf(user: ConsoleUser): Principal {
   return {
     id: user.id,
+    qualifiedId: user.qualifiedId,
     roles: user.roles,
     via: user.via === 'oidc' ? { kind: 'oidc', issuer: '' } : { kind: 'token', tokenId: '' },
   };

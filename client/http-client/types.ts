@@ -98,7 +98,16 @@ export type { PendingApproval } from '../http/schemas.js';
 
 export interface Me {
   id: string;
+  /** Unique across credentials: an API token's owner, or `<issuer>#<username>` for an OIDC person. */
+  qualifiedId: string;
   roles: string[];
   via: 'oidc' | 'token';
-  can: { submit: boolean; approve: boolean; seeAllOrders: boolean; resolveBuys: boolean; readHistoryPayloads: boolean };
+  can: {
+    readOrders: boolean;
+    submit: boolean;
+    approve: boolean;
+    seeAllOrders: boolean;
+    resolveBuys: boolean;
+    readHistoryPayloads: boolean;
+  };
 }

@@ -8,15 +8,34 @@ export function seesAllOrders(principal: Principal): boolean {
   return hasRole(principal, 'ops', 'admin') || approverRoles(principal).length > 0;
 }
 
-export function maySee(
-  principal: Principal,
-  order: { requestedBy: string; submittedBy: string | null | undefined },
-): boolean {
-  return (
-    seesAllOrders(principal) ||
-    sameIdentity(principal.id, order.requestedBy) ||
-    (order.submittedBy !== null && order.submittedBy !== undefined && sameIdentity(principal.id, order.submittedBy))
-  );
+/** Why a caller with no role is refused every order, even one it once requested or submitted. */
+export const READ_NEEDS_ROLE =
+  'reading orders needs a role: requester (your own orders), ticket-system (what it submitted), an approver role, ops or admin; your credential carries none';
+
+/** Reading is for a role, never for merely being authenticated: a caller with no role reads no order at all. */
+export function mayReadOrders(principal: Principal): boolean {
+  return seesAllOrders(principal) || hasRole(principal, 'requester', 'ticket-system');
+}
+
+/**
+ * Ops, admins and approvers see every order; a requester the orders requested in their name; a ticket system what
+ * it submitted, by its qualified id (so an OIDC person, whose qualified id names the issuer, is never taken for the
+ * ticket system whose token owner has their username). A caller with no role sees nothing.
+ */
+export function maySee(principal: Principal, order: OwnedOrder): boolean {
+  if (seesAllOrders(principal)) return true;
+  if (hasRole(principal, 'requester') && sameIdentity(principal.id, order.requestedBy)) return true;
+  return hasRole(principal, 'ticket-system') && submittedByCaller(principal, order);
+}
+
+/** Who an order belongs to: the person it was requested for, and the qualified id of whoever submitted it. */
+export interface OwnedOrder {
+  requestedBy: string;
+  submittedBy: string | null | undefined;
+}
+
+function submittedByCaller(principal: Principal, order: OwnedOrder): boolean {
+  return !!order.submittedBy && sameIdentity(principal.qualifiedId, order.submittedBy);
 }
 
 export function maySubmit(principal: Principal): boolean {
@@ -31,13 +50,10 @@ export function mayVote(principal: Principal): boolean {
 }
 
 /** Ops and admins cancel any order; a requester their own; a ticket system what it submitted. */
-export function mayCancel(
-  principal: Principal,
-  order: { requestedBy: string; submittedBy: string | null | undefined },
-): boolean {
+export function mayCancel(principal: Principal, order: OwnedOrder): boolean {
   if (hasRole(principal, 'ops', 'admin')) return true;
   if (hasRole(principal, 'requester') && sameIdentity(principal.id, order.requestedBy)) return true;
-  return hasRole(principal, 'ticket-system') && !!order.submittedBy && sameIdentity(principal.id, order.submittedBy);
+  return hasRole(principal, 'ticket-system') && submittedByCaller(principal, order);
 }
 
 /** Settling an uncertain buy decides whether money is spent again: ops and admins only. */

@@ -4,7 +4,7 @@ import type { Keyring } from '../../codec/index.js';
 import { OrderNotFoundError, orderWorkflowId, type OrderClient, type OrderIntake } from '../orders/index.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Principal } from './auth/principal.js';
-import { maySee } from './access.js';
+import { allow, mayReadOrders, maySee, READ_NEEDS_ROLE } from './access.js';
 import { notFound } from './errors.js';
 import { orderFromRecords, orderFromWorkflow, type ApiOrder } from './order-view.js';
 
@@ -25,9 +25,11 @@ export interface ApiContext {
 
 /**
  * The order as the caller may see it: live from its workflow, else from the records once Temporal has
- * forgotten it. An order the caller may not see is answered like one that does not exist.
+ * forgotten it. An order the caller may not see is answered like one that does not exist; a caller with no role
+ * at all is refused (403) before anything is looked up.
  */
 export async function loadOrder(context: ApiContext, ticketId: string, principal: Principal): Promise<ApiOrder> {
+  allow(mayReadOrders(principal), READ_NEEDS_ROLE);
   let order: ApiOrder | undefined;
   try {
     order = orderFromWorkflow(await context.orders.status(ticketId));

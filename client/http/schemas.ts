@@ -128,10 +128,16 @@ export const approvalsResponse = z.object({
 export type PendingApproval = z.output<typeof approvalsResponse>['approvals'][number];
 
 export const meResponse = z.object({
-  id: z.string(),
+  id: z.string().describe('the name you act under: the requester you order as, the approver you vote as'),
+  qualifiedId: z
+    .string()
+    .describe(
+      "who you are, unique across credentials: an API token's owner, or <issuer>#<username> for an OIDC person; what an order's submittedBy records",
+    ),
   roles: z.array(z.string()),
   via: z.enum(['oidc', 'token']),
   can: z.object({
+    readOrders: z.boolean().describe('false without any role: no order can be read'),
     submit: z.boolean(),
     approve: z.boolean(),
     seeAllOrders: z.boolean(),

@@ -47,6 +47,7 @@ test('an issued token authenticates as its owner with its roles, and its use is 
   const principal = await authenticateApiToken(repo, issued.token, at);
   t.deepEqual(principal, {
     id: 'servicedesk',
+    qualifiedId: 'servicedesk',
     roles: ['requester', 'ticket-system'],
     via: { kind: 'token', tokenId: issued.record.id },
   });

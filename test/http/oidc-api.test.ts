@@ -2,7 +2,9 @@
  * OIDC through the HTTP API: the real engine behind the real server, whose authenticator takes API tokens
  * (Postgres) and JWTs from an identity provider served on loopback (a JWKS signed for with jose). A person's
  * JWT says who they are; approvals by JWT reach the workflow and are recorded under that identity; bad
- * tokens are 401 with the reason; a provider that cannot be reached is 503, not the caller's fault.
+ * tokens are 401 with the reason; a provider that cannot be reached is 503, not the caller's fault. People and
+ * machines are apart: a username equal to an API token's owner gives nothing of what that token submitted, and
+ * the other way round; and a person whose token carries no role reads no order, not even their own.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { createServer } from 'node:http';
@@ -34,7 +36,7 @@ interface Context {
   app: FastifyInstance;
   url: string;
   context: ApiContext;
-  tokens: { alice: string; olga: string };
+  tokens: { alice: string; olga: string; bot: string; aliceBot: string };
 }
 
 const test = anyTest as TestFn<Context>;
@@ -121,6 +123,9 @@ test.before(async (t) => {
   const tokens = {
     alice: (await issueApiToken(engine.repository, { owner: 'alice', roles: ['requester'] })).token,
     olga: (await issueApiToken(engine.repository, { owner: 'olga', roles: ['ops'] })).token,
+    bot: (await issueApiToken(engine.repository, { owner: 'ticket-bot', roles: ['ticket-system'] })).token,
+    /** A machine whose owner happens to be a person's username. */
+    aliceBot: (await issueApiToken(engine.repository, { owner: 'alice', roles: ['ticket-system'] })).token,
   };
   t.context = { engine, idp, app, url, context, tokens };
 });
@@ -172,13 +177,21 @@ test('a valid JWT is a person: /api/v1/me says who, with the roles from the toke
   t.is(me.status, 200, JSON.stringify(me.body));
   t.deepEqual(me.body, {
     id: 'fiona',
+    qualifiedId: `${t.context.idp.issuer}#fiona`,
     roles: ['finance-approver'],
     via: 'oidc',
-    can: { submit: false, approve: true, seeAllOrders: true, resolveBuys: false, readHistoryPayloads: false },
+    can: {
+      readOrders: true,
+      submit: false,
+      approve: true,
+      seeAllOrders: true,
+      resolveBuys: false,
+      readHistoryPayloads: false,
+    },
   });
-  // API tokens still work beside OIDC.
+  // API tokens still work beside OIDC; their owner is their qualified id as it always was.
   const machine = await call(t, 'GET', '/api/v1/me', t.context.tokens.olga);
-  t.is(machine.body.via, 'token');
+  t.like(machine.body, { id: 'olga', qualifiedId: 'olga', via: 'token' });
 });
 
 test('fiona approves by JWT an order alice submitted by API token: it is BOUGHT, the vote recorded as fiona', async (t) => {
@@ -315,4 +328,87 @@ test('a JWKS endpoint that is down: 503 IDENTITY_PROVIDER_UNAVAILABLE (not 401);
 
   const machine = await call(t, 'GET', '/api/v1/me', t.context.tokens.olga, undefined, url);
   t.is(machine.status, 200, 'API tokens do not depend on the identity provider');
+});
+
+/** Whether `token`'s listing holds `ticketId`, once the records show the order to those who may see it. */
+async function listed(t: ExecutionContext<Context>, token: string, ticketId: string): Promise<boolean> {
+  const response = await call(t, 'GET', '/api/v1/orders?limit=500', token);
+  t.is(response.status, 200, JSON.stringify(response.body));
+  return response.body.orders.some((order: { ticketId: string }) => order.ticketId === ticketId);
+}
+
+test("an OIDC person named like a ticket system's token owner (Ticket-Bot) gets nothing it submitted", async (t) => {
+  const { tokens, idp, engine } = t.context;
+  const submitted = await call(t, 'POST', '/api/v1/orders', tokens.bot, sydneyRequest('NS-BOT-1'));
+  t.is(submitted.status, 201, JSON.stringify(submitted.body));
+  t.is(submitted.body.order.submittedBy, 'ticket-bot', 'a token submission is recorded under its owner, as before');
+  await waitForState(engine.orders, 'NS-BOT-1', 'BOUGHT');
+  await waitFor(async () => ((await listed(t, tokens.bot, 'NS-BOT-1')) ? true : undefined), 20_000, 'NS-BOT-1 listed');
+  t.is((await call(t, 'GET', '/api/v1/orders/NS-BOT-1', tokens.bot)).status, 200, 'the ticket system keeps its own');
+
+  for (const roles of [['ticket-system'], ['requester'], ['ticket-system', 'requester']]) {
+    const person = await jwt(idp, { preferred_username: 'Ticket-Bot', roles });
+    const me = await call(t, 'GET', '/api/v1/me', person);
+    t.like(me.body, { id: 'Ticket-Bot', qualifiedId: `${idp.issuer}#Ticket-Bot`, via: 'oidc' });
+    const order = await call(t, 'GET', '/api/v1/orders/NS-BOT-1', person);
+    t.is(order.status, 404, `${roles}: ${JSON.stringify(order.body)}`);
+    t.is((await call(t, 'GET', '/api/v1/orders/NS-BOT-1/history?events=false', person)).status, 404, `${roles}`);
+    t.false(await listed(t, person, 'NS-BOT-1'), `${roles}: not in the list`);
+    const cancel = await call(t, 'POST', '/api/v1/orders/NS-BOT-1/cancel', person, { reason: 'mine, I say' });
+    t.is(cancel.status, 404, `${roles}: ${JSON.stringify(cancel.body)}`);
+  }
+});
+
+test('a token owner named like an OIDC person (alice) gets nothing that person submitted', async (t) => {
+  const { tokens, idp, engine } = t.context;
+  // alice, a person with the ticket-system role as well, submits for fiona through the identity provider.
+  const person = await jwt(idp, { preferred_username: 'alice', roles: ['ticket-system'] });
+  const submitted = await call(
+    t,
+    'POST',
+    '/api/v1/orders',
+    person,
+    sydneyRequest('NS-PERSON-1', { requestedBy: 'fiona' }),
+  );
+  t.is(submitted.status, 201, JSON.stringify(submitted.body));
+  t.is(submitted.body.order.submittedBy, `${idp.issuer}#alice`, 'recorded under her qualified id');
+  await waitForState(engine.orders, 'NS-PERSON-1', 'BOUGHT');
+  await waitFor(async () => ((await listed(t, person, 'NS-PERSON-1')) ? true : undefined), 20_000, 'listed');
+  t.is((await call(t, 'GET', '/api/v1/orders/NS-PERSON-1', person)).status, 200, 'she keeps what she submitted');
+
+  // The machine whose owner is "alice" did not submit it.
+  t.is((await call(t, 'GET', '/api/v1/orders/NS-PERSON-1', tokens.aliceBot)).status, 404);
+  t.false(await listed(t, tokens.aliceBot, 'NS-PERSON-1'));
+});
+
+test('a person whose token carries no role reads no order, not even their own: 403 saying a role is needed', async (t) => {
+  const { tokens, idp } = t.context;
+  await awaitingApproval(t, 'NS-NOROLE-1');
+  const roleless = await jwt(idp, { preferred_username: 'alice', roles: [] });
+
+  const me = await call(t, 'GET', '/api/v1/me', roleless);
+  t.is(me.status, 200, 'who you are is still answered');
+  t.like(me.body, { id: 'alice', roles: [], can: { readOrders: false, submit: false, seeAllOrders: false } });
+
+  for (const [method, path, body] of [
+    ['GET', '/api/v1/orders/NS-NOROLE-1', undefined],
+    ['GET', '/api/v1/orders/NS-NOROLE-1/history?events=false', undefined],
+    ['GET', '/api/v1/orders', undefined],
+    ['GET', '/api/v1/orders?requester=alice', undefined],
+    ['GET', '/api/v1/orders/NO-SUCH-ORDER', undefined],
+    ['POST', '/api/v1/orders/NS-NOROLE-1/cancel', { reason: 'changed my mind' }],
+  ] as const) {
+    const response = await call(t, method, path, roleless, body);
+    t.is(response.status, 403, `${method} ${path}: ${JSON.stringify(response.body)}`);
+    t.is(response.body.error.code, 'FORBIDDEN');
+    t.regex(response.body.error.message, /^reading orders needs a role: requester \(your own orders\)/);
+  }
+
+  // With the requester role she reads her own, as her API token does.
+  const requester = await jwt(idp, { preferred_username: 'alice', roles: ['requester'] });
+  t.is((await call(t, 'GET', '/api/v1/orders/NS-NOROLE-1', requester)).status, 200);
+  t.is((await call(t, 'GET', '/api/v1/orders/NS-NOROLE-1', tokens.alice)).status, 200);
+  t.is((await call(t, 'GET', '/api/v1/orders/NS-NOROLE-1', tokens.olga)).status, 200, 'ops read every order');
+  const status = await t.context.engine.orders.status('NS-NOROLE-1');
+  t.is(status.state, 'AWAITING_APPROVAL', 'the refused cancel changed nothing');
 });

@@ -111,6 +111,7 @@ test('a good token gives the principal: trimmed username, lower-cased roles, unu
   const principal = await createOidcVerifier(configFor(idp)).verify(token);
   t.deepEqual(principal, {
     id: 'alice',
+    qualifiedId: `${idp.issuer}#alice`,
     roles: ['admin', 'finance-approver', 'ops'],
     via: { kind: 'oidc', issuer: idp.issuer },
   });
@@ -163,6 +164,49 @@ test('the username claim is configurable; a token without it is refused, naming 
     await sign(idp, { preferred_username: ['alice'] }),
     /"preferred_username" claim is not a non-empty string/,
   );
+});
+
+test("a person's qualified id names the issuer, so no username can equal an API token's owner", async (t) => {
+  const idp = await startIdp(t);
+  const verifier = createOidcVerifier(configFor(idp));
+  const bot = await verifier.verify(await sign(idp, { preferred_username: 'Ticket-Bot', roles: ['ticket-system'] }));
+  t.is(bot.id, 'Ticket-Bot', 'the name a person acts under is the username, as before');
+  t.is(bot.qualifiedId, `${idp.issuer}#Ticket-Bot`);
+  // A token owner is letters, digits and . _ @ - (the tokens repository refuses anything else): never a colon.
+  t.true(bot.qualifiedId.includes(':'));
+  t.is((await verifier.verify(await sign(idp, { preferred_username: 'fiona' }))).qualifiedId, `${idp.issuer}#fiona`);
+});
+
+test('a username over 128 characters or with a control character is refused', async (t) => {
+  const idp = await startIdp(t);
+  t.is(
+    (await createOidcVerifier(configFor(idp)).verify(await sign(idp, { preferred_username: 'a'.repeat(128) }))).id
+      .length,
+    128,
+  );
+  for (const username of ['a'.repeat(129), 'alice\nbob', 'alice\u0000', 'ali\u007fce']) {
+    await refused(
+      t,
+      idp,
+      await sign(idp, { preferred_username: username }),
+      /^the token's "preferred_username" claim is longer than 128 characters or holds a control character$/,
+    );
+  }
+});
+
+test('an issuer that is not an http(s) URL, or too long for a qualified id, is a ConfigError', (t) => {
+  const config = (issuer: string): OidcConfig => ({
+    issuer,
+    audience: AUDIENCE,
+    rolesClaim: 'roles',
+    usernameClaim: 'preferred_username',
+  });
+  t.throws(() => createOidcVerifier(config('idp.example.com')), { instanceOf: ConfigError, message: /http\(s\) URL/ });
+  t.throws(() => createOidcVerifier(config(`https://idp.example.com/${'r'.repeat(110)}`)), {
+    instanceOf: ConfigError,
+    message: /^MVE_OIDC_ISSUER: longer than 126 characters/,
+  });
+  t.notThrows(() => createOidcVerifier(config(`https://idp.example.com/${'r'.repeat(102)}`)));
 });
 
 test('an expired token is refused; one expired within the clock tolerance is not', async (t) => {

@@ -63,7 +63,8 @@ export function looksLikeApiToken(value: string): boolean {
 /**
  * Verifies with a constant-time comparison of the hashes; refuses unknown, malformed, revoked and expired tokens
  * with AuthenticationError (the message says which and names the token's public id at most, never the token);
- * on success touches last use and returns the Principal { id: owner, roles, via: { kind: 'token', tokenId } }.
+ * on success touches last use and returns the Principal { id: owner, qualifiedId: owner, roles, via: { kind: 'token',
+ * tokenId } }.
  *
  * Revocation and expiry are told only to a caller that holds the right secret.
  */
@@ -94,7 +95,8 @@ export async function authenticateApiToken(
   }
 
   await repo.touchToken(id, now);
-  return { id: record.owner, roles: [...record.roles], via: { kind: 'token', tokenId: id } };
+  // The owner's form (no colon) keeps it apart from any OIDC person's qualified id.
+  return { id: record.owner, qualifiedId: record.owner, roles: [...record.roles], via: { kind: 'token', tokenId: id } };
 }
 
 /** SHA-256 of the secret part's characters. A fast hash is right: the secret has 256 bits of entropy. */

@@ -7,7 +7,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError } from '../../../config/env.js';
-import { AuthenticationError, type Principal } from './principal.js';
+import { AuthenticationError, oidcQualifiedId, type Principal } from './principal.js';
 
 // OIDC bearer JWTs for people: the identity provider signs, we check the signature against its published keys
 // (JWKS), then the issuer, audience and lifetime, and read the username and roles from configured claims.
@@ -42,6 +42,10 @@ const ROLE_FORMAT = /^[a-z][a-z0-9._-]{0,63}$/;
 const JWT_FORMAT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /** Far above any real ID or access token; spares the parser megabyte headers. */
 const MAX_TOKEN_LENGTH = 16_384;
+/** As long as an approver directory id may be. */
+const MAX_USERNAME_LENGTH = 128;
+/** So that a person's qualified id, `<issuer>#<username>`, fits the 255 characters the records keep of a submitter. */
+const MAX_ISSUER_LENGTH = 255 - 1 - MAX_USERNAME_LENGTH;
 const FETCH_TIMEOUT_MS = 5_000;
 
 /** undefined when MVE_OIDC_ISSUER is unset; ConfigError naming the variable when the rest is missing or malformed. */
@@ -74,6 +78,13 @@ export function looksLikeJwt(token: string): boolean {
 }
 
 export function createOidcVerifier(config: OidcConfig): OidcVerifier {
+  if (!isHttpUrl(config.issuer))
+    throw new ConfigError(`MVE_OIDC_ISSUER: ${quote(config.issuer)} is not an http(s) URL`);
+  if (config.issuer.length > MAX_ISSUER_LENGTH) {
+    throw new ConfigError(
+      `MVE_OIDC_ISSUER: longer than ${MAX_ISSUER_LENGTH} characters (a person's qualified id, <issuer>#<username>, must fit 255)`,
+    );
+  }
   const keys = lazyKeySet(config);
   const options = {
     issuer: config.issuer,
@@ -103,8 +114,15 @@ export function createOidcVerifier(config: OidcConfig): OidcVerifier {
           `the token's "${config.usernameClaim}" claim is not a non-empty string (set MVE_OIDC_USERNAME_CLAIM)`,
         );
       }
+      const username = id.trim();
+      if (username.length > MAX_USERNAME_LENGTH || /\p{Cc}/u.test(username)) {
+        throw new AuthenticationError(
+          `the token's "${config.usernameClaim}" claim is longer than ${MAX_USERNAME_LENGTH} characters or holds a control character`,
+        );
+      }
       return {
-        id: id.trim(),
+        id: username,
+        qualifiedId: oidcQualifiedId(config.issuer, username),
         roles: parseRoles(readClaim(payload, config.rolesClaim)),
         via: { kind: 'oidc', issuer: config.issuer },
       };

@@ -3,8 +3,20 @@
  * the caller fills in. Every route decides what the principal may do from `id` and `roles` alone.
  */
 export interface Principal {
-  /** The caller's identity: the OIDC username claim, or the API token's owner. Compared case-insensitively. */
+  /**
+   * The name the caller acts under as a person: the requester it orders as, the approver it votes as (matched to the
+   * approver directory), the actor of its cancels and resolutions. The OIDC username claim, or the API token's
+   * owner. Compared case-insensitively.
+   */
   id: string;
+  /**
+   * Who the caller is, unique across both kinds of credential: what an order's `submittedBy` records, and what a
+   * ticket system's ownership of its submissions is checked against. An API token's owner as issued (letters,
+   * digits and `. _ @ -`: never a colon), or for an OIDC person the username qualified by the issuer,
+   * `<issuer>#<username>` (always a colon: the issuer is a URL). So no username a person holds can make them the
+   * owner of what a machine submitted, nor a token's owner of what a person did. Compared case-insensitively.
+   */
+  qualifiedId: string;
   /** Roles granted by the identity provider (the configured roles claim) or stored with the API token. */
   roles: readonly string[];
   /** How the caller was authenticated: `oidc` (a person's JWT) or `token` (an API token, with its public id). */
@@ -29,4 +41,9 @@ export function hasRole(principal: Principal, ...roles: readonly string[]): bool
 /** Roles outside the built-in four: what the approval policy's tiers and the approver directory name. */
 export function approverRoles(principal: Principal): string[] {
   return principal.roles.filter((role) => !(BUILT_IN_ROLES as readonly string[]).includes(role));
+}
+
+/** The qualified id of an OIDC person: `<issuer>#<username>`, which no API token's owner can equal (it has a colon). */
+export function oidcQualifiedId(issuer: string, username: string): string {
+  return `${issuer}#${username}`;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { allow, mayReadPayloads, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
+import { allow, mayReadOrders, mayReadPayloads, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
 import { approverRoles } from '../auth/principal.js';
 import type { ApiContext } from '../context.js';
 import { approvalsResponse, errorBody, meResponse } from '../schemas.js';
@@ -58,9 +58,11 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
       const principal = request.principal!;
       return {
         id: principal.id,
+        qualifiedId: principal.qualifiedId,
         roles: [...principal.roles],
         via: principal.via.kind,
         can: {
+          readOrders: mayReadOrders(principal),
           submit: maySubmit(principal),
           approve: mayVote(principal),
           seeAllOrders: seesAllOrders(principal),

@@ -4,7 +4,17 @@ import { z } from 'zod';
 import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
 import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
 import { findPerson, formatQuote, notDecidable, quotedName, quoteRefusal } from '../../../domain/approval/index.js';
-import { allow, mayCancel, mayResolveBuys, maySubmit, mayVote, seesAllOrders, VOTE_NEEDS_ROLE } from '../access.js';
+import {
+  allow,
+  mayCancel,
+  mayReadOrders,
+  mayResolveBuys,
+  maySubmit,
+  mayVote,
+  READ_NEEDS_ROLE,
+  seesAllOrders,
+  VOTE_NEEDS_ROLE,
+} from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../auth/principal.js';
 import { loadOrder, type ApiContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -52,14 +62,14 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
       allow(maySubmit(principal), 'submitting orders needs the requester or ticket-system role');
       const requestedBy = await requesterFor(context, principal, request.body['requestedBy']);
       try {
-        const result = await context.intake.submit({ ...request.body, requestedBy }, principal.id);
+        const result = await context.intake.submit({ ...request.body, requestedBy }, principal.qualifiedId);
         const order = result.created
           ? {
               ticketId: result.ticket.ticketId,
               workflowId: result.ticket.workflowId,
               environment: result.ticket.environment,
               requestedBy,
-              submittedBy: principal.id,
+              submittedBy: principal.qualifiedId,
               state: 'RECEIVED' as const,
               policy: null,
               quote: null,
@@ -306,7 +316,7 @@ async function requesterFor(context: ApiContext, principal: Principal, named: un
   return context.intake.canonicalRequester(principal.id);
 }
 
-/** The orders a caller's listing is limited to. */
+/** The orders a caller's listing is limited to: a ticket system's by its qualified id, a requester's by their name. */
 function scopeOf(principal: Principal, requester: string | undefined): { requestedBy?: string; submittedBy?: string } {
   if (requester !== undefined && requester.trim() === '') {
     const rule = 'must name a requester, not be blank';
@@ -314,9 +324,10 @@ function scopeOf(principal: Principal, requester: string | undefined): { request
       { path: 'querystring.requester', message: rule },
     ]);
   }
+  allow(mayReadOrders(principal), READ_NEEDS_ROLE);
   if (seesAllOrders(principal)) return requester ? { requestedBy: requester } : {};
   if (hasRole(principal, 'ticket-system'))
-    return { submittedBy: principal.id, ...(requester ? { requestedBy: requester } : {}) };
+    return { submittedBy: principal.qualifiedId, ...(requester ? { requestedBy: requester } : {}) };
   if (requester && !sameIdentity(requester, principal.id))
     throw new ApiError(403, 'FORBIDDEN', 'a requester sees only their own orders');
   return { requestedBy: principal.id };
