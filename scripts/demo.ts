@@ -189,7 +189,8 @@ async function waitUntil(
     try {
       order = await api.get(ticketId);
     } catch (error) {
-      if (!(error instanceof ApiCallError && error.status === 404)) throw error;
+      // 409 NOT_STARTED: submitted, and no worker has taken its first step yet.
+      if (!(error instanceof ApiCallError && (error.status === 404 || error.code === 'NOT_STARTED'))) throw error;
     }
     if (order && done(order)) return order;
     if (Date.now() > deadline)

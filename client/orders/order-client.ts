@@ -137,12 +137,13 @@ export class OrderClient {
     return { workflowId, ticketId: request.ticketId, warnings: [] };
   }
 
-  /** The order's status, from the chain of runs that claimed its ticket (any other run of its workflow id is not it). */
+  /**
+   * The order's status, from the chain of runs that claimed its ticket (any other run of its workflow id is not it).
+   * An order whose first step has not run yet (no worker has taken it) is NOT_STARTED, without waiting on a query.
+   */
   async status(ticketId: string): Promise<OrderStatusView> {
-    const [view, firstRunId] = await Promise.all([
-      this.call(ticketId, (handle) => handle.query(statusQuery)),
-      this.firstRunOf(ticketId),
-    ]);
+    const firstRunId = await this.firstRunOf(ticketId);
+    const view = await this.call(ticketId, (handle) => handle.query(statusQuery));
     if (view.firstRunId !== undefined && view.firstRunId !== firstRunId) throw new OrderNotFoundError(ticketId);
     return view;
   }

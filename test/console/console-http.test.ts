@@ -253,7 +253,7 @@ test.serial("ops read the order's Temporal history on its page; a requester does
   );
   t.regex(
     page.text,
-    /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity loadApprovalPolicy/,
+    /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity beginRun/,
     'local activities named in the summary',
   );
   t.regex(page.text, /workflow orderWorkflow; \{&quot;request&quot;:\{/, 'the decoded input, escaped');

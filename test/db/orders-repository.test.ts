@@ -401,6 +401,28 @@ test('a claim and a close of the same attempt racing: exactly one wins', async (
   }
 });
 
+test('a buy is not claimed while another attempt of the order created a product or is unsettled', async (t) => {
+  const { workflowId } = await newOrder();
+  const claim = (attempt: number) => repo.claimBuyForSending({ workflowId, attempt });
+  await repo.recordBuyIntent({ workflowId, attempt: 1 });
+  t.true((await claim(1)).claimed);
+  await repo.recordBuyIntent({ workflowId, attempt: 2 });
+  t.false((await claim(2)).claimed, 'attempt 1 was sent and nobody knows its outcome yet');
+  await repo.recordBuyOutcome({
+    workflowId,
+    attempt: 1,
+    outcome: 'uncertain',
+    errorClass: 'Timeout',
+    errorMessage: 't',
+  });
+  t.false((await claim(2)).claimed, 'an uncertain attempt blocks every other until ops settle it');
+  await repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created', resolvedBy: 'olga' });
+  t.true((await claim(2)).claimed, 'settled as not created: the next attempt may be sent');
+  await repo.recordBuyOutcome({ workflowId, attempt: 2, outcome: 'created', technicalServiceUid: 'tsu-1' });
+  await repo.recordBuyIntent({ workflowId, attempt: 3 });
+  t.false((await claim(3)).claimed, 'bought once: no attempt after a created product is ever sent');
+});
+
 test('a buy outcome without its intent is refused: the intent comes first', async (t) => {
   const { workflowId } = await newOrder();
   const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created' }));

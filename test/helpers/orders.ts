@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import { createApiClient, Secret, type ApiClient } from '../../infra/ordering-api/index.js';
-import { createRepository, type Repository } from '../../infra/db/index.js';
+import { createRepository, ticketFingerprint, type Repository } from '../../infra/db/index.js';
 import {
   callbackPolicyFromEnv,
   signNotification,
@@ -27,7 +27,15 @@ import {
 } from '../../activities/order/index.js';
 import type { OrderActivities, TicketNotification } from '../../workflows/order/activity-types.js';
 import { encryptingDataConverter, Keyring } from '../../codec/index.js';
-import { DuplicateOrderError, OrderClient, OrderIntake, type SubmittedOrder } from '../../client/orders/index.js';
+import {
+  DuplicateOrderError,
+  OrderClient,
+  OrderIntake,
+  orderWorkflowId,
+  type SubmittedOrder,
+} from '../../client/orders/index.js';
+import { orderTaskQueue } from '../../config/temporal.js';
+import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
 import {
   parseApprovalPolicy,
@@ -99,6 +107,11 @@ export interface OrderEngine {
    * already has its order is a DuplicateOrderError here, so tests see a re-sent ticket start nothing.
    */
   submit(body: unknown, submittedBy?: string): Promise<SubmittedOrder>;
+  /**
+   * Registers the ticket as the intake does and starts the order with `input` as given (with workflow options the API
+   * never sets, such as a low continue-as-new threshold): the order is admitted like any the API started.
+   */
+  startRegistered(input: OrderWorkflowInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
   client: Client;
   keyring: Keyring;
   /** The keyring as MVE_CODEC_KEYS text, for workers in other processes. */
@@ -258,6 +271,24 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
       const { created, ticket, warnings } = await intake.submit(body, submittedBy);
       if (!created) throw new DuplicateOrderError(ticket.ticketId);
       return { workflowId: ticket.workflowId, ticketId: ticket.ticketId, warnings };
+    },
+    async startRegistered(input) {
+      const { request } = input;
+      const keyId = actionKeys.currentKeyId;
+      await repository.registerTicket({
+        ticketId: request.ticketId,
+        workflowId: orderWorkflowId(request.ticketId),
+        environment: request.environment,
+        requestedBy: request.requestedBy,
+        submittedBy: input.submittedBy ?? 'alice',
+        fingerprint: ticketFingerprint(actionKeys, keyId, request)!,
+        fingerprintKeyId: keyId,
+      });
+      return client.workflow.start('orderWorkflow', {
+        workflowId: orderWorkflowId(request.ticketId),
+        taskQueue: orderTaskQueue(TASK_QUEUE, request.environment),
+        args: [{ submittedBy: 'alice', ...input }],
+      });
     },
     client,
     keyring,

@@ -271,7 +271,7 @@ test.serial(
     const { api } = t.context;
     // The same intake over the same records, whose process "dies" between registering the ticket and starting the workflow.
     const dying = new OrderIntake({
-      orders: { submit: async () => Promise.reject(new Error('the process died')) } as unknown as OrderClient,
+      orders: { start: async () => Promise.reject(new Error('the process died')) } as unknown as OrderClient,
       repository: api.repository,
       fingerprintKeys: api.actionKeys,
       kindMap: SIM_KIND_MAP,

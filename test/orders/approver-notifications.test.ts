@@ -235,6 +235,7 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
     kindMap: SIM_KIND_MAP,
     actionKeys: engine.actionKeys,
     tickets: engine.repository,
+    clock: () => engine.temporal.env.currentTimeMs(),
   });
   const intake = new OrderIntake({
     orders,

@@ -12,17 +12,14 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { policyHash } from '../../activities/order/index.js';
 import type { BuyAnswer, JournalEntry } from '../../workflows/order/activity-types.js';
 import { orderWorkflowId } from '../../client/orders/index.js';
-import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
   startOrderEngine,
   sydneyRequest,
-  TASK_QUEUE,
   TEST_POLICIES,
   TEST_POLICIES_IN_FORCE,
   type OrderEngine,
@@ -172,16 +169,7 @@ test.serial('a run that continued as new reads the request from its own start in
     request: secretRequest(ticketId, 'MVE 8/32'),
     options: { continueAsNewAfterEvents: 10 },
   }; // one approver; continues as new when it first waits
-  const first = await engine.client.workflow.start('orderWorkflow', {
-    workflowId,
-    taskQueue: orderTaskQueue(TASK_QUEUE, 'staging'),
-    args: [input],
-    typedSearchAttributes: [
-      { key: TICKET_ID, value: ticketId },
-      { key: ENVIRONMENT, value: 'staging' },
-      { key: ORDER_STATUS, value: 'RECEIVED' },
-    ],
-  });
+  const first = await engine.startRegistered(input);
   const waiting = await waitForState(engine.orders, ticketId, 'AWAITING_APPROVAL');
   let hours = 0;
   await waitFor(

@@ -254,22 +254,9 @@ test.serial(
   async (t) => {
     const { engine, codecOnly } = t.context;
     // Registered as the intake does, started with a low continue-as-new threshold (a knob the API never sets).
-    const input = inputFor('LEGIT-CAN', 'MVE 8/32', { options: { continueAsNewAfterEvents: 15 } });
-    const keyId = engine.actionKeys.currentKeyId;
-    await engine.repository.registerTicket({
-      ticketId: 'LEGIT-CAN',
-      workflowId: 'mve-order-LEGIT-CAN',
-      environment: 'staging',
-      requestedBy: 'alice',
-      submittedBy: 'alice',
-      fingerprint: ticketFingerprint(engine.actionKeys, keyId, input.request)!,
-      fingerprintKeyId: keyId,
-    });
-    const first = await codecOnly.workflow.start('orderWorkflow', {
-      workflowId: 'mve-order-LEGIT-CAN',
-      taskQueue: QUEUE,
-      args: [input],
-    });
+    const first = await engine.startRegistered(
+      inputFor('LEGIT-CAN', 'MVE 8/32', { options: { continueAsNewAfterEvents: 15 } }),
+    );
     const waiting = await waitForState(engine.orders, 'LEGIT-CAN', 'AWAITING_APPROVAL');
     await engine.temporal.env.sleep(49 * 60 * 60_000); // past the first reminder: the history grows, the run continues
     const latest = await waitFor(async () => {

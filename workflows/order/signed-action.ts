@@ -89,12 +89,12 @@ export function verifyAction(
     );
   }
   if (signature.issuedAt > now + MAX_FUTURE_SKEW_MS) return refuse('the action is signed with a time in the future');
+  if (seenNonces.has(signature.nonce)) return refuse('the action was already received once (a replayed message)');
   if (signature.issuedAt < now - MAX_SIGNATURE_AGE_MS) {
     return refuse(
       `the action was signed more than ${MAX_SIGNATURE_AGE_MS / 60_000} minutes ago; send it again through the HTTP API`,
     );
   }
-  if (seenNonces.has(signature.nonce)) return refuse('the action was already received once (a replayed message)');
   return { ok: true };
 }
 

@@ -114,7 +114,13 @@ test.serial(
     const fake = fakeActivities({}, { validateOrder: quoteOf(4000) }); // the two-approver "finance" tier
     await env.withOrderWorker(fake, actionKeys, async (base) => {
       const { client } = env.temporal;
-      const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
+      const orders = new OrderClient({
+        client,
+        taskQueue: base,
+        actionKeys,
+        tickets,
+        clock: () => env.temporal.env.currentTimeMs(),
+      });
       const ticketId = 'CAN-ROUND';
       const workflowId = orderWorkflowId(ticketId);
       const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
@@ -130,7 +136,7 @@ test.serial(
         chainOf(ticketId),
         'approve',
         vote,
-        Date.now(),
+        await env.temporal.env.currentTimeMs(),
         randomBytes(16).toString('base64url'),
       );
       const answer = await client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: [signed] });
@@ -221,7 +227,13 @@ test.serial(
     const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) }); // auto-approved
     await env.withOrderWorker(fake, actionKeys, async (base) => {
       const { client } = env.temporal;
-      const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
+      const orders = new OrderClient({
+        client,
+        taskQueue: base,
+        actionKeys,
+        tickets,
+        clock: () => env.temporal.env.currentTimeMs(),
+      });
       const ticketId = 'CAN-UNCERTAIN';
       const workflowId = orderWorkflowId(ticketId);
       const first = await startOrder(client, base, ticketId, {
@@ -297,7 +309,13 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
   const fake = fakeActivities({ buyOrder: [uncertain()] }, { validateOrder: quoteOf(800) });
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
+    const orders = new OrderClient({
+      client,
+      taskQueue: base,
+      actionKeys,
+      tickets,
+      clock: () => env.temporal.env.currentTimeMs(),
+    });
     const ticketId = 'CAN-CALLBACK';
     const first = await startOrder(
       client,
@@ -355,7 +373,13 @@ test.serial('a cancel accepted while the order writes its journal to continue as
   const { write, fake } = journalHeldBeforeContinuing();
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
+    const orders = new OrderClient({
+      client,
+      taskQueue: base,
+      actionKeys,
+      tickets,
+      clock: () => env.temporal.env.currentTimeMs(),
+    });
     const ticketId = 'CAN-CANCEL';
     const workflowId = orderWorkflowId(ticketId);
     const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
@@ -375,7 +399,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
         chainOf(ticketId),
         'cancel',
         { actor: 'alice', reason: 'not needed any more' },
-        Date.now(),
+        await env.temporal.env.currentTimeMs(),
         randomBytes(16).toString('base64url'),
       );
       await client.workflow
@@ -416,7 +440,13 @@ test.serial('a vote accepted while the order writes its journal to continue as n
   const { write, fake } = journalHeldBeforeContinuing();
   await env.withOrderWorker(fake, actionKeys, async (base) => {
     const { client } = env.temporal;
-    const orders = new OrderClient({ client, taskQueue: base, actionKeys, tickets });
+    const orders = new OrderClient({
+      client,
+      taskQueue: base,
+      actionKeys,
+      tickets,
+      clock: () => env.temporal.env.currentTimeMs(),
+    });
     const ticketId = 'CAN-VOTE';
     const workflowId = orderWorkflowId(ticketId);
     await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
@@ -436,7 +466,7 @@ test.serial('a vote accepted while the order writes its journal to continue as n
         chainOf(ticketId),
         'approve',
         { approverId: 'dave', monthlyRate: 4000, currency: 'USD' },
-        Date.now(),
+        await env.temporal.env.currentTimeMs(),
         randomBytes(16).toString('base64url'),
       );
       await client.workflow
