@@ -1,14 +1,23 @@
 import type { Repository } from '../../infra/db/index.js';
 
-/** Who can approve the demo's orders: one per role of the default staging policy's tiers. */
-export const DEMO_APPROVERS = [
+/**
+ * The people of the demo's directory: one approver per role of the default staging policy's tiers, and alice, the
+ * requester a ticket system names (the examples' `requestedBy`): a ticket system may only order for a person the
+ * directory knows.
+ */
+export const DEMO_PEOPLE = [
   { id: 'fiona', displayName: 'Fiona (demo)', roles: ['finance-approver'] },
   { id: 'dave', displayName: 'Dave (demo)', roles: ['finance-director'] },
+  { id: 'alice', displayName: 'Alice (demo requester)', roles: [] },
 ] as const;
 
-/** Adds the demo approvers only to an empty directory, so dev never changes approvers someone has set up. */
-export async function seedDemoApprovers(repository: Repository): Promise<typeof DEMO_APPROVERS | []> {
-  if ((await repository.listApprovers({ activeOnly: false })).length > 0) return [];
-  for (const approver of DEMO_APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
-  return DEMO_APPROVERS;
+/**
+ * Adds the demo people the directory lacks (by id), so dev never changes a person someone has set up or
+ * deactivated, and a data folder made before a demo person existed gets them too.
+ */
+export async function seedDemoPeople(repository: Repository): Promise<Array<(typeof DEMO_PEOPLE)[number]>> {
+  const known = new Set((await repository.listApprovers({ activeOnly: false })).map((person) => person.id));
+  const added = DEMO_PEOPLE.filter((person) => !known.has(person.id));
+  for (const person of added) await repository.addApprover({ ...person, roles: [...person.roles] });
+  return added;
 }

@@ -52,7 +52,7 @@ export function describeDev(report: DevReport): string {
   row(
     'approvers',
     report.seededApprovers.length > 0
-      ? `seeded ${report.seededApprovers.map((a) => `${a.id} (${a.roles.join(',')})`).join(', ')}`
+      ? `seeded ${report.seededApprovers.map((a) => `${a.id} (${a.roles.join(',') || 'no roles'})`).join(', ')}`
       : 'kept as they are (`mve-orders approvers list`)',
   );
   row('HTTP API', `${state.http.url}  (OpenAPI: ${state.http.url}/openapi.json)`);

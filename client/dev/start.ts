@@ -11,7 +11,7 @@ import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';
 import { startApiServer } from '../server/index.js';
-import { DEMO_APPROVERS, seedDemoApprovers } from './approvers.js';
+import { seedDemoPeople, type DEMO_PEOPLE } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
 import { preferredOrFree } from './ports.js';
@@ -293,15 +293,15 @@ async function prepareDataDir(dataDir: string): Promise<void> {
   if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o777) | 0o001);
 }
 
-/** Migrations applied, demo approvers added to an empty directory, the seeded users' tokens made anew. */
+/** Migrations applied, the demo people the directory lacks added, the seeded users' tokens made anew. */
 async function prepareDatabase(
   url: string,
-): Promise<{ seededApprovers: typeof DEMO_APPROVERS | []; users: DevUser[] }> {
+): Promise<{ seededApprovers: Array<(typeof DEMO_PEOPLE)[number]>; users: DevUser[] }> {
   const sql = await openDatabase(url, { maxConnections: 1 });
   try {
     await runMigrations(sql);
     const repository = createRepository(sql);
-    return { seededApprovers: await seedDemoApprovers(repository), users: await issueDevUserTokens(repository) };
+    return { seededApprovers: await seedDemoPeople(repository), users: await issueDevUserTokens(repository) };
   } finally {
     await sql.end();
   }

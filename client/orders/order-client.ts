@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Keyring } from '../../codec/index.js';
 import type { Issue, KindMap } from '../../domain/index.js';
-import type { TicketsRepository } from '../../infra/db/index.js';
+import { CLOSED_IN_TEMPORAL, type ClosedInTemporal, type TicketsRepository } from '../../infra/db/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import {
   approveUpdate,
@@ -25,7 +25,7 @@ import {
   type VoteResult,
 } from '../../workflows/order/messages.js';
 import { signAction, type Signed, type SignedActionName } from '../../workflows/order/signed-action.js';
-import type { OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
 import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
 import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
 import { orderTaskQueue } from '../../config/temporal.js';
@@ -88,7 +88,7 @@ export interface OrderClientOptions {
    * The tickets the API registered: an order is the chain of runs that claimed its ticket, so actions are signed for
    * and sent to that chain, and a status is believed only from it.
    */
-  tickets: Pick<TicketsRepository, 'getTicket'>;
+  tickets: Pick<TicketsRepository, 'getTicket' | 'markClosedInTemporal'>;
   /**
    * The time an action is signed at (epoch ms); the workflow refuses one much older than its own clock. Default: the
    * wall clock. Tests that skip the server's time ahead give the server's time.
@@ -221,6 +221,22 @@ export class OrderClient {
     return this.update(ticketId, () => send(handle, signed));
   }
 
+  /**
+   * An action reached an order whose workflow has closed. An order that ended by itself is in a final state; one
+   * whose workflow Temporal ended (terminated, timed out) is marked so on its ticket, for ops, and says so.
+   */
+  private async closedRefusal(ticketId: string, state: OrderState): Promise<OrderRefusedError> {
+    const ended = `the order has ended (${state}); it takes no more decisions`;
+    if (FINAL_STATES.has(state)) return new OrderRefusedError('ORDER_CLOSED', ended);
+    const how = (await this.handle(ticketId).describe()).status.name;
+    if (!(CLOSED_IN_TEMPORAL as readonly string[]).includes(how)) return new OrderRefusedError('ORDER_CLOSED', ended);
+    await this.options.tickets.markClosedInTemporal({ ticketId, how: how as ClosedInTemporal });
+    return new OrderRefusedError(
+      'ORDER_CLOSED',
+      `the order's workflow was ${how.toLowerCase().replace('_', ' ')} in Temporal while the order was ${state}; it takes no more decisions (order again under a new ticket)`,
+    );
+  }
+
   /** The run that claimed the ticket; an order whose first step has not run yet has none, and takes no action yet. */
   private async firstRunOf(ticketId: string): Promise<string> {
     const ticket = await this.options.tickets.getTicket(ticketId);
@@ -250,14 +266,10 @@ export class OrderClient {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
         throw new OrderRefusedError(error.cause.type ?? 'REFUSED', error.cause.message);
       }
-      // Temporal answers "not found" to an update of a workflow that has closed: say that the order ended.
+      // Temporal answers "not found" to an update of a workflow that has closed: say that the order ended, and how.
       if (error instanceof OrderNotFoundError) {
         const ended = await this.status(ticketId).catch(() => undefined);
-        if (ended)
-          throw new OrderRefusedError(
-            'ORDER_CLOSED',
-            `the order has ended (${ended.state}); it takes no more decisions`,
-          );
+        if (ended) throw await this.closedRefusal(ticketId, ended.state);
       }
       throw error;
     }

@@ -31,6 +31,8 @@ export {
   type TicketsRepository,
   type TicketRecord,
   type RefusedRunRecord,
+  type ClosedInTemporal,
+  CLOSED_IN_TEMPORAL,
   type RegisterTicketInput,
 } from './tickets-repository.js';
 export { ticketFingerprint } from './ticket-fingerprint.js';

@@ -15,7 +15,12 @@ export interface TicketRecord {
   /** The workflow run that claimed the ticket (its first run): the only chain of runs that may act on it. */
   claimedRunId: string | null;
   claimedAt: string | null;
+  /** How Temporal ended the order's workflow when the order itself did not (terminated…), once something noticed. */
+  closedInTemporal: ClosedInTemporal | null;
 }
+
+export const CLOSED_IN_TEMPORAL = ['TERMINATED', 'TIMED_OUT', 'FAILED', 'CANCELED'] as const;
+export type ClosedInTemporal = (typeof CLOSED_IN_TEMPORAL)[number];
 
 /** A run the workers refused to act for (not started by the intake, or carrying state it could not vouch for). */
 export interface RefusedRunRecord {
@@ -41,6 +46,7 @@ export type RegisterTicketInput = z.input<typeof registerTicketInput>;
 
 const runKey = z.object({ workflowId: text(255), runId: text(255) });
 const refusedRunInput = runKey.extend({ reason: text(2000) });
+const closedInTemporalInput = z.object({ ticketId: text(255), how: z.enum(CLOSED_IN_TEMPORAL) });
 const listRefusedRunsInput = z.object({
   workflowId: text(255).optional(),
   limit: z.number().int().min(1).max(500).default(100),
@@ -60,6 +66,8 @@ export interface TicketsRepository {
    * when no intake registered that workflow.
    */
   claimTicket(input: { workflowId: string; runId: string }): Promise<{ claimed: boolean; ticket: TicketRecord | null }>;
+  /** Marks the ticket's order as ended by Temporal (`how`), once: the first mark stands. */
+  markClosedInTemporal(input: { ticketId: string; how: ClosedInTemporal }): Promise<void>;
   /** Keeps what a refused run tried, once per run. */
   recordRefusedRun(input: { workflowId: string; runId: string; reason: string }): Promise<void>;
   /** Refused runs, newest first (of one workflow when `workflowId` is given). */
@@ -103,6 +111,13 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
         return { claimed: ticket?.claimedRunId === runId, ticket };
       }),
 
+    markClosedInTemporal: (input) =>
+      operation('markClosedInTemporal', closedInTemporalInput, input, async ({ ticketId, how }) => {
+        await sql`
+          UPDATE tickets SET closed_in_temporal = ${how}, closed_in_temporal_at = now()
+          WHERE ticket_id = ${ticketId} AND closed_in_temporal IS NULL`;
+      }),
+
     recordRefusedRun: (input) =>
       operation('recordRefusedRun', refusedRunInput, input, async ({ workflowId, runId, reason }) => {
         await sql`
@@ -137,5 +152,6 @@ function toTicket(row: Record<string, any>): TicketRecord {
     registeredAt: row.registered_at.toISOString(),
     claimedRunId: row.claimed_run_id ?? null,
     claimedAt: row.claimed_at ? row.claimed_at.toISOString() : null,
+    closedInTemporal: row.closed_in_temporal ?? null,
   };
 }

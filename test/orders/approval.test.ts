@@ -298,7 +298,7 @@ test.serial('one ticket is one order, and orders are listed by their search attr
 test.serial(
   'a ticket stays one order whatever became of it: a failed or a terminated order is not started again',
   async (t) => {
-    const { orders, client } = t.context.engine;
+    const { orders, client, repository } = t.context.engine;
     await t.context.engine.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
     t.is((await orders.result('FAILED-1')).state, 'FAILED');
     await t.throwsAsync(t.context.engine.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), {
@@ -312,6 +312,18 @@ test.serial(
       instanceOf: DuplicateOrderError,
     });
     t.is((await client.workflow.getHandle('mve-order-TERM-1').describe()).status.name, 'TERMINATED');
+    // The first action that reaches it notices: the ticket is marked, and the refusal says what happened.
+    const closed = await t.throwsAsync(orders.cancel('TERM-1', { actor: 'alice', reason: 'too late' }), {
+      instanceOf: OrderRefusedError,
+    });
+    t.is(closed?.code, 'ORDER_CLOSED');
+    t.regex(closed!.message, /workflow was terminated in Temporal while the order was AWAITING_APPROVAL/);
+    t.is((await repository.getTicket('TERM-1'))?.closedInTemporal, 'TERMINATED');
+    t.is(
+      (await repository.getOrder('mve-order-TERM-1'))?.order.status,
+      'AWAITING_APPROVAL',
+      'the records keep its state',
+    );
   },
 );
 

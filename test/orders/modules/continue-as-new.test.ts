@@ -35,6 +35,8 @@ const UID = '0b7e6a52-2f1d-4c3e-8a9b-1c2d3e4f5a6b';
 const claimed = new Map<string, string>();
 const tickets = {
   getTicket: async (ticketId: string) => ({ claimedRunId: claimed.get(ticketId) ?? null }) as TicketRecord,
+  // No order here ends outside the workflow: nothing to mark.
+  markClosedInTemporal: async () => undefined,
 };
 const chainOf = (ticketId: string) => ({ workflowId: orderWorkflowId(ticketId), firstRunId: claimed.get(ticketId)! });
 
