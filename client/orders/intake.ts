@@ -13,9 +13,15 @@ import { DuplicateOrderError, OrderRequestError, orderWorkflowId, type OrderClie
 /** The same ticket came with a different request: one ticket is one order, forever. */
 export class TicketConflictError extends Error {
   override readonly name = 'TicketConflictError';
-  constructor(readonly ticket: TicketRecord) {
+  /** `submittedBy`: who sends it now; told when the ticket was registered only when it was them. */
+  constructor(
+    readonly ticket: TicketRecord,
+    submittedBy: string,
+  ) {
     super(
-      `ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`,
+      ticket.submittedBy === submittedBy
+        ? `ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`
+        : `ticket id ${ticket.ticketId} is taken; use another ticket id`,
     );
   }
 }
@@ -61,7 +67,7 @@ export class OrderIntake {
     });
     if (!registered) {
       if (ticketFingerprint(fingerprintKeys, ticket.fingerprintKeyId, request) !== ticket.fingerprint)
-        throw new TicketConflictError(ticket);
+        throw new TicketConflictError(ticket, submittedBy);
       // Registered before, but the workflow may never have started (the process died in between): start it
       // only if the order was never recorded. A recorded order is never started again, whatever Temporal remembers.
       if (await repository.getOrder(ticket.workflowId)) return { created: false, ticket, warnings: check.warnings };

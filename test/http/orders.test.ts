@@ -317,6 +317,8 @@ test.serial(
       body: namedRequest('REPEAT-1', { requestedBy: 'fiona' }),
     });
     expectError(t, byBot, 409, 'TICKET_CONFLICT');
+    t.is(byBot.body.error.message, 'ticket id REPEAT-1 is taken; use another ticket id', 'nothing of whose or when');
+    t.regex(conflict.body.error.message, /was submitted on \d{4}-/, 'its own submitter is told when');
 
     t.is(await runsOf(api, 'REPEAT-1'), 1);
     t.is(productsFor(api, 'REPEAT-1').length, 1);
