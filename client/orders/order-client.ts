@@ -30,6 +30,9 @@ import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/sear
 import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 
+/** How long a read or an action waits for a just-submitted order's first step to claim its ticket. */
+const CLAIM_WAIT_MS = 5_000;
+
 /** One ticket is one order: the workflow id is derived from the ticket id alone. */
 export function orderWorkflowId(ticketId: string): string {
   return `mve-order-${ticketId}`;
@@ -237,13 +240,21 @@ export class OrderClient {
     );
   }
 
-  /** The run that claimed the ticket; an order whose first step has not run yet has none, and takes no action yet. */
+  /**
+   * The run that claimed the ticket. An order submitted a moment ago is claimed by its first step within
+   * milliseconds when a worker runs: it is waited for up to `CLAIM_WAIT_MS`; after that the order is NOT_STARTED (no
+   * worker has taken it) and takes no action yet.
+   */
   private async firstRunOf(ticketId: string): Promise<string> {
-    const ticket = await this.options.tickets.getTicket(ticketId);
-    if (!ticket) throw new OrderNotFoundError(ticketId);
-    if (!ticket.claimedRunId)
-      throw new OrderRefusedError('NOT_STARTED', 'the order has not started yet; try again in a moment');
-    return ticket.claimedRunId;
+    const deadline = Date.now() + CLAIM_WAIT_MS;
+    for (;;) {
+      const ticket = await this.options.tickets.getTicket(ticketId);
+      if (!ticket) throw new OrderNotFoundError(ticketId);
+      if (ticket.claimedRunId) return ticket.claimedRunId;
+      if (Date.now() >= deadline)
+        throw new OrderRefusedError('NOT_STARTED', 'the order has not started yet; try again in a moment');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   private handle(ticketId: string): WorkflowHandle {

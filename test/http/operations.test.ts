@@ -195,23 +195,48 @@ test('GET /api/v1/me: who an API token is, and what it may do', async (t) => {
   };
   t.deepEqual(await me('alice'), {
     id: 'alice',
+    qualifiedId: 'alice',
     roles: ['requester'],
     via: 'token',
-    can: { submit: true, approve: false, seeAllOrders: false, resolveBuys: false, readHistoryPayloads: false },
+    can: {
+      readOrders: true,
+      submit: true,
+      approve: false,
+      seeAllOrders: false,
+      resolveBuys: false,
+      readHistoryPayloads: false,
+    },
   });
   t.deepEqual(await me('fiona'), {
     id: 'fiona',
+    qualifiedId: 'fiona',
     roles: ['finance-approver'],
     via: 'token',
-    can: { submit: false, approve: true, seeAllOrders: true, resolveBuys: false, readHistoryPayloads: false },
+    can: {
+      readOrders: true,
+      submit: false,
+      approve: true,
+      seeAllOrders: true,
+      resolveBuys: false,
+      readHistoryPayloads: false,
+    },
   });
   t.deepEqual(await me('olga'), {
     id: 'olga',
+    qualifiedId: 'olga',
     roles: ['ops'],
     via: 'token',
-    can: { submit: false, approve: false, seeAllOrders: true, resolveBuys: true, readHistoryPayloads: true },
+    can: {
+      readOrders: true,
+      submit: false,
+      approve: false,
+      seeAllOrders: true,
+      resolveBuys: true,
+      readHistoryPayloads: true,
+    },
   });
   t.deepEqual((await me('aliceApprover')).can, {
+    readOrders: true,
     submit: true,
     approve: true,
     seeAllOrders: true,
