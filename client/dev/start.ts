@@ -215,6 +215,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     const api = await startApiServer({
       env: workerEnv,
       temporalAddress,
+      ...(temporalConfig.address ? {} : { temporalConnectTimeoutMs: 60_000 }),
       databaseUrl,
       codecKeys: keyring,
       actionKeys,

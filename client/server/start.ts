@@ -19,6 +19,11 @@ export interface StartApiOptions {
   env: NodeJS.ProcessEnv;
   /** Overrides TEMPORAL_ADDRESS (the embedded server in `mve-orders dev`). */
   temporalAddress?: string;
+  /**
+   * How long the first connection to Temporal may take: 10 s by default, so `serve` against a cluster that is down
+   * says so soon. `dev` gives the server it has just started longer, as a loaded machine may answer slowly.
+   */
+  temporalConnectTimeoutMs?: number;
   databaseUrl: string;
   codecKeys: Keyring;
   actionKeys: Keyring;
@@ -46,7 +51,10 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
   const oidcConfig = loadOidcConfig(options.env);
   const consoleOidc = oidcSignInFromEnv(options.env);
-  const connection = await Connection.connect({ ...connectionOptions(temporalConfig, address), connectTimeout: '10s' });
+  const connection = await Connection.connect({
+    ...connectionOptions(temporalConfig, address),
+    connectTimeout: options.temporalConnectTimeoutMs ?? 10_000,
+  });
   const sql = connectDatabase(options.databaseUrl);
   const closeConnections = async () => {
     await connection.close().catch(() => undefined);
