@@ -111,6 +111,8 @@ export interface OrdersRepository {
   withOneConnection<T>(work: (orders: OrdersRepository) => Promise<T>): Promise<T>;
   /** The order with its events, votes and buy attempts, read as one consistent snapshot; null if unknown. */
   getOrder(workflowId: string): Promise<OrderView | null>;
+  /** The order a product (technicalServiceUid) was bought for, as recorded; null when no order has it. */
+  orderOfProduct(technicalServiceUid: string): Promise<{ workflowId: string; ticketId: string } | null>;
   /** Newest first. */
   listOrders(filter?: ListOrdersInput): Promise<OrderRecord[]>;
   /** Orders awaiting a vote this approver may give (one of their roles, not their own order, not yet voted), oldest first. */
@@ -120,6 +122,7 @@ export interface OrdersRepository {
 }
 
 const workflowIdInput = z.string().min(1, 'must not be empty');
+const productUidInput = z.string().min(1, 'must not be empty').max(255, 'at most 255 characters');
 
 export type TransitionOutcome = { recorded: boolean } | { refused: RepositoryError };
 
@@ -451,6 +454,17 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
           ON CONFLICT (workflow_id, sequence) DO NOTHING
           RETURNING sequence`;
         return { recorded: rows.length > 0 };
+      }),
+
+    orderOfProduct: (technicalServiceUid) =>
+      operation('orderOfProduct', productUidInput, technicalServiceUid, async (uid) => {
+        const [row] = await sql`
+          SELECT o.workflow_id, o.ticket_id FROM orders o
+          WHERE o.product_technical_service_uid = ${uid}
+             OR EXISTS (SELECT 1 FROM buy_attempts b WHERE b.workflow_id = o.workflow_id
+                        AND b.outcome = 'created' AND b.technical_service_uid = ${uid})
+          LIMIT 1`;
+        return row ? { workflowId: row['workflow_id'], ticketId: row['ticket_id'] } : null;
       }),
 
     getOrder: (workflowId) =>

@@ -253,6 +253,29 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
   t.is(productsFor(api, 'UNC-1').length, 1);
 });
 
+test.serial("an uncertain buy is never settled with another order's product: 409 PRODUCT_TAKEN", async (t) => {
+  const { api } = t.context;
+  const othersProduct = productsFor(api, 'UNC-1')[0]!.technicalServiceUid;
+  api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
+  await submit(t, api, 'UNC-5');
+  await waitForApiState(api, 'UNC-5', 'BUY_UNCERTAIN');
+  const taken = await api.call('POST', '/api/v1/orders/UNC-5/resolve-buy', {
+    as: 'olga',
+    body: { outcome: 'created', technicalServiceUid: othersProduct },
+  });
+  expectError(t, taken, 409, 'PRODUCT_TAKEN');
+  t.regex(taken.body.error.message, new RegExp(`${othersProduct} is the product of order UNC-1`));
+  t.is((await api.call('GET', '/api/v1/orders/UNC-5', { as: 'olga' })).body.state, 'BUY_UNCERTAIN', 'unchanged');
+
+  const own = productsFor(api, 'UNC-5')[0]!.technicalServiceUid;
+  const resolved = await api.call('POST', '/api/v1/orders/UNC-5/resolve-buy', {
+    as: 'olga',
+    body: { outcome: 'created', technicalServiceUid: own },
+  });
+  t.is(resolved.status, 200, JSON.stringify(resolved.body));
+  t.is((await waitForApiState(api, 'UNC-5', 'BOUGHT')).product?.technicalServiceUid, own);
+});
+
 test.serial(
   'a buy whose connection dropped before it was carried out: ops say not created, and it is bought once',
   async (t) => {

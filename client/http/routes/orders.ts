@@ -245,6 +245,16 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
           'NOT_UNCERTAIN',
           `the order is ${order.state}; only an order in BUY_UNCERTAIN can be resolved`,
         );
+      if (request.body.outcome === 'created') {
+        // A product is one order's: settling this order with another's product would leave this buy unaccounted for.
+        const owner = await context.repository.orderOfProduct(request.body.technicalServiceUid);
+        if (owner && owner.workflowId !== order.workflowId)
+          throw new ApiError(
+            409,
+            'PRODUCT_TAKEN',
+            `technicalServiceUid: ${request.body.technicalServiceUid} is the product of order ${owner.ticketId}; a product belongs to one order (check the provider's portal for the product this buy created)`,
+          );
+      }
       const attempt = typeof order['buyAttempts'] === 'number' ? order['buyAttempts'] : undefined;
       const state = await asApiRefusal(() =>
         context.orders.resolveBuy(order.ticketId, {
