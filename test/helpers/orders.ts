@@ -112,6 +112,8 @@ export interface OrderEngine {
    * never sets, such as a low continue-as-new threshold): the order is admitted like any the API started.
    */
   startRegistered(input: OrderWorkflowInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Registers the ticket of `input` as the intake does (its request's fingerprint, its submitter), starting nothing. */
+  registerTicket(input: OrderWorkflowInput): Promise<void>;
   client: Client;
   keyring: Keyring;
   /** The keyring as MVE_CODEC_KEYS text, for workers in other processes. */
@@ -272,18 +274,21 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
       if (!created) throw new DuplicateOrderError(ticket.ticketId);
       return { workflowId: ticket.workflowId, ticketId: ticket.ticketId, warnings };
     },
-    async startRegistered(input) {
-      const { request } = input;
+    async registerTicket({ request, submittedBy }) {
       const keyId = actionKeys.currentKeyId;
       await repository.registerTicket({
         ticketId: request.ticketId,
         workflowId: orderWorkflowId(request.ticketId),
         environment: request.environment,
         requestedBy: request.requestedBy,
-        submittedBy: input.submittedBy ?? 'alice',
+        submittedBy: submittedBy ?? 'alice',
         fingerprint: ticketFingerprint(actionKeys, keyId, request)!,
         fingerprintKeyId: keyId,
       });
+    },
+    async startRegistered(input) {
+      const { request } = input;
+      await engine.registerTicket(input);
       return client.workflow.start('orderWorkflow', {
         workflowId: orderWorkflowId(request.ticketId),
         taskQueue: orderTaskQueue(TASK_QUEUE, request.environment),

@@ -18,7 +18,6 @@ import protoRoot from '@temporalio/proto';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest } from '../../domain/index.js';
-import { ticketFingerprint } from '../../infra/db/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { policyHash } from '../../activities/order/index.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
@@ -181,16 +180,7 @@ test.serial('a registered ticket started by someone else with a rewritten reques
   const { engine, codecOnly } = t.context;
   // The API registered the ticket and died before starting its workflow (the intake starts it on a re-send).
   const genuine = inputFor('ATTACK-REWRITE', 'MVE 4/16');
-  const keyId = engine.actionKeys.currentKeyId;
-  await engine.repository.registerTicket({
-    ticketId: 'ATTACK-REWRITE',
-    workflowId: 'mve-order-ATTACK-REWRITE',
-    environment: 'staging',
-    requestedBy: 'alice',
-    submittedBy: 'alice',
-    fingerprint: ticketFingerprint(engine.actionKeys, keyId, genuine.request)!,
-    fingerprintKeyId: keyId,
-  });
+  await engine.registerTicket(genuine);
   const before = buys(engine);
   const rewritten = structuredClone(genuine);
   (rewritten.request as { mveLabel?: string }).mveLabel = 'attacker-controlled';
