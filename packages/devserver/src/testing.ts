@@ -14,6 +14,8 @@
  * - `addSearchAttributes({ OrderStatus: 'Keyword' })` registers custom search attributes through the
  *   OperatorService on either server (already registered with the same type is fine).
  * - `bundle(workflowsPath)` bundles workflow code once per path (the bundler resolves `.js` imports to `.ts`).
+ * - `testEnvOn(env, …)` gives the same helpers on a TestWorkflowEnvironment of another server (the real one, the Java
+ *   time-skipping test server), for tests that run on those.
  * - The devserver's warnings (unimplemented calls) go to stderr; DEVSERVER_LOG=1 prints its whole log.
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
@@ -85,29 +87,39 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
   installQuietRuntime();
   const externalAddress = process.env.TEMPORAL_ADDRESS;
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
-  let devServer: DevServer | undefined;
-  let env: TestWorkflowEnvironment;
   if (externalAddress) {
-    env = await TestWorkflowEnvironment.createFromExistingServer({ address: externalAddress, namespace });
-  } else {
-    devServer = await startDevServer({
-      port: 0,
-      namespace,
-      timeSkipping: options.timeSkipping ?? true,
-      log: (line, level) => {
-        if (level === 'warn' || process.env.DEVSERVER_LOG) console.error(`[devserver] ${line}`);
-      },
-    });
-    const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(
-      TestWorkflowEnvironment,
-    );
-    env = await create({
-      server: { type: 'existing' },
-      address: devServer.address,
-      namespace,
-      supportsTimeSkipping: devServer.timeSkipping,
-    });
+    const env = await TestWorkflowEnvironment.createFromExistingServer({ address: externalAddress, namespace });
+    return testEnvOn(env, { namespace, address: externalAddress });
   }
+  const devServer = await startDevServer({
+    port: 0,
+    namespace,
+    timeSkipping: options.timeSkipping ?? true,
+    log: (line, level) => {
+      if (level === 'warn' || process.env.DEVSERVER_LOG) console.error(`[devserver] ${line}`);
+    },
+  });
+  const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(
+    TestWorkflowEnvironment,
+  );
+  const env = await create({
+    server: { type: 'existing' },
+    address: devServer.address,
+    namespace,
+    supportsTimeSkipping: devServer.timeSkipping,
+  });
+  return testEnvOn(env, { namespace, address: devServer.address, devServer, stop: () => devServer.close() });
+}
+
+/**
+ * The test environment's helpers on any TestWorkflowEnvironment (this server's, or another Temporal's); `stop` ends
+ * what the environment runs on, after its connections are closed.
+ */
+export function testEnvOn(
+  env: TestWorkflowEnvironment,
+  server: { namespace: string; address: string; devServer?: DevServer; stop?: () => Promise<void> },
+): TemporalTestEnv {
+  const { namespace } = server;
   const bundles = new Map<string, Promise<{ code: string }>>();
   const bundle = (workflowsPath: string) => {
     let bundled = bundles.get(workflowsPath);
@@ -120,8 +132,8 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
     client: env.client,
     nativeConnection: env.nativeConnection,
     namespace,
-    address: externalAddress ?? devServer!.address,
-    devServer,
+    address: server.address,
+    ...(server.devServer ? { devServer: server.devServer } : {}),
     supportsTimeSkipping: env.supportsTimeSkipping,
     bundle,
     async addSearchAttributes(attributes) {
@@ -145,7 +157,7 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
     },
     async teardown() {
       await env.teardown();
-      await devServer?.close();
+      await server.stop?.();
     },
   };
 }

