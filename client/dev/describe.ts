@@ -22,13 +22,25 @@ export function describeDev(report: DevReport): string {
     'PostgreSQL',
     `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`,
   );
+  const server = report.temporalServer;
   const temporalState = report.temporalState
-    ? `state in ${report.temporalState.location.replace(/^PostgreSQL \S+, (.*)$/, 'PostgreSQL (the database above, $1)')}, kept across restarts: ${report.temporalState.openRuns} open workflow run${report.temporalState.openRuns === 1 ? '' : 's'} carried over`
+    ? `state in ${server.kind === 'real' ? show(report.temporalState.location) : report.temporalState.location.replace(/^PostgreSQL \S+, (.*)$/, 'PostgreSQL (the database above, $1)')}, kept across restarts: ${report.temporalState.openRuns} open workflow run${report.temporalState.openRuns === 1 ? '' : 's'} carried over`
     : 'state in memory, so it starts empty on each run';
   row(
     'Temporal',
-    `${state.temporal.address}${embedded.temporal ? ` (embedded devserver; ${temporalState})` : ' (TEMPORAL_ADDRESS)'}`,
+    `${state.temporal.address} (${
+      server.kind === 'real'
+        ? `real server ${server.version}, temporal CLI at ${show(server.cli.path)} (${server.cli.via}); ${temporalState}; log in ${show(server.logFile)}`
+        : server.kind === 'embedded'
+          ? `embedded devserver: ${server.why}; ${temporalState}`
+          : 'TEMPORAL_ADDRESS'
+    })`,
   );
+  if (server.kind === 'real')
+    row(
+      'Web UI',
+      `${server.uiUrl}  (to read payloads decoded: sign in to the console as olga, then set the UI's codec server; docs/running.md)`,
+    );
   row('namespace', state.temporal.namespace);
   row('task queue', report.taskQueue);
   row(

@@ -10,15 +10,18 @@ import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';
-import { startApiServer } from '../server/index.js';
+import { CODEC_CORS_VARIABLE, startApiServer } from '../server/index.js';
 import { seedDemoPeople, type DEMO_PEOPLE } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
-import { preferredOrFree } from './ports.js';
+import { concretePort, preferredOrFree } from './ports.js';
+import { startRealTemporal } from './real-temporal.js';
 import { readDevState, removeDevState, writeDevState, type DevState } from './state.js';
+import { chooseTemporal, type TemporalCli, type TemporalMode } from './temporal-cli.js';
 import { issueDevUserTokens, type DevUser } from './users.js';
 
 export const DEFAULT_TEMPORAL_PORT = 7233;
+export const DEFAULT_TEMPORAL_UI_PORT = 8233;
 export const DEFAULT_SIMULATOR_PORT = 4010;
 export const DEFAULT_HTTP_PORT = 8080;
 const HOST = '127.0.0.1';
@@ -30,6 +33,10 @@ export interface DevOptions {
   temporalPort: number;
   simulatorPort: number;
   httpPort: number;
+  /** The real Temporal server's Web UI (default 0: any free port). */
+  temporalUiPort?: number;
+  /** Which Temporal server to start (default auto: the real one when its CLI is found); see chooseTemporal. */
+  temporal?: TemporalMode;
   log: (line: string) => void;
 }
 
@@ -38,7 +45,9 @@ export interface DevReport {
   state: DevState;
   taskQueue: string;
   embedded: { postgres: boolean; temporal: boolean; simulator: boolean };
-  /** Where the embedded devserver keeps its state (PostgreSQL, its own schema), and the open workflow runs it found there. */
+  /** Which Temporal server dev started and why: none (TEMPORAL_ADDRESS), the real one, or the embedded devserver. */
+  temporalServer: TemporalServerReport;
+  /** Where the Temporal server dev started keeps its state, and the open workflow runs it found there. */
   temporalState?: { location: string; openRuns: number };
   /** Where the embedded cluster keeps its data (`<data folder>/postgres`, unless root had to place it elsewhere). */
   postgresDataDir: string | undefined;
@@ -54,6 +63,11 @@ export interface DevReport {
   policy: { version: string; source: string };
 }
 
+export type TemporalServerReport =
+  | { kind: 'external' }
+  | { kind: 'embedded'; why: string }
+  | { kind: 'real'; version: string; cli: TemporalCli; logFile: string; uiUrl: string };
+
 export interface RunningDev extends DevReport {
   /** Resolves when the worker stops on its own (a fatal worker error). */
   workerDone: Promise<void>;
@@ -62,6 +76,8 @@ export interface RunningDev extends DevReport {
    * killed, crashed, or stopped by someone else. Never resolves otherwise.
    */
   postgresLost: Promise<string>;
+  /** Likewise for the real Temporal server: resolves, saying how and where its log is, if it ends unasked. */
+  temporalLost: Promise<string>;
   /**
    * Removes the state file, then stops taking HTTP requests, stops the worker (letting running tasks finish), the
    * simulator and Temporal, each closing its database connections, and stops PostgreSQL last. Reports each step as
@@ -100,6 +116,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   }
   await prepareDataDir(dataDir);
   const temporalConfig = loadTemporalConfig(env);
+  const temporalChoice = temporalConfig.address ? undefined : chooseTemporal(options.temporal ?? 'auto', env);
+  if (temporalConfig.address && options.temporal && options.temporal !== 'auto')
+    throw new Error(
+      `--temporal ${options.temporal}: TEMPORAL_ADDRESS is set (${temporalConfig.address}), so dev starts no Temporal server; unset it, or leave --temporal out`,
+    );
   const keyring = await resolveKeyring({ env, devDataDir: dataDir });
   const actionKeys = await resolveActionKeys({ env, devDataDir: dataDir });
   const callbackSecret = env['MVE_CALLBACK_SECRET'] || (await loadOrCreateCallbackSecret(dataDir));
@@ -133,7 +154,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   let postgresLost: Promise<string> = new Promise(() => {});
   const movedPorts: DevReport['movedPorts'] = [];
   let postgresDataDir: string | undefined;
-  let temporalState: DevReport['temporalState'];
+  let temporalLost: Promise<string> = new Promise(() => {});
   try {
     const databaseUrl = await (async () => {
       if (env['DATABASE_URL']) return env['DATABASE_URL'];
@@ -157,8 +178,62 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     })();
     const { seededApprovers, users } = await prepareDatabase(databaseUrl);
 
-    const temporalAddress = await (async () => {
-      if (temporalConfig.address) return temporalConfig.address;
+    // The real server's Web UI decodes payloads through the API's codec server, so the API's port is settled first.
+    const httpPort =
+      temporalChoice?.kind === 'real'
+        ? await concretePort(options.httpPort, HOST)
+        : await preferredOrFree(options.httpPort, HOST);
+    const temporal = await (async (): Promise<{
+      address: string;
+      server: TemporalServerReport;
+      state?: DevReport['temporalState'];
+    }> => {
+      if (!temporalChoice) return { address: temporalConfig.address!, server: { kind: 'external' } };
+      if (temporalChoice.kind === 'real') {
+        const { port, taken } = await concretePort(options.temporalPort, HOST);
+        if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: port });
+        const preferredUiPort = options.temporalUiPort ?? 0;
+        const ui = await concretePort(preferredUiPort, HOST);
+        if (ui.taken) movedPorts.push({ what: 'Temporal Web UI', preferred: preferredUiPort, used: ui.port });
+        const server = await startRealTemporal({
+          cli: temporalChoice.cli,
+          dataDir,
+          host: HOST,
+          port,
+          uiPort: ui.port,
+          namespace: temporalConfig.namespace,
+          codecEndpoint: `http://${HOST}:${httpPort.port}/codec`,
+          readyTimeoutMs: 60_000,
+        });
+        let ended: string | undefined;
+        let asked = false;
+        stops.push({
+          step: STOP_STEPS.temporal,
+          stop: async () => {
+            asked = true;
+            const before = ended;
+            await server.stop();
+            if (before) return `Temporal had already stopped (${before})`;
+          },
+        });
+        temporalLost = new Promise((resolve) => {
+          void server.exited.then((how) => {
+            ended = how;
+            if (!asked) resolve(`${how}; its log: ${server.logFile}`);
+          });
+        });
+        return {
+          address: server.address,
+          server: {
+            kind: 'real',
+            version: server.version,
+            cli: temporalChoice.cli,
+            logFile: server.logFile,
+            uiUrl: server.uiUrl,
+          },
+          state: { location: server.dbFile, openRuns: server.openRuns },
+        };
+      }
       const { port, taken } = await preferredOrFree(options.temporalPort, HOST);
       // durable: its own schema of the same database, so open orders' workflows survive a restart
       // idle histories in a scratch file of the data folder, not in memory: orders parked for approval stay cheap
@@ -171,10 +246,19 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         log: (line) => log(`[temporal] ${line}`),
       });
       stops.push({ step: STOP_STEPS.temporal, stop: () => server.close() });
-      temporalState = { location: server.persistence.location, openRuns: server.persistence.openRuns };
       if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });
-      return server.address;
+      return {
+        address: server.address,
+        server: { kind: 'embedded', why: temporalChoice.why },
+        state: { location: server.persistence.location, openRuns: server.persistence.openRuns },
+      };
     })();
+    const temporalAddress = temporal.address;
+    // The real server's Web UI calls the codec server from the browser, as 127.0.0.1 or as localhost.
+    const temporalUiOrigins =
+      temporal.server.kind === 'real'
+        ? [temporal.server.uiUrl, temporal.server.uiUrl.replace(`//${HOST}:`, '//localhost:')]
+        : [];
 
     let simulatorUrl: string | undefined;
     let kindMapFile = env['MVE_KIND_MAP'] || undefined;
@@ -209,9 +293,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       MVE_CALLBACK_ALLOW_HTTP: env['MVE_CALLBACK_ALLOW_HTTP'] ?? 'true',
       MVE_CALLBACK_ALLOWED_NETWORKS: env['MVE_CALLBACK_ALLOWED_NETWORKS'] ?? '127.0.0.0/8,::1',
       ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
+      ...(temporalUiOrigins.length > 0
+        ? { [CODEC_CORS_VARIABLE]: [env[CODEC_CORS_VARIABLE], ...temporalUiOrigins].filter(Boolean).join(',') }
+        : {}),
     };
     // The API first: its URL is the console's, which the worker puts in its messages to approvers.
-    const httpPort = await preferredOrFree(options.httpPort, HOST);
     const api = await startApiServer({
       env: workerEnv,
       temporalAddress,
@@ -245,7 +331,12 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       pid: process.pid,
       startedAt: new Date().toISOString(),
       dataDir,
-      temporal: { address: temporalAddress, namespace: temporalConfig.namespace, taskQueue: temporalConfig.taskQueue },
+      temporal: {
+        address: temporalAddress,
+        namespace: temporalConfig.namespace,
+        taskQueue: temporalConfig.taskQueue,
+        ...(temporal.server.kind === 'real' ? { uiUrl: temporal.server.uiUrl } : {}),
+      },
       databaseUrl,
       api: { environment, baseUrl: workerEnv['MVE_API_BASE_URL']!, ...(simulatorUrl ? { simulatorUrl } : {}) },
       ...(kindMapFile ? { kindMapFile } : {}),
@@ -260,10 +351,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       taskQueue: orderTaskQueue(temporalConfig.taskQueue, environment),
       embedded: {
         postgres: !env['DATABASE_URL'],
-        temporal: !temporalConfig.address,
+        temporal: temporal.server.kind === 'embedded',
         simulator: simulatorUrl !== undefined,
       },
-      ...(temporalState ? { temporalState } : {}),
+      temporalServer: temporal.server,
+      ...(temporal.state ? { temporalState: temporal.state } : {}),
       postgresDataDir,
       movedPorts,
       codecKeyId: keyring.currentKeyId,
@@ -274,6 +366,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       policy: { version: worker.dependencies.policies.version, source: worker.dependencies.policies.source },
       workerDone: worker.done,
       postgresLost,
+      temporalLost,
       stop: stopAll,
     };
   } catch (error) {

@@ -24,7 +24,8 @@ export interface DevState {
   pid: number;
   startedAt: string;
   dataDir: string;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /** `uiUrl`: the Web UI of the real Temporal server dev started (none for the embedded devserver). */
+  temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   databaseUrl: string;
   api: { environment: 'staging' | 'production'; baseUrl: string; simulatorUrl?: string };
   /** The kind-map override the worker uses (the simulator's K5 family), so `submit` checks with the same map. */

@@ -12,12 +12,19 @@ export interface CliChild {
   waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   /** Sends the signal and resolves with the exit code. */
   stop(signal: NodeJS.Signals, timeoutMs: number): Promise<number | null>;
+  /**
+   * With `ownGroup`: sends the signal to its whole process group, as a terminal's Ctrl-C does (or `kill -9 -<pgid>`),
+   * and resolves with its exit code (null when a signal ended it).
+   */
+  signalGroup(signal: NodeJS.Signals, timeoutMs: number): Promise<number | null>;
 }
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv): CliChild {
+/** `ownGroup`: the command leads a process group of its own, as a shell starts it. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, options: { ownGroup?: boolean } = {}): CliChild {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownGroup ?? false,
   });
   let stdout = '';
   let stderr = '';
@@ -46,6 +53,23 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): CliChild {
     async stop(signal, timeoutMs) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async signalGroup(signal, timeoutMs) {
+      if (!options.ownGroup) throw new Error(`mve-orders ${args[0]} was not started in a process group of its own`);
+      const signalGroup = (which: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, which);
+        } catch {
+          // the group has gone already
+        }
+      };
+      if (child.exitCode === null && child.signalCode === null) signalGroup(signal);
+      const timer = setTimeout(() => signalGroup('SIGKILL'), timeoutMs);
       try {
         return await exited;
       } finally {

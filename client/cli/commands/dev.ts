@@ -1,23 +1,48 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   DEFAULT_HTTP_PORT,
   DEFAULT_SIMULATOR_PORT,
   DEFAULT_TEMPORAL_PORT,
+  DEFAULT_TEMPORAL_UI_PORT,
+  TEMPORAL_MODES,
+  type TemporalMode,
   describeDev,
   devDataDir,
   catchDatabaseClientErrors,
   startDev,
 } from '../../dev/index.js';
 
+interface DevCommandOptions {
+  temporal: TemporalMode;
+  temporalPort: number;
+  temporalUiPort: number;
+  simPort: number;
+  httpPort: number;
+}
+
 export function registerDevCommand(program: Command): void {
   program
     .command('dev')
     .description('Run the whole engine on one machine with embedded defaults (what `npm start` runs) until Ctrl-C')
+    .addOption(
+      new Option(
+        '--temporal <server>',
+        'the Temporal server to start: real (`temporal server start-dev`), embedded (the devserver), or auto: real when the temporal CLI is found (MVE_TEMPORAL_CLI, .tools/python/bin/temporal, PATH)',
+      )
+        .choices(TEMPORAL_MODES)
+        .default('auto'),
+    )
     .option(
       '--temporal-port <port>',
-      'port of the embedded Temporal server (taken: a free one is used; 0: any)',
+      'port of the Temporal server dev starts (taken: a free one is used; 0: any)',
       port('temporal-port'),
       DEFAULT_TEMPORAL_PORT,
+    )
+    .option(
+      '--temporal-ui-port <port>',
+      "port of the real Temporal server's Web UI (taken: a free one is used; 0: any)",
+      port('temporal-ui-port'),
+      DEFAULT_TEMPORAL_UI_PORT,
     )
     .option(
       '--sim-port <port>',
@@ -34,15 +59,17 @@ export function registerDevCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Starts embedded PostgreSQL (data in .data/postgres, or $MVE_DATA_DIR/postgres), the Temporal devserver, the API
-simulator, a worker and the HTTP API; applies migrations; seeds demo approvers into an empty approver table
-and makes API tokens for the seeded users (alice requester, fiona finance-approver, dave finance-director,
-olga ops, ticket-bot ticket-system), written to .data/dev.json for \`--as <user>\`. Set
-DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL (with MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
-MVE_CLIENT_SECRET) to use a real one instead. Other commands find the running dev through .data/dev.json.
-See docs/running.md.`,
+Starts embedded PostgreSQL (data in .data/postgres, or $MVE_DATA_DIR/postgres), Temporal, the API simulator, a
+worker and the HTTP API. Temporal is the real server (\`temporal server start-dev\`: state in .data/temporal.db,
+log in .data/temporal.log, its Web UI's URL printed and in .data/dev.json) when its CLI is found (install it with
+\`bash scripts/install-python-tools.sh\`), else the embedded devserver (state in PostgreSQL). Applies migrations;
+seeds demo approvers into an empty approver table and makes API tokens for the seeded users (alice requester,
+fiona finance-approver, dave finance-director, olga ops, ticket-bot ticket-system), written to .data/dev.json for
+\`--as <user>\`. Set DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL (with MVE_AUTH_URL, MVE_ENVIRONMENT,
+MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find the running dev through
+.data/dev.json. See docs/running.md.`,
     )
-    .action(async (options: { temporalPort: number; simPort: number; httpPort: number }) => {
+    .action(async (options: DevCommandOptions) => {
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const say = (line: string) => process.stdout.write(`${line}\n`);
       // Why dev stops: a signal (exit 0), or something it cannot run without (exit 1). The first reason wins.
@@ -63,7 +90,9 @@ See docs/running.md.`,
       const dev = await startDev({
         env: process.env,
         dataDir: devDataDir(process.env),
+        temporal: options.temporal,
         temporalPort: options.temporalPort,
+        temporalUiPort: options.temporalUiPort,
         simulatorPort: options.simPort,
         httpPort: options.httpPort,
         log,
@@ -79,6 +108,10 @@ See docs/running.md.`,
       void dev.postgresLost.then((how) => {
         if (stopping) log(`PostgreSQL ended before dev stopped it (${how}); going on without it`);
         else requestStop({ why: `PostgreSQL ended on its own (${how})`, ok: false });
+      });
+      void dev.temporalLost.then((how) => {
+        if (stopping) log(`Temporal ended before dev stopped it (${how}); going on without it`);
+        else requestStop({ why: `Temporal ended on its own (${how})`, ok: false });
       });
 
       const reason = await stopRequested;

@@ -39,6 +39,8 @@ export interface SuperviseOptions {
   env?: NodeJS.ProcessEnv;
   /** Runs it as this account (root starting PostgreSQL as `postgres`). */
   account?: { uid: number; gid: number };
+  /** The server's umask (0o077: the files it makes are its owner's alone). Default: this process's. */
+  umask?: number;
 }
 
 /**
@@ -48,7 +50,8 @@ export interface SuperviseOptions {
  * whether it is ready to serve is for the caller to find out.
  */
 export function superviseServer(binary: string, args: string[], options: SuperviseOptions): Promise<SupervisedServer> {
-  const child = spawn('/bin/sh', ['-c', SUPERVISOR, options.name, binary, ...args], {
+  const script = options.umask === undefined ? SUPERVISOR : `umask ${options.umask.toString(8)}\n${SUPERVISOR}`;
+  const child = spawn('/bin/sh', ['-c', script, options.name, binary, ...args], {
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(options.env ? { env: options.env } : {}),
