@@ -28,6 +28,13 @@ export interface WorkflowTaskState {
    * else is written first), so a workflow whose tasks keep failing does not grow its history.
    */
   transientEvents?: HistoryEvent[];
+  /**
+   * Scheduled only to deliver updates: the real server's speculative task. Its events are transient too, and a
+   * completion with no commands that only rejects updates leaves no trace in history (completeWorkflowTask). A
+   * durable store does not keep the mark (the real server does not store such a task at all): after a restart
+   * the task is an ordinary one.
+   */
+  speculative?: boolean;
 }
 
 export interface StickyQueue {

@@ -89,7 +89,7 @@ export class EngineContext {
   }
 
   /** Hooks the workflow-task module installs, so other modules can ask for a workflow task. */
-  scheduleWorkflowTask: (execution: Execution) => void = () => {
+  scheduleWorkflowTask: (execution: Execution, options?: { speculative?: boolean }) => void = () => {
     throw new Error('workflow tasks not wired');
   };
 

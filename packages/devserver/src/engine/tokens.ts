@@ -2,7 +2,8 @@
 import { invalidArgument } from '../errors.js';
 
 export type TaskToken =
-  | { kind: 'workflow'; runId: string; scheduledEventId: number; attempt: number }
+  /** `startedTime` tells apart two speculative tasks with the same scheduled event id (the first one dropped). */
+  | { kind: 'workflow'; runId: string; scheduledEventId: number; attempt: number; startedTime?: number }
   | { kind: 'activity'; runId: string; scheduledEventId: number; attempt: number }
   | { kind: 'query'; queryId: string };
 

@@ -167,7 +167,8 @@ export function admitUpdate(ctx: EngineContext, execution: Execution, request: U
   const update: UpdateState = { updateId, request, stage: 'admitted' };
   execution.updates.set(updateId, update);
   ctx.touch(execution);
-  ctx.scheduleWorkflowTask(execution);
+  // nothing else for the workflow to see: a speculative task, which leaves no trace if the update is rejected
+  ctx.scheduleWorkflowTask(execution, { speculative: true });
   return update;
 }
 

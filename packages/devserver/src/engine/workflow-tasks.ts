@@ -25,7 +25,14 @@ import { decodeToken, encodeToken } from './tokens.js';
 import { applyCommands, checkCommands } from './commands.js';
 import { CompletionRejected, RpcError, WorkflowTaskRefusal } from '../errors.js';
 import { terminateForRefusedTask } from './executions.js';
-import { decodeUpdateMessages, hasAdmittedUpdates, returnUnansweredUpdates, takeUpdateRequests } from './updates.js';
+import {
+  applyUpdateMessage,
+  decodeUpdateMessages,
+  hasAdmittedUpdates,
+  returnUnansweredUpdates,
+  takeUpdateRequests,
+  type DecodedMessage,
+} from './updates.js';
 import { answerBufferedQueries, bufferedQueries } from './queries.js';
 import { currentTaskQueue, forgetSticky, liveStickyQueue, rememberSticky } from './sticky.js';
 import { historySizeInfo } from './history-size.js';
@@ -33,14 +40,23 @@ import { historySizeInfo } from './history-size.js';
 /** A PollWorkflowTaskQueueResponse, as a plain object for protobufjs `fromObject`. */
 export type PollWorkflowTaskResponse = object;
 type CompleteRequest = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedRequest;
-type CompleteResponse = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskCompletedResponse;
+/** A RespondWorkflowTaskCompletedResponse, as a plain object for protobufjs `fromObject`. */
+type CompleteResponse = { resetHistoryEventId?: number };
 type FailRequest = proto.temporal.api.workflowservice.v1.IRespondWorkflowTaskFailedRequest;
 
 export function installWorkflowTasks(ctx: EngineContext): void {
-  ctx.scheduleWorkflowTask = (execution) => scheduleWorkflowTask(ctx, execution);
+  ctx.scheduleWorkflowTask = (execution, options) => scheduleWorkflowTask(ctx, execution, options);
 }
 
-export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): void {
+/**
+ * `speculative`: the task is only to deliver updates (the real server's speculative task, see WorkflowTaskState);
+ * a retry is never speculative.
+ */
+export function scheduleWorkflowTask(
+  ctx: EngineContext,
+  execution: Execution,
+  options: { speculative?: boolean } = {},
+): void {
   // during a retry's backoff, signals and updates are recorded and wait for the first task
   if (execution.workflowTask || execution.firstTaskTimer !== undefined || !isRunning(execution)) return;
   const attempt = execution.nextWorkflowTaskAttempt;
@@ -49,7 +65,8 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
     startToCloseTimeout: msToDuration(execution.workflowTaskTimeoutMs),
     attempt,
   };
-  const transient = attempt > 1;
+  const speculative = options.speculative === true && attempt === 1;
+  const transient = attempt > 1 || speculative;
   const event = transient
     ? ctx.makeEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, attributes)
     : ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, attributes);
@@ -60,6 +77,7 @@ export function scheduleWorkflowTask(ctx: EngineContext, execution: Execution): 
     state: 'scheduled',
     scheduledTime: ctx.clock.now(),
     transientEvents: transient ? [event] : undefined,
+    ...(speculative ? { speculative } : {}),
   };
   execution.workflowTask = task;
   ctx.touch(execution);
@@ -177,6 +195,7 @@ function startWorkflowTask(
       runId: execution.runId,
       scheduledEventId: task.scheduledEventId,
       attempt: task.attempt,
+      startedTime: task.startedTime,
     }),
     workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
     workflowType: { name: execution.workflowType },
@@ -206,7 +225,8 @@ function findStartedTask(
     !execution ||
     !task ||
     task.scheduledEventId !== token.scheduledEventId ||
-    task.state !== 'started'
+    task.state !== 'started' ||
+    (token.startedTime !== undefined && token.startedTime !== task.startedTime)
   )
     throw notFound('Workflow task not found (it timed out, failed, or the run has closed).');
   ctx.touch(execution);
@@ -236,6 +256,8 @@ function endTask(
 
 function timeOutWorkflowTask(ctx: EngineContext, execution: Execution, task: WorkflowTaskState): void {
   if (execution.workflowTask !== task) return;
+  // a speculative task that times out is written, with its timeout, as on the real server
+  if (task.speculative) ctx.writeTransientTask(execution);
   if (!task.transientEvents)
     ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, {
       scheduledEventId: task.scheduledEventId,
@@ -294,6 +316,7 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
   } catch (error) {
     refuseCompletion(ctx, execution, task, request, error);
   }
+  if (leavesNoTrace(execution, task, request, messages)) return dropSpeculativeTask(ctx, execution, request, messages);
   ctx.writeTransientTask(execution);
   ctx.clock.cancel(task.timeoutTimer);
   const completed = ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, {
@@ -322,15 +345,63 @@ export function completeWorkflowTask(ctx: EngineContext, request: CompleteReques
   if (isRunning(execution)) {
     returnUnansweredUpdates(execution);
     const hadBuffered = ctx.flushBuffered(execution);
-    if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask || hasAdmittedUpdates(execution))
-      scheduleWorkflowTask(ctx, execution);
+    if (needsTask || hadBuffered || request.forceCreateNewWorkflowTask) scheduleWorkflowTask(ctx, execution);
+    // only updates to deliver: speculative, unless the commands wrote events the workflow has not seen in a task
+    else if (hasAdmittedUpdates(execution))
+      scheduleWorkflowTask(ctx, execution, { speculative: execution.history.length === Number(completed.eventId) });
   }
   answerBufferedQueries(ctx, execution, request.queryResults ?? {});
   return {};
 }
 
+/** How many events after the last completed task a speculative task may carry and still be dropped (the real server's default). */
+const DROPPABLE_EVENTS_MAX = 10;
+
+/**
+ * The real server's rule: a speculative task that completes with no commands, no heartbeat and only update
+ * rejections changed nothing, and is dropped — if no events came after the last completed task, or up to
+ * DROPPABLE_EVENTS_MAX from an SDK that can be sent them again (DiscardSpeculativeWorkflowTaskWithEvents).
+ */
+function leavesNoTrace(
+  execution: Execution,
+  task: WorkflowTaskState,
+  request: CompleteRequest,
+  messages: Map<string, DecodedMessage>,
+): boolean {
+  if (!task.speculative || !task.transientEvents) return false;
+  if (request.commands?.length || request.forceCreateNewWorkflowTask || execution.buffered.length) return false;
+  const droppable = request.capabilities?.discardSpeculativeWorkflowTaskWithEvents ? DROPPABLE_EVENTS_MAX : 0;
+  if (execution.history.length + 1 > execution.lastCompletedStartedEventId + 2 + droppable) return false;
+  return [...messages.values()].every((message) => message.typeName === 'temporal.api.update.v1.Rejection');
+}
+
+/**
+ * Drops the task: its events are never written, the rejections reach their callers, and the worker is told to roll
+ * its history back to the last completed task (resetHistoryEventId), whose events it is sent again next time.
+ */
+function dropSpeculativeTask(
+  ctx: EngineContext,
+  execution: Execution,
+  request: CompleteRequest,
+  messages: Map<string, DecodedMessage>,
+): CompleteResponse {
+  const task = execution.workflowTask!;
+  ctx.clock.cancel(task.timeoutTimer);
+  ctx.touch(execution);
+  execution.workflowTask = undefined;
+  execution.nextWorkflowTaskAttempt = 1;
+  rememberSticky(ctx, execution, request.stickyAttributes);
+  for (const message of messages.values()) applyUpdateMessage(ctx, execution, message);
+  returnUnansweredUpdates(execution);
+  if (hasAdmittedUpdates(execution)) scheduleWorkflowTask(ctx, execution, { speculative: true });
+  answerBufferedQueries(ctx, execution, request.queryResults ?? {});
+  return { resetHistoryEventId: execution.lastCompletedStartedEventId };
+}
+
 export function failWorkflowTask(ctx: EngineContext, request: FailRequest): void {
   const { execution, task } = findStartedTask(ctx, request.taskToken);
+  // a speculative task that fails is written, with its failure, as on the real server
+  if (task.speculative) ctx.writeTransientTask(execution);
   // only the first failure is recorded; retries are transient and leave no trace until one completes
   if (!task.transientEvents)
     ctx.appendEvent(execution, EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, {
