@@ -4,7 +4,7 @@
  * the histories they made must match event for event.
  */
 import anyTest, { type TestFn } from 'ava';
-import { productsFor, waitForApiState, type ApiEngine } from '../helpers/api.js';
+import { productsFor, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
   assertEveryHistoryReplays,
@@ -31,7 +31,7 @@ const inboxOf = async (api: ApiEngine, user: 'fiona' | 'dave') =>
 test.serial('an order below the auto-approval line is bought at once, one product', async (t) => {
   await onBoth(servers.engines, async (api, server) => {
     await submit(t, api, 'RS-AUTO', { size: 'MVE 4/16' });
-    const bought = await waitForApiState(api, 'RS-AUTO', 'BOUGHT');
+    const bought = await settledIn(api, 'RS-AUTO', 'BOUGHT');
     t.deepEqual(
       states(bought),
       ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
@@ -62,7 +62,7 @@ test.serial('the two-approver tier: waits in both inboxes, one vote is not enoug
     const second = await api.call('POST', '/api/v1/orders/RS-TWO/approve', { as: 'dave', body: FINANCE });
     t.is(second.status, 200, `${server}: ${JSON.stringify(second.body)}`);
     t.like(second.body, { state: 'APPROVED', stillNeeded: 0 }, server);
-    const bought = await waitForApiState(api, 'RS-TWO', 'BOUGHT');
+    const bought = await settledIn(api, 'RS-TWO', 'BOUGHT');
     t.deepEqual(
       bought.approval.votes.map((vote: { approverId: string }) => vote.approverId),
       ['fiona', 'dave'],
@@ -83,7 +83,7 @@ test.serial('a rejection ends the order, nothing bought', async (t) => {
     });
     t.is(rejected.status, 200, `${server}: ${JSON.stringify(rejected.body)}`);
     t.is(rejected.body.state, 'REJECTED', server);
-    const order = await waitForApiState(api, 'RS-REJECT', 'REJECTED');
+    const order = await settledIn(api, 'RS-REJECT', 'REJECTED');
     t.like(order.timeline.at(-1), { state: 'REJECTED', actor: 'fiona' }, server);
     t.is(productsFor(api, 'RS-REJECT').length, 0, `${server}: nothing bought`);
     t.false((await inboxOf(api, 'fiona')).includes('RS-REJECT'), `${server}: out of the inbox`);
@@ -101,7 +101,7 @@ test.serial('a cancel by the requester ends the order, nothing bought', async (t
     });
     t.is(cancelled.status, 200, `${server}: ${JSON.stringify(cancelled.body)}`);
     t.is(cancelled.body.state, 'CANCELLED', server);
-    const order = await waitForApiState(api, 'RS-CANCEL', 'CANCELLED');
+    const order = await settledIn(api, 'RS-CANCEL', 'CANCELLED');
     t.like(order.timeline.at(-1), { state: 'CANCELLED', actor: 'alice', reason: 'the project was dropped' }, server);
     t.is(productsFor(api, 'RS-CANCEL').length, 0, `${server}: nothing bought`);
   });
