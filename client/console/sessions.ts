@@ -148,3 +148,18 @@ export function sessionCookie(secure: boolean): { name: string; set(value: strin
     clear: () => `${name}=; ${attributes}; Max-Age=0`,
   };
 }
+
+/**
+ * The bearer credential of the signed-in session a request's cookie names, or undefined: what the Temporal Web UI,
+ * open in the same browser, calls the codec server with (client/http/server.ts says when a cookie may stand for it).
+ */
+export function sessionCredential(
+  sessions: SessionStore,
+  secureCookies: boolean,
+): (cookieHeader: string | undefined) => string | undefined {
+  const { name } = sessionCookie(secureCookies);
+  return (cookieHeader) => {
+    const session = sessions.get(parseCookies(cookieHeader).get(name));
+    return session?.user ? session.credential : undefined;
+  };
+}

@@ -1,11 +1,11 @@
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
 import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
-import { codecCors, registerCodecRoutes } from './routes/codec.js';
+import { codecCors, isCodecOrigin, registerCodecRoutes } from './routes/codec.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
 import { registerOrderRoutes } from './routes/orders.js';
@@ -27,6 +27,12 @@ export interface ApiServerOptions {
    * API and calls it: client/server/start.ts). Without any, the API alone.
    */
   extensions?: ReadonlyArray<(app: FastifyInstance) => Promise<void>>;
+  /**
+   * The bearer credential a browser's cookie stands for (the console's signed-in session), or undefined. Taken only
+   * by the codec server, only from an origin of MVE_CODEC_CORS_ORIGINS, and only without an Authorization header:
+   * the Temporal Web UI calling it with the browser's credentials as the person signed in to the console.
+   */
+  browserCredential?: (cookieHeader: string | undefined) => string | undefined;
 }
 
 /**
@@ -37,6 +43,7 @@ export async function buildApiServer({
   context,
   readiness,
   extensions = [],
+  browserCredential,
 }: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
@@ -67,10 +74,18 @@ export async function buildApiServer({
 
   const metrics = createApiMetrics(context);
   app.addHook('onRequest', codecCors(context));
+  // The same credential, authenticated the same way, whether in the header or, for the Web UI, behind the cookie.
+  const cookieAuthorization = (request: FastifyRequest): string | undefined => {
+    if (!browserCredential || !isCodecOrigin(context, request.headers.origin)) return undefined;
+    const credential = browserCredential(request.headers.cookie);
+    return credential ? `Bearer ${credential}` : undefined;
+  };
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;
-    const needsIdentity = path.startsWith('/api/') || (path.startsWith('/codec/') && request.method !== 'OPTIONS');
-    if (needsIdentity) request.principal = await context.authenticator.authenticate(request.headers.authorization);
+    const codec = path.startsWith('/codec/') && request.method !== 'OPTIONS';
+    if (!path.startsWith('/api/') && !codec) return;
+    const authorization = request.headers.authorization ?? (codec ? cookieAuthorization(request) : undefined);
+    request.principal = await context.authenticator.authenticate(authorization);
   });
   metrics.instrument(app);
 

@@ -3,7 +3,8 @@ import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import type { KindMap } from '../../domain/index.js';
-import { oidcSignInFromEnv, registerConsole } from '../console/index.js';
+import { oidcSignInFromEnv, registerConsole, SessionStore } from '../console/index.js';
+import { sessionCredential } from '../console/sessions.js';
 import { OrderClient, OrderIntake } from '../orders/index.js';
 import {
   buildApiServer,
@@ -90,7 +91,10 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
         .filter(Boolean),
       log: options.log,
     };
+    // One store of console sessions: the console's, and the codec server's for the Web UI in the same browser.
+    const sessions = new SessionStore();
     const consoleOptions = {
+      sessions,
       secureCookies: options.devUsers === undefined,
       ...(options.devUsers ? { devUsers: options.devUsers } : {}),
       ...(consoleOidc ? { oidc: consoleOidc } : {}),
@@ -98,6 +102,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
     const app = await buildApiServer({
       context,
       extensions: [(api) => registerConsole(api, context, consoleOptions)],
+      browserCredential: sessionCredential(sessions, consoleOptions.secureCookies),
       readiness: {
         temporal: async () => void (await connection.workflowService.getSystemInfo({})),
         postgres: async () => void (await sql`SELECT 1`),

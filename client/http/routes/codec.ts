@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Payload } from '@temporalio/common';
+import { isDeepStrictEqual } from 'node:util';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AesGcmPayloadCodec } from '../../../codec/index.js';
+import { redactOrderRequest } from '../../../domain/index.js';
 import { allow, mayReadPayloads } from '../access.js';
 import type { ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -11,6 +13,11 @@ import { payloadFromJson, payloadToJson } from '../payload-json.js';
 
 const ALLOWED_HEADERS = 'Authorization, Authorization-Extras, Content-Type, X-Namespace';
 
+/** Whether a browser page of this origin may call the codec server (MVE_CODEC_CORS_ORIGINS): the Temporal Web UI. */
+export function isCodecOrigin(context: ApiContext, origin: string | undefined): origin is string {
+  return origin !== undefined && context.codecCorsOrigins.includes(origin);
+}
+
 /**
  * CORS for the codec server, on every answer (a 401 too, so the Web UI can say why): only for the configured
  * origins, with credentials, as the Temporal Web UI calls it. Runs before authentication.
@@ -18,7 +25,7 @@ const ALLOWED_HEADERS = 'Authorization, Authorization-Extras, Content-Type, X-Na
 export function codecCors(context: ApiContext) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const origin = request.headers.origin;
-    if (!request.url.startsWith('/codec/') || !origin || !context.codecCorsOrigins.includes(origin)) return;
+    if (!request.url.startsWith('/codec/') || !isCodecOrigin(context, origin)) return;
     void reply
       .header('access-control-allow-origin', origin)
       .header('access-control-allow-credentials', 'true')
@@ -36,9 +43,9 @@ const payloadsBody = z
 
 /**
  * A Temporal codec server (POST …/encode and …/decode, proto3 JSON `{ payloads: [...] }` both ways) so ops can
- * read this engine's encrypted payloads in the Temporal Web UI and the `temporal` CLI. The operation is the
- * last path segment, so it may be mounted at any depth (`/codec/decode`, `/codec/{namespace}/decode`, deeper).
- * Ops and admins only.
+ * read this engine's encrypted payloads in the Temporal Web UI and the `temporal` CLI: decoded, with an order
+ * request's secrets redacted as the history route shows them. The operation is the last path segment, so it may be
+ * mounted at any depth (`/codec/decode`, `/codec/{namespace}/decode`, deeper). Ops and admins only.
  */
 export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): void {
   const codec = new AesGcmPayloadCodec(context.codecKeys, { plaintext: 'pass' });
@@ -60,7 +67,10 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
         throw new ApiError(404, 'NOT_FOUND', 'the codec server answers …/decode and …/encode');
       const payloads = readPayloads(request.body);
       try {
-        const result = operation === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+        const result =
+          operation === 'decode'
+            ? (await codec.decode(payloads)).map(withSecretsRedacted)
+            : await codec.encode(payloads);
         return { payloads: result.map(payloadToJson) };
       } catch (error) {
         throw new ApiError(400, 'CODEC_FAILED', `the payloads could not be ${operation}d: ${(error as Error).message}`);
@@ -71,4 +81,20 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
 
 function readPayloads(body: { payloads: unknown[] }): Payload[] {
   return body.payloads.map((item, index) => payloadFromJson(item, `body.payloads.${index}`));
+}
+
+/**
+ * A decoded payload as ops read it: JSON holding an order request (a workflow's input, an activity's) with its
+ * `vendorConfig` secrets `[redacted]`; anything else (not JSON, or JSON without one) as it was, byte for byte.
+ */
+function withSecretsRedacted(payload: Payload): Payload {
+  if (Buffer.from(payload.metadata?.['encoding'] ?? []).toString('utf8') !== 'json/plain') return payload;
+  let value: unknown;
+  try {
+    value = defaultPayloadConverter.fromPayload(payload);
+  } catch {
+    return payload; // not JSON after all: it holds no request
+  }
+  const redacted = redactOrderRequest(value);
+  return isDeepStrictEqual(value, redacted) ? payload : defaultPayloadConverter.toPayload(redacted)!;
 }
