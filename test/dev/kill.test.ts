@@ -10,9 +10,13 @@ import { sydneyRequest } from '../helpers/orders.js';
 const BIN = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 const START_MS = 240_000;
 
-/** `mve-orders dev` as the leader of its own process group, so one SIGKILL takes it and everything it started. */
+/**
+ * `mve-orders dev` as the leader of its own process group, so one SIGKILL takes it and everything it started. On the
+ * embedded devserver, whose durable state this is about (the real server's: test/dev/real-temporal.test.ts).
+ */
 function startDevGroup(env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, 'dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], {
+  const args = ['dev', '--temporal', 'embedded', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'];
+  const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
