@@ -19,7 +19,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { createApiClient, Secret } from '../infra/ordering-api/index.js';
 import { connectDatabase, createRepository, runMigrations } from '../infra/db/index.js';
 import { startEmbeddedPostgres } from '../infra/db/embedded.js';
-import { OrderClient, OrderIntake } from '../client/orders/index.js';
+import { OrderClient, OrderIntake, orderWorkflowId } from '../client/orders/index.js';
 import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { startDevServer } from '@mve-orders/devserver';
 import { SIM_KIND_MAP, startSimulator } from '../sim/index.js';
@@ -122,16 +122,16 @@ export async function runOrdersBench(): Promise<void> {
     const cpuPerOrder = new Map<number, CpuPerUnit>();
     async function measure(concurrency: number): Promise<RoundFigures> {
       const e2e: number[] = [];
-      const tickets: string[] = [];
+      const orderIds: string[] = [];
       const callsBefore = totalCalls();
       const cpuBefore = readCpuTimes(postgres.dataDir);
       const started = performance.now();
       const order = async () => {
         const ticketId = `BENCH-${process.pid}-${++ticket}`;
-        tickets.push(ticketId);
         const t0 = performance.now();
-        await intake.submit({ ...example, ticketId, size: 'MVE 2/8' }, 'alice');
-        const outcome = await orders.result(ticketId);
+        const { orderId } = await intake.submit({ ...example, ticketId, size: 'MVE 2/8' }, 'alice');
+        orderIds.push(orderId);
+        const outcome = await orders.result(orderId);
         if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
         e2e.push(performance.now() - t0);
       };
@@ -143,10 +143,10 @@ export async function runOrdersBench(): Promise<void> {
       const calls = totalCalls() - callsBefore;
       let events = 0;
       let bytes = 0;
-      for (const ticketId of tickets) {
+      for (const orderId of orderIds) {
         const { history } = await client.workflowService.getWorkflowExecutionHistory({
           namespace: 'default',
-          execution: { workflowId: `mve-order-${ticketId}` },
+          execution: { workflowId: orderWorkflowId(orderId) },
         });
         events += history?.events?.length ?? 0;
         bytes += History.encode(History.create(history ?? {})).finish().length;
@@ -156,10 +156,10 @@ export async function runOrdersBench(): Promise<void> {
         concurrency,
         'median e2e ms': Math.round(percentile(e2e, 50)),
         'p95 e2e ms': Math.round(percentile(e2e, 95)),
-        'orders/s': Math.round((tickets.length / elapsed) * 10) / 10,
-        'history events/order': Math.round(events / tickets.length),
-        'history bytes/order': Math.round(bytes / tickets.length),
-        'API calls/order': Math.round((calls / tickets.length) * 100) / 100,
+        'orders/s': Math.round((orderIds.length / elapsed) * 10) / 10,
+        'history events/order': Math.round(events / orderIds.length),
+        'history bytes/order': Math.round(bytes / orderIds.length),
+        'API calls/order': Math.round((calls / orderIds.length) * 100) / 100,
       };
     }
     const totalCalls = () => Object.values(sim.state().calls).reduce((sum, count) => sum + count, 0);

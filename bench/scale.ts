@@ -143,8 +143,8 @@ async function connect(stack: ScaleStack) {
     await pool(total, concurrency, async () => {
       const ticketId = newTicket('AUTO');
       const t0 = performance.now();
-      await submit({ ...example, ticketId, size: 'MVE 2/8' });
-      const outcome = await orders.result(ticketId);
+      const { orderId } = await submit({ ...example, ticketId, size: 'MVE 2/8' });
+      const outcome = await orders.result(orderId);
       if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
       times.push(performance.now() - t0);
     });

@@ -31,3 +31,4 @@ export { buildOrder, OrderBuildError, resolveOrderKind } from './build-order.js'
 export type { BuiltOrder, OrderKind } from './build-order.js';
 export { isSecretField, REDACTED, redactOrderRequest, redactVendorConfig } from './secrets.js';
 export { canonicalJson, isRecord } from './json.js';
+export { orderIdFor, orderIdOfWorkflow, orderWorkflowId, submitterNamespace } from './order-id.js';

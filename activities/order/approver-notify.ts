@@ -6,7 +6,9 @@
  * takes a signed-in POST, so a link scanner that follows it changes nothing.
  */
 import { ApplicationFailure } from '@temporalio/activity';
+import { orderIdOfWorkflow } from '../../domain/index.js';
 import { postSigned, type NotifyDeps } from './notify.js';
+import { currentRun } from './order-requests.js';
 import type { ApproverMessage, OrderActivities } from '../../workflows/order/activity-types.js';
 
 export const APPROVER_WEBHOOK_URL_VARIABLE = 'MVE_APPROVER_WEBHOOK_URL';
@@ -19,9 +21,9 @@ export interface ApproverNotifyDeps extends NotifyDeps {
   consoleUrl: string | undefined;
 }
 
-/** The order page in the console: `<consoleUrl>/orders/<ticket>`. */
-export function orderPageUrl(consoleUrl: string, ticketId: string): string {
-  return `${consoleUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(ticketId)}`;
+/** The order page in the console: `<consoleUrl>/orders/<orderId>` (a ticket id alone may name several orders). */
+export function orderPageUrl(consoleUrl: string, orderId: string): string {
+  return `${consoleUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(orderId)}`;
 }
 
 /** Slack mrkdwn needs only these three escaped. */
@@ -43,9 +45,13 @@ export interface SlackMessage {
   blocks: Array<Record<string, unknown>>;
 }
 
-/** The message approvers see (Slack incoming-webhook JSON; other chat tools read `text`). */
-export function approverSlackMessage(message: ApproverMessage, consoleUrl: string | undefined): SlackMessage {
-  const link = consoleUrl ? orderPageUrl(consoleUrl, message.ticketId) : undefined;
+/** The message approvers see (Slack incoming-webhook JSON; other chat tools read `text`) about the order `orderId`. */
+export function approverSlackMessage(
+  message: ApproverMessage,
+  orderId: string,
+  consoleUrl: string | undefined,
+): SlackMessage {
+  const link = consoleUrl ? orderPageUrl(consoleUrl, orderId) : undefined;
   const price = money(message.quote.monthlyRate, message.quote.currency);
   const lead =
     message.event === 'approval-reminder'
@@ -55,7 +61,7 @@ export function approverSlackMessage(message: ApproverMessage, consoleUrl: strin
   const text = [
     `${lead} ${message.ticketId} from ${message.requestedBy} waits for approval: ${price} a month.`,
     `${needed}, by ${deadlineText(message.deadline)}.`,
-    link ? `Open the order: ${link}` : `See it with: mve-orders status ${message.ticketId}`,
+    link ? `Open the order: ${link}` : `See it with: mve-orders status ${orderId}`,
   ].join(' ');
   const ticket = link ? `<${link}|${escape(message.ticketId)}>` : `*${escape(message.ticketId)}*`;
   const blocks: Array<Record<string, unknown>> = [
@@ -81,7 +87,7 @@ export function approverSlackMessage(message: ApproverMessage, consoleUrl: strin
           type: 'mrkdwn',
           text: link
             ? `Review and decide on the order page: ${link}`
-            : `See it with \`mve-orders status ${escape(message.ticketId)}\``,
+            : `See it with \`mve-orders status ${escape(orderId)}\``,
         },
       ],
     },
@@ -105,7 +111,7 @@ export function createApproverNotifyActivity(deps: ApproverNotifyDeps): Pick<Ord
       await postSigned(
         { ...deps, callbackSecret },
         deps.approverWebhookUrl,
-        approverSlackMessage(message, deps.consoleUrl),
+        approverSlackMessage(message, orderIdOfWorkflow(currentRun().workflowId), deps.consoleUrl),
         {
           receiver: "the approvers' webhook",
           what: `${what} for ${message.ticketId}`,

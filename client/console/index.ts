@@ -75,7 +75,7 @@ declare module 'fastify' {
 
 const LIVE_HEADER = 'x-console-live';
 
-/** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:ticketId`, `/ops`) on `app`. */
+/** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:orderId`, `/ops`) on `app`. */
 export async function registerConsole(
   app: FastifyInstance,
   context: ApiContext,
@@ -362,23 +362,19 @@ export async function registerConsole(
       request: FastifyRequest,
       reply: FastifyReply,
       session: ConsoleSession & { user: ConsoleUser; credential: string },
-      ticketId: string,
+      name: string,
       status: number,
       extras: OrderPageExtras,
     ) {
       const api = new ConsoleApi(target, session.credential);
-      const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(ticketId)}`);
+      const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(name)}`);
       if (answer.status === 404) {
         return sendPage(
           reply,
           request,
           404,
           'No such order',
-          messagePage(
-            'No such order',
-            `There is no order for ticket ${ticketId}, or it is not yours to see.`,
-            'not-found',
-          ),
+          messagePage('No such order', `There is no order ${name}, or it is not yours to see.`, 'not-found'),
         );
       }
       if (answer.status !== 200) throw new ApiRefusal(failureOf(answer));
@@ -386,7 +382,7 @@ export async function registerConsole(
       // Ops and admins also see the workflow's history events (decoded, secrets redacted by the API).
       const history = await api.call(
         'GET',
-        `/api/v1/orders/${encodeURIComponent(ticketId)}/history${isOps(session.user) ? '' : '?events=false'}`,
+        `/api/v1/orders/${encodeURIComponent(order.orderId)}/history${isOps(session.user) ? '' : '?events=false'}`,
       );
       // The API has just shown this order to this person; its request (recorded with secrets redacted) says
       // what was ordered, and the view shows only size, term, location, image and vNICs of it.
@@ -402,20 +398,20 @@ export async function registerConsole(
         },
         extras,
       );
-      return sendPage(reply, request, status, `Order ${ticketId}`, body, {
-        liveSrc: `/orders/${encodeURIComponent(ticketId)}`,
+      return sendPage(reply, request, status, `Order ${order.ticketId}`, body, {
+        liveSrc: `/orders/${encodeURIComponent(order.orderId)}`,
       });
     }
 
-    scope.get<{ Params: { ticketId: string } }>('/orders/:ticketId', async (request, reply) => {
+    scope.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
       const session = signedIn(request, reply);
       if (!session) return reply;
-      return renderOrder(request, reply, session, request.params.ticketId, 200, { flash: takeFlash(request) });
+      return renderOrder(request, reply, session, request.params.orderId, 200, { flash: takeFlash(request) });
     });
 
     /** Runs an action through the API; on success a flash and a redirect to the order, else the order again with why. */
     async function act(
-      request: FastifyRequest<{ Params: { ticketId: string } }>,
+      request: FastifyRequest<{ Params: { orderId: string } }>,
       reply: FastifyReply,
       action: (
         api: ConsoleApi,
@@ -426,20 +422,20 @@ export async function registerConsole(
       if (!session) return reply;
       const form = checkedForm(request, reply, session);
       if (!form) return reply;
-      const ticketId = request.params.ticketId;
+      const name = request.params.orderId;
       const outcome = await action(new ConsoleApi(target, session.credential), form);
       if ('ok' in outcome) {
         session.flash = { kind: 'ok', text: outcome.ok };
-        return redirect(reply, `/orders/${encodeURIComponent(ticketId)}`);
+        return redirect(reply, `/orders/${encodeURIComponent(name)}`);
       }
       if (outcome.failure.status === 401) throw new ApiRefusal(outcome.failure);
-      return renderOrder(request, reply, session, ticketId, outcome.failure.status, {
+      return renderOrder(request, reply, session, name, outcome.failure.status, {
         error: failureNotice(outcome.failure, 'Nothing was changed.'),
         ...outcome.extras,
       });
     }
 
-    scope.post<{ Params: { ticketId: string } }>('/orders/:ticketId/decide', async (request, reply) =>
+    scope.post<{ Params: { orderId: string } }>('/orders/:orderId/decide', async (request, reply) =>
       act(request, reply, async (api, form) => {
         const decision = form['decision'] === 'reject' ? 'reject' : 'approve';
         const shown = {
@@ -452,7 +448,7 @@ export async function registerConsole(
           decision === 'approve' ? { ...shown, ...(comment ? { comment } : {}) } : { ...shown, reason: comment };
         const answer = await api.call<{ state: string; approvedBy: string[]; stillNeeded: number }>(
           'POST',
-          `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/${decision}`,
+          `/api/v1/orders/${encodeURIComponent(request.params.orderId)}/${decision}`,
           body,
         );
         if (answer.status === 200) {
@@ -471,9 +467,9 @@ export async function registerConsole(
       }),
     );
 
-    scope.post<{ Params: { ticketId: string } }>('/orders/:ticketId/cancel', async (request, reply) =>
+    scope.post<{ Params: { orderId: string } }>('/orders/:orderId/cancel', async (request, reply) =>
       act(request, reply, async (api, form) => {
-        const answer = await api.call('POST', `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/cancel`, {
+        const answer = await api.call('POST', `/api/v1/orders/${encodeURIComponent(request.params.orderId)}/cancel`, {
           reason: form['reason'] ?? '',
         });
         return answer.status === 200
@@ -482,7 +478,7 @@ export async function registerConsole(
       }),
     );
 
-    scope.post<{ Params: { ticketId: string } }>('/orders/:ticketId/resolve-buy', async (request, reply) =>
+    scope.post<{ Params: { orderId: string } }>('/orders/:orderId/resolve-buy', async (request, reply) =>
       act(request, reply, async (api, form) => {
         const note = (form['note'] ?? '').trim();
         const body =
@@ -495,7 +491,7 @@ export async function registerConsole(
             : { outcome: form['outcome'] ?? '', note };
         const answer = await api.call(
           'POST',
-          `/api/v1/orders/${encodeURIComponent(request.params.ticketId)}/resolve-buy`,
+          `/api/v1/orders/${encodeURIComponent(request.params.orderId)}/resolve-buy`,
           body,
         );
         if (answer.status !== 200) return { failure: failureOf(answer) };
@@ -583,7 +579,7 @@ export async function registerConsole(
       const at = now();
       const details = await Promise.all(
         awaiting.orders.map(async (order) => {
-          const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}`);
+          const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.orderId)}`);
           const approval = answer.status === 200 ? answer.body.approval : undefined;
           return approval?.deadline
             ? {
@@ -601,7 +597,7 @@ export async function registerConsole(
       // The list has the last error's message; the order itself (live, or its records) may add its type and trace id.
       const failedWithTrace = await Promise.all(
         failed.orders.map(async (order) => {
-          const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}`);
+          const answer = await api.call('GET', `/api/v1/orders/${encodeURIComponent(order.orderId)}`);
           const lastError =
             answer.status === 200 ? (answer.body.lastError as ListedOrder['lastError'] | undefined) : undefined;
           return lastError?.message ? { ...order, lastError: { ...order.lastError, ...lastError } } : order;

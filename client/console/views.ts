@@ -93,7 +93,7 @@ export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
           <tbody>${items.map((item) => {
             const left = item.deadline ? Date.parse(item.deadline) - now : Infinity;
             return html`<tr data-testid="inbox-row" data-ticket="${item.ticketId}">
-              <th scope="row"><a href="/orders/${encodeURIComponent(item.ticketId)}">${item.ticketId}</a></th>
+              <th scope="row"><a href="/orders/${encodeURIComponent(item.orderId)}">${item.ticketId}</a></th>
               <td>${item.requestedBy}</td>
               <td>${item.environment}</td>
               <td class="num">${money(item.monthlyRate, item.currency)}</td>
@@ -108,6 +108,7 @@ export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
 }
 
 export interface ListedOrder {
+  orderId: string;
   ticketId: string;
   environment: string;
   requestedBy: string;
@@ -127,7 +128,7 @@ export function ordersTable(orders: ListedOrder[], caption: string, testId: stri
     <thead><tr><th scope="col">Ticket</th><th scope="col">State</th><th scope="col">Environment</th><th scope="col">Requester</th><th scope="col" class="num">Monthly price</th><th scope="col">Created</th><th scope="col">Last change</th><th scope="col">Last error</th></tr></thead>
     <tbody>${orders.map(
       (order) => html`<tr data-testid="${testId}" data-ticket="${order.ticketId}">
-        <th scope="row"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a></th>
+        <th scope="row"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a></th>
         <td>${stateBadge(order.state)}</td>
         <td>${order.environment}</td>
         <td>${order.requestedBy}</td>
@@ -233,6 +234,7 @@ function whatIsOrdered({ order, request }: OrderPageData): Html {
   // Only these fields of the (already redacted) request are shown: vendorConfig and anything secret never are.
   return html`<dl class="facts" data-testid="order-facts">
     <dt>Ticket</dt><dd>${order.ticketId}</dd>
+    <dt>Order id</dt><dd data-testid="order-id"><code>${order.orderId}</code></dd>
     <dt>Requested by</dt><dd data-testid="requested-by">${order.requestedBy}</dd>
     ${order.submittedBy && !sameIdentity(order.submittedBy, order.requestedBy) ? html`<dt>Submitted by</dt><dd>${order.submittedBy}</dd>` : ''}
     <dt>Environment</dt><dd>${order.environment}${order.environment === 'production' ? ' (charged)' : ' (not charged)'}</dd>
@@ -338,7 +340,7 @@ function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
   const body =
     cannot || !quote
       ? html`<p class="notice info" data-testid="cannot-decide" data-reason="${cannot?.reason ?? 'no-quote'}">${cannot?.text ?? 'There is no quote to decide on yet.'}</p>`
-      : html`<form method="post" action="/orders/${encodeURIComponent(order.ticketId)}/decide" class="stack" data-testid="decision-form">
+      : html`<form method="post" action="/orders/${encodeURIComponent(order.orderId)}/decide" class="stack" data-testid="decision-form">
           ${csrfField(session)}
           <input type="hidden" name="monthlyRate" value="${String(quote.monthlyRate)}">
           <input type="hidden" name="currency" value="${quote.currency}">
@@ -357,7 +359,7 @@ function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
 function opsSection(data: OrderPageData): Html {
   const { order, user, session, now } = data;
   const principal = principalOf(user);
-  const ticket = encodeURIComponent(order.ticketId);
+  const ticket = encodeURIComponent(order.orderId);
   const canResolve = order.state === 'BUY_UNCERTAIN' && mayResolveBuys(principal);
   const canCancel = order.source === 'workflow' && CANCELLABLE_STATES.has(order.state) && mayCancel(principal, order);
   if (!canResolve && !canCancel) return html`<div data-live="ops-actions"></div>`;
@@ -559,7 +561,7 @@ export function opsView(options: {
         attention.uncertain.length
           ? html`<ul>${attention.uncertain.map(
               (order) =>
-                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${duration(now - Date.parse(order.updatedAt))}</span>. Check the portal and resolve it.</li>`,
+                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${duration(now - Date.parse(order.updatedAt))}</span>. Check the portal and resolve it.</li>`,
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }
@@ -568,7 +570,7 @@ export function opsView(options: {
         attention.failed.length
           ? html`<ul>${attention.failed.map(
               (order) =>
-                html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.ticketId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError?.message ?? 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
+                html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError?.message ?? 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }
@@ -577,7 +579,7 @@ export function opsView(options: {
         attention.expiring.length
           ? html`<ul>${attention.expiring.map(
               (item) =>
-                html`<li data-testid="attention-expiring" data-ticket="${item.order.ticketId}"><a href="/orders/${encodeURIComponent(item.order.ticketId)}">${item.order.ticketId}</a> (${item.order.quote ? money(item.order.quote.monthlyRate, item.order.quote.currency) : ''}, tier ${item.tier}, ${item.stillNeeded} still needed): <span class="urgent">${timeLeft(item.deadline, now)}</span></li>`,
+                html`<li data-testid="attention-expiring" data-ticket="${item.order.ticketId}"><a href="/orders/${encodeURIComponent(item.order.orderId)}">${item.order.ticketId}</a> (${item.order.quote ? money(item.order.quote.monthlyRate, item.order.quote.currency) : ''}, tier ${item.tier}, ${item.stillNeeded} still needed): <span class="urgent">${timeLeft(item.deadline, now)}</span></li>`,
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }

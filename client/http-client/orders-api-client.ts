@@ -116,37 +116,40 @@ export class OrdersApiClient {
     return this.call('GET', `/orders${queryString({ ...query })}`);
   }
 
-  /** `GET /api/v1/orders/{ticketId}` */
-  get(ticketId: string): Promise<ApiOrder> {
-    return this.call('GET', `/orders/${encodeURIComponent(ticketId)}`);
+  /**
+   * `GET /api/v1/orders/{orderId}`. Every method here takes `order`: the order id, or a ticket id (the caller's own,
+   * or one no other order the caller may see has).
+   */
+  get(order: string): Promise<ApiOrder> {
+    return this.call('GET', `/orders/${encodeURIComponent(order)}`);
   }
 
-  /** `GET /api/v1/orders/{ticketId}/history`: the timeline, votes and buy attempts; the workflow's events when `events`. */
-  history(ticketId: string, options: { events?: boolean } = {}): Promise<OrderHistory> {
+  /** `GET /api/v1/orders/{orderId}/history`: the timeline, votes and buy attempts; the workflow's events when `events`. */
+  history(order: string, options: { events?: boolean } = {}): Promise<OrderHistory> {
     return this.call(
       'GET',
-      `/orders/${encodeURIComponent(ticketId)}/history${queryString({ events: String(options.events ?? false) })}`,
+      `/orders/${encodeURIComponent(order)}/history${queryString({ events: String(options.events ?? false) })}`,
     );
   }
 
   /** `POST .../approve`: a vote for the quote named, as the caller. */
-  approve(ticketId: string, vote: ApproveInput): Promise<VoteResult> {
-    return this.call('POST', `/orders/${encodeURIComponent(ticketId)}/approve`, vote);
+  approve(order: string, vote: ApproveInput): Promise<VoteResult> {
+    return this.call('POST', `/orders/${encodeURIComponent(order)}/approve`, vote);
   }
 
   /** `POST .../reject`: a vote against the quote named, saying why. */
-  reject(ticketId: string, vote: RejectInput): Promise<VoteResult> {
-    return this.call('POST', `/orders/${encodeURIComponent(ticketId)}/reject`, vote);
+  reject(order: string, vote: RejectInput): Promise<VoteResult> {
+    return this.call('POST', `/orders/${encodeURIComponent(order)}/reject`, vote);
   }
 
   /** `POST .../cancel` */
-  cancel(ticketId: string, body: { reason: string }): Promise<{ state: OrderState }> {
-    return this.call('POST', `/orders/${encodeURIComponent(ticketId)}/cancel`, body);
+  cancel(order: string, body: { reason: string }): Promise<{ state: OrderState }> {
+    return this.call('POST', `/orders/${encodeURIComponent(order)}/cancel`, body);
   }
 
   /** `POST .../resolve-buy`: settles a BUY_UNCERTAIN order (ops). */
-  resolveBuy(ticketId: string, resolution: ResolveBuyInput): Promise<{ state: OrderState }> {
-    return this.call('POST', `/orders/${encodeURIComponent(ticketId)}/resolve-buy`, resolution);
+  resolveBuy(order: string, resolution: ResolveBuyInput): Promise<{ state: OrderState }> {
+    return this.call('POST', `/orders/${encodeURIComponent(order)}/resolve-buy`, resolution);
   }
 
   /** `GET /api/v1/approvals`: the orders awaiting the caller's decision, oldest first. */

@@ -67,6 +67,7 @@ export interface HistoryBuyAttempt {
 }
 
 export interface OrderHistory {
+  orderId: string;
   ticketId: string;
   workflowId: string;
   timeline: HistoryEntry[];

@@ -1,11 +1,17 @@
 import type { Client } from '@temporalio/client';
 import type { Repository } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
-import { OrderNotFoundError, orderWorkflowId, type OrderClient, type OrderIntake } from '../orders/index.js';
+import {
+  OrderNotFoundError,
+  orderIdOfWorkflow,
+  orderWorkflowId,
+  type OrderClient,
+  type OrderIntake,
+} from '../orders/index.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Principal } from './auth/principal.js';
 import { allow, mayReadOrders, maySee, READ_NEEDS_ROLE } from './access.js';
-import { notFound } from './errors.js';
+import { ApiError, notFound } from './errors.js';
 import { orderFromRecords, orderFromWorkflow, type ApiOrder } from './order-view.js';
 
 /** What the routes stand on, built once by whoever runs the server (`serve`, `dev`, tests). */
@@ -25,22 +31,48 @@ export interface ApiContext {
 
 /**
  * The order as the caller may see it: live from its workflow, else from the records once Temporal has
- * forgotten it. An order the caller may not see is answered like one that does not exist; a caller with no role
- * at all is refused (403) before anything is looked up.
+ * forgotten it. `name` is the order id, or a ticket id (see `resolveOrderId`). An order the caller may not see is
+ * answered like one that does not exist; a caller with no role at all is refused (403) before anything is looked up.
  */
-export async function loadOrder(context: ApiContext, ticketId: string, principal: Principal): Promise<ApiOrder> {
+export async function loadOrder(context: ApiContext, name: string, principal: Principal): Promise<ApiOrder> {
   allow(mayReadOrders(principal), READ_NEEDS_ROLE);
+  const orderId = await resolveOrderId(context, name, principal);
   let order: ApiOrder | undefined;
   try {
-    order = orderFromWorkflow(await context.orders.status(ticketId));
+    order = orderFromWorkflow(await context.orders.status(orderId));
     if (order.submittedBy === null) {
-      order.submittedBy = (await context.repository.getTicket(ticketId))?.submittedBy ?? null;
+      order.submittedBy = (await context.repository.getTicketByWorkflow(orderWorkflowId(orderId)))?.submittedBy ?? null;
     }
   } catch (error) {
     if (!(error instanceof OrderNotFoundError)) throw error;
-    const records = await context.repository.getOrder(orderWorkflowId(ticketId));
+    const records = await context.repository.getOrder(orderWorkflowId(orderId));
     if (records) order = orderFromRecords(records);
   }
-  if (!order || !maySee(principal, order)) throw notFound(`no order for ticket ${ticketId}`);
+  if (!order || !maySee(principal, order)) throw notFound(`no order ${name}`);
   return order;
+}
+
+/**
+ * Which order a caller means by `name`: the order with that id when the caller may see it; else the one order
+ * the caller may see whose ticket id is `name` (a ticket system names its orders by its own ticket ids, people by
+ * the ticket id they were told). Two such orders (two submitters used the same ticket id) are refused as
+ * ambiguous, naming only orders the caller may see. Nothing else is revealed: an unknown name is looked up as an
+ * order id and ends in 404.
+ */
+async function resolveOrderId(context: ApiContext, name: string, principal: Principal): Promise<string> {
+  const workflowId = orderWorkflowId(name);
+  const visible = (await context.repository.findTickets({ ticketId: name, workflowId })).filter((ticket) =>
+    maySee(principal, ticket),
+  );
+  if (visible.some((ticket) => ticket.workflowId === workflowId)) return name;
+  const named = visible
+    .filter((ticket) => ticket.ticketId === name)
+    .map((ticket) => orderIdOfWorkflow(ticket.workflowId));
+  if (named.length > 1)
+    throw new ApiError(
+      409,
+      'AMBIGUOUS_TICKET',
+      `ticket id ${name} names ${named.length} orders from different submitters (${named.join(', ')}); name the order by its order id`,
+    );
+  return named[0] ?? name;
 }

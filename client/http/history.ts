@@ -40,6 +40,7 @@ export async function orderHistory(context: ApiContext, order: ApiOrder, princip
       ].sort((a, b) => a.seq - b.seq)
     : [];
   return {
+    orderId: order.orderId,
     ticketId: order.ticketId,
     workflowId: order.workflowId,
     timeline,

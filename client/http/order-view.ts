@@ -1,5 +1,6 @@
 import type { OrderRecord, OrderView as OrderRecords } from '../../infra/db/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
+import { orderIdOfWorkflow } from '../orders/index.js';
 
 /**
  * An order as the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
@@ -7,6 +8,8 @@ import type { OrderStatusView } from '../../workflows/order/messages.js';
  * The CLI's API client reads the same type (client/http-client).
  */
 export type ApiOrder = {
+  /** The order's id: its ticket id in the submitter's namespace; what URLs name it by. */
+  orderId: string;
   ticketId: string;
   workflowId: string;
   environment: string;
@@ -33,6 +36,7 @@ export type OrderListItem = ReturnType<typeof orderSummary>;
 export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
   const { quote, policy, submittedBy, ...rest } = view;
   return {
+    orderId: orderIdOfWorkflow(view.workflowId),
     ...rest,
     submittedBy: submittedBy ?? null,
     policy: policy ?? null,
@@ -46,6 +50,7 @@ export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
 /** An order's row as lists show it. */
 export function orderSummary(order: OrderRecord) {
   return {
+    orderId: orderIdOfWorkflow(order.workflowId),
     ticketId: order.ticketId,
     workflowId: order.workflowId,
     environment: order.environment,

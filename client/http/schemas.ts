@@ -15,7 +15,17 @@ const text = () => z.string().regex(/^[^\u0000]*$/, 'must not contain a NUL char
 /** Free text of a decision or a note, trimmed, as the journal records it. */
 const note = () => text().trim();
 
-export const ticketParams = z.object({ ticketId: text().min(1).max(255).describe('the ticket id of the order') });
+const orderId = () =>
+  z.string().describe("the order's id: its ticket id in the submitter's namespace (`<ticketId>.<namespace>`)");
+
+export const orderParams = z.object({
+  orderId: text()
+    .min(1)
+    .max(255)
+    .describe(
+      "the order's id; or a ticket id: the ticket system that sent it names its orders by its own ticket ids, and anyone may name an order by its ticket id when no other order they may see has it (else 409 AMBIGUOUS_TICKET)",
+    ),
+});
 
 export const errorBody = z
   .object({
@@ -74,7 +84,8 @@ const money = z.object({ monthlyRate: z.number(), currency: z.string() });
 
 /** The order as this API shows it: live from the workflow while Temporal has it, else from the records. */
 export const orderBody = z.looseObject({
-  ticketId: z.string(),
+  orderId: orderId(),
+  ticketId: z.string().describe("the submitter's own id for the order, unique among its tickets"),
   workflowId: z.string(),
   environment: z.string(),
   requestedBy: z.string(),
@@ -94,7 +105,9 @@ export const submitResponse = z.object({
 });
 
 export const listOrdersResponse = z.object({
-  orders: z.array(z.looseObject({ ticketId: z.string(), state: orderState, requestedBy: z.string() })),
+  orders: z.array(
+    z.looseObject({ orderId: orderId(), ticketId: z.string(), state: orderState, requestedBy: z.string() }),
+  ),
   nextCursor: z.string().nullable(),
 });
 
@@ -109,6 +122,7 @@ export const stateResponse = z.object({ state: orderState });
 export const approvalsResponse = z.object({
   approvals: z.array(
     z.object({
+      orderId: orderId(),
       ticketId: z.string(),
       requestedBy: z.string(),
       environment: z.string(),
@@ -147,6 +161,7 @@ export const meResponse = z.object({
 });
 
 export const historyResponse = z.object({
+  orderId: orderId(),
   ticketId: z.string(),
   workflowId: z.string(),
   timeline: z.array(

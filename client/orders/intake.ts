@@ -6,22 +6,26 @@ import {
   type TicketsRepository,
 } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
-import { checkOrderRequest, type Issue, type KindMap } from '../../domain/index.js';
+import {
+  checkOrderRequest,
+  orderIdFor,
+  orderIdOfWorkflow,
+  orderWorkflowId,
+  type Issue,
+  type KindMap,
+} from '../../domain/index.js';
 import { sameIdentity } from '../../domain/approval/index.js';
-import { DuplicateOrderError, OrderRequestError, orderWorkflowId, type OrderClient } from './order-client.js';
+import { DuplicateOrderError, OrderRequestError, type OrderClient } from './order-client.js';
 
-/** The same ticket came with a different request: one ticket is one order, forever. */
+/**
+ * The submitter sent one of its tickets again with a different request: one ticket is one order, forever. Ticket ids
+ * are the submitter's own (`orderIdFor`), so this only ever tells a submitter about its own ticket.
+ */
 export class TicketConflictError extends Error {
   override readonly name = 'TicketConflictError';
-  /** `submittedBy`: who sends it now; told when the ticket was registered only when it was them. */
-  constructor(
-    readonly ticket: TicketRecord,
-    submittedBy: string,
-  ) {
+  constructor(readonly ticket: TicketRecord) {
     super(
-      ticket.submittedBy === submittedBy
-        ? `ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`
-        : `ticket id ${ticket.ticketId} is taken; use another ticket id`,
+      `ticket ${ticket.ticketId} was submitted on ${ticket.registeredAt} with a different request; one ticket is one order (use a new ticket id for a new order)`,
     );
   }
 }
@@ -29,6 +33,8 @@ export class TicketConflictError extends Error {
 export interface IntakeResult {
   /** true: this submission started the order; false: the ticket already had it (same request), nothing started. */
   created: boolean;
+  /** The order's id: the ticket id in its submitter's namespace (`orderIdFor`). */
+  orderId: string;
   ticket: TicketRecord;
   warnings: Issue[];
 }
@@ -58,28 +64,31 @@ export class OrderIntake {
     const keyId = fingerprintKeys.currentKeyId;
     const { registered, ticket } = await repository.registerTicket({
       ticketId: request.ticketId,
-      workflowId: orderWorkflowId(request.ticketId),
+      workflowId: orderWorkflowId(orderIdFor(submittedBy, request.ticketId)),
       environment: request.environment,
       requestedBy: request.requestedBy,
       submittedBy,
       fingerprint: ticketFingerprint(fingerprintKeys, keyId, request)!,
       fingerprintKeyId: keyId,
     });
+    // The ticket's own order id: a ticket registered before namespaces keeps its old one.
+    const orderId = orderIdOfWorkflow(ticket.workflowId);
     if (!registered) {
       if (ticketFingerprint(fingerprintKeys, ticket.fingerprintKeyId, request) !== ticket.fingerprint)
-        throw new TicketConflictError(ticket, submittedBy);
+        throw new TicketConflictError(ticket);
       // Registered before, but the workflow may never have started (the process died in between): start it
       // only if the order was never recorded. A recorded order is never started again, whatever Temporal remembers.
-      if (await repository.getOrder(ticket.workflowId)) return { created: false, ticket, warnings: check.warnings };
+      if (await repository.getOrder(ticket.workflowId))
+        return { created: false, orderId, ticket, warnings: check.warnings };
     }
     try {
-      await this.options.orders.start(request, { submittedBy });
+      await this.options.orders.start(request, { submittedBy, orderId });
     } catch (error) {
       if (!(error instanceof DuplicateOrderError)) throw error;
-      return { created: false, ticket, warnings: check.warnings };
+      return { created: false, orderId, ticket, warnings: check.warnings };
     }
     // Started now, also when the ticket was registered before by a submission whose process died before starting it.
-    return { created: true, ticket, warnings: check.warnings };
+    return { created: true, orderId, ticket, warnings: check.warnings };
   }
 
   /**

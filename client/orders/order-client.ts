@@ -9,7 +9,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Keyring } from '../../codec/index.js';
-import type { Issue, KindMap } from '../../domain/index.js';
+import { orderWorkflowId, type Issue, type KindMap } from '../../domain/index.js';
 import { CLOSED_IN_TEMPORAL, type ClosedInTemporal, type TicketsRepository } from '../../infra/db/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import {
@@ -33,11 +33,6 @@ import { orderTaskQueue } from '../../config/temporal.js';
 /** How long a read or an action waits for a just-submitted order's first step to claim its ticket. */
 const CLAIM_WAIT_MS = 5_000;
 
-/** One ticket is one order: the workflow id is derived from the ticket id alone. */
-export function orderWorkflowId(ticketId: string): string {
-  return `mve-order-${ticketId}`;
-}
-
 /** The request broke rules: nothing was started. */
 export class OrderRequestError extends Error {
   override readonly name = 'OrderRequestError';
@@ -59,8 +54,8 @@ export class OrderRefusedError extends Error {
 
 export class OrderNotFoundError extends Error {
   override readonly name = 'OrderNotFoundError';
-  constructor(readonly ticketId: string) {
-    super(`no order for ticket ${ticketId}`);
+  constructor(readonly orderId: string) {
+    super(`no order ${orderId}`);
   }
 }
 
@@ -73,6 +68,7 @@ export class DuplicateOrderError extends Error {
 
 export interface SubmittedOrder {
   workflowId: string;
+  orderId: string;
   ticketId: string;
   warnings: Issue[];
 }
@@ -91,7 +87,7 @@ export interface OrderClientOptions {
    * The tickets the API registered: an order is the chain of runs that claimed its ticket, so actions are signed for
    * and sent to that chain, and a status is believed only from it.
    */
-  tickets: Pick<TicketsRepository, 'getTicket' | 'markClosedInTemporal'>;
+  tickets: Pick<TicketsRepository, 'getTicketByWorkflow' | 'markClosedInTemporal'>;
   /**
    * The time an action is signed at (epoch ms); the workflow refuses one much older than its own clock. Default: the
    * wall clock. Tests that skip the server's time ahead give the server's time.
@@ -99,9 +95,11 @@ export interface OrderClientOptions {
   clock?: () => number | Promise<number>;
 }
 
-export interface SubmitOptions {
+export interface StartOptions {
   /** The authenticated submitter, recorded on the order. */
-  submittedBy?: string;
+  submittedBy: string;
+  /** The order id the intake registered the ticket under (`orderIdFor`, or a ticket id from before namespaces). */
+  orderId: string;
 }
 
 /**
@@ -115,13 +113,13 @@ export class OrderClient {
    * Starts the workflow of a request the intake has checked and registered (OrderIntake.submit): the workflow's first
    * step refuses to go on for a ticket that was not registered with this very request and submitter.
    */
-  async start(request: OrderRequest, options: SubmitOptions = {}): Promise<SubmittedOrder> {
-    const workflowId = orderWorkflowId(request.ticketId);
+  async start(request: OrderRequest, { submittedBy, orderId }: StartOptions): Promise<SubmittedOrder> {
+    const workflowId = orderWorkflowId(orderId);
     try {
       await this.options.client.workflow.start<typeof orderWorkflow>('orderWorkflow', {
         workflowId,
         taskQueue: orderTaskQueue(this.options.taskQueue, request.environment),
-        args: [{ request, ...(options.submittedBy ? { submittedBy: options.submittedBy } : {}) }],
+        args: [{ request, submittedBy }],
         // A ticket is one order forever, whatever became of it (a business FAILED ends the workflow COMPLETED, and a
         // terminated run must not be bought again): a failed order is ordered again under a new ticket.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -137,50 +135,50 @@ export class OrderClient {
       if (error instanceof WorkflowExecutionAlreadyStartedError) throw new DuplicateOrderError(request.ticketId);
       throw error;
     }
-    return { workflowId, ticketId: request.ticketId, warnings: [] };
+    return { workflowId, orderId, ticketId: request.ticketId, warnings: [] };
   }
 
   /**
    * The order's status, from the chain of runs that claimed its ticket (any other run of its workflow id is not it).
    * An order whose first step has not run yet (no worker has taken it) is NOT_STARTED, without waiting on a query.
    */
-  async status(ticketId: string): Promise<OrderStatusView> {
-    const firstRunId = await this.firstRunOf(ticketId);
-    const view = await this.call(ticketId, (handle) => handle.query(statusQuery));
-    if (view.firstRunId !== undefined && view.firstRunId !== firstRunId) throw new OrderNotFoundError(ticketId);
+  async status(orderId: string): Promise<OrderStatusView> {
+    const firstRunId = await this.firstRunOf(orderId);
+    const view = await this.call(orderId, (handle) => handle.query(statusQuery));
+    if (view.firstRunId !== undefined && view.firstRunId !== firstRunId) throw new OrderNotFoundError(orderId);
     return view;
   }
 
   /** Waits for the order to end and returns how it ended. */
-  async result(ticketId: string): Promise<OrderOutcome> {
-    return this.call(ticketId, (handle) => handle.result() as Promise<OrderOutcome>);
+  async result(orderId: string): Promise<OrderOutcome> {
+    return this.call(orderId, (handle) => handle.result() as Promise<OrderOutcome>);
   }
 
-  async approve(ticketId: string, vote: VoteInput): Promise<VoteResult> {
-    return this.act(ticketId, 'approve', vote, (handle, signed) =>
+  async approve(orderId: string, vote: VoteInput): Promise<VoteResult> {
+    return this.act(orderId, 'approve', vote, (handle, signed) =>
       handle.executeUpdate(approveUpdate, { args: [signed] }),
     );
   }
 
-  async reject(ticketId: string, vote: VoteInput): Promise<VoteResult> {
-    return this.act(ticketId, 'reject', vote, (handle, signed) =>
+  async reject(orderId: string, vote: VoteInput): Promise<VoteResult> {
+    return this.act(orderId, 'reject', vote, (handle, signed) =>
       handle.executeUpdate(rejectUpdate, { args: [signed] }),
     );
   }
 
-  async cancel(ticketId: string, cancel: CancelInput): Promise<OrderState> {
-    return this.act(ticketId, 'cancel', cancel, (handle, signed) =>
+  async cancel(orderId: string, cancel: CancelInput): Promise<OrderState> {
+    return this.act(orderId, 'cancel', cancel, (handle, signed) =>
       handle.executeUpdate(cancelUpdate, { args: [signed] }),
     );
   }
 
   /** Settles the uncertain buy `resolution.attempt` names; without it, the order's latest attempt (read now). */
   async resolveBuy(
-    ticketId: string,
+    orderId: string,
     resolution: DistributiveOmit<ResolveBuyInput, 'attempt'> & { attempt?: number },
   ): Promise<OrderState> {
-    const attempt = resolution.attempt ?? (await this.status(ticketId)).buyAttempts;
-    return this.act(ticketId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput, (handle, signed) =>
+    const attempt = resolution.attempt ?? (await this.status(orderId)).buyAttempts;
+    return this.act(orderId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput, (handle, signed) =>
       handle.executeUpdate(resolveBuyUpdate, { args: [signed] }),
     );
   }
@@ -198,7 +196,7 @@ export class OrderClient {
    * under the same workflow id some other way never receives it).
    */
   private async act<F extends object, T>(
-    ticketId: string,
+    orderId: string,
     action: SignedActionName,
     fields: F,
     send: (handle: WorkflowHandle, signed: Signed<F>) => Promise<T>,
@@ -208,9 +206,9 @@ export class OrderClient {
       throw new Error(
         'this order client holds no action key (MVE_ACTION_KEY): votes, cancels and resolutions go through the HTTP API',
       );
-    const firstRunId = await this.firstRunOf(ticketId);
+    const firstRunId = await this.firstRunOf(orderId);
     const key = { id: keys.currentKeyId, key: keys.currentKey().toString('base64') };
-    const workflowId = orderWorkflowId(ticketId);
+    const workflowId = orderWorkflowId(orderId);
     const issuedAt = this.options.clock ? await this.options.clock() : Date.now();
     const signed = signAction(
       key,
@@ -221,19 +219,22 @@ export class OrderClient {
       randomBytes(16).toString('base64url'),
     );
     const handle = this.options.client.workflow.getHandle(workflowId, undefined, { firstExecutionRunId: firstRunId });
-    return this.update(ticketId, () => send(handle, signed));
+    return this.update(orderId, () => send(handle, signed));
   }
 
   /**
    * An action reached an order whose workflow has closed. An order that ended by itself is in a final state; one
    * whose workflow Temporal ended (terminated, timed out) is marked so on its ticket, for ops, and says so.
    */
-  private async closedRefusal(ticketId: string, state: OrderState): Promise<OrderRefusedError> {
+  private async closedRefusal(orderId: string, state: OrderState): Promise<OrderRefusedError> {
     const ended = `the order has ended (${state}); it takes no more decisions`;
     if (FINAL_STATES.has(state)) return new OrderRefusedError('ORDER_CLOSED', ended);
-    const how = (await this.handle(ticketId).describe()).status.name;
+    const how = (await this.handle(orderId).describe()).status.name;
     if (!(CLOSED_IN_TEMPORAL as readonly string[]).includes(how)) return new OrderRefusedError('ORDER_CLOSED', ended);
-    await this.options.tickets.markClosedInTemporal({ ticketId, how: how as ClosedInTemporal });
+    await this.options.tickets.markClosedInTemporal({
+      workflowId: orderWorkflowId(orderId),
+      how: how as ClosedInTemporal,
+    });
     return new OrderRefusedError(
       'ORDER_CLOSED',
       `the order's workflow was ${how.toLowerCase().replace('_', ' ')} in Temporal while the order was ${state}; it takes no more decisions (order again under a new ticket)`,
@@ -245,11 +246,11 @@ export class OrderClient {
    * milliseconds when a worker runs: it is waited for up to `CLAIM_WAIT_MS`; after that the order is NOT_STARTED (no
    * worker has taken it) and takes no action yet.
    */
-  private async firstRunOf(ticketId: string): Promise<string> {
+  private async firstRunOf(orderId: string): Promise<string> {
     const deadline = Date.now() + CLAIM_WAIT_MS;
     for (;;) {
-      const ticket = await this.options.tickets.getTicket(ticketId);
-      if (!ticket) throw new OrderNotFoundError(ticketId);
+      const ticket = await this.options.tickets.getTicketByWorkflow(orderWorkflowId(orderId));
+      if (!ticket) throw new OrderNotFoundError(orderId);
       if (ticket.claimedRunId) return ticket.claimedRunId;
       if (Date.now() >= deadline)
         throw new OrderRefusedError('NOT_STARTED', 'the order has not started yet; try again in a moment');
@@ -257,30 +258,30 @@ export class OrderClient {
     }
   }
 
-  private handle(ticketId: string): WorkflowHandle {
-    return this.options.client.workflow.getHandle(orderWorkflowId(ticketId));
+  private handle(orderId: string): WorkflowHandle {
+    return this.options.client.workflow.getHandle(orderWorkflowId(orderId));
   }
 
-  private async call<T>(ticketId: string, action: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
+  private async call<T>(orderId: string, action: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
     try {
-      return await action(this.handle(ticketId));
+      return await action(this.handle(orderId));
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw new OrderNotFoundError(ticketId);
+      if (error instanceof WorkflowNotFoundError) throw new OrderNotFoundError(orderId);
       throw error;
     }
   }
 
-  private async update<T>(ticketId: string, action: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
+  private async update<T>(orderId: string, action: (handle: WorkflowHandle) => Promise<T>): Promise<T> {
     try {
-      return await this.call(ticketId, action);
+      return await this.call(orderId, action);
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
         throw new OrderRefusedError(error.cause.type ?? 'REFUSED', error.cause.message);
       }
       // Temporal answers "not found" to an update of a workflow that has closed: say that the order ended, and how.
       if (error instanceof OrderNotFoundError) {
-        const ended = await this.status(ticketId).catch(() => undefined);
-        if (ended) throw await this.closedRefusal(ticketId, ended.state);
+        const ended = await this.status(orderId).catch(() => undefined);
+        if (ended) throw await this.closedRefusal(orderId, ended.state);
       }
       throw error;
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Sql } from './connection.js';
+import { identityKey } from '../../domain/approval/index.js';
 import { operation } from './validate.js';
 
 /** A ticket as registered by the intake: the first submission of a ticket is the only one that starts an order. */
@@ -46,7 +47,10 @@ export type RegisterTicketInput = z.input<typeof registerTicketInput>;
 
 const runKey = z.object({ workflowId: text(255), runId: text(255) });
 const refusedRunInput = runKey.extend({ reason: text(2000) });
-const closedInTemporalInput = z.object({ ticketId: text(255), how: z.enum(CLOSED_IN_TEMPORAL) });
+const closedInTemporalInput = z.object({ workflowId: text(255), how: z.enum(CLOSED_IN_TEMPORAL) });
+// A name from a URL may be as long as a ticket id; the workflow id it would make is longer still.
+const workflowIdToFind = text(300);
+const findTicketsInput = z.object({ ticketId: text(255), workflowId: workflowIdToFind });
 const listRefusedRunsInput = z.object({
   workflowId: text(255).optional(),
   limit: z.number().int().min(1).max(500).default(100),
@@ -58,8 +62,12 @@ export interface TicketsRepository {
    * ticket as first registered (whose fingerprint the caller compares).
    */
   registerTicket(input: RegisterTicketInput): Promise<{ registered: boolean; ticket: TicketRecord }>;
-  getTicket(ticketId: string): Promise<TicketRecord | null>;
   getTicketByWorkflow(workflowId: string): Promise<TicketRecord | null>;
+  /**
+   * The tickets a caller's name for an order may mean: the one registered for `workflowId`, and every ticket with the
+   * id `ticketId` (one per submitter), at most 50. The caller picks among those it may see.
+   */
+  findTickets(input: { ticketId: string; workflowId: string }): Promise<TicketRecord[]>;
   /**
    * Claims the ticket of `workflowId` for the run `runId` (the first run of a workflow chain), unless another run
    * holds it: `claimed` is true when `runId` holds the claim now (also when it held it before). `ticket` is null
@@ -67,7 +75,7 @@ export interface TicketsRepository {
    */
   claimTicket(input: { workflowId: string; runId: string }): Promise<{ claimed: boolean; ticket: TicketRecord | null }>;
   /** Marks the ticket's order as ended by Temporal (`how`), once: the first mark stands. */
-  markClosedInTemporal(input: { ticketId: string; how: ClosedInTemporal }): Promise<void>;
+  markClosedInTemporal(input: { workflowId: string; how: ClosedInTemporal }): Promise<void>;
   /** Keeps what a refused run tried, once per run. */
   recordRefusedRun(input: { workflowId: string; runId: string; reason: string }): Promise<void>;
   /** Refused runs, newest first (of one workflow when `workflowId` is given). */
@@ -78,24 +86,30 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
   return {
     registerTicket: (input) =>
       operation('registerTicket', registerTicketInput, input, async (ticket) => {
+        // Ticket ids are unique within the submitter's namespace (migration 0014): every spelling of one identity.
+        const submitterKey = identityKey(ticket.submittedBy);
         const inserted = await sql`
-          INSERT INTO tickets (ticket_id, workflow_id, environment, requested_by, submitted_by, fingerprint, fingerprint_key_id)
-          VALUES (${ticket.ticketId}, ${ticket.workflowId}, ${ticket.environment}, ${ticket.requestedBy}, ${ticket.submittedBy},
-                  ${ticket.fingerprint}, ${ticket.fingerprintKeyId})
-          ON CONFLICT (ticket_id) DO NOTHING RETURNING *`;
+          INSERT INTO tickets (ticket_id, submitter_key, workflow_id, environment, requested_by, submitted_by,
+                               fingerprint, fingerprint_key_id)
+          VALUES (${ticket.ticketId}, ${submitterKey}, ${ticket.workflowId}, ${ticket.environment}, ${ticket.requestedBy},
+                  ${ticket.submittedBy}, ${ticket.fingerprint}, ${ticket.fingerprintKeyId})
+          ON CONFLICT (submitter_key, ticket_id) DO NOTHING RETURNING *`;
         if (inserted.length > 0) return { registered: true, ticket: toTicket(inserted[0]!) };
-        const [existing] = await sql`SELECT * FROM tickets WHERE ticket_id = ${ticket.ticketId}`;
+        const [existing] = await sql`
+          SELECT * FROM tickets WHERE submitter_key = ${submitterKey} AND ticket_id = ${ticket.ticketId}`;
         return { registered: false, ticket: toTicket(existing!) };
       }),
 
-    getTicket: (ticketId) =>
-      operation('getTicket', text(255), ticketId, async (id) => {
-        const [row] = await sql`SELECT * FROM tickets WHERE ticket_id = ${id}`;
-        return row ? toTicket(row) : null;
+    findTickets: (input) =>
+      operation('findTickets', findTicketsInput, input, async ({ ticketId, workflowId }) => {
+        const rows = await sql`
+          SELECT * FROM tickets WHERE workflow_id = ${workflowId} OR ticket_id = ${ticketId}
+          ORDER BY registered_at LIMIT 50`;
+        return rows.map(toTicket);
       }),
 
     getTicketByWorkflow: (workflowId) =>
-      operation('getTicketByWorkflow', text(255), workflowId, async (id) => {
+      operation('getTicketByWorkflow', workflowIdToFind, workflowId, async (id) => {
         const [row] = await sql`SELECT * FROM tickets WHERE workflow_id = ${id}`;
         return row ? toTicket(row) : null;
       }),
@@ -112,10 +126,10 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
       }),
 
     markClosedInTemporal: (input) =>
-      operation('markClosedInTemporal', closedInTemporalInput, input, async ({ ticketId, how }) => {
+      operation('markClosedInTemporal', closedInTemporalInput, input, async ({ workflowId, how }) => {
         await sql`
           UPDATE tickets SET closed_in_temporal = ${how}, closed_in_temporal_at = now()
-          WHERE ticket_id = ${ticketId} AND closed_in_temporal IS NULL`;
+          WHERE workflow_id = ${workflowId} AND closed_in_temporal IS NULL`;
       }),
 
     recordRefusedRun: (input) =>

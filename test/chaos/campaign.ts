@@ -18,10 +18,10 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { orderWorkflowId } from '../../client/orders/index.js';
+import {} from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
-import { sydneyRequest } from '../helpers/orders.js';
+import { orderOf, sydneyRequest, workflowOf } from '../helpers/orders.js';
 import { usePostgres, type TestDatabase } from '../helpers/postgres.js';
 import { productNameFor, startRestartEnv, withTimeout, type RestartEnv } from '../orders/fixtures/restart-env.js';
 import type { FaultInput } from '../../sim/index.js';
@@ -248,7 +248,7 @@ async function runCampaign(
             const approver = BOT_APPROVERS.slice(0, status.approval.tier.approvals).find((id) => !voted.has(id));
             if (approver) {
               act(order, async () => {
-                await env.orders.approve(order.ticketId, {
+                await env.orders.approve(orderOf(order.ticketId), {
                   approverId: approver,
                   monthlyRate: status.quote!.monthlyRate,
                   currency: status.quote!.currency,
@@ -263,7 +263,7 @@ async function runCampaign(
             const [product] = env.productsFor(order.ticketId);
             if (product) {
               act(order, async () => {
-                await env.orders.resolveBuy(order.ticketId, {
+                await env.orders.resolveBuy(orderOf(order.ticketId), {
                   actor: 'olga',
                   attempt: status.buyAttempts,
                   outcome: 'created',
@@ -274,7 +274,7 @@ async function runCampaign(
               });
             } else if (Date.now() - order.uncertainSince >= OPS_SETTLE_MS) {
               act(order, async () => {
-                await env.orders.resolveBuy(order.ticketId, {
+                await env.orders.resolveBuy(orderOf(order.ticketId), {
                   actor: 'olga',
                   attempt: status.buyAttempts,
                   outcome: 'not-created',
@@ -426,7 +426,7 @@ async function runCampaign(
       report.doubleBuys += bought.length - 1;
       problems.push(`${order.ticketId}: bought ${bought.length} times`);
     }
-    const view = order.submitted ? await env.repository.getOrder(orderWorkflowId(order.ticketId)) : null;
+    const view = order.submitted ? await env.repository.getOrder(workflowOf(order.ticketId)) : null;
     const state = order.status?.state ?? view?.order.status;
     if (!order.submitted || !view || !state) {
       report.lost++;
@@ -445,7 +445,7 @@ async function runCampaign(
     const recorded = await withTimeout(
       (async () => {
         for (;;) {
-          const fresh = await env.repository.getOrder(orderWorkflowId(order.ticketId));
+          const fresh = await env.repository.getOrder(workflowOf(order.ticketId));
           if (fresh?.order.status === state) return fresh;
           await sleep(200);
         }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { runCli } from '../helpers/cli.js';
 import { startApiEngine, type ApiEngine, type TestUser } from '../helpers/api.js';
-import { sydneyRequest, TASK_QUEUE, TEST_POLICIES } from '../helpers/orders.js';
+import { orderOf, sydneyRequest, TASK_QUEUE, TEST_POLICIES, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 import { spawnCli } from '../dev/child.js';
@@ -62,8 +62,13 @@ test.serial(
     const file = await requestFile(t.context.dir, 'CLI-AUTO', { size: 'MVE 4/16' });
     const submitted = await cli(t, 'alice', ['submit', file]);
     t.is(submitted.code, 0, submitted.stderr);
-    t.regex(submitted.stdout, /submitted ticket CLI-AUTO \(workflow mve-order-CLI-AUTO\)/);
-    const outcome = await api.orders.result('CLI-AUTO');
+    t.true(
+      submitted.stdout.includes(
+        `submitted ticket CLI-AUTO as order ${orderOf('CLI-AUTO')} (workflow ${workflowOf('CLI-AUTO')})`,
+      ),
+      submitted.stdout,
+    );
+    const outcome = await api.orders.result(orderOf('CLI-AUTO'));
     t.is(outcome.state, 'BOUGHT');
 
     const human = await cli(t, 'alice', ['status', 'CLI-AUTO']);
@@ -124,7 +129,7 @@ test.serial(
     t.regex(invalid.stderr, /^ {2}term: /m);
     const unknown = await cli(t, 'alice', ['status', 'CLI-BAD']);
     t.is(unknown.code, 1, 'nothing was started');
-    t.regex(unknown.stderr, /no order for ticket CLI-BAD/);
+    t.regex(unknown.stderr, /no order CLI-BAD/);
 
     const notJson = await cli(t, 'alice', ['submit', '-'], '{"ticketId": ');
     t.is(notJson.code, 2);
@@ -169,8 +174,8 @@ test.serial(
     t.like(inbox, { requestedBy: 'alice', monthlyRate: 1618.2, currency: 'AUD', tier: 'team', stillNeeded: 1 });
     const table = await cli(t, 'fiona', ['approvals']);
     t.is(table.code, 0, table.stderr);
-    t.regex(table.stdout, /CLI-ONE\s+alice\s+staging\s+1618\.20 AUD\s+team\s+0\/1/);
-    t.regex(table.stdout, /mve-orders approve CLI-ONE --rate 1618\.2 --currency AUD/);
+    t.regex(table.stdout, /CLI-ONE\.[0-9a-f]{10}\s+alice\s+staging\s+1618\.20 AUD\s+team\s+0\/1/);
+    t.regex(table.stdout, /mve-orders approve CLI-ONE\.[0-9a-f]{10} --rate 1618\.2 --currency AUD/);
     const notAnApprover = await cli(t, 'alice', ['approvals']);
     t.is(notAnApprover.code, 1);
     t.regex(notAnApprover.stderr, /approver role/);
@@ -178,7 +183,7 @@ test.serial(
     const unnamed = await cli(t, 'fiona', ['approve', 'CLI-ONE']);
     t.is(unnamed.code, 1);
     t.regex(unnamed.stderr, /current quote of CLI-ONE is 1618\.20 AUD/);
-    t.regex(unnamed.stderr, /mve-orders approve CLI-ONE --rate 1618\.2 --currency AUD/);
+    t.regex(unnamed.stderr, /mve-orders approve CLI-ONE\.[0-9a-f]{10} --rate 1618\.2 --currency AUD/);
 
     const stale = await cli(t, 'fiona', ['approve', 'CLI-ONE', '--rate', '1500', '--currency', 'AUD', '--json']);
     t.is(stale.code, 1);
@@ -194,7 +199,7 @@ test.serial(
     const requester = await cli(t, 'alice', ['approve', 'CLI-ONE', '--rate', '1618.2', '--currency', 'AUD']);
     t.is(requester.code, 1);
     t.regex(requester.stderr, /refused \(FORBIDDEN\)/);
-    t.deepEqual((await api.orders.status('CLI-ONE')).approval?.votes, [], 'no refused vote was recorded');
+    t.deepEqual((await api.orders.status(orderOf('CLI-ONE'))).approval?.votes, [], 'no refused vote was recorded');
 
     const approved = await cli(t, 'fiona', [
       'approve',
@@ -208,7 +213,7 @@ test.serial(
     ]);
     t.is(approved.code, 0, approved.stderr);
     t.regex(approved.stdout, /approved CLI-ONE at 1618\.20 AUD: approval complete \(approved by fiona\)/);
-    t.is((await api.orders.result('CLI-ONE')).state, 'BOUGHT');
+    t.is((await api.orders.result(orderOf('CLI-ONE'))).state, 'BOUGHT');
 
     const late = await cli(t, 'fiona', ['approve', 'CLI-ONE', '--rate', '1618.2', '--currency', 'AUD']);
     t.is(late.code, 1);
@@ -238,7 +243,7 @@ test.serial('reject needs a comment and ends the order; cancel ends another, the
   ]);
   t.is(rejected.code, 0, rejected.stderr);
   t.regex(rejected.stdout, /rejected CLI-REJ at 1618\.20 AUD: the order is REJECTED/);
-  const outcome = await api.orders.result('CLI-REJ');
+  const outcome = await api.orders.result(orderOf('CLI-REJ'));
   t.deepEqual([outcome.state, outcome.reason], ['REJECTED', 'not this quarter']);
 
   await waitForState(api.orders, 'CLI-CANCEL', 'AWAITING_APPROVAL', 60_000);
@@ -246,15 +251,15 @@ test.serial('reject needs a comment and ends the order; cancel ends another, the
   t.is(notHers.code, 1, 'a ticket system cannot cancel what it did not submit');
   const cancelled = await cli(t, 'alice', ['cancel', 'CLI-CANCEL', '--reason', 'wrong site', '--json']);
   t.is(cancelled.code, 0, cancelled.stderr);
-  t.deepEqual(jsonOf(cancelled), { ticketId: 'CLI-CANCEL', state: 'CANCELLED' });
-  const cancelOutcome = await api.orders.result('CLI-CANCEL');
+  t.deepEqual(jsonOf(cancelled), { order: 'CLI-CANCEL', state: 'CANCELLED' });
+  const cancelOutcome = await api.orders.result(orderOf('CLI-CANCEL'));
   t.is(cancelOutcome.state, 'CANCELLED');
-  t.regex(JSON.stringify((await api.orders.status('CLI-CANCEL')).timeline.at(-1)), /"actor":"alice"/);
+  t.regex(JSON.stringify((await api.orders.status(orderOf('CLI-CANCEL'))).timeline.at(-1)), /"actor":"alice"/);
   const again = await cli(t, 'alice', ['cancel', 'CLI-CANCEL', '--reason', 'twice']);
   t.is(again.code, 1);
   const unknown = await cli(t, 'alice', ['cancel', 'CLI-NOPE', '--reason', 'x']);
   t.is(unknown.code, 1);
-  t.regex(unknown.stderr, /no order for ticket CLI-NOPE/);
+  t.regex(unknown.stderr, /no order CLI-NOPE/);
 });
 
 test.serial(
@@ -262,7 +267,10 @@ test.serial(
   async (t) => {
     const human = await cli(t, 'alice', ['history', 'CLI-ONE']);
     t.is(human.code, 0, human.stderr);
-    t.regex(human.stdout, /^CLI-ONE\s+\(workflow mve-order-CLI-ONE\)/);
+    t.true(
+      human.stdout.startsWith(`CLI-ONE   (order ${orderOf('CLI-ONE')}, workflow ${workflowOf('CLI-ONE')})`),
+      human.stdout,
+    );
     t.regex(human.stdout, /AWAITING_APPROVAL[\s\S]*APPROVED\s+fiona[\s\S]*BOUGHT/);
     t.regex(human.stdout, /votes\n.*\n\s+1\s+\S+\s+approve\s+fiona\s+1618\.20 AUD/);
     t.notRegex(human.stdout, /workflow events/);
@@ -289,7 +297,7 @@ test.serial(
 
     const hidden = await cli(t, 'ticket-bot', ['history', 'CLI-ONE']);
     t.is(hidden.code, 1, 'an order the caller may not see is answered as missing');
-    t.regex(hidden.stderr, /no order for ticket CLI-ONE/);
+    t.regex(hidden.stderr, /no order CLI-ONE/);
   },
 );
 
@@ -324,7 +332,7 @@ test.serial(
     t.is(malformed.code, 1);
     t.is(jsonOf(malformed).error.status, 400);
     t.regex(malformed.stderr, /^ {2}body\.technicalServiceUid: /m);
-    t.is((await api.orders.status('CLI-UNSURE')).state, 'BUY_UNCERTAIN', 'nothing changed');
+    t.is((await api.orders.status(orderOf('CLI-UNSURE'))).state, 'BUY_UNCERTAIN', 'nothing changed');
 
     const resolved = await cli(t, 'olga', [
       'resolve-buy',
@@ -336,8 +344,8 @@ test.serial(
       '--json',
     ]);
     t.is(resolved.code, 0, resolved.stderr);
-    t.deepEqual(jsonOf(resolved), { ticketId: 'CLI-UNSURE', state: 'BOUGHT' });
-    const outcome = await api.orders.result('CLI-UNSURE');
+    t.deepEqual(jsonOf(resolved), { order: 'CLI-UNSURE', state: 'BOUGHT' });
+    const outcome = await api.orders.result(orderOf('CLI-UNSURE'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.product?.technicalServiceUid, product.technicalServiceUid);
   },
@@ -368,7 +376,7 @@ test.serial(
       'alice',
     ]);
     t.is(table.code, 0, table.stderr);
-    t.regex(table.stdout, /CLI-REJ\s+REJECTED\s+staging\s+alice\s+1618\.20 AUD/);
+    t.regex(table.stdout, /CLI-REJ\.[0-9a-f]{10}\s+REJECTED\s+staging\s+alice\s+1618\.20 AUD/);
     t.notRegex(table.stdout, /CLI-AUTO/);
     t.regex((await cli(t, 'olga', ['orders', '--environment', 'production'])).stdout, /No orders match/);
 
@@ -500,7 +508,7 @@ test.serial(
 
     const unnamed = await runCli(['approve', 'CLI-AUTO', '--as', 'fiona'], { env: devEnv });
     t.is(unnamed.code, 1);
-    t.regex(unnamed.stderr, /mve-orders approve CLI-AUTO --as fiona --rate 809\.1 --currency AUD/);
+    t.regex(unnamed.stderr, /mve-orders approve CLI-AUTO\.[0-9a-f]{10} --as fiona --rate 809\.1 --currency AUD/);
   },
 );
 
@@ -551,7 +559,7 @@ test.serial('worker runs orders from the environment and stops cleanly on SIGTER
     });
     const intake = new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys });
     await intake.submit(sydneyRequest('CLI-WORKER', { size: 'MVE 4/16' }), 'alice');
-    t.is((await orders.result('CLI-WORKER')).state, 'BOUGHT');
+    t.is((await orders.result(orderOf('CLI-WORKER'))).state, 'BOUGHT');
   } finally {
     t.is(await worker.stop('SIGTERM', 30_000), 0, worker.stderr());
   }

@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
 import { spawnCli } from '../dev/child.js';
 import { runCli } from '../helpers/cli.js';
-import { startOrderEngine, sydneyRequest, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, startOrderEngine, sydneyRequest, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitForState } from '../helpers/wait.js';
 
@@ -59,7 +59,7 @@ test.serial('serve listens, answers health, and its signed approvals are accepte
       currency: waiting.quote!.currency,
     });
     t.is(approved.status, 200, await approved.clone().text());
-    t.is((await engine.orders.result('SERVE-1')).state, 'BOUGHT');
+    t.is((await engine.orders.result(orderOf('SERVE-1'))).state, 'BOUGHT');
   } finally {
     t.is(await server.stop('SIGTERM', 20_000), 0, server.stderr());
   }

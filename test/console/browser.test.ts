@@ -68,7 +68,7 @@ test.serial(
       if (shot) await page.screenshot({ path: shot, fullPage: true });
 
       await row.getByRole('link', { name: 'WEB-1' }).click();
-      await page.waitForURL(/\/orders\/WEB-1$/);
+      await page.waitForURL(/\/orders\/WEB-1\.[0-9a-f]{10}$/);
       t.is(await page.getByTestId('order-state').innerText(), 'AWAITING_APPROVAL');
       t.is(await page.getByRole('heading', { level: 1 }).innerText(), 'Order WEB-1');
       t.regex(await page.getByTestId('order-location').innerText(), /Sydney/);
@@ -89,7 +89,7 @@ test.serial(
 
       await page.getByTestId('decision-comment').fill('budgeted in Q3');
       await approve.click();
-      await page.waitForURL(/\/orders\/WEB-1$/);
+      await page.waitForURL(/\/orders\/WEB-1\.[0-9a-f]{10}$/);
       t.regex(await page.getByTestId('flash').innerText(), /You approved 1,618\.20 AUD a month/);
       // The page follows the order by itself, without a reload, until it is bought.
       await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
@@ -98,7 +98,7 @@ test.serial(
       t.is(votes.length, 1);
       t.regex(votes[0]!, /fiona\s+approved\s+1,618\.20 AUD\s+budgeted in Q3/);
       t.is(await page.getByTestId('cannot-decide').getAttribute('data-reason'), 'not-awaiting-approval');
-      const records = await harness.api.repository.getOrder('mve-order-WEB-1');
+      const records = await harness.api.records('WEB-1');
       t.like(records?.approvals, [{ approverId: 'fiona', decision: 'approve', reason: 'budgeted in Q3' }]);
 
       await page.goto(harness.url + '/');
@@ -241,7 +241,7 @@ test.serial('with JavaScript the decision follows a new price before it is sent'
       .waitFor({ timeout: 30_000 });
     await page.getByTestId('decision-comment').fill('too dear after the rise');
     await page.getByTestId('reject-button').click();
-    await page.waitForURL(/\/orders\/WEB-6$/);
+    await page.waitForURL(/\/orders\/WEB-6\.[0-9a-f]{10}$/);
     t.regex(await page.getByTestId('flash').innerText(), /You rejected the order at 1,780\.02 AUD a month/);
     await page.getByTestId('order-state').filter({ hasText: 'REJECTED' }).waitFor();
   } finally {
@@ -297,7 +297,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
 
     await page.goto(`${harness.url}/ops`);
     await item.getByRole('link', { name: 'WEB-7' }).click();
-    await page.waitForURL(/\/orders\/WEB-7$/);
+    await page.waitForURL(/\/orders\/WEB-7\.[0-9a-f]{10}$/);
     t.is(await page.getByTestId('order-state').innerText(), 'BUY_UNCERTAIN');
     t.regex(await page.getByTestId('uncertain-note').innerText(), /uncertain for/);
     t.is(await page.getByTestId('cancel-form').count(), 0, 'an uncertain buy cannot be cancelled');
@@ -314,7 +314,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     await page.getByTestId('resolve-uid').fill(uid);
     await page.getByTestId('resolve-created-note').fill('found in the portal');
     await page.getByTestId('resolve-created-button').click();
-    await page.waitForURL(/\/orders\/WEB-7$/);
+    await page.waitForURL(/\/orders\/WEB-7\.[0-9a-f]{10}$/);
     t.regex(await page.getByTestId('flash').innerText(), /Recorded as created/);
     await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
     t.regex(await page.getByTestId('product-uid').innerText(), new RegExp(uid));
@@ -323,7 +323,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
       1,
       'nothing bought again',
     );
-    const records = await api.repository.getOrder('mve-order-WEB-7');
+    const records = await api.records('WEB-7');
     t.like(records?.buyAttempts, [{ attempt: 1, outcome: 'created', technicalServiceUid: uid, resolvedBy: 'olga' }]);
   } finally {
     await context.close();
@@ -354,7 +354,7 @@ test.serial(
       await page.goto(`${harness.url}/orders/WEB-3`);
       await page.getByTestId('cancel-reason').fill('duplicate of WEB-1');
       await page.getByTestId('cancel-button').click();
-      await page.waitForURL(/\/orders\/WEB-3$/);
+      await page.waitForURL(/\/orders\/WEB-3\.[0-9a-f]{10}$/);
       await page.getByTestId('order-state').filter({ hasText: 'CANCELLED' }).waitFor({ timeout: 30_000 });
       const order = await waitForApiState(harness.api, 'WEB-3', 'CANCELLED');
       t.like(order.timeline.at(-1), { state: 'CANCELLED', actor: 'olga', reason: 'duplicate of WEB-1' });

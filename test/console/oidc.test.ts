@@ -150,7 +150,7 @@ test.serial('fiona signs in with the identity provider (code + PKCE) and approve
     await page.waitForURL(`${consoleUrl}/orders/OIDC-1`);
     t.is(await page.getByTestId('signed-in-as').innerText(), 'fiona');
     await page.getByTestId('approve-button').click();
-    await page.waitForURL(`${consoleUrl}/orders/OIDC-1`);
+    await page.waitForURL(/\/orders\/OIDC-1\.[0-9a-f]{10}$/);
     t.regex(await page.getByTestId('flash').innerText(), /You approved 1,618\.20 AUD a month/);
     const order = await waitForApiState(api, 'OIDC-1', 'BOUGHT');
     t.like(order.approval.votes, [{ approverId: 'fiona', decision: 'approve' }]);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import test from 'ava';
 import {
   connectDatabase,
+  createRepository,
   loadMigrations,
   MIGRATION_LOCK_KEY,
   MIGRATIONS_DIRECTORY,
@@ -183,4 +184,43 @@ test('0009 stores the policy of every order recorded before it, once per hash, a
   await t.throwsAsync(order('o-5', 'c'.repeat(64), 3, '2026-01-05T00:00:00Z'), {
     message: /violates foreign key constraint "orders_policy_hash_fkey"/,
   });
+});
+
+test("0014 puts each ticket in its submitter's namespace and keeps the tickets registered before with their workflows", async (t) => {
+  const { sql } = await postgres.database({ migrated: false });
+  const dir = await copyOfMigrations(t);
+  await rm(path.join(dir, '0014_ticket_namespaces.sql'));
+  await runMigrations(sql, { directory: dir });
+  await sql`
+    INSERT INTO tickets (ticket_id, workflow_id, environment, requested_by, submitted_by, fingerprint, fingerprint_key_id)
+    VALUES ('INC-1', 'mve-order-INC-1', 'staging', 'pat', 'Ticket-Bot', ${'f'.repeat(64)}, 'k1')`;
+
+  await cp(path.join(MIGRATIONS_DIRECTORY, '0014_ticket_namespaces.sql'), path.join(dir, '0014_ticket_namespaces.sql'));
+  await runMigrations(sql, { directory: dir });
+  const tickets = createRepository(sql);
+  const resent = await tickets.registerTicket({
+    ticketId: 'INC-1',
+    workflowId: 'mve-order-INC-1.new',
+    environment: 'staging',
+    requestedBy: 'pat',
+    submittedBy: 'ticket-bot',
+    fingerprint: 'e'.repeat(64),
+    fingerprintKeyId: 'k1',
+  });
+  t.false(resent.registered, 'the same submitter (any spelling) re-sending its ticket finds it');
+  t.is(resent.ticket.workflowId, 'mve-order-INC-1', 'under the workflow it was started with');
+  const another = await tickets.registerTicket({
+    ticketId: 'INC-1',
+    workflowId: 'mve-order-INC-1.helpdesk',
+    environment: 'staging',
+    requestedBy: 'pat',
+    submittedBy: 'helpdesk-bot',
+    fingerprint: 'e'.repeat(64),
+    fingerprintKeyId: 'k1',
+  });
+  t.true(another.registered, "another submitter's INC-1 is its own ticket");
+  t.deepEqual(
+    (await tickets.findTickets({ ticketId: 'INC-1', workflowId: 'mve-order-none' })).map((ticket) => ticket.workflowId),
+    ['mve-order-INC-1', 'mve-order-INC-1.helpdesk'],
+  );
 });

@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from '@temporalio/worker';
 import { createApiClient, Secret, type ApiClient } from '../../infra/ordering-api/index.js';
-import { createRepository, ticketFingerprint, type Repository } from '../../infra/db/index.js';
+import { createRepository, ticketFingerprint, type Repository, type TicketRecord } from '../../infra/db/index.js';
 import {
   callbackPolicyFromEnv,
   signNotification,
@@ -31,6 +31,7 @@ import {
   DuplicateOrderError,
   OrderClient,
   OrderIntake,
+  orderIdFor,
   orderWorkflowId,
   type SubmittedOrder,
 } from '../../client/orders/index.js';
@@ -45,9 +46,22 @@ import {
 } from '../../domain/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
-import { startTemporalTestEnv, type TemporalTestEnv } from './temporal.js';
+import { startTemporalTestEnv, type TemporalTestEnv, type TestTemporalKind } from './temporal.js';
 
 export const TASK_QUEUE = 'mve-orders-test';
+
+/** Who submits in workflow tests unless a test says otherwise. */
+export const TEST_SUBMITTER = 'alice';
+
+/** The order id of a ticket the tests submitted (as `submittedBy`, alice by default). */
+export function orderOf(ticketId: string, submittedBy = TEST_SUBMITTER): string {
+  return orderIdFor(submittedBy, ticketId);
+}
+
+/** The workflow id of a ticket the tests submitted (as `submittedBy`, alice by default). */
+export function workflowOf(ticketId: string, submittedBy = TEST_SUBMITTER): string {
+  return orderWorkflowId(orderOf(ticketId, submittedBy));
+}
 export const CALLBACK_SECRET = 'test-callback-secret';
 
 /**
@@ -114,6 +128,10 @@ export interface OrderEngine {
   startRegistered(input: OrderWorkflowInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Registers the ticket of `input` as the intake does (its request's fingerprint, its submitter), starting nothing. */
   registerTicket(input: OrderWorkflowInput): Promise<void>;
+  /** The ticket registered as `ticketId`, whoever submitted it (each test file uses a ticket id once). */
+  ticket(ticketId: string): Promise<TicketRecord | null>;
+  /** What the records hold of the order registered as `ticketId` (null: no such ticket, or nothing recorded). */
+  records(ticketId: string): ReturnType<Repository['getOrder']>;
   client: Client;
   keyring: Keyring;
   /** The keyring as MVE_CODEC_KEYS text, for workers in other processes. */
@@ -150,6 +168,8 @@ export function createTestActivities(
     /** MVE_ACTION_KEY as the workers hold it (each run's admission checks tickets and carried state with it). */
     actionKeys: Keyring;
     log?: (line: string) => void;
+    /** The workers' approval policies (TEST_POLICIES_IN_FORCE when left out). */
+    policies?: PoliciesInForce;
   } & ApproverWebhookOptions,
 ): {
   apiClient: ApiClient;
@@ -172,7 +192,7 @@ export function createTestActivities(
     apiClient,
     repository: options.repository,
     kindMap: SIM_KIND_MAP,
-    policies: TEST_POLICIES_IN_FORCE,
+    policies: options.policies ?? TEST_POLICIES_IN_FORCE,
     callbackSecret: new Secret(CALLBACK_SECRET),
     // The test ticket system listens on loopback over plain http, as a dev one would.
     callbackPolicy: callbackPolicyFromEnv({
@@ -200,10 +220,17 @@ export interface EngineOptions extends ApproverWebhookOptions {
   worker?: boolean;
   /** The workers' workflow cache (MVE_WORKFLOW_CACHE_SIZE); the default when left out. */
   maxCachedWorkflows?: number;
+  /** The Temporal to run on (MVE_TEST_TEMPORAL's, else the devserver, when left out): see ./temporal.ts. */
+  temporal?: TestTemporalKind;
+  /** The workers' approval policies (TEST_POLICIES_IN_FORCE when left out), e.g. deadlines in seconds on a real server. */
+  policies?: PoliciesInForce;
 }
 
 export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
-  const temporal = await startTemporalTestEnv({ timeSkipping: true });
+  const temporal = await startTemporalTestEnv({
+    timeSkipping: true,
+    ...(options.temporal ? { server: options.temporal } : {}),
+  });
   await temporal.addSearchAttributes({
     OrderStatus: 'Keyword',
     TicketId: 'Keyword',
@@ -229,6 +256,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     orderRequests,
     actionKeys,
     log: (line) => apiLog.push(line),
+    ...(options.policies ? { policies: options.policies } : {}),
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
   });
@@ -269,30 +297,41 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     orderRequests,
     orders,
     intake,
-    async submit(body, submittedBy = 'alice') {
-      const { created, ticket, warnings } = await intake.submit(body, submittedBy);
+    async submit(body, submittedBy = TEST_SUBMITTER) {
+      const { created, orderId, ticket, warnings } = await intake.submit(body, submittedBy);
       if (!created) throw new DuplicateOrderError(ticket.ticketId);
-      return { workflowId: ticket.workflowId, ticketId: ticket.ticketId, warnings };
+      return { workflowId: ticket.workflowId, orderId, ticketId: ticket.ticketId, warnings };
     },
     async registerTicket({ request, submittedBy }) {
       const keyId = actionKeys.currentKeyId;
       await repository.registerTicket({
         ticketId: request.ticketId,
-        workflowId: orderWorkflowId(request.ticketId),
+        workflowId: workflowOf(request.ticketId, submittedBy ?? TEST_SUBMITTER),
         environment: request.environment,
         requestedBy: request.requestedBy,
-        submittedBy: submittedBy ?? 'alice',
+        submittedBy: submittedBy ?? TEST_SUBMITTER,
         fingerprint: ticketFingerprint(actionKeys, keyId, request)!,
         fingerprintKeyId: keyId,
       });
+    },
+    async ticket(ticketId) {
+      const found = await repository.findTickets({ ticketId, workflowId: workflowOf(ticketId) });
+      const named = found.filter((ticket) => ticket.ticketId === ticketId);
+      if (named.length > 1)
+        throw new Error(`ticket id ${ticketId} was used by ${named.length} submitters in this test`);
+      return named[0] ?? null;
+    },
+    async records(ticketId) {
+      const ticket = await engine.ticket(ticketId);
+      return ticket ? repository.getOrder(ticket.workflowId) : null;
     },
     async startRegistered(input) {
       const { request } = input;
       await engine.registerTicket(input);
       return client.workflow.start('orderWorkflow', {
-        workflowId: orderWorkflowId(request.ticketId),
+        workflowId: workflowOf(request.ticketId, input.submittedBy ?? TEST_SUBMITTER),
         taskQueue: orderTaskQueue(TASK_QUEUE, request.environment),
-        args: [{ submittedBy: 'alice', ...input }],
+        args: [{ submittedBy: TEST_SUBMITTER, ...input }],
       });
     },
     client,

@@ -1,19 +1,21 @@
 import type { OrderClient } from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/order-states.js';
+import { orderOf, TEST_SUBMITTER } from './orders.js';
 
-/** Polls the order's status query until it reaches `state` (or fails the test after `timeoutMs`). */
+/** Polls the status query of the order `submittedBy` (alice) submitted as `ticketId` until it reaches `state` (or fails the test after `timeoutMs`). */
 export async function waitForState(
   orders: OrderClient,
   ticketId: string,
   state: OrderState,
   timeoutMs = 20_000,
+  submittedBy = TEST_SUBMITTER,
 ): Promise<OrderStatusView> {
   const deadline = Date.now() + timeoutMs;
   let last: OrderStatusView | undefined;
   while (Date.now() < deadline) {
     try {
-      last = await orders.status(ticketId);
+      last = await orders.status(orderOf(ticketId, submittedBy));
       if (last.state === state) return last;
     } catch {
       // the workflow may not have run its first task yet

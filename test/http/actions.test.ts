@@ -42,7 +42,7 @@ async function submit(
 async function recordsWhen(api: ApiEngine, ticketId: string, status: string) {
   return waitFor(
     async () => {
-      const records = await api.repository.getOrder(`mve-order-${ticketId}`);
+      const records = await api.records(ticketId);
       return records?.order.status === status ? records : undefined;
     },
     20_000,

@@ -13,7 +13,7 @@ import {
   type ApiEngine,
   type TestUser,
 } from '../helpers/api.js';
-import { replayEveryHistory } from '../helpers/orders.js';
+import { replayEveryHistory, orderOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -45,7 +45,7 @@ async function recordsWhen(
 ) {
   return waitFor(
     async () => {
-      const records = await api.repository.getOrder(`mve-order-${ticketId}`);
+      const records = await api.records(ticketId);
       return records && ready(records) ? records : undefined;
     },
     20_000,
@@ -83,7 +83,7 @@ async function expectNoVotes(t: ExecutionContext, api: ApiEngine, ticketId: stri
   const order = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
   t.is(order.body.state, 'AWAITING_APPROVAL');
   t.deepEqual(order.body.approval?.votes, []);
-  t.deepEqual((await api.repository.getOrder(`mve-order-${ticketId}`))?.approvals, []);
+  t.deepEqual((await api.records(ticketId))?.approvals, []);
 }
 
 // ---- the inbox (first, while no other order waits) ----
@@ -121,6 +121,7 @@ test.serial(
       'deadline',
       'environment',
       'monthlyRate',
+      'orderId',
       'requestedBy',
       'stillNeeded',
       'ticketId',
@@ -128,6 +129,7 @@ test.serial(
       'waitingSince',
     ]);
     t.like(fionas[0], {
+      orderId: orderOf('INBOX-1'),
       ticketId: 'INBOX-1',
       requestedBy: 'alice',
       environment: 'staging',
@@ -416,7 +418,7 @@ test.serial(
       });
       expectError(t, lateReject, 409, 'NOT_AWAITING_APPROVAL');
     }
-    t.is((await api.repository.getOrder('mve-order-APP-3'))?.approvals.length, 1, 'nothing more recorded');
+    t.is((await api.records('APP-3'))?.approvals.length, 1, 'nothing more recorded');
 
     // An order still validating or looking up is not awaiting approval either.
     const submitted = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('APP-4') });

@@ -54,7 +54,7 @@ function toProto3Json(payload: { metadata: Record<string, Uint8Array>; data: Uin
 async function encryptedHistoryPayloads(api: ApiEngine, ticketId: string): Promise<JsonPayload[]> {
   const { history } = await api.client.workflowService.getWorkflowExecutionHistory({
     namespace: api.temporal.namespace,
-    execution: { workflowId: `mve-order-${ticketId}` },
+    execution: { workflowId: (await api.ticket(ticketId))!.workflowId },
   });
   return payloadsIn(history?.events ?? [])
     .filter(

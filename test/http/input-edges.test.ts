@@ -54,14 +54,14 @@ test('a NUL character in a query or path parameter is 400, not a failed query', 
     'querystring.requester',
   );
   for (const path of ['/api/v1/orders/a%00b', '/api/v1/orders/a%00b/history']) {
-    expectError(t, await api.call('GET', path, { as: 'olga' }), 400, 'INVALID_INPUT', 'params.ticketId');
+    expectError(t, await api.call('GET', path, { as: 'olga' }), 400, 'INVALID_INPUT', 'params.orderId');
   }
   expectError(
     t,
     await api.call('POST', '/api/v1/orders/a%00b/cancel', { as: 'olga', body: { reason: 'duplicate' } }),
     400,
     'INVALID_INPUT',
-    'params.ticketId',
+    'params.orderId',
   );
   // The same parameters without one still answer as they did.
   t.is((await api.call('GET', '/api/v1/orders?requester=ab', { as: 'olga' })).status, 200);
@@ -118,7 +118,7 @@ test('a ticket id of up to 255 characters reaches the route; a longer one is 400
     await api.call('GET', `/api/v1/orders/${'x'.repeat(256)}`, { as: 'olga' }),
     400,
     'INVALID_INPUT',
-    'params.ticketId',
+    'params.orderId',
   );
   // Past what the router takes at all: refused before any route, still in the API's shape.
   const huge = 'x'.repeat(5_000);

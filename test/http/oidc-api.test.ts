@@ -16,7 +16,7 @@ import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } f
 import { createOidcVerifier } from '../../client/http/auth/oidc.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 
 const AUDIENCE = 'mve-api';
@@ -289,7 +289,7 @@ test("a JWT whose username is alice, with an approver role, cannot approve alice
   t.is(again.status, 422, JSON.stringify(again.body));
   t.is(again.body.error.code, 'REQUESTER_CANNOT_VOTE');
 
-  const status = await t.context.engine.orders.status('OIDC-SELF-1');
+  const status = await t.context.engine.orders.status(orderOf('OIDC-SELF-1'));
   t.is(status.state, 'AWAITING_APPROVAL', 'nothing changed');
   const history = await call(t, 'GET', '/api/v1/orders/OIDC-SELF-1/history?events=false', t.context.tokens.olga);
   t.deepEqual(history.body.votes, []);
@@ -342,7 +342,7 @@ test("an OIDC person named like a ticket system's token owner (Ticket-Bot) gets 
   const submitted = await call(t, 'POST', '/api/v1/orders', tokens.bot, sydneyRequest('NS-BOT-1'));
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   t.is(submitted.body.order.submittedBy, 'ticket-bot', 'a token submission is recorded under its owner, as before');
-  await waitForState(engine.orders, 'NS-BOT-1', 'BOUGHT');
+  await waitForState(engine.orders, 'NS-BOT-1', 'BOUGHT', 20_000, 'ticket-bot');
   await waitFor(async () => ((await listed(t, tokens.bot, 'NS-BOT-1')) ? true : undefined), 20_000, 'NS-BOT-1 listed');
   t.is((await call(t, 'GET', '/api/v1/orders/NS-BOT-1', tokens.bot)).status, 200, 'the ticket system keeps its own');
 
@@ -372,7 +372,7 @@ test('a token owner named like an OIDC person (alice) gets nothing that person s
   );
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   t.is(submitted.body.order.submittedBy, `${idp.issuer}#alice`, 'recorded under her qualified id');
-  await waitForState(engine.orders, 'NS-PERSON-1', 'BOUGHT');
+  await waitForState(engine.orders, 'NS-PERSON-1', 'BOUGHT', 20_000, `${idp.issuer}#alice`);
   await waitFor(async () => ((await listed(t, person, 'NS-PERSON-1')) ? true : undefined), 20_000, 'listed');
   t.is((await call(t, 'GET', '/api/v1/orders/NS-PERSON-1', person)).status, 200, 'she keeps what she submitted');
 
@@ -409,6 +409,6 @@ test('a person whose token carries no role reads no order, not even their own: 4
   t.is((await call(t, 'GET', '/api/v1/orders/NS-NOROLE-1', requester)).status, 200);
   t.is((await call(t, 'GET', '/api/v1/orders/NS-NOROLE-1', tokens.alice)).status, 200);
   t.is((await call(t, 'GET', '/api/v1/orders/NS-NOROLE-1', tokens.olga)).status, 200, 'ops read every order');
-  const status = await t.context.engine.orders.status('NS-NOROLE-1');
+  const status = await t.context.engine.orders.status(orderOf('NS-NOROLE-1'));
   t.is(status.state, 'AWAITING_APPROVAL', 'the refused cancel changed nothing');
 });

@@ -119,8 +119,8 @@ test('the hook saw the routes (the comparison below is not vacuous)', (t) => {
   t.true(seen.length >= 13, seen.join(', '));
   for (const expected of [
     'POST /api/v1/orders',
-    'GET /api/v1/orders/:ticketId',
-    'POST /api/v1/orders/:ticketId/approve',
+    'GET /api/v1/orders/:orderId',
+    'POST /api/v1/orders/:orderId/approve',
     'POST /codec/*',
     'GET /healthz',
     'GET /metrics',
@@ -179,7 +179,7 @@ test('security: bearer by default, the /api/ and /codec/ routes need it; health,
 
 test('the shapes come from the zod schemas: request bodies, refusals, order states', (t) => {
   const { paths } = t.context.document;
-  const approve = paths['/api/v1/orders/{ticketId}/approve']!['post']!;
+  const approve = paths['/api/v1/orders/{orderId}/approve']!['post']!;
   const body = approve.requestBody!.content['application/json']!.schema;
   t.true(approve.requestBody!.required);
   t.deepEqual([...body.required].sort(), ['currency', 'monthlyRate']);

@@ -170,7 +170,7 @@ test('/metrics: Prometheus text with order, approval, request and buy figures af
     t.is(samples(text, 'mve_buy_attempts', { outcome }).length, 1, outcome);
 
   // Requests are labelled by route pattern, never by the URL: ticket ids do not become labels.
-  const byRoute = { method: 'GET', route: '/api/v1/orders/:ticketId' };
+  const byRoute = { method: 'GET', route: '/api/v1/orders/:orderId' };
   t.true(
     sum(samples(text, 'mve_api_requests_total', { ...byRoute, status: '200' })) >= 3,
     samples(text, 'mve_api_requests_total')
@@ -296,5 +296,5 @@ test('bodies fastify refuses (malformed JSON, wrong content type, too large) get
   t.is(((await huge.json()) as { error: { code: string } }).error.code, 'INVALID_INPUT');
 
   for (const ticket of ['OPS-MALFORMED', 'OPS-FORM', 'OPS-HUGE'])
-    t.is(await api.repository.getTicket(ticket), null, `${ticket} was not taken`);
+    t.is(await api.ticket(ticket), null, `${ticket} was not taken`);
 });

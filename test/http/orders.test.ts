@@ -17,7 +17,7 @@ import {
   type ApiEngine,
   type TestUser,
 } from '../helpers/api.js';
-import { replayEveryHistory, sydneyRequest, TEST_POLICIES } from '../helpers/orders.js';
+import { replayEveryHistory, sydneyRequest, TEST_POLICIES, orderOf, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -35,13 +35,13 @@ test.after.always(async (t) => {
 
 /** Runs of the order's workflow id that Temporal knows. */
 async function runsOf(api: ApiEngine, ticketId: string): Promise<number> {
-  return (await api.orders.list(`WorkflowId = 'mve-order-${ticketId}'`)).length;
+  return (await api.orders.list(`TicketId = '${ticketId}'`)).length;
 }
 
 /** Polls the Postgres records until the order's recorded status is `status`. */
 async function waitForRecordedStatus(api: ApiEngine, ticketId: string, status: string): Promise<void> {
   await waitFor(
-    async () => ((await api.repository.getOrder(`mve-order-${ticketId}`))?.order.status === status ? true : undefined),
+    async () => ((await api.records(ticketId))?.order.status === status ? true : undefined),
     20_000,
     `records of ${ticketId} at ${status}`,
   );
@@ -61,9 +61,11 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
   const submitted = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('ORD-1') });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   t.true(submitted.body.created);
+  t.is(submitted.headers.get('location'), `/api/v1/orders/${orderOf('ORD-1')}`, 'the order is named by its order id');
   t.like(submitted.body.order, {
+    orderId: orderOf('ORD-1'),
     ticketId: 'ORD-1',
-    workflowId: 'mve-order-ORD-1',
+    workflowId: workflowOf('ORD-1'),
     environment: 'staging',
     requestedBy: 'alice',
     submittedBy: 'alice',
@@ -75,7 +77,7 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
   t.is(bought.requestedBy, 'alice');
   t.is(productsFor(api, 'ORD-1').length, 1);
   await waitForRecordedStatus(api, 'ORD-1', 'BOUGHT');
-  const records = await api.repository.getOrder('mve-order-ORD-1');
+  const records = await api.records('ORD-1');
   t.like(records?.order, { requestedBy: 'alice', submittedBy: 'alice', status: 'BOUGHT' });
 });
 
@@ -91,11 +93,11 @@ test.serial('a ticket system names the requester, matched case-insensitively to 
   t.is(order.requestedBy, 'fiona', "recorded with the directory's spelling");
   t.is(order.submittedBy, 'ticket-bot');
   await waitForRecordedStatus(api, 'BOT-1', 'BOUGHT');
-  t.like((await api.repository.getOrder('mve-order-BOT-1'))?.order, {
+  t.like((await api.records('BOT-1'))?.order, {
     requestedBy: 'fiona',
     submittedBy: 'ticket-bot',
   });
-  t.like(await api.repository.getTicket('BOT-1'), { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
+  t.like(await api.ticket('BOT-1'), { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
 });
 
 test.serial('an invalid request is refused with 400 naming the field, and nothing starts', async (t) => {
@@ -126,7 +128,7 @@ test.serial('an invalid request is refused with 400 naming the field, and nothin
 
   for (const ticketId of ['BAD-1', 'BAD-2']) {
     t.is(await runsOf(api, ticketId), 0, `${ticketId}: no workflow`);
-    t.is(await api.repository.getTicket(ticketId), null, `${ticketId}: no ticket registered`);
+    t.is(await api.ticket(ticketId), null, `${ticketId}: no ticket registered`);
     t.is((await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' })).status, 404);
   }
 });
@@ -143,7 +145,7 @@ test.serial('a ticket system that names no requester is refused with 400', async
     );
   }
   t.is(await runsOf(api, 'BOT-NOBODY'), 0);
-  t.is(await api.repository.getTicket('BOT-NOBODY'), null);
+  t.is(await api.ticket('BOT-NOBODY'), null);
 });
 
 test.serial("a requester cannot order in someone else's name, and ops cannot submit: 403", async (t) => {
@@ -179,7 +181,7 @@ test.serial("a requester cannot order in someone else's name, and ops cannot sub
 
   for (const ticketId of ['SOMEONE-ELSE', 'BY-OPS', 'BY-FIONA']) {
     t.is(await runsOf(api, ticketId), 0, `${ticketId}: no workflow`);
-    t.is(await api.repository.getTicket(ticketId), null, `${ticketId}: no ticket`);
+    t.is(await api.ticket(ticketId), null, `${ticketId}: no ticket`);
   }
   await waitForApiState(api, 'ALICE-CASE', 'BOUGHT');
 });
@@ -206,7 +208,7 @@ test.serial('no token or a bad token: 401 with WWW-Authenticate, and nothing sta
     t.false(JSON.stringify(response.body).includes(api.tokens.alice.slice(17)), 'the credential is not echoed');
   }
   t.is(await runsOf(api, 'ANON-1'), 0);
-  t.is(await api.repository.getTicket('ANON-1'), null);
+  t.is(await api.ticket('ANON-1'), null);
 });
 
 test.serial('the same ticket with the same body answers the existing order (200) and starts nothing', async (t) => {
@@ -215,14 +217,14 @@ test.serial('the same ticket with the same body answers the existing order (200)
   const first = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
   t.is(first.status, 201, JSON.stringify(first.body));
   await waitForApiState(api, 'REPEAT-1', 'BOUGHT');
-  const [run] = await api.orders.list(`WorkflowId = 'mve-order-REPEAT-1'`);
+  const [run] = await api.orders.list(`TicketId = 'REPEAT-1'`);
 
   const again = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
   t.is(again.status, 200, JSON.stringify(again.body));
   t.false(again.body.created);
   t.like(again.body.order, { ticketId: 'REPEAT-1', state: 'BOUGHT', requestedBy: 'alice' });
   t.is(await runsOf(api, 'REPEAT-1'), 1, 'no new run');
-  t.is((await api.orders.list(`WorkflowId = 'mve-order-REPEAT-1'`))[0]?.runId, run?.runId);
+  t.is((await api.orders.list(`TicketId = 'REPEAT-1'`))[0]?.runId, run?.runId);
   t.is(productsFor(api, 'REPEAT-1').length, 1);
 
   // Keys in another order are the same request.
@@ -277,7 +279,7 @@ test.serial(
       kindMap: SIM_KIND_MAP,
     });
     await t.throwsAsync(dying.submit(namedRequest('HALF-1'), 'alice'), { message: 'the process died' });
-    t.truthy(await api.repository.getTicket('HALF-1'), 'the ticket is registered');
+    t.truthy(await api.ticket('HALF-1'), 'the ticket is registered');
     t.is(await runsOf(api, 'HALF-1'), 0, 'no workflow');
 
     const resumed = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
@@ -311,19 +313,62 @@ test.serial(
     const secretConflict = await api.call('POST', '/api/v1/orders', { as: 'alice', body: otherKey });
     expectError(t, secretConflict, 409, 'TICKET_CONFLICT');
     t.false(JSON.stringify(secretConflict.body).includes('T1RIRVItTElDRU5TRS1EQVRB'));
-    // Another submitter with a different requester is a different request.
-    const byBot = await api.call('POST', '/api/v1/orders', {
-      as: 'ticket-bot',
-      body: namedRequest('REPEAT-1', { requestedBy: 'fiona' }),
-    });
-    expectError(t, byBot, 409, 'TICKET_CONFLICT');
-    t.is(byBot.body.error.message, 'ticket id REPEAT-1 is taken; use another ticket id', 'nothing of whose or when');
-    t.regex(conflict.body.error.message, /was submitted on \d{4}-/, 'its own submitter is told when');
+    t.regex(conflict.body.error.message, /was submitted on \d{4}-/, 'its submitter is told when');
 
     t.is(await runsOf(api, 'REPEAT-1'), 1);
     t.is(productsFor(api, 'REPEAT-1').length, 1);
     const order = await api.call('GET', '/api/v1/orders/REPEAT-1', { as: 'alice' });
     t.like(order.body, { state: 'BOUGHT', requestedBy: 'alice', quote: { monthlyRate: 809.1, currency: 'AUD' } });
+  },
+);
+
+test.serial(
+  "ticket ids are each submitter's own: another system's INC is another order, never revealed, and named unambiguously",
+  async (t) => {
+    const { api } = t.context;
+    // alice's REPEAT-1 is BOUGHT (above). Another ticket system sends its own REPEAT-1.
+    const helpdesk = (await issueApiToken(api.repository, { owner: 'helpdesk-bot', roles: ['ticket-system'] })).token;
+    const body = namedRequest('REPEAT-1', { requestedBy: 'erin', productName: 'helpdesk firewall' });
+    const theirs = await api.call('POST', '/api/v1/orders', { token: helpdesk, body });
+    t.is(theirs.status, 201, JSON.stringify(theirs.body));
+    const theirId = orderOf('REPEAT-1', 'helpdesk-bot');
+    t.like(theirs.body.order, { orderId: theirId, ticketId: 'REPEAT-1', submittedBy: 'helpdesk-bot' });
+    t.not(theirId, orderOf('REPEAT-1'), "alice's order keeps its own id");
+    await waitFor(async () => {
+      const order = await api.call('GET', `/api/v1/orders/${theirId}`, { as: 'olga' });
+      return order.body.state === 'BOUGHT' ? true : undefined;
+    });
+
+    // Each submitter names its own order by its ticket id, and cannot reach the other's by any name.
+    const forHelpdesk = await api.call('GET', '/api/v1/orders/REPEAT-1', { token: helpdesk });
+    t.like(forHelpdesk.body, { orderId: theirId, requestedBy: 'erin' });
+    const forAlice = await api.call('GET', '/api/v1/orders/REPEAT-1', { as: 'alice' });
+    t.like(forAlice.body, { orderId: orderOf('REPEAT-1'), requestedBy: 'alice' });
+    expectError(
+      t,
+      await api.call('GET', `/api/v1/orders/${orderOf('REPEAT-1')}`, { token: helpdesk }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(t, await api.call('GET', `/api/v1/orders/${theirId}`, { as: 'alice' }), 404, 'NOT_FOUND');
+
+    // Its conflict tells it about its own ticket only.
+    const conflict = await api.call('POST', '/api/v1/orders', { token: helpdesk, body: { ...body, size: 'MVE 8/32' } });
+    expectError(t, conflict, 409, 'TICKET_CONFLICT');
+    t.regex(conflict.body.error.message, /^ticket REPEAT-1 was submitted on \d{4}-/);
+
+    // Ops, who see both, must say which: the ticket id alone is ambiguous, each order id is not.
+    const ambiguous = await api.call('GET', '/api/v1/orders/REPEAT-1', { as: 'olga' });
+    expectError(t, ambiguous, 409, 'AMBIGUOUS_TICKET');
+    t.true(
+      ambiguous.body.error.message.includes(theirId) && ambiguous.body.error.message.includes(orderOf('REPEAT-1')),
+    );
+    for (const [orderId, requestedBy] of [
+      [theirId, 'erin'],
+      [orderOf('REPEAT-1'), 'alice'],
+    ])
+      t.like((await api.call('GET', `/api/v1/orders/${orderId}`, { as: 'olga' })).body, { orderId, requestedBy });
+    t.is(productsFor(api, 'REPEAT-1').length, 1, "alice's order still has its one product");
   },
 );
 
@@ -487,11 +532,7 @@ test.serial(
         body: namedRequest(ticketId, { requestedBy: 'pat', size }),
       });
       t.is(response.status, 201, JSON.stringify(response.body));
-      await waitFor(
-        async () => (await api.repository.getOrder(`mve-order-${ticketId}`)) ?? undefined,
-        20_000,
-        `${ticketId} recorded`,
-      );
+      await waitFor(async () => (await api.records(ticketId)) ?? undefined, 20_000, `${ticketId} recorded`);
     }
     await waitForRecordedStatus(api, 'PAGE-1', 'BOUGHT');
     await waitForRecordedStatus(api, 'PAGE-2', 'AWAITING_APPROVAL');
@@ -638,13 +679,13 @@ test.serial("GET the list: paging loses no order recorded in the same millisecon
     await waitForRecordedStatus(api, ticketId, 'BOUGHT');
   }
   await t.throwsAsync(
-    api.db.sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000100Z' WHERE workflow_id = 'mve-order-SAME-MS-1'`,
+    api.db.sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000100Z' WHERE ticket_id = 'SAME-MS-1'`,
     {
       message: /orders_created_at_milliseconds/,
     },
   );
   await api.db
-    .sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000Z' WHERE workflow_id IN ('mve-order-SAME-MS-1', 'mve-order-SAME-MS-2')`;
+    .sql`UPDATE orders SET created_at = '2030-01-01T00:00:00.000Z' WHERE ticket_id IN ('SAME-MS-1', 'SAME-MS-2')`;
 
   const first = await api.call('GET', '/api/v1/orders?requester=quinn&limit=1', { as: 'olga' });
   t.is(first.status, 200, JSON.stringify(first.body));
@@ -681,7 +722,7 @@ test.serial(
     }
 
     const { timeline, votes, buyAttempts, events } = forOps.body;
-    t.like(forOps.body, { ticketId: 'ORD-1', workflowId: 'mve-order-ORD-1' });
+    t.like(forOps.body, { orderId: orderOf('ORD-1'), ticketId: 'ORD-1', workflowId: workflowOf('ORD-1') });
     const seqs = timeline.map((entry: { seq: number }) => entry.seq);
     t.deepEqual(
       seqs,

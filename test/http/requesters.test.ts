@@ -29,9 +29,9 @@ test.after.always(async (t) => {
 /** Nothing of the ticket anywhere: not registered, no workflow run, no order to read. */
 async function expectNothingFor(t: ExecutionContext<{ api: ApiEngine }>, ticketId: string): Promise<void> {
   const { api } = t.context;
-  t.is(await api.repository.getTicket(ticketId), null, `${ticketId}: no ticket registered`);
-  t.is((await api.orders.list(`WorkflowId = 'mve-order-${ticketId}'`)).length, 0, `${ticketId}: no workflow`);
-  t.is(await api.repository.getOrder(`mve-order-${ticketId}`), null, `${ticketId}: no order recorded`);
+  t.is(await api.ticket(ticketId), null, `${ticketId}: no ticket registered`);
+  t.is((await api.orders.list(`TicketId = '${ticketId}'`)).length, 0, `${ticketId}: no workflow`);
+  t.is(await api.records(ticketId), null, `${ticketId}: no order recorded`);
   t.is((await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' })).status, 404);
 }
 
@@ -80,7 +80,7 @@ test.serial(
     });
     t.is(response.status, 201, JSON.stringify(response.body));
     t.like(response.body.order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
-    t.like(await api.repository.getTicket('REQ-WIDE'), { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
+    t.like(await api.ticket('REQ-WIDE'), { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
     t.is((await waitForApiState(api, 'REQ-WIDE', 'AWAITING_APPROVAL')).requestedBy, 'fiona');
   },
 );
@@ -140,8 +140,7 @@ test.serial(
     await expectNothingFor(t, 'REQ-BOB-2');
     await waitForApiState(api, 'REQ-BOB', 'BOUGHT');
     await waitFor(
-      async () =>
-        (await api.repository.getOrder('mve-order-REQ-BOB'))?.order.requestedBy === 'bob' ? true : undefined,
+      async () => ((await api.records('REQ-BOB'))?.order.requestedBy === 'bob' ? true : undefined),
       20_000,
       'REQ-BOB recorded',
     );

@@ -57,7 +57,7 @@ test('a first run claims its registered ticket and gets the policy; a second cha
   const first = randomUUID();
   const admitted = await begin(repository, 'ADM-1', first, { request, submittedBy: 'alice', firstRunId: first });
   t.deepEqual(admitted, { admitted: true, policy: POLICY });
-  t.is((await repository.getTicket('ADM-1'))?.claimedRunId, first);
+  t.is((await repository.getTicketByWorkflow('mve-order-ADM-1'))?.claimedRunId, first);
   t.deepEqual(await begin(repository, 'ADM-1', first, { request, submittedBy: 'alice', firstRunId: first }), admitted);
 
   const other = randomUUID();

@@ -14,11 +14,13 @@ import { SIM_KIND_MAP } from '../../sim/index.js';
 import { signAction } from '../../workflows/order/signed-action.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
+  orderOf,
   replayEveryHistory,
   startOrderEngine,
   sydneyRequest,
   TASK_QUEUE,
   type OrderEngine,
+  workflowOf,
 } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 
@@ -35,7 +37,7 @@ test.after.always(async (t) => {
 test.serial('an order below the auto-approve line is bought without a human, and recorded', async (t) => {
   const { orders, sim, repository } = t.context.engine;
   const submitted = await t.context.engine.submit(sydneyRequest('AUTO-1', { size: 'MVE 4/16' }));
-  const outcome = await orders.result('AUTO-1');
+  const outcome = await orders.result(orderOf('AUTO-1'));
   t.is(outcome.state, 'BOUGHT');
   t.deepEqual(outcome.quote && { rate: outcome.quote.monthlyRate, currency: outcome.quote.currency }, {
     rate: 809.1,
@@ -44,7 +46,7 @@ test.serial('an order below the auto-approve line is bought without a human, and
   const products = sim.state().products;
   t.is(products.filter((product) => product.technicalServiceUid === outcome.product?.technicalServiceUid).length, 1);
 
-  const status = await orders.status('AUTO-1');
+  const status = await orders.status(orderOf('AUTO-1'));
   t.deepEqual(
     status.timeline.map((entry) => entry.state),
     ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
@@ -66,13 +68,13 @@ test.serial('an order in the two-approver tier is bought only after two distinct
   t.is(waiting.approval?.stillNeeded, 2);
   const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
 
-  const first = await orders.approve('TWO-1', { approverId: 'fiona', ...quote });
+  const first = await orders.approve(orderOf('TWO-1'), { approverId: 'fiona', ...quote });
   t.deepEqual(first, { state: 'AWAITING_APPROVAL', approvedBy: ['fiona'], stillNeeded: 1 });
-  const second = await orders.approve('TWO-1', { approverId: 'dave', ...quote, comment: 'budgeted' });
+  const second = await orders.approve(orderOf('TWO-1'), { approverId: 'dave', ...quote, comment: 'budgeted' });
   t.is(second.stillNeeded, 0);
   t.not(second.state, 'AWAITING_APPROVAL', 'the decisive vote answers with the state it led to');
 
-  const outcome = await orders.result('TWO-1');
+  const outcome = await orders.result(orderOf('TWO-1'));
   t.is(outcome.state, 'BOUGHT');
   t.is(
     sim.state().products.filter((product) => product.technicalServiceUid === outcome.product?.technicalServiceUid)
@@ -86,13 +88,13 @@ test.serial('a rejection ends the order without buying', async (t) => {
   await t.context.engine.submit(sydneyRequest('REJ-1', { size: 'MVE 8/32' }));
   const waiting = await waitForState(orders, 'REJ-1', 'AWAITING_APPROVAL');
   const before = sim.state().calls.buy ?? 0;
-  await orders.reject('REJ-1', {
+  await orders.reject(orderOf('REJ-1'), {
     approverId: 'fiona',
     monthlyRate: waiting.quote!.monthlyRate,
     currency: waiting.quote!.currency,
     comment: 'not this quarter',
   });
-  const outcome = await orders.result('REJ-1');
+  const outcome = await orders.result(orderOf('REJ-1'));
   t.is(outcome.state, 'REJECTED');
   t.is(outcome.reason, 'not this quarter');
   t.is(sim.state().calls.buy ?? 0, before);
@@ -112,22 +114,22 @@ test.serial('every refused approval names its reason and changes nothing', async
     ['INVALID_VOTE', { approverId: '', ...quote }],
   ];
   for (const [code, vote] of refusals) {
-    const error = await t.throwsAsync(orders.approve('REFUSE-1', vote), { instanceOf: OrderRefusedError });
+    const error = await t.throwsAsync(orders.approve(orderOf('REFUSE-1'), vote), { instanceOf: OrderRefusedError });
     t.is(error?.code, code, `${code}: ${error?.message}`);
     t.truthy(error?.message.length);
   }
-  const unchanged = await orders.status('REFUSE-1');
+  const unchanged = await orders.status(orderOf('REFUSE-1'));
   t.is(unchanged.state, 'AWAITING_APPROVAL');
   t.deepEqual(unchanged.approval?.votes, []);
 
   // The tier needs one approver: the first vote approves, so a second vote by the same approver is refused: as "not
   // awaiting approval" while the order buys, as closed once it has bought (the buy runs in the vote's workflow task).
-  await orders.approve('REFUSE-1', { approverId: 'fiona', ...quote });
-  const late = await t.throwsAsync(orders.approve('REFUSE-1', { approverId: 'fiona', ...quote }), {
+  await orders.approve(orderOf('REFUSE-1'), { approverId: 'fiona', ...quote });
+  const late = await t.throwsAsync(orders.approve(orderOf('REFUSE-1'), { approverId: 'fiona', ...quote }), {
     instanceOf: OrderRefusedError,
   });
   t.true(late?.code === 'NOT_AWAITING_APPROVAL' || late?.code === 'ORDER_CLOSED', `${late?.code}: ${late?.message}`);
-  t.is((await orders.result('REFUSE-1')).state, 'BOUGHT');
+  t.is((await orders.result(orderOf('REFUSE-1'))).state, 'BOUGHT');
 });
 
 test.serial('a second vote by the same approver is refused while the round is open', async (t) => {
@@ -135,23 +137,26 @@ test.serial('a second vote by the same approver is refused while the round is op
   await t.context.engine.submit(sydneyRequest('DOUBLE-1', { size: 'MVE 16/64' }));
   const waiting = await waitForState(orders, 'DOUBLE-1', 'AWAITING_APPROVAL');
   const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
-  await orders.approve('DOUBLE-1', { approverId: 'fiona', ...quote });
-  const again = await t.throwsAsync(orders.approve('DOUBLE-1', { approverId: 'fiona', ...quote }), {
+  await orders.approve(orderOf('DOUBLE-1'), { approverId: 'fiona', ...quote });
+  const again = await t.throwsAsync(orders.approve(orderOf('DOUBLE-1'), { approverId: 'fiona', ...quote }), {
     instanceOf: OrderRefusedError,
   });
   t.is(again?.code, 'ALREADY_VOTED');
-  const status = await orders.status('DOUBLE-1');
+  const status = await orders.status(orderOf('DOUBLE-1'));
   t.is(status.approval?.votes.length, 1);
   t.is(status.approval?.stillNeeded, 1);
-  await orders.cancel('DOUBLE-1', { actor: 'alice', reason: 'test done' });
-  t.is((await orders.result('DOUBLE-1')).state, 'CANCELLED');
+  await orders.cancel(orderOf('DOUBLE-1'), { actor: 'alice', reason: 'test done' });
+  t.is((await orders.result(orderOf('DOUBLE-1'))).state, 'CANCELLED');
 });
 
 test.serial('a vote sent straight to Temporal without a valid signature is refused and changes nothing', async (t) => {
-  const { orders, client, actionKeys, repository } = t.context.engine;
+  const { orders, client, actionKeys } = t.context.engine;
   const submitted = await t.context.engine.submit(sydneyRequest('RAW-1', { size: 'MVE 16/64' }));
   const waiting = await waitForState(orders, 'RAW-1', 'AWAITING_APPROVAL');
-  const order = { workflowId: submitted.workflowId, firstRunId: (await repository.getTicket('RAW-1'))!.claimedRunId! };
+  const order = {
+    workflowId: submitted.workflowId,
+    firstRunId: (await t.context.engine.ticket('RAW-1'))!.claimedRunId!,
+  };
   const vote = { approverId: 'fiona', monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
   const handle = client.workflow.getHandle(submitted.workflowId);
   const refusedWith = async (update: string, arg: unknown) => {
@@ -175,7 +180,7 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
   );
   const forAnotherOrder = signAction(
     current,
-    { ...order, workflowId: 'mve-order-SOMETHING-ELSE' },
+    { ...order, workflowId: workflowOf('SOMETHING-ELSE') },
     'approve',
     vote,
     Date.now(),
@@ -208,7 +213,7 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
   t.regex(await refusedWith('cancel', { actor: 'alice', reason: 'raw' }), /^UNSIGNED_ACTION/);
   t.regex(await refusedWith('decision', vote), /.+/, 'the old unsigned decision signal path is gone');
 
-  const unchanged = await orders.status('RAW-1');
+  const unchanged = await orders.status(orderOf('RAW-1'));
   t.is(unchanged.state, 'AWAITING_APPROVAL');
   t.deepEqual(unchanged.approval?.votes, []);
 
@@ -216,9 +221,9 @@ test.serial('a vote sent straight to Temporal without a valid signature is refus
   const accepted = await handle.executeUpdate('approve', { args: [signed] });
   t.like(accepted, { approvedBy: ['fiona'], stillNeeded: 1 });
   t.regex(await refusedWith('approve', signed), /already received once \(a replayed message\)/);
-  t.is((await orders.status('RAW-1')).approval?.votes.length, 1);
-  await orders.cancel('RAW-1', { actor: 'alice', reason: 'test done' });
-  t.is((await orders.result('RAW-1')).state, 'CANCELLED');
+  t.is((await orders.status(orderOf('RAW-1'))).approval?.votes.length, 1);
+  await orders.cancel(orderOf('RAW-1'), { actor: 'alice', reason: 'test done' });
+  t.is((await orders.result(orderOf('RAW-1'))).state, 'CANCELLED');
 });
 
 test.serial(
@@ -230,16 +235,16 @@ test.serial(
     const check = checkOrderRequest(request, { kindMap: SIM_KIND_MAP });
     const buysBefore = sim.state().calls.buy ?? 0;
     const handle = await client.workflow.start('orderWorkflow', {
-      workflowId: 'mve-order-POLICY-1',
+      workflowId: workflowOf('POLICY-1'),
       taskQueue: `${TASK_QUEUE}.staging`,
       args: [{ request: check.request, policy: generous, policies: { staging: generous } }],
     });
     const failure = await t.throwsAsync(handle.result(), { instanceOf: WorkflowFailedError });
     t.is((failure?.cause as ApplicationFailure).type, 'RUN_REFUSED');
     t.regex(failure!.cause!.message, /no ticket was registered for this workflow by the order API/);
-    t.is(await repository.getOrder('mve-order-POLICY-1'), null, 'nothing recorded');
+    t.is(await repository.getOrder(workflowOf('POLICY-1')), null, 'nothing recorded');
     t.is(sim.state().calls.buy ?? 0, buysBefore, 'nothing bought');
-    const [refused] = await repository.listRefusedRuns({ workflowId: 'mve-order-POLICY-1' });
+    const [refused] = await repository.listRefusedRuns({ workflowId: workflowOf('POLICY-1') });
     t.like(refused, {
       runId: handle.firstExecutionRunId,
       reason: 'no ticket was registered for this workflow by the order API',
@@ -251,20 +256,23 @@ test.serial(
   "cancel: refused without a reason or once bought; Temporal's own cancellation is noted and changes nothing",
   async (t) => {
     const { orders, client, repository } = t.context.engine;
-    const bought = await t.throwsAsync(orders.cancel('AUTO-1', { actor: 'alice', reason: 'changed my mind' }), {
-      instanceOf: OrderRefusedError,
-    });
+    const bought = await t.throwsAsync(
+      orders.cancel(orderOf('AUTO-1'), { actor: 'alice', reason: 'changed my mind' }),
+      {
+        instanceOf: OrderRefusedError,
+      },
+    );
     t.is(bought?.code, 'ORDER_CLOSED');
     t.regex(bought!.message, /BOUGHT/);
 
     const submitted = await t.context.engine.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
     await waitForState(orders, 'TCANCEL-1', 'AWAITING_APPROVAL');
-    const noReason = await t.throwsAsync(orders.cancel('TCANCEL-1', { actor: 'alice', reason: ' ' }), {
+    const noReason = await t.throwsAsync(orders.cancel(orderOf('TCANCEL-1'), { actor: 'alice', reason: ' ' }), {
       instanceOf: OrderRefusedError,
     });
     t.is(noReason?.code, 'INVALID_CANCEL');
     t.regex(noReason!.message, /reason/);
-    t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL');
+    t.is((await orders.status(orderOf('TCANCEL-1'))).state, 'AWAITING_APPROVAL');
     await client.workflow.getHandle(submitted.workflowId).cancel();
     const noted = await waitFor(async () =>
       (await repository.getOrder(submitted.workflowId))?.notes.find((note) =>
@@ -272,8 +280,8 @@ test.serial(
       ),
     );
     t.regex(noted.message, /ignored: an order is cancelled through the order API/);
-    t.is((await orders.status('TCANCEL-1')).state, 'AWAITING_APPROVAL', 'still waiting for its approvers');
-    t.is(await orders.cancel('TCANCEL-1', { actor: 'alice', reason: 'test done' }), 'CANCELLED');
+    t.is((await orders.status(orderOf('TCANCEL-1'))).state, 'AWAITING_APPROVAL', 'still waiting for its approvers');
+    t.is(await orders.cancel(orderOf('TCANCEL-1'), { actor: 'alice', reason: 'test done' }), 'CANCELLED');
   },
 );
 
@@ -283,16 +291,16 @@ test.serial('one ticket is one order, and orders are listed by their search attr
     message: /already has an order/,
   });
   const bought = await orders.list(`OrderStatus = 'BOUGHT' AND Environment = 'staging'`);
-  t.true(bought.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
-  t.false(bought.some((execution) => execution.workflowId === 'mve-order-REJ-1'));
+  t.true(bought.some((execution) => execution.workflowId === workflowOf('AUTO-1')));
+  t.false(bought.some((execution) => execution.workflowId === workflowOf('REJ-1')));
   const byTicket = await orders.list(`TicketId = 'REJ-1'`);
   t.deepEqual(
     byTicket.map((execution) => execution.workflowId),
-    ['mve-order-REJ-1'],
+    [workflowOf('REJ-1')],
   );
   const dear = await orders.list('MonthlyRate > 3000');
-  t.true(dear.some((execution) => execution.workflowId === 'mve-order-TWO-1'));
-  t.false(dear.some((execution) => execution.workflowId === 'mve-order-AUTO-1'));
+  t.true(dear.some((execution) => execution.workflowId === workflowOf('TWO-1')));
+  t.false(dear.some((execution) => execution.workflowId === workflowOf('AUTO-1')));
 });
 
 test.serial(
@@ -300,27 +308,27 @@ test.serial(
   async (t) => {
     const { orders, client, repository } = t.context.engine;
     await t.context.engine.submit(sydneyRequest('FAILED-1', { size: 'MVE 12/48' }));
-    t.is((await orders.result('FAILED-1')).state, 'FAILED');
+    t.is((await orders.result(orderOf('FAILED-1'))).state, 'FAILED');
     await t.throwsAsync(t.context.engine.submit(sydneyRequest('FAILED-1', { size: 'MVE 4/16' })), {
       instanceOf: TicketConflictError,
     });
 
     await t.context.engine.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' }));
     await waitForState(orders, 'TERM-1', 'AWAITING_APPROVAL');
-    await client.workflow.getHandle('mve-order-TERM-1').terminate('test: an operator terminated it');
+    await client.workflow.getHandle(workflowOf('TERM-1')).terminate('test: an operator terminated it');
     await t.throwsAsync(t.context.engine.submit(sydneyRequest('TERM-1', { size: 'MVE 8/32' })), {
       instanceOf: DuplicateOrderError,
     });
-    t.is((await client.workflow.getHandle('mve-order-TERM-1').describe()).status.name, 'TERMINATED');
+    t.is((await client.workflow.getHandle(workflowOf('TERM-1')).describe()).status.name, 'TERMINATED');
     // The first action that reaches it notices: the ticket is marked, and the refusal says what happened.
-    const closed = await t.throwsAsync(orders.cancel('TERM-1', { actor: 'alice', reason: 'too late' }), {
+    const closed = await t.throwsAsync(orders.cancel(orderOf('TERM-1'), { actor: 'alice', reason: 'too late' }), {
       instanceOf: OrderRefusedError,
     });
     t.is(closed?.code, 'ORDER_CLOSED');
     t.regex(closed!.message, /workflow was terminated in Temporal while the order was AWAITING_APPROVAL/);
-    t.is((await repository.getTicket('TERM-1'))?.closedInTemporal, 'TERMINATED');
+    t.is((await t.context.engine.ticket('TERM-1'))?.closedInTemporal, 'TERMINATED');
     t.is(
-      (await repository.getOrder('mve-order-TERM-1'))?.order.status,
+      (await repository.getOrder(workflowOf('TERM-1')))?.order.status,
       'AWAITING_APPROVAL',
       'the records keep its state',
     );
@@ -333,7 +341,7 @@ test.serial('a request that breaks a rule starts nothing and names the field', a
     instanceOf: OrderRequestError,
   });
   t.true(error!.issues.some((issue) => issue.path === 'term'));
-  await t.throwsAsync(orders.status('BAD-1'), { instanceOf: OrderNotFoundError });
+  await t.throwsAsync(orders.status(orderOf('BAD-1')), { instanceOf: OrderNotFoundError });
 });
 
 test.serial('every history of this file replays cleanly', async (t) => {

@@ -18,6 +18,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import {
   CALLBACK_SECRET,
   createTestActivities,
+  orderOf,
   replayEveryHistory,
   simCredentials,
   startOrderEngine,
@@ -105,11 +106,11 @@ test.serial(
     );
     const message = first!.message;
     t.regex(message.text, /^Order NOTIFY-1 from alice waits for approval: 1,618\.20 AUD a month\./);
-    t.true(message.text.includes('https://console.example.test/orders/NOTIFY-1'), message.text);
+    t.true(message.text.includes(`https://console.example.test/orders/${orderOf('NOTIFY-1')}`), message.text);
     t.true(message.text.includes(`by ${waiting.approval!.deadline.slice(0, 16).replace('T', ' ')} UTC`), message.text);
     const blocks = sectionText(message);
     for (const part of [
-      '<https://console.example.test/orders/NOTIFY-1|NOTIFY-1>',
+      `<https://console.example.test/orders/${orderOf('NOTIFY-1')}|NOTIFY-1>`,
       '*Requester*\\nalice',
       '*Monthly price*\\n1,618.20 AUD',
       '*Tier*\\nteam (finance-approver)',
@@ -137,15 +138,15 @@ test.serial(
       all.map((entry) => /^(Order|Reminder \d: order)/.exec(entry.message.text)?.[1]),
       ['Order', 'Reminder 1: order', 'Reminder 2: order'],
     );
-    t.is((await engine.orders.status('NOTIFY-1')).approval?.remindersSent, 2);
+    t.is((await engine.orders.status(orderOf('NOTIFY-1'))).approval?.remindersSent, 2);
 
-    const quote = (await engine.orders.status('NOTIFY-1')).quote!;
-    await engine.orders.approve('NOTIFY-1', {
+    const quote = (await engine.orders.status(orderOf('NOTIFY-1'))).quote!;
+    await engine.orders.approve(orderOf('NOTIFY-1'), {
       approverId: 'fiona',
       monthlyRate: quote.monthlyRate,
       currency: quote.currency,
     });
-    t.is((await engine.orders.result('NOTIFY-1')).state, 'BOUGHT');
+    t.is((await engine.orders.result(orderOf('NOTIFY-1'))).state, 'BOUGHT');
     t.is(webhook.forTicket('NOTIFY-1').length, 3, 'one message per round start and per reminder, no more');
     t.is(webhook.badSignatures, 0);
     const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
@@ -159,7 +160,7 @@ test.serial(
 test.serial('an auto-approved order tells nobody', async (t) => {
   const { engine, webhook } = t.context;
   await engine.submit(sydneyRequest('NOTIFY-AUTO-1', { size: 'MVE 4/16' }));
-  t.is((await engine.orders.result('NOTIFY-AUTO-1')).state, 'BOUGHT');
+  t.is((await engine.orders.result(orderOf('NOTIFY-AUTO-1'))).state, 'BOUGHT');
   t.is(webhook.forTicket('NOTIFY-AUTO-1').length, 0);
 });
 
@@ -175,12 +176,12 @@ test.serial(
       20_000,
       'the first try',
     );
-    await engine.orders.approve('NOTIFY-FAIL-1', {
+    await engine.orders.approve(orderOf('NOTIFY-FAIL-1'), {
       approverId: 'fiona',
       monthlyRate: waiting.quote!.monthlyRate,
       currency: waiting.quote!.currency,
     });
-    t.is((await engine.orders.result('NOTIFY-FAIL-1')).state, 'BOUGHT');
+    t.is((await engine.orders.result(orderOf('NOTIFY-FAIL-1'))).state, 'BOUGHT');
 
     // Left waiting until the tries run out: the failure is noted, the order still waits for its approver.
     const submitted = await engine.submit(sydneyRequest('NOTIFY-FAIL-2', { size: 'MVE 8/32' }));
@@ -197,13 +198,13 @@ test.serial(
     t.regex(noted.message, /the approvers' webhook answered 500 to the approval request for NOTIFY-FAIL-2/);
     t.false(noted.message.includes('/services/T000'), 'the webhook URL (a secret in Slack) is not in the note');
     t.is(webhook.forTicket('NOTIFY-FAIL-2').length, 5, 'bounded retries: five tries');
-    t.is((await engine.orders.status('NOTIFY-FAIL-2')).state, 'AWAITING_APPROVAL');
-    await engine.orders.approve('NOTIFY-FAIL-2', {
+    t.is((await engine.orders.status(orderOf('NOTIFY-FAIL-2'))).state, 'AWAITING_APPROVAL');
+    await engine.orders.approve(orderOf('NOTIFY-FAIL-2'), {
       approverId: 'fiona',
       monthlyRate: second.quote!.monthlyRate,
       currency: second.quote!.currency,
     });
-    t.is((await engine.orders.result('NOTIFY-FAIL-2')).state, 'BOUGHT');
+    t.is((await engine.orders.result(orderOf('NOTIFY-FAIL-2'))).state, 'BOUGHT');
   },
 );
 
@@ -247,13 +248,13 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
   const submitted = (await intake.submit(sydneyRequest('NOTIFY-NONE-1', { size: 'MVE 8/32' }), 'alice')).ticket;
   const waiting = await waitForState(orders, 'NOTIFY-NONE-1', 'AWAITING_APPROVAL');
   await engine.temporal.env.sleep(72 * HOUR - 30 * 60_000); // both reminders
-  t.is((await orders.status('NOTIFY-NONE-1')).approval?.remindersSent, 2);
-  await orders.approve('NOTIFY-NONE-1', {
+  t.is((await orders.status(orderOf('NOTIFY-NONE-1'))).approval?.remindersSent, 2);
+  await orders.approve(orderOf('NOTIFY-NONE-1'), {
     approverId: 'fiona',
     monthlyRate: waiting.quote!.monthlyRate,
     currency: waiting.quote!.currency,
   });
-  t.is((await orders.result('NOTIFY-NONE-1')).state, 'BOUGHT');
+  t.is((await orders.result(orderOf('NOTIFY-NONE-1'))).state, 'BOUGHT');
   t.is(webhook.forTicket('NOTIFY-NONE-1').length, 0);
   const history = await engine.client.workflow.getHandle(submitted.workflowId).fetchHistory();
   const scheduled = (history.events ?? [])

@@ -11,17 +11,19 @@ import { Context } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { policyHash } from '../../activities/order/index.js';
 import type { BuyAnswer, JournalEntry } from '../../workflows/order/activity-types.js';
-import { orderWorkflowId } from '../../client/orders/index.js';
+import {} from '../../client/orders/index.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
+  orderOf,
   startOrderEngine,
   sydneyRequest,
   TEST_POLICIES,
   TEST_POLICIES_IN_FORCE,
+  workflowOf,
   type OrderEngine,
 } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
@@ -95,7 +97,7 @@ test.serial(
     const { engine } = t.context;
     const request = secretRequest('REF-1', 'MVE 4/16'); // 809.10 AUD: auto-approved
     const { workflowId } = await engine.submit(request);
-    t.is((await engine.orders.result('REF-1')).state, 'BOUGHT', 'bought with the request read from the run');
+    t.is((await engine.orders.result(orderOf('REF-1'))).state, 'BOUGHT', 'bought with the request read from the run');
     const { runId } = await engine.client.workflow.getHandle(workflowId).describe();
 
     const { events, scheduled } = await scheduledActivities(engine.client, workflowId);
@@ -164,7 +166,7 @@ test.serial(
 test.serial('a run that continued as new reads the request from its own start input, and buys with it', async (t) => {
   const { engine } = t.context;
   const ticketId = 'REF-CAN';
-  const workflowId = orderWorkflowId(ticketId);
+  const workflowId = workflowOf(ticketId);
   const input: OrderWorkflowInput = {
     request: secretRequest(ticketId, 'MVE 8/32'),
     options: { continueAsNewAfterEvents: 10 },
@@ -184,14 +186,14 @@ test.serial('a run that continued as new reads the request from its own start in
     120_000,
     'a new run',
   );
-  t.is((await engine.orders.status(ticketId)).state, 'AWAITING_APPROVAL');
+  t.is((await engine.orders.status(orderOf(ticketId))).state, 'AWAITING_APPROVAL');
 
-  await engine.orders.approve(ticketId, {
+  await engine.orders.approve(orderOf(ticketId), {
     approverId: 'fiona',
     monthlyRate: waiting.quote!.monthlyRate,
     currency: waiting.quote!.currency,
   });
-  t.is((await engine.orders.result(ticketId)).state, 'BOUGHT');
+  t.is((await engine.orders.result(orderOf(ticketId))).state, 'BOUGHT');
   const { runId: lastRunId } = await engine.client.workflow.getHandle(workflowId).describe();
   t.not(lastRunId, first.firstExecutionRunId);
 

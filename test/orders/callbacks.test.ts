@@ -7,7 +7,7 @@ import { callbackPolicyFromEnv } from '../../activities/order/index.js';
 import { createNotifyActivity } from '../../activities/order/notify.js';
 import type { TicketNotification } from '../../workflows/order/activity-types.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 
 // Where ticket-system callbacks may go, and that an order's end never waits long on a ticket system.
 
@@ -111,7 +111,7 @@ test.serial('an order that ends does not wait on a ticket system that never take
   const submitted = await engine.submit(
     sydneyRequest('CB-END-1', { size: 'MVE 4/16', callbackUrl: `http://127.0.0.1:${failing.port}/t` }),
   );
-  const outcome = await engine.orders.result('CB-END-1');
+  const outcome = await engine.orders.result(orderOf('CB-END-1'));
   t.is(outcome.state, 'BOUGHT');
   t.true(failing.hits.length >= 1, 'the ticket system was tried');
   const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;

@@ -2,6 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import { OrderRefusedError } from '../../client/orders/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
+  orderOf,
   replayEveryHistory,
   startCallbackReceiver,
   startOrderEngine,
@@ -31,11 +32,11 @@ test.serial(
     const started = Date.now();
     const submitted = await engine.submit(sydneyRequest('EXPIRE-1', { size: 'MVE 8/32', callbackUrl: tickets.url }));
     await waitForState(engine.orders, 'EXPIRE-1', 'AWAITING_APPROVAL');
-    const outcome = await engine.orders.result('EXPIRE-1');
+    const outcome = await engine.orders.result(orderOf('EXPIRE-1'));
     t.is(outcome.state, 'EXPIRED');
     t.true(Date.now() - started < 60_000, 'three days of deadline pass in skipped time');
 
-    const status = await engine.orders.status('EXPIRE-1');
+    const status = await engine.orders.status(orderOf('EXPIRE-1'));
     t.is(status.approval?.remindersSent, 2, 'the policy reminds 24 h and 1 h before the deadline');
     const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
     t.is(notes.filter((note) => /^reminder \d/.test(note.message)).length, 2);
@@ -68,19 +69,22 @@ test.serial('a stale quote is validated again; a rise beyond the allowance goes 
   await engine.temporal.env.sleep(13 * HOUR); // older than the policy's 12 h
   engine.sim.setPriceFactor(1.1);
   try {
-    await engine.orders.approve('REQUOTE-1', { approverId: 'fiona', ...oldQuote });
+    await engine.orders.approve(orderOf('REQUOTE-1'), { approverId: 'fiona', ...oldQuote });
     const again = await waitForState(engine.orders, 'REQUOTE-1', 'AWAITING_APPROVAL', 30_000);
     t.is(again.quote?.monthlyRate, 1780.02);
     t.deepEqual(again.approval?.votes, [], 'a new round starts with no votes');
-    const stale = await t.throwsAsync(engine.orders.approve('REQUOTE-1', { approverId: 'fiona', ...oldQuote }), {
-      instanceOf: OrderRefusedError,
-    });
+    const stale = await t.throwsAsync(
+      engine.orders.approve(orderOf('REQUOTE-1'), { approverId: 'fiona', ...oldQuote }),
+      {
+        instanceOf: OrderRefusedError,
+      },
+    );
     t.is(stale?.code, 'QUOTE_NOT_CURRENT');
-    await engine.orders.approve('REQUOTE-1', { approverId: 'fiona', monthlyRate: 1780.02, currency: 'AUD' });
-    const outcome = await engine.orders.result('REQUOTE-1');
+    await engine.orders.approve(orderOf('REQUOTE-1'), { approverId: 'fiona', monthlyRate: 1780.02, currency: 'AUD' });
+    const outcome = await engine.orders.result(orderOf('REQUOTE-1'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.quote?.monthlyRate, 1780.02);
-    const states = (await engine.orders.status('REQUOTE-1')).timeline.map((entry) => entry.state);
+    const states = (await engine.orders.status(orderOf('REQUOTE-1'))).timeline.map((entry) => entry.state);
     t.deepEqual(states, [
       'RECEIVED',
       'LOOKING_UP',
@@ -110,7 +114,7 @@ test.serial(
     const buysBefore = engine.sim.state().calls.buy ?? 0;
     engine.sim.setPriceFactor(1.1); // the price moves within minutes, far inside the policy's 12 h quote age
     try {
-      await engine.orders.approve('REQUOTE-3', {
+      await engine.orders.approve(orderOf('REQUOTE-3'), {
         approverId: 'fiona',
         monthlyRate: first.quote!.monthlyRate,
         currency: 'AUD',
@@ -123,8 +127,8 @@ test.serial(
         'validated once more, right after the approval',
       );
       t.is(engine.sim.state().calls.buy ?? 0, buysBefore, 'nothing bought');
-      await engine.orders.cancel('REQUOTE-3', { actor: 'alice', reason: 'test done' });
-      t.is((await engine.orders.result('REQUOTE-3')).state, 'CANCELLED');
+      await engine.orders.cancel(orderOf('REQUOTE-3'), { actor: 'alice', reason: 'test done' });
+      t.is((await engine.orders.result(orderOf('REQUOTE-3'))).state, 'CANCELLED');
     } finally {
       engine.sim.setPriceFactor(1);
     }
@@ -138,15 +142,15 @@ test.serial('a stale quote that rose within the allowance is bought on the appro
   await engine.temporal.env.sleep(13 * HOUR);
   engine.sim.setPriceFactor(1.01); // +1 %, within the policy's 2 %
   try {
-    await engine.orders.approve('REQUOTE-2', {
+    await engine.orders.approve(orderOf('REQUOTE-2'), {
       approverId: 'fiona',
       monthlyRate: first.quote!.monthlyRate,
       currency: 'AUD',
     });
-    const outcome = await engine.orders.result('REQUOTE-2');
+    const outcome = await engine.orders.result(orderOf('REQUOTE-2'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.quote?.monthlyRate, 1634.38);
-    const states = (await engine.orders.status('REQUOTE-2')).timeline.map((entry) => entry.state);
+    const states = (await engine.orders.status(orderOf('REQUOTE-2'))).timeline.map((entry) => entry.state);
     t.deepEqual(states.slice(-5), ['APPROVED', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT']);
   } finally {
     engine.sim.setPriceFactor(1);

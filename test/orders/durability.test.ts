@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
 import { usePostgres } from '../helpers/postgres.js';
 import {
+  orderOf,
   replayEveryHistory,
   simCredentials,
   startOrderEngine,
@@ -60,12 +61,12 @@ test.serial('a worker killed while the order awaits approval: another worker fin
   await once(doomed, 'exit');
 
   await replaceWithInProcessWorker(engine);
-  await engine.orders.approve('KILL-WAIT', {
+  await engine.orders.approve(orderOf('KILL-WAIT'), {
     approverId: 'fiona',
     monthlyRate: waiting.quote!.monthlyRate,
     currency: 'AUD',
   });
-  const outcome = await engine.orders.result('KILL-WAIT');
+  const outcome = await engine.orders.result(orderOf('KILL-WAIT'));
   t.is(outcome.state, 'BOUGHT');
   t.is(
     engine.sim
@@ -96,7 +97,7 @@ test.serial(
     t.is(engine.sim.state().products.length, productsBefore, 'nothing was bought by the dead worker');
 
     await replaceWithInProcessWorker(engine);
-    const outcome = await engine.orders.result('KILL-BUY');
+    const outcome = await engine.orders.result(orderOf('KILL-BUY'));
     t.is(outcome.state, 'BOUGHT');
     t.is(engine.sim.state().products.length, productsBefore + 1);
     const record = await engine.repository.getOrder(submitted.workflowId);

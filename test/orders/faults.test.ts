@@ -1,7 +1,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { OrderRefusedError } from '../../client/orders/index.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
@@ -25,7 +25,7 @@ test.serial('429 and 5xx on validate are retried and the order is bought', async
   engine.sim.injectFault({ kind: 'rate-limit', endpoint: 'validate', retryAfterSeconds: 1, times: 2 });
   engine.sim.injectFault({ kind: 'error', endpoint: 'validate', status: 503, times: 2 });
   await engine.submit(sydneyRequest('FLAKY-VALIDATE', { size: 'MVE 4/16' }));
-  const outcome = await engine.orders.result('FLAKY-VALIDATE');
+  const outcome = await engine.orders.result(orderOf('FLAKY-VALIDATE'));
   t.is(outcome.state, 'BOUGHT');
   t.is(engine.sim.state().calls.validate - before, 5, 'two 429s, two 503s, then the validation that passed');
   t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
@@ -35,7 +35,7 @@ test.serial('429 on buy is retried after Retry-After: the buy provably did not h
   const { engine } = t.context;
   engine.sim.injectFault({ kind: 'rate-limit', endpoint: 'buy', retryAfterSeconds: 30, times: 1 });
   const submitted = await engine.submit(sydneyRequest('LIMITED-BUY', { size: 'MVE 4/16' }));
-  const outcome = await engine.orders.result('LIMITED-BUY');
+  const outcome = await engine.orders.result(orderOf('LIMITED-BUY'));
   t.is(outcome.state, 'BOUGHT');
   t.is(productsOf(engine, outcome.product?.technicalServiceUid), 1);
   const record = await engine.repository.getOrder(submitted.workflowId);
@@ -64,13 +64,13 @@ test.serial(
 
     // Days pass: ops are reminded, and still nothing is bought again.
     await engine.temporal.env.sleep(9 * 60 * 60 * 1000);
-    t.is((await engine.orders.status('DROPPED-BUY')).state, 'BUY_UNCERTAIN');
+    t.is((await engine.orders.status(orderOf('DROPPED-BUY'))).state, 'BUY_UNCERTAIN');
     t.is(engine.sim.state().products.length, productsBefore + 1);
     const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
     t.true(notes.filter((note) => /the buy outcome is unknown/.test(note.message)).length >= 2);
 
     const badUid = await t.throwsAsync(
-      engine.orders.resolveBuy('DROPPED-BUY', {
+      engine.orders.resolveBuy(orderOf('DROPPED-BUY'), {
         actor: 'olga-ops',
         outcome: 'created',
         technicalServiceUid: 'not-a-uid',
@@ -79,14 +79,14 @@ test.serial(
     );
     t.regex(badUid!.message, /technicalServiceUid/);
     const uid = created[0]!.technicalServiceUid;
-    await engine.orders.resolveBuy('DROPPED-BUY', {
+    await engine.orders.resolveBuy(orderOf('DROPPED-BUY'), {
       actor: 'olga-ops',
       outcome: 'created',
       technicalServiceUid: uid,
       provisioningStatus: 'DEPLOYABLE',
       note: 'found in the portal',
     });
-    const outcome = await engine.orders.result('DROPPED-BUY');
+    const outcome = await engine.orders.result(orderOf('DROPPED-BUY'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.product?.technicalServiceUid, uid);
     t.is(engine.sim.state().products.length, productsBefore + 1);
@@ -103,11 +103,15 @@ test.serial('a buy whose connection dropped before it was carried out is bought 
   await engine.submit(sydneyRequest('LOST-BUY', { size: 'MVE 4/16' }));
   await waitForState(engine.orders, 'LOST-BUY', 'BUY_UNCERTAIN');
   t.is(engine.sim.state().products.length, productsBefore, 'nothing was created');
-  await engine.orders.resolveBuy('LOST-BUY', { actor: 'olga-ops', outcome: 'not-created', note: 'not in the portal' });
-  const outcome = await engine.orders.result('LOST-BUY');
+  await engine.orders.resolveBuy(orderOf('LOST-BUY'), {
+    actor: 'olga-ops',
+    outcome: 'not-created',
+    note: 'not in the portal',
+  });
+  const outcome = await engine.orders.result(orderOf('LOST-BUY'));
   t.is(outcome.state, 'BOUGHT');
   t.is(engine.sim.state().products.length, productsBefore + 1);
-  const states = (await engine.orders.status('LOST-BUY')).timeline.map((entry) => entry.state);
+  const states = (await engine.orders.status(orderOf('LOST-BUY'))).timeline.map((entry) => entry.state);
   // Not created, so it is bought again, after validating again: the price charged is the price approved.
   t.deepEqual(states.slice(-6), ['BUYING', 'BUY_UNCERTAIN', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT']);
 });
@@ -118,12 +122,12 @@ test.serial('a token that expires mid-order is refreshed and the order goes on',
   const waiting = await waitForState(engine.orders, 'TOKEN-1', 'AWAITING_APPROVAL');
   const tokensBefore = engine.sim.state().tokensIssued;
   engine.sim.expireTokens();
-  await engine.orders.approve('TOKEN-1', {
+  await engine.orders.approve(orderOf('TOKEN-1'), {
     approverId: 'fiona',
     monthlyRate: waiting.quote!.monthlyRate,
     currency: 'AUD',
   });
-  const outcome = await engine.orders.result('TOKEN-1');
+  const outcome = await engine.orders.result(orderOf('TOKEN-1'));
   t.is(outcome.state, 'BOUGHT');
   t.is(engine.sim.state().tokensIssued - tokensBefore, 1, 'one new token, fetched once');
 });
@@ -132,7 +136,7 @@ test.serial('an order the catalog cannot serve fails at lookup, naming the rule,
   const { engine } = t.context;
   const validatesBefore = engine.sim.state().calls.validate;
   await engine.submit(sydneyRequest('NOT-OFFERED', { size: 'MVE 12/48' }));
-  const outcome = await engine.orders.result('NOT-OFFERED');
+  const outcome = await engine.orders.result(orderOf('NOT-OFFERED'));
   t.is(outcome.state, 'FAILED');
   t.regex(outcome.reason, /size "MVE 12\/48" is not offered for image/);
   t.is(engine.sim.state().calls.validate, validatesBefore);
@@ -155,7 +159,7 @@ test.serial(
     if (!small) return t.fail('the simulator catalog has no location limited below 32 vCPU');
     const buysBefore = engine.sim.state().calls.buy;
     await engine.submit(sydneyRequest('TOO-BIG', { size: 'MVE 32/128', location: { id: small.id } }));
-    const outcome = await engine.orders.result('TOO-BIG');
+    const outcome = await engine.orders.result(orderOf('TOO-BIG'));
     t.is(outcome.state, 'FAILED');
     t.regex(outcome.reason, /needs 32 vCPU/);
     t.regex(outcome.reason, /trace id/);
@@ -184,9 +188,9 @@ test.serial(
       'the buy at the provider',
     );
     // A query waits for the workflow task the buy runs in (at most until the worker's next heartbeat of that task).
-    const buying = await engine.orders.status('SLOW-BUY');
+    const buying = await engine.orders.status(orderOf('SLOW-BUY'));
     t.true(['BUYING', 'BOUGHT'].includes(buying.state), buying.state);
-    const outcome = await engine.orders.result('SLOW-BUY');
+    const outcome = await engine.orders.result(orderOf('SLOW-BUY'));
     await locked;
     t.true(Date.now() - started > 10_000, 'longer than a workflow task');
     t.is(outcome.state, 'BOUGHT');

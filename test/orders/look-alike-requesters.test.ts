@@ -7,7 +7,7 @@
 import anyTest, { type TestFn } from 'ava';
 import { OrderRefusedError } from '../../client/orders/index.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
@@ -32,24 +32,31 @@ test.serial('fiona cannot approve or reject an order whose requester is a look-a
   for (const [ticketId, requestedBy, reason] of spellings) {
     // Through the intake, which takes the requester as given: the HTTP API is what refuses such a name now.
     await engine.submit(sydneyRequest(ticketId, { size: 'MVE 8/32', requestedBy }), 'ticket-bot');
-    const waiting = await waitForState(orders, ticketId, 'AWAITING_APPROVAL');
+    const waiting = await waitForState(orders, ticketId, 'AWAITING_APPROVAL', 20_000, 'ticket-bot');
     const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
-    const approving = await t.throwsAsync(orders.approve(ticketId, { approverId: 'fiona', ...quote }), {
-      instanceOf: OrderRefusedError,
-    });
+    const approving = await t.throwsAsync(
+      orders.approve(orderOf(ticketId, 'ticket-bot'), { approverId: 'fiona', ...quote }),
+      {
+        instanceOf: OrderRefusedError,
+      },
+    );
     t.is(approving?.code, 'REQUESTER_CANNOT_VOTE', `${ticketId}: ${approving?.message}`);
     t.regex(approving?.message ?? '', reason, ticketId);
     const rejected = await t.throwsAsync(
-      orders.reject(ticketId, { approverId: 'fiona', ...quote, comment: 'not mine, honestly' }),
+      orders.reject(orderOf(ticketId, 'ticket-bot'), { approverId: 'fiona', ...quote, comment: 'not mine, honestly' }),
       { instanceOf: OrderRefusedError },
     );
     t.is(rejected?.code, 'REQUESTER_CANNOT_VOTE', ticketId);
-    t.deepEqual((await orders.status(ticketId)).approval?.votes, [], `${ticketId}: no vote recorded`);
+    t.deepEqual(
+      (await orders.status(orderOf(ticketId, 'ticket-bot'))).approval?.votes,
+      [],
+      `${ticketId}: no vote recorded`,
+    );
 
     // alice holds finance-approver in the directory and is not the requester: her vote decides.
-    const approved = await orders.approve(ticketId, { approverId: 'alice', ...quote });
+    const approved = await orders.approve(orderOf(ticketId, 'ticket-bot'), { approverId: 'alice', ...quote });
     t.is(approved.stillNeeded, 0, ticketId);
-    t.is((await orders.result(ticketId)).state, 'BOUGHT', ticketId);
+    t.is((await orders.result(orderOf(ticketId, 'ticket-bot'))).state, 'BOUGHT', ticketId);
   }
 });
 

@@ -12,11 +12,11 @@
  * and to reach approval reminders (48 h, 71 h) and the deadline (72 h) of the staging test policy.
  */
 import anyTest, { type TestFn } from 'ava';
-import { orderWorkflowId } from '../../client/orders/index.js';
+import {} from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { SimEndpoint } from '../../sim/index.js';
-import { sydneyRequest } from '../helpers/orders.js';
+import { orderOf, sydneyRequest, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { productNameFor, startRestartEnv, type RestartEnv, type WorkerChild } from './fixtures/restart-env.js';
@@ -76,7 +76,7 @@ async function holdAtSimulator(t: { context: Context }, endpoint: SimEndpoint, m
   );
 }
 
-const record = (env: RestartEnv, ticketId: string) => env.repository.getOrder(orderWorkflowId(ticketId));
+const record = (env: RestartEnv, ticketId: string) => env.repository.getOrder(workflowOf(ticketId));
 
 test.serial(
   'workers and the devserver killed at five points: every order finishes, each bought at most once',
@@ -98,7 +98,7 @@ test.serial(
     // 2. The worker holding the waiting orders dies. The buy intent is in Postgres, the next worker dies before it can
     // report back or buy (R-INTENT is the only order buying then, and only its intent kills the worker).
     await worker.kill();
-    const intentWorker = await env.startWorker({ dieAfter: { buyIntentOf: orderWorkflowId('R-INTENT') } });
+    const intentWorker = await env.startWorker({ dieAfter: { buyIntentOf: workflowOf('R-INTENT') } });
     await submit(t, 'R-INTENT', 'MVE 4/16');
     await intentWorker.exited;
     t.is(intentWorker.child.signalCode, 'SIGKILL');
@@ -143,7 +143,7 @@ test.serial(
     t.is(env.productsFor('R-BUY').length, 1);
     const [created] = env.productsFor('R-BUY');
     t.is(
-      await env.orders.resolveBuy('R-BUY', {
+      await env.orders.resolveBuy(orderOf('R-BUY'), {
         actor: 'olga',
         attempt: 1,
         outcome: 'created',
@@ -156,7 +156,7 @@ test.serial(
 
     // The order that waited through every crash is approved through the signed path and bought once.
     const waiting = await waitForState(env, 'R-WAIT', 'AWAITING_APPROVAL');
-    const vote = await env.orders.approve('R-WAIT', {
+    const vote = await env.orders.approve(orderOf('R-WAIT'), {
       approverId: 'fiona',
       monthlyRate: waiting.quote!.monthlyRate,
       currency: waiting.quote!.currency,

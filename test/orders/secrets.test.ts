@@ -3,7 +3,7 @@ import anyTest, { type TestFn } from 'ava';
 import protoRoot from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { usePostgres } from '../helpers/postgres.js';
-import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, startOrderEngine, sydneyRequest, type OrderEngine, workflowOf } from '../helpers/orders.js';
 import { waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
@@ -39,12 +39,12 @@ test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes
     }),
   );
   const waiting = await waitForState(engine.orders, 'CANARY-1', 'AWAITING_APPROVAL');
-  await engine.orders.approve('CANARY-1', {
+  await engine.orders.approve(orderOf('CANARY-1'), {
     approverId: 'fiona',
     monthlyRate: waiting.quote!.monthlyRate,
     currency: 'AUD',
   });
-  t.is((await engine.orders.result('CANARY-1')).state, 'BOUGHT');
+  t.is((await engine.orders.result(orderOf('CANARY-1'))).state, 'BOUGHT');
   engine.sim.injectFault({ kind: 'error', endpoint: 'validate', status: 500, times: 'always' });
   try {
     await engine.submit(
@@ -53,7 +53,7 @@ test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes
         vendorConfig: { ...(sydneyRequest('x')['vendorConfig'] as object), licenseData: LICENSE },
       }),
     );
-    t.is((await engine.orders.result('CANARY-2')).state, 'FAILED');
+    t.is((await engine.orders.result(orderOf('CANARY-2'))).state, 'FAILED');
   } finally {
     engine.sim.clearFaults();
   }
@@ -62,7 +62,7 @@ test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes
   for (const ticket of ['CANARY-1', 'CANARY-2']) {
     const { history } = await engine.client.workflowService.getWorkflowExecutionHistory({
       namespace: engine.temporal.namespace,
-      execution: { workflowId: `mve-order-${ticket}` },
+      execution: { workflowId: workflowOf(ticket) },
     });
     const bytes = Buffer.from(History.encode(History.create(history ?? {})).finish());
     t.true(bytes.length > 1000, 'the history holds the order');
@@ -86,7 +86,7 @@ test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes
 });
 
 test.serial('the canary is really in the order: a client holding the key reads it back', async (t) => {
-  const history = await t.context.engine.client.workflow.getHandle('mve-order-CANARY-1').fetchHistory();
+  const history = await t.context.engine.client.workflow.getHandle(workflowOf('CANARY-1')).fetchHistory();
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
   t.truthy(payload);

@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import { ConfigError } from '../../config/env.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE, workflowCacheSize } from '../../worker/cache.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
@@ -43,12 +43,13 @@ test.serial(
     );
 
     // The first order parked was evicted long ago: its approvals replay it from history.
-    const waiting = await orders.status('CACHE-1');
+    const waiting = await orders.status(orderOf('CACHE-1'));
     const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
-    await orders.approve('CACHE-1', { approverId: 'fiona', ...quote });
-    await orders.approve('CACHE-1', { approverId: 'dave', ...quote });
-    t.is((await orders.result('CACHE-1')).state, 'BOUGHT');
-    for (const ticketId of tickets.slice(1)) await orders.cancel(ticketId, { actor: 'alice', reason: 'test over' });
+    await orders.approve(orderOf('CACHE-1'), { approverId: 'fiona', ...quote });
+    await orders.approve(orderOf('CACHE-1'), { approverId: 'dave', ...quote });
+    t.is((await orders.result(orderOf('CACHE-1'))).state, 'BOUGHT');
+    for (const ticketId of tickets.slice(1))
+      await orders.cancel(orderOf(ticketId), { actor: 'alice', reason: 'test over' });
 
     const replay = await replayEveryHistory(t.context.engine);
     t.deepEqual(replay.failures, []);

@@ -24,12 +24,14 @@ import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { newProgress } from '../../workflows/order/progress.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
+  orderOf,
   replayEveryHistory,
   startOrderEngine,
   sydneyRequest,
   TASK_QUEUE,
   TEST_POLICIES,
   type OrderEngine,
+  workflowOf,
 } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 
@@ -73,7 +75,7 @@ function restart(
   input: OrderWorkflowInput,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return client.workflow.start('orderWorkflow', {
-    workflowId: `mve-order-${ticketId}`,
+    workflowId: workflowOf(ticketId),
     taskQueue: QUEUE,
     args: [input],
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
@@ -94,7 +96,7 @@ test.serial('without the codec key, a started run cannot even be read by the wor
   const { engine, keyless } = t.context;
   const before = buys(engine);
   const handle = await keyless.workflow.start('orderWorkflow', {
-    workflowId: 'mve-order-ATTACK-PLAIN',
+    workflowId: workflowOf('ATTACK-PLAIN'),
     taskQueue: QUEUE,
     args: [inputFor('ATTACK-PLAIN', 'MVE 4/16', { carried: { ...newProgress(), state: 'APPROVED' } })],
   });
@@ -120,7 +122,7 @@ test.serial(
     await engine.submit(sydneyRequest('ATTACK-GATE', { size: 'MVE 16/64' }));
     const waiting = await waitForState(engine.orders, 'ATTACK-GATE', 'AWAITING_APPROVAL');
     const before = buys(engine);
-    await codecOnly.workflow.getHandle('mve-order-ATTACK-GATE').terminate('attacker');
+    await codecOnly.workflow.getHandle(workflowOf('ATTACK-GATE')).terminate('attacker');
     const genuine = waiting;
 
     // The continue-as-new state, with a policy that approves everything under the real policy's hash.
@@ -135,15 +137,15 @@ test.serial(
     t.regex(await refusedRun(t, handle), /it carries state but did not continue from another run/);
 
     t.is(buys(engine), before, 'nothing bought');
-    const records = (await engine.repository.getOrder('mve-order-ATTACK-GATE'))!;
+    const records = (await engine.repository.getOrder(workflowOf('ATTACK-GATE')))!;
     t.is(records.order.status, 'AWAITING_APPROVAL', 'the records keep the state the order had');
     t.is(records.buyAttempts.length, 0);
     t.deepEqual(records.order.policy, { version: waiting.policy!.version, hash: policyHash(TEST_POLICIES.staging) });
-    const [refused] = await engine.repository.listRefusedRuns({ workflowId: 'mve-order-ATTACK-GATE' });
+    const [refused] = await engine.repository.listRefusedRuns({ workflowId: workflowOf('ATTACK-GATE') });
     t.is(refused?.runId, handle.firstExecutionRunId);
     // The API shows the order, not the attacker's run.
     t.is(
-      (await engine.orders.status('ATTACK-GATE').catch((error: Error) => error.name)) as string,
+      (await engine.orders.status(orderOf('ATTACK-GATE')).catch((error: Error) => error.name)) as string,
       'OrderNotFoundError',
     );
     t.is(genuine.state, 'AWAITING_APPROVAL');
@@ -154,9 +156,9 @@ test.serial('a cancelled or bought order started again, with or without carried 
   const { engine, codecOnly } = t.context;
   await engine.submit(sydneyRequest('ATTACK-CANCELLED', { size: 'MVE 8/32' }));
   await waitForState(engine.orders, 'ATTACK-CANCELLED', 'AWAITING_APPROVAL');
-  await engine.orders.cancel('ATTACK-CANCELLED', { actor: 'alice', reason: 'no longer needed' });
+  await engine.orders.cancel(orderOf('ATTACK-CANCELLED'), { actor: 'alice', reason: 'no longer needed' });
   await engine.submit(sydneyRequest('ATTACK-BOUGHT', { size: 'MVE 4/16' }));
-  const bought = await engine.orders.result('ATTACK-BOUGHT');
+  const bought = await engine.orders.result(orderOf('ATTACK-BOUGHT'));
   t.is(bought.state, 'BOUGHT');
   const before = buys(engine);
 
@@ -170,8 +172,8 @@ test.serial('a cancelled or bought order started again, with or without carried 
   t.regex(await refusedRun(t, second), /did not continue from another run/);
 
   t.is(buys(engine), before, 'no second product');
-  t.is((await engine.repository.getOrder('mve-order-ATTACK-CANCELLED'))!.order.status, 'CANCELLED');
-  const records = (await engine.repository.getOrder('mve-order-ATTACK-BOUGHT'))!;
+  t.is((await engine.repository.getOrder(workflowOf('ATTACK-CANCELLED')))!.order.status, 'CANCELLED');
+  const records = (await engine.repository.getOrder(workflowOf('ATTACK-BOUGHT')))!;
   t.is(records.order.status, 'BOUGHT');
   t.is(records.buyAttempts.length, 1);
 });
@@ -189,7 +191,7 @@ test.serial('a registered ticket started by someone else with a rewritten reques
   const claimedBy = await restart(codecOnly, 'ATTACK-REWRITE', { ...genuine, submittedBy: 'mallory' });
   t.regex(await refusedRun(t, claimedBy), /another chain of runs/, 'the first run claimed it, refused or not');
   t.is(buys(engine), before);
-  t.is(await engine.repository.getOrder('mve-order-ATTACK-REWRITE'), null);
+  t.is(await engine.repository.getOrder(workflowOf('ATTACK-REWRITE')), null);
 });
 
 test.serial('votes: unsigned, forged or replayed from history are refused, without a stack trace', async (t) => {
@@ -207,7 +209,7 @@ test.serial('votes: unsigned, forged or replayed from history are refused, witho
   t.notRegex((unsigned!.cause as ApplicationFailure).stack ?? '', /handlers|signed-action|at /);
 
   // fiona votes through the API; her signed message, read from history, is sent again.
-  await engine.orders.approve('ATTACK-VOTE', vote);
+  await engine.orders.approve(orderOf('ATTACK-VOTE'), vote);
   const { events } = await handle.fetchHistory();
   const accepted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
   const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!;
@@ -230,13 +232,13 @@ test.serial('votes: unsigned, forged or replayed from history are refused, witho
   };
   await t.throwsAsync(handle.executeUpdate('approve', { args: [madeUp] }), { instanceOf: WorkflowUpdateFailedError });
 
-  const status = await engine.orders.status('ATTACK-VOTE');
+  const status = await engine.orders.status(orderOf('ATTACK-VOTE'));
   t.is(status.state, 'AWAITING_APPROVAL');
   t.deepEqual(
     status.approval?.votes.map((v) => v.approverId),
     ['fiona'],
   );
-  await engine.orders.cancel('ATTACK-VOTE', { actor: 'alice', reason: 'test done' });
+  await engine.orders.cancel(orderOf('ATTACK-VOTE'), { actor: 'alice', reason: 'test done' });
 });
 
 test.serial(
@@ -250,28 +252,33 @@ test.serial(
     const waiting = await waitForState(engine.orders, 'LEGIT-CAN', 'AWAITING_APPROVAL');
     await engine.temporal.env.sleep(49 * 60 * 60_000); // past the first reminder: the history grows, the run continues
     const latest = await waitFor(async () => {
-      const description = await codecOnly.workflow.getHandle('mve-order-LEGIT-CAN').describe();
+      const description = await codecOnly.workflow.getHandle(workflowOf('LEGIT-CAN')).describe();
       return description.runId !== first.firstExecutionRunId ? description : undefined;
     });
     t.not(latest.runId, first.firstExecutionRunId, 'continued as a new run');
-    const decided = await engine.orders.approve('LEGIT-CAN', {
+    const decided = await engine.orders.approve(orderOf('LEGIT-CAN'), {
       approverId: 'fiona',
       monthlyRate: waiting.quote!.monthlyRate,
       currency: waiting.quote!.currency,
     });
     t.is(decided.state, 'APPROVED');
-    t.is((await engine.orders.result('LEGIT-CAN')).state, 'BOUGHT');
+    t.is((await engine.orders.result(orderOf('LEGIT-CAN'))).state, 'BOUGHT');
   },
 );
 
 test.serial('genuine orders are never refused, and every history replays (refused runs included)', async (t) => {
   const { engine } = t.context;
   await engine.submit(sydneyRequest('LEGIT-1', { size: 'MVE 4/16' }));
-  t.is((await engine.orders.result('LEGIT-1')).state, 'BOUGHT');
+  t.is((await engine.orders.result(orderOf('LEGIT-1'))).state, 'BOUGHT');
   const refused = await engine.repository.listRefusedRuns();
   t.deepEqual(
     [...new Set(refused.map((run) => run.workflowId))].sort(),
-    ['mve-order-ATTACK-BOUGHT', 'mve-order-ATTACK-CANCELLED', 'mve-order-ATTACK-GATE', 'mve-order-ATTACK-REWRITE'],
+    [
+      workflowOf('ATTACK-BOUGHT'),
+      workflowOf('ATTACK-CANCELLED'),
+      workflowOf('ATTACK-GATE'),
+      workflowOf('ATTACK-REWRITE'),
+    ],
     "only the attacker's runs",
   );
   const { replayed, failures } = await replayEveryHistory(engine);

@@ -25,7 +25,7 @@ export function registerApprovalsCommand(program: Command): void {
         const first = approvals.find((item) => item.monthlyRate !== null && item.currency !== null);
         if (first) {
           process.stdout.write(
-            `\nto approve one (after \`mve-orders status <ticket>\`): mve-orders approve ${first.ticketId}${asFlag(options)} ` +
+            `\nto approve one (after \`mve-orders status <ticket>\`): mve-orders approve ${first.orderId}${asFlag(options)} ` +
               `--rate ${first.monthlyRate} --currency ${first.currency}   (the quote of ${formatMoney(first.monthlyRate!, first.currency!)})\n`,
           );
         }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   nonEmpty,
+  ORDER_ARGUMENT,
   orderCommand,
   printJson,
   runOrderCommand,
@@ -13,18 +14,18 @@ export function registerCancelCommand(program: Command): void {
     .description(
       'Cancel an order that has not reached the buy yet (ops, or the requester or ticket system of the order)',
     )
-    .argument('<ticket>', 'the ticket id of the order')
+    .argument('<order>', ORDER_ARGUMENT)
     .requiredOption(
       '--reason <text>',
       'why (recorded on the order, with you as the one who cancelled)',
       nonEmpty('--reason'),
     )
-    .option('--json', 'print { ticketId, state } as JSON (state: where the order went)')
+    .option('--json', 'print { order, state } as JSON (state: where the order went)')
     .action((ticket: string, options: OrderCommandOptions & { reason: string }) =>
       runOrderCommand('cancel', options, async ({ api }) => {
         const accepted = await api.cancel(ticket, { reason: options.reason });
         const { state, settled } = await stateAfter(api, ticket, accepted.state);
-        if (options.json) return printJson({ ticketId: ticket, state });
+        if (options.json) return printJson({ order: ticket, state });
         process.stdout.write(
           settled
             ? `cancelled ${ticket}: now ${state}\n`

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
+import { ORDER_ARGUMENT, orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 import { eventType, formatBuyAttempts, formatHistoryTimeline, formatVotes, indent } from './order-view.js';
 import { formatTable } from './catalog-table.js';
 
@@ -10,7 +10,7 @@ interface HistoryOptions extends OrderCommandOptions {
 export function registerHistoryCommand(program: Command): void {
   orderCommand(program.command('history'))
     .description("An order's recorded history: every state change and note in sequence, the votes, the buy attempts")
-    .argument('<ticket>', 'the ticket id of the order')
+    .argument('<order>', ORDER_ARGUMENT)
     .option('--events', "also the workflow's history events: how many, and how many of each type")
     .option(
       '--json',
@@ -21,7 +21,7 @@ export function registerHistoryCommand(program: Command): void {
         const history = await api.history(ticket, { events: options.json === true || options.events === true });
         if (options.json) return printJson(history);
         const parts = [
-          `${history.ticketId}   (workflow ${history.workflowId})`,
+          `${history.ticketId}   (order ${history.orderId}, workflow ${history.workflowId})`,
           'timeline',
           formatHistoryTimeline(history.timeline).trimEnd(),
         ];

@@ -137,6 +137,10 @@ export async function stateAfter(
   }
 }
 
+/** How commands that take an order describe their argument. */
+export const ORDER_ARGUMENT =
+  'the order id, or the ticket id it was submitted with (yours, or one no other order you may see has)';
+
 /** `--as fiona` again when the user gave it, so a command we print for them works as it stands. */
 export function asFlag(options: OrderCommandOptions): string {
   return options.as ? ` --as ${options.as}` : '';

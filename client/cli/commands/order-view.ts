@@ -28,7 +28,7 @@ export function formatTimeline(timeline: readonly TimelineEntry[]): string {
 
 /** Everything the order shows: who, the governing policy, where and what, quote, approvals, product, errors, timeline. */
 export function formatStatus(order: ApiOrder, now = Date.now()): string {
-  const lines = [`${order.ticketId}  ${order.state}   (workflow ${order.workflowId})`];
+  const lines = [`${order.ticketId}  ${order.state}   (order ${order.orderId}, workflow ${order.workflowId})`];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(13)}${value}`);
   row(
     'environment',
@@ -76,13 +76,13 @@ export function formatStatus(order: ApiOrder, now = Date.now()): string {
   if (order.state === 'AWAITING_APPROVAL' && order.quote) {
     row(
       'to approve',
-      `mve-orders approve ${order.ticketId} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency} (as an approver)`,
+      `mve-orders approve ${order.orderId} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency} (as an approver)`,
     );
   }
   if (order.state === 'BUY_UNCERTAIN') {
     row(
       'to resolve',
-      `check the provider's portal, then (as ops) mve-orders resolve-buy ${order.ticketId} (--created <uid> | --not-created --note <text>)`,
+      `check the provider's portal, then (as ops) mve-orders resolve-buy ${order.orderId} (--created <uid> | --not-created --note <text>)`,
     );
   }
   lines.push('timeline');
@@ -91,7 +91,7 @@ export function formatStatus(order: ApiOrder, now = Date.now()): string {
 
 export function formatOrderList(orders: readonly OrderListItem[]): string {
   const rows = orders.map((order) => [
-    order.ticketId,
+    order.orderId,
     order.state,
     order.environment,
     order.requestedBy,
@@ -99,12 +99,12 @@ export function formatOrderList(orders: readonly OrderListItem[]): string {
     order.createdAt,
     order.updatedAt,
   ]);
-  return formatTable(['TICKET', 'STATE', 'ENV', 'REQUESTER', 'MONTHLY RATE', 'CREATED', 'UPDATED'], rows);
+  return formatTable(['ORDER', 'STATE', 'ENV', 'REQUESTER', 'MONTHLY RATE', 'CREATED', 'UPDATED'], rows);
 }
 
 export function formatApprovals(approvals: readonly PendingApproval[]): string {
   const rows = approvals.map((item) => [
-    item.ticketId,
+    item.orderId,
     item.requestedBy,
     item.environment,
     item.monthlyRate === null || item.currency === null ? '-' : formatMoney(item.monthlyRate, item.currency),
@@ -114,7 +114,7 @@ export function formatApprovals(approvals: readonly PendingApproval[]): string {
     item.waitingSince,
   ]);
   return formatTable(
-    ['TICKET', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'],
+    ['ORDER', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'],
     rows,
   );
 }

@@ -3,6 +3,7 @@ import type { ResolveBuyInput } from '../../http-client/index.js';
 import {
   CliFailure,
   nonEmpty,
+  ORDER_ARGUMENT,
   orderCommand,
   printJson,
   runOrderCommand,
@@ -19,7 +20,7 @@ interface ResolveOptions extends OrderCommandOptions {
 export function registerResolveBuyCommand(program: Command): void {
   orderCommand(program.command('resolve-buy'))
     .description("Settle an order in BUY_UNCERTAIN after checking the provider's portal (ops and admins)")
-    .argument('<ticket>', 'the ticket id of the order')
+    .argument('<order>', ORDER_ARGUMENT)
     .option(
       '--created <uid>',
       'the buy did happen: the technicalServiceUid of the product found in the portal',
@@ -27,7 +28,7 @@ export function registerResolveBuyCommand(program: Command): void {
     )
     .option('--not-created', 'the buy did not happen: the order tries again (re-validating a stale quote first)')
     .option('--note <text>', 'what you checked (required with --not-created)', nonEmpty('--note'))
-    .option('--json', 'print { ticketId, state } as JSON (state: where the order went)')
+    .option('--json', 'print { order, state } as JSON (state: where the order went)')
     .addHelpText(
       'after',
       '\nGive exactly one of --created <uid> and --not-created --note <text>. You are recorded as the one who resolved it.',
@@ -37,7 +38,7 @@ export function registerResolveBuyCommand(program: Command): void {
         const resolution = resolutionOf(options);
         const accepted = await api.resolveBuy(ticket, resolution);
         const { state, settled } = await stateAfter(api, ticket, accepted.state);
-        if (options.json) return printJson({ ticketId: ticket, state });
+        if (options.json) return printJson({ order: ticket, state });
         process.stdout.write(
           settled
             ? `resolved ${ticket} (${resolution.outcome}): now ${state}\n`

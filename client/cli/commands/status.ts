@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
+import { ORDER_ARGUMENT, orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 import { formatStatus } from './order-view.js';
 
 export function registerStatusCommand(program: Command): void {
@@ -7,7 +7,7 @@ export function registerStatusCommand(program: Command): void {
     .description(
       'Show an order: state, who requested and submitted it, its approval policy, quote, approvals and deadline, product, last error, timeline',
     )
-    .argument('<ticket>', 'the ticket id the order was submitted with')
+    .argument('<order>', ORDER_ARGUMENT)
     .option('--json', 'print the order as the API gives it, as JSON')
     .action((ticket: string, options: OrderCommandOptions) =>
       runOrderCommand('status', options, async ({ api }) => {

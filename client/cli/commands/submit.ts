@@ -7,7 +7,7 @@ export function registerSubmitCommand(program: Command): void {
   orderCommand(program.command('submit'))
     .description('Submit an order request to the API, which checks it and starts its order (one ticket is one order)')
     .argument('<file>', 'the order request as JSON; "-" reads standard input')
-    .option('--json', 'print { ticketId, workflowId, created, state, warnings, order } as JSON')
+    .option('--json', 'print { orderId, ticketId, workflowId, created, state, warnings, order } as JSON')
     .addHelpText(
       'after',
       `
@@ -40,6 +40,7 @@ See examples/ for requests and docs/order-request.md.`,
         });
         if (options.json)
           return printJson({
+            orderId: order.orderId,
             ticketId: order.ticketId,
             workflowId: order.workflowId,
             created,
@@ -48,7 +49,7 @@ See examples/ for requests and docs/order-request.md.`,
             order,
           });
         const lines = created
-          ? [`submitted ticket ${order.ticketId} (workflow ${order.workflowId})`]
+          ? [`submitted ticket ${order.ticketId} as order ${order.orderId} (workflow ${order.workflowId})`]
           : [
               `ticket ${order.ticketId} already has this order (${order.state}, workflow ${order.workflowId}); nothing new was started`,
             ];

@@ -4,6 +4,7 @@ import {
   asFlag,
   CliFailure,
   nonEmpty,
+  ORDER_ARGUMENT,
   orderCommand,
   parseAmount,
   parseCurrency,
@@ -40,7 +41,7 @@ export function registerRejectCommand(program: Command): void {
 function registerVote(program: Command, verb: Verb, description: string): void {
   const command = orderCommand(program.command(verb))
     .description(description)
-    .argument('<ticket>', 'the ticket id of the order')
+    .argument('<order>', ORDER_ARGUMENT)
     .option(
       '--rate <monthlyRate>',
       'the monthly rate of the quote you were shown (see `mve-orders status` or `mve-orders approvals`)',
@@ -111,7 +112,7 @@ function nameTheQuote(verb: Verb, order: ApiOrder, options: VoteOptions): string
     order.state === 'AWAITING_APPROVAL' ? '' : ` (note: the order is ${order.state}, not awaiting approval)`;
   return (
     `name the quote you ${verb}: the current quote of ${order.ticketId} is ${quote} a month${state}. ` +
-    `To ${verb} it: mve-orders ${verb} ${order.ticketId}${asFlag(options)} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency}` +
+    `To ${verb} it: mve-orders ${verb} ${order.orderId}${asFlag(options)} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency}` +
     (verb === 'reject' ? ` --comment ${options.comment ? JSON.stringify(options.comment) : '<why>'}` : '')
   );
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { allow, mayReadOrders, mayReadPayloads, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
+import { orderIdOfWorkflow } from '../../orders/index.js';
 import { approverRoles } from '../auth/principal.js';
 import type { ApiContext } from '../context.js';
 import { approvalsResponse, errorBody, meResponse } from '../schemas.js';
@@ -30,6 +31,7 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
       });
       return {
         approvals: waiting.map((item) => ({
+          orderId: orderIdOfWorkflow(item.order.workflowId),
           ticketId: item.order.ticketId,
           requestedBy: item.order.requestedBy,
           environment: item.order.environment,

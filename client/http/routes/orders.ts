@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { OrderRequestError, TicketConflictError } from '../../orders/index.js';
+import { OrderRequestError, TicketConflictError, orderIdOfWorkflow } from '../../orders/index.js';
 import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
 import { findPerson, formatQuote, notDecidable, quotedName, quoteRefusal } from '../../../domain/approval/index.js';
 import {
@@ -35,7 +35,7 @@ import {
   resolveBuyBody,
   stateResponse,
   submitResponse,
-  ticketParams,
+  orderParams,
   voteResponse,
 } from '../schemas.js';
 
@@ -65,6 +65,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         const result = await context.intake.submit({ ...request.body, requestedBy }, principal.qualifiedId);
         const order = result.created
           ? {
+              orderId: result.orderId,
               ticketId: result.ticket.ticketId,
               workflowId: result.ticket.workflowId,
               environment: result.ticket.environment,
@@ -75,9 +76,12 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
               quote: null,
               source: 'workflow' as const,
             }
-          : await loadOrder(context, result.ticket.ticketId, principal);
+          : await loadOrder(context, result.orderId, principal);
         const warnings = result.warnings.map(({ path, message }) => ({ path, message }));
-        return reply.code(result.created ? 201 : 200).send({ created: result.created, order, warnings });
+        return reply
+          .code(result.created ? 201 : 200)
+          .header('location', `/api/v1/orders/${encodeURIComponent(result.orderId)}`)
+          .send({ created: result.created, order, warnings });
       } catch (error) {
         if (error instanceof OrderRequestError) {
           const details = error.issues.map(({ path, message }) => ({ path, message }));
@@ -124,47 +128,47 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
   );
 
   api.get(
-    '/api/v1/orders/:ticketId',
+    '/api/v1/orders/:orderId',
     {
       schema: {
         summary: 'One order: state, quote, approvals, policy, product, last error, timeline',
-        params: ticketParams,
+        params: orderParams,
         response: { 200: orderBody, ...refusals },
       },
     },
-    async (request) => loadOrder(context, request.params.ticketId, request.principal!),
+    async (request) => loadOrder(context, request.params.orderId, request.principal!),
   );
 
   api.get(
-    '/api/v1/orders/:ticketId/history',
+    '/api/v1/orders/:orderId/history',
     {
       schema: {
         summary:
           "The order's timeline and its workflow's history events (payloads decoded, secrets redacted, for ops and admins)",
-        params: ticketParams,
+        params: orderParams,
         querystring: historyQuery,
         response: { 200: historyResponse, ...refusals },
       },
     },
     async (request) => {
-      const order = await loadOrder(context, request.params.ticketId, request.principal!);
+      const order = await loadOrder(context, request.params.orderId, request.principal!);
       return orderHistory(context, order, request.principal!, request.query.events === 'true');
     },
   );
 
   api.post(
-    '/api/v1/orders/:ticketId/approve',
+    '/api/v1/orders/:orderId/approve',
     {
       schema: {
         summary: 'Approve the quote named (the approver is you, as authenticated)',
-        params: ticketParams,
+        params: orderParams,
         body: approveBody,
         response: { 200: voteResponse, ...refusals },
       },
     },
     async (request) => {
       const { monthlyRate, currency, comment } = request.body;
-      return vote(context, request.principal!, request.params.ticketId, 'approve', {
+      return vote(context, request.principal!, request.params.orderId, 'approve', {
         monthlyRate,
         currency,
         ...(comment ? { comment } : {}),
@@ -173,18 +177,18 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
   );
 
   api.post(
-    '/api/v1/orders/:ticketId/reject',
+    '/api/v1/orders/:orderId/reject',
     {
       schema: {
         summary: 'Reject the quote named, saying why',
-        params: ticketParams,
+        params: orderParams,
         body: rejectBody,
         response: { 200: voteResponse, ...refusals },
       },
     },
     async (request) => {
       const { monthlyRate, currency, reason } = request.body;
-      return vote(context, request.principal!, request.params.ticketId, 'reject', {
+      return vote(context, request.principal!, request.params.orderId, 'reject', {
         monthlyRate,
         currency,
         comment: reason,
@@ -193,18 +197,18 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
   );
 
   api.post(
-    '/api/v1/orders/:ticketId/cancel',
+    '/api/v1/orders/:orderId/cancel',
     {
       schema: {
         summary: 'Cancel an order that is not yet buying',
-        params: ticketParams,
+        params: orderParams,
         body: cancelBody,
         response: { 200: stateResponse, ...refusals },
       },
     },
     async (request) => {
       const principal = request.principal!;
-      const order = await loadOrder(context, request.params.ticketId, principal);
+      const order = await loadOrder(context, request.params.orderId, principal);
       allow(
         mayCancel(principal, order),
         'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)',
@@ -219,18 +223,18 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         );
       }
       const state = await asApiRefusal(() =>
-        context.orders.cancel(order.ticketId, { actor: principal.id, reason: request.body.reason }),
+        context.orders.cancel(order.orderId, { actor: principal.id, reason: request.body.reason }),
       );
       return { state };
     },
   );
 
   api.post(
-    '/api/v1/orders/:ticketId/resolve-buy',
+    '/api/v1/orders/:orderId/resolve-buy',
     {
       schema: {
         summary: 'Settle a BUY_UNCERTAIN order: created (with the product UID) or not created (with how you know)',
-        params: ticketParams,
+        params: orderParams,
         body: resolveBuyBody,
         response: { 200: stateResponse, ...refusals },
       },
@@ -238,7 +242,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     async (request) => {
       const principal = request.principal!;
       allow(mayResolveBuys(principal), 'resolving an uncertain buy needs the ops or admin role');
-      const order = await loadOrder(context, request.params.ticketId, principal);
+      const order = await loadOrder(context, request.params.orderId, principal);
       if (order.state !== 'BUY_UNCERTAIN')
         throw new ApiError(
           409,
@@ -252,12 +256,12 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
           throw new ApiError(
             409,
             'PRODUCT_TAKEN',
-            `technicalServiceUid: ${request.body.technicalServiceUid} is the product of order ${owner.ticketId}; a product belongs to one order (check the provider's portal for the product this buy created)`,
+            `technicalServiceUid: ${request.body.technicalServiceUid} is the product of order ${orderIdOfWorkflow(owner.workflowId)}; a product belongs to one order (check the provider's portal for the product this buy created)`,
           );
       }
       const attempt = typeof order['buyAttempts'] === 'number' ? order['buyAttempts'] : undefined;
       const state = await asApiRefusal(() =>
-        context.orders.resolveBuy(order.ticketId, {
+        context.orders.resolveBuy(order.orderId, {
           ...request.body,
           actor: principal.id,
           ...(attempt !== undefined ? { attempt } : {}),
@@ -272,12 +276,12 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
 async function vote(
   context: ApiContext,
   principal: Principal,
-  ticketId: string,
+  name: string,
   decision: 'approve' | 'reject',
   named: { monthlyRate: number; currency: string; comment?: string },
 ) {
   allow(mayVote(principal), VOTE_NEEDS_ROLE);
-  const order = await loadOrder(context, ticketId, principal);
+  const order = await loadOrder(context, name, principal);
   if (order.source === 'records')
     throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
   // The workflow's own rules, asked before the update is sent: a refusal here names the field the caller got wrong.
@@ -292,7 +296,9 @@ async function vote(
   const approverId = await context.intake.canonicalRequester(principal.id);
   const fields = { approverId, ...named };
   return asApiRefusal(() =>
-    decision === 'approve' ? context.orders.approve(ticketId, fields) : context.orders.reject(ticketId, fields),
+    decision === 'approve'
+      ? context.orders.approve(order.orderId, fields)
+      : context.orders.reject(order.orderId, fields),
   );
 }
 

@@ -8,7 +8,7 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowExecutionDescripti
 import { defaultPayloadConverter } from '@temporalio/common';
 import protoRoot from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { OrderClient, orderWorkflowId } from '../../../client/orders/index.js';
+import { OrderClient } from '../../../client/orders/index.js';
 import { Keyring } from '../../../codec/index.js';
 import type { TicketRecord } from '../../../infra/db/index.js';
 import { orderTaskQueue } from '../../../config/temporal.js';
@@ -21,6 +21,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { entriesOf, fakeActivities, held, quoteOf, uncertain, type Fake } from './fixtures/fake-activities.js';
 import { useModuleEnv } from './fixtures/harness.js';
 import { HOUR, orderRequest } from './fixtures/order-input.js';
+import { orderOf, workflowOf } from '../../helpers/orders.js';
 
 const test = anyTest as TestFn<unknown>;
 const env = useModuleEnv(test);
@@ -32,13 +33,18 @@ const UID = '0b7e6a52-2f1d-4c3e-8a9b-1c2d3e4f5a6b';
  * The first run of each order started here, as the tickets' claims would hold them (the fake admission admits every
  * run): the order client signs for and sends to that chain.
  */
+/** The run that claimed each workflow's ticket, as the admission would record it. */
 const claimed = new Map<string, string>();
 const tickets = {
-  getTicket: async (ticketId: string) => ({ claimedRunId: claimed.get(ticketId) ?? null }) as TicketRecord,
+  getTicketByWorkflow: async (workflowId: string) =>
+    ({ claimedRunId: claimed.get(workflowId) ?? null }) as TicketRecord,
   // No order here ends outside the workflow: nothing to mark.
   markClosedInTemporal: async () => undefined,
 };
-const chainOf = (ticketId: string) => ({ workflowId: orderWorkflowId(ticketId), firstRunId: claimed.get(ticketId)! });
+const chainOf = (ticketId: string) => ({
+  workflowId: workflowOf(ticketId),
+  firstRunId: claimed.get(workflowOf(ticketId))!,
+});
 
 /** Starts the real order as the OrderClient does, with workflow options it does not pass (the ones under test). */
 async function startOrder(
@@ -50,7 +56,7 @@ async function startOrder(
 ) {
   const input: OrderWorkflowInput = { request: orderRequest(ticketId, requestOverrides), options };
   const handle = await client.workflow.start('orderWorkflow', {
-    workflowId: orderWorkflowId(ticketId),
+    workflowId: workflowOf(ticketId),
     taskQueue: orderTaskQueue(base, 'staging'),
     args: [input],
     typedSearchAttributes: [
@@ -59,11 +65,11 @@ async function startOrder(
       { key: ORDER_STATUS, value: 'RECEIVED' },
     ],
   });
-  claimed.set(ticketId, handle.firstExecutionRunId);
+  claimed.set(workflowOf(ticketId), handle.firstExecutionRunId);
   return handle;
 }
 
-const latest = (client: Client, ticketId: string) => client.workflow.getHandle(orderWorkflowId(ticketId)).describe();
+const latest = (client: Client, ticketId: string) => client.workflow.getHandle(workflowOf(ticketId)).describe();
 
 /** Every run of the order, first to last, following each run's continued-as-new event. */
 async function runsOf(client: Client, workflowId: string, firstRunId: string) {
@@ -124,10 +130,10 @@ test.serial(
         clock: () => env.temporal.env.currentTimeMs(),
       });
       const ticketId = 'CAN-ROUND';
-      const workflowId = orderWorkflowId(ticketId);
+      const workflowId = workflowOf(ticketId);
       const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
       const waiting = await waitFor(async () => {
-        const status = await orders.status(ticketId).catch(() => undefined);
+        const status = await orders.status(orderOf(ticketId)).catch(() => undefined);
         return status?.state === 'AWAITING_APPROVAL' ? status : undefined;
       });
 
@@ -143,7 +149,7 @@ test.serial(
       );
       const answer = await client.workflow.getHandle(workflowId).executeUpdate(approveUpdate, { args: [signed] });
       t.is(answer.stillNeeded, 1);
-      const voted = await orders.status(ticketId);
+      const voted = await orders.status(orderOf(ticketId));
       await env.temporal.env.sleep(49 * HOUR);
       const described: WorkflowExecutionDescription = await waitFor(
         async () => {
@@ -154,7 +160,7 @@ test.serial(
         'a new run',
       );
 
-      const resumed = await orders.status(ticketId);
+      const resumed = await orders.status(orderOf(ticketId));
       t.is(resumed.state, 'AWAITING_APPROVAL');
       t.deepEqual(resumed.timeline, voted.timeline, 'the same timeline, not begun again');
       t.deepEqual(resumed.approval?.votes, voted.approval?.votes, 'the votes');
@@ -177,7 +183,11 @@ test.serial(
       t.is(replayed?.cause?.message, 'the action was already received once (a replayed message)');
 
       // The round goes on in the new run: the second approver decides it, and the order is bought.
-      const decided = await orders.approve(ticketId, { approverId: 'dave', monthlyRate: 4000, currency: 'USD' });
+      const decided = await orders.approve(orderOf(ticketId), {
+        approverId: 'dave',
+        monthlyRate: 4000,
+        currency: 'USD',
+      });
       t.is(decided.state, 'APPROVED');
       const outcome = await client.workflow.getHandle(workflowId).result();
       t.is(outcome.state, 'BOUGHT');
@@ -237,13 +247,13 @@ test.serial(
         clock: () => env.temporal.env.currentTimeMs(),
       });
       const ticketId = 'CAN-UNCERTAIN';
-      const workflowId = orderWorkflowId(ticketId);
+      const workflowId = workflowOf(ticketId);
       const first = await startOrder(client, base, ticketId, {
         continueAsNewAfterEvents: 30,
         buyUncertainReminderMs: HOUR,
       });
       const parked = await waitFor(async () => {
-        const status = await orders.status(ticketId).catch(() => undefined);
+        const status = await orders.status(orderOf(ticketId)).catch(() => undefined);
         return status?.state === 'BUY_UNCERTAIN' ? status : undefined;
       });
       let hours = 0;
@@ -259,7 +269,7 @@ test.serial(
         'a new run',
       );
 
-      const resumed = await orders.status(ticketId);
+      const resumed = await orders.status(orderOf(ticketId));
       t.is(resumed.state, 'BUY_UNCERTAIN');
       t.deepEqual(resumed.timeline, parked.timeline);
       t.is(resumed.buyAttempts, 1);
@@ -283,7 +293,7 @@ test.serial(
       );
 
       t.is(
-        await orders.resolveBuy(ticketId, {
+        await orders.resolveBuy(orderOf(ticketId), {
           actor: 'olga',
           outcome: 'created',
           technicalServiceUid: UID,
@@ -327,7 +337,7 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
       { callbackUrl: 'https://tickets.example.com/hooks/mve' },
     );
     await waitFor(async () =>
-      (await orders.status(ticketId).catch(() => undefined))?.state === 'BUY_UNCERTAIN' ? true : undefined,
+      (await orders.status(orderOf(ticketId)).catch(() => undefined))?.state === 'BUY_UNCERTAIN' ? true : undefined,
     );
     let description = await latest(client, ticketId);
     for (let hour = 0; hour < 12 && description.runId === first.firstExecutionRunId; hour++) {
@@ -342,7 +352,7 @@ test.serial('an order in BUY_UNCERTAIN with a ticket-system callback still conti
         `still the first run after ${reminders} reminders, ${description.historyLength} history events (limit 30)`,
       );
     } finally {
-      await client.workflow.getHandle(orderWorkflowId(ticketId)).terminate('test done');
+      await client.workflow.getHandle(workflowOf(ticketId)).terminate('test done');
     }
   });
 });
@@ -383,13 +393,15 @@ test.serial('a cancel accepted while the order writes its journal to continue as
       clock: () => env.temporal.env.currentTimeMs(),
     });
     const ticketId = 'CAN-CANCEL';
-    const workflowId = orderWorkflowId(ticketId);
+    const workflowId = workflowOf(ticketId);
     const first = await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
     try {
       await waitFor(async () =>
-        (await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined,
+        (await orders.status(orderOf(ticketId)).catch(() => undefined))?.state === 'AWAITING_APPROVAL'
+          ? true
+          : undefined,
       );
-      await orders.approve(ticketId, { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
+      await orders.approve(orderOf(ticketId), { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR); // the first reminder: the order continues as new there
       await waitFor(
         async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
@@ -412,7 +424,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
       const ended = await waitFor(
         async () => {
           const description = await latest(client, ticketId);
-          const status = await orders.status(ticketId).catch(() => undefined);
+          const status = await orders.status(orderOf(ticketId)).catch(() => undefined);
           return description.runId !== first.firstExecutionRunId || status?.state === 'CANCELLED' ? status : undefined;
         },
         30_000,
@@ -450,13 +462,15 @@ test.serial('a vote accepted while the order writes its journal to continue as n
       clock: () => env.temporal.env.currentTimeMs(),
     });
     const ticketId = 'CAN-VOTE';
-    const workflowId = orderWorkflowId(ticketId);
+    const workflowId = workflowOf(ticketId);
     await startOrder(client, base, ticketId, { continueAsNewAfterEvents: 30 });
     try {
       await waitFor(async () =>
-        (await orders.status(ticketId).catch(() => undefined))?.state === 'AWAITING_APPROVAL' ? true : undefined,
+        (await orders.status(orderOf(ticketId)).catch(() => undefined))?.state === 'AWAITING_APPROVAL'
+          ? true
+          : undefined,
       );
-      await orders.approve(ticketId, { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
+      await orders.approve(orderOf(ticketId), { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR);
       await waitFor(
         async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
