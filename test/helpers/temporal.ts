@@ -18,7 +18,7 @@ import {
   testEnvOn,
 } from '@mve-orders/devserver/testing';
 import type { TemporalTestEnv } from '@mve-orders/devserver/testing';
-import { installedTool, startRealTemporal } from './real-temporal.js';
+import { startRealTemporal, temporalTestServer } from './real-temporal.js';
 
 export { installQuietRuntime };
 export type { SearchAttributeKind, TemporalTestEnv } from '@mve-orders/devserver/testing';
@@ -44,7 +44,7 @@ export async function startTemporalTestEnv(
   if (kind === 'devserver') return startOnDevserver(options);
   installQuietRuntime();
   if (kind === 'time-skipping-server') {
-    const executable = installedTool('temporal-test-server');
+    const executable = temporalTestServer();
     const env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: executable } },
     });
