@@ -11,6 +11,7 @@ import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';
 import { CODEC_CORS_VARIABLE, startApiServer } from '../server/index.js';
+import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.js';
 import { seedDemoPeople, type DEMO_PEOPLE } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
@@ -289,6 +290,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       ...env,
       ...apiEnv,
       MVE_CALLBACK_SECRET: callbackSecret,
+      // dev runs one worker, for the ordering API's environment: the API takes orders for that environment only.
+      [SERVED_ENVIRONMENTS_VARIABLE]: apiEnv['MVE_ENVIRONMENT'] ?? 'staging',
       // A ticket system tried out next to dev listens on this machine over plain http.
       MVE_CALLBACK_ALLOW_HTTP: env['MVE_CALLBACK_ALLOW_HTTP'] ?? 'true',
       MVE_CALLBACK_ALLOWED_NETWORKS: env['MVE_CALLBACK_ALLOWED_NETWORKS'] ?? '127.0.0.0/8,::1',

@@ -9,5 +9,5 @@ export {
 export { orderIdFor, orderIdOfWorkflow, orderWorkflowId } from '../../domain/index.js';
 export type { OrderClientOptions, SubmittedOrder } from './order-client.js';
 export type { StartOptions } from './order-client.js';
-export { OrderIntake, TicketConflictError } from './intake.js';
+export { EnvironmentNotServedError, OrderIntake, TicketConflictError } from './intake.js';
 export type { IntakeResult, OrderIntakeOptions } from './intake.js';

@@ -6,6 +6,7 @@ import {
   type TicketsRepository,
 } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
+import { ENVIRONMENTS, SERVED_ENVIRONMENTS_VARIABLE, type Environment } from '../../config/served-environments.js';
 import {
   checkOrderRequest,
   orderIdFor,
@@ -30,6 +31,19 @@ export class TicketConflictError extends Error {
   }
 }
 
+/** The request is for an environment this deployment runs no workers for: nothing was registered or started. */
+export class EnvironmentNotServedError extends Error {
+  override readonly name = 'EnvironmentNotServedError';
+  constructor(
+    readonly environment: string,
+    readonly served: readonly string[],
+  ) {
+    super(
+      `this deployment takes orders for ${served.join(' and ')} only; no worker here would run a ${environment} order (${SERVED_ENVIRONMENTS_VARIABLE})`,
+    );
+  }
+}
+
 export interface IntakeResult {
   /** true: this submission started the order; false: the ticket already had it (same request), nothing started. */
   created: boolean;
@@ -45,6 +59,8 @@ export interface OrderIntakeOptions {
   /** Keys the request fingerprint is made with (the action keys; a derived key, never the key itself). */
   fingerprintKeys: Keyring;
   kindMap?: KindMap;
+  /** The environments this deployment runs workers for (MVE_ENVIRONMENTS); default: both. */
+  environments?: readonly Environment[];
 }
 
 /**
@@ -60,6 +76,8 @@ export class OrderIntake {
     const check = checkOrderRequest(body, this.options.kindMap ? { kindMap: this.options.kindMap } : {});
     if (!check.ok || !check.request) throw new OrderRequestError(check.errors);
     const request = check.request;
+    const served = this.options.environments ?? ENVIRONMENTS;
+    if (!served.includes(request.environment)) throw new EnvironmentNotServedError(request.environment, served);
     const { repository, fingerprintKeys } = this.options;
     const keyId = fingerprintKeys.currentKeyId;
     const { registered, ticket } = await repository.registerTicket({

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
+import { servedEnvironmentsFromEnv } from '../../config/served-environments.js';
 import type { KindMap } from '../../domain/index.js';
 import { oidcSignInFromEnv, registerConsole, SessionStore } from '../console/index.js';
 import { sessionCredential } from '../console/sessions.js';
@@ -77,7 +78,13 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
     });
     const context: ApiContext = {
       orders,
-      intake: new OrderIntake({ orders, repository, fingerprintKeys: options.actionKeys, kindMap: options.kindMap }),
+      intake: new OrderIntake({
+        orders,
+        repository,
+        fingerprintKeys: options.actionKeys,
+        kindMap: options.kindMap,
+        environments: servedEnvironmentsFromEnv(options.env),
+      }),
       repository,
       authenticator: createAuthenticator({
         tokens: repository,

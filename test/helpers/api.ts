@@ -54,6 +54,8 @@ export async function startApiEngine(pg: TestPostgres, options: EngineOptions = 
       repository: engine.repository,
       fingerprintKeys: engine.actionKeys,
       kindMap: SIM_KIND_MAP,
+      // The engine runs a staging worker only.
+      environments: ['staging'],
     }),
     repository: engine.repository,
     authenticator: createAuthenticator({ tokens: engine.repository }),

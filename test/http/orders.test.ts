@@ -133,6 +133,22 @@ test.serial('an invalid request is refused with 400 naming the field, and nothin
   }
 });
 
+test.serial(
+  'an order for an environment this deployment runs no worker for is refused with 422 naming those it serves',
+  async (t) => {
+    const { api } = t.context;
+    const response = await api.call('POST', '/api/v1/orders', {
+      as: 'alice',
+      body: namedRequest('PROD-1', { environment: 'production' }),
+    });
+    expectError(t, response, 422, 'ENVIRONMENT_NOT_SERVED');
+    t.regex(response.body.error.message, /takes orders for staging only/);
+    t.deepEqual(response.body.error.details, [{ path: 'environment', message: 'must be one of staging here' }]);
+    t.is(await api.ticket('PROD-1'), null, 'nothing registered');
+    t.is(await runsOf(api, 'PROD-1'), 0, 'nothing started');
+  },
+);
+
 test.serial('a ticket system that names no requester is refused with 400', async (t) => {
   const { api } = t.context;
   const { requestedBy: _dropped, ...withoutRequester } = namedRequest('BOT-NOBODY');

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { OrderRequestError, TicketConflictError, orderIdOfWorkflow } from '../../orders/index.js';
+import {
+  EnvironmentNotServedError,
+  OrderRequestError,
+  TicketConflictError,
+  orderIdOfWorkflow,
+} from '../../orders/index.js';
 import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
 import { findPerson, formatQuote, notDecidable, quotedName, quoteRefusal } from '../../../domain/approval/index.js';
 import {
@@ -93,6 +98,10 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
           );
         }
         if (error instanceof TicketConflictError) throw new ApiError(409, 'TICKET_CONFLICT', error.message);
+        if (error instanceof EnvironmentNotServedError)
+          throw new ApiError(422, 'ENVIRONMENT_NOT_SERVED', error.message, [
+            { path: 'environment', message: `must be one of ${error.served.join(', ')} here` },
+          ]);
         throw error;
       }
     },
