@@ -114,12 +114,14 @@ async function main(): Promise<number> {
   const serverLog: string[] = [];
   let dev: RunningDev | undefined;
   try {
-    // Always the embedded parts: a fuzz run must never write into a real database, cluster or ordering API.
+    // Always the embedded parts: a fuzz run must never write into a real database, cluster or ordering API (and the
+    // embedded Temporal, not a local real server, keeps its cost beside the tests in CI low).
     const env = { ...process.env };
     for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MVE_API_BASE_URL']) delete env[name];
     dev = await startDev({
       env,
       dataDir,
+      temporal: 'embedded',
       temporalPort: 0,
       simulatorPort: 0,
       httpPort: 0,
