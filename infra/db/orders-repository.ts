@@ -538,6 +538,8 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
             FROM orders o
             LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
             WHERE o.status = 'AWAITING_APPROVAL'
+              -- A vote names the quote: an order whose quote is not recorded yet (its journal is being written) waits.
+              AND o.quote_number IS NOT NULL
               AND lower(o.requested_by) <> lower(${approverId})
               AND o.approval_round->'roles' ?| ${roles}::text[]
               AND NOT EXISTS (SELECT 1 FROM approvals a

@@ -690,3 +690,31 @@ test("an order's usual writes are one statement each: received, policy by hash, 
     ['created'],
   );
 });
+
+test("an order is in an approver's inbox once its quote is recorded, never without a price", async (t) => {
+  const { workflowId } = await newOrder();
+  const round = { tier: 'team', roles: ['finance'], approvals: 1, deadline: '2030-01-01T00:00:00.000Z' };
+  await repo.recordTransition({
+    workflowId,
+    sequence: 1,
+    from: 'RECEIVED',
+    to: 'AWAITING_APPROVAL',
+    actor: 'policy',
+    reason: 'needs the team tier',
+    details: round,
+  });
+  const inbox = async () =>
+    (await repo.listAwaitingApproval({ approverId: 'fiona', roles: ['finance'], limit: 500 })).filter(
+      (item) => item.order.workflowId === workflowId,
+    );
+  t.deepEqual(await inbox(), [], 'awaiting approval, but no price to decide on yet');
+  await repo.recordQuote({
+    workflowId,
+    quoteNumber: 1,
+    monthlyRate: 1618.2,
+    currency: 'AUD',
+    quotedAt: new Date('2026-01-01T10:00:00Z'),
+  });
+  const [listed] = await inbox();
+  t.like(listed?.order.quote, { monthlyRate: '1618.2', currency: 'AUD' });
+});
