@@ -77,7 +77,8 @@ export function describeDev(report: DevReport): string {
   row('state file', `${show(devStatePath(state.dataDir))} (other mve-orders commands read it)`);
   lines.push(
     '',
-    'ready: try `npm run demo`, or `mve-orders submit examples/k09-license-file-firewall.json --as ticket-bot` then `mve-orders approvals --as fiona`. Ctrl-C stops.',
+    // The example is below the staging policy's auto-approve line: it is bought without a vote, so say so.
+    'ready: try `npm run demo` (an order through approval to BOUGHT), or `npx mve-orders submit examples/k09-license-file-firewall.json --as ticket-bot` (auto-approved in staging) then `npx mve-orders status CHG-1009 --as ticket-bot`. Ctrl-C stops.',
     '',
   );
   return lines.join('\n');
