@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { Client, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -227,8 +228,13 @@ export interface EngineOptions extends ApproverWebhookOptions {
 }
 
 export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
+  const codecKeys = `test:${randomBytes(32).toString('base64')}`;
+  const keyring = Keyring.fromText(codecKeys);
+  const dataConverter = encryptingDataConverter(keyring);
+  // The environment's client: on a time-skipping server, waiting for a result lets time skip (as tests expect).
   const temporal = await startTemporalTestEnv({
     timeSkipping: true,
+    client: { dataConverter },
     ...(options.temporal ? { server: options.temporal } : {}),
   });
   await temporal.addSearchAttributes({
@@ -242,10 +248,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const repository = createRepository(db.sql);
   for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
 
-  const codecKeys = `test:${randomBytes(32).toString('base64')}`;
-  const keyring = Keyring.fromText(codecKeys);
-  const dataConverter = encryptingDataConverter(keyring);
-  const client = new Client({ connection: temporal.env.connection, namespace: temporal.namespace, dataConverter });
+  const { client } = temporal;
   const orderRequests = temporalOrderRequests(client);
   const apiLog: string[] = [];
   const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
@@ -366,7 +369,7 @@ export const RECORD_HISTORIES_VARIABLE = 'MVE_RECORD_HISTORIES';
 
 async function recordHistories(engine: OrderEngine, folder: string): Promise<void> {
   await mkdir(folder, { recursive: true });
-  for await (const execution of engine.client.workflow.list({ query: "WorkflowType = 'orderWorkflow'" })) {
+  for (const execution of await orderRuns(engine)) {
     const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     const file = path.join(folder, `${execution.workflowId}.json`);
     await writeFile(
@@ -376,10 +379,37 @@ async function recordHistories(engine: OrderEngine, folder: string): Promise<voi
   }
 }
 
+/**
+ * Every run of the order workflow on the engine's Temporal: by a visibility query, or on the Java time-skipping test
+ * server, which has no ListWorkflowExecutions, by its listings of open and closed runs.
+ */
+async function orderRuns(engine: OrderEngine): Promise<Array<{ workflowId: string; runId: string }>> {
+  const runs: Array<{ workflowId: string; runId: string }> = [];
+  try {
+    for await (const { workflowId, runId } of engine.client.workflow.list({ query: "WorkflowType = 'orderWorkflow'" }))
+      runs.push({ workflowId, runId });
+    return runs;
+  } catch (error) {
+    if ((error as { cause?: { code?: number } }).cause?.code !== GrpcStatus.UNIMPLEMENTED) throw error;
+  }
+  const service = engine.client.connection.workflowService;
+  const request = { namespace: engine.temporal.namespace, typeFilter: { name: 'orderWorkflow' } };
+  for (const list of [service.listOpenWorkflowExecutions, service.listClosedWorkflowExecutions]) {
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await list.call(service, { ...request, ...(nextPageToken ? { nextPageToken } : {}) });
+      for (const { execution } of page.executions ?? [])
+        runs.push({ workflowId: execution!.workflowId!, runId: execution!.runId! });
+      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+    } while (nextPageToken);
+  }
+  return runs;
+}
+
 /** Replays the history of every order this engine ran with a fresh copy of the workflow code; returns the count. */
 export async function replayEveryHistory(engine: OrderEngine): Promise<{ replayed: number; failures: string[] }> {
   const histories: Array<{ workflowId: string; history: unknown }> = [];
-  for await (const execution of engine.client.workflow.list({ query: "WorkflowType = 'orderWorkflow'" })) {
+  for (const execution of await orderRuns(engine)) {
     const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     histories.push({ workflowId: execution.workflowId, history });
   }

@@ -11,7 +11,7 @@
  * fails saying so.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment, type ClientOptionsForTestEnv } from '@temporalio/testing';
 import {
   installQuietRuntime,
   startTemporalTestEnv as startOnDevserver,
@@ -38,15 +38,17 @@ export function testTemporalKind(env: NodeJS.ProcessEnv = process.env): TestTemp
 }
 
 export async function startTemporalTestEnv(
-  options: { timeSkipping?: boolean; server?: TestTemporalKind } = {},
+  options: { timeSkipping?: boolean; server?: TestTemporalKind; client?: ClientOptionsForTestEnv } = {},
 ): Promise<TemporalTestEnv> {
   const kind = options.server ?? testTemporalKind();
   if (kind === 'devserver') return startOnDevserver(options);
+  const client = options.client ? { client: options.client } : {};
   installQuietRuntime();
   if (kind === 'time-skipping-server') {
     const executable = temporalTestServer();
     const env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: executable } },
+      ...client,
     });
     // The SDK stops the server in teardown; a file that exits without it (ava's timeout) must not leave it running.
     const killServer = () => killChildrenRunning(executable);
@@ -62,6 +64,7 @@ export async function startTemporalTestEnv(
     const env = await TestWorkflowEnvironment.createFromExistingServer({
       address: server.address,
       namespace: server.namespace,
+      ...client,
     });
     return testEnvOn(env, { namespace: server.namespace, address: server.address, stop: server.stop });
   } catch (error) {

@@ -20,7 +20,7 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { TestWorkflowEnvironment, type ClientOptionsForTestEnv } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import protoRoot from '@temporalio/proto';
@@ -78,17 +78,25 @@ export function installQuietRuntime(): void {
 /** TestWorkflowEnvironment.create is private in the typings; it is how an existing server gets time skipping. */
 type CreateEnvironment = (options: {
   server: { type: 'existing' };
+  client?: ClientOptionsForTestEnv;
   address: string;
   namespace: string;
   supportsTimeSkipping: boolean;
 }) => Promise<TestWorkflowEnvironment>;
 
-export async function startTemporalTestEnv(options: { timeSkipping?: boolean } = {}): Promise<TemporalTestEnv> {
+/** `client`: the environment client's options (a data converter); on a time-skipping server its results skip time. */
+export async function startTemporalTestEnv(
+  options: { timeSkipping?: boolean; client?: ClientOptionsForTestEnv } = {},
+): Promise<TemporalTestEnv> {
   installQuietRuntime();
   const externalAddress = process.env.TEMPORAL_ADDRESS;
   const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
   if (externalAddress) {
-    const env = await TestWorkflowEnvironment.createFromExistingServer({ address: externalAddress, namespace });
+    const env = await TestWorkflowEnvironment.createFromExistingServer({
+      address: externalAddress,
+      namespace,
+      ...(options.client ? { client: options.client } : {}),
+    });
     return testEnvOn(env, { namespace, address: externalAddress });
   }
   const devServer = await startDevServer({
@@ -104,6 +112,7 @@ export async function startTemporalTestEnv(options: { timeSkipping?: boolean } =
   );
   const env = await create({
     server: { type: 'existing' },
+    ...(options.client ? { client: options.client } : {}),
     address: devServer.address,
     namespace,
     supportsTimeSkipping: devServer.timeSkipping,
