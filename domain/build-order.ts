@@ -68,11 +68,20 @@ export function resolveOrderKind(
   return { kind: resolution.kind, sizeLabel: size.label, warnings };
 }
 
+/** The product's name at the provider: the request's, with the order id, so ops can find an order's product. */
+export function productNameOf(request: Pick<OrderRequest, 'productName'>, orderId: string): string {
+  return `${request.productName} [${orderId}]`;
+}
+
+/**
+ * The order object, validate body and buy envelope. `orderId`: the order the product is bought for, named in the
+ * product's name (`productNameOf`); without it (an offline check), the request's product name as it stands.
+ */
 export function buildOrder(
   request: OrderRequest,
   location: { id: number },
   image: { id: number; vendor: string; product: string; availableSizes?: readonly string[] },
-  options: { kindMap?: KindMap } = {},
+  options: { kindMap?: KindMap; orderId?: string } = {},
 ): BuiltOrder {
   const kindMap = options.kindMap ?? DEFAULT_KIND_MAP;
   const { kind, sizeLabel, warnings } = resolveOrderKind(request, image, { kindMap });
@@ -80,7 +89,7 @@ export function buildOrder(
   const promoCode = request.promoCode?.trim() ? request.promoCode : null;
   const order = {
     locationId: location.id,
-    productName: request.productName,
+    productName: options.orderId === undefined ? request.productName : productNameOf(request, options.orderId),
     productType: 'MVE',
     term: request.term,
     promoCode,

@@ -27,7 +27,7 @@ export { checkOrderRequest } from './check-request.js';
 export type { CheckOptions, RequestCheck } from './check-request.js';
 export { checkOrderObject } from './check-order.js';
 export type { OrderCheck, OrderImageFacts } from './check-order.js';
-export { buildOrder, OrderBuildError, resolveOrderKind } from './build-order.js';
+export { buildOrder, OrderBuildError, productNameOf, resolveOrderKind } from './build-order.js';
 export type { BuiltOrder, OrderKind } from './build-order.js';
 export { isSecretField, REDACTED, redactOrderRequest, redactVendorConfig } from './secrets.js';
 export { canonicalJson, isRecord } from './json.js';

@@ -3,7 +3,13 @@ import { ApiAuthenticationError, ApiError, type ApiClient } from '../../infra/or
 import type { CatalogLookups } from '../../infra/catalog/index.js';
 import type { Repository } from '../../infra/db/index.js';
 import { withinTime } from '../../infra/within-time.js';
-import { buildOrder, LEGACY_SIZE_LABELS, resolveOrderKind, type KindMap } from '../../domain/index.js';
+import {
+  buildOrder,
+  LEGACY_SIZE_LABELS,
+  orderIdOfWorkflow,
+  resolveOrderKind,
+  type KindMap,
+} from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
 import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
@@ -56,9 +62,15 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     return client;
   }
 
-  /** The order exactly as it will be sent; the same request and targets always build the same order. */
+  /**
+   * The order exactly as it will be sent; the same request and targets always build the same order. The product is
+   * named after the order this activity runs for (its workflow, from the activity's context).
+   */
   function build(request: OrderRequest, targets: BuyTargets) {
-    return buildOrder(request, { id: targets.location.id }, targets.image, { kindMap: deps.kindMap });
+    return buildOrder(request, { id: targets.location.id }, targets.image, {
+      kindMap: deps.kindMap,
+      orderId: orderIdOfWorkflow(currentRun().workflowId),
+    });
   }
 
   /** Runs an idempotent step, reporting failures in the shape Temporal retries by. */

@@ -2,6 +2,7 @@ import type { PendingApproval as InboxItem } from '../http/schemas.js';
 import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/order-states.js';
 import { mayCancel, mayResolveBuys } from '../http/access.js';
 import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../domain/approval/index.js';
+import { productNameOf } from '../../domain/index.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';
 import { duration, html, money, STATE_WORDS, timeLeft, when, type Html } from './html.js';
@@ -356,6 +357,25 @@ function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
   return html`<section data-live="decision" aria-labelledby="decision-heading"><h2 id="decision-heading">Your decision</h2>${body}</section>`;
 }
 
+/**
+ * What ops look for in the provider's portal after an uncertain buy: the product's name (the request's, with the
+ * order id: `productNameOf`), its size and term, and when the last attempt was sent.
+ */
+function boughtUnder(data: OrderPageData): Html {
+  const { order, request } = data;
+  const productName = typeof request?.['productName'] === 'string' ? request['productName'] : undefined;
+  const attempt = data.history?.buyAttempts.at(-1) as { sentAt?: string | null } | undefined;
+  const facts = [
+    typeof request?.['size'] === 'string' ? request['size'] : undefined,
+    typeof request?.['term'] === 'number' ? `${request['term']} months` : undefined,
+    attempt?.sentAt ? `sent ${when(attempt.sentAt)}` : undefined,
+  ].filter((fact): fact is string => fact !== undefined);
+  const name = productName
+    ? html`the product named <code data-testid="uncertain-product-name">${productNameOf({ productName }, order.orderId)}</code>`
+    : html`a product named after this order (<code>${order.orderId}</code>)`;
+  return html`${name}${facts.length > 0 ? html` (${facts.join(', ')})` : ''}`;
+}
+
 function opsSection(data: OrderPageData): Html {
   const { order, user, session, now } = data;
   const principal = principalOf(user);
@@ -369,7 +389,7 @@ function opsSection(data: OrderPageData): Html {
     <h2 id="ops-heading">${canResolve ? 'Resolve the uncertain buy' : 'Cancel'}</h2>
     ${
       canResolve
-        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${duration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check the provider's portal for a product named after this order, then say what you found. Buying again without checking could buy it twice.</p>
+        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${duration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check the provider's portal for ${boughtUnder(data)}, then say what you found. Buying again without checking could buy it twice.</p>
         <div class="cols">
           <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-created-form">
             ${csrfField(session)}<input type="hidden" name="outcome" value="created">

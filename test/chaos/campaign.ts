@@ -417,7 +417,7 @@ async function runCampaign(
   const tickets = new Set(orders.map((order) => order.ticketId));
   const products = sim.state().products;
   for (const product of products) {
-    const owner = [...tickets].find((ticketId) => product.serviceName === productNameFor(ticketId));
+    const owner = [...tickets].find((ticketId) => product.serviceName?.startsWith(`${productNameFor(ticketId)} [`));
     if (!owner) problems.push(`product ${product.technicalServiceUid} (${product.serviceName}) belongs to no order`);
   }
   for (const order of orders) {

@@ -255,7 +255,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
   api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
   await submit(harness, 'WEB-7', 'MVE 4/16');
   await waitForApiState(api, 'WEB-7', 'BUY_UNCERTAIN');
-  const created = api.sim.state().products.filter((product) => product.serviceName === 'WEB-7 firewall');
+  const created = api.sim.state().products.filter((product) => product.serviceName?.startsWith('WEB-7 firewall ['));
   t.is(created.length, 1);
   const uid = created[0]!.technicalServiceUid;
 
@@ -300,6 +300,9 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     await page.waitForURL(/\/orders\/WEB-7\.[0-9a-f]{10}$/);
     t.is(await page.getByTestId('order-state').innerText(), 'BUY_UNCERTAIN');
     t.regex(await page.getByTestId('uncertain-note').innerText(), /uncertain for/);
+    // What ops look for in the portal is the very name the product was bought under.
+    t.is(await page.getByTestId('uncertain-product-name').innerText(), created[0]!.serviceName);
+    t.regex(await page.getByTestId('uncertain-note').innerText(), /MVE \d+\/\d+, 12 months, sent /);
     t.is(await page.getByTestId('cancel-form').count(), 0, 'an uncertain buy cannot be cancelled');
     const shotUncertain = screenshotPath('order-buy-uncertain.png');
     if (shotUncertain) await page.screenshot({ path: shotUncertain, fullPage: true });
@@ -319,7 +322,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
     t.regex(await page.getByTestId('product-uid').innerText(), new RegExp(uid));
     t.is(
-      api.sim.state().products.filter((product) => product.serviceName === 'WEB-7 firewall').length,
+      api.sim.state().products.filter((product) => product.serviceName?.startsWith('WEB-7 firewall [')).length,
       1,
       'nothing bought again',
     );

@@ -116,7 +116,7 @@ export function namedRequest(ticketId: string, overrides: Record<string, unknown
 
 /** Products the simulator created for a request made by `namedRequest`. */
 export function productsFor(api: ApiEngine, ticketId: string) {
-  return api.sim.state().products.filter((product) => product.serviceName === `${ticketId} firewall`);
+  return api.sim.state().products.filter((product) => product.serviceName?.startsWith(`${ticketId} firewall [`));
 }
 
 /** Polls GET /api/v1/orders/{id} (as ops) until the order is in `state`. */

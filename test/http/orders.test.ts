@@ -75,7 +75,11 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
 
   const bought = await waitForApiState(api, 'ORD-1', 'BOUGHT');
   t.is(bought.requestedBy, 'alice');
-  t.is(productsFor(api, 'ORD-1').length, 1);
+  t.deepEqual(
+    productsFor(api, 'ORD-1').map((product) => product.serviceName),
+    [`ORD-1 firewall [${orderOf('ORD-1')}]`],
+    'bought once, named after its order',
+  );
   await waitForRecordedStatus(api, 'ORD-1', 'BOUGHT');
   const records = await api.records('ORD-1');
   t.like(records?.order, { requestedBy: 'alice', submittedBy: 'alice', status: 'BOUGHT' });
