@@ -11,6 +11,7 @@ export { DEV_USERS } from './users.js';
 export type { DevUser } from './users.js';
 export type { DevOptions, DevReport, RunningDev } from './start.js';
 export { describeDev } from './describe.js';
+export { resetDev } from './reset.js';
 export { catchDatabaseClientErrors } from './database-errors.js';
 export { devDataDir, readDevState } from './state.js';
 export type { DevState, DevStateLookup } from './state.js';

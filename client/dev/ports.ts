@@ -1,4 +1,6 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { join } from 'node:path';
 
 /**
  * The preferred port when it is free on `host`, else 0 (any free port). Checked by binding it briefly: the
@@ -32,4 +34,31 @@ export async function concretePort(preferred: number, host: string): Promise<{ p
     });
   });
   return { port, taken: choice.taken };
+}
+
+/** The ports of the last start, kept in the data folder so URLs and addresses stay the same across restarts. */
+export const DEV_PORTS_FILE = 'dev-ports.json';
+
+export interface DevPorts {
+  http?: number;
+  temporal?: number;
+  temporalUi?: number;
+  simulator?: number;
+}
+
+/** The ports the last start used (none when it never ran, or the file is unreadable). */
+export async function rememberedPorts(dataDir: string): Promise<DevPorts> {
+  try {
+    const saved: unknown = JSON.parse(await readFile(join(dataDir, DEV_PORTS_FILE), 'utf8'));
+    if (!saved || typeof saved !== 'object') return {};
+    return Object.fromEntries(
+      Object.entries(saved).filter(([, port]) => Number.isInteger(port) && port > 0 && port < 65536),
+    ) as DevPorts;
+  } catch {
+    return {};
+  }
+}
+
+export async function rememberPorts(dataDir: string, ports: DevPorts): Promise<void> {
+  await writeFile(join(dataDir, DEV_PORTS_FILE), `${JSON.stringify(ports, null, 2)}\n`, { mode: 0o600 });
 }

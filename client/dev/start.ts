@@ -15,7 +15,7 @@ import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.j
 import { seedDemoPeople, type DEMO_PEOPLE } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
-import { concretePort, preferredOrFree } from './ports.js';
+import { concretePort, preferredOrFree, rememberedPorts, rememberPorts, type DevPorts } from './ports.js';
 import { startRealTemporal } from './real-temporal.js';
 import { readDevState, removeDevState, writeDevState, type DevState } from './state.js';
 import { chooseTemporal, type TemporalCli, type TemporalMode } from './temporal-cli.js';
@@ -30,12 +30,15 @@ const HOST = '127.0.0.1';
 export interface DevOptions {
   env: NodeJS.ProcessEnv;
   dataDir: string;
-  /** Preferred ports of the embedded servers; when taken, a free port is used and reported. 0: any free port. */
-  temporalPort: number;
-  simulatorPort: number;
-  httpPort: number;
-  /** The real Temporal server's Web UI (default 0: any free port). */
-  temporalUiPort?: number;
+  /**
+   * Preferred ports of the servers dev starts; when taken, a free port is used and reported. 0: any free port.
+   * Undefined: the port of the last start in this data folder (`dev-ports.json`), else the default (8080 for the
+   * HTTP API, 7233 Temporal, 8233 its Web UI, 4010 the simulator), so URLs stay the same across restarts.
+   */
+  temporalPort?: number | undefined;
+  simulatorPort?: number | undefined;
+  httpPort?: number | undefined;
+  temporalUiPort?: number | undefined;
   /** Which Temporal server to start (default auto: the real one when its CLI is found); see chooseTemporal. */
   temporal?: TemporalMode;
   log: (line: string) => void;
@@ -154,6 +157,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   let postgresAsked = false;
   let postgresLost: Promise<string> = new Promise(() => {});
   const movedPorts: DevReport['movedPorts'] = [];
+  const ports = preferredPorts(options, await rememberedPorts(dataDir));
+  const used: DevPorts = {};
   let postgresDataDir: string | undefined;
   let temporalLost: Promise<string> = new Promise(() => {});
   try {
@@ -177,13 +182,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       postgresDataDir = postgres.dataDir;
       return postgres.url;
     })();
-    const { seededApprovers, users } = await prepareDatabase(databaseUrl);
+    const { seededApprovers, users } = await prepareDatabase(databaseUrl, dataDir);
 
     // The real server's Web UI decodes payloads through the API's codec server, so the API's port is settled first.
     const httpPort =
-      temporalChoice?.kind === 'real'
-        ? await concretePort(options.httpPort, HOST)
-        : await preferredOrFree(options.httpPort, HOST);
+      temporalChoice?.kind === 'real' ? await concretePort(ports.http, HOST) : await preferredOrFree(ports.http, HOST);
     const temporal = await (async (): Promise<{
       address: string;
       server: TemporalServerReport;
@@ -191,11 +194,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     }> => {
       if (!temporalChoice) return { address: temporalConfig.address!, server: { kind: 'external' } };
       if (temporalChoice.kind === 'real') {
-        const { port, taken } = await concretePort(options.temporalPort, HOST);
-        if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: port });
-        const preferredUiPort = options.temporalUiPort ?? 0;
-        const ui = await concretePort(preferredUiPort, HOST);
-        if (ui.taken) movedPorts.push({ what: 'Temporal Web UI', preferred: preferredUiPort, used: ui.port });
+        const { port, taken } = await concretePort(ports.temporal, HOST);
+        if (taken) movedPorts.push({ what: 'Temporal', preferred: ports.temporal, used: port });
+        const ui = await concretePort(ports.temporalUi, HOST);
+        if (ui.taken) movedPorts.push({ what: 'Temporal Web UI', preferred: ports.temporalUi, used: ui.port });
+        Object.assign(used, { temporal: port, temporalUi: ui.port });
         const server = await startRealTemporal({
           cli: temporalChoice.cli,
           dataDir,
@@ -235,7 +238,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
           state: { location: server.dbFile, openRuns: server.openRuns },
         };
       }
-      const { port, taken } = await preferredOrFree(options.temporalPort, HOST);
+      const { port, taken } = await preferredOrFree(ports.temporal, HOST);
       // durable: its own schema of the same database, so open orders' workflows survive a restart
       // idle histories in a scratch file of the data folder, not in memory: orders parked for approval stay cheap
       const server = await startDevServer({
@@ -247,7 +250,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         log: (line) => log(`[temporal] ${line}`),
       });
       stops.push({ step: STOP_STEPS.temporal, stop: () => server.close() });
-      if (taken) movedPorts.push({ what: 'Temporal', preferred: options.temporalPort, used: server.port });
+      if (taken) movedPorts.push({ what: 'Temporal', preferred: ports.temporal, used: server.port });
+      used.temporal = server.port;
       return {
         address: server.address,
         server: { kind: 'embedded', why: temporalChoice.why },
@@ -265,15 +269,16 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     let kindMapFile = env['MVE_KIND_MAP'] || undefined;
     const apiEnv = await (async (): Promise<NodeJS.ProcessEnv> => {
       if (env['MVE_API_BASE_URL']) return {};
-      const { port, taken } = await preferredOrFree(options.simulatorPort, HOST);
+      const { port, taken } = await preferredOrFree(ports.simulator, HOST);
       const sim = await startSimulator({ port, host: HOST });
       stops.push({ step: STOP_STEPS.simulator, stop: () => sim.close() });
       if (taken)
         movedPorts.push({
           what: 'API simulator',
-          preferred: options.simulatorPort,
+          preferred: ports.simulator,
           used: Number(new URL(sim.url).port),
         });
+      used.simulator = Number(new URL(sim.url).port);
       simulatorUrl = sim.url;
       kindMapFile ??= await writeSimKindMap(dataDir);
       return {
@@ -315,8 +320,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       log: (line) => log(`[http] ${line}`),
     });
     stops.push({ step: STOP_STEPS.http, stop: () => api.close() });
-    if (httpPort.taken)
-      movedPorts.push({ what: 'HTTP API', preferred: options.httpPort, used: Number(new URL(api.url).port) });
+    used.http = Number(new URL(api.url).port);
+    if (httpPort.taken) movedPorts.push({ what: 'HTTP API', preferred: ports.http, used: used.http });
 
     const worker = await runWorker({
       env: { ...workerEnv, MVE_CONSOLE_URL: env['MVE_CONSOLE_URL'] ?? api.url },
@@ -347,6 +352,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       users,
     };
     await writeDevState(state);
+    await rememberPorts(dataDir, used);
     stops.push({ step: STOP_STEPS.state, stop: () => removeDevState(dataDir) });
 
     return {
@@ -390,15 +396,26 @@ async function prepareDataDir(dataDir: string): Promise<void> {
   if ((mode & 0o001) === 0) await chmod(dataDir, (mode & 0o777) | 0o001);
 }
 
-/** Migrations applied, the demo people the directory lacks added, the seeded users' tokens made anew. */
+/** A port given wins; else the port of the last start in this data folder; else the default. */
+function preferredPorts(options: DevOptions, remembered: DevPorts): Required<DevPorts> {
+  return {
+    http: options.httpPort ?? remembered.http ?? DEFAULT_HTTP_PORT,
+    temporal: options.temporalPort ?? remembered.temporal ?? DEFAULT_TEMPORAL_PORT,
+    temporalUi: options.temporalUiPort ?? remembered.temporalUi ?? DEFAULT_TEMPORAL_UI_PORT,
+    simulator: options.simulatorPort ?? remembered.simulator ?? DEFAULT_SIMULATOR_PORT,
+  };
+}
+
+/** Migrations applied, the demo people the directory lacks added, the seeded users' tokens kept or made. */
 async function prepareDatabase(
   url: string,
+  dataDir: string,
 ): Promise<{ seededApprovers: Array<(typeof DEMO_PEOPLE)[number]>; users: DevUser[] }> {
   const sql = await openDatabase(url, { maxConnections: 1 });
   try {
     await runMigrations(sql);
     const repository = createRepository(sql);
-    return { seededApprovers: await seedDemoPeople(repository), users: await issueDevUserTokens(repository) };
+    return { seededApprovers: await seedDemoPeople(repository), users: await issueDevUserTokens(repository, dataDir) };
   } finally {
     await sql.end();
   }

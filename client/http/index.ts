@@ -1,6 +1,6 @@
 /** Public face of client/http: the HTTP API server, and API tokens (issued by `mve-orders tokens` and `dev`). */
 export { buildApiServer, API_VERSION } from './server.js';
 export type { ApiContext } from './context.js';
-export { issueApiToken } from './auth/api-tokens.js';
+export { authenticateApiToken, issueApiToken } from './auth/api-tokens.js';
 export { createAuthenticator } from './auth/authenticate.js';
 export { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,23 +23,25 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
   await chmod(root, 0o711);
   const dataDir = join(root, 'data');
   const env = { MVE_DATA_DIR: dataDir };
-  const startDev = async () => {
-    const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], env);
+  const startDev = async (ports = ['--temporal-port', '0', '--sim-port', '0', '--http-port', '0']) => {
+    const dev = spawnCli(['dev', ...ports], env);
     await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
       await dev.stop('SIGKILL', 10_000);
       throw error;
     });
     return dev;
   };
+  const stateFile = join(dataDir, 'dev.json');
   try {
     const first = await startDev();
     let firstExit: number | null;
+    let firstState: { http: { url: string }; temporal: { address: string }; users: unknown[] } | undefined;
     try {
       t.regex(first.stdout(), /seeded fiona \(finance-approver\), dave \(finance-director\)/);
       t.regex(first.stdout(), /postgres:\*\*\*@127\.0\.0\.1/);
-      const stateFile = join(dataDir, 'dev.json');
       t.is((await stat(stateFile)).mode & 0o777, 0o600);
       const state = JSON.parse(await readFile(stateFile, 'utf8'));
+      firstState = state;
       t.regex(first.stdout(), new RegExp(`Temporal\\s+${state.temporal.address}`));
       t.regex(state.http.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       t.regex(first.stdout(), new RegExp(`HTTP API\\s+${state.http.url}`));
@@ -98,13 +101,29 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
     t.regex(statusAfter.stderr, /npm start/);
 
     const codecKey = await readFile(join(dataDir, 'codec-key.json'), 'utf8');
-    const second = await startDev();
+    // No ports given: the last start's, so what was saved from it (URLs, tokens) still works.
+    const second = await startDev([]);
     try {
       t.regex(second.stdout(), /approvers\s+kept as they are/);
       t.is(await readFile(join(dataDir, 'codec-key.json'), 'utf8'), codecKey);
+      const state = JSON.parse(await readFile(stateFile, 'utf8'));
+      t.is(state.http.url, firstState?.http.url, 'the HTTP API where it was');
+      t.is(state.temporal.address, firstState?.temporal.address, 'Temporal where it was');
+      t.deepEqual(state.users, firstState?.users, "the seeded users' tokens kept");
+      const [alice] = state.users as Array<{ token: string }>;
+      const me = await fetch(`${state.http.url}/api/v1/me`, { headers: { authorization: `Bearer ${alice!.token}` } });
+      t.is(me.status, 200, 'a token saved from the first start is still good');
+      const whileRunning = await runCli(['dev', '--reset'], { env });
+      t.is(whileRunning.code, 2);
+      t.regex(whileRunning.stderr, /is running on .*: stop it \(Ctrl-C\) before --reset/);
     } finally {
       t.is(await second.stop('SIGTERM', 60_000), 0, second.stderr());
     }
+    const reset = await runCli(['dev', '--reset'], { env });
+    t.is(reset.code, 0, reset.stderr);
+    t.true(reset.stdout.includes(`removed:\n  ${dataDir}\n`), reset.stdout);
+    t.false(existsSync(dataDir), 'the data folder is gone');
+    t.regex((await runCli(['dev', '--reset'], { env })).stdout, /^nothing to remove$/m);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

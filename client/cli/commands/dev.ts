@@ -9,15 +9,18 @@ import {
   describeDev,
   devDataDir,
   catchDatabaseClientErrors,
+  resetDev,
   startDev,
 } from '../../dev/index.js';
 
 interface DevCommandOptions {
   temporal: TemporalMode;
-  temporalPort: number;
-  temporalUiPort: number;
-  simPort: number;
-  httpPort: number;
+  reset?: boolean;
+  /** Undefined when not given: the last start's port, else the default. */
+  temporalPort?: number;
+  temporalUiPort?: number;
+  simPort?: number;
+  httpPort?: number;
 }
 
 export function registerDevCommand(program: Command): void {
@@ -34,27 +37,23 @@ export function registerDevCommand(program: Command): void {
     )
     .option(
       '--temporal-port <port>',
-      'port of the Temporal server dev starts (taken: a free one is used; 0: any)',
+      `port of the Temporal server dev starts (default: the last start's in this data folder, else ${DEFAULT_TEMPORAL_PORT}; taken: a free one is used; 0: any)`,
       port('temporal-port'),
-      DEFAULT_TEMPORAL_PORT,
     )
     .option(
       '--temporal-ui-port <port>',
-      "port of the real Temporal server's Web UI (taken: a free one is used; 0: any)",
+      `port of the real Temporal server's Web UI (default: the last start's, else ${DEFAULT_TEMPORAL_UI_PORT}; taken: a free one is used; 0: any)`,
       port('temporal-ui-port'),
-      DEFAULT_TEMPORAL_UI_PORT,
     )
     .option(
       '--sim-port <port>',
-      'port of the API simulator (taken: a free one is used; 0: any)',
+      `port of the API simulator (default: the last start's, else ${DEFAULT_SIMULATOR_PORT}; taken: a free one is used; 0: any)`,
       port('sim-port'),
-      DEFAULT_SIMULATOR_PORT,
     )
     .option(
       '--http-port <port>',
-      'port of the HTTP API (taken: a free one is used; 0: any)',
+      `port of the HTTP API (default: the last start's, else ${DEFAULT_HTTP_PORT}; taken: a free one is used; 0: any)`,
       port('http-port'),
-      DEFAULT_HTTP_PORT,
     )
     .addHelpText(
       'after',
@@ -69,7 +68,20 @@ fiona finance-approver, dave finance-director, olga ops, ticket-bot ticket-syste
 MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find the running dev through
 .data/dev.json. See docs/running.md.`,
     )
+    .option(
+      '--reset',
+      "remove this data folder (database, Temporal state, keys, tokens) and what dev keeps outside it (as root: the cluster under /var/lib/mve-orders, PostgreSQL's programs copied to the temp folder), then exit; refused while dev runs",
+    )
     .action(async (options: DevCommandOptions) => {
+      if (options.reset) {
+        const removed = await resetDev(devDataDir(process.env));
+        process.stdout.write(
+          removed.length > 0
+            ? `removed:\n${removed.map((place) => `  ${place}`).join('\n')}\nnext start begins afresh\n`
+            : 'nothing to remove\n',
+        );
+        return;
+      }
       const log = (line: string) => process.stderr.write(`${line}\n`);
       const say = (line: string) => process.stdout.write(`${line}\n`);
       // Why dev stops: a signal (exit 0), or something it cannot run without (exit 1). The first reason wins.

