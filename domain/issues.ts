@@ -64,8 +64,17 @@ function describeZodIssue(zodIssue: z.core.$ZodIssue, leaf: string, value: unkno
       return [rule, `${leaf} ${zodIssue.message}`];
     }
     case 'invalid_value':
-    case 'invalid_union':
-      return ['allowed-values', `${leaf} ${ownMessage(zodIssue.message, 'is not one of the allowed values')}`];
+    case 'invalid_union': {
+      const allowed = ownMessage(zodIssue.message, 'is not one of the allowed values');
+      // A value of another type than every allowed one ("12" for 12) is told as a type mistake, or it reads as
+      // if the value itself were not allowed.
+      const expected = allowedValuesType(zodIssue);
+      if (expected !== undefined && kindOf(value) !== expected) {
+        const list = allowed.startsWith('must be ') ? `: ${allowed.slice('must be '.length)}` : '';
+        return ['type', `${leaf} must be ${article(expected)}, not ${describeKind(value)}${list}`];
+      }
+      return ['allowed-values', `${leaf} ${allowed}`];
+    }
     case 'too_small':
     case 'too_big':
       return [sizeRule(zodIssue.origin), `${leaf} ${ownMessage(zodIssue.message, sizeFallback(zodIssue))}`];
@@ -74,6 +83,29 @@ function describeZodIssue(zodIssue: z.core.$ZodIssue, leaf: string, value: unkno
     default:
       return ['invalid', `${leaf} is invalid`];
   }
+}
+
+/** The one JavaScript type of the values an enum or a union of literals allows; undefined when they mix types. */
+function allowedValuesType(zodIssue: z.core.$ZodIssueInvalidValue | z.core.$ZodIssueInvalidUnion): string | undefined {
+  const options = zodIssue.code === 'invalid_value' ? [zodIssue] : zodIssue.errors.flat();
+  const values: unknown[] = [];
+  for (const option of options) {
+    if (option.code !== 'invalid_value') return undefined;
+    values.push(...option.values);
+  }
+  const types = new Set(values.map(kindOf));
+  return types.size === 1 ? [...types][0] : undefined;
+}
+
+/** typeof, with null and arrays told apart from objects. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+function describeKind(value: unknown): string {
+  const kind = kindOf(value);
+  return kind === 'null' ? 'null' : article(kind);
 }
 
 function sizeRule(origin: string): string {
