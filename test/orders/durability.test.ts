@@ -1,22 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
 import { usePostgres } from '../helpers/postgres.js';
-import {
-  orderOf,
-  replayEveryHistory,
-  simCredentials,
-  startOrderEngine,
-  sydneyRequest,
-  TASK_QUEUE,
-  type OrderEngine,
-} from '../helpers/orders.js';
+import { orderOf, replayEveryHistory, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitForState } from '../helpers/wait.js';
+import { startWorkerProcess } from '../helpers/worker-process.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine }>;
 const pg = usePostgres(test);
-const WORKER_PROCESS = fileURLToPath(new URL('./fixtures/worker-process.ts', import.meta.url));
 
 test.before(async (t) => {
   t.context.engine = await startOrderEngine(pg, { worker: false });
@@ -24,29 +14,6 @@ test.before(async (t) => {
 test.after.always(async (t) => {
   await t.context.engine?.stop();
 });
-
-/** Starts a worker in a child process and resolves once it polls. */
-async function startWorkerProcess(engine: OrderEngine, dieAfter?: 'buy-intent'): Promise<ChildProcess> {
-  const config = {
-    ...simCredentials(engine.sim),
-    temporalAddress: engine.temporal.address,
-    namespace: engine.temporal.namespace,
-    taskQueue: TASK_QUEUE,
-    databaseUrl: engine.db.url,
-    codecKeys: engine.codecKeys,
-    actionKeys: engine.actionKeysText,
-    ...(dieAfter ? { dieAfter } : {}),
-  };
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_PROCESS], {
-    env: { ...process.env, WORKER_CONFIG: JSON.stringify(config) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker process exited early (${code})`)));
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('worker ready') && resolve());
-  });
-  return child;
-}
 
 async function replaceWithInProcessWorker(engine: OrderEngine): Promise<void> {
   engine.workers.push(await engine.startWorker());
