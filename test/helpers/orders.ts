@@ -47,7 +47,7 @@ import {
 } from '../../domain/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
-import { startTemporalTestEnv, type TemporalTestEnv, type TestTemporalKind } from './temporal.js';
+import { startTemporalTestEnv, testTemporalKind, type TemporalTestEnv, type TestTemporalKind } from './temporal.js';
 
 export const TASK_QUEUE = 'mve-orders-test';
 
@@ -351,7 +351,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
         await running.catch(() => undefined);
       }
       const recordTo = process.env[RECORD_HISTORIES_VARIABLE];
-      if (recordTo) await recordHistories(engine, recordTo);
+      if (recordTo) await recordHistories(engine, recordTo, options.temporal ?? testTemporalKind());
       apiClient.close();
       await sim.close();
       await temporal.teardown();
@@ -363,15 +363,17 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
 /**
  * Set to a folder, every engine writes the history of each order it ran there when it stops (one JSON file per
  * order, with the codec keys to read it): the replay fixtures of test/orders/replay-recorded.test.ts, recorded
- * from the suites that drive orders (docs/order-workflow.md, "Changing the workflow").
+ * from the suites that drive orders (docs/order-workflow.md, "Changing the workflow"). Histories from a server other
+ * than the devserver are named after it (`real.mve-order-….json`).
  */
 export const RECORD_HISTORIES_VARIABLE = 'MVE_RECORD_HISTORIES';
 
-async function recordHistories(engine: OrderEngine, folder: string): Promise<void> {
+async function recordHistories(engine: OrderEngine, folder: string, server: TestTemporalKind): Promise<void> {
   await mkdir(folder, { recursive: true });
+  const prefix = server === 'devserver' ? '' : `${server}.`;
   for (const execution of await orderRuns(engine)) {
     const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-    const file = path.join(folder, `${execution.workflowId}.json`);
+    const file = path.join(folder, `${prefix}${execution.workflowId}.json`);
     await writeFile(
       file,
       JSON.stringify({ workflowId: execution.workflowId, codecKeys: engine.codecKeys, history }) + '\n',
