@@ -82,7 +82,9 @@ export function createAdmissionActivity(deps: AdmissionActivityDeps): Pick<Order
 }
 
 function chainRefusal(ticket: TicketRecord): string {
-  return ticket.claimedRunId
-    ? `the ticket belongs to the workflow run ${ticket.claimedRunId} (this is another chain of runs)`
+  if (ticket.claimedRunId)
+    return `the ticket belongs to the workflow run ${ticket.claimedRunId} (this is another chain of runs)`;
+  return ticket.cancelledBeforeStartAt
+    ? `the order was cancelled through the API at ${ticket.cancelledBeforeStartAt}, before any worker started it`
     : 'the ticket has not been claimed by a first run';
 }

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { Repository } from '../../infra/db/index.js';
+import type { Repository, TicketRecord } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
 import {
   OrderNotFoundError,
@@ -36,7 +36,13 @@ export interface ApiContext {
  */
 export async function loadOrder(context: ApiContext, name: string, principal: Principal): Promise<ApiOrder> {
   allow(mayReadOrders(principal), READ_NEEDS_ROLE);
-  const orderId = await resolveOrderId(context, name, principal);
+  const { orderId, ticket } = await resolveOrder(context, name, principal);
+  // No worker has started it (none serves its environment now): the records answer at once, and say so.
+  const unstarted = ticket && !ticket.claimedRunId ? await context.repository.getOrder(ticket.workflowId) : null;
+  if (unstarted && ticket) {
+    const order = orderFromRecords(unstarted);
+    return ticket.cancelledBeforeStartAt ? order : { ...order, waitingForWorkerSince: ticket.registeredAt };
+  }
   let order: ApiOrder | undefined;
   try {
     order = orderFromWorkflow(await context.orders.status(orderId));
@@ -59,20 +65,26 @@ export async function loadOrder(context: ApiContext, name: string, principal: Pr
  * ambiguous, naming only orders the caller may see. Nothing else is revealed: an unknown name is looked up as an
  * order id and ends in 404.
  */
-async function resolveOrderId(context: ApiContext, name: string, principal: Principal): Promise<string> {
+async function resolveOrder(
+  context: ApiContext,
+  name: string,
+  principal: Principal,
+): Promise<{ orderId: string; ticket?: TicketRecord }> {
   const workflowId = orderWorkflowId(name);
   const visible = (await context.repository.findTickets({ ticketId: name, workflowId })).filter((ticket) =>
     maySee(principal, ticket),
   );
-  if (visible.some((ticket) => ticket.workflowId === workflowId)) return name;
-  const named = visible
-    .filter((ticket) => ticket.ticketId === name)
-    .map((ticket) => orderIdOfWorkflow(ticket.workflowId));
-  if (named.length > 1)
+  const exact = visible.find((ticket) => ticket.workflowId === workflowId);
+  if (exact) return { orderId: name, ticket: exact };
+  const named = visible.filter((ticket) => ticket.ticketId === name);
+  if (named.length > 1) {
+    const ids = named.map((ticket) => orderIdOfWorkflow(ticket.workflowId)).join(', ');
     throw new ApiError(
       409,
       'AMBIGUOUS_TICKET',
-      `ticket id ${name} names ${named.length} orders from different submitters (${named.join(', ')}); name the order by its order id`,
+      `ticket id ${name} names ${named.length} orders from different submitters (${ids}); name the order by its order id`,
     );
-  return named[0] ?? name;
+  }
+  const [only] = named;
+  return only ? { orderId: orderIdOfWorkflow(only.workflowId), ticket: only } : { orderId: name };
 }

@@ -19,6 +19,8 @@ export type ApiOrder = {
   policy: { version: string; hash: string } | null;
   quote: { monthlyRate: number; currency: string; quotedAt?: string } | null;
   source: 'workflow' | 'records';
+  /** No worker has started the order yet (none serves its environment now): since when it waits for one. */
+  waitingForWorkerSince?: string;
   location?: OrderStatusView['location'];
   image?: OrderStatusView['image'];
   kind?: string;

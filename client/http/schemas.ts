@@ -95,7 +95,15 @@ export const orderBody = z.looseObject({
   quote: money.extend({ quotedAt: z.string().optional() }).nullable(),
   source: z
     .enum(['workflow', 'records'])
-    .describe('workflow: live from Temporal; records: from PostgreSQL (the workflow is gone)'),
+    .describe(
+      'workflow: live from Temporal; records: from PostgreSQL (the workflow is gone, or no worker has started it yet)',
+    ),
+  waitingForWorkerSince: z
+    .string()
+    .optional()
+    .describe(
+      'set while no worker has started the order (none serves its environment now): since when it waits; it can be cancelled, not decided',
+    ),
 });
 
 export const submitResponse = z.object({

@@ -9,6 +9,7 @@ import type { Keyring } from '../../codec/index.js';
 import { ENVIRONMENTS, SERVED_ENVIRONMENTS_VARIABLE, type Environment } from '../../config/served-environments.js';
 import {
   checkOrderRequest,
+  redactOrderRequest,
   orderIdFor,
   orderIdOfWorkflow,
   orderWorkflowId,
@@ -94,11 +95,21 @@ export class OrderIntake {
     if (!registered) {
       if (ticketFingerprint(fingerprintKeys, ticket.fingerprintKeyId, request) !== ticket.fingerprint)
         throw new TicketConflictError(ticket);
-      // Registered before, but the workflow may never have started (the process died in between): start it
-      // only if the order was never recorded. A recorded order is never started again, whatever Temporal remembers.
-      if (await repository.getOrder(ticket.workflowId))
+      // Registered before, but the workflow may never have started (the process died in between): start it only if
+      // no run ever claimed the ticket and it was not cancelled. A started order is never started again, whatever
+      // Temporal remembers.
+      if (ticket.claimedRunId || ticket.cancelledBeforeStartAt)
         return { created: false, orderId, ticket, warnings: check.warnings };
     }
+    // Recorded at once, before any worker runs it: listed, counted and cancellable even while no worker serves it.
+    await repository.recordOrderReceived({
+      workflowId: ticket.workflowId,
+      ticketId: ticket.ticketId,
+      environment: ticket.environment,
+      requestedBy: ticket.requestedBy,
+      request: redactOrderRequest(request) as Record<string, unknown>,
+      at: new Date(ticket.registeredAt),
+    });
     try {
       await this.options.orders.start(request, { submittedBy, orderId });
     } catch (error) {

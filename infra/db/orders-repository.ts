@@ -31,6 +31,7 @@ import {
   productInput,
   quoteInput,
   transitionInput,
+  unstartedCancelInput,
   type ApprovalVoteInput,
   type BuyIntentInput,
   type BuyOutcomeInput,
@@ -59,6 +60,12 @@ import { operation } from './validate.js';
 export interface OrdersRepository {
   /** Records the order and its event 0 (→ RECEIVED). `created: false` when it was already recorded. */
   recordOrderReceived(input: OrderReceivedInput): Promise<{ created: boolean }>;
+  /**
+   * Cancels an order no worker has started: in one transaction, its ticket is closed to every run (no claim can
+   * follow) and the order recorded CANCELLED (event 1). `cancelled: false` when a run has claimed the ticket
+   * meanwhile (the order is cancelled through its workflow then) or it was cancelled before.
+   */
+  cancelUnstartedOrder(input: { workflowId: string; actor: string; reason: string }): Promise<{ cancelled: boolean }>;
   /** Records a state change; the order's status follows its newest event. */
   recordTransition(input: TransitionInput): Promise<{ recorded: boolean }>;
   /**
@@ -270,6 +277,9 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
           )
           SELECT EXISTS (SELECT 1 FROM created) AS created`;
         if (inserted!.created) return { created: true };
+        // Recorded first by the intake (no run yet): the run that received it is noted now.
+        if (order.runId)
+          await sql`UPDATE orders SET run_id = ${order.runId} WHERE workflow_id = ${order.workflowId} AND run_id IS NULL`;
         const [existing] = await sql`SELECT ticket_id, environment FROM orders WHERE workflow_id = ${order.workflowId}`;
         if (existing!.ticket_id !== order.ticketId || existing!.environment !== order.environment) {
           throw new RepositoryError(
@@ -280,6 +290,26 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         }
         return { created: false };
       }),
+
+    cancelUnstartedOrder: (input) =>
+      operation('cancelUnstartedOrder', unstartedCancelInput, input, async ({ workflowId, actor, reason }) =>
+        sql.begin(async (tx) => {
+          const [closed] = await tx`
+            UPDATE tickets SET cancelled_before_start_at = now()
+            WHERE workflow_id = ${workflowId} AND claimed_run_id IS NULL AND cancelled_before_start_at IS NULL
+            RETURNING workflow_id`;
+          if (!closed) return { cancelled: false };
+          // The intake records every order it registers; one registered before it did has no row to record on.
+          await tx`
+            INSERT INTO order_events (workflow_id, sequence, from_status, to_status, actor, reason, at)
+            SELECT workflow_id, 1, 'RECEIVED', 'CANCELLED', ${actor}, ${reason}, now()
+            FROM orders WHERE workflow_id = ${workflowId}`;
+          await tx`
+            UPDATE orders SET status = 'CANCELLED', last_event_sequence = 1, updated_at = now()
+            WHERE workflow_id = ${workflowId}`;
+          return { cancelled: true };
+        }),
+      ),
 
     recordTransition: async (input) => {
       const [outcome] = await recordTransitionsAs('recordTransition', [input]);

@@ -65,6 +65,13 @@ export const transitionInput = z.object({
   at: moment.optional(),
 });
 
+/** Cancelling an order no worker has started: who, and why. */
+export const unstartedCancelInput = z.object({
+  workflowId,
+  actor: text(255),
+  reason: z.string().max(2000),
+});
+
 /** A note on the order that is not a state change (a reminder, a refused signal, a scheduled retry). */
 export const noteInput = z.object({
   workflowId,

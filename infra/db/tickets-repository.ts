@@ -18,6 +18,8 @@ export interface TicketRecord {
   claimedAt: string | null;
   /** How Temporal ended the order's workflow when the order itself did not (terminated…), once something noticed. */
   closedInTemporal: ClosedInTemporal | null;
+  /** When the order was cancelled before any worker started it (no run may claim the ticket after that). */
+  cancelledBeforeStartAt: string | null;
 }
 
 export const CLOSED_IN_TEMPORAL = ['TERMINATED', 'TIMED_OUT', 'FAILED', 'CANCELED'] as const;
@@ -118,7 +120,8 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
       operation('claimTicket', runKey, input, async ({ workflowId, runId }) => {
         const [claimed] = await sql`
           UPDATE tickets SET claimed_run_id = ${runId}, claimed_at = now()
-          WHERE workflow_id = ${workflowId} AND claimed_run_id IS NULL RETURNING *`;
+          WHERE workflow_id = ${workflowId} AND claimed_run_id IS NULL AND cancelled_before_start_at IS NULL
+          RETURNING *`;
         if (claimed) return { claimed: true, ticket: toTicket(claimed) };
         const [row] = await sql`SELECT * FROM tickets WHERE workflow_id = ${workflowId}`;
         const ticket = row ? toTicket(row) : null;
@@ -167,5 +170,6 @@ function toTicket(row: Record<string, any>): TicketRecord {
     claimedRunId: row.claimed_run_id ?? null,
     claimedAt: row.claimed_at ? row.claimed_at.toISOString() : null,
     closedInTemporal: row.closed_in_temporal ?? null,
+    cancelledBeforeStartAt: row.cancelled_before_start_at?.toISOString() ?? null,
   };
 }

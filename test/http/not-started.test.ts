@@ -1,12 +1,13 @@
 /**
- * An order between its submission and its first step, through real HTTP: the workflow is started, but no worker
- * has run it yet, so it has not claimed its ticket. Reading it or acting on it answered 500 (the order client's
- * NOT_STARTED refusal escaped the routes); found by `npm run fuzz:api`, which reads its seeded orders right after
- * submitting them. It is a 409 NOT_STARTED with Retry-After, in the API's error shape, until a worker runs it.
+ * Orders no worker has started yet, through real HTTP: the workflow is started, but no worker serves its environment
+ * (none is running), so it has not claimed its ticket. The intake recorded the order, so it is shown from the records
+ * at once ("waiting for a worker since …"), listed and counted; it cannot be decided on (409 NOT_STARTED), and it can
+ * be cancelled: then a worker that comes later refuses the run, and nothing is looked up or bought.
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { namedRequest, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
+import anyTest, { type TestFn } from 'ava';
+import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -18,36 +19,75 @@ test.after.always(async (t) => {
   await t.context.api?.stop();
 });
 
-function expectNotStarted(t: ExecutionContext, response: { status: number; body: any; headers: Headers }): void {
-  const shown = JSON.stringify(response.body);
-  t.is(response.status, 409, shown);
-  t.is(response.body?.error?.code, 'NOT_STARTED', shown);
-  t.is(typeof response.body?.error?.message, 'string', shown);
-  t.deepEqual(response.body?.error?.details, [], shown);
-  t.is(response.headers.get('retry-after'), '1');
-}
+test.serial(
+  'an order no worker has started is shown from the records at once, listed, counted and cancellable',
+  async (t) => {
+    const { api } = t.context;
+    for (const ticketId of ['EARLY-1', 'EARLY-2']) {
+      const submitted = await api.call('POST', '/api/v1/orders', {
+        as: 'alice',
+        body: namedRequest(ticketId, { size: 'MVE 8/32' }),
+      });
+      t.is(submitted.status, 201, JSON.stringify(submitted.body));
+    }
 
-test('an order no worker has run yet is 409 NOT_STARTED to read or act on, then answers as usual', async (t) => {
-  const { api } = t.context;
-  const submitted = await api.call('POST', '/api/v1/orders', {
-    as: 'alice',
-    body: namedRequest('EARLY-1', { size: 'MVE 8/32' }),
-  });
-  t.is(submitted.status, 201, JSON.stringify(submitted.body));
+    const started = Date.now();
+    const early = await api.call('GET', '/api/v1/orders/EARLY-1', { as: 'alice' });
+    t.true(Date.now() - started < 2_000, 'answered at once, not after waiting for a worker');
+    t.is(early.status, 200, JSON.stringify(early.body));
+    t.like(early.body, { ticketId: 'EARLY-1', state: 'RECEIVED', source: 'records', requestedBy: 'alice' });
+    t.regex(early.body.waitingForWorkerSince, /^\d{4}-\d\d-\d\dT/);
+    const history = await api.call('GET', '/api/v1/orders/EARLY-1/history?events=false', { as: 'olga' });
+    t.is(history.status, 200, JSON.stringify(history.body));
 
-  expectNotStarted(t, await api.call('GET', '/api/v1/orders/EARLY-1', { as: 'alice' }));
-  expectNotStarted(t, await api.call('GET', '/api/v1/orders/EARLY-1/history', { as: 'olga' }));
-  expectNotStarted(
-    t,
-    await api.call('POST', '/api/v1/orders/EARLY-1/cancel', { as: 'alice', body: { reason: 'changed my mind' } }),
-  );
-  // The same body again answers the existing order: that is a read too.
-  expectNotStarted(
-    t,
-    await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('EARLY-1', { size: 'MVE 8/32' }) }),
-  );
+    const listed = await api.call('GET', '/api/v1/orders?status=RECEIVED', { as: 'olga' });
+    t.deepEqual(listed.body.orders.map((order: { ticketId: string }) => order.ticketId).sort(), ['EARLY-1', 'EARLY-2']);
+    t.regex((await api.call('GET', '/metrics')).body, /mve_orders\{state="RECEIVED"\} 2/);
 
-  api.workers.push(await api.startWorker());
-  const waiting = await waitForApiState(api, 'EARLY-1', 'AWAITING_APPROVAL');
-  t.is(waiting.requestedBy, 'alice');
-});
+    // Nothing to decide on yet; the same body again is the same order.
+    const vote = await api.call('POST', '/api/v1/orders/EARLY-1/approve', {
+      as: 'fiona',
+      body: { monthlyRate: 1618.2, currency: 'AUD' },
+    });
+    t.is(vote.status, 409, JSON.stringify(vote.body));
+    t.is(vote.body.error.code, 'NOT_STARTED');
+    t.regex(vote.body.error.message, /no worker has started this order yet \(waiting since /);
+    const again = await api.call('POST', '/api/v1/orders', {
+      as: 'alice',
+      body: namedRequest('EARLY-1', { size: 'MVE 8/32' }),
+    });
+    t.is(again.status, 200, JSON.stringify(again.body));
+    t.false(again.body.created);
+
+    const cancelled = await api.call('POST', '/api/v1/orders/EARLY-2/cancel', {
+      as: 'alice',
+      body: { reason: 'changed my mind' },
+    });
+    t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
+    t.deepEqual(cancelled.body, { state: 'CANCELLED' });
+    const after = await api.call('GET', '/api/v1/orders/EARLY-2', { as: 'alice' });
+    t.like(after.body, { state: 'CANCELLED', source: 'records' });
+    t.is(after.body.waitingForWorkerSince, undefined);
+    t.like((await api.records('EARLY-2'))?.events.at(-1), {
+      to: 'CANCELLED',
+      actor: 'alice',
+      reason: 'changed my mind',
+    });
+    const resent = await api.call('POST', '/api/v1/orders', {
+      as: 'alice',
+      body: namedRequest('EARLY-2', { size: 'MVE 8/32' }),
+    });
+    t.is(resent.status, 200, 'a cancelled ticket is not started again');
+    t.false(resent.body.created);
+
+    // A worker comes: the waiting order goes on; the cancelled one is never run.
+    api.workers.push(await api.startWorker());
+    const waiting = await waitForApiState(api, 'EARLY-1', 'AWAITING_APPROVAL');
+    t.is(waiting.source, 'workflow');
+    t.is(waiting.waitingForWorkerSince, undefined);
+    const workflowId = (await api.ticket('EARLY-2'))!.workflowId;
+    t.is((await api.client.workflow.getHandle(workflowId).describe()).status.name, 'TERMINATED');
+    await waitFor(async () => ((await api.records('EARLY-2'))?.order.status === 'CANCELLED' ? true : undefined));
+    t.is(productsFor(api, 'EARLY-2').length, 0, 'nothing bought');
+  },
+);

@@ -136,3 +136,26 @@ test('carried state is believed only from the claiming chain, continued, and sea
     /another chain of runs/,
   );
 });
+
+test('a run of an order cancelled before any worker started it is refused, and says why', async (t) => {
+  const { repository } = t.context;
+  const request = await register(repository, 'ADM-CANCELLED');
+  t.deepEqual(
+    await repository.cancelUnstartedOrder({
+      workflowId: 'mve-order-ADM-CANCELLED',
+      actor: 'alice',
+      reason: 'no longer',
+    }),
+    { cancelled: true },
+  );
+  const first = randomUUID();
+  const answer = await begin(repository, 'ADM-CANCELLED', first, { request, submittedBy: 'alice', firstRunId: first });
+  t.false(answer.admitted);
+  t.regex((answer as { reason: string }).reason, /cancelled through the API at .*, before any worker started it/);
+  t.is((await repository.getTicketByWorkflow('mve-order-ADM-CANCELLED'))?.claimedRunId, null, 'no claim taken');
+  t.deepEqual(
+    await repository.cancelUnstartedOrder({ workflowId: 'mve-order-ADM-CANCELLED', actor: 'alice', reason: 'again' }),
+    { cancelled: false },
+    'once',
+  );
+});

@@ -30,6 +30,8 @@ export function formatTimeline(timeline: readonly TimelineEntry[]): string {
 export function formatStatus(order: ApiOrder, now = Date.now()): string {
   const lines = [`${order.ticketId}  ${order.state}   (order ${order.orderId}, workflow ${order.workflowId})`];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(13)}${value}`);
+  if (order.waitingForWorkerSince)
+    row('waiting', `for a worker since ${order.waitingForWorkerSince}: none has started this order yet`);
   row(
     'environment',
     `${order.environment}, requested by ${order.requestedBy}${order.submittedBy ? `, submitted by ${order.submittedBy}` : ''}`,

@@ -25,7 +25,7 @@ import { loadOrder, type ApiContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import { orderHistory } from '../history.js';
-import { orderSummary } from '../order-view.js';
+import { orderSummary, type ApiOrder } from '../order-view.js';
 import { asApiRefusal } from '../refusals.js';
 import {
   approveBody,
@@ -217,11 +217,17 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     },
     async (request) => {
       const principal = request.principal!;
-      const order = await loadOrder(context, request.params.orderId, principal);
+      let order = await loadOrder(context, request.params.orderId, principal);
       allow(
         mayCancel(principal, order),
         'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)',
       );
+      if (order.waitingForWorkerSince) {
+        if (await cancelUnstarted(context, order, principal.id, request.body.reason))
+          return { state: 'CANCELLED' as const };
+        // A worker started it meanwhile: it is cancelled through its workflow, as any other.
+        order = await loadOrder(context, order.orderId, principal);
+      }
       // An order that has ended (or that Temporal has forgotten) or has started buying is refused here, with the
       // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller.
       if (order.source === 'records' || !CANCELLABLE_STATES.has(order.state)) {
@@ -281,6 +287,23 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
   );
 }
 
+/**
+ * Cancels an order no worker has started: recorded CANCELLED and its ticket closed to every run in one step, then its
+ * workflow ended so that no worker picks it up later (one that does is refused by the ticket). False: a worker
+ * claimed it meanwhile.
+ */
+async function cancelUnstarted(context: ApiContext, order: ApiOrder, actor: string, reason: string): Promise<boolean> {
+  const { cancelled } = await context.repository.cancelUnstartedOrder({ workflowId: order.workflowId, actor, reason });
+  if (!cancelled) return false;
+  await context.temporal.workflow
+    .getHandle(order.workflowId)
+    .terminate(`cancelled by ${actor} before a worker started it`)
+    .catch((error: unknown) =>
+      context.log(`${order.orderId}: cancelled, but its workflow could not be ended (${(error as Error).message})`),
+    );
+  return true;
+}
+
 /** A vote by the caller on the quote they name; a price that moved since they looked is refused with the new one. */
 async function vote(
   context: ApiContext,
@@ -291,6 +314,12 @@ async function vote(
 ) {
   allow(mayVote(principal), VOTE_NEEDS_ROLE);
   const order = await loadOrder(context, name, principal);
+  if (order.waitingForWorkerSince)
+    throw new ApiError(
+      409,
+      'NOT_STARTED',
+      `no worker has started this order yet (waiting since ${order.waitingForWorkerSince}); it has no quote to decide on`,
+    );
   if (order.source === 'records')
     throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
   // The workflow's own rules, asked before the update is sent: a refusal here names the field the caller got wrong.
