@@ -24,7 +24,8 @@ export type ApiOrder = {
   location?: OrderStatusView['location'];
   image?: OrderStatusView['image'];
   kind?: string;
-  quoteHistory?: OrderStatusView['quoteHistory'];
+  /** Every quote, oldest first, when there was more than one; `quotedAt` is ISO text, as every time the API gives. */
+  quoteHistory?: Array<Omit<NonNullable<OrderStatusView['quoteHistory']>[number], 'quotedAt'> & { quotedAt: string }>;
   approval?: OrderStatusView['approval'];
   buyAttempts?: number;
   product?: OrderStatusView['product'] | null;
@@ -36,7 +37,7 @@ export type ApiOrder = {
 export type OrderListItem = ReturnType<typeof orderSummary>;
 
 export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
-  const { quote, policy, submittedBy, ...rest } = view;
+  const { quote, quoteHistory, policy, submittedBy, ...rest } = view;
   return {
     orderId: orderIdOfWorkflow(view.workflowId),
     ...rest,
@@ -45,6 +46,9 @@ export function orderFromWorkflow(view: OrderStatusView): ApiOrder {
     quote: quote
       ? { monthlyRate: quote.monthlyRate, currency: quote.currency, quotedAt: new Date(quote.quotedAt).toISOString() }
       : null,
+    ...(quoteHistory
+      ? { quoteHistory: quoteHistory.map((entry) => ({ ...entry, quotedAt: new Date(entry.quotedAt).toISOString() })) }
+      : {}),
     source: 'workflow',
   };
 }

@@ -93,6 +93,10 @@ export const orderBody = z.looseObject({
   state: orderState,
   policy: z.object({ version: z.string(), hash: z.string() }).nullable(),
   quote: money.extend({ quotedAt: z.string().optional() }).nullable(),
+  quoteHistory: z
+    .array(money.extend({ quotedAt: z.string() }).loose())
+    .optional()
+    .describe('every quote, oldest first, when there was more than one (a re-check before buying); times in ISO 8601'),
   source: z
     .enum(['workflow', 'records'])
     .describe(
