@@ -128,7 +128,7 @@ export function workflowHistorySection(events: unknown[] | undefined): Html {
       <summary><h2 id="history-heading" class="inline">Temporal history</h2> <span class="muted">(${events.length} events; ops and admins only, secrets redacted)</span></summary>
       <p class="muted">Payloads decoded by the API with secrets redacted; the vendor configuration is left out here (the API's history route has it, redacted).</p>
       ${listed.length < events.length ? html`<p class="muted">The newest ${listed.length} of ${events.length} events; the API's history route has them all.</p>` : ''}
-      <table data-testid="history-events">
+      <div class="table-scroll"><table data-testid="history-events">
         <thead><tr><th scope="col" class="num">#</th><th scope="col">When</th><th scope="col">Event</th><th scope="col">Summary</th></tr></thead>
         <tbody>${listed.map((event) => {
           const id = isRecord(event) ? String(event['eventId'] ?? '') : '';
@@ -140,7 +140,7 @@ export function workflowHistorySection(events: unknown[] | undefined): Html {
               : '';
           return html`<tr data-testid="history-event" data-event-type="${eventTypeName(event)}"><td class="num">${id}</td><td>${eventWhen(eventTimeIso(event))}</td><td><code>${eventTypeName(event)}</code></td><td>${cell}</td></tr>`;
         })}</tbody>
-      </table>
+      </table></div>
     </details>
   </section>`;
 }

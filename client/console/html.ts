@@ -46,6 +46,33 @@ export function money(amount: number | string | null | undefined, currency: stri
   return `${formatted}${currency ? ` ${currency}` : ''}`;
 }
 
+/**
+ * Amounts inside the engine's own words ("1618.2 AUD needs the \"team\" tier") written as `money` writes them, so a
+ * price reads the same in a reason, a note or an error as on the button. Only numbers followed by one of the
+ * order's `currencies` are amounts (not "03:59 UTC").
+ */
+export function moneyInText(text: string, currencies: Iterable<string>): string {
+  const codes = [...new Set(currencies)].filter((code) => /^[A-Z]{3}$/.test(code));
+  if (codes.length === 0) return text;
+  const amount = new RegExp(`(?<![\\d.,])(\\d+(?:\\.\\d+)?) (${codes.join('|')})\\b`, 'g');
+  return text.replace(amount, (_match, value: string, currency: string) => money(value, currency));
+}
+
+/** "1 month", "12 months". */
+export function months(count: number): string {
+  return `${count} month${count === 1 ? '' : 's'}`;
+}
+
+/** What a monthly price comes to over a term of months (to the 4 decimals prices have). */
+export function termTotal(monthlyRate: number, term: number): number {
+  return Math.round(monthlyRate * term * 10_000) / 10_000;
+}
+
+/** What a term commits to: "1,618.20 AUD × 12 months = 19,418.40 AUD". */
+export function commitment(monthlyRate: number, currency: string, term: number): string {
+  return `${money(monthlyRate, currency)} × ${months(term)} = ${money(termTotal(monthlyRate, term), currency)}`;
+}
+
 /** A span of time, coarsely: "2 d 23 h", "5 h 10 min", "12 min", "40 s". */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -58,12 +85,15 @@ export function duration(ms: number): string {
   return `${s} s`;
 }
 
-/** A time for people (UTC, to the minute) inside a machine-readable <time>. */
-export function when(iso: string | null | undefined): Html {
+/**
+ * A time for people (UTC, to the minute) inside a machine-readable <time>. In a table whose column header says
+ * "(UTC)", `{ zone: false }` leaves the zone out of each cell, to keep the column narrow.
+ */
+export function when(iso: string | null | undefined, options: { zone?: boolean } = {}): Html {
   if (!iso) return html`—`;
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return html`${iso}`;
-  const text = `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const text = `${date.toISOString().slice(0, 16).replace('T', ' ')}${options.zone === false ? '' : ' UTC'}`;
   return html`<time datetime="${date.toISOString()}">${text}</time>`;
 }
 

@@ -8,9 +8,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiContext } from '../http/context.js';
 import { ApiRefusal, ConsoleApi, failureOf, query, type ApiFailure, type ApiTarget } from './api.js';
-import { html, money, type Html } from './html.js';
-import { flashNotice, page } from './layout.js';
+import { html, money, moneyInText, type Html } from './html.js';
+import { FAVICON_SVG, flashNotice, page } from './layout.js';
 import type { OidcSignIn } from './oidc.js';
+import { OrderedFactsCache } from './ordered.js';
 import { safeNext } from './safe-next.js';
 import {
   csrfMatches,
@@ -75,6 +76,25 @@ declare module 'fastify' {
 
 const LIVE_HEADER = 'x-console-live';
 
+/**
+ * What the flash says after a vote: what the person did and what it led to. The vote's answer gives the state at
+ * that moment; an approved order moves on at once (re-checked, bought), so the flash says where it went and
+ * leaves the state now to the badge below it, which follows the order.
+ */
+function decided(
+  decision: 'approve' | 'reject',
+  price: string,
+  outcome: { state: string; stillNeeded: number },
+): string {
+  if (decision === 'reject')
+    return `You rejected the order at ${price} a month. ${outcome.state === 'REJECTED' ? 'It is REJECTED: nothing is bought.' : `It is ${outcome.state}.`}`;
+  if (outcome.state === 'AWAITING_APPROVAL')
+    return `You approved ${price} a month. It still waits for ${outcome.stillNeeded} more approval${outcome.stillNeeded === 1 ? '' : 's'}.`;
+  if (outcome.state === 'APPROVED')
+    return `You approved ${price} a month, the last approval needed: the order goes on to be bought once its price is checked again. Its state below follows it.`;
+  return `You approved ${price} a month. The order is ${outcome.state}.`;
+}
+
 /** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:orderId`, `/ops`) on `app`. */
 export async function registerConsole(
   app: FastifyInstance,
@@ -87,6 +107,7 @@ export async function registerConsole(
   const now = options.now ?? Date.now;
   const devUsers = options.devUsers ?? [];
   const expiryWarningMs = options.expiryWarningMs ?? 24 * 3600_000;
+  const ordered = new OrderedFactsCache(context.repository);
 
   await app.register(async (scope) => {
     // Forms arrive url-encoded; this parser lives only inside the console's scope, not on the API's routes.
@@ -148,7 +169,16 @@ export async function registerConsole(
           'content-security-policy',
           `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
         )
-        .send(page({ title, session: request.consoleSession, nonce, body, ...extra }));
+        .send(
+          page({
+            title,
+            session: request.consoleSession,
+            nonce,
+            body,
+            ...extra,
+            refresh: request.headers[LIVE_HEADER] !== undefined,
+          }),
+        );
     }
 
     function redirect(reply: FastifyReply, to: string) {
@@ -238,6 +268,8 @@ export async function registerConsole(
       void reply.header('set-cookie', cookie.set(session.id));
       return user;
     }
+
+    scope.get('/favicon.svg', async (_request, reply) => reply.type('image/svg+xml').send(FAVICON_SVG));
 
     // ---- sign-in and out ----
 
@@ -343,7 +375,10 @@ export async function registerConsole(
       const flash = takeFlash(request);
       const inbox = await api.call<{ approvals: InboxItem[] }>('GET', '/api/v1/approvals?limit=200');
       if (inbox.status === 200) {
-        return sendPage(reply, request, 200, 'Approvals inbox', inboxView(inbox.body.approvals, now(), flash), {
+        const entries = await Promise.all(
+          inbox.body.approvals.map(async (item) => ({ ...item, ordered: await ordered.of(item.orderId) })),
+        );
+        return sendPage(reply, request, 200, 'Approvals inbox', inboxView(entries, now(), flash), {
           liveSrc: '/',
           current: 'inbox',
         });
@@ -453,15 +488,11 @@ export async function registerConsole(
         );
         if (answer.status === 200) {
           const price = money(shown.monthlyRate ?? null, shown.currency ?? null);
-          const text =
-            decision === 'approve'
-              ? `You approved ${price} a month. The order is ${answer.body.state}${answer.body.stillNeeded > 0 ? `; ${answer.body.stillNeeded} more approval${answer.body.stillNeeded === 1 ? '' : 's'} needed` : ''}.`
-              : `You rejected the order at ${price} a month. It is ${answer.body.state}.`;
-          return { ok: text };
+          return { ok: decided(decision, price, answer.body) };
         }
         const failure = failureOf(answer);
         if (failure.code === 'QUOTE_NOT_CURRENT') {
-          failure.message = `The price changed since the page was loaded: you were shown ${money(shown.monthlyRate ?? null, shown.currency ?? null)} a month. ${failure.message}. Check the new price below and decide again.`;
+          failure.message = `The price changed since the page was loaded: you were shown ${money(shown.monthlyRate ?? null, shown.currency ?? null)} a month. ${moneyInText(failure.message, shown.currency ? [shown.currency] : [])}. Check the new price below and decide again.`;
         }
         return { failure, extras: { comment } };
       }),

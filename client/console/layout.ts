@@ -15,10 +15,12 @@ main { padding: 1rem 1.5rem 3rem; max-width: 78rem; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; } h2 { font-size: 1.2rem; margin: 2rem 0 .6rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin: 1rem 0 .4rem; }
 table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; }
 caption { text-align: left; color: var(--muted); padding-bottom: .3rem; }
-th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid var(--line); }
+th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid var(--line); }
 th { background: #f6f8fa; font-weight: 600; } td.num { text-align: right; white-space: nowrap; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1.2rem; margin: 0; }
-dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
+dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1.2rem; margin: 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.table-scroll { overflow-x: auto; }
+.prose { overflow-wrap: anywhere; } td.prose { min-width: 12rem; }
 .state { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; border: 1px solid var(--line); font-weight: 600; font-family: ui-monospace, monospace; font-size: .9rem; }
 .state-BOUGHT { background: #dafbe1; color: var(--ok); } .state-REJECTED, .state-FAILED, .state-EXPIRED, .state-CANCELLED { background: #ffebe9; color: var(--bad); }
 .state-BUY_UNCERTAIN { background: #fff8c5; color: var(--warn); } .state-AWAITING_APPROVAL { background: #ddf4ff; color: #0550ae; }
@@ -35,11 +37,22 @@ button.danger { background: #fff; border-color: var(--bad); color: var(--bad); f
 button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
 .buttons { display: flex; gap: .6rem; flex-wrap: wrap; }
 .filters { display: flex; gap: .8rem; flex-wrap: wrap; align-items: end; } .filters > div { display: grid; gap: .2rem; min-width: 10rem; }
-.cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 2rem; }
+.cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(22rem, 100%), 1fr)); gap: 0 2rem; }
 .signin-users { display: flex; gap: .6rem; flex-wrap: wrap; }
 .signin-users button { min-width: 10rem; text-align: left; } .signin-users small { display: block; color: var(--muted); font-weight: 400; }
 th[scope=row], time, td.num { white-space: nowrap; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
+@media (max-width: 40rem) {
+  header.top { padding: .5rem 1rem; gap: .5rem 1rem; } main { padding: .5rem 1rem 2rem; }
+  dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; } dl.facts dd { margin-bottom: .4rem; }
+  table.cards, table.cards > tbody, table.cards > tbody > tr, table.cards > tbody > tr > th, table.cards > tbody > tr > td { display: block; }
+  table.cards > thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.cards > tbody > tr { border: 1px solid var(--line); border-radius: .4rem; margin: .6rem 0; padding: .4rem .7rem; }
+  table.cards > caption { display: block; }
+  table.cards > tbody > tr > th, table.cards > tbody > tr > td { position: relative; border: 0; background: none; padding: .1rem 0 .1rem 9rem; text-align: left; white-space: normal; min-width: 0; }
+  table.cards > tbody > tr > :empty { display: none; }
+  table.cards > tbody > tr > [data-label]::before { content: attr(data-label); position: absolute; left: 0; top: .2rem; width: 8.5rem; color: var(--muted); font-weight: 400; font-size: .875rem; }
+}
 details > summary { cursor: pointer; } details > summary h2.inline { display: inline; border: 0; } code.wrap, pre.wrap { white-space: pre-wrap; word-break: break-word; } pre.wrap { margin: .3rem 0; font-size: .85em; }
 `;
 
@@ -82,6 +95,9 @@ const LIVE_SCRIPT = `
 })();
 `;
 
+/** The console's icon (served at `/favicon.svg`): without one, browsers ask for /favicon.ico and log its 404. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M3.5 12V4.5L8 9l4.5-4.5V12" fill="none" stroke="#fff" stroke-width="2" stroke-linejoin="round"/></svg>`;
+
 export interface PageOptions {
   title: string;
   session: ConsoleSession | undefined;
@@ -91,9 +107,14 @@ export interface PageOptions {
   liveSrc?: string;
   /** Which navigation entry is current. */
   current?: 'inbox' | 'ops' | 'sign-in';
+  /**
+   * The copy a live refresh fetches: without the style and the script, which the live script's parser would
+   * otherwise try to apply under the page's own policy, and be refused (their nonce is this copy's, not the page's).
+   */
+  refresh?: boolean;
 }
 
-export function page({ title, session, nonce, body, liveSrc, current }: PageOptions): string {
+export function page({ title, session, nonce, body, liveSrc, current, refresh }: PageOptions): string {
   const user = session?.user;
   const nav = user
     ? html`<nav aria-label="Main">
@@ -111,7 +132,8 @@ ${
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${title} · mve-orders</title>
-<style nonce="${nonce}">${raw(CSS)}</style>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+${refresh ? '' : html`<style nonce="${nonce}">${raw(CSS)}</style>`}
 </head>
 <body ${liveSrc ? html`data-live-src="${liveSrc}"` : ''}>
 <a class="skip" href="#main">Skip to content</a>
@@ -119,7 +141,7 @@ ${
 <main id="main" tabindex="-1">
 ${body}
 </main>
-${liveSrc ? html`<script nonce="${nonce}">${raw(LIVE_SCRIPT)}</script>` : ''}
+${liveSrc && !refresh ? html`<script nonce="${nonce}">${raw(LIVE_SCRIPT)}</script>` : ''}
 </body>
 </html>`.text
 }`;

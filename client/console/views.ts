@@ -5,9 +5,23 @@ import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../domain/a
 import { productNameOf } from '../../domain/index.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';
-import { duration, html, money, STATE_WORDS, timeLeft, when, type Html } from './html.js';
+import {
+  commitment,
+  duration,
+  html,
+  money,
+  moneyInText,
+  months,
+  STATE_WORDS,
+  termTotal,
+  timeLeft,
+  when,
+  type Html,
+} from './html.js';
 import { workflowHistorySection } from './history-view.js';
 import { csrfField } from './layout.js';
+import { orderedFacts, type OrderedFacts } from './ordered.js';
+import { dataTable, type Column } from './tables.js';
 import type { ConsoleSession, ConsoleUser } from './sessions.js';
 
 // What each page shows, from what the API answered. No rule here decides anything: the forms are shown
@@ -79,7 +93,43 @@ export function signInView(options: {
 
 export type { InboxItem };
 
-export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
+/** An inbox entry with what it buys, from the order's recorded request. */
+export type InboxEntry = InboxItem & { ordered: OrderedFacts };
+
+/** Times in a table column whose header says "(UTC)". */
+const UTC_COLUMN = { zone: false } as const;
+
+/** "MVE 8/32, Sydney, AU, 12 months". */
+function orderedWords({ size, place, term }: OrderedFacts): string {
+  return [size, place, term !== undefined ? months(term) : undefined].filter(Boolean).join(', ') || '—';
+}
+
+export function inboxView(items: InboxEntry[], now: number, flash: Html): Html {
+  const columns: Array<Column<InboxEntry>> = [
+    {
+      label: 'Ticket',
+      cell: (item) => html`<a href="/orders/${encodeURIComponent(item.orderId)}">${item.ticketId}</a>`,
+    },
+    { label: 'What', cell: (item) => html`<span data-testid="inbox-what">${orderedWords(item.ordered)}</span>` },
+    { label: 'Requester', cell: (item) => item.requestedBy },
+    { label: 'Environment', cell: (item) => item.environment },
+    { label: 'Monthly price', num: true, cell: (item) => money(item.monthlyRate, item.currency) },
+    {
+      label: 'Over the term',
+      num: true,
+      cell: (item) =>
+        item.monthlyRate !== null && item.currency && item.ordered.term !== undefined
+          ? money(termTotal(item.monthlyRate, item.ordered.term), item.currency)
+          : '—',
+    },
+    { label: 'Approvals', cell: (item) => `${item.tier}: ${item.stillNeeded} of ${item.approvalsNeeded} still needed` },
+    {
+      label: 'Time left',
+      cell: (item) => timeLeft(item.deadline, now),
+      className: (item) => (item.deadline && Date.parse(item.deadline) - now < 24 * 3600_000 ? 'urgent' : undefined),
+    },
+    { label: 'Waiting since (UTC)', cell: (item) => when(item.waitingSince, UTC_COLUMN) },
+  ];
   return html`<h1>Approvals inbox</h1>
     ${flash}
     <p class="muted">Orders waiting for your decision, oldest first: your approver roles, not your own orders, not yet voted on. This list refreshes by itself.</p>
@@ -88,22 +138,13 @@ export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
       ${
         items.length === 0
           ? html`<p data-testid="inbox-empty">Nothing is waiting for your decision.</p>`
-          : html`<table>
-          <caption>${items.length} order${items.length === 1 ? '' : 's'} awaiting your decision</caption>
-          <thead><tr><th scope="col">Ticket</th><th scope="col">Requester</th><th scope="col">Environment</th><th scope="col" class="num">Monthly price</th><th scope="col">Tier</th><th scope="col">Approvals still needed</th><th scope="col">Time left</th><th scope="col">Waiting since</th></tr></thead>
-          <tbody>${items.map((item) => {
-            const left = item.deadline ? Date.parse(item.deadline) - now : Infinity;
-            return html`<tr data-testid="inbox-row" data-ticket="${item.ticketId}">
-              <th scope="row"><a href="/orders/${encodeURIComponent(item.orderId)}">${item.ticketId}</a></th>
-              <td>${item.requestedBy}</td>
-              <td>${item.environment}</td>
-              <td class="num">${money(item.monthlyRate, item.currency)}</td>
-              <td>${item.tier}</td>
-              <td>${item.stillNeeded} of ${item.approvalsNeeded}</td>
-              <td class="${left < 24 * 3600_000 ? 'urgent' : ''}">${timeLeft(item.deadline, now)}</td>
-              <td>${when(item.waitingSince)}</td>
-            </tr>`;
-          })}</tbody></table>`
+          : dataTable({
+              columns,
+              rows: items,
+              caption: `${items.length} order${items.length === 1 ? '' : 's'} awaiting your decision`,
+              rowHeader: true,
+              rowAttributes: (item) => html`data-testid="inbox-row" data-ticket="${item.ticketId}"`,
+            })
       }
     </section>`;
 }
@@ -124,21 +165,37 @@ export interface ListedOrder {
 
 export function ordersTable(orders: ListedOrder[], caption: string, testId: string): Html {
   if (orders.length === 0) return html`<p data-testid="${testId}-empty">No orders.</p>`;
-  return html`<table>
-    <caption>${caption}</caption>
-    <thead><tr><th scope="col">Ticket</th><th scope="col">State</th><th scope="col">Environment</th><th scope="col">Requester</th><th scope="col" class="num">Monthly price</th><th scope="col">Created</th><th scope="col">Last change</th><th scope="col">Last error</th></tr></thead>
-    <tbody>${orders.map(
-      (order) => html`<tr data-testid="${testId}" data-ticket="${order.ticketId}">
-        <th scope="row"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a></th>
-        <td>${stateBadge(order.state)}</td>
-        <td>${order.environment}</td>
-        <td>${order.requestedBy}</td>
-        <td class="num">${order.quote ? money(order.quote.monthlyRate, order.quote.currency) : '—'}</td>
-        <td>${when(order.createdAt)}</td>
-        <td>${when(order.updatedAt)}</td>
-        <td>${order.lastError && order.state !== 'BOUGHT' ? order.lastError.message : ''}</td>
-      </tr>`,
-    )}</tbody></table>`;
+  const columns: Array<Column<ListedOrder>> = [
+    {
+      label: 'Ticket',
+      cell: (order) => html`<a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a>`,
+    },
+    { label: 'State', cell: (order) => stateBadge(order.state) },
+    { label: 'Environment', cell: (order) => order.environment },
+    { label: 'Requester', cell: (order) => order.requestedBy },
+    {
+      label: 'Monthly price',
+      num: true,
+      cell: (order) => (order.quote ? money(order.quote.monthlyRate, order.quote.currency) : '—'),
+    },
+    { label: 'Created (UTC)', cell: (order) => when(order.createdAt, UTC_COLUMN) },
+    { label: 'Last change (UTC)', cell: (order) => when(order.updatedAt, UTC_COLUMN) },
+    {
+      label: 'Last error',
+      className: () => 'prose',
+      cell: (order) =>
+        order.lastError && order.state !== 'BOUGHT'
+          ? moneyInText(order.lastError.message, order.quote ? [order.quote.currency] : [])
+          : '',
+    },
+  ];
+  return dataTable({
+    columns,
+    rows: orders,
+    caption,
+    rowHeader: true,
+    rowAttributes: (order) => html`data-testid="${testId}" data-ticket="${order.ticketId}"`,
+  });
 }
 
 export function myOrdersView(user: ConsoleUser, orders: ListedOrder[], flash: Html): Html {
@@ -172,6 +229,7 @@ export interface OrderPageExtras {
 
 export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Html {
   const { order } = data;
+  const currencies = currenciesOf(data);
   return html`<p><a href="/">← ${data.user.can.approve ? 'Approvals inbox' : 'Orders'}</a>${isOps(data.user) ? html` · <a href="/ops">Ops</a>` : ''}</p>
     <h1>Order ${order.ticketId}</h1>
     ${extras.flash ?? ''}
@@ -180,7 +238,8 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
       <h2 id="summary-heading" class="visually-plain">State</h2>
       <p>State: ${stateBadge(order.state, 'order-state')} <span class="muted">${STATE_WORDS[order.state] ?? ''}</span>
         ${order.source === 'records' ? html`<span class="muted"> · from the records (the workflow has ended and Temporal no longer keeps it)</span>` : ''}</p>
-      ${order.lastError && order.state !== 'BOUGHT' ? html`<div class="notice error" data-testid="last-error"><strong>Last error</strong> (${when(order.lastError.at)}): ${order.lastError.message}${order.lastError.traceId ? html` <span class="muted">trace id <code>${order.lastError.traceId}</code></span>` : ''}</div>` : ''}
+      ${whoDecides(data)}
+      ${order.lastError && order.state !== 'BOUGHT' ? html`<div class="notice error prose" data-testid="last-error"><strong>Last error</strong> (${when(order.lastError.at)}): ${moneyInText(order.lastError.message, currencies)}${order.lastError.traceId ? html` <span class="muted">trace id <code>${order.lastError.traceId}</code></span>` : ''}</div>` : ''}
     </section>
     ${decisionSection(data, extras)}
     ${opsSection(data)}
@@ -206,25 +265,27 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
     ${isOps(data.user) ? workflowHistorySection(data.history?.events) : ''}`;
 }
 
+/** The currencies the order's prices are in: what `moneyInText` writes as amounts in its reasons and notes. */
+function currenciesOf({ order, history }: OrderPageData): string[] {
+  return [
+    order.quote?.currency,
+    ...((order.quoteHistory ?? []) as Array<{ currency: string }>).map((quote) => quote.currency),
+    ...((history?.votes ?? []) as Array<{ currency: string }>).map((vote) => vote.currency),
+  ].filter((currency): currency is string => typeof currency === 'string');
+}
+
 function whatIsOrdered({ order, request }: OrderPageData): Html {
   const r = request ?? {};
+  const ordered = orderedFacts(request);
   const location = order.location as
     { id: number; name: string; metro: string | null; country: string | null } | undefined;
   const image = order.image as { id: number; vendor: string; product: string; version: string } | undefined;
-  const asked = (r['location'] ?? {}) as Record<string, unknown>;
   const askedImage = (r['image'] ?? {}) as Record<string, unknown>;
   const vnics = Array.isArray(r['vnics']) ? (r['vnics'] as Array<Record<string, unknown>>) : undefined;
   const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
   const locationWords = location
     ? `${location.name}${location.metro ? `, ${location.metro}` : ''}${location.country ? `, ${location.country}` : ''} (location ${location.id})`
-    : [
-        text(asked['metro']),
-        text(asked['market']),
-        text(asked['id']) && `location ${text(asked['id'])}`,
-        text(asked['name']),
-      ]
-        .filter(Boolean)
-        .join(', ') || '—';
+    : (ordered.place ?? '—');
   const imageWords = image
     ? `${image.vendor} ${image.product} ${image.version} (image ${image.id})`
     : [text(askedImage['vendor']), text(askedImage['product']), text(askedImage['version'])]
@@ -242,8 +303,8 @@ function whatIsOrdered({ order, request }: OrderPageData): Html {
     ${text(r['productName']) ? html`<dt>Product name</dt><dd>${text(r['productName'])}</dd>` : ''}
     <dt>Location</dt><dd data-testid="order-location">${locationWords}</dd>
     <dt>Appliance</dt><dd data-testid="order-image">${imageWords}${order.kind ? html` <span class="muted">(kind ${order.kind})</span>` : ''}</dd>
-    <dt>Size</dt><dd data-testid="order-size">${text(r['size']) ?? '—'}</dd>
-    <dt>Term</dt><dd data-testid="order-term">${text(r['term']) ? `${text(r['term'])} months` : '—'}</dd>
+    <dt>Size</dt><dd data-testid="order-size">${ordered.size ?? '—'}</dd>
+    <dt>Term</dt><dd data-testid="order-term">${ordered.term !== undefined ? months(ordered.term) : '—'}</dd>
     ${text(r['diversityZone']) ? html`<dt>Diversity zone</dt><dd>${text(r['diversityZone'])}</dd>` : ''}
     <dt>vNICs</dt><dd data-testid="order-vnics">${
       vnics
@@ -254,8 +315,10 @@ function whatIsOrdered({ order, request }: OrderPageData): Html {
   </dl>`;
 }
 
-function quoteAndPolicy({ order, now, history }: OrderPageData): Html {
+function quoteAndPolicy(data: OrderPageData): Html {
+  const { order, now, history, request } = data;
   const quote = order.quote as { monthlyRate: number; currency: string; quotedAt?: string } | null;
+  const term = orderedFacts(request).term;
   const approval = order.approval as
     | {
         tier: { name: string; roles: string[]; approvals: number };
@@ -266,48 +329,58 @@ function quoteAndPolicy({ order, now, history }: OrderPageData): Html {
       }
     | undefined;
   const timeline = (order.timeline ?? []) as Array<{ state: string; actor: string; reason: string }>;
-  const why = [...timeline]
-    .reverse()
-    .find((entry) => entry.actor === 'policy' && (entry.state === 'AWAITING_APPROVAL' || entry.state === 'APPROVED'));
+  // Why it needs (or needed) approval: the latest round's reason; else why the policy approved it by itself.
+  const byPolicy = [...timeline].reverse().filter((entry) => entry.actor === 'policy');
+  const why =
+    byPolicy.find((entry) => entry.state === 'AWAITING_APPROVAL') ??
+    byPolicy.find((entry) => entry.state === 'APPROVED');
   const rounds = new Set((history?.votes ?? []).map((vote: { quoteNumber: number }) => vote.quoteNumber)).size;
   return html`<dl class="facts">
     <dt>Monthly price</dt><dd data-testid="quote" data-price="${quote ? `${quote.monthlyRate} ${quote.currency}` : ''}">${quote ? html`<strong>${money(quote.monthlyRate, quote.currency)}</strong> a month` : 'no quote yet'}</dd>
+    ${quote && term !== undefined ? html`<dt>Over the term</dt><dd data-testid="commitment">${commitment(quote.monthlyRate, quote.currency, term)}</dd>` : ''}
     ${quote?.quotedAt ? html`<dt>Quoted</dt><dd>${when(quote.quotedAt)}</dd>` : ''}
     <dt>Policy</dt><dd data-testid="policy">${order.policy ? html`version <strong>${order.policy.version}</strong> <span class="muted">(<code title="${order.policy.hash}">${String(order.policy.hash).slice(0, 12)}</code>)</span>` : 'not yet read'}</dd>
+    ${approval ? html`<dt>Tier</dt><dd data-testid="tier"><strong>${approval.tier.name}</strong>: ${approval.tier.approvals} approval${approval.tier.approvals === 1 ? '' : 's'} from ${approval.tier.roles.join(' or ')}</dd>` : ''}
     ${
-      approval
-        ? html`<dt>Tier</dt><dd data-testid="tier"><strong>${approval.tier.name}</strong>: ${approval.tier.approvals} approval${approval.tier.approvals === 1 ? '' : 's'} from ${approval.tier.roles.join(' or ')}</dd>
-        <dt>Still needed</dt><dd data-testid="still-needed">${approval.stillNeeded}</dd>
-        <dt>Deadline</dt><dd>${when(approval.deadline)} <span class="${Date.parse(approval.deadline) - now < 24 * 3600_000 ? 'urgent' : 'muted'}">(${timeLeft(approval.deadline, now)})</span></dd>`
+      approval && order.state === 'AWAITING_APPROVAL'
+        ? html`<dt>Still needed</dt><dd data-testid="still-needed">${approval.stillNeeded}</dd>
+        <dt>Deadline</dt><dd data-testid="deadline">${when(approval.deadline)} <span class="${Date.parse(approval.deadline) - now < 24 * 3600_000 ? 'urgent' : 'muted'}">(${timeLeft(approval.deadline, now)})</span></dd>`
         : ''
     }
-    ${why ? html`<dt>Why</dt><dd data-testid="why">${why.reason}</dd>` : ''}
+    ${approval && order.state === 'EXPIRED' ? html`<dt>Deadline</dt><dd data-testid="deadline">${when(approval.deadline)} <span class="muted">(passed)</span></dd>` : ''}
+    ${why ? html`<dt>Why</dt><dd data-testid="why">${moneyInText(why.reason, currenciesOf(data))}</dd>` : ''}
     ${quoteHistoryRow(order)}
     ${rounds > 1 ? html`<dt>Rounds</dt><dd>${rounds} approval rounds (the price changed and was asked again)</dd>` : ''}
   </dl>`;
 }
 
-/** Every quote the order was given, oldest first, each change marked as a rise or a drop. */
+/**
+ * Every quote the order was given, oldest first. Every quote after the first is the check the workflow makes
+ * before it buys (so the price charged is the price approved): each says so, and whether the price changed.
+ */
 function quoteHistoryRow(order: any): Html | string {
-  const quotes = (order.quoteHistory ?? []) as Array<{ monthlyRate: number; currency: string; quotedAt: number }>;
+  const quotes = (order.quoteHistory ?? []) as Array<{ monthlyRate: number; currency: string; quotedAt: string }>;
   if (quotes.length < 2) return '';
   const items = quotes.map((quote, index) => {
     const previous = quotes[index - 1];
-    const change =
-      previous && previous.currency === quote.currency && previous.monthlyRate !== quote.monthlyRate
-        ? html` <span class="${quote.monthlyRate > previous.monthlyRate ? 'urgent' : 'muted'}" data-testid="quote-change">(${quote.monthlyRate > previous.monthlyRate ? 'rose' : 'fell'} ${((Math.abs(quote.monthlyRate - previous.monthlyRate) / previous.monthlyRate) * 100).toFixed(1)}%)</span>`
-        : '';
-    return html`<li>${money(quote.monthlyRate, quote.currency)} <span class="muted">${when(new Date(quote.quotedAt).toISOString())}</span>${change}</li>`;
+    const change = !previous
+      ? ''
+      : previous.currency !== quote.currency
+        ? html` <span class="muted" data-testid="quote-change">(re-checked before buying: now in ${quote.currency})</span>`
+        : previous.monthlyRate === quote.monthlyRate
+          ? html` <span class="muted" data-testid="quote-change">(re-checked before buying: unchanged)</span>`
+          : html` <span class="${quote.monthlyRate > previous.monthlyRate ? 'urgent' : 'muted'}" data-testid="quote-change">(re-checked before buying: ${quote.monthlyRate > previous.monthlyRate ? 'rose' : 'fell'} ${((Math.abs(quote.monthlyRate - previous.monthlyRate) / previous.monthlyRate) * 100).toFixed(1)}%)</span>`;
+    return html`<li>${money(quote.monthlyRate, quote.currency)} <span class="muted">${when(quote.quotedAt)}</span>${change}</li>`;
   });
   return html`<dt>Quote history</dt><dd><ol data-testid="quote-history">${items}</ol></dd>`;
 }
 
-/** The console's name for each reason a person has nothing to decide (`data-reason` on the notice). */
-const CANNOT_DECIDE: Partial<Record<VoteRefusalCode, string>> = {
-  NOT_AWAITING_APPROVAL: 'not-awaiting-approval',
-  REQUESTER_CANNOT_VOTE: 'own-order',
-  APPROVER_LACKS_ROLE: 'wrong-role',
-  ALREADY_VOTED: 'already-voted',
+/** The console's name for each reason a person has nothing to decide (`data-reason`), and what it says to them. */
+const CANNOT_DECIDE: Partial<Record<VoteRefusalCode, { reason: string; text: string }>> = {
+  NOT_AWAITING_APPROVAL: { reason: 'not-awaiting-approval', text: '' },
+  REQUESTER_CANNOT_VOTE: { reason: 'own-order', text: 'You requested this order, so you cannot vote on it.' },
+  APPROVER_LACKS_ROLE: { reason: 'wrong-role', text: 'You hold none of those roles.' },
+  ALREADY_VOTED: { reason: 'already-voted', text: 'You have voted on this price.' },
 };
 
 /**
@@ -322,39 +395,44 @@ export function whyCannotDecide(order: any, user: ConsoleUser): { reason: string
     notDecidable(order.state, order.source !== 'records' && tier !== undefined) ??
     voterRefusal({ requesterId: order.requestedBy, tier }, principal.id, voter, order.approval?.votes ?? []);
   if (!refusal) return undefined;
-  const noRole = refusal.code === 'APPROVER_LACKS_ROLE' && voter.roles.length === 0;
-  const stillNeeded = order.approval?.stillNeeded;
-  const more =
-    refusal.code === 'ALREADY_VOTED'
-      ? ` ${stillNeeded} more approval${stillNeeded === 1 ? '' : 's'} needed from others.`
-      : '';
-  return {
-    reason: noRole ? 'no-approver-role' : (CANNOT_DECIDE[refusal.code] ?? refusal.code.toLowerCase()),
-    text: `${refusal.reason}.${more}`,
-  };
+  // Not an approver at all: nothing to say to them about their roles.
+  if (refusal.code === 'APPROVER_LACKS_ROLE' && voter.roles.length === 0)
+    return { reason: 'no-approver-role', text: '' };
+  return CANNOT_DECIDE[refusal.code] ?? { reason: refusal.code.toLowerCase(), text: `${refusal.reason}.` };
 }
 
-function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
-  const { order, user, session } = data;
+/**
+ * While an order awaits approval, one line for whoever cannot vote on it: who decides, how many approvals are
+ * still needed, and (when it is not plain) why not them. Nothing once the order no longer awaits approval.
+ */
+function whoDecides({ order, user }: OrderPageData): Html | string {
   const cannot = whyCannotDecide(order, user);
+  const approval = order.approval as { tier: { name: string; roles: string[] }; stillNeeded: number } | undefined;
+  if (!cannot || cannot.reason === 'not-awaiting-approval' || !approval) return '';
+  const needed = `${approval.stillNeeded} more approval${approval.stillNeeded === 1 ? '' : 's'} needed`;
+  return html`<p data-testid="cannot-decide" data-reason="${cannot.reason}">Decided by ${approval.tier.roles.join(' or ')} (tier ${approval.tier.name}): ${needed}.${cannot.text ? ` ${cannot.text}` : ''}</p>`;
+}
+
+/** The decision form, for someone who may vote now; an empty live region otherwise (so it empties live too). */
+function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
+  const { order, user, session, request } = data;
   const quote = order.quote as { monthlyRate: number; currency: string } | null;
-  const body =
-    cannot || !quote
-      ? html`<p class="notice info" data-testid="cannot-decide" data-reason="${cannot?.reason ?? 'no-quote'}">${cannot?.text ?? 'There is no quote to decide on yet.'}</p>`
-      : html`<form method="post" action="/orders/${encodeURIComponent(order.orderId)}/decide" class="stack" data-testid="decision-form">
-          ${csrfField(session)}
-          <input type="hidden" name="monthlyRate" value="${String(quote.monthlyRate)}">
-          <input type="hidden" name="currency" value="${quote.currency}">
-          <p>You are deciding on <strong>${money(quote.monthlyRate, quote.currency)} a month</strong>${order.approval ? html` (tier <strong>${order.approval.tier.name}</strong>, ${order.approval.stillNeeded} approval${order.approval.stillNeeded === 1 ? '' : 's'} still needed)` : ''}. If the price changes before you send this, your vote is refused and you are shown the new price.</p>
-          <label for="decision-comment">Comment <span class="muted">(optional to approve; required to reject: say why)</span></label>
-          <textarea id="decision-comment" name="comment" maxlength="2000" data-testid="decision-comment">${extras.comment ?? ''}</textarea>
-          <p class="notice info" data-changed-note hidden>This order changed while you were typing. When you send, your decision is checked against the current price.</p>
-          <div class="buttons">
-            <button type="submit" name="decision" value="approve" class="primary" data-testid="approve-button">Approve ${money(quote.monthlyRate, quote.currency)} a month</button>
-            <button type="submit" name="decision" value="reject" class="danger" data-testid="reject-button">Reject</button>
-          </div>
-        </form>`;
-  return html`<section data-live="decision" aria-labelledby="decision-heading"><h2 id="decision-heading">Your decision</h2>${body}</section>`;
+  if (whyCannotDecide(order, user) || !quote) return html`<div data-live="decision"></div>`;
+  const term = orderedFacts(request).term;
+  return html`<section data-live="decision" aria-labelledby="decision-heading"><h2 id="decision-heading">Your decision</h2>
+    <form method="post" action="/orders/${encodeURIComponent(order.orderId)}/decide" class="stack" data-testid="decision-form">
+      ${csrfField(session)}
+      <input type="hidden" name="monthlyRate" value="${String(quote.monthlyRate)}">
+      <input type="hidden" name="currency" value="${quote.currency}">
+      <p>You are deciding on <strong>${money(quote.monthlyRate, quote.currency)} a month</strong>${term !== undefined ? html` for ${months(term)}: <strong data-testid="decision-commitment">${money(termTotal(quote.monthlyRate, term), quote.currency)}</strong> over the term` : ''}${order.approval ? html` (tier <strong>${order.approval.tier.name}</strong>, ${order.approval.stillNeeded} approval${order.approval.stillNeeded === 1 ? '' : 's'} still needed)` : ''}. If the price changes before you send this, your vote is refused and you are shown the new price.</p>
+      <label for="decision-comment">Comment <span class="muted">(optional to approve; required to reject: say why)</span></label>
+      <textarea id="decision-comment" name="comment" maxlength="2000" data-testid="decision-comment">${extras.comment ?? ''}</textarea>
+      <p class="notice info" data-changed-note hidden>This order changed while you were typing. When you send, your decision is checked against the current price.</p>
+      <div class="buttons">
+        <button type="submit" name="decision" value="approve" class="primary" data-testid="approve-button">Approve ${money(quote.monthlyRate, quote.currency)} a month</button>
+        <button type="submit" name="decision" value="reject" class="danger" data-testid="reject-button">Reject</button>
+      </div>
+    </form></section>`;
 }
 
 /**
@@ -365,15 +443,16 @@ function boughtUnder(data: OrderPageData): Html {
   const { order, request } = data;
   const productName = typeof request?.['productName'] === 'string' ? request['productName'] : undefined;
   const attempt = data.history?.buyAttempts.at(-1) as { sentAt?: string | null } | undefined;
+  const { size, term } = orderedFacts(request);
   const facts = [
-    typeof request?.['size'] === 'string' ? request['size'] : undefined,
-    typeof request?.['term'] === 'number' ? `${request['term']} months` : undefined,
-    attempt?.sentAt ? `sent ${when(attempt.sentAt)}` : undefined,
-  ].filter((fact): fact is string => fact !== undefined);
+    size,
+    term !== undefined ? months(term) : undefined,
+    attempt?.sentAt ? html`sent ${when(attempt.sentAt)}` : undefined,
+  ].filter((fact) => fact !== undefined);
   const name = productName
     ? html`the product named <code data-testid="uncertain-product-name">${productNameOf({ productName }, order.orderId)}</code>`
     : html`a product named after this order (<code>${order.orderId}</code>)`;
-  return html`${name}${facts.length > 0 ? html` (${facts.join(', ')})` : ''}`;
+  return html`${name}${facts.length > 0 ? html` (${facts.map((fact, i) => html`${i > 0 ? ', ' : ''}${fact}`)})` : ''}`;
 }
 
 function opsSection(data: OrderPageData): Html {
@@ -476,12 +555,19 @@ function votesTable({ order, history }: OrderPageData): Html {
     }
   }
   if (rows.length === 0) return html`<p data-testid="no-votes">No votes yet.</p>`;
-  return html`<table data-testid="votes">
-    <thead><tr><th scope="col">Approver</th><th scope="col">Decision</th><th scope="col" class="num">On the price</th><th scope="col">Comment</th><th scope="col">When</th></tr></thead>
-    <tbody>${rows.map(
-      (row) =>
-        html`<tr data-testid="vote-row"><th scope="row">${row.who}</th><td>${row.decision === 'approve' ? 'approved' : 'rejected'}</td><td class="num">${row.price}</td><td>${row.comment}</td><td>${when(row.at)}</td></tr>`,
-    )}</tbody></table>`;
+  return dataTable({
+    testId: 'votes',
+    rowHeader: true,
+    rows,
+    rowAttributes: () => html`data-testid="vote-row"`,
+    columns: [
+      { label: 'Approver', cell: (row) => row.who },
+      { label: 'Decision', cell: (row) => (row.decision === 'approve' ? 'approved' : 'rejected') },
+      { label: 'On the price', num: true, cell: (row) => row.price },
+      { label: 'Comment', className: () => 'prose', cell: (row) => row.comment },
+      { label: 'When (UTC)', cell: (row) => when(row.at, UTC_COLUMN) },
+    ],
+  });
 }
 
 function buyAttemptsSection({ history }: OrderPageData): Html {
@@ -496,18 +582,28 @@ function buyAttemptsSection({ history }: OrderPageData): Html {
   return html`<section data-live="buys" aria-labelledby="buys-heading">
     ${
       attempts.length
-        ? html`<h2 id="buys-heading">Buy attempts</h2><table>
-        <thead><tr><th scope="col">#</th><th scope="col">Sent</th><th scope="col">Outcome</th><th scope="col">Product UID</th><th scope="col">Error</th><th scope="col">Resolved by</th></tr></thead>
-        <tbody>${attempts.map(
-          (a) =>
-            html`<tr><td>${a.attempt}</td><td>${when(a.intentAt)}</td><td>${a.outcome ?? 'unknown'}</td><td>${a.technicalServiceUid ? html`<code>${a.technicalServiceUid}</code>` : ''}</td><td>${a.errorMessage ?? ''}</td><td>${a.resolvedBy ?? ''}</td></tr>`,
-        )}</tbody></table>`
+        ? html`<h2 id="buys-heading">Buy attempts</h2>${dataTable({
+            rows: attempts,
+            columns: [
+              { label: '#', cell: (a) => String(a.attempt) },
+              { label: 'Sent (UTC)', cell: (a) => when(a.intentAt, UTC_COLUMN) },
+              { label: 'Outcome', cell: (a) => a.outcome ?? 'unknown' },
+              {
+                label: 'Product UID',
+                className: () => 'prose',
+                cell: (a) => (a.technicalServiceUid ? html`<code>${a.technicalServiceUid}</code>` : ''),
+              },
+              { label: 'Error', className: () => 'prose', cell: (a) => a.errorMessage ?? '' },
+              { label: 'Resolved by', cell: (a) => a.resolvedBy ?? '' },
+            ],
+          })}`
         : ''
     }
   </section>`;
 }
 
-function timelineTable({ order, history }: OrderPageData): Html {
+function timelineTable(data: OrderPageData): Html {
+  const { order, history } = data;
   const entries: Array<{ at: string; kind: string; state?: string; actor: string; text: string }> = history?.timeline
     ?.length
     ? history.timeline
@@ -534,12 +630,17 @@ function timelineTable({ order, history }: OrderPageData): Html {
     : [];
   const all = [...entries, ...extra];
   if (all.length === 0) return html`<p>Nothing recorded yet.</p>`;
-  return html`<table data-testid="timeline">
-    <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">Detail</th></tr></thead>
-    <tbody>${all.map(
-      (entry) =>
-        html`<tr><td>${when(entry.at)}</td><td>${entry.kind === 'state' ? stateBadge(entry.state ?? '') : 'note'}</td><td>${entry.actor}</td><td>${entry.text}</td></tr>`,
-    )}</tbody></table>`;
+  const currencies = currenciesOf(data);
+  return dataTable({
+    testId: 'timeline',
+    rows: all,
+    columns: [
+      { label: 'When (UTC)', cell: (entry) => when(entry.at, UTC_COLUMN) },
+      { label: 'What', cell: (entry) => (entry.kind === 'state' ? stateBadge(entry.state ?? '') : 'note') },
+      { label: 'Who', cell: (entry) => entry.actor },
+      { label: 'Detail', className: () => 'prose', cell: (entry) => moneyInText(entry.text, currencies) },
+    ],
+  });
 }
 
 // ---- ops ----
@@ -590,7 +691,7 @@ export function opsView(options: {
         attention.failed.length
           ? html`<ul>${attention.failed.map(
               (order) =>
-                html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError?.message ?? 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
+                html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError ? moneyInText(order.lastError.message, order.quote ? [order.quote.currency] : []) : 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }

@@ -7,7 +7,16 @@ import anyTest, { type TestFn } from 'ava';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
-import { screenshotPath, signedIn, startConsole, waitForApiState, type ConsoleHarness } from './harness.js';
+import {
+  screenshotPath,
+  signedIn,
+  signInPage,
+  startConsole,
+  VIEWPORTS,
+  waitForApiState,
+  type Browsing,
+  type ConsoleHarness,
+} from './harness.js';
 
 const test = anyTest as TestFn<{ harness: ConsoleHarness }>;
 const pg = usePostgres(test);
@@ -47,7 +56,7 @@ test.serial(
     await submit(harness, 'WEB-2', 'MVE 16/64', 'ticket-bot', { requestedBy: 'pat' });
     await waitForApiState(harness.api, 'WEB-2', 'AWAITING_APPROVAL');
 
-    const { context, page } = await signedIn(harness, 'fiona');
+    const { context, page, problems } = await signedIn(harness, 'fiona');
     try {
       await page.goto(harness.url + '/');
       const rows = page.getByTestId('inbox-row');
@@ -61,8 +70,9 @@ test.serial(
       const rowText = await row.innerText();
       t.regex(rowText, /alice/);
       t.regex(rowText, /1,618\.20 AUD/);
-      t.regex(rowText, /team/);
-      t.regex(rowText, /1 of 1/);
+      t.regex(rowText, /19,418\.40 AUD/, 'what it comes to over the term');
+      t.is(await row.getByTestId('inbox-what').innerText(), 'MVE 8/32, Sydney, AU, 12 months', 'what is bought');
+      t.regex(rowText, /team: 1 of 1 still needed/);
       t.regex(rowText, /left/);
       const shot = screenshotPath('inbox.png');
       if (shot) await page.screenshot({ path: shot, fullPage: true });
@@ -78,7 +88,10 @@ test.serial(
       t.regex(await page.getByTestId('order-vnics').innerText(), /^2: WAN, LAN 1/);
       t.regex(await page.getByTestId('policy').innerText(), /test-1/);
       t.regex(await page.getByTestId('tier').innerText(), /team: 1 approval from finance-approver/);
-      t.regex(await page.getByTestId('why').innerText(), /1618\.2 AUD needs the "team" tier/);
+      t.regex(await page.getByTestId('why').innerText(), /^1,618\.20 AUD needs the "team" tier/, 'prices read alike');
+      t.is(await page.getByTestId('commitment').innerText(), '1,618.20 AUD × 12 months = 19,418.40 AUD');
+      t.is(await page.getByTestId('decision-commitment').innerText(), '19,418.40 AUD');
+      t.regex(await page.getByTestId('deadline').innerText(), /\(2 d 2\d h left\)/);
       const content = await page.content();
       t.false(content.includes('ssh-rsa'), 'no secret of the request reaches the page');
       t.false(content.includes('licenseData'));
@@ -90,14 +103,24 @@ test.serial(
       await page.getByTestId('decision-comment').fill('budgeted in Q3');
       await approve.click();
       await page.waitForURL(/\/orders\/WEB-1\.[0-9a-f]{10}$/);
-      t.regex(await page.getByTestId('flash').innerText(), /You approved 1,618\.20 AUD a month/);
+      const flash = await page.getByTestId('flash').innerText();
+      t.regex(flash, /^You approved 1,618\.20 AUD a month, the last approval needed: the order goes on to be bought/);
+      t.notRegex(flash, /APPROVED|BOUGHT/, 'the flash names no state that the badge below may have left');
       // The page follows the order by itself, without a reload, until it is bought.
       await page.getByTestId('order-state').filter({ hasText: 'BOUGHT' }).waitFor({ timeout: 30_000 });
       await page.getByTestId('product-uid').waitFor({ timeout: 10_000 });
+      t.is(await page.getByTestId('deadline').count(), 0, 'a bought order has no deadline counting down');
+      t.notRegex(await page.locator('main').innerText(), /left\)/);
+      t.regex(
+        await page.getByTestId('quote-history').innerText(),
+        /1,618\.20 AUD[^\n]*\n1,618\.20 AUD[^\n]*\(re-checked before buying: unchanged\)/,
+        'the second quote says why it is there',
+      );
       const votes = await page.getByTestId('vote-row').allInnerTexts();
       t.is(votes.length, 1);
       t.regex(votes[0]!, /fiona\s+approved\s+1,618\.20 AUD\s+budgeted in Q3/);
-      t.is(await page.getByTestId('cannot-decide').getAttribute('data-reason'), 'not-awaiting-approval');
+      t.is(await page.getByRole('heading', { name: 'Your decision' }).count(), 0, 'nothing left to decide');
+      t.is(await page.getByTestId('cannot-decide').count(), 0);
       const records = await harness.api.records('WEB-1');
       t.like(records?.approvals, [{ approverId: 'fiona', decision: 'approve', reason: 'budgeted in Q3' }]);
 
@@ -106,6 +129,7 @@ test.serial(
         await page.getByTestId('inbox-row').evaluateAll((els) => els.map((el) => el.getAttribute('data-ticket'))),
         ['WEB-2'],
       );
+      t.deepEqual(problems, [], 'no console error on any page');
     } finally {
       await context.close();
     }
@@ -118,19 +142,21 @@ test.serial(
     const { harness } = t.context;
     await submit(harness, 'WEB-3', 'MVE 8/32');
     await waitForApiState(harness.api, 'WEB-3', 'AWAITING_APPROVAL');
+    const whoDecides = 'Decided by finance-approver (tier team): 1 more approval needed.';
     for (const [user, reason, words] of [
-      ['alice', 'own-order', /requested this order and cannot vote on it/],
-      ['alice-approver', 'own-order', /requested this order and cannot vote on it/],
-      ['erin', 'wrong-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
-      ['olga', 'no-approver-role', /has none of the roles the "\w+" tier needs \(finance-approver\)/],
+      ['alice', 'own-order', `${whoDecides} You requested this order, so you cannot vote on it.`],
+      ['alice-approver', 'own-order', `${whoDecides} You requested this order, so you cannot vote on it.`],
+      ['erin', 'wrong-role', `${whoDecides} You hold none of those roles.`],
+      ['olga', 'no-approver-role', whoDecides],
     ] as const) {
       const { context, page } = await signedIn(harness, user);
       try {
         await page.goto(`${harness.url}/orders/WEB-3`);
         const why = page.getByTestId('cannot-decide');
         t.is(await why.getAttribute('data-reason'), reason, user);
-        t.regex(await why.innerText(), words, user);
+        t.is(await why.innerText(), words, user);
         t.is(await page.getByTestId('approve-button').count(), 0, `${user} has no approve button`);
+        t.is(await page.getByRole('heading', { name: 'Your decision' }).count(), 0, `${user} has no decision section`);
       } finally {
         await context.close();
       }
@@ -187,7 +213,7 @@ test.serial(
       const error = page.getByTestId('error');
       t.is(await error.getAttribute('data-code'), 'QUOTE_NOT_CURRENT');
       t.regex(await error.innerText(), /you were shown 1,618\.20 AUD a month/);
-      t.regex(await error.innerText(), /1780\.02 AUD/);
+      t.regex(await error.innerText(), /the current quote is 1,780\.02 AUD/);
       t.is(
         await page.getByTestId('approve-button').innerText(),
         'Approve 1,780.02 AUD a month',
@@ -196,8 +222,20 @@ test.serial(
       t.regex(await page.getByTestId('quote').innerText(), /1,780\.02 AUD/);
       t.regex(
         await page.getByTestId('quote-history').innerText(),
-        /1,618\.20 AUD[\s\S]*1,780\.02 AUD[\s\S]*rose 10\.0%/,
+        /1,618\.20 AUD[\s\S]*1,780\.02 AUD[\s\S]*\(re-checked before buying: rose 10\.0%\)/,
         'the price that rose is shown as such',
+      );
+      const history = (await harness.api.call('GET', '/api/v1/orders/WEB-5', { as: 'olga' })).body.quoteHistory;
+      t.deepEqual(
+        history.map((quote: { monthlyRate: number; quotedAt: unknown }) => [
+          quote.monthlyRate,
+          typeof quote.quotedAt === 'string' && new Date(quote.quotedAt).toISOString() === quote.quotedAt,
+        ]),
+        [
+          [1618.2, true],
+          [1780.02, true],
+        ],
+        "the API's quote history gives its times as ISO text, as every other time",
       );
       t.is(await page.getByTestId('decision-comment').inputValue(), 'ok at the old price', 'the comment is kept');
       t.is(
@@ -242,7 +280,10 @@ test.serial('with JavaScript the decision follows a new price before it is sent'
     await page.getByTestId('decision-comment').fill('too dear after the rise');
     await page.getByTestId('reject-button').click();
     await page.waitForURL(/\/orders\/WEB-6\.[0-9a-f]{10}$/);
-    t.regex(await page.getByTestId('flash').innerText(), /You rejected the order at 1,780\.02 AUD a month/);
+    t.is(
+      await page.getByTestId('flash').innerText(),
+      'You rejected the order at 1,780.02 AUD a month. It is REJECTED: nothing is bought.',
+    );
     await page.getByTestId('order-state').filter({ hasText: 'REJECTED' }).waitFor();
   } finally {
     await context.close();
@@ -366,3 +407,64 @@ test.serial(
     }
   },
 );
+
+/** Every console page as each kind of person sees it; `user` undefined: not signed in. */
+const PAGES: ReadonlyArray<{ name: string; user?: string; path: string }> = [
+  { name: 'sign-in', path: '/sign-in' },
+  { name: 'inbox', user: 'fiona', path: '/' },
+  { name: 'order-approver', user: 'fiona', path: '/orders/WEB-4' },
+  { name: 'order-bought', user: 'fiona', path: '/orders/WEB-1' },
+  { name: 'orders-requester', user: 'alice', path: '/' },
+  { name: 'order-requester', user: 'alice', path: '/orders/WEB-4' },
+  { name: 'ops', user: 'olga', path: '/ops' },
+  { name: 'order-ops-uncertain', user: 'olga', path: '/orders/WEB-8' },
+  { name: 'order-ops-waiting', user: 'olga', path: '/orders/WEB-4' },
+  { name: 'order-ops-requoted', user: 'olga', path: '/orders/WEB-5' },
+];
+
+test.serial('every page fits a 1280 px screen and a phone, and reports no console error', async (t) => {
+  const { harness } = t.context;
+  // An uncertain buy: its long last error is what the ops list has to fit.
+  harness.api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
+  await submit(harness, 'WEB-8', 'MVE 4/16');
+  await waitForApiState(harness.api, 'WEB-8', 'BUY_UNCERTAIN');
+
+  for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) {
+    const browsers = new Map<string | undefined, Browsing>();
+    try {
+      for (const { name, user, path } of PAGES) {
+        let browsing = browsers.get(user);
+        if (!browsing) {
+          browsing = user ? await signedIn(harness, user, { viewport }) : await signInPage(harness, { viewport });
+          browsers.set(user, browsing);
+        }
+        const { page, problems } = browsing;
+        const where = `${name} (${user ?? 'signed out'}) at ${VIEWPORTS[viewport].width} px`;
+        const response = await page.goto(harness.url + path);
+        t.is(response?.status(), 200, where);
+        // One live refresh, so what it swaps in is checked too.
+        if (await page.locator('body[data-live-src]').count()) {
+          await page.locator('body[data-live-updated]').waitFor({ state: 'attached', timeout: 10_000 });
+        }
+        // In the page (the tests are compiled without the DOM's types): how wide it is, and each visible table's box.
+        const widths = (await page.evaluate(`({
+          page: document.scrollingElement.scrollWidth,
+          window: window.innerWidth,
+          tables: [...document.querySelectorAll('.table-scroll')]
+            .filter((box) => box.offsetParent !== null)
+            .map((box) => ({ needs: box.scrollWidth, has: box.clientWidth })),
+        })`)) as { page: number; window: number; tables: Array<{ needs: number; has: number }> };
+        t.true(widths.page <= widths.window, `${where}: the page is ${widths.page} px wide`);
+        if (viewport === 'desktop') {
+          for (const table of widths.tables)
+            t.true(table.needs <= table.has, `${where}: a table needs ${table.needs} px of ${table.has}`);
+        }
+        t.deepEqual(problems.splice(0), [], `${where}: no console error`);
+        const shot = screenshotPath(`pages/${name}-${viewport}.png`);
+        if (shot) await page.screenshot({ path: shot, fullPage: true });
+      }
+    } finally {
+      for (const { context } of browsers.values()) await context.close();
+    }
+  }
+});

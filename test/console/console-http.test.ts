@@ -196,6 +196,18 @@ test('signing out ends the session; a revoked credential ends it too', async (t)
   t.is((await replay.request('GET', '/ops', undefined, { 'x-console-live': '1' })).status, 401);
 });
 
+test("a live refresh's copy has the page's regions but no style or script, which its parser would refuse", async (t) => {
+  const browser = new Client(t.context.harness.url);
+  await browser.signIn('fiona');
+  const full = await browser.request('GET', '/orders/HTTP-1');
+  t.regex(full.text, /<style nonce="[^"]+">/);
+  t.regex(full.text, /<script nonce="[^"]+">/);
+  const copy = await browser.request('GET', '/orders/HTTP-1', undefined, { 'x-console-live': '1' });
+  t.is(copy.status, 200);
+  t.regex(copy.text, /data-live="decision"/);
+  t.false(/<style|<script/.test(copy.text), 'nothing in the copy runs or styles under the page it is parsed into');
+});
+
 test('values from orders are escaped; secrets of the request are never shown', async (t) => {
   const browser = new Client(t.context.harness.url);
   await browser.signIn('olga');

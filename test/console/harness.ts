@@ -82,33 +82,64 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/** The widths the console is checked at: a laptop's, and a phone's (CSS pixels). */
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 900 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+export interface Browsing {
+  context: BrowserContext;
+  page: Page;
+  /** What the page reported in its console as errors (Content-Security-Policy violations among them), and uncaught exceptions. */
+  problems: string[];
+}
+
+/** A browser context (its own cookies) on the sign-in page, its console errors collected. */
+export async function signInPage(
+  harness: ConsoleHarness,
+  options: { javaScriptEnabled?: boolean; viewport?: keyof typeof VIEWPORTS } = {},
+): Promise<Browsing> {
+  const context = await harness.browser!.newContext({
+    viewport: VIEWPORTS[options.viewport ?? 'desktop'],
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`${message.location().url || page.url()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`${page.url()}: uncaught ${error.message}`));
+  await page.goto(`${harness.url}/sign-in`);
+  return { context, page, problems };
+}
+
 /** A browser context (its own cookies) signed in as `user` through the dev sign-in page. */
 export async function signedIn(
   harness: ConsoleHarness,
   user: string,
-  options: { javaScriptEnabled?: boolean } = {},
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await harness.browser!.newContext({
-    viewport: { width: 1280, height: 900 },
-    javaScriptEnabled: options.javaScriptEnabled ?? true,
-  });
-  const page = await context.newPage();
-  await page.goto(`${harness.url}/sign-in`);
+  options: { javaScriptEnabled?: boolean; viewport?: keyof typeof VIEWPORTS } = {},
+): Promise<Browsing> {
+  const browsing = await signInPage(harness, options);
+  const { page } = browsing;
   await page.getByTestId(`sign-in-${user}`).click();
   await page
     .getByTestId('signed-in-as')
     .filter({ hasText: user === 'alice-approver' ? 'alice' : user })
     .waitFor();
-  return { context, page };
+  return browsing;
 }
 
 export { waitForApiState } from '../helpers/api.js';
 
-/** Where screenshots go: docs/screenshots when CONSOLE_SCREENSHOTS=1 (or a folder it names), else nowhere. */
+/**
+ * Where screenshots go: docs/screenshots when CONSOLE_SCREENSHOTS=1 (or a folder it names), else nowhere. `name`
+ * may name a subfolder (`pages/inbox-phone.png`).
+ */
 export function screenshotPath(name: string): string | undefined {
   const setting = process.env['CONSOLE_SCREENSHOTS'];
   if (!setting) return undefined;
-  const dir = setting === '1' ? path.resolve('docs/screenshots') : path.resolve(setting);
-  mkdirSync(dir, { recursive: true });
-  return path.join(dir, name);
+  const file = path.join(setting === '1' ? path.resolve('docs/screenshots') : path.resolve(setting), name);
+  mkdirSync(path.dirname(file), { recursive: true });
+  return file;
 }
