@@ -1,13 +1,17 @@
 /**
  * Faults on the real Temporal server, beside the devserver: a buy whose answer was lost waits in BUY_UNCERTAIN until
- * ops settle it, and a worker killed in the middle of an order (right after the buy intent is in Postgres, before
- * the request leaves) is replaced and the order bought once. The histories of both servers must match, the lost
- * workflow task's timeout included.
+ * ops settle it; a worker killed in the middle of an order (right after the buy intent is in Postgres, before the
+ * request leaves) is replaced and the order bought once; the approvers' webhook failing every try is given up after
+ * its five. The histories of both servers must match, the lost workflow task's timeout and the activity's failure
+ * with its retry state included.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { productsFor } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { waitFor } from '../helpers/wait.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
 import {
   assertEveryHistoryReplays,
@@ -20,7 +24,21 @@ import {
 
 const test = anyTest as TestFn<unknown>;
 const pg = usePostgres(test);
-const servers = useBothServers(test, pg);
+
+/** The approvers' chat webhook, down: it answers 500 to every message, from either server's workers. */
+let webhookCalls = 0;
+const webhook = createServer((request, response) => {
+  webhookCalls++;
+  request.resume();
+  response.writeHead(500).end();
+});
+test.after.always(() => new Promise<void>((resolve) => webhook.close(() => resolve())));
+const servers = useBothServers(test, pg, async () => {
+  await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+  return {
+    approverWebhookUrl: `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/services/T000/B000/secret`,
+  };
+});
 
 test.serial('a buy whose answer was lost waits for ops, who settle it with the product it made', async (t) => {
   await onBoth(servers.engines, async (api, server) => {
@@ -82,6 +100,34 @@ test.serial('a worker killed right after the buy intent, before the request left
   await assertSameHistories(t, servers.engines, ['RS-KILLED']);
 });
 
+test.serial("an approvers' webhook that fails every try is given up after five, and the order goes on", async (t) => {
+  t.timeout(180_000);
+  const before = webhookCalls;
+  await onBoth(servers.engines, async (api, server) => {
+    await submit(t, api, 'RS-WEBHOOK', { size: 'MVE 8/32' });
+    // The tries back off 5, 10, 20 and 40 s: the order waits for its approver all along.
+    const noted = await waitFor(
+      async () =>
+        (await api.records('RS-WEBHOOK'))?.notes.find((note) =>
+          /approvers' webhook did not take the approval request/.test(note.message),
+        ),
+      150_000,
+      `${server}: the webhook given up`,
+    );
+    t.regex(noted.message, /answered 500 to the approval request for RS-WEBHOOK/, server);
+    const waiting = await settledIn(api, 'RS-WEBHOOK', 'AWAITING_APPROVAL');
+    const approved = await api.call('POST', '/api/v1/orders/RS-WEBHOOK/approve', {
+      as: 'fiona',
+      body: { monthlyRate: waiting.quote.monthlyRate, currency: waiting.quote.currency },
+    });
+    t.is(approved.status, 200, `${server}: ${JSON.stringify(approved.body)}`);
+    await settledIn(api, 'RS-WEBHOOK', 'BOUGHT');
+    t.is(productsFor(api, 'RS-WEBHOOK').length, 1, `${server}: bought once`);
+  });
+  t.is(webhookCalls - before, 10, 'five tries from each server');
+  await assertSameHistories(t, servers.engines, ['RS-WEBHOOK']);
+});
+
 test.serial('every history of this file replays on the current workflow code', async (t) => {
-  await assertEveryHistoryReplays(t, servers.engines, 2);
+  await assertEveryHistoryReplays(t, servers.engines, 3);
 });
