@@ -237,7 +237,7 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
     <section data-live="summary" aria-labelledby="summary-heading">
       <h2 id="summary-heading" class="visually-plain">State</h2>
       <p>State: ${stateBadge(order.state, 'order-state')} <span class="muted">${STATE_WORDS[order.state] ?? ''}</span>
-        ${order.source === 'records' ? html`<span class="muted"> · from the records (the workflow has ended and Temporal no longer keeps it)</span>` : ''}</p>
+        ${recordsNote(data)}</p>
       ${whoDecides(data)}
       ${order.lastError && order.state !== 'BOUGHT' ? html`<div class="notice error prose" data-testid="last-error"><strong>Last error</strong> (${when(order.lastError.at)}): ${moneyInText(order.lastError.message, currencies)}${order.lastError.traceId ? html` <span class="muted">trace id <code>${order.lastError.traceId}</code></span>` : ''}</div>` : ''}
     </section>
@@ -263,6 +263,14 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
       ${timelineTable(data)}
     </section>
     ${isOps(data.user) ? workflowHistorySection(data.history?.events) : ''}`;
+}
+
+/** Why an order is shown from the records: no worker has started it yet, or Temporal no longer keeps its workflow. */
+function recordsNote({ order, now }: OrderPageData): Html | string {
+  if (order.source !== 'records') return '';
+  if (order.waitingForWorkerSince)
+    return html`<span class="muted" data-testid="waiting-for-worker"> · from the records: no worker has started it yet (waiting ${duration(now - Date.parse(order.waitingForWorkerSince))}, since ${when(order.waitingForWorkerSince)}); it can be cancelled, not decided</span>`;
+  return html`<span class="muted"> · from the records (the workflow has ended and Temporal no longer keeps it)</span>`;
 }
 
 /** The currencies the order's prices are in: what `moneyInText` writes as amounts in its reasons and notes. */
@@ -460,7 +468,9 @@ function opsSection(data: OrderPageData): Html {
   const principal = principalOf(user);
   const ticket = encodeURIComponent(order.orderId);
   const canResolve = order.state === 'BUY_UNCERTAIN' && mayResolveBuys(principal);
-  const canCancel = order.source === 'workflow' && CANCELLABLE_STATES.has(order.state) && mayCancel(principal, order);
+  // An order no worker has started yet is cancelled from the records (the API ends it there and then).
+  const live = order.source === 'workflow' || order.waitingForWorkerSince !== undefined;
+  const canCancel = live && CANCELLABLE_STATES.has(order.state) && mayCancel(principal, order);
   if (!canResolve && !canCancel) return html`<div data-live="ops-actions"></div>`;
   const timeline = (order.timeline ?? []) as Array<{ state: string; at: string }>;
   const since = [...timeline].reverse().find((entry) => entry.state === 'BUY_UNCERTAIN')?.at;

@@ -13,7 +13,7 @@ import { registerApprovalRoutes } from '../../client/http/routes/approvals.js';
 import { registerOrderRoutes } from '../../client/http/routes/orders.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { devUsersOf, startConsole, waitForApiState, type ConsoleHarness } from './harness.js';
+import { Client, devUsersOf, startConsole, waitForApiState, type ConsoleHarness } from './harness.js';
 
 const test = anyTest as TestFn<{ harness: ConsoleHarness }>;
 const pg = usePostgres(test);
@@ -30,41 +30,6 @@ test.before(async (t) => {
 test.after.always(async (t) => {
   await t.context.harness?.stop();
 });
-
-/** A tiny browser: one cookie jar, no redirects followed. */
-class Client {
-  cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
-  async request(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
-    const response = await fetch(this.base + path, {
-      method,
-      redirect: 'manual',
-      headers: {
-        ...(this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-        ...headers,
-      },
-      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=');
-      if (/Max-Age=0/i.test(line)) this.cookies.delete(name!);
-      else this.cookies.set(name!, value!);
-    }
-    return { status: response.status, headers: response.headers, text: await response.text() };
-  }
-  csrf(text: string): string {
-    const match = /name="_csrf" value="([^"]+)"/.exec(text);
-    if (!match) throw new Error('no CSRF field on the page');
-    return match[1]!;
-  }
-  async signIn(user: string): Promise<void> {
-    const page = await this.request('GET', '/sign-in');
-    const answer = await this.request('POST', '/sign-in/dev', { _csrf: this.csrf(page.text), user, next: '/' });
-    if (answer.status !== 303) throw new Error(`sign-in as ${user}: ${answer.status} ${answer.text}`);
-  }
-}
 
 test('a page needs a session: anonymous visitors are sent to the sign-in page, whose cookie is HttpOnly and SameSite=Lax', async (t) => {
   const browser = new Client(t.context.harness.url);

@@ -34,8 +34,11 @@ export interface ConsoleHarness {
   stop(): Promise<void>;
 }
 
-export async function startConsole(pg: TestPostgres, options: { browser?: boolean } = {}): Promise<ConsoleHarness> {
-  const api = await startApiEngine(pg);
+export async function startConsole(
+  pg: TestPostgres,
+  options: { browser?: boolean; worker?: boolean } = {},
+): Promise<ConsoleHarness> {
+  const api = await startApiEngine(pg, { worker: options.worker ?? true });
   const app = Fastify({ logger: false });
   const sessions = new SessionStore();
   const clock = { offsetMs: 0 };
@@ -142,4 +145,39 @@ export function screenshotPath(name: string): string | undefined {
   const file = path.join(setting === '1' ? path.resolve('docs/screenshots') : path.resolve(setting), name);
   mkdirSync(path.dirname(file), { recursive: true });
   return file;
+}
+
+/** A tiny browser: one cookie jar, no redirects followed. */
+export class Client {
+  cookies = new Map<string, string>();
+  constructor(readonly base: string) {}
+  async request(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
+    const response = await fetch(this.base + path, {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...(this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      if (/Max-Age=0/i.test(line)) this.cookies.delete(name!);
+      else this.cookies.set(name!, value!);
+    }
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+  csrf(text: string): string {
+    const match = /name="_csrf" value="([^"]+)"/.exec(text);
+    if (!match) throw new Error('no CSRF field on the page');
+    return match[1]!;
+  }
+  async signIn(user: string): Promise<void> {
+    const page = await this.request('GET', '/sign-in');
+    const answer = await this.request('POST', '/sign-in/dev', { _csrf: this.csrf(page.text), user, next: '/' });
+    if (answer.status !== 303) throw new Error(`sign-in as ${user}: ${answer.status} ${answer.text}`);
+  }
 }
