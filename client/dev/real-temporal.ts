@@ -1,15 +1,15 @@
 import { createWriteStream, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { awaitProcessEnd, superviseServer } from '@mve-orders/local-postgres';
 import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
+import { startDevArgs, untilAnswers, withConnection } from './start-dev-server.js';
 import type { TemporalCli } from './temporal-cli.js';
 
 export const TEMPORAL_DB_FILE = 'temporal.db';
 export const TEMPORAL_LOG_FILE = 'temporal.log';
-const TEMPORAL_PID_FILE = 'temporal.pid';
+export const TEMPORAL_PID_FILE = 'temporal.pid';
 /** How long a server left by a dev that was killed may take to end (its supervisor stopped it as dev died). */
 const EARLIER_SERVER_WAIT_MS = 10_000;
 
@@ -68,25 +68,14 @@ export async function startRealTemporal(options: RealTemporalOptions): Promise<R
   let recent = '';
   const server = await superviseServer(
     options.cli.path,
-    [
-      'server',
-      'start-dev',
-      '--ip',
+    startDevArgs({
       host,
-      '--port',
-      String(port),
-      '--ui-port',
-      String(uiPort),
-      '--db-filename',
+      port,
+      ui: { port: uiPort, codecEndpoint: options.codecEndpoint },
       dbFile,
-      '--ui-codec-endpoint',
-      options.codecEndpoint,
-      // the Web UI would otherwise fetch Temporal's news from the internet
-      '--ui-disable-news-fetch',
-      // "default" is always there
-      ...(namespace === 'default' ? [] : ['--namespace', namespace]),
-      ...orderSearchAttributeFlags(),
-    ],
+      namespace,
+      extra: orderSearchAttributeFlags(),
+    }),
     {
       name: 'temporal-supervisor',
       // its SQLite files hold order metadata (ticket ids, states): this account's alone, as the data folder's keys are
@@ -101,8 +90,6 @@ export async function startRealTemporal(options: RealTemporalOptions): Promise<R
     throw new Error(`temporal server start-dev did not start: ${(error as Error).message}\n${recent}`);
   });
   await writeFile(pidFile, `${server.pid}\n`, { mode: 0o600 });
-  let ended: string | undefined;
-  void server.exited.then((how) => (ended = how));
   const stop = async () => {
     await server.stop();
     await closeStream(log);
@@ -111,20 +98,16 @@ export async function startRealTemporal(options: RealTemporalOptions): Promise<R
 
   const address = `${host}:${port}`;
   const uiUrl = `http://${host}:${uiPort}`;
-  const deadline = Date.now() + options.readyTimeoutMs;
-  for (;;) {
-    const answer = await answers(address, namespace, uiUrl);
-    if (answer) return { address, uiUrl, dbFile, logFile, ...answer, exited: server.exited, stop };
-    const why = ended
-      ? `ended (${ended})`
-      : Date.now() > deadline
-        ? `did not answer on ${address} within ${options.readyTimeoutMs / 1000} s`
-        : undefined;
-    if (why) {
-      await stop();
-      throw new Error(`temporal server start-dev ${why}; its log is ${logFile}. Its last words:\n${recent.trim()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    const answer = await untilAnswers(server, address, options.readyTimeoutMs, () =>
+      answers(address, namespace, uiUrl),
+    );
+    return { address, uiUrl, dbFile, logFile, ...answer, exited: server.exited, stop };
+  } catch (error) {
+    await stop();
+    throw new Error(
+      `temporal server start-dev ${(error as Error).message}; its log is ${logFile}. Its last words:\n${recent.trim()}`,
+    );
   }
 }
 
@@ -137,9 +120,7 @@ async function answers(
   namespace: string,
   uiUrl: string,
 ): Promise<{ version: string; openRuns: number } | undefined> {
-  let connection: Connection | undefined;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: 1_000 });
+  return withConnection(address, async (connection) => {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     if (!ORDER_SEARCH_ATTRIBUTES.every((key) => customAttributes?.[key.name] !== undefined)) return undefined;
     if (!(await fetch(uiUrl, { signal: AbortSignal.timeout(1_000) })).ok) return undefined;
@@ -149,11 +130,7 @@ async function answers(
       query: 'ExecutionStatus = "Running"',
     });
     return { version: serverVersion ?? 'unknown', openRuns: Number(count ?? 0) };
-  } catch {
-    return undefined;
-  } finally {
-    await connection?.close().catch(() => undefined);
-  }
+  });
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
  * Runs one feature as the suite's Go runner does: the harness's own entry point in a process of its own,
  * given the server, a namespace and `<feature>:<task queue>` (a task queue per feature). The server is a
- * fresh devserver per feature, in this process, with a random namespace registered as the Go runner's
- * dev server gets one. The harness exits 0 when the feature passed and prints
+ * fresh one per feature (./servers.ts: the devserver or the real one), with a random namespace registered as
+ * the Go runner's dev server gets one. The harness exits 0 when the feature passed and prints
  * "Feature <dir> failed with <error>" when it did not.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { startDevServer } from '@mve-orders/devserver';
 import type { PreparedSuite } from './prepare.js';
+import type { StartFeatureServer } from './servers.js';
 import type { FeatureEntry } from './suite.js';
 
 export interface FeatureResult {
@@ -17,9 +17,9 @@ export interface FeatureResult {
   durationMs: number;
   /** First line of the error (fail) or the reason (skip). */
   error?: string;
-  /** RPCs the devserver answered UNIMPLEMENTED during the feature. */
+  /** RPCs the server answered UNIMPLEMENTED during the feature. */
   unimplemented?: Record<string, number>;
-  /** The devserver's warnings during the feature. */
+  /** The server's warnings (the real server's errors) during the feature. */
   serverWarnings?: string[];
   /** The harness's output (stdout and stderr, interleaved), for --verbose. */
   output?: string;
@@ -80,11 +80,11 @@ export async function runFeature(
   suite: PreparedSuite,
   feature: FeatureEntry,
   timeoutMs: number,
+  startServer: StartFeatureServer,
 ): Promise<FeatureResult> {
   if (feature.skip) return { feature: feature.dir, outcome: 'skip', durationMs: 0, error: feature.skip };
-  const warnings: string[] = [];
   const namespace = `features-ns-${randomUUID()}`;
-  const server = await startDevServer({ namespace, log: (line, level) => level === 'warn' && warnings.push(line) });
+  const server = await startServer(namespace);
   const started = performance.now();
   try {
     const taskQueue = `features-${feature.dir}-${randomUUID()}`;
@@ -96,6 +96,7 @@ export async function runFeature(
     const durationMs = Math.round(performance.now() - started);
     const passed = outcome.code === 0 && !outcome.timedOut;
     const unimplemented = server.unimplementedCalls();
+    const warnings = server.warnings();
     return {
       feature: feature.dir,
       outcome: passed ? 'pass' : 'fail',
