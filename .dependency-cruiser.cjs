@@ -112,7 +112,7 @@ module.exports = {
       extensions: ['.ts', '.js', '.mjs', '.cjs'],
       conditionNames: ['import', 'node', 'default'],
     },
-    exclude: { path: '^(node_modules|\\.data)/' },
+    exclude: { path: '^(node_modules|dist|\\.data)/' },
     doNotFollow: { path: 'node_modules' },
   },
 };

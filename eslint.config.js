@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', '.tools/**', '**/node_modules/**'] },
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', '.tools/**', '**/node_modules/**'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

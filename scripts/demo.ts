@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { ApiCallError, OrdersApiClient, type ApiOrder } from '../client/http-client/index.js';
 import { formatMoney, formatPolicy, formatTimeline } from '../client/cli/commands/order-view.js';
-import { formatTable } from '../client/cli/commands/catalog-table.js';
+import { formatTable } from '../client/cli/commands/table.js';
 import { API_URL_VARIABLE, loadClientSettings, type ClientSettings } from '../client/cli/settings.js';
 import { priceOf } from '../sim/index.js';
 import { defaultApprovalPolicies } from '../domain/approval/index.js';

@@ -5,6 +5,7 @@
  * `/v3/locations`). Keys and tokens belong to one environment. `/_sim/...` is the admin surface.
  */
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS } from './defaults.js';
 import { defaultClients, SIM_ENVIRONMENTS, TokenAuthority, type SimClient, type SimEnvironment } from './auth.js';
 import { priceFactorSchema, snapshot } from './admin.js';
 import { FaultBook, SIM_ENDPOINTS, type FaultInput, type SimEndpoint } from './faults.js';
@@ -65,8 +66,7 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SEED = 42;
-export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
+export { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS };
 export const SIM_ADMIN_PREFIX = ADMIN_PREFIX;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {

@@ -2,6 +2,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 
+/** The ports dev prefers on a first start (later starts prefer the last start's). */
+export const DEFAULT_TEMPORAL_PORT = 7233;
+export const DEFAULT_TEMPORAL_UI_PORT = 8233;
+export const DEFAULT_SIMULATOR_PORT = 4010;
+export const DEFAULT_HTTP_PORT = 8080;
+
 /**
  * The preferred port when it is free on `host`, else 0 (any free port). Checked by binding it briefly: the
  * server that then takes it could still lose a race, and says so when it does.

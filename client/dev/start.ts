@@ -15,16 +15,22 @@ import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.j
 import { seedDemoPeople, type DEMO_PEOPLE } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
-import { concretePort, preferredOrFree, rememberedPorts, rememberPorts, type DevPorts } from './ports.js';
+import {
+  concretePort,
+  DEFAULT_HTTP_PORT,
+  DEFAULT_SIMULATOR_PORT,
+  DEFAULT_TEMPORAL_PORT,
+  DEFAULT_TEMPORAL_UI_PORT,
+  preferredOrFree,
+  rememberedPorts,
+  rememberPorts,
+  type DevPorts,
+} from './ports.js';
 import { startRealTemporal } from './real-temporal.js';
 import { readDevState, removeDevState, writeDevState, type DevState } from './state.js';
 import { chooseTemporal, type TemporalCli, type TemporalMode } from './temporal-cli.js';
 import { issueDevUserTokens, type DevUser } from './users.js';
 
-export const DEFAULT_TEMPORAL_PORT = 7233;
-export const DEFAULT_TEMPORAL_UI_PORT = 8233;
-export const DEFAULT_SIMULATOR_PORT = 4010;
-export const DEFAULT_HTTP_PORT = 8080;
 const HOST = '127.0.0.1';
 
 export interface DevOptions {

@@ -1,9 +1,9 @@
 import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../config/project-folder.js';
 
 /** Where `mve-orders dev` keeps everything that survives a restart: `.data/` at the project root. */
-export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../../.data', import.meta.url));
+export const DEFAULT_DATA_DIR = projectPath('.data');
 export const DATA_DIR_VARIABLE = 'MVE_DATA_DIR';
 export const DEV_STATE_FILE = 'dev.json';
 

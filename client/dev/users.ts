@@ -2,15 +2,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Repository } from '../../infra/db/index.js';
 import { authenticateApiToken, issueApiToken } from '../http/index.js';
-
-/** The people and systems of `mve-orders dev`, each with an API token kept for the data folder's life (dev only). */
-export const DEV_USERS = [
-  { id: 'alice', roles: ['requester'] },
-  { id: 'fiona', roles: ['finance-approver'] },
-  { id: 'dave', roles: ['finance-director'] },
-  { id: 'olga', roles: ['ops'] },
-  { id: 'ticket-bot', roles: ['ticket-system'] },
-] as const;
+import { DEV_USERS } from './seeded-users.js';
 
 export interface DevUser {
   id: string;

@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import * as localPostgres from '@mve-orders/local-postgres';
+import { projectPath } from '../../config/project-folder.js';
 
 // The app's embedded PostgreSQL (`mve-orders dev`, tests, benches): the workspace package's server, with the app's
 // own data folder and database by default.
@@ -12,7 +12,7 @@ export {
 } from '@mve-orders/local-postgres';
 
 /** `.data/postgres` under the project root (gitignored), so dev data survives restarts. */
-export const DEFAULT_EMBEDDED_DATA_DIR = fileURLToPath(new URL('../../.data/postgres', import.meta.url));
+export const DEFAULT_EMBEDDED_DATA_DIR = projectPath('.data/postgres');
 
 /** The package's options, every one optional: the data folder defaults to DEFAULT_EMBEDDED_DATA_DIR, the database to `mve_orders`. */
 export type EmbeddedPostgresOptions = Partial<localPostgres.EmbeddedPostgresOptions>;

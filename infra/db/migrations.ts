@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../config/project-folder.js';
 import type { Sql } from './connection.js';
 
 /** The project's own migrations folder. */
-export const MIGRATIONS_DIRECTORY = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_DIRECTORY = projectPath('migrations/');
 
 /** The advisory lock every runner of every version of the app takes (any fixed number). */
 export const MIGRATION_LOCK_KEY = 7_240_118_305;

@@ -7,9 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import webpack from 'webpack';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+// The workflow code is bundled from the same kind of file as this module: the TypeScript sources, or the
+// compiled JavaScript beside it in dist/ (npm run build), so that a compiled worker runs the code it was built with.
+const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+export const WORKFLOWS_PATH = fileURLToPath(new URL(`../../workflows/index${extension}`, import.meta.url));
 /** Loaded once per worker and shared by every order run in its sandbox (see the module's comment). */
-const SHARED_LIBRARIES_PATH = fileURLToPath(new URL('../../workflows/shared-libraries.ts', import.meta.url));
+const SHARED_LIBRARIES_PATH = fileURLToPath(new URL(`../../workflows/shared-libraries${extension}`, import.meta.url));
 
 /** `actionKeys`: the keyring's exported entries (Keyring.exportEntries()). */
 export function bundleOrderWorkflows(actionKeys: unknown): Promise<WorkflowBundle> {

@@ -6,12 +6,15 @@
 import { Worker } from 'node:worker_threads';
 import type { WorkflowBundle } from '@temporalio/worker';
 
-// A plain JavaScript entry: the thread registers the TypeScript loader itself (a thread does not inherit it).
+// A plain JavaScript entry, which loads the bundler of this module's kind: ./bundle-workflows.ts from the sources
+// (the thread then registers the TypeScript loader itself: a thread does not inherit it), or the compiled
+// ./bundle-workflows.js in dist/.
 const THREAD_ENTRY = new URL('./thread-entry.mjs', import.meta.url);
+const BUNDLER = new URL(`./bundle-workflows${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 export function bundleInThread(actionKeys: unknown): Promise<WorkflowBundle> {
   return new Promise((resolve, reject) => {
-    const thread = new Worker(THREAD_ENTRY, { workerData: { actionKeys } });
+    const thread = new Worker(THREAD_ENTRY, { workerData: { bundler: BUNDLER.href, actionKeys } });
     thread.once('message', (message: { bundle?: WorkflowBundle; error?: string }) => {
       if (message.bundle) resolve(message.bundle);
       else reject(new Error(`bundling the workflow code failed: ${message.error}`));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApproverRecord } from '../../../infra/db/index.js';
-import { formatTable } from './catalog-table.js';
+import { formatTable } from './table.js';
 import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 
 export function registerApproversCommand(program: Command): void {

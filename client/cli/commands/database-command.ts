@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createRepository, openDatabase, resolveDatabaseUrl, type Repository } from '../../../infra/db/index.js';
+import type { Repository } from '../../../infra/db/index.js';
 
 /** Options every admin command that talks to PostgreSQL directly takes (approvers, tokens). */
 export interface DatabaseCommandOptions {
@@ -18,6 +18,7 @@ export async function withRepository(
   options: DatabaseCommandOptions,
   work: (repo: Repository) => Promise<void>,
 ): Promise<void> {
+  const { createRepository, openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
   const sql = await openDatabase(resolveDatabaseUrl(options.databaseUrl), { maxConnections: 1 });
   try {
     await work(createRepository(sql));

@@ -4,14 +4,9 @@ import {
   DEFAULT_SIMULATOR_PORT,
   DEFAULT_TEMPORAL_PORT,
   DEFAULT_TEMPORAL_UI_PORT,
-  TEMPORAL_MODES,
-  type TemporalMode,
-  describeDev,
-  devDataDir,
-  catchDatabaseClientErrors,
-  resetDev,
-  startDev,
-} from '../../dev/index.js';
+} from '../../dev/ports.js';
+import { devDataDir } from '../../dev/state.js';
+import { TEMPORAL_MODES, type TemporalMode } from '../../dev/temporal-cli.js';
 
 interface DevCommandOptions {
   temporal: TemporalMode;
@@ -73,6 +68,7 @@ MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find
       "remove this data folder (database, Temporal state, keys, tokens) and what dev keeps outside it (as root: the cluster under /var/lib/mve-orders, PostgreSQL's programs copied to the temp folder), then exit; refused while dev runs",
     )
     .action(async (options: DevCommandOptions) => {
+      const { catchDatabaseClientErrors, describeDev, resetDev, startDev } = await import('../../dev/index.js');
       if (options.reset) {
         const removed = await resetDev(devDataDir(process.env));
         process.stdout.write(

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { startDevServer } from '@mve-orders/devserver';
 
 export const DEFAULT_DEVSERVER_PORT = 7233;
 
@@ -42,6 +41,7 @@ export function registerDevserverCommand(program: Command): void {
         schema: string;
         historySpillDir?: string;
       }) => {
+        const { startDevServer } = await import('@mve-orders/devserver');
         const server = await startDevServer({
           port: options.port,
           host: options.host,

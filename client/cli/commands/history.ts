@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ORDER_ARGUMENT, orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 import { eventType, formatBuyAttempts, formatHistoryTimeline, formatVotes, indent } from './order-view.js';
-import { formatTable } from './catalog-table.js';
+import { formatTable } from './table.js';
 
 interface HistoryOptions extends OrderCommandOptions {
   events?: boolean;

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ImageGroup } from '../../../schemas/index.js';
-import { formatTable, withConfiguredClient } from './catalog-table.js';
+import { withConfiguredClient } from './catalog-api.js';
+import { formatTable } from './table.js';
 
 interface ImagesOptions {
   vendor?: string;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { isLocationUsable } from '../../../domain/index.js';
 import type { Location } from '../../../schemas/index.js';
-import { formatTable, withConfiguredClient } from './catalog-table.js';
+import { withConfiguredClient } from './catalog-api.js';
+import { formatTable } from './table.js';
 
 interface LocationsOptions {
   mveAvailable?: boolean;
@@ -19,6 +19,7 @@ export function registerLocationsCommand(program: Command): void {
     .option('--country <country>', 'only this country (case-insensitive)')
     .option('--json', 'print the locations as JSON')
     .action(async (options: LocationsOptions) => {
+      const { isLocationUsable } = await import('../../../domain/index.js');
       const locations = await withConfiguredClient((client) => client.listLocations());
       const chosen = locations.filter(
         (location) =>

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { openDatabase, redactDatabaseUrl, resolveDatabaseUrl, runMigrations } from '../../../infra/db/index.js';
 
 export function registerMigrateCommand(program: Command): void {
   program
@@ -7,6 +6,8 @@ export function registerMigrateCommand(program: Command): void {
     .description('Apply pending database migrations (safe to repeat, and to run from several places at once)')
     .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
     .action(async (options: { databaseUrl?: string }) => {
+      const { openDatabase, redactDatabaseUrl, resolveDatabaseUrl, runMigrations } =
+        await import('../../../infra/db/index.js');
       const url = resolveDatabaseUrl(options.databaseUrl);
       const sql = await openDatabase(url, { maxConnections: 1 });
       try {

@@ -7,7 +7,7 @@ import type {
   PendingApproval,
 } from '../../http-client/index.js';
 import type { TimelineEntry } from '../../../workflows/order/messages.js';
-import { formatTable } from './catalog-table.js';
+import { formatTable } from './table.js';
 
 /** How an order reads to a person: `mve-orders status`, `orders`, `approvals`, `history` and the demo print it this way. */
 

@@ -1,9 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { openDatabase, resolveDatabaseUrl } from '../../../infra/db/index.js';
-import { resolveKeyring } from '../../../codec/index.js';
-import { resolveActionKeys } from '../../../config/action-keys.js';
-import { kindMapFromEnv } from '../../../domain/index.js';
-import { startApiServer } from '../../server/index.js';
+import type { RunningApi } from '../../server/index.js';
 import { CliFailure, report } from './order-session.js';
 
 export function registerServeCommand(program: Command): void {
@@ -28,8 +24,13 @@ and docs/http-api.md.`,
     )
     .action(async (options: { host: string; port: number; databaseUrl?: string }) => {
       const log = (line: string) => process.stderr.write(`${line}\n`);
-      let api: Awaited<ReturnType<typeof startApiServer>>;
+      let api: RunningApi;
       try {
+        const { openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
+        const { resolveKeyring } = await import('../../../codec/index.js');
+        const { resolveActionKeys } = await import('../../../config/action-keys.js');
+        const { kindMapFromEnv } = await import('../../../domain/index.js');
+        const { startApiServer } = await import('../../server/index.js');
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         api = await startApiServer({

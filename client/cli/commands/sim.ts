@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
-import {
-  DEFAULT_SEED,
-  DEFAULT_TOKEN_TTL_SECONDS,
-  startSimulator,
-  type SimClient,
-  type SimEnvironment,
-  type Simulator,
-} from '../../../sim/index.js';
+import { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS } from '../../../sim/defaults.js';
+import type { SimClient, SimEnvironment, Simulator } from '../../../sim/index.js';
 
 export const DEFAULT_SIM_PORT = 4010;
 
@@ -25,6 +19,7 @@ export function registerSimCommand(program: Command): void {
     )
     .option('--log', 'print one line per request (method, path, status, time)')
     .action(async (options: { port: number; seed: number; tokenTtl: number; log?: boolean }) => {
+      const { startSimulator } = await import('../../../sim/index.js');
       let sim: Simulator;
       try {
         sim = await startSimulator({

@@ -2,9 +2,8 @@ import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiTokenRecord } from '../../../infra/db/index.js';
 import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../infra/db/schemas.js';
-import { issueApiToken } from '../../http/auth/api-tokens.js';
 import { BUILT_IN_ROLES } from '../../http/auth/principal.js';
-import { formatTable } from './catalog-table.js';
+import { formatTable } from './table.js';
 import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 import { usageErrorsExit2 } from './order-session.js';
 
@@ -62,6 +61,7 @@ ${EXAMPLES}`,
     .action(
       (options: DatabaseCommandOptions & { owner: string; roles: string[]; expires?: Date; description?: string }) =>
         withRepository(options, async (repo) => {
+          const { issueApiToken } = await import('../../http/auth/api-tokens.js');
           const { token, record } = await issueApiToken(repo, {
             owner: options.owner,
             roles: options.roles,

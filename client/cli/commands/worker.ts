@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { openDatabase, resolveDatabaseUrl } from '../../../infra/db/index.js';
-import { resolveKeyring } from '../../../codec/index.js';
-import { resolveActionKeys } from '../../../config/action-keys.js';
-import { runWorker } from '../../../worker/index.js';
+import type { RunningWorker } from '../../../worker/index.js';
 import { CliFailure, report } from './order-session.js';
 
 export function registerWorkerCommand(program: Command): void {
@@ -25,8 +22,12 @@ tasks finish and exits 0. See docs/running.md.`,
     )
     .action(async (options: { databaseUrl?: string }) => {
       const log = (line: string) => process.stdout.write(`${line}\n`);
-      let running: Awaited<ReturnType<typeof runWorker>>;
+      let running: RunningWorker;
       try {
+        const { openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
+        const { resolveKeyring } = await import('../../../codec/index.js');
+        const { resolveActionKeys } = await import('../../../config/action-keys.js');
+        const { runWorker } = await import('../../../worker/index.js');
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         const keyring = await resolveKeyring({ env: process.env });
