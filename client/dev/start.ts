@@ -272,6 +272,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         : [];
 
     let simulatorUrl: string | undefined;
+    let catalogKey: DevState['api']['catalogKey'];
     let kindMapFile = env['MVE_KIND_MAP'] || undefined;
     const apiEnv = await (async (): Promise<NodeJS.ProcessEnv> => {
       if (env['MVE_API_BASE_URL']) return {};
@@ -286,6 +287,11 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         });
       used.simulator = Number(new URL(sim.url).port);
       simulatorUrl = sim.url;
+      const readOnly = sim.clients.find(
+        (client) => client.environment === sim.environment && client.role === 'Read Only',
+      );
+      if (readOnly)
+        catalogKey = { authUrl: sim.authUrl, clientId: readOnly.clientId, clientSecret: readOnly.clientSecret };
       kindMapFile ??= await writeSimKindMap(dataDir);
       return {
         MVE_API_BASE_URL: sim.baseUrl,
@@ -352,7 +358,12 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         ...(temporal.server.kind === 'real' ? { uiUrl: temporal.server.uiUrl } : {}),
       },
       databaseUrl,
-      api: { environment, baseUrl: workerEnv['MVE_API_BASE_URL']!, ...(simulatorUrl ? { simulatorUrl } : {}) },
+      api: {
+        environment,
+        baseUrl: workerEnv['MVE_API_BASE_URL']!,
+        ...(simulatorUrl ? { simulatorUrl } : {}),
+        ...(catalogKey ? { catalogKey } : {}),
+      },
       ...(kindMapFile ? { kindMapFile } : {}),
       http: { url: api.url },
       users,

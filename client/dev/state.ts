@@ -27,7 +27,13 @@ export interface DevState {
   /** `uiUrl`: the Web UI of the real Temporal server dev started (none for the embedded devserver). */
   temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   databaseUrl: string;
-  api: { environment: 'staging' | 'production'; baseUrl: string; simulatorUrl?: string };
+  api: {
+    environment: 'staging' | 'production';
+    baseUrl: string;
+    simulatorUrl?: string;
+    /** The simulator's Read Only key (dev's own simulator only), with which `locations` and `images` list its catalog. */
+    catalogKey?: { authUrl: string; clientId: string; clientSecret: string };
+  };
   /** The kind-map override the worker uses (the simulator's K5 family), so `submit` checks with the same map. */
   kindMapFile?: string;
   /** The HTTP API: where the CLI's order commands, the demo and scripts send their requests. */

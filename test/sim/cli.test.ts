@@ -1,6 +1,8 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.js';
 
@@ -67,7 +69,7 @@ test.serial(
     const table = await runCli(['locations', '--mve-available'], { env: sim.env });
     t.is(table.code, 0, table.stderr);
     t.regex(table.stdout, /^ID\s+NAME\s+METRO\s+COUNTRY\s+MARKET\s+STATUS\s+MVE ZONES/);
-    t.regex(table.stdout, /\d+ of 320 locations\n$/);
+    t.regex(table.stdout, /\d+ of 320 locations, at http:\/\/127\.0\.0\.1:\d+\/staging \(MVE_API_BASE_URL\)\n$/);
     t.notRegex(table.stdout, /Decommissioned|Restricted|Deployment/);
 
     const json = await runCli(['locations', '--mve-available', '--country', 'japan', '--json'], { env: sim.env });
@@ -78,7 +80,7 @@ test.serial(
     const images = await runCli(['images', '--vendor', 'meraki'], { env: sim.env });
     t.is(images.code, 0, images.stderr);
     t.regex(images.stdout, /Meraki\s+vMX/);
-    t.regex(images.stdout, /3 images\n$/);
+    t.regex(images.stdout, /3 images, at http:\/\/127\.0\.0\.1:\d+\/staging \(MVE_API_BASE_URL\)\n$/);
 
     t.regex(await sim.stop(), /simulator stopped/);
   },
@@ -104,11 +106,19 @@ test.serial('sim refuses bad options with a message naming them', async (t) => {
   t.regex(result.stderr, /--port must be a whole number/);
 });
 
-test.serial('locations without configuration says which variables to set', async (t) => {
+test.serial('locations without configuration (and no dev running) says which variables to set', async (t) => {
   const result = await runCli(['locations'], {
-    env: { MVE_API_BASE_URL: '', MVE_AUTH_URL: '', MVE_ENVIRONMENT: '', MVE_CLIENT_ID: '', MVE_CLIENT_SECRET: '' },
+    env: {
+      MVE_API_BASE_URL: '',
+      MVE_AUTH_URL: '',
+      MVE_ENVIRONMENT: '',
+      MVE_CLIENT_ID: '',
+      MVE_CLIENT_SECRET: '',
+      MVE_DATA_DIR: join(tmpdir(), 'mve-sim-cli-no-dev'),
+    },
   });
-  t.not(result.code, 0);
+  t.is(result.code, 2);
+  t.regex(result.stderr, /no mve-orders dev is running \(start one with `npm start`: its simulator is listed\)/);
   for (const name of ['MVE_API_BASE_URL', 'MVE_AUTH_URL', 'MVE_ENVIRONMENT', 'MVE_CLIENT_ID', 'MVE_CLIENT_SECRET']) {
     t.regex(result.stderr, new RegExp(name));
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Location } from '../../../schemas/index.js';
-import { withConfiguredClient } from './catalog-api.js';
+import { withCatalogClient } from './catalog-api.js';
 import { formatTable } from './table.js';
 
 interface LocationsOptions {
@@ -13,14 +13,19 @@ interface LocationsOptions {
 export function registerLocationsCommand(program: Command): void {
   program
     .command('locations')
-    .description('List the locations of the configured API (MVE_* variables)')
+    .description(
+      "List the ordering API's locations: the running dev's simulator, or the API of the MVE_* variables when MVE_API_BASE_URL is set",
+    )
     .option('--mve-available', 'only Active locations with MVE available in some diversity zone')
     .option('--metro <metro>', 'only this metro (case-insensitive)')
     .option('--country <country>', 'only this country (case-insensitive)')
     .option('--json', 'print the locations as JSON')
     .action(async (options: LocationsOptions) => {
       const { isLocationUsable } = await import('../../../domain/index.js');
-      const locations = await withConfiguredClient((client) => client.listLocations());
+      const { locations, source } = await withCatalogClient(async (client, source) => ({
+        locations: await client.listLocations(),
+        source,
+      }));
       const chosen = locations.filter(
         (location) =>
           (!options.mveAvailable || isLocationUsable(location)) &&
@@ -28,7 +33,9 @@ export function registerLocationsCommand(program: Command): void {
           matches(location.address?.country, options.country),
       );
       process.stdout.write(
-        options.json ? `${JSON.stringify(chosen, null, 2)}\n` : locationsTable(chosen, locations.length),
+        options.json
+          ? `${JSON.stringify(chosen, null, 2)}\n`
+          : locationsTable(chosen, locations.length, source.describe),
       );
     });
 }
@@ -37,8 +44,8 @@ function matches(value: string | null | undefined, wanted: string | undefined): 
   return wanted === undefined || (value ?? '').trim().toLowerCase() === wanted.trim().toLowerCase();
 }
 
-function locationsTable(locations: Location[], total: number): string {
-  if (locations.length === 0) return `No locations match (of ${total}).\n`;
+function locationsTable(locations: Location[], total: number, source: string): string {
+  if (locations.length === 0) return `No locations match (of ${total} at ${source}).\n`;
   const rows = locations.map((location) => [
     String(location.id),
     location.name,
@@ -50,7 +57,7 @@ function locationsTable(locations: Location[], total: number): string {
   ]);
   return (
     formatTable(['ID', 'NAME', 'METRO', 'COUNTRY', 'MARKET', 'STATUS', 'MVE ZONES'], rows) +
-    `${locations.length} of ${total} locations\n`
+    `${locations.length} of ${total} locations, at ${source}\n`
   );
 }
 
