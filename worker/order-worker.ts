@@ -7,6 +7,7 @@ import type { Environment } from '../workflows/order/activity-types.js';
 import { orderTaskQueue } from '../config/temporal.js';
 import { bundleInThread } from './bundle/in-thread.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from './cache.js';
+import { logRefusals } from './refusal-log.js';
 
 export { WORKFLOWS_PATH } from './bundle/bundle-workflows.js';
 
@@ -36,6 +37,8 @@ export interface OrderWorkerOptions {
   actionKeys: Keyring;
   /** Orders kept in memory between their tasks (MVE_WORKFLOW_CACHE_SIZE, worker/cache.ts); the default when left out. */
   maxCachedWorkflows?: number;
+  /** Where an order refused for the requester's mistake is logged, one line each (./refusal-log.ts); left out: nowhere. */
+  log?: (line: string) => void;
 }
 
 /** A worker for one environment's orders: the order workflow and its activities, with the encrypting codec. */
@@ -49,6 +52,7 @@ export async function createOrderWorker(options: OrderWorkerOptions): Promise<Wo
     activities: options.activities,
     dataConverter: options.dataConverter,
     maxCachedWorkflows,
+    ...(options.log ? { interceptors: { activity: [logRefusals(options.log)] } } : {}),
     // A cache smaller than the SDK's 40 concurrent workflow tasks caps them (which the SDK would do with a warning).
     ...(maxCachedWorkflows > 1 && maxCachedWorkflows < 40
       ? { maxConcurrentWorkflowTaskExecutions: maxCachedWorkflows }

@@ -67,6 +67,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       dataConverter,
       options.actionKeys,
       maxCachedWorkflows,
+      options.log,
     );
   } catch (error) {
     await dependencies.close();
@@ -120,6 +121,7 @@ async function connectOrderWorker(
   dataConverter: DataConverter,
   actionKeys: Keyring,
   maxCachedWorkflows: number,
+  log: (line: string) => void,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
   const connection = await NativeConnection.connect(connectionOptions(temporal, address));
   try {
@@ -132,6 +134,7 @@ async function connectOrderWorker(
       dataConverter,
       actionKeys,
       maxCachedWorkflows,
+      log,
     });
     return { connection, worker };
   } catch (error) {

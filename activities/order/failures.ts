@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import { ApiError } from '../../infra/ordering-api/index.js';
 import { OrderBuildError, type Issue } from '../../domain/index.js';
 import type { ErrorSummary } from '../../workflows/order/activity-types.js';
@@ -27,7 +28,11 @@ export function toApplicationFailure(error: unknown): ApplicationFailure {
   });
 }
 
-/** A final refusal listing each issue as `path: message`. */
+/**
+ * A final refusal listing each issue as `path: message`. It is benign: the requester's mistake (an unknown
+ * location, image or size), not the engine's, so the worker logs it as one line (worker/refusal-log.ts) and not
+ * as a failure with its stack trace.
+ */
 export function refusal(type: string, summary: string, issues: readonly Issue[]): ApplicationFailure {
   const lines = issues.map((issue) => `${issue.path}: ${issue.message}`);
   return ApplicationFailure.create({
@@ -35,6 +40,7 @@ export function refusal(type: string, summary: string, issues: readonly Issue[])
     type,
     nonRetryable: true,
     details: [{ issues }],
+    category: ApplicationFailureCategory.BENIGN,
   });
 }
 
