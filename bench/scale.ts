@@ -1,11 +1,12 @@
 /**
  * `npm run bench:scale`: the engine with many orders waiting for approval. It runs the `mve-orders dev` stack
- * (bench/scale/stack.ts: an embedded PostgreSQL and `mve-orders dev`, its devserver durable in that database),
+ * (bench/scale/stack.ts: an embedded PostgreSQL and `mve-orders dev`, its devserver durable in that database, or
+ * with --temporal real the real Temporal server under dev),
  * measures with no order parked, parks N orders awaiting a finance approval, and measures again:
  *
  *   - auto-approved orders: orders per second at concurrency C, and their median submit-to-BOUGHT time;
  *   - memory: dev's RSS and PostgreSQL's PSS (so its shared buffers count once); with --split the devserver
- *     runs in a process of its own, and its RSS and the worker's are told apart;
+ *     runs in a process of its own, and its RSS and the worker's are told apart, as the real server's are;
  *   - listing the waiting orders (the median of 5 tries each): through visibility (first page of 100, and every
  *     page), and through the HTTP API (`GET /api/v1/approvals?limit=100`, as a finance approver);
  *   - approving over HTTP: orders just parked (still in the worker's cache), and, with N above the cache,
@@ -15,20 +16,15 @@
  *   npm run bench:scale -- --parked 2000         another N
  *   npm run bench:scale -- --cache 500           the worker's workflow cache (MVE_WORKFLOW_CACHE_SIZE)
  *   npm run bench:scale -- --split               the devserver in a process of its own
+ *   npm run bench:scale -- --temporal real       on `temporal server start-dev` (bench:servers compares the two)
  *   npm run -s bench:scale -- --json             the figures as JSON (progress stays on stderr)
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { OrderClient, OrderIntake } from '../client/orders/index.js';
-import { resolveActionKeys } from '../config/action-keys.js';
-import { connectDatabase, createRepository } from '../infra/db/index.js';
-import { encryptingDataConverter, resolveKeyring } from '../codec/index.js';
-import { SIM_KIND_MAP } from '../sim/index.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
 import { postgresPssMiB, rssMiB } from './scale/memory.js';
-import { startScaleStack, type ScaleStack } from './scale/stack.js';
-import { percentile, pool } from '@mve-orders/devserver/bench';
+import { connectOrders } from './scale/orders.js';
+import { startScaleStack, stackTemporal, type ScaleStack } from './scale/stack.js';
+import { percentile } from '@mve-orders/devserver/bench';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +34,7 @@ const { values } = parseArgs({
     approvals: { type: 'string', default: '20' },
     cache: { type: 'string' },
     split: { type: 'boolean', default: false },
+    temporal: { type: 'string', default: 'embedded' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -52,8 +49,8 @@ const AUTO_ORDERS = positive('orders');
 const CONCURRENCY = positive('concurrency');
 const APPROVALS = positive('approvals');
 const CACHE = values.cache === undefined ? DEFAULT_WORKFLOW_CACHE_SIZE : positive('cache');
-const PARK_CONCURRENCY = 50;
-const WAITING_QUERY = `OrderStatus = 'AWAITING_APPROVAL'`;
+const TEMPORAL = stackTemporal(values.temporal);
+if (values.split && TEMPORAL === 'real') throw new Error('--split runs the devserver apart: not with --temporal real');
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -61,8 +58,8 @@ interface Figures {
   parked: number;
   autoOrdersPerSecond: number;
   autoP50Ms: number;
-  /** `devserver`: only when split (else it is part of `dev`). */
-  rssMiB: { devserver: number | null; dev: number; postgres: number; total: number };
+  /** `server`: the Temporal server's own process, split or real (the embedded devserver is part of `dev`). */
+  rssMiB: { server: number | null; dev: number; postgres: number; total: number };
   visibilityFirstPageMs: number;
   visibilityAllMs: number;
   visibilityListed: number;
@@ -76,7 +73,12 @@ async function main(): Promise<void> {
   progress(
     `starting the stack (PostgreSQL, ${values.split ? 'devserver, ' : ''}dev with a workflow cache of ${CACHE})…`,
   );
-  const stack = await startScaleStack({ split: values.split, workflowCacheSize: CACHE, log: (line) => progress(line) });
+  const stack = await startScaleStack({
+    temporal: TEMPORAL,
+    split: values.split,
+    workflowCacheSize: CACHE,
+    log: (line) => progress(line),
+  });
   try {
     const bench = await connect(stack);
     await bench.autoOrders(10, 5); // warms catalogs, token, connections, the bundle's code paths
@@ -91,33 +93,9 @@ async function main(): Promise<void> {
 }
 
 async function connect(stack: ScaleStack) {
-  const { state, dataDir } = stack.dev;
-  const keyring = await resolveKeyring({ env: {}, devDataDir: dataDir });
-  const connection = await Connection.connect({ address: state.temporal.address });
-  const client = new Client({
-    connection,
-    namespace: state.temporal.namespace,
-    dataConverter: encryptingDataConverter(keyring),
-  });
-  const repository = createRepository(connectDatabase(state.databaseUrl));
-  const actionKeys = await resolveActionKeys({ env: {}, devDataDir: dataDir });
-  const orders = new OrderClient({
-    client,
-    taskQueue: state.temporal.taskQueue,
-    kindMap: SIM_KIND_MAP,
-    tickets: repository,
-  });
-  // Submitted as the HTTP API does: the ticket registered, then the workflow started (no HTTP round trip measured).
-  const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
-  const submit = (body: Record<string, unknown>) => intake.submit(body, 'alice');
-  const example = JSON.parse(
-    await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
-  );
+  const { state } = stack.dev;
+  const { autoOrders, park, parkedTickets, listWaiting, close } = await connectOrders(stack, progress);
   const token = (id: string) => state.users.find((user) => user.id === id)!.token;
-  let ticket = 0;
-  const newTicket = (kind: string) => `SCALE-${kind}-${process.pid}-${++ticket}`;
-  /** Parked in order, oldest first: the oldest are the first the cache evicts. */
-  const parkedTickets: string[] = [];
 
   async function http(
     method: string,
@@ -134,89 +112,6 @@ async function connect(stack: ScaleStack) {
     const json = await response.json();
     if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
     return { ms: performance.now() - t0, json };
-  }
-
-  /** Auto-approved orders (Sydney MVE 2/8, under the auto-approval line), submitted to BOUGHT. */
-  async function autoOrders(total: number, concurrency: number): Promise<{ perSecond: number; p50: number }> {
-    const times: number[] = [];
-    const started = performance.now();
-    await pool(total, concurrency, async () => {
-      const ticketId = newTicket('AUTO');
-      const t0 = performance.now();
-      const { orderId } = await submit({ ...example, ticketId, size: 'MVE 2/8' });
-      const outcome = await orders.result(orderId);
-      if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
-      times.push(performance.now() - t0);
-    });
-    times.sort((a, b) => a - b);
-    return { perSecond: total / ((performance.now() - started) / 1000), p50: percentile(times, 50) };
-  }
-
-  /** Orders that need one finance approver (MVE 16/64 is over the auto-approval line); resolves once all wait. */
-  async function park(count: number): Promise<void> {
-    const waitingBefore = await countWaiting();
-    const started = performance.now();
-    let lastReport = started;
-    await pool(count, PARK_CONCURRENCY, async () => {
-      const ticketId = newTicket('PARK');
-      await submit({ ...example, ticketId, size: 'MVE 16/64' });
-      parkedTickets.push(ticketId);
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        progress(
-          `  submitted ${parkedTickets.length}/${count} (${rate(parkedTickets.length, started)}/s); dev ${rssMiB(stack.dev.pid).toFixed(0)} MiB`,
-        );
-      }
-    });
-    for (;;) {
-      const waiting = (await countWaiting()) - waitingBefore;
-      if (waiting >= count) break;
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        progress(`  ${waiting}/${count} awaiting approval`);
-        await failOnEndedOrders();
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    progress(
-      `parked ${count} orders in ${((performance.now() - started) / 1000).toFixed(0)} s (${rate(count, started)}/s)`,
-    );
-  }
-
-  /** Every order the bench makes ends BOUGHT or waits: one that ended otherwise is a defect, and the bench would wait for ever. */
-  async function failOnEndedOrders(): Promise<void> {
-    const ended: string[] = [];
-    for await (const order of client.workflow.list({
-      query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT'`,
-    }))
-      ended.push(`${order.workflowId} (${order.searchAttributes.OrderStatus?.[0] ?? order.status.name})`);
-    if (ended.length)
-      throw new Error(`orders ended neither bought nor waiting for approval: ${ended.slice(0, 5).join(', ')}`);
-  }
-
-  async function countWaiting(): Promise<number> {
-    const { count } = await client.workflowService.countWorkflowExecutions({
-      namespace: state.temporal.namespace,
-      query: WAITING_QUERY,
-    });
-    return Number(count);
-  }
-
-  async function listWaiting(pageSize: number, allPages: boolean): Promise<{ ms: number; listed: number }> {
-    const t0 = performance.now();
-    let listed = 0;
-    let nextPageToken: Uint8Array | undefined;
-    do {
-      const page = await client.workflowService.listWorkflowExecutions({
-        namespace: state.temporal.namespace,
-        query: WAITING_QUERY,
-        pageSize,
-        nextPageToken,
-      });
-      listed += page.executions.length;
-      nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
-    } while (allPages && nextPageToken);
-    return { ms: performance.now() - t0, listed };
   }
 
   /** Approves the given parked orders one at a time over HTTP, as the finance approver; the median time. */
@@ -237,7 +132,7 @@ async function connect(stack: ScaleStack) {
     progress(`measuring with ${parked} parked…`);
     const auto = await autoOrders(AUTO_ORDERS, CONCURRENCY);
     const memory = {
-      devserver: stack.devserver ? rssMiB(stack.devserver.pid) : null,
+      server: stack.devserver ? rssMiB(stack.devserver.pid) : stack.realServer ? rssMiB(stack.realServer.pid) : null,
       dev: rssMiB(stack.dev.pid),
       postgres: postgresPssMiB(stack.postgres.dataDir),
     };
@@ -252,7 +147,7 @@ async function connect(stack: ScaleStack) {
       parked,
       autoOrdersPerSecond: auto.perSecond,
       autoP50Ms: auto.p50,
-      rssMiB: { ...memory, total: (memory.devserver ?? 0) + memory.dev + memory.postgres },
+      rssMiB: { ...memory, total: (memory.server ?? 0) + memory.dev + memory.postgres },
       visibilityFirstPageMs: firstPage.ms,
       visibilityAllMs: all.ms,
       visibilityListed: all.listed,
@@ -268,7 +163,7 @@ async function connect(stack: ScaleStack) {
     return parkedTickets.splice(-count);
   }
 
-  return { autoOrders, park, measure, close: () => connection.close() };
+  return { autoOrders, park, measure, close };
 }
 
 /** One request's time is noise on this machine: each listing is made this many times and its median kept. */
@@ -281,11 +176,11 @@ async function medianOf<R extends { ms: number }>(times: number, measure: () => 
   return runs.sort((a, b) => a.ms - b.ms)[Math.floor(times / 2)]!;
 }
 
-const rate = (count: number, since: number) => (count / ((performance.now() - since) / 1000)).toFixed(1);
-
 function report(before: Figures, after: Figures): void {
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ cache: CACHE, split: values.split, before, after }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ cache: CACHE, split: values.split, temporal: TEMPORAL, before, after }, null, 2)}\n`,
+    );
     return;
   }
   const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
@@ -293,7 +188,7 @@ function report(before: Figures, after: Figures): void {
   const ratio = (value: number) => `${(value * 100).toFixed(0)} %`;
   process.stdout.write(
     `\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}` +
-      `${values.split ? '; devserver in its own process' : ''}\n`,
+      `${values.split ? '; devserver in its own process' : ''}${TEMPORAL === 'real' ? '; the real Temporal server' : ''}\n`,
   );
   console.table([
     {
@@ -302,19 +197,20 @@ function report(before: Figures, after: Figures): void {
       [`${PARKED} parked`]: after.autoOrdersPerSecond.toFixed(1),
     },
     { figure: 'auto-approved p50', 'none parked': ms(before.autoP50Ms), [`${PARKED} parked`]: ms(after.autoP50Ms) },
-    ...(values.split
+    ...(before.rssMiB.server !== null
       ? [
           {
-            figure: 'RSS devserver',
-            'none parked': mib(before.rssMiB.devserver),
-            [`${PARKED} parked`]: mib(after.rssMiB.devserver),
+            figure: values.split ? 'RSS devserver' : 'RSS temporal server start-dev',
+            'none parked': mib(before.rssMiB.server),
+            [`${PARKED} parked`]: mib(after.rssMiB.server),
           },
         ]
       : []),
     {
-      figure: values.split
-        ? 'RSS dev (worker, HTTP API, simulator)'
-        : 'RSS dev (devserver, worker, HTTP API, simulator)',
+      figure:
+        before.rssMiB.server !== null
+          ? 'RSS dev (worker, HTTP API, simulator)'
+          : 'RSS dev (devserver, worker, HTTP API, simulator)',
       'none parked': mib(before.rssMiB.dev),
       [`${PARKED} parked`]: mib(after.rssMiB.dev),
     },

@@ -1,8 +1,10 @@
 /**
- * The `mve-orders dev` stack for bench:scale: an embedded PostgreSQL and `mve-orders dev` pointed at it (the
- * devserver, durable in that database, the worker, the HTTP API and the API simulator, in one process). Split,
- * the devserver runs as `mve-orders devserver` in a process of its own, so that its memory and the worker's
- * can be told apart (the pair then has one Node runtime more than dev alone).
+ * The `mve-orders dev` stack for bench:scale and bench:servers: an embedded PostgreSQL and `mve-orders dev` pointed
+ * at it (the worker, the HTTP API and the API simulator in one process) on either Temporal dev can start: the
+ * devserver, in dev's process, durable in that database (`--temporal embedded`), or the real server, `temporal server
+ * start-dev` under dev, its state in SQLite in dev's data folder (`--temporal real`). Split, the devserver runs as
+ * `mve-orders devserver` in a process of its own, so that its memory and the worker's can be told apart (the pair
+ * then has one Node runtime more than dev alone).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -10,24 +12,38 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../infra/db/embedded.js';
+import { TEMPORAL_PID_FILE } from '../../client/dev/real-temporal.js';
 import type { DevState } from '../../client/dev/state.js';
 
 const CLI = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 
+export const STACK_TEMPORALS = ['embedded', 'real'] as const;
+export type StackTemporal = (typeof STACK_TEMPORALS)[number];
+
+/** `--temporal`'s value, checked. */
+export function stackTemporal(value: string): StackTemporal {
+  if ((STACK_TEMPORALS as readonly string[]).includes(value)) return value as StackTemporal;
+  throw new Error(`--temporal must be one of ${STACK_TEMPORALS.join(', ')}, not ${value}`);
+}
+
 export interface ScaleStack {
+  temporal: StackTemporal;
   postgres: EmbeddedPostgresServer;
   /** Only when split: in one process, the devserver is part of dev. */
   devserver: { pid: number; address: string } | undefined;
+  /** The real Temporal server's own process (under dev), on the real server. */
+  realServer: { pid: number } | undefined;
   dev: { pid: number; dataDir: string; state: DevState };
   stop(): Promise<void>;
 }
 
 export async function startScaleStack(options: {
+  temporal: StackTemporal;
   split: boolean;
   workflowCacheSize?: number;
   log: (line: string) => void;
 }): Promise<ScaleStack> {
-  const root = path.join(tmpdir(), `mve-bench-scale-${process.pid}`);
+  const root = path.join(tmpdir(), `mve-bench-scale-${process.pid}-${options.temporal}`);
   const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), ephemeral: true });
   const children: ChildProcess[] = [];
   const stop = async () => {
@@ -60,10 +76,24 @@ export async function startScaleStack(options: {
         ? {}
         : { MVE_WORKFLOW_CACHE_SIZE: String(options.workflowCacheSize) }),
     };
-    const dev = spawnCli(['dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], devEnv, options.log);
+    const ports = ['--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'];
+    // split, dev is given the devserver's address (TEMPORAL_ADDRESS) and starts no Temporal server
+    const temporal = devserver ? [] : ['--temporal', options.temporal];
+    const dev = spawnCli(['dev', ...temporal, ...ports], devEnv, options.log);
     children.push(dev);
     const state = await waitForDevState(dataDir, dev);
-    return { postgres, devserver, dev: { pid: dev.pid!, dataDir, state }, stop };
+    const realServer =
+      options.temporal === 'real'
+        ? { pid: Number.parseInt(await readFile(path.join(dataDir, TEMPORAL_PID_FILE), 'utf8'), 10) }
+        : undefined;
+    return {
+      temporal: options.temporal,
+      postgres,
+      devserver,
+      realServer,
+      dev: { pid: dev.pid!, dataDir, state },
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
