@@ -11,7 +11,7 @@
  *
  * A README block runs under bash with `set -eo pipefail`, and curl fails on an HTTP error status (it runs with
  * `--fail-with-body`): a refused request stops the block, naming its README line. The commands run with
- * none of this shell's MVE_*, TEMPORAL_*, DATABASE_URL or npm variables, as in a new terminal.
+ * none of this shell's MVE_*, TEMPORAL_*, DATABASE_URL or the variables `npm run` sets, as in a new terminal.
  *
  *   npm run walkthrough [-- --verbose --keep]
  *
@@ -58,18 +58,21 @@ interface Finished {
   output: string;
 }
 
+const NPM_SETTINGS_KEPT = [
+  'npm_config_cache',
+  'npm_config_registry',
+  'npm_config_userconfig',
+  'npm_config_globalconfig',
+];
+
 /** What the user's shell would have: this process's environment without the project's settings and npm's. */
 function newTerminalEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    // npm's own settings (npm_config_*: its cache, registry, user config) stay; what `npm run` adds does not.
-    const fromNpmRun = /^npm_/i.test(name) && !/^npm_config_/i.test(name);
-    if (
-      /^(MVE_|TEMPORAL_)/.test(name) ||
-      fromNpmRun ||
-      ['DATABASE_URL', 'INIT_CWD', 'npm_config_local_prefix'].includes(name)
-    )
-      continue;
+    // Where npm finds its cache, registry and configuration stays; the rest `npm run` sets (its flags, such as
+    // -s, which would silence npm ci's errors; the package's fields; this checkout as the prefix) does not.
+    const fromNpmRun = /^npm_/i.test(name) && !NPM_SETTINGS_KEPT.includes(name.toLowerCase());
+    if (/^(MVE_|TEMPORAL_)/.test(name) || fromNpmRun || ['DATABASE_URL', 'INIT_CWD'].includes(name)) continue;
     env[name] = value;
   }
   // `npm run` puts this checkout's node_modules/.bin on PATH; the clone must manage without it.
