@@ -2,6 +2,7 @@ import type { SimEnvironment, SimClient } from './auth.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
 import { buy, validate } from './orders.js';
+import { readProduct } from './products.js';
 import type { SimState } from './state.js';
 
 export interface SimCall {
@@ -10,6 +11,8 @@ export interface SimCall {
   authorization: string | undefined;
   contentType: string | undefined;
   body: string;
+  /** The product's uid, from the path of a product read. */
+  productUid?: string;
 }
 
 const TERMS_TEXT = 'Simulated service: nothing is provisioned and nothing is charged.';
@@ -37,6 +40,8 @@ export function handleApiCall(state: SimState, call: SimCall): SimResponse {
         );
       }
       return withJson(call.body, (body) => buy(state, client, body, TERMS_TEXT));
+    case 'product':
+      return readProduct(state, call.environment, call.productUid ?? '', TERMS_TEXT);
   }
 }
 

@@ -1,10 +1,24 @@
 import { z } from 'zod';
+import { SIM_FAILED_STATUSES } from './provisioning.js';
 
-export const SIM_ENDPOINTS = ['token', 'locations', 'images', 'variants', 'validate', 'buy'] as const;
+export const SIM_ENDPOINTS = ['token', 'locations', 'images', 'variants', 'validate', 'buy', 'product'] as const;
 export type SimEndpoint = (typeof SIM_ENDPOINTS)[number];
 
 const times = z.union([z.number().int().min(1), z.literal('always')]).default(1);
 const endpoint = z.enum(SIM_ENDPOINTS);
+
+/** Strict: an `endpoint`, or a `status` for a product that only gets stuck, would be a misunderstanding. */
+function provisioningFault<Outcome extends string, Shape extends z.ZodRawShape>(outcome: Outcome, shape: Shape) {
+  return z.strictObject(
+    { kind: z.literal('provisioning'), outcome: z.literal(outcome), times, ...shape },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `${issue.keys.join(', ')}: not a field of a provisioning fault with outcome "${outcome}"`
+          : undefined,
+    },
+  );
+}
 
 /**
  * A fault to inject into the next `times` calls of an endpoint (or every call, with 'always'):
@@ -14,6 +28,9 @@ const endpoint = z.enum(SIM_ENDPOINTS);
  * - expire-token: the token presented expires just before it is checked;
  * - drop: destroy the connection without doing anything or answering;
  * - apply-then-drop: do the work (a buy creates its product), then destroy the connection without answering.
+ * And one for the next `times` products bought, whatever the endpoint (a buy of two orders takes two):
+ * - provisioning: the product is `stuck` in CONFIGURED for ever, or `fail`s, ending in `status` where it would
+ *   have gone LIVE.
  */
 export const faultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('latency'), endpoint, times, ms: z.number().int().min(0).max(600_000) }),
@@ -27,10 +44,16 @@ export const faultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expire-token'), endpoint, times }),
   z.object({ kind: z.literal('drop'), endpoint, times }),
   z.object({ kind: z.literal('apply-then-drop'), endpoint, times }),
+  z.discriminatedUnion('outcome', [
+    provisioningFault('stuck', {}),
+    provisioningFault('fail', { status: z.enum(SIM_FAILED_STATUSES).default('DECOMMISSIONED') }),
+  ]),
 ]);
 
 export type FaultInput = z.input<typeof faultSchema>;
 export type Fault = z.output<typeof faultSchema>;
+export type ProvisioningFault = Extract<Fault, { kind: 'provisioning' }>;
+type EndpointFault = Exclude<Fault, ProvisioningFault>;
 
 /** The queue of armed faults; each call takes the first one armed for its endpoint. */
 export class FaultBook {
@@ -52,10 +75,21 @@ export class FaultBook {
   }
 
   /** The fault for this call, if any, used up by one. */
-  take(target: SimEndpoint): Fault | undefined {
-    const index = this.#armed.findIndex((fault) => fault.endpoint === target);
+  take(target: SimEndpoint): EndpointFault | undefined {
+    return this.#takeFirst(
+      (fault): fault is EndpointFault => fault.kind !== 'provisioning' && fault.endpoint === target,
+    );
+  }
+
+  /** The provisioning fault for a product being bought, if any, used up by one. */
+  takeProvisioning(): ProvisioningFault | undefined {
+    return this.#takeFirst((fault): fault is ProvisioningFault => fault.kind === 'provisioning');
+  }
+
+  #takeFirst<T extends Fault>(matches: (fault: Fault) => fault is T): T | undefined {
+    const index = this.#armed.findIndex(matches);
     if (index < 0) return undefined;
-    const fault = this.#armed[index]!;
+    const fault = this.#armed[index] as T;
     if (fault.times !== 'always') {
       if (fault.times <= 1) this.#armed.splice(index, 1);
       else this.#armed[index] = { ...fault, times: fault.times - 1 };

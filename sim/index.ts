@@ -5,13 +5,15 @@
  * `/v3/locations`). Keys and tokens belong to one environment. `/_sim/...` is the admin surface.
  */
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS } from './defaults.js';
+import { DEFAULT_PROVISIONING, DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS, SIM_PRODUCT_READ_MODES } from './defaults.js';
 import { defaultClients, SIM_ENVIRONMENTS, TokenAuthority, type SimClient, type SimEnvironment } from './auth.js';
-import { priceFactorSchema, snapshot } from './admin.js';
+import { checked, priceFactorSchema, snapshot } from './admin.js';
 import { FaultBook, SIM_ENDPOINTS, type FaultInput, type SimEndpoint } from './faults.js';
 import { generateImageGroups } from './images.js';
 import { SIM_KIND_MAP, type SimKindMap } from './kind-map.js';
 import { DEFAULT_LOCATION_COUNT, generateLocations } from './locations.js';
+import { productReadModeSchema, type SimProductReadMode } from './products.js';
+import { provisioningTimesSchema, type SimProvisioningTimes } from './provisioning.js';
 import { ADMIN_PREFIX, createSimServer } from './server.js';
 import type { SimState } from './state.js';
 import { generateVariants } from './variants.js';
@@ -19,6 +21,9 @@ import { generateVariants } from './variants.js';
 export type { SimClient, SimEnvironment, SimRole } from './auth.js';
 export type { FaultInput, SimEndpoint } from './faults.js';
 export type { SimProduct } from './state.js';
+export type { SimProductReadMode } from './products.js';
+export { SIM_FAILED_STATUSES } from './provisioning.js';
+export type { SimFailedStatus, SimProvisioningStatus, SimProvisioningTimes, SimTimeline } from './provisioning.js';
 export { priceOf } from './pricing.js';
 export { EXTRA_SIZE_LABEL } from './images.js';
 export { SIM_KIND_MAP } from './kind-map.js';
@@ -38,6 +43,10 @@ export interface SimulatorOptions {
   kindMap?: SimKindMap;
   /** Faults armed from the start, as if injected through injectFault. */
   faults?: FaultInput[];
+  /** When bought products become CONFIGURED and LIVE; DEFAULT_PROVISIONING (3 s, 8 s) by default. */
+  provisioning?: SimProvisioningTimes;
+  /** Whether the product read is offered (the default) or answers every read 404 or 405. */
+  productRead?: SimProductReadMode;
   /** One line per request (method, path, status, time); never credentials. */
   log?: (line: string) => void;
 }
@@ -61,12 +70,15 @@ export interface Simulator {
   expireTokens(): void;
   /** Every price from now on is the price model's times `factor` (1 restores it); throws unless 0 < factor ≤ 100. */
   setPriceFactor(factor: number): void;
-  /** Calls served per endpoint, tokens issued, products created, faults still armed. */
+  /** The course of each product bought from now on (products bought before keep theirs); throws on bad times. */
+  setProvisioning(times: SimProvisioningTimes): void;
+  setProductRead(mode: SimProductReadMode): void;
+  /** Calls served per endpoint, tokens issued, products created (with their status now), faults still armed, settings. */
   state(): ReturnType<typeof snapshot>;
   close(): Promise<void>;
 }
 
-export { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS };
+export { DEFAULT_PROVISIONING, DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS, SIM_PRODUCT_READ_MODES };
 export const SIM_ADMIN_PREFIX = ADMIN_PREFIX;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -84,6 +96,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       priceFactor: 1,
     },
     products: [],
+    provisioning: checked(
+      provisioningTimesSchema,
+      options.provisioning ?? DEFAULT_PROVISIONING,
+      'startSimulator: invalid provisioning',
+    ),
+    productRead: checked(
+      productReadModeSchema,
+      options.productRead ?? 'offered',
+      'startSimulator: invalid productRead',
+    ),
     calls: Object.fromEntries(SIM_ENDPOINTS.map((endpoint) => [endpoint, 0])) as Record<SimEndpoint, number>,
   };
   for (const fault of options.faults ?? []) state.faults.inject(fault);
@@ -115,6 +137,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     expireTokens: () => state.authority.expireAll(),
     setPriceFactor: (factor) => {
       state.catalog.priceFactor = priceFactorSchema.parse(factor);
+    },
+    setProvisioning: (times) => {
+      state.provisioning = checked(provisioningTimesSchema, times, 'setProvisioning');
+    },
+    setProductRead: (mode) => {
+      state.productRead = checked(productReadModeSchema, mode, 'setProductRead');
     },
     state: () => snapshot(state),
     close: () =>

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SimEnvironment } from './auth.js';
-import type { SimCatalog, SimProduct } from './state.js';
+import { timelineOf } from './provisioning.js';
+import type { SimBoughtProduct, SimCatalog } from './state.js';
 import { isJsonObject } from './field-checks.js';
 import { apiError, ok, type SimResponse } from './http.js';
 import { pathOf, type SimIssue } from './issues.js';
@@ -55,13 +56,12 @@ export function buy(
   if (envelopeProblem) return apiError(400, envelopeProblem.message, [envelopeProblem]);
   const checked = checkOrders(state.catalog, (body as { networkDesign: unknown[] }).networkDesign, 'networkDesign');
   if (!checked.ok) return checked.response;
-  const created = checked.orders.map((order): SimProduct => ({
+  const created = checked.orders.map((order): SimBoughtProduct => ({
     environment: buyer.environment,
     clientId: buyer.clientId,
     technicalServiceUid: randomUUID(),
     serviceName: order.productName,
     productType: 'MVE',
-    provisioningStatus: 'DEPLOYABLE',
     contractTermMonths: order.term,
     locationId: order.locationId,
     imageId: order.imageId,
@@ -69,6 +69,7 @@ export function buy(
     monthlyRate: order.price.monthlyRate,
     currency: order.price.currency,
     createdAt: new Date().toISOString(),
+    timeline: timelineOf(state.provisioning, state.faults.takeProvisioning()),
   }));
   state.products.push(...created);
   return ok({
@@ -78,7 +79,8 @@ export function buy(
       serviceName: product.serviceName,
       technicalServiceUid: product.technicalServiceUid,
       productType: product.productType,
-      provisioningStatus: product.provisioningStatus,
+      // Every product starts so, however short its course (provisioning.ts).
+      provisioningStatus: 'DEPLOYABLE',
       contractTermMonths: product.contractTermMonths,
     })),
   });

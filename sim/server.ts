@@ -7,8 +7,14 @@ import type { SimState } from './state.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, BodyTooLargeError, readBody, send, type SimResponse } from './http.js';
 
+interface Route {
+  endpoint: SimEndpoint;
+  method: 'GET' | 'POST';
+  productUid?: string;
+}
+
 /** Paths of one environment (spec section 4), each under /<environment>. */
-const ROUTES: Record<string, { endpoint: SimEndpoint; method: 'GET' | 'POST' }> = {
+const ROUTES: Record<string, Route> = {
   '/oauth2/token': { endpoint: 'token', method: 'POST' },
   '/v3/locations': { endpoint: 'locations', method: 'GET' },
   '/v4/product/mve/images': { endpoint: 'images', method: 'GET' },
@@ -16,6 +22,13 @@ const ROUTES: Record<string, { endpoint: SimEndpoint; method: 'GET' | 'POST' }> 
   '/v3/networkdesign/validate': { endpoint: 'validate', method: 'POST' },
   '/v4/networkdesign/buy': { endpoint: 'buy', method: 'POST' },
 };
+/** The provider's product read, beyond the spec: the follow-up of a bought product. */
+const PRODUCT_PATH = /^\/v2\/product\/([^/]+)$/;
+
+function routeOf(path: string): Route | undefined {
+  const productUid = PRODUCT_PATH.exec(path)?.[1];
+  return productUid === undefined ? ROUTES[path] : { endpoint: 'product', method: 'GET', productUid };
+}
 
 export const ADMIN_PREFIX = '/_sim';
 
@@ -50,15 +63,9 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
     );
     return;
   }
-  const route = ROUTES[rest ?? ''];
-  if (!route) {
-    send(res, apiError(404, `No such path ${rest ?? '/'} in the ${environment} API`));
-    return;
-  }
-  if (req.method !== route.method) {
-    send(res, apiError(405, `${rest} accepts ${route.method}, not ${req.method}`, null, { allow: route.method }));
-    return;
-  }
+  const route = routeOf(rest ?? '');
+  if (!route) return send(res, noSuchPath(environment, rest));
+  if (req.method !== route.method) return send(res, methodNotAllowed(rest, req.method, [route.method]));
   state.calls[route.endpoint] += 1;
 
   const fault = state.faults.take(route.endpoint);
@@ -67,6 +74,13 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
   if (fault?.kind === 'error') return send(res, apiError(fault.status, 'Simulated server failure'));
   if (fault?.kind === 'rate-limit') {
     return send(res, apiError(429, 'Too many requests', null, { 'retry-after': String(fault.retryAfterSeconds) }));
+  }
+  if (route.endpoint === 'product' && state.productRead !== 'offered') {
+    // An API without the product read: answered as a path it does not have, or a method it does not take there.
+    return send(
+      res,
+      state.productRead === 'not-found' ? noSuchPath(environment, rest) : methodNotAllowed(rest, req.method, []),
+    );
   }
   const bearer = bearerToken(req.headers.authorization);
   if (fault?.kind === 'expire-token' && bearer) state.authority.expire(bearer);
@@ -77,9 +91,25 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
     authorization: req.headers.authorization,
     contentType: req.headers['content-type'],
     body,
+    ...(route.productUid === undefined ? {} : { productUid: route.productUid }),
   });
   if (fault?.kind === 'apply-then-drop') return void req.socket.destroy();
   send(res, response);
+}
+
+function noSuchPath(environment: SimEnvironment, path: string | undefined): SimResponse {
+  return apiError(404, `No such path ${path ?? '/'} in the ${environment} API`);
+}
+
+/** 405 with the Allow header it requires (empty when the path takes no method at all). */
+function methodNotAllowed(
+  path: string | undefined,
+  method: string | undefined,
+  allowed: readonly string[],
+): SimResponse {
+  const message =
+    allowed.length > 0 ? `${path} accepts ${allowed.join(', ')}, not ${method}` : `${path} does not accept ${method}`;
+  return apiError(405, message, null, { allow: allowed.join(', ') });
 }
 
 function isEnvironment(value: string | undefined): value is SimEnvironment {

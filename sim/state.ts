@@ -4,13 +4,19 @@ import type { FaultBook, SimEndpoint } from './faults.js';
 import type { SimImageGroup } from './images.js';
 import type { SimKindMap } from './kind-map.js';
 import type { SimLocation } from './locations.js';
+import type { SimProductReadMode } from './products.js';
+import type { SimProvisioningStatus, SimProvisioningTimes, SimTimeline } from './provisioning.js';
 import type { SimVariant } from './variants.js';
 
 export interface SimState {
   authority: TokenAuthority;
   faults: FaultBook;
   catalog: SimCatalog;
-  products: SimProduct[];
+  products: SimBoughtProduct[];
+  /** The course given to each product bought from now on. */
+  provisioning: SimProvisioningTimes;
+  /** Whether the API offers the product read, or answers it as a path it does not have. */
+  productRead: SimProductReadMode;
   calls: Record<SimEndpoint, number>;
 }
 
@@ -24,14 +30,13 @@ export interface SimCatalog {
   priceFactor: number;
 }
 
-/** A product created by a buy: what the simulator answers about it, never the order's secrets. */
-export interface SimProduct {
+/** A product created by a buy, as kept: never the order's secrets. Its status follows from `timeline` and the clock. */
+export interface SimBoughtProduct {
   environment: SimEnvironment;
   clientId: string;
   technicalServiceUid: string;
   serviceName: string;
   productType: 'MVE';
-  provisioningStatus: 'DEPLOYABLE';
   contractTermMonths: number;
   locationId: number;
   imageId: number;
@@ -39,4 +44,10 @@ export interface SimProduct {
   monthlyRate: number;
   currency: string;
   createdAt: string;
+  timeline: SimTimeline;
+}
+
+/** A product as the simulator reports it: with its status at the time asked. */
+export interface SimProduct extends SimBoughtProduct {
+  provisioningStatus: SimProvisioningStatus;
 }

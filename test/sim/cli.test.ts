@@ -100,10 +100,26 @@ test.serial('mve-orders sim accepts the key given in MVE_CLIENT_ID / MVE_CLIENT_
   await sim.stop();
 });
 
+test.serial('mve-orders sim takes the provisioning times and the product read mode', async (t) => {
+  const sim = await startSimCli(['--configured-after', '100', '--live-after', '250', '--product-read', 'not-allowed']);
+  t.teardown(() => void sim.child.kill('SIGKILL'));
+  t.regex(sim.output, /Bought products: CONFIGURED after 100 ms, LIVE after 250 ms; product read not-allowed/);
+  const url = /listening on (http:\/\/\S+)/.exec(sim.output)![1]!;
+  const state = (await (await fetch(`${url}/_sim/state`)).json()) as Record<string, unknown>;
+  t.like(state, { provisioning: { configuredAfterMs: 100, liveAfterMs: 250 }, productRead: 'not-allowed' });
+  await sim.stop();
+});
+
 test.serial('sim refuses bad options with a message naming them', async (t) => {
   const result = await runCli(['sim', '--port', 'abc']);
   t.not(result.code, 0);
   t.regex(result.stderr, /--port must be a whole number/);
+  const backwards = await runCli(['sim', '--port', '0', '--configured-after', '500', '--live-after', '100']);
+  t.not(backwards.code, 0);
+  t.regex(backwards.stderr, /--live-after \(100\) must be at least --configured-after \(500\)/);
+  const mode = await runCli(['sim', '--port', '0', '--product-read', 'sometimes']);
+  t.not(mode.code, 0);
+  t.regex(mode.stderr, /--product-read.*sometimes.*offered, not-found, not-allowed/s);
 });
 
 test.serial('locations without configuration (and no dev running) says which variables to set', async (t) => {

@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
+import { SIM_KIND_MAP, type SimClient, type Simulator } from '../../sim/index.js';
 
 export interface Answer {
   status: number;
@@ -13,19 +13,20 @@ export interface Answer {
   headers: Headers;
 }
 
-/** A bearer token of the simulator's primary key and JSON calls that carry it. */
-export async function sessionOf(sim: Simulator) {
-  const granted = await fetch(`${sim.authUrl}/oauth2/token`, {
+/** A bearer token of one key (by default the simulator's primary key) and JSON calls that carry it. */
+export async function sessionOf(sim: Simulator, key: Omit<SimClient, 'role'> = sim) {
+  const { baseUrl, authUrl } = sim.environments[key.environment];
+  const granted = await fetch(`${authUrl}/oauth2/token`, {
     method: 'POST',
     headers: {
-      authorization: `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${key.clientId}:${key.clientSecret}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
     },
     body: 'grant_type=client_credentials',
   });
   const token = ((await granted.json()) as { access_token: string }).access_token;
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> => {
-    const response = await fetch(`${sim.baseUrl}${path}`, {
+    const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
@@ -43,6 +44,7 @@ export async function sessionOf(sim: Simulator) {
     get: (path: string) => call('GET', path),
     validate: (orders: unknown) => call('POST', '/v3/networkdesign/validate', orders),
     buy: (envelope: unknown) => call('POST', '/v4/networkdesign/buy', envelope),
+    product: (productUid: string) => call('GET', `/v2/product/${productUid}`),
   };
 }
 

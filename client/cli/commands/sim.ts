@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS } from '../../../sim/defaults.js';
-import type { SimClient, SimEnvironment, Simulator } from '../../../sim/index.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import {
+  DEFAULT_PROVISIONING,
+  DEFAULT_SEED,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  SIM_PRODUCT_READ_MODES,
+} from '../../../sim/defaults.js';
+import type { SimClient, SimEnvironment, SimProductReadMode, Simulator } from '../../../sim/index.js';
 
 export const DEFAULT_SIM_PORT = 4010;
 
@@ -17,8 +22,30 @@ export function registerSimCommand(program: Command): void {
       parseWhole('token-ttl', 1, 86_400),
       DEFAULT_TOKEN_TTL_SECONDS,
     )
+    .option(
+      '--configured-after <ms>',
+      'a bought product is CONFIGURED this long after its creation',
+      parseWhole('configured-after', 0, 86_400_000),
+      DEFAULT_PROVISIONING.configuredAfterMs,
+    )
+    .option(
+      '--live-after <ms>',
+      'and LIVE this long after it (at least --configured-after)',
+      parseWhole('live-after', 0, 86_400_000),
+      DEFAULT_PROVISIONING.liveAfterMs,
+    )
+    .addOption(
+      new Option('--product-read <mode>', 'whether GET /v2/product/{uid} is offered, or answers 404 or 405')
+        .choices(SIM_PRODUCT_READ_MODES)
+        .default('offered'),
+    )
     .option('--log', 'print one line per request (method, path, status, time)')
-    .action(async (options: { port: number; seed: number; tokenTtl: number; log?: boolean }) => {
+    .action(async (options: SimOptions) => {
+      if (options.liveAfter < options.configuredAfter) {
+        throw new Error(
+          `--live-after (${options.liveAfter}) must be at least --configured-after (${options.configuredAfter})`,
+        );
+      }
       const { startSimulator } = await import('../../../sim/index.js');
       let sim: Simulator;
       try {
@@ -26,6 +53,8 @@ export function registerSimCommand(program: Command): void {
           port: options.port,
           seed: options.seed,
           tokenTtlSeconds: options.tokenTtl,
+          provisioning: { configuredAfterMs: options.configuredAfter, liveAfterMs: options.liveAfter },
+          productRead: options.productRead,
           clients: clientsFromEnv(process.env),
           ...(options.log ? { log: (line: string) => process.stdout.write(`${line}\n`) } : {}),
         });
@@ -47,6 +76,16 @@ export function registerSimCommand(program: Command): void {
     });
 }
 
+interface SimOptions {
+  port: number;
+  seed: number;
+  tokenTtl: number;
+  configuredAfter: number;
+  liveAfter: number;
+  productRead: SimProductReadMode;
+  log?: boolean;
+}
+
 /** MVE_CLIENT_ID / MVE_CLIENT_SECRET, when set, become the Company Admin key of MVE_ENVIRONMENT (default staging). */
 function clientsFromEnv(env: NodeJS.ProcessEnv): SimClient[] | undefined {
   const clientId = env['MVE_CLIENT_ID'];
@@ -63,6 +102,7 @@ function clientsFromEnv(env: NodeJS.ProcessEnv): SimClient[] | undefined {
 }
 
 function describe(sim: Simulator): string {
+  const state = sim.state();
   const lines = [`MVE API simulator listening on ${sim.url}`, ''];
   for (const [environment, urls] of Object.entries(sim.environments)) {
     lines.push(`  ${environment.padEnd(11)} base URL ${urls.baseUrl}   token URL ${urls.authUrl}/oauth2/token`);
@@ -79,7 +119,9 @@ function describe(sim: Simulator): string {
     `  export MVE_ENVIRONMENT=${sim.environment} MVE_API_BASE_URL=${sim.baseUrl} MVE_AUTH_URL=${sim.authUrl} \\`,
     `         MVE_CLIENT_ID=${sim.clientId} MVE_CLIENT_SECRET=${sim.clientSecret}`,
     '',
-    `Admin (faults, counters): ${sim.url}/_sim/state`,
+    `Bought products: CONFIGURED after ${state.provisioning.configuredAfterMs} ms, LIVE after ` +
+      `${state.provisioning.liveAfterMs} ms; product read ${state.productRead}`,
+    `Admin (faults, counters, settings): ${sim.url}/_sim/state`,
     'Press Ctrl-C to stop.',
     '',
   );
