@@ -22,6 +22,7 @@ import {
   type ApiCall,
   type ApiErrorContext,
 } from './errors.js';
+import { isProductNotRead, productPathSchema, productResponseSchema, type ProductRead } from './product.js';
 import { createTokenProvider, type TokenProvider } from './token.js';
 import { createTransport, TransportError, type HttpRequest, type HttpResponse } from './transport.js';
 
@@ -33,13 +34,14 @@ export type BuyResponse = z.infer<typeof buyResponseSchema>;
 
 type ApiOperation = Exclude<ApiCall, 'token'>;
 
-/** Method and path of each call (spec section 4). */
+/** Method and path of each call (spec section 4); `{name}` in a path is filled in per call. */
 export const ENDPOINTS: Record<ApiOperation, { method: 'GET' | 'POST'; path: string }> = {
   locations: { method: 'GET', path: '/v3/locations' },
   images: { method: 'GET', path: '/v4/product/mve/images' },
   variants: { method: 'GET', path: '/v3/product/mve/variants' },
   validate: { method: 'POST', path: '/v3/networkdesign/validate' },
   buy: { method: 'POST', path: '/v4/networkdesign/buy' },
+  product: { method: 'GET', path: '/v2/product/{productUid}' },
 };
 
 /** One line per HTTP exchange; never headers or bodies. */
@@ -81,6 +83,11 @@ export interface ApiClient {
   listVariants(): Promise<VariantsResponse>;
   validate(body: ValidateBody): Promise<ValidateResponse>;
   buy(envelope: BuyEnvelope): Promise<BuyResponse>;
+  /**
+   * A bought product (its technicalServiceUid) and its provisioning status; `found: false` with the status for a 404
+   * or 405. Like every read, safe to retry on whatever error says it is transient.
+   */
+  readProduct(productUid: string): Promise<ProductRead>;
   /** HTTP exchanges sent by this client's calls, per call (token requests are counted by the provider). */
   readonly callCounts: Readonly<Record<ApiOperation, number>>;
   close(): void;
@@ -106,10 +113,31 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     });
   const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT_POLICY;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const callCounts: Record<ApiOperation, number> = { locations: 0, images: 0, variants: 0, validate: 0, buy: 0 };
+  const callCounts: Record<ApiOperation, number> = {
+    locations: 0,
+    images: 0,
+    variants: 0,
+    validate: 0,
+    buy: 0,
+    product: 0,
+  };
 
   async function call<T>(operation: ApiOperation, body: unknown, responseSchema: z.ZodType<T>): Promise<T> {
-    const { method, path } = ENDPOINTS[operation];
+    const { context, response } = await answer(operation, { body });
+    return readBody(context, response, responseSchema);
+  }
+
+  /**
+   * The response to one call: a 2xx or a status `passes`, after a fresh token for a 401 and the waits for 429s;
+   * any other answer is thrown as its ApiError.
+   */
+  async function answer(
+    operation: ApiOperation,
+    { body, pathParams = {} }: { body?: unknown; pathParams?: Record<string, string> },
+    passes: (status: number) => boolean = () => false,
+  ): Promise<{ context: ApiErrorContext; response: HttpResponse }> {
+    const { method, path: template } = ENDPOINTS[operation];
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
     const context: ApiErrorContext = { call: operation, environment: config.environment, request: `${method} ${path}` };
     let refreshedAfter401 = false;
     let rateLimitWaits = 0;
@@ -126,7 +154,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         freshConnection: isMutatingCall(operation),
       });
-      if (response.status >= 200 && response.status <= 299) return readBody(context, response, responseSchema);
+      if ((response.status >= 200 && response.status <= 299) || passes(response.status)) {
+        return { context, response };
+      }
       const error = errorFromResponse(context, response, [token.reveal(), config.clientSecret.reveal()]);
       if (error instanceof ApiAuthenticationError && !refreshedAfter401) {
         refreshedAfter401 = true;
@@ -201,6 +231,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     validate: async (body) =>
       call('validate', writeExactly('validate', validateBodySchema, body), validateResponseSchema),
     buy: async (envelope) => call('buy', writeExactly('buy', buyEnvelopeSchema, envelope), buyResponseSchema),
+    readProduct: async (productUid) => {
+      const pathParams = writeExactly('product', productPathSchema, { productUid });
+      const { context, response } = await answer('product', { pathParams }, isProductNotRead);
+      const { status } = response;
+      if (isProductNotRead(status)) return { found: false, status };
+      return { found: true, product: readBody(context, response, productResponseSchema) };
+    },
     callCounts,
     close: () => transport.close(),
   };

@@ -1,7 +1,7 @@
 import type { Environment } from './config.js';
 
-/** The calls of the ordering API (spec section 4). */
-export type ApiCall = 'token' | 'locations' | 'images' | 'variants' | 'validate' | 'buy';
+/** The calls of the ordering API (spec section 4), and the provider's product read. */
+export type ApiCall = 'token' | 'locations' | 'images' | 'variants' | 'validate' | 'buy' | 'product';
 
 /** Only buy changes anything (and is charged on production); every other call may be repeated freely. */
 export function isMutatingCall(call: ApiCall): boolean {
@@ -237,7 +237,7 @@ export class ApiInvalidResponseError extends ApiError {
   }
 }
 
-/** The request we were about to send does not have the exact documented shape; nothing was sent. */
+/** The request we were about to send (its body, or a uid in its path) is not as documented; nothing was sent. */
 export class ApiRequestInvalidError extends ApiError {
   readonly type = 'ApiRequestInvalid';
   readonly transient = false;
@@ -248,7 +248,7 @@ export class ApiRequestInvalidError extends ApiError {
     context: ApiErrorContext,
     readonly problems: string[],
   ) {
-    super(context, `was not sent: the request body is invalid: ${problems.join('; ')}`);
+    super(context, `was not sent: the request is invalid: ${problems.join('; ')}`);
   }
 
   protected override extraDetails(): Partial<ApiErrorDetails> {

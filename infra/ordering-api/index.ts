@@ -14,6 +14,7 @@ export type { ApiConfig, Environment } from './config.js';
 export { Secret } from './secret.js';
 export { createTokenProvider, DEFAULT_REFRESH_MARGIN_MS, TOKEN_PATH } from './token.js';
 export type { TokenProvider, TokenProviderOptions } from './token.js';
+export type { ApiProduct, ProductRead } from './product.js';
 export { createApiClient, DEFAULT_RATE_LIMIT_POLICY, ENDPOINTS } from './client.js';
 export type {
   ApiClient,

@@ -1,6 +1,4 @@
 import test from 'ava';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   ApiAuthenticationError,
   ApiInvalidResponseError,
@@ -12,13 +10,12 @@ import {
   ApiRequestInvalidError,
   ApiServerError,
   createApiClient,
-  Secret,
   type ApiError,
   type ApiLogEntry,
 } from '../../infra/ordering-api/index.js';
 import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
 import { priceOf, startSimulator } from '../../sim/index.js';
-import { configFor, keyWithRole, simWithClient, validOrder } from './helpers.js';
+import { configFor, keyWithRole, rawApi, simWithClient, validOrder } from './helpers.js';
 
 test('every endpoint answers over HTTP: locations, images, variants, validate, buy', async (t) => {
   const { sim, client, close } = await simWithClient();
@@ -269,38 +266,6 @@ test('a body that is not an exact order is refused before anything is sent', asy
   t.true(error.outcomeUnknown === false);
   t.is(sim.state().calls.buy, 0);
 });
-
-/** A bare HTTP server standing in for an API that misbehaves in ways the simulator does not. */
-async function rawApi(
-  t: { teardown(fn: () => void): void },
-  answer: (res: ServerResponse, req: IncomingMessage) => void,
-) {
-  const server = createServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/oauth2/token')
-      res.end(JSON.stringify({ access_token: 'opaque-token', expires_in: 3600, token_type: 'Bearer' }));
-    else answer(res, req);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = createApiClient({
-    config: {
-      environment: 'staging',
-      baseUrl: url,
-      authUrl: url,
-      clientId: 'raw-key',
-      clientSecret: new Secret('raw-secret-value'),
-      connectTimeoutMs: 5_000,
-      responseTimeoutMs: 15_000,
-    },
-  });
-  t.teardown(() => {
-    client.close();
-    server.closeAllConnections();
-    server.close();
-  });
-  return client;
-}
 
 const ANY_ORDER: OrderObject = {
   locationId: 1,

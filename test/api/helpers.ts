@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   createApiClient,
   Secret,
@@ -95,4 +97,36 @@ export async function validOrder(client: ApiClient, overrides: { term?: OrderObj
     vnics: [{ description: 'wan' }, { description: 'lan' }],
   };
   return { location, order };
+}
+
+/** A bare HTTP server standing in for an API that misbehaves in ways the simulator does not. */
+export async function rawApi(
+  t: { teardown(fn: () => void): void },
+  answer: (res: ServerResponse, req: IncomingMessage) => void,
+) {
+  const server = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/oauth2/token')
+      res.end(JSON.stringify({ access_token: 'opaque-token', expires_in: 3600, token_type: 'Bearer' }));
+    else answer(res, req);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = createApiClient({
+    config: {
+      environment: 'staging',
+      baseUrl: url,
+      authUrl: url,
+      clientId: 'raw-key',
+      clientSecret: new Secret('raw-secret-value'),
+      connectTimeoutMs: 5_000,
+      responseTimeoutMs: 15_000,
+    },
+  });
+  t.teardown(() => {
+    client.close();
+    server.closeAllConnections();
+    server.close();
+  });
+  return client;
 }
