@@ -11,6 +11,10 @@ export const ORDER_STATES = [
   'BUYING',
   'BOUGHT',
   'BUY_UNCERTAIN',
+  'PROVISIONING',
+  'LIVE',
+  'PROVISIONING_FAILED',
+  'PROVISIONING_STALLED',
   'REJECTED',
   'EXPIRED',
   'CANCELLED',
@@ -19,7 +23,29 @@ export const ORDER_STATES = [
 
 export type OrderState = (typeof ORDER_STATES)[number];
 
-export const FINAL_STATES: ReadonlySet<OrderState> = new Set(['BOUGHT', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED']);
+/**
+ * States in which nobody can act on the order any more. BOUGHT is one: the money is spent. When the workers follow
+ * the bought product's provisioning, the order goes on from BOUGHT by itself, to LIVE or one of the PROVISIONING_ ends.
+ */
+export const FINAL_STATES: ReadonlySet<OrderState> = new Set([
+  'BOUGHT',
+  'LIVE',
+  'PROVISIONING_FAILED',
+  'PROVISIONING_STALLED',
+  'REJECTED',
+  'EXPIRED',
+  'CANCELLED',
+  'FAILED',
+]);
+
+/** States of an order whose MVE was bought: the buy and, after it, the follow-up of its provisioning. */
+export const BOUGHT_STATES: ReadonlySet<OrderState> = new Set([
+  'BOUGHT',
+  'PROVISIONING',
+  'LIVE',
+  'PROVISIONING_FAILED',
+  'PROVISIONING_STALLED',
+]);
 
 /** States from which a `cancel` is still possible: nothing has been sent to the buy endpoint yet. */
 export const CANCELLABLE_STATES: ReadonlySet<OrderState> = new Set([
@@ -42,7 +68,13 @@ const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
   // Ops resolves an uncertain buy: it was created (BOUGHT), or it was not and we try again (BUYING),
   // validating first when the quote has gone stale meanwhile (VALIDATING).
   BUY_UNCERTAIN: ['BOUGHT', 'BUYING', 'VALIDATING', 'FAILED'],
-  BOUGHT: [],
+  // The follow-up of the product's provisioning (when the workers follow it and the API offers the product read): the
+  // first read may already find it LIVE or failed. The order is never bought again from here.
+  BOUGHT: ['PROVISIONING', 'LIVE', 'PROVISIONING_FAILED', 'PROVISIONING_STALLED'],
+  PROVISIONING: ['LIVE', 'PROVISIONING_FAILED', 'PROVISIONING_STALLED'],
+  LIVE: [],
+  PROVISIONING_FAILED: [],
+  PROVISIONING_STALLED: [],
   REJECTED: [],
   EXPIRED: [],
   CANCELLED: [],

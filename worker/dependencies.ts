@@ -21,11 +21,15 @@ import type { OrderActivities } from '../workflows/order/activity-types.js';
 import type { Keyring } from '../codec/index.js';
 import { kindMapFromEnv, type KindMap } from '../domain/index.js';
 import { loadApprovalPolicies, type PoliciesInForce } from '../domain/approval/index.js';
+import type { ProvisioningPlan } from '../domain/provisioning.js';
+import { provisioningPlanFromEnv } from './provisioning-plan.js';
 
 export interface WorkerDependencies {
   environment: ApiClient['environment'];
   /** The approval policies this worker enforces (validated at start). */
   policies: PoliciesInForce;
+  /** How it follows bought products until they are live; undefined: it does not. */
+  provisioning: ProvisioningPlan | undefined;
   activities: OrderActivities;
   /** API calls and tokens this worker has spent, for the demo and the benchmarks. */
   apiClient: ApiClient;
@@ -69,6 +73,8 @@ export interface EnvironmentActivityOptions {
   orderRequests: OrderRequestReader;
   /** MVE_ACTION_KEY: each run's admission checks tickets' fingerprints and carried seals with it. */
   actionKeys: Keyring;
+  /** How bought products are followed until they are live (MVE_FOLLOW_PROVISIONING…); undefined: orders end at BOUGHT. */
+  provisioning?: ProvisioningPlan;
 }
 
 /** The order activities of one environment: its API client, its catalog caches, the records, the callbacks. */
@@ -88,6 +94,7 @@ export function createEnvironmentActivities(options: EnvironmentActivityOptions)
     consoleUrl: options.consoleUrl,
     orderRequests: options.orderRequests,
     actionKeys: options.actionKeys,
+    ...(options.provisioning ? { provisioning: options.provisioning } : {}),
   });
 }
 
@@ -133,6 +140,7 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
   const policies = loadApprovalPolicies(options.env, (path) => readFileSync(path, 'utf8'));
   const callbackPolicy = callbackPolicyFromEnv(options.env);
   const approverNotifications = approverNotificationsFromEnv(options.env, callbackPolicy);
+  const provisioning = provisioningPlanFromEnv(options.env);
   const activities = createEnvironmentActivities({
     ...approverNotifications,
     policies,
@@ -143,11 +151,13 @@ export function createWorkerDependencies(options: DependencyOptions): WorkerDepe
     kindMap: kindMapFromEnv(options.env),
     callbackSecret: callbackSecret ? new Secret(callbackSecret) : undefined,
     callbackPolicy,
+    ...(provisioning ? { provisioning } : {}),
     ...(options.callbackTimeoutMs !== undefined ? { callbackTimeoutMs: options.callbackTimeoutMs } : {}),
   });
   return {
     environment: apiConfig.environment,
     policies,
+    provisioning,
     activities,
     apiClient,
     async close() {

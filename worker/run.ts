@@ -10,6 +10,9 @@ import { createWorkerDependencies, type WorkerDependencies } from './dependencie
 import { workflowCacheSize } from './cache.js';
 import { createOrderWorker } from './order-worker.js';
 import { ensureOrderSearchAttributes } from './search-attributes.js';
+import { FOLLOW_PROVISIONING_VARIABLE } from './provisioning-plan.js';
+import { describeDuration } from '../domain/duration.js';
+import type { ProvisioningPlan } from '../domain/provisioning.js';
 
 export interface RunWorkerOptions {
   env: NodeJS.ProcessEnv;
@@ -78,6 +81,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const taskQueue = orderTaskQueue(temporal.taskQueue, dependencies.environment);
   options.log(`worker polling ${taskQueue} on ${address} (namespace ${temporal.namespace})`);
   options.log(`approval policy ${dependencies.policies.version} from ${dependencies.policies.source}`);
+  options.log(describePlan(dependencies.provisioning));
   options.log(`workflow cache: ${maxCachedWorkflows} orders (MVE_WORKFLOW_CACHE_SIZE)`);
   const done = worker.run().finally(async () => {
     await dependencies.close();
@@ -141,4 +145,12 @@ async function connectOrderWorker(
     await connection.close();
     throw error;
   }
+}
+
+function describePlan(plan: ProvisioningPlan | undefined): string {
+  if (!plan) return `bought products are not followed (${FOLLOW_PROVISIONING_VARIABLE}=false): orders end at BOUGHT`;
+  const [first, most, reminder, deadline] = [plan.firstPollMs, plan.maxPollMs, plan.reminderMs, plan.deadlineMs].map(
+    describeDuration,
+  );
+  return `bought products are followed until LIVE: read every ${first} to ${most}, ops reminded every ${reminder}, PROVISIONING_STALLED after ${deadline}`;
 }

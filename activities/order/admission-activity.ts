@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Keyring } from '../../codec/index.js';
+import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import { ticketFingerprint, type TicketRecord, type TicketsRepository } from '../../infra/db/index.js';
 import { sealRefusal } from '../../workflows/order/carried-seal.js';
 import type {
@@ -17,6 +18,8 @@ export interface AdmissionActivityDeps {
   actionKeys: Keyring;
   /** The environment's policy, for a first run (see policy-activity.ts). */
   loadApprovalPolicy: (input: { environment: Environment }) => Promise<GoverningPolicy>;
+  /** How this worker follows bought products until they are live (MVE_FOLLOW_PROVISIONING…); undefined: it does not. */
+  provisioning?: ProvisioningPlan;
 }
 
 /**
@@ -70,7 +73,8 @@ export function createAdmissionActivity(deps: AdmissionActivityDeps): Pick<Order
       }
       if (input.carried) return { admitted: true };
       try {
-        return { admitted: true, policy: await deps.loadApprovalPolicy({ environment: input.request.environment }) };
+        const policy = await deps.loadApprovalPolicy({ environment: input.request.environment });
+        return { admitted: true, policy, ...(deps.provisioning ? { provisioning: deps.provisioning } : {}) };
       } catch (error) {
         // No policy for the environment, or rules that cannot be stored: the order is admitted and ends FAILED.
         if (error instanceof ApplicationFailure && error.nonRetryable)

@@ -48,7 +48,10 @@ export interface ApiActivityDeps {
  */
 export const BUY_JOURNAL_TIMEOUT_MS = 10_000;
 
-type ApiActivities = Pick<OrderActivities, 'lookUpLocation' | 'lookUpImage' | 'validateOrder' | 'buyOrder'>;
+type ApiActivities = Pick<
+  OrderActivities,
+  'lookUpLocation' | 'lookUpImage' | 'validateOrder' | 'buyOrder' | 'readProduct'
+>;
 
 export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
   function clientFor(environment: Environment): ApiClient {
@@ -104,6 +107,15 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
           kind,
           warnings: [...found.warnings, ...warnings].map(described),
         };
+      });
+    },
+
+    async readProduct({ environment, technicalServiceUid }) {
+      return retriable(async () => {
+        const read = await clientFor(environment).readProduct(technicalServiceUid);
+        return read.found
+          ? { found: true, provisioningStatus: read.product.provisioningStatus }
+          : { found: false, status: read.status };
       });
     },
 

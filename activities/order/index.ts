@@ -12,7 +12,7 @@ import type { OrderActivities } from '../../workflows/order/activity-types.js';
 export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderRequests'> &
   RecordActivityDeps &
   Omit<PolicyActivityDeps, 'approverWebhook'> &
-  Pick<AdmissionActivityDeps, 'actionKeys'> &
+  Pick<AdmissionActivityDeps, 'actionKeys' | 'provisioning'> &
   Omit<NotifyDeps, 'now'> &
   Partial<Pick<ApproverNotifyDeps, 'approverWebhookUrl' | 'consoleUrl'>>;
 

@@ -2,6 +2,8 @@
  * HTML built with a tagged template that escapes every interpolated value unless it is already `Html`
  * (made by this template or by `raw`). Nothing from an order, a user or the API reaches a page unescaped.
  */
+import { describeDuration } from '../../domain/duration.js';
+
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
@@ -73,18 +75,6 @@ export function commitment(monthlyRate: number, currency: string, term: number):
   return `${money(monthlyRate, currency)} × ${months(term)} = ${money(termTotal(monthlyRate, term), currency)}`;
 }
 
-/** A span of time, coarsely: "2 d 23 h", "5 h 10 min", "12 min", "40 s". */
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const d = Math.floor(s / 86_400);
-  const h = Math.floor((s % 86_400) / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  if (d > 0) return `${d} d${h ? ` ${h} h` : ''}`;
-  if (h > 0) return `${h} h${m ? ` ${m} min` : ''}`;
-  if (m > 0) return `${m} min`;
-  return `${s} s`;
-}
-
 /**
  * A time for people (UTC, to the minute) inside a machine-readable <time>. In a table whose column header says
  * "(UTC)", `{ zone: false }` leaves the zone out of each cell, to keep the column narrow.
@@ -102,7 +92,7 @@ export function timeLeft(deadline: string | null | undefined, now = Date.now()):
   if (!deadline) return 'no deadline';
   const at = Date.parse(deadline);
   if (Number.isNaN(at)) return 'unknown';
-  return at > now ? `${duration(at - now)} left` : `deadline passed ${duration(now - at)} ago`;
+  return at > now ? `${describeDuration(at - now)} left` : `deadline passed ${describeDuration(now - at)} ago`;
 }
 
 /** States in words, for the badge beside the state's code. */

@@ -3,11 +3,11 @@ import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/order-states.js';
 import { mayCancel, mayResolveBuys } from '../http/access.js';
 import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../domain/approval/index.js';
 import { productNameOf } from '../../domain/index.js';
+import { describeDuration } from '../../domain/duration.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';
 import {
   commitment,
-  duration,
   html,
   money,
   moneyInText,
@@ -269,7 +269,7 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
 function recordsNote({ order, now }: OrderPageData): Html | string {
   if (order.source !== 'records') return '';
   if (order.waitingForWorkerSince)
-    return html`<span class="muted" data-testid="waiting-for-worker"> · from the records: no worker has started it yet (waiting ${duration(now - Date.parse(order.waitingForWorkerSince))}, since ${when(order.waitingForWorkerSince)}); it can be cancelled, not decided</span>`;
+    return html`<span class="muted" data-testid="waiting-for-worker"> · from the records: no worker has started it yet (waiting ${describeDuration(now - Date.parse(order.waitingForWorkerSince))}, since ${when(order.waitingForWorkerSince)}); it can be cancelled, not decided</span>`;
   return html`<span class="muted"> · from the records (the workflow has ended and Temporal no longer keeps it)</span>`;
 }
 
@@ -478,7 +478,7 @@ function opsSection(data: OrderPageData): Html {
     <h2 id="ops-heading">${canResolve ? 'Resolve the uncertain buy' : 'Cancel'}</h2>
     ${
       canResolve
-        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${duration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check the provider's portal for ${boughtUnder(data)}, then say what you found. Buying again without checking could buy it twice.</p>
+        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${describeDuration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check the provider's portal for ${boughtUnder(data)}, then say what you found. Buying again without checking could buy it twice.</p>
         <div class="cols">
           <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-created-form">
             ${csrfField(session)}<input type="hidden" name="outcome" value="created">
@@ -692,7 +692,7 @@ export function opsView(options: {
         attention.uncertain.length
           ? html`<ul>${attention.uncertain.map(
               (order) =>
-                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${duration(now - Date.parse(order.updatedAt))}</span>. Check the portal and resolve it.</li>`,
+                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${describeDuration(now - Date.parse(order.updatedAt))}</span>. Check the portal and resolve it.</li>`,
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }
@@ -705,7 +705,7 @@ export function opsView(options: {
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }
-      <h3>Approvals close to their deadline <span class="muted">(within ${duration(options.expiryWarningMs)}: ${attention.expiring.length})</span></h3>
+      <h3>Approvals close to their deadline <span class="muted">(within ${describeDuration(options.expiryWarningMs)}: ${attention.expiring.length})</span></h3>
       ${
         attention.expiring.length
           ? html`<ul>${attention.expiring.map(

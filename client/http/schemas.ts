@@ -108,6 +108,23 @@ export const orderBody = z.looseObject({
     .describe(
       'set while no worker has started the order (none serves its environment now): since when it waits; it can be cancelled, not decided',
     ),
+  provisioning: z
+    .object({
+      status: z.string().describe("the provider's provisioningStatus of the product: DEPLOYABLE, CONFIGURED, LIVE…"),
+      since: z.string(),
+      startedAt: z.string().describe('when the follow-up began (the buy)'),
+      deadline: z.string().describe('when the order ends PROVISIONING_STALLED if the product is not LIVE'),
+      lastAnsweredAt: z.string().optional(),
+      failedReads: z.number().describe('product reads that failed since the API last answered one'),
+      remindersSent: z.number(),
+      statuses: z
+        .array(z.object({ status: z.string(), at: z.string() }))
+        .describe('every status seen, oldest first, with when it was first seen'),
+    })
+    .optional()
+    .describe(
+      "set once the order is bought, when the workers follow its product's provisioning (live from the workflow)",
+    ),
 });
 
 export const submitResponse = z.object({

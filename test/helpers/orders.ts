@@ -38,7 +38,8 @@ import {
 } from '../../client/orders/index.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
-import { startSimulator, SIM_KIND_MAP, type Simulator } from '../../sim/index.js';
+import { startSimulator, SIM_KIND_MAP, type Simulator, type SimulatorOptions } from '../../sim/index.js';
+import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import {
   parseApprovalPolicy,
   defaultApprovalPolicies,
@@ -147,6 +148,8 @@ export interface OrderEngine {
   workers: Array<{ worker: Worker; running: Promise<void> }>;
   /** One line per API exchange the activities made (never headers or bodies). */
   apiLog: string[];
+  /** How the workers follow bought products (undefined: they do not); workers in child processes are given it too. */
+  provisioning: ProvisioningPlan | undefined;
   stop(): Promise<void>;
 }
 
@@ -171,6 +174,8 @@ export function createTestActivities(
     log?: (line: string) => void;
     /** The workers' approval policies (TEST_POLICIES_IN_FORCE when left out). */
     policies?: PoliciesInForce;
+    /** How the workers follow bought products (MVE_FOLLOW_PROVISIONING…); left out, they do not. */
+    provisioning?: ProvisioningPlan;
   } & ApproverWebhookOptions,
 ): {
   apiClient: ApiClient;
@@ -205,6 +210,7 @@ export function createTestActivities(
     actionKeys: options.actionKeys,
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
+    ...(options.provisioning ? { provisioning: options.provisioning } : {}),
   });
   return { apiClient, activities };
 }
@@ -225,6 +231,13 @@ export interface EngineOptions extends ApproverWebhookOptions {
   temporal?: TestTemporalKind;
   /** The workers' approval policies (TEST_POLICIES_IN_FORCE when left out), e.g. deadlines in seconds on a real server. */
   policies?: PoliciesInForce;
+  /**
+   * How the workers follow bought products until they are live. Left out, they do not, and orders end at BOUGHT: the
+   * tests of everything up to the buy read as the spec's API, which shows no provisioning after DEPLOYABLE.
+   */
+  provisioning?: ProvisioningPlan;
+  /** The simulator's provisioning times (its defaults when left out). */
+  simProvisioning?: SimulatorOptions['provisioning'];
 }
 
 export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
@@ -243,7 +256,10 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     Environment: 'Keyword',
     MonthlyRate: 'Double',
   });
-  const sim = await startSimulator({ tokenTtlSeconds: options.tokenTtlSeconds ?? 3600 });
+  const sim = await startSimulator({
+    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    ...(options.simProvisioning ? { provisioning: options.simProvisioning } : {}),
+  });
   const db = await pg.database();
   const repository = createRepository(db.sql);
   for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
@@ -262,6 +278,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     ...(options.policies ? { policies: options.policies } : {}),
     ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
     ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
+    ...(options.provisioning ? { provisioning: options.provisioning } : {}),
   });
   await orderWorkflowBundle(actionKeys);
 
@@ -345,6 +362,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
     startWorker,
     workers: first ? [first] : [],
     apiLog,
+    provisioning: options.provisioning,
     async stop() {
       for (const { worker, running } of engine.workers) {
         if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -19,6 +19,7 @@ export async function startWorkerProcess(engine: OrderEngine, dieAfter?: DieAfte
     databaseUrl: engine.db.url,
     codecKeys: engine.codecKeys,
     actionKeys: engine.actionKeysText,
+    ...(engine.provisioning ? { provisioning: engine.provisioning } : {}),
     ...(dieAfter ? { dieAfter } : {}),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', WORKER_PROCESS], {

@@ -41,6 +41,17 @@ export const reads = retryingAbandoned(
 );
 
 /**
+ * The product read of the provisioning follow-up: a few quick tries, then the follow-up notes the failure and reads
+ * again at its next poll (a durable timer), so an API that is down for an hour costs no retry storm.
+ */
+export const productReads = retryingAbandoned(
+  proxyLocalActivities<Pick<OrderActivities, 'readProduct'>>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
+  }),
+);
+
+/**
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an
  * outcome; an activity that does not report (worker lost, timeout, no heartbeat) is an uncertain buy.
  *

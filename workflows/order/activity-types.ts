@@ -4,6 +4,7 @@
  */
 import type { ApprovalPolicy, Approver } from '../../domain/approval/index.js';
 import type { OrderState } from '../../domain/order-states.js';
+import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import type { OrderRequest } from '../../schemas/index.js';
 
 export type Environment = OrderRequest['environment'];
@@ -255,10 +256,18 @@ export interface BeginRunInput {
 
 /**
  * May this run act for its ticket? A first run admitted is given its environment's policy (or why it cannot have
- * one); a run that continued keeps the policy it carries.
+ * one) and, when the workers follow bought products until they are live, how they do it; a run that continued keeps
+ * what it carries.
  */
 export type BeginRunAnswer =
-  { admitted: true; policy?: GoverningPolicy; policyRefused?: string } | { admitted: false; reason: string };
+  | { admitted: true; policy?: GoverningPolicy; policyRefused?: string; provisioning?: ProvisioningPlan }
+  | { admitted: false; reason: string };
+
+/**
+ * What the API said of a bought product when asked: its provisioning status, or that it answered 404 or 405 (an API
+ * that does not offer the product read, or no longer knows the product). Failures to ask are thrown (and retried).
+ */
+export type ProductReadAnswer = { found: true; provisioningStatus: string } | { found: false; status: number };
 
 export interface OrderActivities {
   /**
@@ -279,6 +288,8 @@ export interface OrderActivities {
    * The buy, which writes the order's journal before it sends (the write-ahead rule) and records what it created.
    */
   buyOrder(input: BuyInput): Promise<BuyAnswer>;
+  /** The bought product as the API reports it now (`GET /v2/product/{uid}`), for the provisioning follow-up. */
+  readProduct(input: { environment: Environment; technicalServiceUid: string }): Promise<ProductReadAnswer>;
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
   recordJournal(input: JournalInput): Promise<void>;
   /**

@@ -47,6 +47,20 @@ export interface OrderStatusView {
   };
   buyAttempts: number;
   product?: ProductRecord;
+  /** The follow-up of the product's provisioning, once bought, when the workers follow it (times are ISO text). */
+  provisioning?: {
+    /** The provider's latest status of the product (DEPLOYABLE, CONFIGURED, LIVE…) and since when it holds. */
+    status: string;
+    since: string;
+    startedAt: string;
+    deadline: string;
+    lastAnsweredAt?: string;
+    /** Reads that failed since the API last answered. */
+    failedReads: number;
+    remindersSent: number;
+    /** Every status seen, oldest first, with when it was first seen: how long the product spent in each. */
+    statuses: Array<{ status: string; at: string }>;
+  };
   lastError?: { message: string; type?: string; traceId?: string; at: string };
   timeline: TimelineEntry[];
 }

@@ -6,6 +6,7 @@ import type { OrderRequest } from '../../schemas/index.js';
  */
 import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteRecord } from './activity-types.js';
 import { canTransition, type OrderState } from '../../domain/order-states.js';
+import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../../domain/approval/index.js';
 import type { OrderStatusView, TimelineEntry } from './messages.js';
 
@@ -19,6 +20,23 @@ export interface ApprovalRound {
   /** When the round began, on the workflow clock (reminders are counted from it). */
   startedAt: number;
   deadline: number;
+  remindersSent: number;
+}
+
+/** The follow-up of the bought product's provisioning, on the workflow clock (epoch ms). */
+export interface ProvisioningProgress {
+  /** When the follow-up began: the order's move to BOUGHT. */
+  startedAt: number;
+  /** When the order ends PROVISIONING_STALLED if the product is not live. */
+  deadline: number;
+  /** Each status the product was seen in, in order, with when it was first seen (the buy's answer first). */
+  statuses: Array<{ status: string; at: number }>;
+  /** Reads made (each one that answered or failed); the wait before the next one grows with them. */
+  reads: number;
+  /** When the API last answered a read. */
+  lastAnsweredAt?: number;
+  /** Reads that failed since the last answer. */
+  failedReads: number;
   remindersSent: number;
 }
 
@@ -38,6 +56,12 @@ export interface OrderProgress {
   /** Reminders sent about the uncertain buy now waiting for ops. */
   buyRemindersSent: number;
   product?: ProductRecord;
+  /**
+   * How the workers follow the bought product until it is live, given when the order began (absent: the order ends
+   * at BOUGHT), and how far the follow-up has come.
+   */
+  followUp?: ProvisioningPlan;
+  provisioning?: ProvisioningProgress;
   lastError?: ErrorSummary & { at: string };
   /** Nonces of the signed actions this order accepted: the same signed message is never accepted twice. */
   acceptedNonces: string[];
@@ -124,7 +148,23 @@ export function statusView(
       : {}),
     buyAttempts: progress.buyAttempts,
     ...(progress.product ? { product: progress.product } : {}),
+    ...(progress.provisioning ? { provisioning: provisioningView(progress.provisioning) } : {}),
     ...(progress.lastError ? { lastError: progress.lastError } : {}),
     timeline: [...progress.timeline],
+  };
+}
+
+function provisioningView(follow: ProvisioningProgress): NonNullable<OrderStatusView['provisioning']> {
+  const iso = (at: number) => new Date(at).toISOString();
+  const current = follow.statuses.at(-1)!;
+  return {
+    status: current.status,
+    since: iso(current.at),
+    startedAt: iso(follow.startedAt),
+    deadline: iso(follow.deadline),
+    ...(follow.lastAnsweredAt !== undefined ? { lastAnsweredAt: iso(follow.lastAnsweredAt) } : {}),
+    failedReads: follow.failedReads,
+    remindersSent: follow.remindersSent,
+    statuses: follow.statuses.map(({ status, at }) => ({ status, at: iso(at) })),
   };
 }

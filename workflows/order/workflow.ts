@@ -1,6 +1,7 @@
 import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
 import { passGate } from './gate.js';
+import { followProvisioning, type ProvisioningEnding } from './provisioning.js';
 import { admit } from './admission.js';
 import { policyOfNewOrder, resumePolicy } from './policy.js';
 import { installHandlers } from './handlers.js';
@@ -48,13 +49,16 @@ async function runOrder(input: OrderWorkflowInput, temporalCancel: Promise<never
     governed = resumePolicy(run, recorder.progress.governing!);
   } else {
     receive(run);
+    if (admission.provisioning) recorder.progress.followUp = admission.provisioning;
     const adopted = policyOfNewOrder(run, admission);
     if ('ending' in adopted) return finish(run, adopted.ending);
     governed = adopted.governed;
   }
 
-  // The story: pass the gate (lookup, validation, approval), then buy; an uncertain buy that ops say was not
-  // carried out goes through the gate again. A run carried over resumes the wait it was in.
+  // The story: pass the gate (lookup, validation, approval), then buy, then follow the product until it is live; an
+  // uncertain buy that ops say was not carried out goes through the gate again. A run carried over resumes the wait
+  // it was in.
+  if (input.carried?.state === 'BOUGHT' || input.carried?.state === 'PROVISIONING') return finishBuy(run, 'bought');
   let resumeRound = input.carried?.state === 'AWAITING_APPROVAL';
   if (input.carried?.state === 'BUY_UNCERTAIN') {
     const settled = await CancellationScope.nonCancellable(() => settleUncertainBuy(run));
@@ -101,16 +105,18 @@ function receive(run: OrderRun): void {
   recorder.notify('received', 'order received');
 }
 
-function finishBuy(run: OrderRun, result: Exclude<BuyResult, 'revalidate'>): Promise<OrderOutcome> {
+/** A bought order ends at BOUGHT, or, when the workers follow products, where its provisioning ends. */
+async function finishBuy(run: OrderRun, result: Exclude<BuyResult, 'revalidate'>): Promise<OrderOutcome> {
   const { progress } = run.recorder;
-  return result === 'bought'
-    ? finish(run, { state: 'BOUGHT', actor: ENGINE, reason: `bought ${progress.product!.technicalServiceUid}` })
-    : finish(run, { state: 'FAILED', actor: ENGINE, reason: progress.lastError?.message ?? 'the buy failed' });
+  if (result === 'failed')
+    return finish(run, { state: 'FAILED', actor: ENGINE, reason: progress.lastError?.message ?? 'the buy failed' });
+  const bought = { state: 'BOUGHT', actor: ENGINE, reason: `bought ${progress.product!.technicalServiceUid}` } as const;
+  return finish(run, progress.followUp ? await followProvisioning(run, progress.followUp) : bought);
 }
 
 async function finish(
   run: OrderRun,
-  ending: NonNullable<Ending> | { state: 'BOUGHT' | 'FAILED'; actor: string; reason: string },
+  ending: NonNullable<Ending> | ProvisioningEnding | { state: 'FAILED'; actor: string; reason: string },
 ): Promise<OrderOutcome> {
   const { recorder } = run;
   const { progress } = recorder;

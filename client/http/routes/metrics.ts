@@ -69,6 +69,47 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
         this.set({ outcome }, buyAttemptsByOutcome[outcome] ?? 0);
     },
   });
+  new Gauge({
+    name: 'mve_products',
+    help: 'Bought products by the provisioning status last read (DEPLOYABLE, CONFIGURED, LIVE…)',
+    labelNames: ['provisioning_status'],
+    registers: [registry],
+    async collect() {
+      const { productsByProvisioningStatus } = await statistics();
+      this.reset();
+      for (const [status, count] of Object.entries(productsByProvisioningStatus))
+        this.set({ provisioning_status: status }, count);
+    },
+  });
+  new Gauge({
+    name: 'mve_provisioning_oldest_seconds',
+    help: 'Since the oldest order still in PROVISIONING was bought',
+    registers: [registry],
+    async collect() {
+      this.set((await statistics()).oldestProvisioningSeconds);
+    },
+  });
+  new Gauge({
+    name: 'mve_provisioning_time_to_live_seconds',
+    help: 'From the buy to LIVE, over the orders that went LIVE in the last 7 days (quantile 1: the longest)',
+    labelNames: ['quantile'],
+    registers: [registry],
+    async collect() {
+      const { timeToLiveSeconds } = await statistics();
+      this.reset();
+      const quantiles = { '0.5': timeToLiveSeconds.p50, '0.9': timeToLiveSeconds.p90, '1': timeToLiveSeconds.max };
+      for (const [quantile, seconds] of Object.entries(quantiles))
+        if (seconds !== null) this.set({ quantile }, seconds);
+    },
+  });
+  new Gauge({
+    name: 'mve_provisioning_live_orders_7d',
+    help: 'Orders that went LIVE in the last 7 days (what the time-to-LIVE quantiles are taken over)',
+    registers: [registry],
+    async collect() {
+      this.set((await statistics()).timeToLiveSeconds.count);
+    },
+  });
 
   return {
     registry,

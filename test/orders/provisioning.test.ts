@@ -1,0 +1,238 @@
+import anyTest, { type TestFn } from 'ava';
+import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import { checkOrderRequest } from '../../domain/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+import {
+  orderOf,
+  replayEveryHistory,
+  startCallbackReceiver,
+  startOrderEngine,
+  sydneyRequest,
+  type CallbackReceiver,
+  type OrderEngine,
+} from '../helpers/orders.js';
+import { waitFor, waitForState } from '../helpers/wait.js';
+
+const test = anyTest as TestFn<{ engine: OrderEngine; tickets: CallbackReceiver }>;
+const pg = usePostgres(test);
+
+/**
+ * Reads soon after the buy and often, a reminder every 5 s, stalled after 15 s: the simulator's product is LIVE after
+ * 1.5 s, so every order here runs in real time (a result awaited on the test server would skip time the simulator's
+ * clock does not).
+ */
+const PLAN: ProvisioningPlan = { firstPollMs: 200, maxPollMs: 400, reminderMs: 5_000, deadlineMs: 15_000 };
+
+test.before(async (t) => {
+  t.context.engine = await startOrderEngine(pg, {
+    provisioning: PLAN,
+    simProvisioning: { configuredAfterMs: 600, liveAfterMs: 1_500 },
+  });
+  t.context.tickets = await startCallbackReceiver();
+});
+test.after.always(async (t) => {
+  await t.context.engine?.stop();
+  await t.context.tickets?.close();
+});
+
+/** An auto-approved order (MVE 4/16 is under the test policy's line), told to the test's ticket system. */
+async function submit(engine: OrderEngine, ticketId: string, tickets?: CallbackReceiver) {
+  return engine.submit(sydneyRequest(ticketId, tickets ? { callbackUrl: tickets.url } : {}));
+}
+
+function checkedRequest(ticketId: string): OrderRequest {
+  const checked = checkOrderRequest(sydneyRequest(ticketId), { kindMap: SIM_KIND_MAP });
+  if (!checked.request) throw new Error(`the test request does not check: ${JSON.stringify(checked.errors)}`);
+  return checked.request;
+}
+
+function productsBought(engine: OrderEngine): number {
+  return engine.sim.state().calls.buy;
+}
+
+test.serial(
+  'a bought MVE is followed until it is LIVE, each change told to the ticket system and recorded',
+  async (t) => {
+    const { engine, tickets } = t.context;
+    const boughtBefore = productsBought(engine);
+    const submitted = await submit(engine, 'PROV-LIVE', tickets);
+    const live = await waitForState(engine.orders, 'PROV-LIVE', 'LIVE', 30_000);
+
+    t.is(productsBought(engine), boughtBefore + 1, 'one buy, and only reads after it');
+    t.deepEqual(
+      live.provisioning?.statuses.map((seen) => seen.status),
+      ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
+    );
+    t.is(live.provisioning?.status, 'LIVE');
+    t.is(live.product?.provisioningStatus, 'LIVE');
+    t.deepEqual(live.timeline.map((line) => line.state).slice(-3), ['BOUGHT', 'PROVISIONING', 'LIVE']);
+
+    const outcome = await engine.orders.result(orderOf('PROV-LIVE'));
+    t.is(outcome.state, 'LIVE');
+    const records = await engine.repository.getOrder(submitted.workflowId);
+    t.is(records?.order.status, 'LIVE');
+    t.is(records?.order.product?.provisioningStatus, 'LIVE');
+    t.deepEqual(
+      records?.notes.filter((note) => note.message.startsWith('product ')).map((note) => note.message.split(' ')[3]),
+      ['CONFIGURED', 'LIVE'],
+      'each status change is in the records, with how long the one before lasted',
+    );
+
+    const mine = await waitFor(async () => {
+      const told = tickets.received.filter((notification) => notification.ticketId === 'PROV-LIVE');
+      return told.some((notification) => notification.state === 'LIVE') ? told : undefined;
+    });
+    t.deepEqual(
+      mine
+        .filter((notification) => notification.event === 'provisioning-changed')
+        .map((n) => n.product?.provisioningStatus),
+      ['CONFIGURED', 'LIVE'],
+    );
+    t.deepEqual(
+      mine
+        .filter((notification) => notification.event === 'state-changed')
+        .map((n) => n.state)
+        .slice(-3),
+      ['BOUGHT', 'PROVISIONING', 'LIVE'],
+    );
+  },
+);
+
+test.serial(
+  'a product the provider fails ends the order PROVISIONING_FAILED with its status; nothing is bought again',
+  async (t) => {
+    const { engine } = t.context;
+    const boughtBefore = productsBought(engine);
+    engine.sim.injectFault({ kind: 'provisioning', outcome: 'fail', status: 'DECOMMISSIONED', times: 1 });
+    await submit(engine, 'PROV-FAIL');
+    await waitForState(engine.orders, 'PROV-FAIL', 'PROVISIONING_FAILED', 30_000);
+    const outcome = await engine.orders.result(orderOf('PROV-FAIL'));
+    t.is(outcome.state, 'PROVISIONING_FAILED');
+    t.regex(outcome.reason, /as DECOMMISSIONED/);
+    const status = await engine.orders.status(orderOf('PROV-FAIL'));
+    t.regex(status.lastError?.message ?? '', /DECOMMISSIONED/);
+    t.is(status.product?.provisioningStatus, 'DECOMMISSIONED');
+    t.is(productsBought(engine), boughtBefore + 1);
+  },
+);
+
+test.serial(
+  'a product stuck in CONFIGURED: ops are reminded while it is slow, and the order ends PROVISIONING_STALLED at the deadline',
+  async (t) => {
+    const { engine, tickets } = t.context;
+    const started = Date.now();
+    engine.sim.injectFault({ kind: 'provisioning', outcome: 'stuck', times: 1 });
+    const submitted = await submit(engine, 'PROV-STUCK', tickets);
+    await waitForState(engine.orders, 'PROV-STUCK', 'PROVISIONING_STALLED', 60_000);
+    const outcome = await engine.orders.result(orderOf('PROV-STUCK'));
+    t.true(Date.now() - started >= PLAN.deadlineMs, 'not before the deadline');
+    t.regex(outcome.reason, /still CONFIGURED/);
+
+    const status = await engine.orders.status(orderOf('PROV-STUCK'));
+    t.is(status.provisioning?.remindersSent, 2, 'reminded at 5 and 10 s; the deadline itself ends it');
+    const notes = (await engine.repository.getOrder(submitted.workflowId))!.notes;
+    t.is(notes.filter((note) => /^reminder \d: product .* is not LIVE yet \(CONFIGURED/.test(note.message)).length, 2);
+    const told = tickets.received.filter((notification) => notification.ticketId === 'PROV-STUCK');
+    t.is(told.filter((notification) => notification.event === 'provisioning-slow').length, 2);
+  },
+);
+
+test.serial(
+  'a product read that fails for a while is shown as the last error, then the follow-up recovers to LIVE',
+  async (t) => {
+    const { engine } = t.context;
+    // Each read makes up to three tries: nine failed calls are three failed reads.
+    engine.sim.injectFault({ kind: 'error', endpoint: 'product', status: 503, times: 9 });
+    const submitted = await submit(engine, 'PROV-FLAKY');
+    const failing = await waitFor(async () => {
+      const status = await engine.orders.status(orderOf('PROV-FLAKY'));
+      return status.provisioning && status.provisioning.failedReads > 0 ? status : undefined;
+    }, 30_000);
+    t.regex(failing.lastError?.message ?? '', /reads it again later/);
+
+    const live = await waitForState(engine.orders, 'PROV-FLAKY', 'LIVE', 30_000);
+    t.is(live.lastError, undefined, 'an answer clears the error');
+    t.is(live.provisioning?.failedReads, 0);
+    const records = await engine.repository.getOrder(submitted.workflowId);
+    await waitFor(async () =>
+      (await engine.repository.getOrder(submitted.workflowId))?.order.status === 'LIVE' ? true : undefined,
+    );
+    t.is(records?.order.lastError ?? null, null);
+  },
+);
+
+test.serial('a worker lost mid-provisioning: another worker follows the product to LIVE; bought once', async (t) => {
+  const { engine } = t.context;
+  const boughtBefore = productsBought(engine);
+  engine.sim.setProvisioning({ configuredAfterMs: 500, liveAfterMs: 4_000 });
+  try {
+    await submit(engine, 'PROV-RESTART');
+    await waitForState(engine.orders, 'PROV-RESTART', 'PROVISIONING', 30_000);
+    const [first] = engine.workers.splice(0, 1);
+    first!.worker.shutdown();
+    await first!.running;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    engine.workers.push(await engine.startWorker());
+    const live = await waitForState(engine.orders, 'PROV-RESTART', 'LIVE', 30_000);
+    t.deepEqual(
+      live.provisioning?.statuses.map((seen) => seen.status),
+      ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
+    );
+    t.is(productsBought(engine), boughtBefore + 1);
+  } finally {
+    engine.sim.setProvisioning({ configuredAfterMs: 600, liveAfterMs: 1_500 });
+  }
+});
+
+test.serial('a long follow-up continues as new, carrying what it has seen, and ends LIVE', async (t) => {
+  const { engine } = t.context;
+  engine.sim.setProvisioning({ configuredAfterMs: 300, liveAfterMs: 5_000 });
+  try {
+    const handle = await engine.startRegistered({
+      request: checkedRequest('PROV-LONG'),
+      options: { continueAsNewAfterEvents: 40 },
+    });
+    const live = await waitForState(engine.orders, 'PROV-LONG', 'LIVE', 40_000);
+    t.deepEqual(
+      live.provisioning?.statuses.map((seen) => seen.status),
+      ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
+    );
+    const description = await engine.client.workflow.getHandle(handle.workflowId).describe();
+    t.not(description.runId, handle.firstExecutionRunId, 'the order ended in a later run');
+  } finally {
+    engine.sim.setProvisioning({ configuredAfterMs: 600, liveAfterMs: 1_500 });
+  }
+});
+
+for (const [mode, status] of [
+  ['not-found', 404],
+  ['not-allowed', 405],
+] as const) {
+  test.serial(
+    `an API that answers the product read with ${status} does not offer it: the order ends at BOUGHT`,
+    async (t) => {
+      const { engine } = t.context;
+      engine.sim.setProductRead(mode);
+      try {
+        const ticketId = `PROV-NOREAD-${status}`;
+        await submit(engine, ticketId);
+        const outcome = await engine.orders.result(orderOf(ticketId));
+        t.is(outcome.state, 'BOUGHT');
+        const view = await engine.orders.status(orderOf(ticketId));
+        t.is(view.provisioning, undefined);
+        t.is(view.product?.provisioningStatus, 'DEPLOYABLE');
+        t.is(view.lastError, undefined);
+      } finally {
+        engine.sim.setProductRead('offered');
+      }
+    },
+  );
+}
+
+test.serial('every history of this file replays cleanly', async (t) => {
+  const { replayed, failures } = await replayEveryHistory(t.context.engine);
+  t.deepEqual(failures, []);
+  t.true(replayed >= 8);
+});
