@@ -22,8 +22,8 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: any
 .table-scroll { overflow-x: auto; }
 .prose { overflow-wrap: anywhere; } td.prose { min-width: 12rem; }
 .state { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; border: 1px solid var(--line); font-weight: 600; font-family: ui-monospace, monospace; font-size: .9rem; }
-.state-BOUGHT { background: #dafbe1; color: var(--ok); } .state-REJECTED, .state-FAILED, .state-EXPIRED, .state-CANCELLED { background: #ffebe9; color: var(--bad); }
-.state-BUY_UNCERTAIN { background: #fff8c5; color: var(--warn); } .state-AWAITING_APPROVAL { background: #ddf4ff; color: #0550ae; }
+.state-BOUGHT, .state-LIVE { background: #dafbe1; color: var(--ok); } .state-REJECTED, .state-FAILED, .state-EXPIRED, .state-CANCELLED, .state-PROVISIONING_FAILED { background: #ffebe9; color: var(--bad); }
+.state-BUY_UNCERTAIN, .state-PROVISIONING_STALLED { background: #fff8c5; color: var(--warn); } .state-AWAITING_APPROVAL, .state-PROVISIONING { background: #ddf4ff; color: #0550ae; }
 .notice { padding: .6rem .9rem; border-radius: .4rem; border: 1px solid var(--line); margin: .8rem 0; }
 .notice.ok { background: #dafbe1; border-color: #4ac26b; } .notice.error { background: #ffebe9; border-color: #ff8182; } .notice.info { background: #ddf4ff; border-color: #54aeff; }
 .muted { color: var(--muted); } .urgent { color: var(--bad); font-weight: 600; }
