@@ -64,6 +64,8 @@ export interface ConsoleOptions {
   api?: ApiTarget;
   /** Approvals whose deadline is nearer than this are listed under "needs attention" (default 24 h). */
   expiryWarningMs?: number;
+  /** Orders in PROVISIONING unchanged for longer than this are listed under "needs attention" (default 30 min). */
+  slowProvisioningMs?: number;
   sessions?: SessionStore;
   now?: () => number;
 }
@@ -107,6 +109,7 @@ export async function registerConsole(
   const now = options.now ?? Date.now;
   const devUsers = options.devUsers ?? [];
   const expiryWarningMs = options.expiryWarningMs ?? 24 * 3600_000;
+  const slowProvisioningMs = options.slowProvisioningMs ?? 30 * 60_000;
   const ordered = new OrderedFactsCache(context.repository);
 
   await app.register(async (scope) => {
@@ -595,6 +598,7 @@ export async function registerConsole(
         attention,
         now: now(),
         expiryWarningMs,
+        slowProvisioningMs,
         flash: takeFlash(request),
         ...(error ? { error } : {}),
       });
@@ -602,10 +606,15 @@ export async function registerConsole(
     });
 
     async function needsAttention(api: ConsoleApi): Promise<Attention> {
-      const [uncertain, failed, awaiting] = await Promise.all([
-        api.expect<{ orders: ListedOrder[] }>('GET', '/api/v1/orders?status=BUY_UNCERTAIN&limit=100'),
-        api.expect<{ orders: ListedOrder[] }>('GET', '/api/v1/orders?status=FAILED&limit=10'),
-        api.expect<{ orders: ListedOrder[] }>('GET', '/api/v1/orders?status=AWAITING_APPROVAL&limit=100'),
+      const listed = (status: string, limit: number) =>
+        api.expect<{ orders: ListedOrder[] }>('GET', `/api/v1/orders?status=${status}&limit=${limit}`);
+      const [uncertain, failed, awaiting, provisioningFailed, provisioningStalled, provisioning] = await Promise.all([
+        listed('BUY_UNCERTAIN', 100),
+        listed('FAILED', 10),
+        listed('AWAITING_APPROVAL', 100),
+        listed('PROVISIONING_FAILED', 10),
+        listed('PROVISIONING_STALLED', 10),
+        listed('PROVISIONING', 100),
       ]);
       const at = now();
       const details = await Promise.all(
@@ -634,10 +643,17 @@ export async function registerConsole(
           return lastError?.message ? { ...order, lastError: { ...order.lastError, ...lastError } } : order;
         }),
       );
+      const oldestChangeFirst = (a: ListedOrder, b: ListedOrder) => a.updatedAt.localeCompare(b.updatedAt);
       return {
-        uncertain: [...uncertain.orders].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)),
+        uncertain: [...uncertain.orders].sort(oldestChangeFirst),
         failed: failedWithTrace,
         expiring,
+        provisioningEnded: [...provisioningFailed.orders, ...provisioningStalled.orders]
+          .sort((a, b) => oldestChangeFirst(b, a))
+          .slice(0, 10),
+        provisioningSlow: provisioning.orders
+          .filter((order) => at - Date.parse(order.updatedAt) > slowProvisioningMs)
+          .sort(oldestChangeFirst),
       };
     }
   });

@@ -19,6 +19,7 @@ import {
   type Html,
 } from './html.js';
 import { workflowHistorySection } from './history-view.js';
+import { provisioningSection, provisioningTellsError } from './provisioning-view.js';
 import { csrfField } from './layout.js';
 import { orderedFacts, type OrderedFacts } from './ordered.js';
 import { dataTable, type Column } from './tables.js';
@@ -157,6 +158,8 @@ export interface ListedOrder {
   submittedBy: string | null;
   state: string;
   quote: { monthlyRate: number; currency: string } | null;
+  /** Once bought: the product, with the provider's status the records last saw. */
+  product?: { technicalServiceUid: string; provisioningStatus: string } | null;
   /** Lists give message and time; the ops view adds type and trace id for failed orders from the order itself. */
   lastError: { message: string; at: string; type?: string; traceId?: string } | null;
   createdAt: string;
@@ -183,10 +186,10 @@ export function ordersTable(orders: ListedOrder[], caption: string, testId: stri
     {
       label: 'Last error',
       className: () => 'prose',
-      cell: (order) =>
-        order.lastError && order.state !== 'BOUGHT'
-          ? moneyInText(order.lastError.message, order.quote ? [order.quote.currency] : [])
-          : '',
+      cell: (order) => {
+        const error = standingError(order);
+        return error ? moneyInText(error.message, order.quote ? [order.quote.currency] : []) : '';
+      },
     },
   ];
   return dataTable({
@@ -229,7 +232,6 @@ export interface OrderPageExtras {
 
 export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Html {
   const { order } = data;
-  const currencies = currenciesOf(data);
   return html`<p><a href="/">← ${data.user.can.approve ? 'Approvals inbox' : 'Orders'}</a>${isOps(data.user) ? html` · <a href="/ops">Ops</a>` : ''}</p>
     <h1>Order ${order.ticketId}</h1>
     ${extras.flash ?? ''}
@@ -239,10 +241,11 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
       <p>State: ${stateBadge(order.state, 'order-state')} <span class="muted">${STATE_WORDS[order.state] ?? ''}</span>
         ${recordsNote(data)}</p>
       ${whoDecides(data)}
-      ${order.lastError && order.state !== 'BOUGHT' ? html`<div class="notice error prose" data-testid="last-error"><strong>Last error</strong> (${when(order.lastError.at)}): ${moneyInText(order.lastError.message, currencies)}${order.lastError.traceId ? html` <span class="muted">trace id <code>${order.lastError.traceId}</code></span>` : ''}</div>` : ''}
+      ${lastErrorNotice(data)}
     </section>
     ${decisionSection(data, extras)}
     ${opsSection(data)}
+    ${provisioningSection(order, data.now, boughtUnder(data))}
     <div class="cols">
       <section data-live="what" aria-labelledby="what-heading">
         <h2 id="what-heading">What is ordered</h2>
@@ -263,6 +266,28 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
       ${timelineTable(data)}
     </section>
     ${isOps(data.user) ? workflowHistorySection(data.history?.events) : ''}`;
+}
+
+/**
+ * The order's last error while it still tells something: not once the order is bought or live (an error met on the
+ * way is over by then), nor one from before the buy while the bought product is followed.
+ */
+function standingError(order: {
+  state: string;
+  lastError?: ListedOrder['lastError'];
+  provisioning?: { startedAt: string };
+}): ListedOrder['lastError'] | undefined {
+  const error = order.lastError;
+  if (!error || order.state === 'BOUGHT' || order.state === 'LIVE') return undefined;
+  const startedAt = order.provisioning?.startedAt;
+  return startedAt && Date.parse(error.at) < Date.parse(startedAt) ? undefined : error;
+}
+
+/** The last error, unless the provisioning section's notice tells it. */
+function lastErrorNotice(data: OrderPageData): Html | string {
+  const error = standingError(data.order);
+  if (!error || provisioningTellsError(data.order)) return '';
+  return html`<div class="notice error prose" data-testid="last-error"><strong>Last error</strong> (${when(error.at)}): ${moneyInText(error.message, currenciesOf(data))}${error.traceId ? html` <span class="muted">trace id <code>${error.traceId}</code></span>` : ''}</div>`;
 }
 
 /** Why an order is shown from the records: no worker has started it yet, or Temporal no longer keeps its workflow. */
@@ -444,8 +469,9 @@ function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
 }
 
 /**
- * What ops look for in the provider's portal after an uncertain buy: the product's name (the request's, with the
- * order id: `productNameOf`), its size and term, and when the last attempt was sent.
+ * What ops look for in the provider's portal after an uncertain buy, or a provisioning that did not end live: the
+ * product's name (the request's, with the order id: `productNameOf`), its size and term, and when the last attempt
+ * was sent.
  */
 function boughtUnder(data: OrderPageData): Html {
   const { order, request } = data;
@@ -458,7 +484,7 @@ function boughtUnder(data: OrderPageData): Html {
     attempt?.sentAt ? html`sent ${when(attempt.sentAt)}` : undefined,
   ].filter((fact) => fact !== undefined);
   const name = productName
-    ? html`the product named <code data-testid="uncertain-product-name">${productNameOf({ productName }, order.orderId)}</code>`
+    ? html`the product named <code data-testid="bought-under-name">${productNameOf({ productName }, order.orderId)}</code>`
     : html`a product named after this order (<code>${order.orderId}</code>)`;
   return html`${name}${facts.length > 0 ? html` (${facts.map((fact, i) => html`${i > 0 ? ', ' : ''}${fact}`)})` : ''}`;
 }
@@ -667,6 +693,10 @@ export interface Attention {
   uncertain: ListedOrder[];
   failed: ListedOrder[];
   expiring: Array<{ order: ListedOrder; deadline: string; stillNeeded: number; tier: string }>;
+  /** The most recent orders whose provisioning failed or stalled, newest first. */
+  provisioningEnded: ListedOrder[];
+  /** Orders in PROVISIONING with no change for longer than `slowProvisioningMs`, the longest first. */
+  provisioningSlow: ListedOrder[];
 }
 
 export function opsView(options: {
@@ -676,6 +706,7 @@ export function opsView(options: {
   attention: Attention;
   now: number;
   expiryWarningMs: number;
+  slowProvisioningMs: number;
   flash: Html;
   error?: Html;
 }): Html {
@@ -714,6 +745,7 @@ export function opsView(options: {
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }
+      ${provisioningAttention(attention, now, options.slowProvisioningMs)}
     </section>
     <section aria-labelledby="orders-heading">
       <h2 id="orders-heading">Orders</h2>
@@ -734,6 +766,29 @@ export function opsView(options: {
         ${nextLink ? html`<p><a href="${nextLink}" data-testid="next-page">Older orders →</a></p>` : ''}
       </div>
     </section>`;
+}
+
+/** Bought MVEs that did not go live, or are slow to: ops check them with the provider. */
+function provisioningAttention(attention: Attention, now: number, slowProvisioningMs: number): Html {
+  const link = (order: ListedOrder) =>
+    html`<a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy})`;
+  const product = (order: ListedOrder) =>
+    order.product ? html`product <code>${order.product.technicalServiceUid}</code>` : 'its product';
+  const ended = (order: ListedOrder) =>
+    order.state === 'PROVISIONING_STALLED'
+      ? html`<li data-testid="attention-provisioning-stalled" data-ticket="${order.ticketId}">${link(order)}: <span class="urgent">not live by its deadline</span>, ${product(order)} still ${order.product?.provisioningStatus ?? 'not LIVE'} (stalled ${when(order.updatedAt)}). Check it with the provider.</li>`
+      : html`<li data-testid="attention-provisioning-failed" data-ticket="${order.ticketId}">${link(order)}: <span class="urgent">provisioning failed</span> ${when(order.updatedAt)}: ${order.lastError?.message ?? `${product(order)} is ${order.product?.provisioningStatus ?? 'not live'}`}. Check it with the provider.</li>`;
+  return html`<h3>Provisioning failed or stalled <span class="muted">(${attention.provisioningEnded.length} most recent)</span></h3>
+    ${attention.provisioningEnded.length ? html`<ul>${attention.provisioningEnded.map(ended)}</ul>` : html`<p class="muted">None.</p>`}
+    <h3>Slow provisioning <span class="muted">(no change for over ${describeDuration(slowProvisioningMs)}: ${attention.provisioningSlow.length})</span></h3>
+    ${
+      attention.provisioningSlow.length
+        ? html`<ul>${attention.provisioningSlow.map(
+            (order) =>
+              html`<li data-testid="attention-provisioning-slow" data-ticket="${order.ticketId}">${link(order)}: ${product(order)} ${order.product?.provisioningStatus ?? ''}, <span class="urgent">no change for ${describeDuration(now - Date.parse(order.updatedAt))}</span>. The order follows it until its deadline.</li>`,
+          )}</ul>`
+        : html`<p class="muted">None.</p>`
+    }`;
 }
 
 function describeFilters(filters: OpsFilters): string {

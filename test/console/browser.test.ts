@@ -14,6 +14,7 @@ import {
   startConsole,
   VIEWPORTS,
   waitForApiState,
+  widthsOf,
   type Browsing,
   type ConsoleHarness,
 } from './harness.js';
@@ -342,7 +343,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     t.is(await page.getByTestId('order-state').innerText(), 'BUY_UNCERTAIN');
     t.regex(await page.getByTestId('uncertain-note').innerText(), /uncertain for/);
     // What ops look for in the portal is the very name the product was bought under.
-    t.is(await page.getByTestId('uncertain-product-name').innerText(), created[0]!.serviceName);
+    t.is(await page.getByTestId('bought-under-name').innerText(), created[0]!.serviceName);
     t.regex(await page.getByTestId('uncertain-note').innerText(), /MVE \d+\/\d+, 12 months, sent /);
     t.is(await page.getByTestId('cancel-form').count(), 0, 'an uncertain buy cannot be cancelled');
     const shotUncertain = screenshotPath('order-buy-uncertain.png');
@@ -446,14 +447,7 @@ test.serial('every page fits a 1280 px screen and a phone, and reports no consol
         if (await page.locator('body[data-live-src]').count()) {
           await page.locator('body[data-live-updated]').waitFor({ state: 'attached', timeout: 10_000 });
         }
-        // In the page (the tests are compiled without the DOM's types): how wide it is, and each visible table's box.
-        const widths = (await page.evaluate(`({
-          page: document.scrollingElement.scrollWidth,
-          window: window.innerWidth,
-          tables: [...document.querySelectorAll('.table-scroll')]
-            .filter((box) => box.offsetParent !== null)
-            .map((box) => ({ needs: box.scrollWidth, has: box.clientWidth })),
-        })`)) as { page: number; window: number; tables: Array<{ needs: number; has: number }> };
+        const widths = await widthsOf(page);
         t.true(widths.page <= widths.window, `${where}: the page is ${widths.page} px wide`);
         if (viewport === 'desktop') {
           for (const table of widths.tables)

@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { registerConsole, SessionStore } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
+import type { EngineOptions } from '../helpers/orders.js';
 import type { TestPostgres } from '../helpers/postgres.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -36,9 +37,9 @@ export interface ConsoleHarness {
 
 export async function startConsole(
   pg: TestPostgres,
-  options: { browser?: boolean; worker?: boolean } = {},
+  options: { browser?: boolean; worker?: boolean; engine?: EngineOptions } = {},
 ): Promise<ConsoleHarness> {
-  const api = await startApiEngine(pg, { worker: options.worker ?? true });
+  const api = await startApiEngine(pg, { ...options.engine, worker: options.worker ?? true });
   const app = Fastify({ logger: false });
   const sessions = new SessionStore();
   const clock = { offsetMs: 0 };
@@ -134,6 +135,22 @@ export async function signedIn(
 }
 
 export { waitForApiState } from '../helpers/api.js';
+
+/**
+ * How wide the page is against its window, and each visible table's box: what it needs against what it has. Read in
+ * the page (the tests are compiled without the DOM's types).
+ */
+export async function widthsOf(
+  page: Page,
+): Promise<{ page: number; window: number; tables: Array<{ needs: number; has: number }> }> {
+  return (await page.evaluate(`({
+    page: document.scrollingElement.scrollWidth,
+    window: window.innerWidth,
+    tables: [...document.querySelectorAll('.table-scroll')]
+      .filter((box) => box.offsetParent !== null)
+      .map((box) => ({ needs: box.scrollWidth, has: box.clientWidth })),
+  })`)) as { page: number; window: number; tables: Array<{ needs: number; has: number }> };
+}
 
 /**
  * Where screenshots go: docs/screenshots when CONSOLE_SCREENSHOTS=1 (or a folder it names), else nowhere. `name`
