@@ -77,7 +77,8 @@ const CALLERS = [
  */
 const REQUESTER = { name: 'requester', owner: 'dave', roles: ['requester'] } as const;
 const SEEDS = [
-  { ticketId: 'FUZZ-BOUGHT', size: 'MVE 4/16', state: 'BOUGHT', by: 'ticket-system' },
+  // Bought, then followed until the simulator reports it LIVE.
+  { ticketId: 'FUZZ-LIVE', size: 'MVE 4/16', state: 'LIVE', by: 'ticket-system' },
   { ticketId: 'FUZZ-WAITING', size: 'MVE 16/64', state: 'AWAITING_APPROVAL', by: 'requester' },
   { ticketId: 'FUZZ-CANCEL', size: 'MVE 16/64', state: 'AWAITING_APPROVAL', by: 'ticket-system' },
 ] as const;

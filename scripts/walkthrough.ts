@@ -38,9 +38,17 @@ const READY_MS = 300_000;
 const COMMAND_MS = 180_000;
 const NPM_CI_MS = 600_000;
 const STOP_MS = 120_000;
-const BOUGHT_MS = 120_000;
+const LIVE_MS = 120_000;
 const DEV_TAIL_LINES = 60;
-const ENDED_STATES = ['BOUGHT', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED', 'BUY_UNCERTAIN'];
+const FAILED_ENDS = [
+  'REJECTED',
+  'EXPIRED',
+  'CANCELLED',
+  'FAILED',
+  'BUY_UNCERTAIN',
+  'PROVISIONING_FAILED',
+  'PROVISIONING_STALLED',
+];
 
 /** A step that did not work: what ran and everything it printed. */
 class StepFailure extends Error {
@@ -437,7 +445,7 @@ async function main(): Promise<number> {
       await step(`ready line: ${command}`, async () => ({ output: await shell(command, clone) }), dev);
     }
 
-    await step('every order so far is bought', () => allBought(state!), dev);
+    await step('every order so far is bought and LIVE', () => allLive(state!), dev);
 
     await step('npm run demo', async () => ({ output: await shell('npm run demo', clone) }), dev);
 
@@ -478,11 +486,11 @@ async function main(): Promise<number> {
   }
 }
 
-/** Every order visible to ops ends BOUGHT: what the README's commands placed went through. */
-async function allBought(state: DevState): Promise<StepResult> {
+/** Every order visible to ops is bought and LIVE (dev follows products): what the README's commands placed went through. */
+async function allLive(state: DevState): Promise<StepResult> {
   const ops = state.users.find((user) => user.roles.includes('ops'));
   if (!ops) throw new StepFailure('dev.json names no user with the ops role');
-  const deadline = Date.now() + BOUGHT_MS;
+  const deadline = Date.now() + LIVE_MS;
   for (;;) {
     const answer = await fetch(`${state.http.url}/api/v1/orders?limit=500`, {
       headers: { authorization: `Bearer ${ops.token}` },
@@ -492,10 +500,10 @@ async function allBought(state: DevState): Promise<StepResult> {
     const { orders } = JSON.parse(body) as { orders: Array<{ ticketId: string; state: string }> };
     const listed = orders.map((order) => `${order.ticketId} ${order.state}`).join('\n');
     if (orders.length === 0) throw new StepFailure('the README commands placed no order that ops can see');
-    const wrong = orders.filter((order) => ENDED_STATES.includes(order.state) && order.state !== 'BOUGHT');
-    if (wrong.length > 0) throw new StepFailure('an order ended other than BOUGHT', listed);
-    if (orders.every((order) => order.state === 'BOUGHT')) return { note: `${orders.length} orders`, output: listed };
-    if (Date.now() > deadline) throw new StepFailure(`not all bought within ${BOUGHT_MS / 1000} s`, listed);
+    const wrong = orders.filter((order) => FAILED_ENDS.includes(order.state));
+    if (wrong.length > 0) throw new StepFailure('an order ended other than LIVE', listed);
+    if (orders.every((order) => order.state === 'LIVE')) return { note: `${orders.length} orders`, output: listed };
+    if (Date.now() > deadline) throw new StepFailure(`not all bought and LIVE within ${LIVE_MS / 1000} s`, listed);
     await sleep(500);
   }
 }

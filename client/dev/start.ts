@@ -312,6 +312,13 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       // A ticket system tried out next to dev listens on this machine over plain http.
       MVE_CALLBACK_ALLOW_HTTP: env['MVE_CALLBACK_ALLOW_HTTP'] ?? 'true',
       MVE_CALLBACK_ALLOWED_NETWORKS: env['MVE_CALLBACK_ALLOWED_NETWORKS'] ?? '127.0.0.0/8,::1',
+      // The simulator has a product LIVE within seconds of the buy (a real one takes minutes): read it that often.
+      ...(simulatorUrl
+        ? {
+            MVE_PROVISIONING_POLL: env['MVE_PROVISIONING_POLL'] ?? '2s',
+            MVE_PROVISIONING_POLL_MAX: env['MVE_PROVISIONING_POLL_MAX'] ?? '5s',
+          }
+        : {}),
       ...(kindMapFile ? { MVE_KIND_MAP: kindMapFile } : {}),
       ...(temporalUiOrigins.length > 0
         ? { [CODEC_CORS_VARIABLE]: [env[CODEC_CORS_VARIABLE], ...temporalUiOrigins].filter(Boolean).join(',') }

@@ -29,6 +29,8 @@ export type ApiOrder = {
   approval?: OrderStatusView['approval'];
   buyAttempts?: number;
   product?: OrderStatusView['product'] | null;
+  /** The follow-up of the product's provisioning, once bought, when the workers follow it. */
+  provisioning?: OrderStatusView['provisioning'];
   lastError?: { message: string; type?: string; traceId?: string; at: string } | null;
   timeline?: Array<{ seq: number; at: string; state: OrderStatusView['state']; actor: string; reason: string }>;
 };

@@ -548,9 +548,13 @@ test.serial('worker runs orders from the environment and stops cleanly on SIGTER
     MVE_ENVIRONMENT: 'staging',
     MVE_CLIENT_ID: api.sim.clientId,
     MVE_CLIENT_SECRET: api.sim.clientSecret,
+    // Followed by default (the simulator's product is LIVE 8 s after the buy); read every second or two here.
+    MVE_PROVISIONING_POLL: '1s',
+    MVE_PROVISIONING_POLL_MAX: '2s',
   });
   try {
     await worker.waitForOutput(/worker polling cli-worker-test\.staging/, 90_000);
+    t.regex(worker.stdout(), /bought products are followed until LIVE: read every 1 s to 2 s/);
     const orders = new OrderClient({
       client: api.client,
       taskQueue,
@@ -559,7 +563,8 @@ test.serial('worker runs orders from the environment and stops cleanly on SIGTER
     });
     const intake = new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys });
     await intake.submit(sydneyRequest('CLI-WORKER', { size: 'MVE 4/16' }), 'alice');
-    t.is((await orders.result(orderOf('CLI-WORKER'))).state, 'BOUGHT');
+    const live = await waitForState(orders, 'CLI-WORKER', 'LIVE', 60_000);
+    t.deepEqual(live.timeline.map((line) => line.state).slice(-3), ['BOUGHT', 'PROVISIONING', 'LIVE']);
   } finally {
     t.is(await worker.stop('SIGTERM', 30_000), 0, worker.stderr());
   }

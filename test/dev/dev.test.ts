@@ -64,20 +64,24 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`demo failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
       });
-      t.regex(demo.stdout, /demo: both orders BOUGHT/);
+      t.regex(demo.stdout, /demo: both orders LIVE/);
       const timelines = demo.stdout.split(/\n(?=DEMO-\S+: )/).slice(1);
       t.is(timelines.length, 2, demo.stdout);
       const [auto, approved] = timelines as [string, string];
-      t.regex(auto, /^DEMO-\S+-AUTO: BOUGHT at 809\.10 AUD/);
+      t.regex(auto, /^DEMO-\S+-AUTO: LIVE at 809\.10 AUD/);
+      t.regex(auto, /BOUGHT[\s\S]*PROVISIONING[\s\S]*LIVE/);
       t.notRegex(auto, /AWAITING_APPROVAL/);
-      t.regex(approved, /^DEMO-\S+-APPROVAL: BOUGHT at 3236\.40 AUD/);
+      t.regex(approved, /^DEMO-\S+-APPROVAL: LIVE at 3236\.40 AUD/);
       t.regex(approved, /AWAITING_APPROVAL[\s\S]*APPROVED\s+fiona/);
       t.regex(demo.stdout, /HISTORY EVENTS\s+HISTORY JSON BYTES\s+API CALLS/);
       t.regex(demo.stdout, /fiona's inbox: DEMO-\S+-APPROVAL/);
-      t.regex(demo.stdout, /the auto-approved order took \d+\.\d\d s/);
+      t.regex(
+        demo.stdout,
+        /the auto-approved order took \d+\.\d\d s from submit to BOUGHT, and the provider had it LIVE \d+\.\d\d s after/,
+      );
 
       // Any order command finds the running dev's API without environment variables; --as says who is asking.
-      const listed = await runCli(['orders', '--status', 'BOUGHT', '--json', '--as', 'olga'], { env });
+      const listed = await runCli(['orders', '--status', 'LIVE', '--json', '--as', 'olga'], { env });
       t.is(listed.code, 0, listed.stderr);
       const bought = (
         JSON.parse(listed.stdout) as { orders: Array<{ ticketId: string; requestedBy: string; submittedBy: string }> }
@@ -86,7 +90,7 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       t.true(bought.every((order) => order.requestedBy === 'alice' && order.submittedBy === 'alice'));
       const shown = await runCli(['status', bought[0]!.ticketId, '--as', 'alice'], { env });
       t.is(shown.code, 0, shown.stderr);
-      t.regex(shown.stdout, /BOUGHT/);
+      t.regex(shown.stdout, /LIVE/);
       t.regex(shown.stdout, /policy\s+\S+ \(sha256 [0-9a-f]{12}\)/);
       const nobody = await runCli(['status', bought[0]!.ticketId], { env });
       t.is(nobody.code, 2);

@@ -76,11 +76,12 @@ test('SIGKILL of the whole mve-orders dev process group loses no order, and the 
       const approved = await cli(['approve', 'KILL-1', '--rate', '3236.4', '--currency', 'AUD', '--as', 'fiona']);
       t.is(approved.code, 0, approved.stderr);
       let bought = '';
-      for (let i = 0; i < 150 && !/KILL-1\s+BOUGHT/.test(bought); i++) {
+      // Bought, then followed until the simulator reports it LIVE.
+      for (let i = 0; i < 300 && !/KILL-1\s+LIVE/.test(bought); i++) {
         bought = (await cli(['status', 'KILL-1', '--as', 'olga'])).stdout;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      t.regex(bought, /KILL-1\s+BOUGHT/);
+      t.regex(bought, /KILL-1\s+LIVE/);
       const resent = await cli(['submit', '-', '--as', 'ticket-bot'], order);
       t.is(resent.code, 0, resent.stderr);
       t.regex(resent.stdout, /already has this order/);

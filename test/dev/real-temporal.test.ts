@@ -134,7 +134,8 @@ test('dev on the real Temporal server: says so, keeps an open order across Ctrl-
     t.regex(await status(), /REAL-1\S*\s+AWAITING_APPROVAL/);
     const approved = await cli(['approve', 'REAL-1', '--rate', '3236.4', '--currency', 'AUD', '--as', 'fiona']);
     t.is(approved.code, 0, approved.stderr);
-    await until('REAL-1 bought', async () => (/REAL-1\S*\s+BOUGHT/.test(await status()) ? true : undefined));
+    // Bought, then followed until the simulator reports it LIVE.
+    await until('REAL-1 live', async () => (/REAL-1\S*\s+LIVE/.test(await status()) ? true : undefined));
 
     // Killed outright, the whole group at once: the server's supervisor stops it as dev goes.
     t.is(await second.signalGroup('SIGKILL', STOP_MS), null);
