@@ -105,11 +105,12 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   const orderId = submitted.body.order.orderId as string;
   let order = submitted.body.order;
-  for (let i = 0; i < 150 && order?.state !== 'BOUGHT'; i++) {
+  // Bought, then followed until the simulator reports it LIVE.
+  for (let i = 0; i < 300 && order?.state !== 'LIVE'; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     order = (await api(state, `/api/v1/orders/${orderId}`, { as: 'olga' })).body;
   }
-  t.is(order?.state, 'BOUGHT', 'auto-approved below the staging line, and bought');
+  t.is(order?.state, 'LIVE', 'auto-approved below the staging line, bought, and LIVE');
 
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await context.newPage();

@@ -10,10 +10,15 @@ import {
   startCallbackReceiver,
   startOrderEngine,
   sydneyRequest,
+  workflowOf,
   type CallbackReceiver,
   type OrderEngine,
 } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
+import { eventShape } from '../helpers/history-shape.js';
+import protoRoot from '@temporalio/proto';
+
+const { History } = protoRoot.temporal.api.history.v1;
 
 const test = anyTest as TestFn<{ engine: OrderEngine; tickets: CallbackReceiver }>;
 const pg = usePostgres(test);
@@ -230,6 +235,47 @@ for (const [mode, status] of [
     },
   );
 }
+
+test.serial(
+  'a poll costs six history events, a timer and a read marker among them; a status change adds its journal',
+  async (t) => {
+    const { engine } = t.context;
+    const historyOf = async (ticketId: string) => {
+      const history = await engine.client.workflow.getHandle(workflowOf(ticketId)).fetchHistory();
+      const events = history.events ?? [];
+      const bytes = (of: typeof events) => History.encode(History.create({ events: of })).finish().length;
+      return { events, types: events.map(eventShape), bytes };
+    };
+    const stuck = await historyOf('PROV-STUCK');
+    const fired = stuck.types.flatMap((type, index) => (type === 'TIMER_FIRED' ? [index] : []));
+    const polls = fired.slice(1).map((index, n) => ({ from: fired[n]! + 1, to: index + 1 }));
+    const quiet = polls.filter(
+      ({ from, to }) => !stuck.types.slice(from, to).some((type) => type.startsWith('ACTIVITY_TASK')),
+    );
+    t.true(quiet.length >= 10, `${quiet.length} polls that found nothing new`);
+    for (const { from, to } of quiet) {
+      t.deepEqual(stuck.types.slice(from, to), [
+        'WORKFLOW_TASK_SCHEDULED',
+        'WORKFLOW_TASK_STARTED',
+        'WORKFLOW_TASK_COMPLETED',
+        'MARKER_RECORDED core_local_activity',
+        'TIMER_STARTED',
+        'TIMER_FIRED',
+      ]);
+    }
+    // What following a product to LIVE adds to an order that ends at BOUGHT (both auto-approved, no callback URL).
+    await submit(engine, 'PROV-LEAN');
+    await waitForState(engine.orders, 'PROV-LEAN', 'LIVE', 30_000);
+    await engine.orders.result(orderOf('PROV-LEAN'));
+    const live = await historyOf('PROV-LEAN');
+    const bought = await historyOf('PROV-NOREAD-404');
+    const poll = stuck.bytes(stuck.events.slice(quiet[0]!.from, quiet[0]!.to));
+    t.log(
+      `LIVE order: ${live.types.length} events, ${live.bytes(live.events)} bytes; ended at BOUGHT (one read): ${bought.types.length} events, ${bought.bytes(bought.events)} bytes; a quiet poll: 6 events, ${poll} bytes`,
+    );
+    t.true(live.types.length > bought.types.length);
+  },
+);
 
 test.serial('every history of this file replays cleanly', async (t) => {
   const { replayed, failures } = await replayEveryHistory(t.context.engine);
