@@ -13,7 +13,7 @@ import { orderWorkflowBundle } from '../../worker/index.js';
  */
 const FIXTURES = new URL('./fixtures/histories/', import.meta.url);
 /** How many scenarios were recorded: the folder must not lose any. */
-const SCENARIOS = 56;
+const SCENARIOS = 68;
 
 interface Recorded {
   workflowId: string;
