@@ -14,6 +14,7 @@ import type { BeginRunAnswer, BeginRunInput, GoverningPolicy } from '../../workf
 import { sealCarried } from '../../workflows/order/carried-seal.js';
 import { newProgress } from '../../workflows/order/progress.js';
 import type { OrderRequest } from '../../schemas/index.js';
+import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest, TEST_POLICIES } from '../helpers/orders.js';
 
@@ -43,8 +44,19 @@ async function register(repository: Repository, ticketId: string, request = requ
   return request;
 }
 
-function begin(repository: Repository, ticketId: string, runId: string, input: BeginRunInput): Promise<BeginRunAnswer> {
-  const { beginRun } = createAdmissionActivity({ repository, actionKeys, loadApprovalPolicy: async () => POLICY });
+function begin(
+  repository: Repository,
+  ticketId: string,
+  runId: string,
+  input: BeginRunInput,
+  provisioning?: ProvisioningPlan,
+): Promise<BeginRunAnswer> {
+  const { beginRun } = createAdmissionActivity({
+    repository,
+    actionKeys,
+    loadApprovalPolicy: async () => POLICY,
+    ...(provisioning ? { provisioning } : {}),
+  });
   return new MockActivityEnvironment({ workflowExecution: { workflowId: `mve-order-${ticketId}`, runId } }).run(
     beginRun,
     input,
@@ -68,6 +80,31 @@ test('a first run claims its registered ticket and gets the policy; a second cha
   });
   const [kept] = await repository.listRefusedRuns({ workflowId: 'mve-order-ADM-1' });
   t.like(kept, { runId: other, reason: refused.admitted ? '' : refused.reason });
+});
+
+test("a new order is given the worker's provisioning plan; none when the worker does not follow products", async (t) => {
+  const { repository } = t.context;
+  const plan: ProvisioningPlan = {
+    firstPollMs: 15_000,
+    maxPollMs: 300_000,
+    reminderMs: 1_800_000,
+    deadlineMs: 7_200_000,
+  };
+  const request = await register(repository, 'ADM-PLAN');
+  const run = randomUUID();
+  t.deepEqual(await begin(repository, 'ADM-PLAN', run, { request, submittedBy: 'alice', firstRunId: run }, plan), {
+    admitted: true,
+    policy: POLICY,
+    provisioning: plan,
+  });
+  const off = await register(repository, 'ADM-NOPLAN');
+  const other = randomUUID();
+  const answer = await begin(repository, 'ADM-NOPLAN', other, {
+    request: off,
+    submittedBy: 'alice',
+    firstRunId: other,
+  });
+  t.deepEqual(answer, { admitted: true, policy: POLICY }, 'MVE_FOLLOW_PROVISIONING=false: the order ends at BOUGHT');
 });
 
 test('a run is refused for an unregistered ticket, another request or another submitter', async (t) => {
