@@ -38,15 +38,6 @@ export const FINAL_STATES: ReadonlySet<OrderState> = new Set([
   'FAILED',
 ]);
 
-/** States of an order whose MVE was bought: the buy and, after it, the follow-up of its provisioning. */
-export const BOUGHT_STATES: ReadonlySet<OrderState> = new Set([
-  'BOUGHT',
-  'PROVISIONING',
-  'LIVE',
-  'PROVISIONING_FAILED',
-  'PROVISIONING_STALLED',
-]);
-
 /** States from which a `cancel` is still possible: nothing has been sent to the buy endpoint yet. */
 export const CANCELLABLE_STATES: ReadonlySet<OrderState> = new Set([
   'RECEIVED',
