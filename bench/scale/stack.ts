@@ -71,6 +71,9 @@ export async function startScaleStack(options: {
       ...process.env,
       MVE_DATA_DIR: dataDir,
       DATABASE_URL: postgres.url,
+      // The figures are of orders up to the buy (as before the follow-up existed), and of many API calls per second.
+      MVE_FOLLOW_PROVISIONING: 'false',
+      MVE_RATE_LIMIT: '0',
       ...(devserver ? { TEMPORAL_ADDRESS: devserver.address } : {}),
       ...(options.workflowCacheSize === undefined
         ? {}

@@ -4,3 +4,4 @@ export type { ApiContext } from './context.js';
 export { authenticateApiToken, issueApiToken } from './auth/api-tokens.js';
 export { createAuthenticator } from './auth/authenticate.js';
 export { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
+export { DEFAULT_REQUESTS_PER_MINUTE, RATE_LIMIT_VARIABLE, requestsPerMinuteFromEnv } from './rate-limit.js';

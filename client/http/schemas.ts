@@ -35,7 +35,9 @@ export const errorBody = z
       details: z.array(z.object({ path: z.string(), message: z.string() })),
     }),
   })
-  .describe('every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule');
+  .describe(
+    'every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule, 429 too many requests from this credential (Retry-After)',
+  );
 
 /** Strict: a vote names the quote it decides on; the approver is the caller, so no field may name one. */
 export const approveBody = z.strictObject({

@@ -9,6 +9,7 @@ import { codecCors, isCodecOrigin, registerCodecRoutes } from './routes/codec.js
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
 import { registerOrderRoutes } from './routes/orders.js';
+import { installRateLimit } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,6 +34,8 @@ export interface ApiServerOptions {
    * the Temporal Web UI calling it with the browser's credentials as the person signed in to the console.
    */
   browserCredential?: (cookieHeader: string | undefined) => string | undefined;
+  /** Requests a minute each credential may make of /api/ and /codec/ (MVE_RATE_LIMIT); 0 or left out: no limit. */
+  requestsPerMinute?: number;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function buildApiServer({
   readiness,
   extensions = [],
   browserCredential,
+  requestsPerMinute = 0,
 }: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
@@ -88,6 +92,8 @@ export async function buildApiServer({
     request.principal = await context.authenticator.authenticate(authorization);
   });
   metrics.instrument(app);
+  // Counted by who the caller is: registered after authentication, before the routes it guards.
+  await installRateLimit(app, requestsPerMinute);
 
   registerOrderRoutes(app, context);
   registerApprovalRoutes(app, context);

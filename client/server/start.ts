@@ -12,6 +12,7 @@ import {
   createAuthenticator,
   createOidcVerifier,
   loadOidcConfig,
+  requestsPerMinuteFromEnv,
   type ApiContext,
 } from '../http/index.js';
 
@@ -53,6 +54,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
   const oidcConfig = loadOidcConfig(options.env);
   const consoleOidc = oidcSignInFromEnv(options.env);
+  const requestsPerMinute = requestsPerMinuteFromEnv(options.env);
   const connection = await Connection.connect({
     ...connectionOptions(temporalConfig, address),
     connectTimeout: options.temporalConnectTimeoutMs ?? 10_000,
@@ -110,6 +112,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       context,
       extensions: [(api) => registerConsole(api, context, consoleOptions)],
       browserCredential: sessionCredential(sessions, consoleOptions.secureCookies),
+      requestsPerMinute,
       readiness: {
         temporal: async () => void (await connection.workflowService.getSystemInfo({})),
         postgres: async () => void (await sql`SELECT 1`),

@@ -44,7 +44,15 @@ import {
   voteResponse,
 } from '../schemas.js';
 
-const refusals = { 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 409: errorBody, 422: errorBody };
+const refusals = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  409: errorBody,
+  422: errorBody,
+  429: errorBody,
+};
 
 /** Orders: intake, reading, and the signed human actions (approve, reject, cancel, resolve-buy). */
 export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): void {
