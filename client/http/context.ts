@@ -1,3 +1,4 @@
+import { unavailableDependency } from './unavailable.js';
 import type { Client } from '@temporalio/client';
 import type { Repository, TicketRecord } from '../../infra/db/index.js';
 import type { Keyring } from '../../codec/index.js';
@@ -34,7 +35,13 @@ export interface ApiContext {
  * forgotten it. `name` is the order id, or a ticket id (see `resolveOrderId`). An order the caller may not see is
  * answered like one that does not exist; a caller with no role at all is refused (403) before anything is looked up.
  */
-export async function loadOrder(context: ApiContext, name: string, principal: Principal): Promise<ApiOrder> {
+export async function loadOrder(
+  context: ApiContext,
+  name: string,
+  principal: Principal,
+  /** `act`: the caller is about to act on the order, which only its workflow can take: Temporal down is 503 then. */
+  purpose: 'read' | 'act' = 'read',
+): Promise<ApiOrder> {
   allow(mayReadOrders(principal), READ_NEEDS_ROLE);
   const { orderId, ticket } = await resolveOrder(context, name, principal);
   // No worker has started it (none serves its environment now): the records answer at once, and say so.
@@ -50,7 +57,9 @@ export async function loadOrder(context: ApiContext, name: string, principal: Pr
       order.submittedBy = (await context.repository.getTicketByWorkflow(orderWorkflowId(orderId)))?.submittedBy ?? null;
     }
   } catch (error) {
-    if (!(error instanceof OrderNotFoundError)) throw error;
+    // Temporal forgot the order, or does not answer now: the records answer (`source: records`), as they can.
+    const temporalDown = purpose === 'read' && unavailableDependency(error) === 'Temporal';
+    if (!(error instanceof OrderNotFoundError) && !temporalDown) throw error;
     const records = await context.repository.getOrder(orderWorkflowId(orderId));
     if (records) order = orderFromRecords(records);
   }

@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { OrderRefusedError } from '../orders/index.js';
 import { OidcUnavailableError } from './auth/oidc.js';
 import { AuthenticationError } from './auth/principal.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableDependency } from './unavailable.js';
 
 /** One problem with the input: where (a path into the body, query or URL) and which rule it breaks. */
 export interface ErrorDetail {
@@ -97,6 +98,20 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Fastify's own refusals: unparseable JSON, wrong content type, body too large.
       return reply.code(error.statusCode).send(body('INVALID_INPUT', error.message));
+    }
+    const down = unavailableDependency(error);
+    if (down) {
+      // Expected while a dependency restarts or fails over: one line, no stack.
+      log(`${request.method} ${request.url.split('?')[0]}: 503, ${down} does not answer (${error.message})`);
+      return reply
+        .code(503)
+        .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+        .send(
+          body(
+            'SERVICE_UNAVAILABLE',
+            `${down} does not answer this server now; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (sending the same request again is safe: a ticket sent again is the same order, a vote counts once)`,
+          ),
+        );
     }
     log(`${request.method} ${request.url}: ${error.stack ?? error.message}`);
     return reply.code(500).send(body('INTERNAL', 'the server failed to answer; the error is in its log'));

@@ -4,10 +4,9 @@
  * the JSON error body for an unknown route and for bodies fastify itself refuses.
  */
 import anyTest, { type TestFn } from 'ava';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { buildApiServer } from '../../client/http/index.js';
+import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { sydneyRequest } from '../helpers/orders.js';
@@ -21,15 +20,6 @@ test.before(async (t) => {
 test.after.always(async (t) => {
   await t.context.api?.stop();
 });
-
-/** A loopback port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The samples of one metric whose labels include all of `labels`, with their values. */
 function samples(

@@ -17,7 +17,14 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
       schema: {
         summary: 'Orders awaiting your decision (your approver roles, not your own order, not yet voted), oldest first',
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
-        response: { 200: approvalsResponse, 400: errorBody, 401: errorBody, 403: errorBody, 429: errorBody },
+        response: {
+          200: approvalsResponse,
+          400: errorBody,
+          401: errorBody,
+          403: errorBody,
+          429: errorBody,
+          503: errorBody,
+        },
       },
     },
     async (request) => {
@@ -53,7 +60,7 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
     {
       schema: {
         summary: 'Who you are to this API, and what you may do',
-        response: { 200: meResponse, 401: errorBody, 429: errorBody },
+        response: { 200: meResponse, 401: errorBody, 429: errorBody, 503: errorBody },
       },
     },
     async (request) => {

@@ -57,7 +57,15 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
         summary: 'Temporal codec server: POST /codec/[namespace/]decode or …/encode (ops and admins)',
         tags: ['operations'],
         body: payloadsBody,
-        response: { 200: payloadsBody, 400: errorBody, 401: errorBody, 403: errorBody, 404: errorBody, 429: errorBody },
+        response: {
+          200: payloadsBody,
+          400: errorBody,
+          401: errorBody,
+          403: errorBody,
+          404: errorBody,
+          429: errorBody,
+          503: errorBody,
+        },
       },
     },
     async (request) => {

@@ -52,6 +52,7 @@ const refusals = {
   409: errorBody,
   422: errorBody,
   429: errorBody,
+  503: errorBody,
 };
 
 /** Orders: intake, reading, and the signed human actions (approve, reject, cancel, resolve-buy). */
@@ -225,7 +226,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     },
     async (request) => {
       const principal = request.principal!;
-      let order = await loadOrder(context, request.params.orderId, principal);
+      let order = await loadOrder(context, request.params.orderId, principal, 'act');
       allow(
         mayCancel(principal, order),
         'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)',
@@ -234,7 +235,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         if (await cancelUnstarted(context, order, principal.id, request.body.reason))
           return { state: 'CANCELLED' as const };
         // A worker started it meanwhile: it is cancelled through its workflow, as any other.
-        order = await loadOrder(context, order.orderId, principal);
+        order = await loadOrder(context, order.orderId, principal, 'act');
       }
       // An order that has ended (or that Temporal has forgotten) or has started buying is refused here, with the
       // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller.
@@ -265,7 +266,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     async (request) => {
       const principal = request.principal!;
       allow(mayResolveBuys(principal), 'resolving an uncertain buy needs the ops or admin role');
-      const order = await loadOrder(context, request.params.orderId, principal);
+      const order = await loadOrder(context, request.params.orderId, principal, 'act');
       if (order.state !== 'BUY_UNCERTAIN')
         throw new ApiError(
           409,
@@ -321,7 +322,7 @@ async function vote(
   named: { monthlyRate: number; currency: string; comment?: string },
 ) {
   allow(mayVote(principal), VOTE_NEEDS_ROLE);
-  const order = await loadOrder(context, name, principal);
+  const order = await loadOrder(context, name, principal, 'act');
   if (order.waitingForWorkerSince)
     throw new ApiError(
       409,

@@ -1,0 +1,46 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/** How long a caller is told to wait before trying again when PostgreSQL or Temporal does not answer. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** The driver's own codes for a connection that failed or went away (postgres.js, and Node's sockets under it). */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+]);
+
+/**
+ * PostgreSQL's SQLSTATEs of a server that cannot serve now: class 08 (connection exception), 57P01–57P03 (shutting
+ * down, restarting, not yet accepting connections), 53300 (too many connections).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
+
+/** gRPC answers of a Temporal frontend that is down, restarting or overloaded. */
+const GRPC_UNAVAILABLE = new Set<number>([
+  GrpcStatus.UNAVAILABLE,
+  GrpcStatus.DEADLINE_EXCEEDED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+]);
+
+/**
+ * Which of the API's own dependencies did not answer, if that is what `error` (or an error it wraps) says: a request
+ * that met one gets 503 with Retry-After, not a 500 — nothing about it was wrong, and trying again later can work.
+ */
+export function unavailableDependency(error: unknown): 'PostgreSQL' | 'Temporal' | undefined {
+  for (let cause = error, depth = 0; cause && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return 'PostgreSQL';
+    if (typeof code === 'number' && GRPC_UNAVAILABLE.has(code) && 'metadata' in (cause as object)) return 'Temporal';
+  }
+  return undefined;
+}

@@ -1,0 +1,117 @@
+/**
+ * A dependency that does not answer, for real (a loopback port nothing listens on): PostgreSQL down is 503 with
+ * Retry-After on every authenticated route, never a 500 or a stack; Temporal down, reads answer from the records and
+ * actions are 503 with Retry-After.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApiServer, createAuthenticator, type ApiContext } from '../../client/http/index.js';
+import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import { connectDatabase, createRepository } from '../../infra/db/index.js';
+import { SIM_KIND_MAP } from '../../sim/index.js';
+import { startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
+import { sydneyRequest, TASK_QUEUE } from '../helpers/orders.js';
+import { closedPort } from '../helpers/ports.js';
+import { usePostgres } from '../helpers/postgres.js';
+
+const test = anyTest as TestFn<{ api: ApiEngine }>;
+const pg = usePostgres(test);
+
+test.before(async (t) => {
+  t.context.api = await startApiEngine(pg);
+});
+test.after.always(async (t) => {
+  await t.context.api?.stop();
+});
+
+/** A server on the engine's context with some of it swapped for parts whose dependency is down. */
+async function serverWith(t: { teardown(fn: () => Promise<void>): void }, context: ApiContext) {
+  const app: FastifyInstance = await buildApiServer({
+    context,
+    readiness: {
+      temporal: async () => void (await context.temporal.connection.workflowService.getSystemInfo({})),
+      postgres: async () => void (await context.repository.listOrders({ limit: 1 })),
+    },
+  });
+  t.teardown(() => app.close());
+  return app;
+}
+
+const noStack = (text: string) => !/\n\s+at |Error:|ECONNREFUSED/.test(text);
+
+test('PostgreSQL down: 503 with Retry-After and a clear message, on reads and writes; /readyz says which', async (t) => {
+  const { api } = t.context;
+  const sql = connectDatabase(`postgres://nobody:nothing@127.0.0.1:${await closedPort()}/orders`);
+  t.teardown(() => sql.end({ timeout: 1 }));
+  const repository = createRepository(sql);
+  const app = await serverWith(t, {
+    ...api.context,
+    repository,
+    authenticator: createAuthenticator({ tokens: repository }),
+  });
+  const alice = { authorization: `Bearer ${api.tokens.alice}` };
+  for (const [method, url] of [
+    ['GET', '/api/v1/orders'],
+    ['GET', '/api/v1/approvals'],
+    ['POST', '/api/v1/orders'],
+  ] as const) {
+    const response = await app.inject({ method, url, headers: alice, ...(method === 'POST' ? { payload: {} } : {}) });
+    t.is(response.statusCode, 503, `${method} ${url}: ${response.body}`);
+    t.is(response.headers['retry-after'], '5');
+    t.is(response.json().error.code, 'SERVICE_UNAVAILABLE');
+    t.regex(response.json().error.message, /^PostgreSQL does not answer this server now; try again in 5 s/);
+    t.true(noStack(response.body), response.body);
+  }
+  const ready = await app.inject({ method: 'GET', url: '/readyz' });
+  t.is(ready.statusCode, 503);
+  t.false(ready.json().checks.postgres.ok);
+  t.is((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+});
+
+test('Temporal down: an order reads from the records; a vote is 503 with Retry-After and changes nothing', async (t) => {
+  const { api } = t.context;
+  const submitted = await api.call('POST', '/api/v1/orders', {
+    as: 'alice',
+    body: sydneyRequest('UNAV-1', { size: 'MVE 8/32' }),
+  });
+  t.is(submitted.status, 201, JSON.stringify(submitted.body));
+  const waiting = await waitForApiState(api, 'UNAV-1', 'AWAITING_APPROVAL');
+
+  const connection = Connection.lazy({ address: `127.0.0.1:${await closedPort()}`, connectTimeout: '1s' });
+  t.teardown(() => connection.close().catch(() => undefined));
+  const deadTemporal = new Client({ connection, namespace: api.temporal.namespace });
+  const orders = new OrderClient({
+    client: deadTemporal,
+    taskQueue: TASK_QUEUE,
+    kindMap: SIM_KIND_MAP,
+    actionKeys: api.actionKeys,
+    tickets: api.repository,
+  });
+  const app = await serverWith(t, {
+    ...api.context,
+    temporal: deadTemporal,
+    orders,
+    intake: new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys }),
+  });
+  const as = (user: 'alice' | 'fiona') => ({ authorization: `Bearer ${api.tokens[user]}` });
+
+  const read = await app.inject({ method: 'GET', url: '/api/v1/orders/UNAV-1', headers: as('alice') });
+  t.is(read.statusCode, 200, read.body);
+  t.is(read.json().source, 'records');
+  t.is(read.json().state, 'AWAITING_APPROVAL');
+
+  const vote = await app.inject({
+    method: 'POST',
+    url: '/api/v1/orders/UNAV-1/approve',
+    headers: as('fiona'),
+    payload: { monthlyRate: waiting.quote.monthlyRate, currency: waiting.quote.currency },
+  });
+  t.is(vote.statusCode, 503, vote.body);
+  t.is(vote.headers['retry-after'], '5');
+  t.regex(vote.json().error.message, /^Temporal does not answer this server now/);
+  t.true(noStack(vote.body), vote.body);
+  const after = await api.call('GET', '/api/v1/orders/UNAV-1', { as: 'alice' });
+  t.is(after.body.state, 'AWAITING_APPROVAL');
+  t.deepEqual(after.body.approval.votes, [], 'the vote did not reach the order');
+});
