@@ -5,3 +5,4 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 export const DEFAULT_PROVISIONING = { configuredAfterMs: 3_000, liveAfterMs: 8_000 } as const;
 /** offered: the product read answers; not-found / not-allowed: every read answers 404 / 405, as an API without it. */
 export const SIM_PRODUCT_READ_MODES = ['offered', 'not-found', 'not-allowed'] as const;
+export type SimProductReadMode = (typeof SIM_PRODUCT_READ_MODES)[number];

@@ -5,14 +5,20 @@
  * `/v3/locations`). Keys and tokens belong to one environment. `/_sim/...` is the admin surface.
  */
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_PROVISIONING, DEFAULT_SEED, DEFAULT_TOKEN_TTL_SECONDS, SIM_PRODUCT_READ_MODES } from './defaults.js';
+import {
+  DEFAULT_PROVISIONING,
+  DEFAULT_SEED,
+  DEFAULT_TOKEN_TTL_SECONDS,
+  SIM_PRODUCT_READ_MODES,
+  type SimProductReadMode,
+} from './defaults.js';
 import { defaultClients, SIM_ENVIRONMENTS, TokenAuthority, type SimClient, type SimEnvironment } from './auth.js';
 import { checked, priceFactorSchema, snapshot } from './admin.js';
 import { FaultBook, SIM_ENDPOINTS, type FaultInput, type SimEndpoint } from './faults.js';
 import { generateImageGroups } from './images.js';
 import { SIM_KIND_MAP, type SimKindMap } from './kind-map.js';
 import { DEFAULT_LOCATION_COUNT, generateLocations } from './locations.js';
-import { productReadModeSchema, type SimProductReadMode } from './products.js';
+import { productReadModeSchema } from './products.js';
 import { provisioningTimesSchema, type SimProvisioningTimes } from './provisioning.js';
 import { ADMIN_PREFIX, createSimServer } from './server.js';
 import type { SimState } from './state.js';
@@ -21,7 +27,7 @@ import { generateVariants } from './variants.js';
 export type { SimClient, SimEnvironment, SimRole } from './auth.js';
 export type { FaultInput, SimEndpoint } from './faults.js';
 export type { SimProduct } from './state.js';
-export type { SimProductReadMode } from './products.js';
+export type { SimProductReadMode } from './defaults.js';
 export { SIM_FAILED_STATUSES } from './provisioning.js';
 export type { SimFailedStatus, SimProvisioningStatus, SimProvisioningTimes, SimTimeline } from './provisioning.js';
 export { priceOf } from './pricing.js';

@@ -10,7 +10,6 @@ import type { SimIssue } from './issues.js';
 import { statusAt } from './provisioning.js';
 import type { SimBoughtProduct, SimProduct, SimState } from './state.js';
 
-export type SimProductReadMode = (typeof SIM_PRODUCT_READ_MODES)[number];
 export const productReadModeSchema = z.enum(SIM_PRODUCT_READ_MODES, {
   error: `must be one of ${SIM_PRODUCT_READ_MODES.join(', ')}`,
 });

@@ -4,7 +4,7 @@ import type { FaultBook, SimEndpoint } from './faults.js';
 import type { SimImageGroup } from './images.js';
 import type { SimKindMap } from './kind-map.js';
 import type { SimLocation } from './locations.js';
-import type { SimProductReadMode } from './products.js';
+import type { SimProductReadMode } from './defaults.js';
 import type { SimProvisioningStatus, SimProvisioningTimes, SimTimeline } from './provisioning.js';
 import type { SimVariant } from './variants.js';
 
