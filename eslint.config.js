@@ -3,7 +3,8 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.data/**', '.tools/**', '**/node_modules/**'] },
+  // tmp/ is the git-ignored scratch folder (throwaway measurements), as .data/ is dev's.
+  { ignores: ['node_modules/**', 'dist/**', '.data/**', '.tools/**', 'tmp/**', '**/node_modules/**'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],
