@@ -90,12 +90,17 @@ export interface HeadlessTemporal {
 const START_ATTEMPTS = 3;
 
 /**
- * A throwaway real server: headless, in memory, on a loopback port free now (a server that loses the port to another
- * program in the meantime is started again on another), with `namespace` created; ready when that namespace answers.
+ * A real server, headless: by default a throwaway one, in memory, on a loopback port free now (a server that loses the
+ * port to another program in the meantime is started again on another), with `namespace` created; ready when that
+ * namespace answers. Given a `port` and a `dbFile`, the same server can be stopped and started again on its state.
  */
 export async function startHeadlessTemporal(options: {
   cli: string;
   namespace: string;
+  /** This port only (a server started again where clients expect it); default: one free now. */
+  port?: number;
+  /** Its SQLite file, kept across restarts; default: in memory. */
+  dbFile?: string;
   extra?: string[];
   /** Everything the server prints. */
   output?: (chunk: string) => void;
@@ -103,13 +108,20 @@ export async function startHeadlessTemporal(options: {
 }): Promise<HeadlessTemporal> {
   const host = '127.0.0.1';
   let failure: Error | undefined;
-  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-    const { port } = await concretePort(0, host);
+  const attempts = options.port === undefined ? START_ATTEMPTS : 1;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const port = options.port ?? (await concretePort(0, host)).port;
     const address = `${host}:${port}`;
     let recent = '';
     const server = await superviseServer(
       options.cli,
-      startDevArgs({ host, port, namespace: options.namespace, ...(options.extra ? { extra: options.extra } : {}) }),
+      startDevArgs({
+        host,
+        port,
+        namespace: options.namespace,
+        ...(options.dbFile ? { dbFile: options.dbFile } : {}),
+        ...(options.extra ? { extra: options.extra } : {}),
+      }),
       {
         name: 'temporal-supervisor',
         output: (chunk) => {

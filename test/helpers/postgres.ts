@@ -164,7 +164,11 @@ async function sweepAbandonedClusters(root: string): Promise<void> {
   }
 }
 
-async function startCopyOfTemplate(): Promise<EmbeddedPostgresServer> {
+/**
+ * A PostgreSQL server of its own on a copy of the cached cluster (in memory where possible): the caller stops it and
+ * removes its `dataDir`. Its `url` is the maintenance database's.
+ */
+export async function startCopyOfTemplate(): Promise<EmbeddedPostgresServer> {
   const root = clusterRoot();
   await sweepAbandonedClusters(root);
   const dataDir = path.join(root, `${CLUSTER_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`);
