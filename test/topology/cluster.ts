@@ -30,7 +30,7 @@
  *   await cluster.stop();
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { orderSearchAttributeFlags } from '../../client/dev/real-temporal.js';
@@ -137,6 +137,8 @@ export function topologyRequest(ticketId: string, overrides: Record<string, unkn
 }
 
 const NAMESPACE = 'default';
+/** The cluster's scratch folder (Temporal's SQLite file, the kind map): `<tmp>/mve-topology-<pid>-…`. */
+const DIR_PREFIX = 'mve-topology-';
 const DATABASE = 'mve_orders';
 /** What a worker and a server print once they serve (client/cli/commands/worker.ts, serve.ts). */
 const WORKER_READY = /worker polling \S+ on /;
@@ -145,7 +147,8 @@ const DEVSERVER_READY = /export TEMPORAL_ADDRESS=(\S+)/;
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const log = options.log ?? (() => undefined);
-  const dir = await mkdtemp(path.join(tmpdir(), 'mve-topology-'));
+  await sweepAbandonedDirs();
+  const dir = await mkdtemp(path.join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
   const undo: Array<() => Promise<void>> = [async () => rm(dir, { recursive: true, force: true })];
   const cleanUp = async () => {
     for (const step of undo.splice(0).reverse()) await step().catch((error: Error) => log(`stop: ${error.message}`));
@@ -284,6 +287,23 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   } catch (error) {
     await cleanUp();
     throw error;
+  }
+}
+
+/** Scratch folders of clusters whose process was killed before it could remove them. */
+async function sweepAbandonedDirs(): Promise<void> {
+  for (const name of await readdir(tmpdir()).catch(() => [])) {
+    const pid = Number(new RegExp(`^${DIR_PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (pid > 0 && !isAlive(pid)) await rm(path.join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -52,8 +52,9 @@ export interface ClientStats {
   unavailable: number;
   unavailableBy: Record<string, number>;
   rateLimited: number;
-  /** Attempts no server answered (refused, or cut mid-request). */
+  /** Attempts no server answered (refused, or cut mid-request), and why (`ECONNREFUSED`, `other side closed`). */
   unanswered: number;
+  unansweredWhy: Record<string, number>;
   /** The longest a `patient` call took from its first attempt to its answer, and which call that was. */
   longestPatientMs: number;
   longestPatientCall: string;
@@ -69,6 +70,7 @@ export class RoundRobinClient {
     unavailableBy: {},
     rateLimited: 0,
     unanswered: 0,
+    unansweredWhy: {},
     longestPatientMs: 0,
     longestPatientCall: '',
   };
@@ -108,8 +110,10 @@ export class RoundRobinClient {
       });
       text = await response.text();
     } catch (error) {
+      const why = describeFailure(error);
       this.stats.unanswered++;
-      throw new Unanswered(server, url, describeFailure(error));
+      this.stats.unansweredWhy[why] = (this.stats.unansweredWhy[why] ?? 0) + 1;
+      throw new Unanswered(server, url, why);
     }
     let body: unknown = text;
     try {
