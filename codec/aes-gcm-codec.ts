@@ -1,14 +1,12 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { Keyring } from './keyring.js';
+import { seal, unseal, type UnsealFailure } from './sealing.js';
 
 /** Metadata of a payload this codec encrypted. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
 
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 // @temporalio/proto is CommonJS: its namespaces hang off the default export under ESM.
 const ProtoPayload = proto.temporal.api.common.v1.Payload;
 const text = new TextEncoder();
@@ -21,8 +19,8 @@ export class PayloadDecryptionError extends Error {
 
 /**
  * AES-256-GCM over the whole original payload (its protobuf bytes, so metadata such as the encoding is
- * hidden too). Data is `iv (12 bytes) | ciphertext | tag (16 bytes)`, with a fresh random IV per payload; the
- * key id is authenticated as additional data, so it cannot be swapped without the tag failing.
+ * hidden too), sealed as codec/sealing.ts says: `iv | ciphertext | tag` with a fresh random IV per payload, the
+ * key id in the metadata and authenticated, so it cannot be swapped without the tag failing.
  */
 export class AesGcmPayloadCodec implements PayloadCodec {
   /**
@@ -50,12 +48,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   private encrypt(payload: Payload): Payload {
-    const keyId = this.keyring.currentKeyId;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.keyring.currentKey(), iv);
-    cipher.setAAD(text.encode(keyId));
-    const plain = ProtoPayload.encode(payload).finish();
-    const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    const { keyId, data } = seal(this.keyring, ProtoPayload.encode(payload).finish());
     return {
       metadata: { encoding: text.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: text.encode(keyId) },
       data,
@@ -66,29 +59,21 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     const idBytes = payload.metadata?.[KEY_ID_METADATA];
     if (!idBytes) throw new PayloadDecryptionError(`encrypted payload has no "${KEY_ID_METADATA}" metadata`);
     const keyId = untext.decode(idBytes);
-    const key = this.keyring.keyFor(keyId);
-    if (!key) {
-      throw new PayloadDecryptionError(
-        `payload was encrypted with key id "${keyId}", which is not in the keyring (known: ${this.keyring.ids.join(', ')}); add that key to MVE_CODEC_KEYS`,
-      );
-    }
-    const data = payload.data ?? new Uint8Array();
-    if (data.length < IV_BYTES + TAG_BYTES) {
-      throw new PayloadDecryptionError(`encrypted payload (key id "${keyId}") is too short to be ours`);
-    }
-    const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
-    decipher.setAAD(idBytes);
-    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-    let plain: Buffer;
-    try {
-      plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
-    } catch {
-      throw new PayloadDecryptionError(
-        `encrypted payload failed authentication with key id "${keyId}": it was altered, or the key under that id is not the one that encrypted it`,
-      );
-    }
-    const original = ProtoPayload.decode(plain);
+    const opened = unseal(this.keyring, { keyId, data: payload.data ?? new Uint8Array() });
+    if ('failure' in opened) throw new PayloadDecryptionError(this.failureMessage(opened.failure, keyId));
+    const original = ProtoPayload.decode(opened.plain);
     return { metadata: original.metadata, data: original.data };
+  }
+
+  private failureMessage(failure: UnsealFailure, keyId: string): string {
+    switch (failure) {
+      case 'unknown-key':
+        return `payload was encrypted with key id "${keyId}", which is not in the keyring (known: ${this.keyring.ids.join(', ')}); add that key to MVE_CODEC_KEYS`;
+      case 'too-short':
+        return `encrypted payload (key id "${keyId}") is too short to be ours`;
+      case 'altered':
+        return `encrypted payload failed authentication with key id "${keyId}": it was altered, or the key under that id is not the one that encrypted it`;
+    }
   }
 }
 

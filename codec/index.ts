@@ -11,6 +11,7 @@ export {
   keyringFromEnvironment,
   type KeyringFile,
 } from './keyring.js';
+export { seal, unseal } from './sealing.js';
 export { DEV_KEY_FILE, loadOrCreateDevKeyring } from './dev-key.js';
 export { resolveKeyring, type KeyringSource } from './resolve-keyring.js';
 export { FAILURE_CONVERTER_PATH, encryptingDataConverter } from './data-converter.js';
