@@ -66,6 +66,7 @@ export interface ConsoleOptions {
   expiryWarningMs?: number;
   /** Orders in PROVISIONING unchanged for longer than this are listed under "needs attention" (default 30 min). */
   slowProvisioningMs?: number;
+  /** Default: the sessions in the API's PostgreSQL (context.repository), sealed with its codec keys. */
   sessions?: SessionStore;
   now?: () => number;
 }
@@ -103,7 +104,7 @@ export async function registerConsole(
   context: ApiContext,
   options: ConsoleOptions,
 ): Promise<void> {
-  const sessions = options.sessions ?? new SessionStore();
+  const sessions = options.sessions ?? new SessionStore({ rows: context.repository, keys: context.codecKeys });
   const cookie = sessionCookie(options.secureCookies);
   const target: ApiTarget = options.api ?? app;
   const now = options.now ?? Date.now;
@@ -123,12 +124,18 @@ export async function registerConsole(
     );
 
     scope.addHook('onRequest', async (request, reply) => {
-      request.consoleSession = sessions.get(parseCookies(request.headers.cookie).get(cookie.name));
+      request.consoleSession = await sessions.get(parseCookies(request.headers.cookie).get(cookie.name));
       void reply
         .header('cache-control', 'no-store')
         .header('x-content-type-options', 'nosniff')
         .header('referrer-policy', 'same-origin')
         .header('x-frame-options', 'DENY');
+    });
+
+    // Before the answer leaves, so the browser's next request, to whichever server, finds the change (a flash, a
+    // sign-in under way) stored.
+    scope.addHook('onSend', async (request) => {
+      if (request.consoleSession) await sessions.save(request.consoleSession);
     });
 
     scope.setErrorHandler(async (error, request, reply) => {
@@ -188,11 +195,11 @@ export async function registerConsole(
       return reply.code(303).header('location', to).send();
     }
 
-    function signedOut(request: FastifyRequest, reply: FastifyReply, message?: string) {
-      if (request.consoleSession) sessions.destroy(request.consoleSession.id);
+    async function signedOut(request: FastifyRequest, reply: FastifyReply, message?: string) {
+      if (request.consoleSession) await sessions.destroy(request.consoleSession.id);
       request.consoleSession = undefined;
       if (request.headers[LIVE_HEADER]) return reply.code(401).type('text/plain').send('signed out');
-      const fresh = sessions.create(message ? { flash: { kind: 'error', text: message } } : {});
+      const fresh = await sessions.create(message ? { flash: { kind: 'error', text: message } } : {});
       const next = request.method === 'GET' ? request.url : '/';
       return reply
         .header('set-cookie', cookie.set(fresh.id))
@@ -202,14 +209,14 @@ export async function registerConsole(
     }
 
     /** The signed-in session, or undefined after answering with a redirect to the sign-in page. */
-    function signedIn(
+    async function signedIn(
       request: FastifyRequest,
       reply: FastifyReply,
-    ): (ConsoleSession & { user: ConsoleUser; credential: string }) | undefined {
+    ): Promise<(ConsoleSession & { user: ConsoleUser; credential: string }) | undefined> {
       const session = request.consoleSession;
       if (session?.user && session.credential)
         return session as ConsoleSession & { user: ConsoleUser; credential: string };
-      void signedOut(request, reply);
+      await signedOut(request, reply);
       return undefined;
     }
 
@@ -254,7 +261,7 @@ export async function registerConsole(
       const api = new ConsoleApi(target, credential);
       const me = await api.expect<ConsoleUser>('GET', '/api/v1/me');
       // A new id on sign-in: an id seen before signing in (fixation) is worth nothing afterwards.
-      if (request.consoleSession) sessions.destroy(request.consoleSession.id);
+      if (request.consoleSession) await sessions.destroy(request.consoleSession.id);
       const user: ConsoleUser = {
         id: me.id,
         qualifiedId: me.qualifiedId,
@@ -262,7 +269,7 @@ export async function registerConsole(
         via: me.via,
         can: me.can,
       };
-      const session = sessions.create({
+      const session = await sessions.create({
         user,
         credential,
         ...(credentialExpiresAt !== undefined ? { credentialExpiresAt } : {}),
@@ -281,7 +288,7 @@ export async function registerConsole(
       let session = request.consoleSession;
       if (session?.user) return redirect(reply, next);
       if (!session) {
-        session = sessions.create();
+        session = await sessions.create();
         request.consoleSession = session;
         void reply.header('set-cookie', cookie.set(session.id));
       }
@@ -365,14 +372,15 @@ export async function registerConsole(
     scope.post('/sign-out', async (request, reply) => {
       const form = checkedForm(request, reply, request.consoleSession);
       if (!form) return reply;
-      sessions.destroy(request.consoleSession!.id);
+      await sessions.destroy(request.consoleSession!.id);
+      request.consoleSession = undefined;
       return reply.header('set-cookie', cookie.clear()).code(303).header('location', '/sign-in').send();
     });
 
     // ---- inbox ----
 
     scope.get('/', async (request, reply) => {
-      const session = signedIn(request, reply);
+      const session = await signedIn(request, reply);
       if (!session) return reply;
       const api = new ConsoleApi(target, session.credential);
       const flash = takeFlash(request);
@@ -442,7 +450,7 @@ export async function registerConsole(
     }
 
     scope.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
-      const session = signedIn(request, reply);
+      const session = await signedIn(request, reply);
       if (!session) return reply;
       return renderOrder(request, reply, session, request.params.orderId, 200, { flash: takeFlash(request) });
     });
@@ -456,7 +464,7 @@ export async function registerConsole(
         form: Record<string, string>,
       ) => Promise<{ ok: string } | { failure: ApiFailure; extras?: OrderPageExtras }>,
     ) {
-      const session = signedIn(request, reply);
+      const session = await signedIn(request, reply);
       if (!session) return reply;
       const form = checkedForm(request, reply, session);
       if (!form) return reply;
@@ -541,7 +549,7 @@ export async function registerConsole(
     // ---- ops ----
 
     scope.get('/ops', async (request, reply) => {
-      const session = signedIn(request, reply);
+      const session = await signedIn(request, reply);
       if (!session) return reply;
       if (!isOps(session.user)) {
         return sendPage(

@@ -1,4 +1,6 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { seal, unseal, type Keyring } from '../../codec/index.js';
+import { CONSOLE_SESSION_TOUCH_INTERVAL_SECONDS, type ConsoleSessionsRepository } from '../../infra/db/index.js';
 
 /** Who is signed in, as the API told us (`GET /api/v1/me` with the session's credential). */
 export interface ConsoleUser {
@@ -11,13 +13,14 @@ export interface ConsoleUser {
 }
 
 /**
- * A browser session, held only in this process's memory: the browser holds a random id in an HttpOnly
- * cookie. A session starts anonymous (for the sign-in form's CSRF token) and is replaced by a new one, with
- * a new id, on sign-in.
+ * A browser session: the browser holds a random id in an HttpOnly cookie, PostgreSQL the rest (migration 0017), so any
+ * API server behind a load balancer answers any request. A session starts anonymous (for the sign-in form's CSRF
+ * token) and is replaced by a new one, with a new id, on sign-in.
  */
 export interface ConsoleSession {
+  /** The cookie's value: in this process's memory only, never stored. */
   id: string;
-  /** The CSRF token every form of this session carries (hidden field `_csrf`). */
+  /** The CSRF token every form of this session carries (hidden field `_csrf`), derived from the id. */
   csrf: string;
   createdAt: number;
   lastSeenAt: number;
@@ -32,80 +35,181 @@ export interface ConsoleSession {
   pendingOidc?: { state: string; nonce: string; codeVerifier: string; next: string; startedAt: number };
 }
 
+/** What of a session is sealed with a codec key before it is stored: what would let a reader act as its user. */
+type SessionSecrets = Pick<ConsoleSession, 'credential' | 'pendingOidc'>;
+
+/** What of a session a request may change; `save` writes what differs from the stored form. */
+interface StoredForm {
+  flash: string;
+  secrets: string;
+}
+
 export interface SessionStoreOptions {
+  /** Where sessions are kept: the one PostgreSQL every API server shares. */
+  rows: ConsoleSessionsRepository;
+  /** The codec keys (MVE_CODEC_KEYS): the current one seals credentials, any one in the ring opens them. */
+  keys: Keyring;
   /** A session unused this long ends (default 8 h). */
   idleMs?: number;
   /** No session lives longer than this (default 12 h). */
   absoluteMs?: number;
-  /** At most this many sessions; the least recently used go first (default 10,000). */
-  maxSessions?: number;
+  /** At most this many anonymous sessions are kept, the most recently seen (default 10,000). */
+  keepAnonymous?: number;
+  /** How often ended sessions are deleted, by the next server to create a session (default 5 min). */
+  cleanUpEveryMs?: number;
   now?: () => number;
 }
 
 export class SessionStore {
-  private readonly sessions = new Map<string, ConsoleSession>();
+  private readonly rows: ConsoleSessionsRepository;
+  private readonly keys: Keyring;
   private readonly idleMs: number;
   private readonly absoluteMs: number;
-  private readonly maxSessions: number;
+  private readonly keepAnonymous: number;
+  private readonly cleanUpEveryMs: number;
   private readonly now: () => number;
+  private readonly stored = new WeakMap<ConsoleSession, StoredForm>();
+  private lastCleanUp = -Infinity;
 
-  constructor(options: SessionStoreOptions = {}) {
+  constructor(options: SessionStoreOptions) {
+    this.rows = options.rows;
+    this.keys = options.keys;
     this.idleMs = options.idleMs ?? 8 * 3600_000;
     this.absoluteMs = options.absoluteMs ?? 12 * 3600_000;
-    this.maxSessions = options.maxSessions ?? 10_000;
+    this.keepAnonymous = options.keepAnonymous ?? 10_000;
+    this.cleanUpEveryMs = options.cleanUpEveryMs ?? 5 * 60_000;
     this.now = options.now ?? Date.now;
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
-  create(fields: Partial<Omit<ConsoleSession, 'id' | 'csrf' | 'createdAt' | 'lastSeenAt'>> = {}): ConsoleSession {
+  async create(
+    fields: Pick<ConsoleSession, 'user' | 'credential' | 'credentialExpiresAt' | 'flash'> = {},
+  ): Promise<ConsoleSession> {
     const now = this.now();
-    const session: ConsoleSession = {
-      ...fields,
-      id: randomToken(),
-      csrf: randomToken(),
-      createdAt: now,
-      lastSeenAt: now,
-    };
-    this.sessions.set(session.id, session);
-    this.evict();
+    const id = randomToken();
+    const session: ConsoleSession = { ...fields, id, csrf: csrfOf(id), createdAt: now, lastSeenAt: now };
+    const hash = idHash(id);
+    await this.rows.insertConsoleSession({
+      idHash: hash,
+      createdAt: new Date(now),
+      expiresAt: new Date(this.endOf(session)),
+      credentialExpiresAt: fields.credentialExpiresAt !== undefined ? new Date(fields.credentialExpiresAt) : null,
+      user: fields.user ? { ...fields.user } : null,
+      flash: fields.flash ?? null,
+      secrets: this.seal(hash, session),
+    });
+    this.stored.set(session, storedForm(session));
+    if (now - this.lastCleanUp >= this.cleanUpEveryMs) {
+      this.lastCleanUp = now;
+      await this.rows.deleteEndedConsoleSessions({ now: new Date(now), keepAnonymous: this.keepAnonymous });
+    }
     return session;
   }
 
-  /** The live session with this id (touching it), or undefined when there is none or it has expired. */
-  get(id: string | undefined): ConsoleSession | undefined {
+  /**
+   * The live session with this id, or undefined when there is none, it has ended (idle, too old, its credential
+   * expired) or its secrets no longer open (their key left the ring, they were altered or moved from another row):
+   * then it is deleted.
+   * A use is recorded when the last one recorded is more than a minute old.
+   */
+  async get(id: string | undefined): Promise<ConsoleSession | undefined> {
     if (!id) return undefined;
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
+    const hash = idHash(id);
+    const row = await this.rows.findConsoleSession(hash);
+    if (!row) return undefined;
     const now = this.now();
-    const expired =
-      now - session.lastSeenAt > this.idleMs ||
-      now - session.createdAt > this.absoluteMs ||
-      (session.credentialExpiresAt !== undefined && now >= session.credentialExpiresAt);
-    if (expired) {
-      this.sessions.delete(id);
+    const secrets = row.secrets ? this.open(hash, row.secrets) : {};
+    if (now >= Date.parse(row.expiresAt) || !secrets) {
+      await this.rows.deleteConsoleSession(hash);
       return undefined;
     }
-    session.lastSeenAt = now;
-    // Map order is insertion order: re-inserting keeps the least recently used first, for eviction.
-    this.sessions.delete(id);
-    this.sessions.set(id, session);
+    const session: ConsoleSession = {
+      id,
+      csrf: csrfOf(id),
+      createdAt: Date.parse(row.createdAt),
+      lastSeenAt: Date.parse(row.lastSeenAt),
+      ...(row.user ? { user: row.user as unknown as ConsoleUser } : {}),
+      ...(row.credentialExpiresAt ? { credentialExpiresAt: Date.parse(row.credentialExpiresAt) } : {}),
+      ...(row.flash ? { flash: row.flash as ConsoleSession['flash'] } : {}),
+      ...secrets,
+    };
+    this.stored.set(session, storedForm(session));
+    if (now - session.lastSeenAt > CONSOLE_SESSION_TOUCH_INTERVAL_SECONDS * 1000) {
+      session.lastSeenAt = now;
+      await this.rows.touchConsoleSession({
+        idHash: hash,
+        at: new Date(now),
+        expiresAt: new Date(this.endOf(session)),
+      });
+    }
     return session;
   }
 
-  destroy(id: string): void {
-    this.sessions.delete(id);
+  /** Stores what a request changed of the session (its flash, a sign-in under way); nothing when it changed nothing. */
+  async save(session: ConsoleSession): Promise<void> {
+    const before = this.stored.get(session);
+    const after = storedForm(session);
+    if (!before || (before.flash === after.flash && before.secrets === after.secrets)) return;
+    const hash = idHash(session.id);
+    await this.rows.updateConsoleSession({
+      idHash: hash,
+      ...(before.flash !== after.flash ? { flash: session.flash ?? null } : {}),
+      ...(before.secrets !== after.secrets ? { secrets: this.seal(hash, session) } : {}),
+    });
+    this.stored.set(session, after);
   }
 
-  private evict(): void {
-    while (this.sessions.size > this.maxSessions) {
-      const oldest = this.sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.sessions.delete(oldest);
-    }
+  async destroy(id: string): Promise<void> {
+    await this.rows.deleteConsoleSession(idHash(id));
   }
+
+  /** The earliest of: idle since the last use, the absolute lifetime, the credential's expiry. */
+  private endOf(session: ConsoleSession): number {
+    return Math.min(
+      session.lastSeenAt + this.idleMs,
+      session.createdAt + this.absoluteMs,
+      session.credentialExpiresAt ?? Infinity,
+    );
+  }
+
+  /** The session's secrets sealed to its row (they open under no other id), or null when it has none. */
+  private seal(hash: Buffer, session: ConsoleSession) {
+    const secrets = secretsOf(session);
+    if (Object.keys(secrets).length === 0) return null;
+    return seal(this.keys, Buffer.from(JSON.stringify(secrets)), sealingContext(hash));
+  }
+
+  private open(hash: Buffer, sealed: { keyId: string; data: Buffer }): SessionSecrets | undefined {
+    const opened = unseal(this.keys, sealed, sealingContext(hash));
+    return 'plain' in opened ? (JSON.parse(opened.plain.toString('utf8')) as SessionSecrets) : undefined;
+  }
+}
+
+function secretsOf(session: ConsoleSession): SessionSecrets {
+  return {
+    ...(session.credential !== undefined ? { credential: session.credential } : {}),
+    ...(session.pendingOidc ? { pendingOidc: session.pendingOidc } : {}),
+  };
+}
+
+function storedForm(session: ConsoleSession): StoredForm {
+  return { flash: JSON.stringify(session.flash ?? null), secrets: JSON.stringify(secretsOf(session)) };
+}
+
+/** The row's key: a reader of the table holds no id a browser could present. */
+function idHash(id: string): Buffer {
+  return createHash('sha256').update(id).digest();
+}
+
+function sealingContext(hash: Buffer): Buffer {
+  return Buffer.concat([Buffer.from('console-session:'), hash]);
+}
+
+/**
+ * The CSRF token of the session with this id: derived, so it is stored nowhere; only a holder of the id (the
+ * browser's cookie) can compute it, and the token gives nothing of the id away.
+ */
+function csrfOf(id: string): string {
+  return createHmac('sha256', id).update('mve-console csrf').digest('base64url');
 }
 
 export function randomToken(): string {
@@ -156,10 +260,10 @@ export function sessionCookie(secure: boolean): { name: string; set(value: strin
 export function sessionCredential(
   sessions: SessionStore,
   secureCookies: boolean,
-): (cookieHeader: string | undefined) => string | undefined {
+): (cookieHeader: string | undefined) => Promise<string | undefined> {
   const { name } = sessionCookie(secureCookies);
-  return (cookieHeader) => {
-    const session = sessions.get(parseCookies(cookieHeader).get(name));
+  return async (cookieHeader) => {
+    const session = await sessions.get(parseCookies(cookieHeader).get(name));
     return session?.user ? session.credential : undefined;
   };
 }

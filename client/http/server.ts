@@ -33,7 +33,7 @@ export interface ApiServerOptions {
    * by the codec server, only from an origin of MVE_CODEC_CORS_ORIGINS, and only without an Authorization header:
    * the Temporal Web UI calling it with the browser's credentials as the person signed in to the console.
    */
-  browserCredential?: (cookieHeader: string | undefined) => string | undefined;
+  browserCredential?: (cookieHeader: string | undefined) => Promise<string | undefined>;
   /** Requests a minute each credential may make of /api/ and /codec/ (MVE_RATE_LIMIT); 0 or left out: no limit. */
   requestsPerMinute?: number;
 }
@@ -79,16 +79,16 @@ export async function buildApiServer({
   const metrics = createApiMetrics(context);
   app.addHook('onRequest', codecCors(context));
   // The same credential, authenticated the same way, whether in the header or, for the Web UI, behind the cookie.
-  const cookieAuthorization = (request: FastifyRequest): string | undefined => {
+  const cookieAuthorization = async (request: FastifyRequest): Promise<string | undefined> => {
     if (!browserCredential || !isCodecOrigin(context, request.headers.origin)) return undefined;
-    const credential = browserCredential(request.headers.cookie);
+    const credential = await browserCredential(request.headers.cookie);
     return credential ? `Bearer ${credential}` : undefined;
   };
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]!;
     const codec = path.startsWith('/codec/') && request.method !== 'OPTIONS';
     if (!path.startsWith('/api/') && !codec) return;
-    const authorization = request.headers.authorization ?? (codec ? cookieAuthorization(request) : undefined);
+    const authorization = request.headers.authorization ?? (codec ? await cookieAuthorization(request) : undefined);
     request.principal = await context.authenticator.authenticate(authorization);
   });
   metrics.instrument(app);

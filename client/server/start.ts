@@ -100,8 +100,8 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
         .filter(Boolean),
       log: options.log,
     };
-    // One store of console sessions: the console's, and the codec server's for the Web UI in the same browser.
-    const sessions = new SessionStore();
+    // The console's sessions, in PostgreSQL: the codec server takes the same cookie for the Web UI in that browser.
+    const sessions = new SessionStore({ rows: repository, keys: options.codecKeys });
     const consoleOptions = {
       sessions,
       secureCookies: options.devUsers === undefined,

@@ -37,6 +37,10 @@ export {
 } from './tickets-repository.js';
 export { ticketFingerprint } from './ticket-fingerprint.js';
 export { createTokensRepository, TOKEN_TOUCH_INTERVAL_SECONDS, type TokensRepository } from './tokens-repository.js';
+export {
+  CONSOLE_SESSION_TOUCH_INTERVAL_SECONDS,
+  type ConsoleSessionsRepository,
+} from './console-sessions-repository.js';
 export { RepositoryError, type RepositoryErrorKind } from './errors.js';
 export {
   ORDER_STATUSES,

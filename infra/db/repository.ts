@@ -1,11 +1,16 @@
 import { createApproversRepository, type ApproversRepository } from './approvers-repository.js';
 import type { Sql } from './connection.js';
+import { createConsoleSessionsRepository, type ConsoleSessionsRepository } from './console-sessions-repository.js';
 import { createOrdersRepository, type OrdersRepository } from './orders-repository.js';
 import { createTicketsRepository, type TicketsRepository } from './tickets-repository.js';
 import { createTokensRepository, type TokensRepository } from './tokens-repository.js';
 
 /** Everything the app stores in Postgres. Built once per process around one pool and injected. */
-export type Repository = OrdersRepository & ApproversRepository & TokensRepository & TicketsRepository;
+export type Repository = OrdersRepository &
+  ApproversRepository &
+  TokensRepository &
+  TicketsRepository &
+  ConsoleSessionsRepository;
 
 export function createRepository(sql: Sql): Repository {
   return {
@@ -13,5 +18,6 @@ export function createRepository(sql: Sql): Repository {
     ...createApproversRepository(sql),
     ...createTokensRepository(sql),
     ...createTicketsRepository(sql),
+    ...createConsoleSessionsRepository(sql),
   };
 }

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { registerConsole, SessionStore } from '../../client/console/index.js';
+import { registerConsole } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { EngineOptions } from '../helpers/orders.js';
 import type { TestPostgres } from '../helpers/postgres.js';
@@ -28,7 +28,6 @@ export interface ConsoleHarness {
   api: ApiEngine;
   app: FastifyInstance;
   url: string;
-  sessions: SessionStore;
   /** The console's clock is the wall clock plus this (deadlines seen from later). */
   clock: { offsetMs: number };
   browser?: Browser;
@@ -41,13 +40,11 @@ export async function startConsole(
 ): Promise<ConsoleHarness> {
   const api = await startApiEngine(pg, { ...options.engine, worker: options.worker ?? true });
   const app = Fastify({ logger: false });
-  const sessions = new SessionStore();
   const clock = { offsetMs: 0 };
   await registerConsole(app, api.context, {
     api: api.app,
     devUsers: devUsersOf(api),
     secureCookies: false,
-    sessions,
     now: () => Date.now() + clock.offsetMs,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -56,7 +53,6 @@ export async function startConsole(
     api,
     app,
     url,
-    sessions,
     clock,
     ...(browser ? { browser } : {}),
     async stop() {
