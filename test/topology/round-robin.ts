@@ -52,6 +52,8 @@ export interface ClientStats {
   unavailable: number;
   unavailableBy: Record<string, number>;
   rateLimited: number;
+  /** 5xx answers that are not a 503 with Retry-After: errors a client cannot act on. */
+  unclearServerErrors: number;
   /** Attempts no server answered (refused, or cut mid-request), and why (`ECONNREFUSED`, `other side closed`). */
   unanswered: number;
   unansweredWhy: Record<string, number>;
@@ -69,6 +71,7 @@ export class RoundRobinClient {
     unavailable: 0,
     unavailableBy: {},
     rateLimited: 0,
+    unclearServerErrors: 0,
     unanswered: 0,
     unansweredWhy: {},
     longestPatientMs: 0,
@@ -174,9 +177,10 @@ export class RoundRobinClient {
     if (status < 400) return;
     const problem = (what: string) =>
       this.problems.push(`${call} → ${status} from server ${answer.server}: ${what}: ${text.slice(0, 300)}`);
+    const retryAfter = /^\d+$/.test(answer.headers.get('retry-after') ?? '');
+    if (status >= 500 && !(status === 503 && retryAfter)) this.stats.unclearServerErrors++;
     if (status >= 500 && status !== 503) problem('a server error');
-    if ((status === 503 || status === 429) && !/^\d+$/.test(answer.headers.get('retry-after') ?? ''))
-      problem('no Retry-After');
+    if ((status === 503 || status === 429) && !retryAfter) problem('no Retry-After');
     if (typeof body?.error?.code !== 'string' || typeof body?.error?.message !== 'string')
       problem('no error code and message');
     if (STACK.test(text)) problem('a stack trace');
