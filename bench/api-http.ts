@@ -18,7 +18,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,40 +33,7 @@ import { kindMapFromEnv } from '../domain/index.js';
 import { startSimulator } from '../sim/index.js';
 import { runWorker } from '../worker/index.js';
 import { percentile } from '@mve-orders/devserver/bench';
-
-// autocannon ships no types (and @types/autocannon is not installed): the few fields used here, typed locally.
-interface Histogram {
-  average: number;
-  mean: number;
-  p50: number;
-  p99: number;
-  total?: number;
-}
-interface AutocannonResult {
-  latency: Histogram;
-  requests: Histogram & { total: number };
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-interface AutocannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  warmup?: { connections: number; duration: number };
-  headers?: Record<string, string>;
-  requests?: Array<{ method?: string; path: string; headers?: Record<string, string> }>;
-}
-/** Without a callback autocannon answers a thenable event emitter: 'response' gives each response's time in ms (float). */
-type AutocannonRun = Promise<AutocannonResult> & {
-  on(
-    event: 'response',
-    listener: (client: unknown, statusCode: number, bytes: number, milliseconds: number) => void,
-  ): void;
-};
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: AutocannonOptions) => AutocannonRun;
+import { autocannon, type AutocannonOptions } from './autocannon.js';
 
 const CONNECTIONS = 10;
 /** Orders read by the GET runs (each kind) and orders approved by the approve run. */
