@@ -1,0 +1,237 @@
+/**
+ * `npm run bench:load`: many callers at once against two API servers, all on loopback, bounded in time. The engine
+ * runs as a deployment does (the topology harness, test/topology/cluster.ts): two `mve-orders serve` and two
+ * `mve-orders worker` processes, PostgreSQL, Temporal (the real server when its CLI is installed, else the devserver;
+ * `--temporal` chooses) and the API simulator as the provider.
+ *
+ * Ticket systems and finance approvers, each with a token of its own, are added. The ticket systems first submit a
+ * pool of orders that need one approval, one for each vote the phase can make. Then for `--seconds`, autocannon keeps
+ * `--connections` connections busy, half on each server (bench/load/traffic.ts): ticket systems poll and list their
+ * orders and submit new ones; approvers read their inbox and orders and approve pool orders with the quoted price,
+ * each vote a different order. Submits and votes come at a set rate, reads as fast as the servers answer.
+ *
+ * It prints, per route, answers, answers a second, p50 and p99 of the 2xx answers, 2xx and 429 counts, requests left
+ * unanswered and errors (any other status); per role, timeouts (no answer within 10 s) and connection errors. Then it
+ * waits for the workers to catch up and checks that no order was lost or bought twice (bench/load/check.ts). Exit 1 on
+ * any error or failed check; a 429 is the documented answer to a credential over its budget, not an error.
+ *
+ * The servers run with the deployment's default rate limit, 600 requests a minute per credential, counted by each
+ * server. With two ticket systems sharing 60% of the connections, theirs runs out within the phase and they are
+ * answered 429 while the approvers go on: the limit at work. A 429 costs the servers next to nothing, so the figures
+ * of what the stack can serve come from `--rate-limit 0`.
+ *
+ *   npm run bench:load                         30 s, 200 connections, rate limit 600 a minute (about 1½ minutes)
+ *   npm run bench:load -- --seconds 10         the CI form (under a minute on 2 cores)
+ *   npm run bench:load -- --rate-limit 0       no per-credential limit: what the servers answer when nothing holds back
+ *   npm run bench:load -- --temporal devserver on the devserver (its state in PostgreSQL) rather than the real server
+ *   npm run bench:load -- --connections 100 --ticket-systems 2 --approvers 10 --submit-rate 5 --vote-rate 5
+ *   npm run -s bench:load -- --json            the figures as JSON (progress stays on stderr)
+ *   TOPOLOGY_LOG=1 npm run bench:load          every process's output on stderr as well
+ */
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { startCluster, type Cluster } from '../test/topology/cluster.js';
+import { RoundRobinClient } from '../test/topology/round-robin.js';
+import { checkOrders, type Checks } from './load/check.js';
+import { addLoadPeople } from './load/people.js';
+import { REQUEST_TIMEOUT_S, runLoad, type LoadOutcome } from './load/traffic.js';
+import { seedVotePool } from './load/vote-pool.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '30' },
+    connections: { type: 'string', default: '200' },
+    'rate-limit': { type: 'string', default: '600' },
+    'ticket-systems': { type: 'string', default: '2' },
+    approvers: { type: 'string', default: '10' },
+    'submit-rate': { type: 'string', default: '5' },
+    'vote-rate': { type: 'string', default: '5' },
+    temporal: { type: 'string', default: 'auto' },
+    json: { type: 'boolean', default: false },
+  },
+});
+
+function wholeNumber(name: string, least: number): number {
+  const text = values[name as keyof typeof values] as string;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < least)
+    throw new Error(`--${name} must be a whole number of at least ${least}, not ${text}`);
+  return value;
+}
+const SECONDS = wholeNumber('seconds', 1);
+const CONNECTIONS = wholeNumber('connections', 4);
+const RATE_LIMIT = wholeNumber('rate-limit', 0);
+const TICKET_SYSTEMS = wholeNumber('ticket-systems', 1);
+const APPROVERS = wholeNumber('approvers', 1);
+const SUBMIT_RATE = wholeNumber('submit-rate', 1);
+const VOTE_RATE = wholeNumber('vote-rate', 1);
+const TEMPORAL = values.temporal as 'auto' | 'real' | 'devserver';
+if (!['auto', 'real', 'devserver'].includes(TEMPORAL))
+  throw new Error(`--temporal must be auto, real or devserver, not ${values.temporal}`);
+/** The harness's ops user: lists every order, for the seeding and the checks. */
+const OPS = 'olga';
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const secondsSince = (start: number) => Math.round((performance.now() - start) / 100) / 10;
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const loadBefore = loadavg();
+  progress(`starting the cluster (2 servers, 2 workers, rate limit ${RATE_LIMIT || 'off'})…`);
+  const cluster: Cluster = await startCluster({
+    servers: 2,
+    workers: 2,
+    temporal: TEMPORAL,
+    env: { MVE_RATE_LIMIT: String(RATE_LIMIT) },
+    ...(process.env['TOPOLOGY_LOG'] ? { log: progress } : {}),
+  });
+  try {
+    const people = await addLoadPeople(cluster.postgres.url, { ticketSystems: TICKET_SYSTEMS, approvers: APPROVERS });
+    const client = new RoundRobinClient(cluster.serverUrls, { ...cluster.tokens, ...people.tokens });
+    const startupSeconds = secondsSince(started);
+    progress(`${cluster.describe()}\ncluster up in ${startupSeconds} s`);
+
+    // Enough for every vote the rate allows (autocannon may run a second past the phase), and an order or more
+    // for each ticket system to poll from the start.
+    const poolSize = Math.max(VOTE_RATE * (SECONDS + 2), TICKET_SYSTEMS);
+    const seedStarted = performance.now();
+    const poolTickets = Array.from({ length: poolSize }, (_, i) => `LOAD-P-${i}`);
+    const { waiting, ticketsOf } = await seedVotePool({
+      client,
+      ticketIds: poolTickets,
+      ticketSystems: people.ticketSystems,
+      ops: OPS,
+      log: progress,
+    });
+    const seedSeconds = secondsSince(seedStarted);
+    progress(`${waiting.length} orders await one approval (${seedSeconds} s)`);
+
+    progress(`load: ${CONNECTIONS} connections for ${SECONDS} s…`);
+    const outcome = await runLoad({
+      urls: cluster.serverUrls(),
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+      people,
+      ticketsOf,
+      votePool: waiting,
+      submitRate: SUBMIT_RATE,
+      voteRate: VOTE_RATE,
+      newTicketId: (n) => `LOAD-N-${n}`,
+    });
+    const loadAfter = loadavg();
+
+    progress('checking the orders…');
+    const checks = await checkOrders({
+      client,
+      ops: OPS,
+      poolTickets,
+      poolOrderIds: new Map(waiting.map((order) => [order.ticketId, order.orderId])),
+      outcome,
+      productsFor: (ticketId) => cluster.productsFor(ticketId),
+      log: progress,
+    });
+    const failures = [
+      ...outcome.routes.flatMap((route) =>
+        Object.entries(route.errors).map(
+          ([status, count]) => `${route.route}: ${count} × ${status} (${route.errorSamples[status]})`,
+        ),
+      ),
+      ...outcome.roles.flatMap((role) => [
+        ...(role.timeouts ? [`${role.role}: ${role.timeouts} timeouts (over ${REQUEST_TIMEOUT_S} s)`] : []),
+        ...(role.connectionErrors ? [`${role.role}: ${role.connectionErrors} connection errors`] : []),
+      ]),
+      ...(outcome.votesWithoutOrder ? [`${outcome.votesWithoutOrder} votes found the pool empty`] : []),
+      ...checks.failures,
+      ...client.problems,
+    ];
+    report({
+      cluster,
+      people: { ticketSystems: people.ticketSystems.length, approvers: people.approvers.length },
+      outcome,
+      checks,
+      failures,
+      seconds: {
+        startup: startupSeconds,
+        seed: seedSeconds,
+        load: Math.round(outcome.seconds * 10) / 10,
+        catchUp: checks.catchUpSeconds,
+        total: secondsSince(started),
+      },
+      load: { before: loadBefore, after: loadAfter, cpus: cpus().length },
+    });
+    process.exitCode = failures.length ? 1 : 0;
+  } finally {
+    await cluster.stop();
+  }
+}
+
+function report(run: {
+  cluster: Cluster;
+  people: { ticketSystems: number; approvers: number };
+  outcome: LoadOutcome;
+  checks: Checks;
+  failures: string[];
+  seconds: Record<string, number>;
+  load: { before: number[]; after: number[]; cpus: number };
+}): void {
+  const { outcome, checks } = run;
+  const setup = {
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    rateLimitPerMinute: RATE_LIMIT,
+    ...run.people,
+    submitRate: SUBMIT_RATE,
+    voteRate: VOTE_RATE,
+    temporal: run.cluster.temporal.kind,
+    node: process.version,
+  };
+  const votes = { sent: outcome.votesSent.length, approved: outcome.votesApproved.length };
+  if (values.json) {
+    const { routes, roles } = outcome;
+    process.stdout.write(
+      `${JSON.stringify({ benchmark: 'load', setup, routes, roles, votes, checks, failures: run.failures, seconds: run.seconds, load: run.load }, null, 2)}\n`,
+    );
+    return;
+  }
+  const one = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
+  process.stdout.write(
+    `\nbench:load — ${CONNECTIONS} connections (half on each server) for ${outcome.seconds.toFixed(1)} s; ` +
+      `${setup.ticketSystems} ticket systems, ${setup.approvers} approvers; rate limit ${RATE_LIMIT ? `${RATE_LIMIT}/min per credential per server` : 'off'}; ` +
+      `Temporal: ${setup.temporal}; ${run.load.cpus} CPUs, load average (1, 5, 15 min) ${one(run.load.before)} before, ${one(run.load.after)} after\n`,
+  );
+  console.table(
+    outcome.routes.map((route) => ({
+      route: route.route,
+      answers: route.requests,
+      unanswered: route.unanswered,
+      'per s': route.perSecond,
+      'p50 ms': route.p50Ms ?? '-',
+      'p99 ms': route.p99Ms ?? '-',
+      '2xx': route.ok,
+      'rate-limited (429)': route.rateLimited,
+      errors:
+        Object.entries(route.errors)
+          .map(([status, count]) => `${count} × ${status}`)
+          .join(', ') || 0,
+    })),
+  );
+  const lines = [
+    ...outcome.roles.map(
+      (role) =>
+        `${role.role}: ${role.connections} connections, ${role.credentials} credentials; ` +
+        `${role.timeouts} timeouts, ${role.connectionErrors} connection errors`,
+    ),
+    `votes: ${votes.sent} sent, ${votes.approved} approved`,
+    `orders: ${checks.created} created during the load, ${checks.listed} listed afterwards; ` +
+      `${checks.unanswered} sent without an answer at the end (${checks.unansweredListed} of them became orders)`,
+    `bought: ${checks.boughtOnce} of ${checks.toBuy} orders to buy bought once; ${checks.boughtTwice} tickets bought twice; ` +
+      `the workers caught up in ${checks.catchUpSeconds} s`,
+    `seconds: ${Object.entries(run.seconds)
+      .map(([what, seconds]) => `${what} ${seconds}`)
+      .join(', ')}`,
+    run.failures.length ? `FAILED:\n  ${run.failures.join('\n  ')}` : 'no errors',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
