@@ -8,6 +8,7 @@ import { orderTaskQueue } from '../config/temporal.js';
 import { bundleInThread } from './bundle/in-thread.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from './cache.js';
 import { logRefusals } from './refusal-log.js';
+import type { LogLine } from '../infra/log.js';
 
 export { WORKFLOWS_PATH } from './bundle/bundle-workflows.js';
 
@@ -38,7 +39,7 @@ export interface OrderWorkerOptions {
   /** Orders kept in memory between their tasks (MVE_WORKFLOW_CACHE_SIZE, worker/cache.ts); the default when left out. */
   maxCachedWorkflows?: number;
   /** Where an order refused for the requester's mistake is logged, one line each (./refusal-log.ts); left out: nowhere. */
-  log?: (line: string) => void;
+  log?: LogLine;
 }
 
 /** A worker for one environment's orders: the order workflow and its activities, with the encrypting codec. */

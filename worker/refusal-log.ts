@@ -1,13 +1,15 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { orderIdOfWorkflow } from '../domain/order-id.js';
+import type { LogLine } from '../infra/log.js';
+import { fieldsOfActivity } from './logging.js';
 
 /**
  * An activity's benign failure is an order refused for the requester's mistake (an unknown location, image or
  * size: activities/order/failures.ts), which the SDK logs at DEBUG only. This logs each as one line naming the
  * order and the reason. Every other failure keeps the SDK's warning, with its stack trace: that one may be a bug.
  */
-export function logRefusals(log: (line: string) => void): ActivityInterceptorsFactory {
+export function logRefusals(log: LogLine): ActivityInterceptorsFactory {
   return ({ info }) => ({
     inbound: {
       async execute(input, next) {
@@ -17,7 +19,7 @@ export function logRefusals(log: (line: string) => void): ActivityInterceptorsFa
           if (error instanceof ApplicationFailure && error.category === ApplicationFailureCategory.BENIGN) {
             const workflowId = info.workflowExecution?.workflowId;
             const order = workflowId ? `order ${orderIdOfWorkflow(workflowId)}` : `activity ${info.activityId}`;
-            log(`${order} refused by ${info.activityType}: ${error.message}`);
+            log(`${order} refused by ${info.activityType}: ${error.message}`, fieldsOfActivity(info));
           }
           throw error;
         }

@@ -13,6 +13,8 @@ import { ensureOrderSearchAttributes } from './search-attributes.js';
 import { FOLLOW_PROVISIONING_VARIABLE } from './provisioning-plan.js';
 import { describeDuration } from '../domain/duration.js';
 import type { ProvisioningPlan } from '../domain/provisioning.js';
+import type { LogLine } from '../infra/log.js';
+import type { ApiLogEntry } from '../infra/ordering-api/index.js';
 
 export interface RunWorkerOptions {
   env: NodeJS.ProcessEnv;
@@ -22,7 +24,9 @@ export interface RunWorkerOptions {
   keyring: Keyring;
   /** MVE_ACTION_KEY: compiled into the workflow bundle so the validators accept the API's signed actions. */
   actionKeys: Keyring;
-  log: (line: string) => void;
+  log: LogLine;
+  /** One line per exchange with the ordering API (worker/logging.ts `logApiCalls`); left out: none. */
+  logApi?: (entry: ApiLogEntry) => void;
 }
 
 export interface RunningWorker {
@@ -55,6 +59,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       databaseUrl: options.databaseUrl,
       orderRequests,
       actionKeys: options.actionKeys,
+      ...(options.logApi ? { logApi: options.logApi } : {}),
     });
   } catch (error) {
     await requestsConnection.close();
@@ -101,11 +106,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
 }
 
 /** Registers the order's search attributes; where that is not allowed, says what to register by hand. */
-async function registerSearchAttributes(
-  temporal: TemporalConfig,
-  address: string,
-  log: (line: string) => void,
-): Promise<void> {
+async function registerSearchAttributes(temporal: TemporalConfig, address: string, log: LogLine): Promise<void> {
   const client = await Connection.connect(connectionOptions(temporal, address));
   try {
     await ensureOrderSearchAttributes(client, temporal.namespace);
@@ -125,7 +126,7 @@ async function connectOrderWorker(
   dataConverter: DataConverter,
   actionKeys: Keyring,
   maxCachedWorkflows: number,
-  log: (line: string) => void,
+  log: LogLine,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
   const connection = await NativeConnection.connect(connectionOptions(temporal, address));
   try {

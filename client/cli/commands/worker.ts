@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { LogLine } from '../../../infra/log.js';
 import type { RunningWorker } from '../../../worker/index.js';
 import { CliFailure, report } from './order-session.js';
 
@@ -17,28 +18,39 @@ DATABASE_URL, MVE_CODEC_KEYS, MVE_ACTION_KEY, MVE_APPROVAL_POLICY_FILE (or MVE_A
 MVE_CLIENT_SECRET (MVE_ALLOW_PRODUCTION=true for production), MVE_KIND_MAP, MVE_CALLBACK_SECRET,
 MVE_CALLBACK_ALLOW_HTTP, MVE_CALLBACK_ALLOWED_NETWORKS, MVE_APPROVER_WEBHOOK_URL (approvers told of each order
 waiting for them) and MVE_CONSOLE_URL (the console link in those messages).
+MVE_LOG_FORMAT=json prints one JSON object a line on stdout (default text); MVE_LOG_LEVEL: debug, info, warn, error.
 The worker polls <TEMPORAL_TASK_QUEUE>.<MVE_ENVIRONMENT>. On SIGINT/SIGTERM it stops polling, lets running
 tasks finish and exits 0. See docs/running.md.`,
     )
     .action(async (options: { databaseUrl?: string }) => {
-      const log = (line: string) => process.stdout.write(`${line}\n`);
+      let log: LogLine;
       let running: RunningWorker;
       try {
         const { openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
         const { resolveKeyring } = await import('../../../codec/index.js');
         const { resolveActionKeys } = await import('../../../config/action-keys.js');
-        const { runWorker } = await import('../../../worker/index.js');
+        const { createLogger, logSettingsFromEnv } = await import('../../../infra/log.js');
+        const { installRuntimeLogger, logApiCalls, runWorker } = await import('../../../worker/index.js');
+        const settings = logSettingsFromEnv(process.env);
+        const logger = createLogger({ service: 'worker', settings, textStream: process.stdout });
+        installRuntimeLogger(logger, settings.level);
+        log = logger.line;
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         const keyring = await resolveKeyring({ env: process.env });
         const actionKeys = await resolveActionKeys({ env: process.env });
-        running = await runWorker({ env: process.env, databaseUrl, keyring, actionKeys, log }).catch(
-          (error: unknown) => {
-            throw new Error(
-              `cannot start the worker (TEMPORAL_ADDRESS=${process.env['TEMPORAL_ADDRESS'] ?? 'unset'}): ${(error as Error).message}`,
-            );
-          },
-        );
+        running = await runWorker({
+          env: process.env,
+          databaseUrl,
+          keyring,
+          actionKeys,
+          log,
+          logApi: logApiCalls(logger),
+        }).catch((error: unknown) => {
+          throw new Error(
+            `cannot start the worker (TEMPORAL_ADDRESS=${process.env['TEMPORAL_ADDRESS'] ?? 'unset'}): ${(error as Error).message}`,
+          );
+        });
       } catch (error) {
         // Configuration, database and connection problems are each one sentence naming what to set or start.
         return report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
