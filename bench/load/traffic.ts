@@ -1,10 +1,11 @@
 /**
  * The measured phase: autocannon connections, half to each API server, in two roles that loop for `seconds`:
  *
- * - ticket systems: poll one of their orders, list their orders, submit a new order (a new ticket each time, auto-
- *   approved and one-approval sizes in turn) and poll it;
- * - approvers: list their inbox, read an order waiting for a vote, and approve the next order of the vote pool with
- *   its quoted price (each vote a different order).
+ * - ticket systems: poll one of their open orders (one seen in a final state is polled no more, as a ticket system
+ *   stops once its order is done), list their orders, submit a new order (a new ticket each time, auto-approved and
+ *   one-approval sizes in turn) and poll it;
+ * - approvers: list their inbox, read an order still waiting for a vote, and approve the next order of the vote pool
+ *   with its quoted price (each vote a different order).
  *
  * Each time a connection starts its loop again it takes the next credential of its role, so every ticket system and
  * approver sends its share. Reads go as fast as the servers answer; submits and votes come at a set rate (as business
@@ -13,6 +14,7 @@
  * the first body seen for its status. autocannon counts timeouts and connection errors per role.
  */
 import { percentile } from '@mve-orders/devserver/bench';
+import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
 import { autocannon, type AutocannonRequest, type AutocannonResult } from '../autocannon.js';
 import type { LoadPeople } from './people.js';
 import { AUTO_APPROVED_SIZE, ONE_APPROVAL_SIZE, orderRequest } from './orders.js';
@@ -40,8 +42,8 @@ export interface LoadPlan {
   seconds: number;
   connections: number;
   people: LoadPeople;
-  /** Each ticket system's tickets so far (the vote pool's); the phase adds the ones it submits. */
-  ticketsOf: Map<string, string[]>;
+  /** Each ticket system's tickets before the phase (the vote pool's, all open). */
+  ticketsOf: ReadonlyMap<string, readonly string[]>;
   /** The orders the approvers vote on, in turn; at least `voteRate × (seconds + 2)` of them. */
   votePool: WaitingOrder[];
   submitRate: number;
@@ -104,6 +106,8 @@ interface RouteTally {
 }
 interface TicketContext {
   system?: string;
+  /** The order polled first in the loop, and the one submitted. */
+  polled?: string;
   ticketId?: string;
   size?: string;
   created?: boolean;
@@ -126,6 +130,14 @@ class RateBudget {
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
+/** An order's state from its answer; undefined when the body is not whole JSON (a chunk split a character). */
+const stateOf = (body: string): string | undefined => {
+  try {
+    return (JSON.parse(body) as { state?: string }).state;
+  } catch {
+    return undefined;
+  }
+};
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 /** Turn by turn through `items`. */
 const rotation = <T>(items: readonly T[]) => {
@@ -173,17 +185,36 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
     votesApproved: [],
     votesWithoutOrder: 0,
   };
+  /** Each ticket system's orders, open (polled) and done (polled only when none is open). */
+  const books = new Map(
+    [...plan.ticketsOf].map(([system, tickets]) => [system, { open: [...tickets], done: [] as string[] }]),
+  );
   const submits = new RateBudget(plan.submitRate);
   const votes = new RateBudget(plan.voteRate);
   const nextSystem = rotation(people.ticketSystems);
   const nextApprover = rotation(people.approvers);
+  /** A pool order no vote was sent for yet (any, once every one has had its vote). */
+  const stillWaiting = () => {
+    const voted = outcome.votesSent.length;
+    return voted < votePool.length
+      ? votePool[voted + Math.floor(Math.random() * (votePool.length - voted))]!
+      : pick(votePool);
+  };
 
   const ticketSystemLoop: Array<Labelled<TicketContext>> = [
     labelled('GET /api/v1/orders/{orderId}', {
       setupRequest: (request, context) => {
         const system = (context.system = nextSystem());
-        const ticketId = pick(plan.ticketsOf.get(system)!);
+        const { open, done } = books.get(system)!;
+        const ticketId = (context.polled = pick(open.length ? open : done));
         return { ...request, path: `/api/v1/orders/${encodeURIComponent(ticketId)}`, headers: headers(system) };
+      },
+      onResponse: (status, body, context) => {
+        const state = is2xx(status) ? stateOf(body) : undefined;
+        if (!state || !FINAL_STATES.has(state as OrderState)) return;
+        const { open, done } = books.get(context.system!)!;
+        const at = open.indexOf(context.polled!);
+        if (at >= 0) done.push(...open.splice(at, 1));
       },
     }),
     labelled('GET /api/v1/orders', {
@@ -212,7 +243,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
         outcome.ticketsAnswered.add(context.ticketId!);
         if (!is2xx(status)) return;
         outcome.ticketsCreated.set(context.ticketId!, { size: context.size!, by: context.system! });
-        plan.ticketsOf.get(context.system!)!.push(context.ticketId!);
+        books.get(context.system!)!.open.push(context.ticketId!);
         context.created = true;
       },
     }),
@@ -238,7 +269,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
     labelled('GET /api/v1/orders/{orderId}', {
       setupRequest: (request, context) => ({
         ...request,
-        path: `/api/v1/orders/${encodeURIComponent(pick(votePool).orderId)}`,
+        path: `/api/v1/orders/${encodeURIComponent(stillWaiting().orderId)}`,
         headers: headers(context.approver!),
       }),
     }),
