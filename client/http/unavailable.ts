@@ -25,9 +25,13 @@ const CONNECTION_CODES = new Set([
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
 
-/** gRPC answers of a Temporal frontend that is down, restarting or overloaded. */
+/**
+ * gRPC answers of a Temporal frontend that is down, restarting or overloaded. CANCELLED too: an overloaded frontend
+ * (or its proxy) cuts calls it cannot serve in time, and the API's own deadlines end a call that way.
+ */
 const GRPC_UNAVAILABLE = new Set<number>([
   GrpcStatus.UNAVAILABLE,
+  GrpcStatus.CANCELLED,
   GrpcStatus.DEADLINE_EXCEEDED,
   GrpcStatus.RESOURCE_EXHAUSTED,
 ]);
