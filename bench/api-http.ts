@@ -115,6 +115,8 @@ export async function runApiHttpBench(options: {
       MVE_KIND_MAP: await writeSimKindMap(scratch),
       // The server's own cost is measured, many requests a second under one token: no per-credential limit.
       MVE_RATE_LIMIT: '0',
+      // Bought orders stay BOUGHT, as they were when these figures began: no provisioning follow-up to read.
+      MVE_FOLLOW_PROVISIONING: 'false',
     };
     const keyring = Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`);
     const actionKeys = Keyring.fromText(`bench-action:${randomBytes(32).toString('base64')}`, 'bench', 'action keys');
