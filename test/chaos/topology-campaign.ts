@@ -1,0 +1,361 @@
+/**
+ * The fault campaign on the topology harness (`npm run chaos -- --topology`, test/topology/cluster.ts): two API servers
+ * (`mve-orders serve`) reached through a round-robin client, two workers (`mve-orders worker`), PostgreSQL, and the
+ * real Temporal server where its CLI is installed (else the devserver), each a process of its own.
+ *
+ * Every person is a bot calling the HTTP API (topology-desk.ts): the ticket system submits and reads, fiona and dave
+ * vote, ops settle uncertain buys from the provider's products. For `--seconds` it arms the provider's faults (as
+ * campaign.ts), SIGKILLs workers (once every worker, with a buy in flight) and API servers and starts them again in
+ * their slots, stops PostgreSQL for a few seconds (when the harness may: its own embedded server) and Temporal. Then
+ * it waits for every order to settle, at most `--drain-seconds` (default 300: the real server skips no time), and
+ * checks every order, every vote the API took, every error a client met. See docs/chaos.md.
+ */
+import { TEST_POLICIES } from '../helpers/orders.js';
+import { startCluster, type Cluster } from '../topology/cluster.js';
+import type { ClientStats } from '../topology/round-robin.js';
+import { auditOrders, resendTickets, type OrderFinding } from './accounting.js';
+import { startBots } from './bots.js';
+import { armProviderFault, buyInFlight } from './faults.js';
+import { planOrders, sizesOf, type ChaosOrder } from './orders.js';
+import { OutageLog, outageNames, type Outage, type Stall } from './outages.js';
+import { seededDice, sleep, type Dice } from './random.js';
+import {
+  countLines,
+  list,
+  newTally,
+  outcomeLines,
+  problemLines,
+  type ChaosOptions,
+  type ChaosTally,
+} from './report.js';
+import { httpDesk } from './topology-desk.js';
+
+export interface TopologyReport extends ChaosTally {
+  /** What ran: Temporal (which, and why), PostgreSQL, servers and workers. */
+  engine: string;
+  serverKills: number;
+  /** How long each PostgreSQL and Temporal stop lasted, in ms. */
+  postgresStops: number[];
+  /** Why PostgreSQL was not stopped, when it was not. */
+  postgresSkipped?: string;
+  temporalStops: number[];
+  drainSeconds: number;
+  drainLimitSeconds: number;
+  lostVotes: number;
+  http: ClientStats;
+  /** Answers that refused a bot's submit, vote or resolution, by status and code. */
+  refusals: Record<string, number>;
+  longestStall?: Stall;
+}
+
+const DEFAULT_DRAIN_SECONDS = 300;
+/** How long PostgreSQL and Temporal stay stopped. */
+const STOP_MS = [2_000, 6_000] as const;
+
+export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyReport> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const dice = seededDice(options.seed);
+  // The children's own lines only on request; what the cluster does, always.
+  const childLines = Boolean(process.env['TOPOLOGY_LOG']);
+  const cluster = await startCluster({
+    temporal: options.temporal ?? 'auto',
+    // the sizes' approvals as in campaign.ts: auto, one approver, two
+    env: { MVE_APPROVAL_POLICY: JSON.stringify({ staging: TEST_POLICIES.staging }) },
+    log: (text) => {
+      if (childLines || !text.startsWith('[')) for (const line of text.split('\n')) log(`  ${line}`);
+    },
+  });
+  const report: TopologyReport = {
+    ...newTally(options),
+    engine: `Temporal ${cluster.temporal.kind} (${cluster.temporal.why}); PostgreSQL ${cluster.postgres.kind}; ${cluster.servers.length} API servers, ${cluster.workers.length} workers`,
+    serverKills: 0,
+    postgresStops: [],
+    ...(cluster.postgres.outage ? { postgresSkipped: cluster.postgres.outage } : {}),
+    temporalStops: [],
+    drainSeconds: 0,
+    drainLimitSeconds: options.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
+    lostVotes: 0,
+    http: cluster.http.stats,
+    refusals: {},
+  };
+  log(`engine: ${report.engine}`);
+  try {
+    await runCampaign(cluster, options, report, dice, log);
+  } finally {
+    await cluster.stop().catch((error: unknown) => log(`stopping: ${String(error)}`));
+  }
+  report.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+  return report;
+}
+
+async function runCampaign(
+  cluster: Cluster,
+  options: ChaosOptions,
+  report: TopologyReport,
+  dice: Dice,
+  log: (line: string) => void,
+): Promise<void> {
+  const { random, pick, between } = dice;
+  const { sim } = cluster;
+  const campaignMs = options.seconds * 1000;
+  const t0 = Date.now();
+  const elapsed = () => Date.now() - t0;
+  const at = () => `t+${Math.round(elapsed() / 1000)}s`;
+
+  const orders = planOrders(dice, options.seed, options.orders, campaignMs);
+  report.sizes = sizesOf(orders);
+  const outages = new OutageLog();
+  const bots = startBots(orders, httpDesk(cluster, report.refusals), report, {
+    elapsed,
+    log,
+    pollMs: 1_000,
+    onRead: (order, status) => outages.onRead(order, status),
+  });
+
+  // ---- processes: a killed one is started again in its slot, as often as it takes ----
+  const restarting = new Set<string>();
+  let givingUp = false;
+  const restart = (kind: 'worker' | 'server', index: number, outage: Outage, delayMs = 0) => {
+    const name = `${kind} ${index}`;
+    restarting.add(name);
+    void (async () => {
+      await sleep(delayMs);
+      while (!givingUp) {
+        try {
+          await (kind === 'worker' ? cluster.startWorker(index) : cluster.startServer(index));
+          break;
+        } catch (error) {
+          log(`${at()} ${name} did not start: ${String(error).split('\n')[0]}`);
+          await sleep(1_000);
+        }
+      }
+      outages.end(outage);
+      restarting.delete(name);
+    })();
+  };
+  const killWorker = async (index: number, why: string) => {
+    log(`${at()} kill worker ${index} (pid ${cluster.workers[index]!.pid}, ${why})`);
+    await cluster.killWorker(index);
+    report.workerKills++;
+    return outages.begin(`worker ${index} killed`);
+  };
+  const liveWorkers = () => cluster.workers.filter((slot) => slot.alive() && !restarting.has(`worker ${slot.index}`));
+  const liveServers = () => cluster.servers.filter((slot) => slot.alive() && !restarting.has(`server ${slot.index}`));
+
+  // ---- chaos: the provider's faults; worker and server kills; PostgreSQL and Temporal stopped once each ----
+  const postgresAt = campaignMs * (0.2 + random() * 0.15);
+  const postgresFor = between(...STOP_MS);
+  const temporalAt = campaignMs * (0.55 + random() * 0.15);
+  const temporalFor = between(...STOP_MS);
+  const buyInFlightAt = campaignMs * (0.15 + random() * 0.5);
+  const heldBuy = buyInFlight(sim, report.faults);
+  let nextFaultAt = between(500, 2_000);
+  let nextWorkerKillAt = between(4_000, 10_000);
+  let nextServerKillAt = between(6_000, 14_000);
+  let postgresDone = false;
+  let temporalDone = false;
+  let buyInFlightArmed = false;
+  if (report.postgresSkipped) log(`PostgreSQL will not be stopped: ${report.postgresSkipped}`);
+
+  const stopAndStart = async (what: 'PostgreSQL' | 'Temporal', forMs: number) => {
+    log(`${at()} stop ${what} for ${(forMs / 1000).toFixed(1)} s`);
+    const outage = outages.begin(`${what} stopped`);
+    await (what === 'PostgreSQL' ? cluster.stopPostgres() : cluster.stopTemporal());
+    await sleep(forMs - (Date.now() - outage.from));
+    await (what === 'PostgreSQL' ? cluster.startPostgres() : cluster.startTemporal());
+    outages.end(outage);
+    (what === 'PostgreSQL' ? report.postgresStops : report.temporalStops).push(outage.to! - outage.from);
+    log(`${at()} ${what} back after ${((outage.to! - outage.from) / 1000).toFixed(1)} s`);
+  };
+
+  while (elapsed() < campaignMs) {
+    const now = elapsed();
+    if (now >= nextFaultAt) {
+      armProviderFault(sim, dice, report.faults);
+      nextFaultAt = now + between(500, 2_500);
+    }
+    if (!buyInFlightArmed && now >= buyInFlightAt) {
+      buyInFlightArmed = true;
+      heldBuy.arm();
+    }
+    if (heldBuy.sprung()) {
+      await sleep(300);
+      const live = liveWorkers();
+      const killed = await Promise.all(live.map((slot) => killWorker(slot.index, 'a buy is in flight')));
+      report.buyInFlightKills++;
+      live.forEach((slot, i) => restart('worker', slot.index, killed[i]!, between(300, 2_000)));
+    }
+    if (!postgresDone && now >= postgresAt) {
+      postgresDone = true;
+      if (!report.postgresSkipped) await stopAndStart('PostgreSQL', postgresFor);
+    }
+    if (!temporalDone && now >= temporalAt) {
+      temporalDone = true;
+      await stopAndStart('Temporal', temporalFor);
+    }
+    if (now >= nextWorkerKillAt) {
+      const live = liveWorkers();
+      if (live.length) {
+        const victim = pick(live);
+        restart('worker', victim.index, await killWorker(victim.index, 'random'), between(300, 2_000));
+      }
+      nextWorkerKillAt = elapsed() + between(5_000, 12_000);
+    }
+    if (now >= nextServerKillAt) {
+      // never the last server that answers: clients behind a load balancer always have one
+      const live = liveServers();
+      if (live.length > 1) {
+        const victim = pick(live);
+        log(`${at()} kill API server ${victim.index} (pid ${victim.pid})`);
+        await cluster.killServer(victim.index);
+        report.serverKills++;
+        restart('server', victim.index, outages.begin(`server ${victim.index} killed`), between(500, 3_000));
+      }
+      nextServerKillAt = elapsed() + between(6_000, 14_000);
+    }
+    await sleep(250);
+  }
+  sim.clearFaults();
+  log(`${at()} campaign over: faults cleared; draining (at most ${report.drainLimitSeconds} s)`);
+
+  // ---- drain: every order must settle; an activity a killed worker held waits for its timeout ----
+  const drainStarted = Date.now();
+  const drainUntil = drainStarted + report.drainLimitSeconds * 1000;
+  let lastReport = Date.now();
+  while (Date.now() < drainUntil && orders.some((order) => !order.settled)) {
+    if (Date.now() - lastReport >= 15_000) {
+      lastReport = Date.now();
+      const open = orders.filter((order) => !order.settled);
+      log(
+        `${at()} ${open.length} open: ${open.map((order) => `${order.ticketId} ${order.status?.state ?? '?'}`).join(', ')}`,
+      );
+    }
+    await sleep(1_000);
+  }
+  report.drainSeconds = Math.round((Date.now() - drainStarted) / 1000);
+  outages.finish(orders);
+  report.longestStall = outages.longestStall;
+  await bots.stop();
+  for (const until = Date.now() + 90_000; restarting.size && Date.now() < until;) await sleep(500);
+  if (restarting.size) report.problems.push(`not started again after the campaign: ${[...restarting].join(', ')}`);
+  givingUp = true;
+
+  // ---- accounting, every vote taken, then every ticket again: nothing may start or be bought ----
+  await auditOrders(orders, sim, (order) => findThroughApi(cluster, order), report);
+  await countLostVotes(cluster, orders, report);
+  await resendTickets(
+    orders,
+    sim,
+    async (order) => {
+      const answer = await cluster.http.patient('POST', '/api/v1/orders', { as: 'ticket-bot', body: order.body });
+      if (answer.status !== 200 && answer.status !== 201)
+        throw new Error(`${answer.status} ${JSON.stringify(answer.body)}`);
+      return answer.status === 201;
+    },
+    report,
+  );
+  report.problems.push(...unclearAnswers(cluster.http.problems));
+}
+
+/** The client's problems, alike ones (another order, another server) counted once: `unclear answer ×17: GET …`. */
+function unclearAnswers(problems: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const problem of problems) {
+    const key = problem.replace(/\/api\/v1\/orders\/[^/\s?]+/, '/api/v1/orders/{id}').replace(/ from server \d+/, '');
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([problem, count]) => `unclear answer ×${count}: ${problem}`);
+}
+
+/** The order as ops read it through the API, with what its records (the history's timeline) say of its state. */
+async function findThroughApi(cluster: Cluster, order: ChaosOrder): Promise<OrderFinding> {
+  if (!order.submitted) return { missing: 'never accepted by the API' };
+  const read = async (suffix: string) =>
+    cluster.http.patient('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}${suffix}`, { as: 'olga' });
+  let last = '';
+  // the records follow the workflow by a journal write, retried with backoff: give them time to agree
+  for (const until = Date.now() + 60_000; ; await sleep(1_000)) {
+    const view = await read('');
+    if (view.status === 404) return { missing: 'the API does not know it' };
+    if (view.status !== 200) return { missing: `reading it: ${view.status} ${JSON.stringify(view.body)}` };
+    const history = await read('/history?events=false');
+    const states = (history.body?.timeline ?? []).filter((entry: { kind: string }) => entry.kind === 'state');
+    const recorded = states.at(-1)?.state;
+    const finding: OrderFinding = {
+      state: view.body.state,
+      ...(view.body.product?.technicalServiceUid ? { productUid: view.body.product.technicalServiceUid } : {}),
+    };
+    if (recorded === view.body.state) return finding;
+    last = `the ${view.body.source} says ${view.body.state}, the records ${recorded ?? 'nothing'}`;
+    if (Date.now() > until) return { ...finding, disagreement: last };
+  }
+}
+
+/** A vote the API took (2xx) that the order does not show afterwards: in its records' votes or its approval round. */
+async function countLostVotes(cluster: Cluster, orders: readonly ChaosOrder[], report: TopologyReport): Promise<void> {
+  for (const order of orders.filter((entry) => entry.votesTaken.length)) {
+    const path = `/api/v1/orders/${encodeURIComponent(order.ticketId)}`;
+    const [view, history] = await Promise.all([
+      cluster.http.patient('GET', path, { as: 'olga' }),
+      cluster.http.patient('GET', `${path}/history?events=false`, { as: 'olga' }),
+    ]);
+    for (const approver of order.votesTaken) {
+      const recorded = (history.body?.votes ?? []).some(
+        (vote: { approverId: string; decision: string }) => vote.approverId === approver && vote.decision === 'approve',
+      );
+      // an order read from the records has no approval round to show
+      const counted =
+        view.body?.source === 'records' ||
+        (view.body?.approval?.votes ?? []).some((vote: { approverId: string }) => vote.approverId === approver);
+      if (recorded && counted) continue;
+      report.lostVotes++;
+      report.problems.push(
+        `${order.ticketId}: ${approver}'s vote was taken, but ${recorded ? 'the approval round' : 'the records'} do not show it`,
+      );
+    }
+  }
+}
+
+export function formatTopologyReport(report: TopologyReport): string {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const stops = (what: string, durations: number[]) =>
+    `${what} stopped ${durations.length} time(s)${durations.length ? ` (${durations.map(seconds).join(', ')})` : ''}`;
+  const { http, longestStall } = report;
+  return [
+    `chaos --topology: seed ${report.seed}, ${report.seconds} s of faults, ${report.orders} orders (${list(report.sizes)}), ${report.elapsedSeconds} s in all`,
+    `engine: ${report.engine}`,
+    `faults armed: ${list(report.faults)}`,
+    `kills: ${report.workerKills} worker(s) (${report.buyInFlightKills} time(s) with a buy in flight), ${report.serverKills} API server(s); ` +
+      `${report.postgresSkipped ? `PostgreSQL not stopped (${report.postgresSkipped})` : stops('PostgreSQL', report.postgresStops)}; ${stops('Temporal', report.temporalStops)}`,
+    `drain: ${report.drainSeconds} s (at most ${report.drainLimitSeconds})`,
+    ...outcomeLines(report),
+    `HTTP: ${http.requests} requests (by server: ${http.answersByServer.join(', ')}); 503s met ${http.unavailable} (${list(http.unavailableBy)}); ` +
+      `429s ${http.rateLimited}; unanswered attempts ${http.unanswered} (${list(http.unansweredWhy)}); votes already counted ${report.votesAlreadyCounted}`,
+    `actions refused: ${list(report.refusals)}`,
+    `longest patient call: ${seconds(http.longestPatientMs)}${http.longestPatientCall ? ` (${http.longestPatientCall})` : ''}`,
+    `longest stall during an outage: ${longestStall ? `${seconds(longestStall.ms)} (${longestStall.ticketId} in ${longestStall.state}; ${outageNames(longestStall.outages)})` : 'none'}`,
+    ...problemLines(report),
+    ...countLines([
+      ['orders', report.orders],
+      ['bought', report.bought],
+      ['double buys', report.doubleBuys],
+      ['lost orders', report.lost],
+      ['lost votes', report.lostVotes],
+      ['orders left unsettled', report.unsettled],
+      ['unclear 5xx answers', report.http.unclearServerErrors],
+    ]),
+  ].join('\n');
+}
+
+/** Passed: no double buy, no order or vote lost, every order settled, no unclear 5xx, no ticket started twice. */
+export function topologyPassed(report: TopologyReport): boolean {
+  return (
+    report.doubleBuys === 0 &&
+    report.lost === 0 &&
+    report.lostVotes === 0 &&
+    report.unsettled === 0 &&
+    report.http.unclearServerErrors === 0 &&
+    report.startedAgain === 0
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * The bots' calls as real users make them: HTTP through the cluster's round-robin client over the API servers, each
+ * patient (another server when one does not answer; the same request again after Retry-After on 503 and 429). The
+ * ticket system (`ticket-bot`) submits and reads its tickets, fiona and dave vote, olga (ops) settles uncertain buys.
+ */
+import type { Cluster } from '../topology/cluster.js';
+import type { Answer } from '../topology/round-robin.js';
+import type { OrderDesk } from './bots.js';
+import type { SeenStatus } from './orders.js';
+import { countOne } from './report.js';
+
+/** How long one patient call may go on before the bots try again at their next turn. */
+const PATIENCE_MS = 90_000;
+
+/**
+ * @param refusals counts the answers that refused a submit, a vote or a resolution, by status and code
+ *   (`409 NOT_AWAITING_APPROVAL`): the order moved on meanwhile, or the engine could not take it now
+ */
+export function httpDesk(cluster: Cluster, refusals: Record<string, number>): OrderDesk {
+  const { http } = cluster;
+  const refusal = (answer: Answer) => {
+    countOne(refusals, `${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
+    return new Error(
+      `${answer.status} ${answer.body?.error?.code ?? ''} from server ${answer.server}: ${answer.body?.error?.message ?? ''}`,
+    );
+  };
+  const path = (ticketId: string, action = '') => `/api/v1/orders/${encodeURIComponent(ticketId)}${action}`;
+  return {
+    async submit(order) {
+      const answer = await http.patient('POST', '/api/v1/orders', { as: 'ticket-bot', body: order.body }, PATIENCE_MS);
+      if (answer.status !== 201 && answer.status !== 200) throw refusal(answer);
+    },
+    async status(ticketId) {
+      const answer = await http.patient('GET', path(ticketId), { as: 'ticket-bot' }, PATIENCE_MS);
+      return answer.status === 200 ? (answer.body as SeenStatus) : undefined;
+    },
+    async approve(ticketId, approverId, quote) {
+      const body = { ...quote, comment: 'chaos bot' };
+      const answer = await http.patient('POST', path(ticketId, '/approve'), { as: approverId, body }, PATIENCE_MS);
+      if (answer.status === 200) return 'taken';
+      // an earlier attempt was counted, and its answer lost (a server killed mid-request)
+      if (answer.status === 409 && answer.body?.error?.code === 'ALREADY_VOTED') return 'already counted';
+      throw refusal(answer);
+    },
+    async resolveBuy(ticketId, resolution) {
+      const answer = await http.patient(
+        'POST',
+        path(ticketId, '/resolve-buy'),
+        { as: 'olga', body: resolution },
+        PATIENCE_MS,
+      );
+      if (answer.status !== 200) throw refusal(answer);
+    },
+    productsFor: (ticketId) => cluster.productsFor(ticketId),
+  };
+}
