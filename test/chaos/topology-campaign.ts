@@ -275,7 +275,7 @@ async function findThroughApi(cluster: Cluster, order: ChaosOrder): Promise<Orde
     cluster.http.patient('GET', `/api/v1/orders/${encodeURIComponent(order.ticketId)}${suffix}`, { as: 'olga' });
   let last = '';
   // the records follow the workflow by a journal write, retried with backoff: give them time to agree
-  for (const until = Date.now() + 60_000; ; await sleep(1_000)) {
+  for (const until = Date.now() + 30_000; ; await sleep(1_000)) {
     const view = await read('');
     if (view.status === 404) return { missing: 'the API does not know it' };
     if (view.status !== 200) return { missing: `reading it: ${view.status} ${JSON.stringify(view.body)}` };
