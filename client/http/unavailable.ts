@@ -1,4 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { UNPROCESSED_UPDATE } from '../orders/index.js';
 
 /** How long a caller is told to wait before trying again when PostgreSQL or Temporal does not answer. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -27,11 +28,14 @@ const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
 
 /**
  * gRPC answers of a Temporal frontend that is down, restarting or overloaded. CANCELLED too: an overloaded frontend
- * (or its proxy) cuts calls it cannot serve in time, and the API's own deadlines end a call that way.
+ * (or its proxy) cuts calls it cannot serve in time, and the API's own deadlines end a call that way. And
+ * FAILED_PRECONDITION, Temporal's answer to a query the order's workflow cannot take now: its worker was just lost
+ * (the workflow task failed, or no worker polls): another worker takes the order over within seconds.
  */
 const GRPC_UNAVAILABLE = new Set<number>([
   GrpcStatus.UNAVAILABLE,
   GrpcStatus.CANCELLED,
+  GrpcStatus.FAILED_PRECONDITION,
   GrpcStatus.DEADLINE_EXCEEDED,
   GrpcStatus.RESOURCE_EXHAUSTED,
 ]);
@@ -45,6 +49,9 @@ export function unavailableDependency(error: unknown): 'PostgreSQL' | 'Temporal'
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return 'PostgreSQL';
     if (typeof code === 'number' && GRPC_UNAVAILABLE.has(code) && 'metadata' in (cause as object)) return 'Temporal';
+    // Temporal's outcome of an update no worker took (its workflow task failed as a worker was lost): nothing was
+    // decided, and the same update sent again is taken by the worker that takes the order over.
+    if ((cause as { type?: unknown }).type === UNPROCESSED_UPDATE) return 'Temporal';
   }
   return undefined;
 }

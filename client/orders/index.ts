@@ -5,6 +5,7 @@ export {
   OrderNotFoundError,
   OrderRefusedError,
   OrderRequestError,
+  UNPROCESSED_UPDATE,
 } from './order-client.js';
 export { orderIdFor, orderIdOfWorkflow, orderWorkflowId } from '../../domain/index.js';
 export type { OrderClientOptions, SubmittedOrder } from './order-client.js';

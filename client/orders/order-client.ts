@@ -106,6 +106,9 @@ export interface StartOptions {
  * Everything the engine does with orders over the Temporal client (with the encrypting codec). The approval
  * policy is not the submitter's to give: the workers hold it and each order reads it when it starts.
  */
+/** The failure type of Temporal's outcome of an update that no worker processed (nothing was decided). */
+export const UNPROCESSED_UPDATE = 'UnprocessedUpdate';
+
 export class OrderClient {
   constructor(private readonly options: OrderClientOptions) {}
 
@@ -275,7 +278,12 @@ export class OrderClient {
     try {
       return await this.call(orderId, action);
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      // An update no worker processed was refused by nobody: it is left as Temporal's, for the caller to retry.
+      if (
+        error instanceof WorkflowUpdateFailedError &&
+        error.cause instanceof ApplicationFailure &&
+        error.cause.type !== UNPROCESSED_UPDATE
+      ) {
         throw new OrderRefusedError(error.cause.type ?? 'REFUSED', error.cause.message);
       }
       // Temporal answers "not found" to an update of a workflow that has closed: say that the order ended, and how.

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import { unavailableDependency } from '../../client/http/unavailable.js';
+import { UNPROCESSED_UPDATE } from '../../client/orders/index.js';
 
 // How the API tells "a dependency did not answer" (503 with Retry-After, or the records for a read) from a fault of
 // its own (500). The errors are built as the drivers make them: grpc-js puts the status code and metadata on the
@@ -19,9 +20,18 @@ test('gRPC answers of a frontend that is down, overloaded or that cut the call n
     GrpcStatus.DEADLINE_EXCEEDED,
     GrpcStatus.RESOURCE_EXHAUSTED,
     GrpcStatus.CANCELLED,
+    GrpcStatus.FAILED_PRECONDITION,
   ]) {
     t.is(unavailableDependency(wrapped(grpcError(code))), 'Temporal', GrpcStatus[code]);
   }
+});
+
+test('an update no worker processed names Temporal: nothing was decided, sending it again is safe', (t) => {
+  const unprocessed = Object.assign(new Error('Workflow Update is rejected because it was not processed by worker'), {
+    type: UNPROCESSED_UPDATE,
+  });
+  t.is(unavailableDependency(new Error('Workflow Update failed', { cause: unprocessed })), 'Temporal');
+  t.is(unavailableDependency(Object.assign(new Error('refused'), { type: 'ALREADY_VOTED' })), undefined);
 });
 
 test('other gRPC answers are not an outage: the request itself was wrong', (t) => {
