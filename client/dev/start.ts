@@ -338,7 +338,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       devUsers: users,
       log: (line) => log(`[http] ${line}`),
     });
-    stops.push({ step: STOP_STEPS.http, stop: () => api.close() });
+    stops.push({ step: STOP_STEPS.http, stop: async () => void (await api.close()) });
     used.http = Number(new URL(api.url).port);
     if (httpPort.taken) movedPorts.push({ what: 'HTTP API', preferred: ports.http, used: used.http });
 

@@ -31,6 +31,12 @@ export interface ApiContext {
 }
 
 /**
+ * How long a read of an order waits for Temporal before it answers from the records: left to itself, the Temporal
+ * client retries a frontend that does not answer for about 20 s.
+ */
+export const READ_DEADLINE_MS = 5_000;
+
+/**
  * The order as the caller may see it: live from its workflow, else from the records once Temporal has
  * forgotten it. `name` is the order id, or a ticket id (see `resolveOrderId`). An order the caller may not see is
  * answered like one that does not exist; a caller with no role at all is refused (403) before anything is looked up.
@@ -52,7 +58,10 @@ export async function loadOrder(
   }
   let order: ApiOrder | undefined;
   try {
-    order = orderFromWorkflow(await context.orders.status(orderId));
+    const status = () => context.orders.status(orderId);
+    order = orderFromWorkflow(
+      await (purpose === 'read' ? context.temporal.withDeadline(Date.now() + READ_DEADLINE_MS, status) : status()),
+    );
     if (order.submittedBy === null) {
       order.submittedBy = (await context.repository.getTicketByWorkflow(orderWorkflowId(orderId)))?.submittedBy ?? null;
     }

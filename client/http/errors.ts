@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { OrderRefusedError } from '../orders/index.js';
 import { OidcUnavailableError } from './auth/oidc.js';
 import { AuthenticationError } from './auth/principal.js';
+import { REQUEST_TIMEOUT_VARIABLE, RequestTimeoutError } from './time-limits.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableDependency } from './unavailable.js';
 
 /** One problem with the input: where (a path into the body, query or URL) and which rule it breaks. */
@@ -75,6 +76,25 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     }
     if (error instanceof OidcUnavailableError)
       return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message));
+    if (error instanceof RequestTimeoutError) {
+      // The route ran over its time (time-limits.ts): whatever it still does is left to finish, and its answer, when
+      // it comes, is dropped (fastify sends one reply per request). The connection closes after this answer: a
+      // client still sending its body a byte at a time has no more use of it.
+      const seconds = error.limitMs / 1000;
+      log(
+        `${request.method} ${request.url.split('?')[0]}: 503, no answer within ${seconds} s (${REQUEST_TIMEOUT_VARIABLE})`,
+      );
+      return reply
+        .code(503)
+        .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+        .header('connection', 'close')
+        .send(
+          body(
+            'TIMEOUT',
+            `this server could not answer within ${seconds} s, its time limit for this request; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (the request may still take effect: sending the same request again is safe, a ticket sent again is the same order, a vote counts once)`,
+          ),
+        );
+    }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = error.validationContext ?? 'body';
       const details = error.validation.flatMap((issue) => {

@@ -5,3 +5,4 @@ export { authenticateApiToken, issueApiToken } from './auth/api-tokens.js';
 export { createAuthenticator } from './auth/authenticate.js';
 export { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
 export { DEFAULT_REQUESTS_PER_MINUTE, RATE_LIMIT_VARIABLE, requestsPerMinuteFromEnv } from './rate-limit.js';
+export { handlersEnded, requestTimeoutFromEnv } from './time-limits.js';

@@ -10,6 +10,7 @@ import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
 import { registerOrderRoutes } from './routes/orders.js';
 import { installRateLimit } from './rate-limit.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, installTimeLimits, receiveLimits } from './time-limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +37,13 @@ export interface ApiServerOptions {
   browserCredential?: (cookieHeader: string | undefined) => Promise<string | undefined>;
   /** Requests a minute each credential may make of /api/ and /codec/ (MVE_RATE_LIMIT); 0 or left out: no limit. */
   requestsPerMinute?: number;
+  /** How long a request may take before it is answered 503 TIMEOUT (MVE_REQUEST_TIMEOUT; 15 s when left out). */
+  requestTimeoutMs?: number;
+  /**
+   * True once the server is stopping (client/server/graceful-close.ts): /readyz answers 503 `draining`, so a load
+   * balancer sends no more, and every answer closes its connection, so keep-alive clients reconnect elsewhere.
+   */
+  draining?: () => boolean;
 }
 
 /**
@@ -48,13 +56,20 @@ export async function buildApiServer({
   extensions = [],
   browserCredential,
   requestsPerMinute = 0,
+  requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+  draining = () => false,
 }: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
+    ...receiveLimits(requestTimeoutMs),
+    // A request reaching a server that is closing, on a connection it had already, is answered as usual (and its
+    // connection then closed), rather than with fastify's own 503: it came before the client could know.
+    return503OnClosing: false,
   });
+  installTimeLimits(app, requestTimeoutMs, context.temporal);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(fastifySwagger, {
@@ -75,6 +90,10 @@ export async function buildApiServer({
     transform: jsonSchemaTransform,
   });
   installErrorHandler(app, context.log);
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining()) void reply.header('connection', 'close');
+    return payload;
+  });
 
   const metrics = createApiMetrics(context);
   app.addHook('onRequest', codecCors(context));
@@ -98,7 +117,7 @@ export async function buildApiServer({
   registerOrderRoutes(app, context);
   registerApprovalRoutes(app, context);
   registerCodecRoutes(app, context);
-  registerHealthRoutes(app, readiness);
+  registerHealthRoutes(app, readiness, draining);
   registerMetricsRoute(app, metrics);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   for (const extend of extensions) await extend(app);

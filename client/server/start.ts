@@ -11,10 +11,13 @@ import {
   buildApiServer,
   createAuthenticator,
   createOidcVerifier,
+  handlersEnded,
   loadOidcConfig,
   requestsPerMinuteFromEnv,
+  requestTimeoutFromEnv,
   type ApiContext,
 } from '../http/index.js';
+import { closeGracefully, NO_DRAIN, type ShutdownTiming } from './graceful-close.js';
 
 export const CODEC_CORS_VARIABLE = 'MVE_CODEC_CORS_ORIGINS';
 
@@ -44,7 +47,12 @@ export interface StartApiOptions {
 
 export interface RunningApi {
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops: /readyz answers 503 `draining` at once, the listener closes after `timing.drainMs`, and the requests in
+   * flight are answered within `timing.graceMs` (./graceful-close.ts); then the connections to PostgreSQL and Temporal
+   * close. Without `timing`, no drain (dev). True when every request was answered, false when some were cut.
+   */
+  close(timing?: ShutdownTiming): Promise<boolean>;
 }
 
 /** Connects to Temporal and Postgres, builds the HTTP API and the web console on them, and listens. */
@@ -55,11 +63,13 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   const oidcConfig = loadOidcConfig(options.env);
   const consoleOidc = oidcSignInFromEnv(options.env);
   const requestsPerMinute = requestsPerMinuteFromEnv(options.env);
+  const requestTimeoutMs = requestTimeoutFromEnv(options.env);
   const connection = await Connection.connect({
     ...connectionOptions(temporalConfig, address),
     connectTimeout: options.temporalConnectTimeoutMs ?? 10_000,
   });
   const sql = connectDatabase(options.databaseUrl);
+  let draining = false;
   const closeConnections = async () => {
     await connection.close().catch(() => undefined);
     await sql.end({ timeout: 5 }).catch(() => undefined);
@@ -113,6 +123,8 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       extensions: [(api) => registerConsole(api, context, consoleOptions)],
       browserCredential: sessionCredential(sessions, consoleOptions.secureCookies),
       requestsPerMinute,
+      requestTimeoutMs,
+      draining: () => draining,
       readiness: {
         temporal: async () => void (await connection.workflowService.getSystemInfo({})),
         postgres: async () => void (await sql`SELECT 1`),
@@ -121,9 +133,16 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
     const url = await app.listen({ host: options.host, port: options.port });
     return {
       url: url.replace('://[::1]', '://localhost'),
-      async close() {
-        await app.close();
+      async close(timing = NO_DRAIN) {
+        const until = Date.now() + timing.graceMs;
+        draining = true;
+        const answered = await closeGracefully(app, timing, options.log);
+        // A request answered 503 TIMEOUT may have left its handler running: PostgreSQL's end stops its queries, and
+        // its Temporal calls end by their deadline, before Temporal's connection is closed under them.
+        await sql.end({ timeout: 5 }).catch(() => undefined);
+        await handlersEnded(app, Math.max(0, until - Date.now()));
         await closeConnections();
+        return answered;
       },
     };
   } catch (error) {

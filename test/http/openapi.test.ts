@@ -52,7 +52,8 @@ function standInContext(): ApiContext {
     intake: unused as ApiContext['intake'],
     repository: unused as ApiContext['repository'],
     authenticator: unused as ApiContext['authenticator'],
-    temporal: unused as ApiContext['temporal'],
+    // Every handler runs within a deadline for its Temporal calls; none here makes one.
+    temporal: { withDeadline: (_deadline: number, run: () => Promise<unknown>) => run() } as ApiContext['temporal'],
     codecKeys: Keyring.fromText(`openapi:${randomBytes(32).toString('base64')}`),
     codecCorsOrigins: [],
     log: () => undefined,

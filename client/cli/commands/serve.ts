@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { RunningApi } from '../../server/index.js';
+import type { RunningApi, ShutdownTiming } from '../../server/index.js';
 import { CliFailure, report } from './order-session.js';
 
 export function registerServeCommand(program: Command): void {
@@ -19,18 +19,24 @@ DATABASE_URL, MVE_CODEC_KEYS, MVE_ACTION_KEY (the same as the workers': it signs
 resolution), MVE_KIND_MAP, and for people signing in with OIDC: MVE_OIDC_ISSUER, MVE_OIDC_AUDIENCE,
 MVE_OIDC_ROLES_CLAIM (default roles), MVE_OIDC_USERNAME_CLAIM (default preferred_username), MVE_OIDC_JWKS_URL.
 MVE_CODEC_CORS_ORIGINS lists the Temporal Web UI origins allowed to call the codec server.
+MVE_REQUEST_TIMEOUT (default 15s) is how long a request may take before it is answered 503 TIMEOUT.
+On SIGTERM/SIGINT /readyz answers 503 "draining", the listener closes after MVE_SHUTDOWN_DRAIN (default 5s),
+requests in flight are answered, and it exits 0; what is still open after MVE_SHUTDOWN_GRACE (default 25s,
+counted from the signal) is cut, and it exits 1.
 Machines authenticate with API tokens (\`mve-orders tokens create\`). The routes are in GET /openapi.json
 and docs/http-api.md.`,
     )
     .action(async (options: { host: string; port: number; databaseUrl?: string }) => {
       const log = (line: string) => process.stderr.write(`${line}\n`);
       let api: RunningApi;
+      let timing: ShutdownTiming;
       try {
         const { openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
         const { resolveKeyring } = await import('../../../codec/index.js');
         const { resolveActionKeys } = await import('../../../config/action-keys.js');
         const { kindMapFromEnv } = await import('../../../domain/index.js');
-        const { startApiServer } = await import('../../server/index.js');
+        const { startApiServer, shutdownTimingFromEnv } = await import('../../server/index.js');
+        timing = shutdownTimingFromEnv(process.env);
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
         await (await openDatabase(databaseUrl, { maxConnections: 1 })).end();
         api = await startApiServer({
@@ -52,7 +58,7 @@ and docs/http-api.md.`,
         process.once('SIGTERM', resolve);
       });
       process.stdout.write(`${signal}: stopping the HTTP API\n`);
-      await api.close();
+      if (!(await api.close(timing))) process.exitCode = 1;
     });
 }
 

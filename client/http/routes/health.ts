@@ -7,16 +7,28 @@ export interface Readiness {
   postgres(): Promise<void>;
 }
 
-/** `/healthz`: the process answers. `/readyz`: Temporal and Postgres answer too (503 naming what does not). */
-export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness): void {
+/**
+ * `/healthz`: the process answers. `/readyz`: Temporal and Postgres answer too (503 naming what does not), and the
+ * server is not stopping (503 `draining`: a load balancer sends it nothing more while it finishes what it has).
+ */
+export function registerHealthRoutes(app: FastifyInstance, readiness: Readiness, draining: () => boolean): void {
   app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'], security: [] } }, async () => ({
     status: 'ok',
   }));
 
   app.get(
     '/readyz',
-    { schema: { summary: 'Temporal and PostgreSQL are reachable', tags: ['operations'], security: [] } },
+    {
+      schema: {
+        summary: 'Temporal and PostgreSQL are reachable, and the server is not stopping',
+        description:
+          '200 `ready`; 503 `not ready` naming the check that fails, or 503 `draining` once the server is stopping',
+        tags: ['operations'],
+        security: [],
+      },
+    },
     async (_request, reply) => {
+      if (draining()) return reply.code(503).send({ status: 'draining', checks: {} });
       const checks = await Promise.all(
         (['temporal', 'postgres'] as const).map(async (name) => {
           try {

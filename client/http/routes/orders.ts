@@ -167,6 +167,8 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         querystring: historyQuery,
         response: { 200: historyResponse, ...refusals },
       },
+      // It reads and decodes the workflow's whole history: it gets longer than other routes before 503 TIMEOUT.
+      config: { slow: true },
     },
     async (request) => {
       const order = await loadOrder(context, request.params.orderId, request.principal!);
