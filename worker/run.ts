@@ -12,6 +12,7 @@ import { createOrderWorker } from './order-worker.js';
 import { ensureOrderSearchAttributes } from './search-attributes.js';
 import { FOLLOW_PROVISIONING_VARIABLE } from './provisioning-plan.js';
 import { describeDuration } from '../domain/duration.js';
+import { SHUTDOWN_GRACE_VARIABLE, shutdownGraceFromEnv } from '../infra/shutdown-grace.js';
 import type { ProvisioningPlan } from '../domain/provisioning.js';
 import type { LogLine } from '../infra/log.js';
 import type { ApiLogEntry } from '../infra/ordering-api/index.js';
@@ -35,8 +36,10 @@ export interface RunningWorker {
   taskQueue: string;
   /** Resolves when the worker has stopped and its connections are closed. */
   done: Promise<void>;
-  /** Stops polling, lets running tasks finish, then closes everything. */
+  /** Stops polling, lets running tasks finish (activities are cancelled at four fifths of the grace), closes all. */
   shutdown(): Promise<void>;
+  /** MVE_SHUTDOWN_GRACE: how long running tasks get once the worker is told to stop. */
+  shutdownGraceMs: number;
 }
 
 /** Connects to Temporal, builds the dependencies once and runs the order worker until shut down. */
@@ -45,6 +48,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const address = options.temporalAddress ?? temporal.address;
   if (!address) throw new ConfigError('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
   const maxCachedWorkflows = workflowCacheSize(options.env);
+  const shutdownGraceMs = shutdownGraceFromEnv(options.env);
   const dataConverter = encryptingDataConverter(options.keyring);
   // The activities read an order run's request from its start input through this client (connected on first use),
   // decrypted with the worker's own data converter.
@@ -75,6 +79,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       dataConverter,
       options.actionKeys,
       maxCachedWorkflows,
+      shutdownGraceMs,
       options.log,
     );
   } catch (error) {
@@ -88,6 +93,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   options.log(`approval policy ${dependencies.policies.version} from ${dependencies.policies.source}`);
   options.log(describePlan(dependencies.provisioning));
   options.log(`workflow cache: ${maxCachedWorkflows} orders (MVE_WORKFLOW_CACHE_SIZE)`);
+  options.log(
+    `on SIGTERM, running tasks get ${describeDuration(shutdownGraceMs)} to finish (${SHUTDOWN_GRACE_VARIABLE})`,
+  );
   const done = worker.run().finally(async () => {
     await dependencies.close();
     await connection.close();
@@ -98,6 +106,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
     dependencies,
     taskQueue,
     done,
+    shutdownGraceMs,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
@@ -126,6 +135,7 @@ async function connectOrderWorker(
   dataConverter: DataConverter,
   actionKeys: Keyring,
   maxCachedWorkflows: number,
+  shutdownGraceMs: number,
   log: LogLine,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
   const connection = await NativeConnection.connect(connectionOptions(temporal, address));
@@ -139,6 +149,7 @@ async function connectOrderWorker(
       dataConverter,
       actionKeys,
       maxCachedWorkflows,
+      shutdownGraceMs,
       log,
     });
     return { connection, worker };

@@ -20,7 +20,8 @@ MVE_CALLBACK_ALLOW_HTTP, MVE_CALLBACK_ALLOWED_NETWORKS, MVE_APPROVER_WEBHOOK_URL
 waiting for them) and MVE_CONSOLE_URL (the console link in those messages).
 MVE_LOG_FORMAT=json prints one JSON object a line on stdout (default text); MVE_LOG_LEVEL: debug, info, warn, error.
 The worker polls <TEMPORAL_TASK_QUEUE>.<MVE_ENVIRONMENT>. On SIGINT/SIGTERM it stops polling, lets running
-tasks finish and exits 0. See docs/running.md.`,
+tasks finish and exits 0; what still runs after MVE_SHUTDOWN_GRACE (default 25s) is left to Temporal, which gives
+it to another worker, and it exits 1. See docs/running.md.`,
     )
     .action(async (options: { databaseUrl?: string }) => {
       let log: LogLine;
@@ -56,7 +57,19 @@ tasks finish and exits 0. See docs/running.md.`,
         return report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
       }
       const stop = (signal: NodeJS.Signals) => {
-        log(`${signal}: stopping the worker (running tasks finish first)`);
+        const graceSeconds = running.shutdownGraceMs / 1000;
+        log(`${signal}: stopping the worker (running tasks get ${graceSeconds} s to finish)`);
+        // What still runs then is left to Temporal, which gives it to another worker once its timeout passes: the
+        // SDK cannot stop a worker cleanly with work in flight, and asks that its process exit.
+        setTimeout(() => {
+          const left = `tasks still running after ${graceSeconds} s (MVE_SHUTDOWN_GRACE) were left to Temporal, which gives them to another worker`;
+          report(
+            'worker',
+            {},
+            new CliFailure(1, `stopped before its work was done: ${left}`, 'SHUTDOWN_GRACE_EXPIRED'),
+          );
+          process.exit();
+        }, running.shutdownGraceMs).unref();
         void running.shutdown();
       };
       process.once('SIGINT', stop);
