@@ -54,7 +54,9 @@ it to another worker, and it exits 1. See docs/running.md.`,
         });
       } catch (error) {
         // Configuration, database and connection problems are each one sentence naming what to set or start.
-        return report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
+        report('worker', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
+        // The Temporal runtime, installed for the logs before anything could fail, would keep the process alive.
+        process.exit();
       }
       const stop = (signal: NodeJS.Signals) => {
         const graceSeconds = running.shutdownGraceMs / 1000;
