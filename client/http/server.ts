@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from '../../infra/log.js';
+import { installAccessLog } from './access-log.js';
 import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
 import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
@@ -44,6 +47,8 @@ export interface ApiServerOptions {
    * balancer sends no more, and every answer closes its connection, so keep-alive clients reconnect elsewhere.
    */
   draining?: () => boolean;
+  /** Where each answered request is logged (./access-log.ts); left out: nowhere. */
+  accessLog?: Logger;
 }
 
 /**
@@ -58,9 +63,12 @@ export async function buildApiServer({
   requestsPerMinute = 0,
   requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   draining = () => false,
+  accessLog,
 }: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
+    // The request's id in the access log: unique across servers and restarts, unlike fastify's counter.
+    genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
@@ -90,6 +98,7 @@ export async function buildApiServer({
     transform: jsonSchemaTransform,
   });
   installErrorHandler(app, context.log);
+  if (accessLog) installAccessLog(app, accessLog);
   app.addHook('onSend', async (_request, reply, payload) => {
     if (draining()) void reply.header('connection', 'close');
     return payload;

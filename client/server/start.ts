@@ -4,6 +4,7 @@ import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import { servedEnvironmentsFromEnv } from '../../config/served-environments.js';
 import type { KindMap } from '../../domain/index.js';
+import type { Logger } from '../../infra/log.js';
 import { oidcSignInFromEnv, registerConsole, SessionStore } from '../console/index.js';
 import { sessionCredential } from '../console/sessions.js';
 import { OrderClient, OrderIntake } from '../orders/index.js';
@@ -43,6 +44,8 @@ export interface StartApiOptions {
    */
   devUsers?: ReadonlyArray<{ id: string; roles: readonly string[]; token: string }>;
   log: (line: string) => void;
+  /** Where each answered request is logged (client/http/access-log.ts); left out: nowhere. */
+  accessLog?: Logger;
 }
 
 export interface RunningApi {
@@ -125,6 +128,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       requestsPerMinute,
       requestTimeoutMs,
       draining: () => draining,
+      ...(options.accessLog ? { accessLog: options.accessLog } : {}),
       readiness: {
         temporal: async () => void (await connection.workflowService.getSystemInfo({})),
         postgres: async () => void (await sql`SELECT 1`),

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Logger } from '../../../infra/log.js';
 import type { RunningApi, ShutdownTiming } from '../../server/index.js';
 import { CliFailure, report } from './order-session.js';
 
@@ -23,14 +24,21 @@ MVE_REQUEST_TIMEOUT (default 15s) is how long a request may take before it is an
 On SIGTERM/SIGINT /readyz answers 503 "draining", the listener closes after MVE_SHUTDOWN_DRAIN (default 5s),
 requests in flight are answered, and it exits 0; what is still open after MVE_SHUTDOWN_GRACE (default 25s,
 counted from the signal) is cut, and it exits 1.
+MVE_LOG_FORMAT=json prints one JSON object a line on stdout, a line per request among them (default text);
+MVE_LOG_LEVEL: debug, info, warn, error.
 Machines authenticate with API tokens (\`mve-orders tokens create\`). The routes are in GET /openapi.json
 and docs/http-api.md.`,
     )
     .action(async (options: { host: string; port: number; databaseUrl?: string }) => {
-      const log = (line: string) => process.stderr.write(`${line}\n`);
+      let say: Logger;
       let api: RunningApi;
       let timing: ShutdownTiming;
       try {
+        const { createLogger, logSettingsFromEnv } = await import('../../../infra/log.js');
+        const settings = logSettingsFromEnv(process.env);
+        // In text, what it says of itself on stdout and the rest on stderr, as always; in json, all on stdout.
+        say = createLogger({ service: 'serve', settings, textStream: process.stdout });
+        const logger = createLogger({ service: 'serve', settings, textStream: process.stderr });
         const { openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
         const { resolveKeyring } = await import('../../../codec/index.js');
         const { resolveActionKeys } = await import('../../../config/action-keys.js');
@@ -47,17 +55,18 @@ and docs/http-api.md.`,
           kindMap: kindMapFromEnv(process.env),
           host: options.host,
           port: options.port,
-          log,
+          log: logger.line,
+          accessLog: logger,
         });
       } catch (error) {
         return report('serve', {}, new CliFailure(2, (error as Error).message, 'CANNOT_START'));
       }
-      process.stdout.write(`HTTP API listening on ${api.url} (OpenAPI: ${api.url}/openapi.json)\n`);
+      say.info(`HTTP API listening on ${api.url} (OpenAPI: ${api.url}/openapi.json)`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
-      process.stdout.write(`${signal}: stopping the HTTP API\n`);
+      say.info(`${signal}: stopping the HTTP API`);
       if (!(await api.close(timing))) process.exitCode = 1;
     });
 }
