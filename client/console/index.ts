@@ -142,7 +142,10 @@ export async function registerConsole(
       if (error instanceof ApiRefusal && error.failure.status === 401)
         return signedOut(request, reply, 'Your sign-in is no longer valid; please sign in again.');
       const failure: ApiFailure | undefined = error instanceof ApiRefusal ? error.failure : undefined;
-      if (!failure) context.log(`console ${request.method} ${request.url}: ${(error as Error).stack ?? String(error)}`);
+      if (!failure)
+        context.log(
+          `console ${request.method} ${request.url.split('?')[0]}: ${(error as Error).stack ?? String(error)}`,
+        );
       const status =
         failure?.status ??
         ((error as { statusCode?: number }).statusCode && (error as { statusCode: number }).statusCode < 500

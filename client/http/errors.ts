@@ -133,7 +133,7 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
           ),
         );
     }
-    log(`${request.method} ${request.url}: ${error.stack ?? error.message}`);
+    log(`${request.method} ${request.url.split('?')[0]}: ${error.stack ?? error.message}`);
     return reply.code(500).send(body('INTERNAL', 'the server failed to answer; the error is in its log'));
   });
 }
