@@ -69,15 +69,18 @@ export async function closeGracefully(
   const closing = app.close();
   while (app.server.listening) await sleep(5);
   const open = await openConnections(app.server);
-  log(
-    `listener closed; ${open} connection${open === 1 ? '' : 's'} with requests in flight, given until ${seconds(deadline - Date.now())} from now (${SHUTDOWN_GRACE_VARIABLE})`,
-  );
+  // Without a drain and with nothing in flight (dev's Ctrl-C) there is nothing to tell: dev reports its parts itself.
+  const quiet = drainMs === 0 && open === 0;
+  if (!quiet)
+    log(
+      `listener closed; ${open} connection${open === 1 ? '' : 's'} with requests in flight, given until ${seconds(deadline - Date.now())} from now (${SHUTDOWN_GRACE_VARIABLE})`,
+    );
   const closed = await Promise.race([
     closing.then(() => true),
     sleep(Math.max(0, deadline - Date.now()), false, { ref: false }),
   ]);
   if (closed) {
-    log('every request answered');
+    if (!quiet) log('every request answered');
     return true;
   }
   const cut = await openConnections(app.server);
