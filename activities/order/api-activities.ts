@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ApiAuthenticationError, ApiError, type ApiClient } from '../../infra/ordering-api/index.js';
 import type { CatalogLookups } from '../../infra/catalog/index.js';
-import type { Repository } from '../../infra/db/index.js';
+import type { BuyAttemptRecord, OrderView, Repository } from '../../infra/db/index.js';
 import { withinTime } from '../../infra/within-time.js';
 import {
   buildOrder,
@@ -151,7 +151,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         await writeJournalInTime(run, input.journal, request);
       } catch (error) {
         return (
-          (error instanceof BuyIntentRefused && (await ranBefore(run, input.attempt))) || {
+          (error instanceof BuyIntentRefused && (await ranBefore(run, input))) || {
             outcome: 'unrecorded',
             error: summaryOf(error),
           }
@@ -188,7 +188,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       });
       if (!claimed) {
         return (
-          (await ranBefore(run, input.attempt)) || {
+          (await ranBefore(run, input)) || {
             outcome: 'not-created',
             retryable: false,
             error: {
@@ -240,9 +240,13 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
   /**
    * Uncertain when this run's attempt was claimed for sending already: a buy run in its workflow task (a local
    * activity) is run again when that task is retried after its worker was lost, and its first run may have sent the
-   * request, or even recorded what it created. It is never sent again; ops settle it (BUY_UNCERTAIN).
+   * request. It is never sent again; ops settle it (BUY_UNCERTAIN). When that first run recorded what it created, the
+   * records say so: the product is taken from there, with the entries it wrote in this run's reserved numbers.
    */
-  async function ranBefore(run: RunReference, attempt: number): Promise<BuyOutcome | undefined> {
+  async function ranBefore(
+    run: RunReference,
+    { attempt, recordCreated }: Pick<BuyInput, 'attempt' | 'recordCreated'>,
+  ): Promise<BuyOutcome | undefined> {
     let order;
     try {
       order = await deps.repository.getOrder(run.workflowId);
@@ -257,7 +261,9 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       };
     }
     const earlier = order?.buyAttempts.find((recorded) => recorded.attempt === attempt);
-    if (!earlier || earlier.sentAt === null || earlier.runId !== run.runId) return undefined;
+    if (!order || !earlier || earlier.sentAt === null || earlier.runId !== run.runId) return undefined;
+    const recorded = recordedCreation(order, earlier, recordCreated);
+    if (recorded) return recorded;
     const outcome =
       earlier.outcome === null
         ? 'may have been sent'
@@ -292,23 +298,10 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     run: RunReference,
     attempt: number,
     product: ProductRecord,
-    { seq, actor }: BuyInput['recordCreated'],
+    reserved: BuyInput['recordCreated'],
     request: () => Promise<OrderRequest>,
   ): Promise<{ entries: JournalEntry[]; written: boolean }> {
-    const at = Date.now();
-    const entries: JournalEntry[] = [
-      { type: 'buy-outcome', seq: seq + 1, at, attempt, outcome: 'created', product },
-      { type: 'product', seq: seq + 2, at, product, actor },
-      {
-        type: 'transition',
-        seq: seq + 3,
-        at,
-        from: 'BUYING',
-        to: 'BOUGHT',
-        actor,
-        reason: `created ${product.technicalServiceUid} (${product.provisioningStatus})`,
-      },
-    ];
+    const entries = createdEntries(attempt, product, reserved, Date.now());
     try {
       await writeJournalInTime(run, entries, request);
       return { entries, written: true };
@@ -316,6 +309,53 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       return { entries, written: false };
     }
   }
+}
+
+/** The entries of a created MVE, in the numbers the workflow reserved for them: its outcome, the product, BOUGHT. */
+function createdEntries(
+  attempt: number,
+  product: ProductRecord,
+  { seq, actor }: BuyInput['recordCreated'],
+  at: number,
+): JournalEntry[] {
+  return [
+    { type: 'buy-outcome', seq: seq + 1, at, attempt, outcome: 'created', product },
+    { type: 'product', seq: seq + 2, at, product, actor },
+    {
+      type: 'transition',
+      seq: seq + 3,
+      at,
+      from: 'BUYING',
+      to: 'BOUGHT',
+      actor,
+      reason: `created ${product.technicalServiceUid} (${product.provisioningStatus})`,
+    },
+  ];
+}
+
+/**
+ * A created MVE an earlier run of this buy recorded in the numbers reserved now (the same workflow task, run again):
+ * the attempt, the order's product and its move to BOUGHT all agree, so it is bought, and nothing is written again.
+ */
+function recordedCreation(
+  order: OrderView,
+  earlier: BuyAttemptRecord,
+  reserved: BuyInput['recordCreated'],
+): Extract<BuyOutcome, { outcome: 'created' }> | undefined {
+  const uid = earlier.technicalServiceUid;
+  const bought = order.events.find((event) => event.sequence === reserved.seq + 3);
+  if (
+    earlier.outcome !== 'created' ||
+    uid === null ||
+    order.order.product?.technicalServiceUid !== uid ||
+    bought?.from !== 'BUYING' ||
+    bought.to !== 'BOUGHT'
+  ) {
+    return undefined;
+  }
+  const product = { technicalServiceUid: uid, provisioningStatus: order.order.product.provisioningStatus };
+  const entries = createdEntries(earlier.attempt, product, reserved, Date.parse(bought.at));
+  return { outcome: 'created', product, journal: { entries, written: true } };
 }
 
 /** A warning as a person reads it: where, and what. */

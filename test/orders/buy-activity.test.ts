@@ -205,7 +205,34 @@ test.serial(
 );
 
 test.serial(
-  'a buy run again after its first run bought and recorded the MVE sends nothing and answers uncertain',
+  'a buy run again after its first run bought and recorded the MVE sends nothing and answers created, from the records',
+  async (t) => {
+    const { sim, repository } = t.context;
+    const { run, targets, journal, buy } = await newOrder(t);
+    const first = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    if (first.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(first)}`);
+    const buysBefore = sim.state().calls.buy;
+    const recorded = (await repository.getOrder(run.workflowId))!;
+
+    const again = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    if (again.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(again)}`);
+    t.is(again.product.technicalServiceUid, first.product.technicalServiceUid);
+    t.true(again.journal?.written, 'the entries are the ones the first run wrote: nothing to write again');
+    t.deepEqual(
+      again.journal?.entries.map((entry) => [entry.seq, entry.type, entry.type === 'transition' ? entry.to : '']),
+      [
+        [4, 'buy-outcome', ''],
+        [5, 'product', ''],
+        [6, 'transition', 'BOUGHT'],
+      ],
+    );
+    t.is(sim.state().calls.buy, buysBefore, 'no second buy request');
+    t.deepEqual((await repository.getOrder(run.workflowId))!.events, recorded.events, 'the records are unchanged');
+  },
+);
+
+test.serial(
+  'a buy run again whose reserved numbers do not hold the recorded MVE answers uncertain, naming it',
   async (t) => {
     const { sim } = t.context;
     const { targets, journal, buy } = await newOrder(t);
@@ -213,7 +240,7 @@ test.serial(
     if (first.outcome !== 'created') return t.fail(`not created: ${JSON.stringify(first)}`);
     const buysBefore = sim.state().calls.buy;
 
-    const again = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    const again = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 9, actor: 'engine' } });
     t.like(again, { outcome: 'uncertain', error: { type: 'BuyRanBefore' } });
     t.true(
       again.outcome === 'uncertain' &&

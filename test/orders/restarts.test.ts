@@ -233,12 +233,46 @@ test.serial(
 );
 
 test.serial(
+  'a worker lost right after its buy recorded the MVE: the next worker takes the buy from the records, bought once',
+  async (t) => {
+    t.timeout(90_000);
+    const { env } = t.context;
+    await env.killWorkers();
+    const dying = await env.startWorker({ dieAfter: { boughtOf: workflowOf('R-RECORDED') } });
+    await submit(t, 'R-RECORDED', 'MVE 4/16');
+    await dying.exited;
+    t.is(dying.child.signalCode, 'SIGKILL');
+    const [created] = env.productsFor('R-RECORDED');
+    t.truthy(created, 'the provider created it');
+    t.is((await record(env, 'R-RECORDED'))?.order.status, 'BOUGHT', 'recorded by the buy before its worker died');
+
+    // The workflow task that ran the buy is given to the next worker once its timeout (10 s) passes.
+    await env.startWorker();
+    await env.skipServerTime(60_000);
+    const bought = await waitForState(env, 'R-RECORDED', 'BOUGHT', 60_000);
+    t.is(bought.buyAttempts, 1);
+    t.is(bought.product?.technicalServiceUid, created!.technicalServiceUid);
+    const kept = (await record(env, 'R-RECORDED'))!;
+    t.is(kept.order.status, 'BOUGHT', 'the records and the workflow agree');
+    t.deepEqual(
+      kept.events.map((event) => event.to).filter((to) => to === 'BOUGHT' || to === 'BUY_UNCERTAIN'),
+      ['BOUGHT'],
+    );
+    t.deepEqual(
+      kept.buyAttempts.map((attempt) => [attempt.outcome, attempt.technicalServiceUid]),
+      [['created', created!.technicalServiceUid]],
+    );
+    t.is(env.productsFor('R-RECORDED').length, 1, 'never sent again');
+  },
+);
+
+test.serial(
   'every ticket re-sent with the same body buys nothing more, also once Temporal has forgotten it',
   async (t) => {
     t.timeout(90_000);
     const { env, bodies } = t.context;
     const productsBefore = env.sim.state().products.length;
-    t.is(productsBefore, 4);
+    t.is(productsBefore, 5);
     const resend = async () => {
       for (const [ticketId, body] of bodies) {
         const result = await env.intake.submit(body, 'alice');

@@ -40,7 +40,9 @@ export async function buy(run: OrderRun): Promise<BuyResult> {
       recorder.adopt(outcome.journal.entries, outcome.journal.written);
       return 'bought';
     }
-    recorder.release();
+    // An uncertain attempt may have recorded what it created, in its reserved numbers, without reporting back.
+    if (outcome.outcome === 'uncertain' && run.changes.skipsNumbersOfUncertainBuy) recorder.skipReserved();
+    else recorder.release();
     recorder.record({
       type: 'buy-outcome',
       attempt,

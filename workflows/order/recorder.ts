@@ -55,14 +55,19 @@ export class OrderRecorder {
 
   private nextSeq(): number {
     // Entries made while a step holds a reservation (a note from an outbox) are numbered past it.
-    if (this.reservation && this.progress.seq === this.reservation.after) this.progress.seq += this.reservation.count;
+    this.passReservation();
     return ++this.progress.seq;
+  }
+
+  private passReservation(): void {
+    if (this.reservation && this.progress.seq === this.reservation.after) this.progress.seq += this.reservation.count;
   }
 
   /**
    * Sets aside the next `count` sequence numbers for a step that writes entries itself (the buy records a created
    * MVE), and returns the number they follow. `adopt` takes the step's entries; `release` gives the numbers back when
-   * it wrote none (they are then used as usual, unless something else was numbered meanwhile).
+   * it wrote none (they are then used as usual, unless something else was numbered meanwhile), and `skipReserved`
+   * sets them aside for good when it may have.
    */
   reserve(count: number): number {
     this.reservation = { after: this.progress.seq, count };
@@ -70,6 +75,15 @@ export class OrderRecorder {
   }
 
   release(): void {
+    this.reservation = undefined;
+  }
+
+  /**
+   * Ends a reservation whose step may have written entries in it without reporting them (a run of the buy that was
+   * lost): its numbers are never used again, so what is journaled next cannot be taken for those entries and dropped.
+   */
+  skipReserved(): void {
+    this.passReservation();
     this.reservation = undefined;
   }
 

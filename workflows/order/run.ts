@@ -1,4 +1,4 @@
-import type { CancellationScope } from '@temporalio/workflow';
+import { patched, type CancellationScope } from '@temporalio/workflow';
 import type { ApprovalPolicy } from '../../domain/approval/index.js';
 import type { CancelInput, ResolveBuyInput } from './messages.js';
 import type { OrderRecorder } from './recorder.js';
@@ -8,6 +8,7 @@ import type { OrderWorkflowOptions } from './types.js';
 export interface OrderRun {
   recorder: OrderRecorder;
   options: Required<OrderWorkflowOptions>;
+  changes: RunChanges;
   /** What people asked for and the flow has not yet acted on (set by the update handlers). */
   inbox: {
     cancel?: CancelInput;
@@ -15,6 +16,23 @@ export interface OrderRun {
     /** The scope of everything before the buy: a cancel cancels it. */
     beforeBuy?: CancellationScope;
   };
+}
+
+/**
+ * The changes to what the order does on replay that this run began with (docs/order-workflow.md, "Changing the
+ * workflow"): each is a `patched()` asked once as the run starts, so a run that began before a change keeps the old
+ * path to its end.
+ */
+export interface RunChanges {
+  /**
+   * An uncertain buy sets the numbers reserved for its record aside instead of giving them back
+   * (`OrderRecorder.skipReserved`): a run of it that was lost may have written them.
+   */
+  skipsNumbersOfUncertainBuy: boolean;
+}
+
+export function changesOfThisRun(): RunChanges {
+  return { skipsNumbersOfUncertainBuy: patched('skip-numbers-of-uncertain-buy') };
 }
 
 /**

@@ -7,7 +7,7 @@ import { policyOfNewOrder, resumePolicy } from './policy.js';
 import { installHandlers } from './handlers.js';
 import { currentQuote, newProgress } from './progress.js';
 import { ENGINE, OrderRecorder } from './recorder.js';
-import { withDefaults, type Ending, type GovernedRun, type OrderRun } from './run.js';
+import { changesOfThisRun, withDefaults, type Ending, type GovernedRun, type OrderRun } from './run.js';
 import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from './search-attributes.js';
 import type { OrderOutcome, OrderWorkflowInput } from './types.js';
 
@@ -33,7 +33,7 @@ async function runOrder(input: OrderWorkflowInput, temporalCancel: Promise<never
     workflowId: info.workflowId,
     runId: info.firstExecutionRunId,
   });
-  const run: OrderRun = { recorder, options: withDefaults(input.options), inbox: {} };
+  const run: OrderRun = { recorder, options: withDefaults(input.options), changes: changesOfThisRun(), inbox: {} };
   installHandlers(run);
   const admission = await admit(run);
   temporalCancel.catch(() => {

@@ -435,6 +435,16 @@ test.serial('a buy activity that fails without reporting an outcome is uncertain
   const rewritten = fake.callsOf('recordJournal').find((call) => intents(call.input.entries).length > 0);
   t.deepEqual(rewritten && intents(rewritten.input.entries).map((entry) => entry.attempt), [1]);
   t.true(rewritten!.n > fake.callsOf('buyOrder')[0]!.n);
+  // It may have recorded a created MVE in the three numbers reserved after its intent: what follows is numbered past
+  // them, so the records take the move to BUY_UNCERTAIN instead of dropping it as written already.
+  const written = fake.written();
+  const intent = intents(written)[0]!;
+  t.deepEqual(
+    written.filter((entry) => entry.seq > intent.seq && entry.seq <= intent.seq + 3),
+    [],
+  );
+  t.is(entriesOf(written, 'buy-outcome')[0]?.seq, intent.seq + 4);
+  t.true(entriesOf(written, 'transition').some((entry) => entry.to === 'BUY_UNCERTAIN' && entry.seq > intent.seq + 4));
 });
 
 test.serial(
