@@ -13,6 +13,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { Principal } from './auth/principal.js';
 import { allow, mayReadOrders, maySee, READ_NEEDS_ROLE } from './access.js';
 import { ApiError, notFound } from './errors.js';
+import type { LiveReads } from './live-reads.js';
 import { orderFromRecords, orderFromWorkflow, type ApiOrder } from './order-view.js';
 
 /** What the routes stand on, built once by whoever runs the server (`serve`, `dev`, tests). */
@@ -27,6 +28,8 @@ export interface ApiContext {
   codecKeys: Keyring;
   /** Origins allowed to call the codec server from a browser (the Temporal Web UI). */
   codecCorsOrigins: readonly string[];
+  /** This server's bound on reads of orders at Temporal (MVE_LIVE_READS); past it, reads answer from the records. */
+  liveReads: LiveReads;
   log: (line: string) => void;
 }
 
@@ -59,21 +62,32 @@ export async function loadOrder(
   let order: ApiOrder | undefined;
   try {
     const status = () => context.orders.status(orderId);
-    order = orderFromWorkflow(
-      await (purpose === 'read' ? context.temporal.withDeadline(Date.now() + READ_DEADLINE_MS, status) : status()),
-    );
-    if (order.submittedBy === null) {
-      order.submittedBy = (await context.repository.getTicketByWorkflow(orderWorkflowId(orderId)))?.submittedBy ?? null;
+    const live =
+      purpose === 'read'
+        ? await context.liveReads.within(() => context.temporal.withDeadline(Date.now() + READ_DEADLINE_MS, status))
+        : await status();
+    // Past the server's bound on reads at Temporal: the records answer, and the workers keep to the orders' work.
+    if (!live) order = await orderFromRecordsOf(context, orderId);
+    else {
+      order = orderFromWorkflow(live);
+      if (order.submittedBy === null) {
+        order.submittedBy =
+          (await context.repository.getTicketByWorkflow(orderWorkflowId(orderId)))?.submittedBy ?? null;
+      }
     }
   } catch (error) {
     // Temporal forgot the order, or does not answer now: the records answer (`source: records`), as they can.
     const temporalDown = purpose === 'read' && unavailableDependency(error) === 'Temporal';
     if (!(error instanceof OrderNotFoundError) && !temporalDown) throw error;
-    const records = await context.repository.getOrder(orderWorkflowId(orderId));
-    if (records) order = orderFromRecords(records);
+    order = await orderFromRecordsOf(context, orderId);
   }
   if (!order || !maySee(principal, order)) throw notFound(`no order ${name}`);
   return order;
+}
+
+async function orderFromRecordsOf(context: ApiContext, orderId: string): Promise<ApiOrder | undefined> {
+  const records = await context.repository.getOrder(orderWorkflowId(orderId));
+  return records ? orderFromRecords(records) : undefined;
 }
 
 /**

@@ -6,3 +6,4 @@ export { createAuthenticator } from './auth/authenticate.js';
 export { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
 export { DEFAULT_REQUESTS_PER_MINUTE, RATE_LIMIT_VARIABLE, requestsPerMinuteFromEnv } from './rate-limit.js';
 export { handlersEnded, requestTimeoutFromEnv } from './time-limits.js';
+export { DEFAULT_LIVE_READS, LiveReads, liveReadsFromEnv, LIVE_READS_VARIABLE } from './live-reads.js';

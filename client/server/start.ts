@@ -14,6 +14,8 @@ import {
   createOidcVerifier,
   handlersEnded,
   loadOidcConfig,
+  LiveReads,
+  liveReadsFromEnv,
   requestsPerMinuteFromEnv,
   requestTimeoutFromEnv,
   type ApiContext,
@@ -111,6 +113,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
         .split(',')
         .map((origin) => origin.trim())
         .filter(Boolean),
+      liveReads: new LiveReads(liveReadsFromEnv(options.env)),
       log: options.log,
     };
     // The console's sessions, in PostgreSQL: the codec server takes the same cookie for the Web UI in that browser.

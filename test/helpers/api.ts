@@ -9,7 +9,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { OrderIntake } from '../../client/orders/index.js';
-import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
+import {
+  buildApiServer,
+  createAuthenticator,
+  DEFAULT_LIVE_READS,
+  issueApiToken,
+  LiveReads,
+  type ApiContext,
+} from '../../client/http/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import type { TestPostgres } from './postgres.js';
 import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
@@ -45,7 +52,10 @@ export interface ApiEngine extends OrderEngine {
   ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
-export async function startApiEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<ApiEngine> {
+export async function startApiEngine(
+  pg: TestPostgres,
+  options: EngineOptions & { /** MVE_LIVE_READS of the server. */ liveReads?: number } = {},
+): Promise<ApiEngine> {
   const engine = await startOrderEngine(pg, options);
   const context: ApiContext = {
     orders: engine.orders,
@@ -62,6 +72,7 @@ export async function startApiEngine(pg: TestPostgres, options: EngineOptions = 
     temporal: engine.client,
     codecKeys: engine.keyring,
     codecCorsOrigins: ['http://ui.test'],
+    liveReads: new LiveReads(options.liveReads ?? DEFAULT_LIVE_READS),
     log: (line) => process.env['API_TEST_LOG'] && console.error(line),
   };
   const app = await buildApiServer({

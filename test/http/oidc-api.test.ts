@@ -12,7 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { OrderIntake } from '../../client/orders/index.js';
-import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
+import {
+  buildApiServer,
+  createAuthenticator,
+  DEFAULT_LIVE_READS,
+  issueApiToken,
+  LiveReads,
+  type ApiContext,
+} from '../../client/http/index.js';
 import { createOidcVerifier } from '../../client/http/auth/oidc.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -99,6 +106,7 @@ function contextFor(engine: OrderEngine, oidc: Parameters<typeof createOidcVerif
     temporal: engine.client,
     codecKeys: engine.keyring,
     codecCorsOrigins: [],
+    liveReads: new LiveReads(DEFAULT_LIVE_READS),
     log: (line) => process.env['API_TEST_LOG'] && console.error(line),
   };
 }

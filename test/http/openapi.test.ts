@@ -56,6 +56,7 @@ function standInContext(): ApiContext {
     temporal: { withDeadline: (_deadline: number, run: () => Promise<unknown>) => run() } as ApiContext['temporal'],
     codecKeys: Keyring.fromText(`openapi:${randomBytes(32).toString('base64')}`),
     codecCorsOrigins: [],
+    liveReads: unused as ApiContext['liveReads'],
     log: () => undefined,
   };
 }

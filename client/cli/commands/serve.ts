@@ -21,6 +21,9 @@ resolution), MVE_KIND_MAP, and for people signing in with OIDC: MVE_OIDC_ISSUER,
 MVE_OIDC_ROLES_CLAIM (default roles), MVE_OIDC_USERNAME_CLAIM (default preferred_username), MVE_OIDC_JWKS_URL.
 MVE_CODEC_CORS_ORIGINS lists the Temporal Web UI origins allowed to call the codec server.
 MVE_REQUEST_TIMEOUT (default 15s) is how long a request may take before it is answered 503 TIMEOUT.
+MVE_RATE_LIMIT (default 600) is the requests a minute each credential may make (0: no limit); over it, 429.
+MVE_LIVE_READS (default 8) is how many reads of orders it may have at Temporal at once; past it, a read
+answers from the records (source: records), so polls never hold up votes.
 On SIGTERM/SIGINT /readyz answers 503 "draining", the listener closes after MVE_SHUTDOWN_DRAIN (default 5s),
 requests in flight are answered, and it exits 0; what is still open after MVE_SHUTDOWN_GRACE (default 25s,
 counted from the signal) is cut, and it exits 1.

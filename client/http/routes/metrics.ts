@@ -25,6 +25,15 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  new Counter({
+    name: 'mve_api_live_reads_passed_over_total',
+    help: 'Reads of an order answered from the records because this server had MVE_LIVE_READS reads at Temporal already',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(context.liveReads.passedOver);
+    },
+  });
   // One read of Postgres per scrape, shared by the gauges below.
   let cached: { at: number; value: ReturnType<ApiContext['repository']['orderStatistics']> } | undefined;
   const statistics = () => {

@@ -1,0 +1,96 @@
+/**
+ * Reads of an order never starve the actions: a server has at most MVE_LIVE_READS reads at Temporal at once (each a
+ * workflow query the workers answer beside the orders' votes and buys); a read past that bound answers at once from
+ * the records (`source: records`), votes still go to the workflow, and /metrics counts what was passed over.
+ */
+import anyTest, { type TestFn } from 'ava';
+import { buildApiServer, LiveReads, liveReadsFromEnv, type ApiContext } from '../../client/http/index.js';
+import type { OrderClient } from '../../client/orders/index.js';
+import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
+import { usePostgres } from '../helpers/postgres.js';
+
+const test = anyTest as TestFn<{ api: ApiEngine }>;
+const pg = usePostgres(test);
+const TEAM = { monthlyRate: 1618.2, currency: 'AUD' }; // MVE 8/32: one finance-approver
+
+test.before(async (t) => {
+  t.context.api = await startApiEngine(pg);
+});
+test.after.always(async (t) => {
+  await t.context.api?.stop();
+});
+
+/** The engine's order client, whose next status read waits at Temporal until `release` (a slow query). */
+function holdingNextRead(orders: OrderClient) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = false;
+  const holding = Object.create(orders) as OrderClient;
+  holding.status = async (orderId) => {
+    if (!held) {
+      held = true;
+      await released;
+    }
+    return orders.status(orderId);
+  };
+  return { holding, release };
+}
+
+test('past the bound a read answers from the records at once, and a vote still reaches the workflow', async (t) => {
+  const { api } = t.context;
+  t.is(
+    (
+      await api.call('POST', '/api/v1/orders', {
+        as: 'ticket-bot',
+        body: namedRequest('BOUND-1', { size: 'MVE 8/32' }),
+      })
+    ).status,
+    201,
+  );
+  await waitForApiState(api, 'BOUND-1', 'AWAITING_APPROVAL');
+
+  const { holding, release } = holdingNextRead(api.context.orders);
+  const context: ApiContext = { ...api.context, orders: holding, liveReads: new LiveReads(1) };
+  const app = await buildApiServer({ context, readiness: { temporal: async () => {}, postgres: async () => {} } });
+  t.teardown(() => app.close());
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const call = async (method: string, path: string, as: TestUser, body?: unknown) => {
+    const started = Date.now();
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${api.tokens[as]}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as any, ms: Date.now() - started };
+  };
+
+  const held = call('GET', '/api/v1/orders/BOUND-1', 'olga');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const passed = await call('GET', '/api/v1/orders/BOUND-1', 'olga');
+  t.is(passed.status, 200);
+  t.like(passed.body, { ticketId: 'BOUND-1', state: 'AWAITING_APPROVAL', source: 'records' });
+  t.true(passed.ms < 2_000, `answered at once (${passed.ms} ms)`);
+
+  const vote = await call('POST', '/api/v1/orders/BOUND-1/approve', 'fiona', TEAM);
+  t.is(vote.status, 200, JSON.stringify(vote.body));
+  t.is(vote.body.state, 'APPROVED', 'the vote went to the workflow, past the held read');
+
+  release();
+  t.like((await held).body, { ticketId: 'BOUND-1', source: 'workflow' });
+  t.is((await call('GET', '/api/v1/orders/BOUND-1', 'olga')).body.source, 'workflow', 'within the bound again');
+
+  const metrics = await (await fetch(`${url}/metrics`)).text();
+  t.regex(metrics, /^mve_api_live_reads_passed_over_total 1$/m);
+});
+
+test('MVE_LIVE_READS is a whole number of 1 or more, 8 when left out', (t) => {
+  t.is(liveReadsFromEnv({}), 8);
+  t.is(liveReadsFromEnv({ MVE_LIVE_READS: '32' }), 32);
+  t.throws(() => liveReadsFromEnv({ MVE_LIVE_READS: '0' }), { message: /MVE_LIVE_READS: must be 1 or more/ });
+  t.throws(() => liveReadsFromEnv({ MVE_LIVE_READS: 'many' }), {
+    message: /MVE_LIVE_READS: must be a whole number of reads/,
+  });
+});
