@@ -35,6 +35,8 @@ export interface AutocannonOptions<Context = Record<string, unknown>> {
   /** Seconds before an unanswered request counts as a timeout (autocannon's default: 10). */
   timeout?: number;
   warmup?: { connections: number; duration: number };
+  /** Requests a second each connection sends at most; left out: as fast as it is answered. */
+  connectionRate?: number;
   headers?: Record<string, string>;
   requests?: Array<AutocannonRequest<Context>>;
 }

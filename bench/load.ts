@@ -8,7 +8,9 @@
  * pool of orders that need one approval, one for each vote the phase can make. Then for `--seconds`, autocannon keeps
  * `--connections` connections busy, half on each server (bench/load/traffic.ts): ticket systems poll and list their
  * orders and submit new ones; approvers read their inbox and orders and approve pool orders with the quoted price,
- * each vote a different order. Submits and votes come at a set rate, reads as fast as the servers answer.
+ * each vote a different order. Submits and votes come at a set rate; each connection sends at most `--connection-rate`
+ * requests a second (default 2: a client polling every half second), or, with 0, as fast as the servers answer (a
+ * flood, which on one machine holding every process starves the workers and Temporal of CPU).
  *
  * It prints, per route, answers, answers a second, p50 and p99 of the 2xx answers, 2xx and 429 counts, requests left
  * unanswered and errors (any other status); per role, timeouts (no answer within 10 s) and connection errors. Then it
@@ -23,6 +25,7 @@
  *   npm run bench:load                         30 s, 200 connections, rate limit 600 a minute (about 1½ minutes)
  *   npm run bench:load -- --seconds 10         the CI form (under a minute on 2 cores)
  *   npm run bench:load -- --rate-limit 0       no per-credential limit: what the servers answer when nothing holds back
+ *   npm run bench:load -- --connection-rate 0  every connection as fast as it is answered: the machine's limit
  *   npm run bench:load -- --temporal devserver on the devserver (its state in PostgreSQL) rather than the real server
  *   npm run bench:load -- --connections 100 --ticket-systems 2 --approvers 10 --submit-rate 5 --vote-rate 5
  *   npm run -s bench:load -- --json            the figures as JSON (progress stays on stderr)
@@ -46,6 +49,7 @@ const { values } = parseArgs({
     approvers: { type: 'string', default: '10' },
     'submit-rate': { type: 'string', default: '5' },
     'vote-rate': { type: 'string', default: '5' },
+    'connection-rate': { type: 'string', default: '2' },
     temporal: { type: 'string', default: 'auto' },
     json: { type: 'boolean', default: false },
   },
@@ -65,6 +69,7 @@ const TICKET_SYSTEMS = wholeNumber('ticket-systems', 1);
 const APPROVERS = wholeNumber('approvers', 1);
 const SUBMIT_RATE = wholeNumber('submit-rate', 1);
 const VOTE_RATE = wholeNumber('vote-rate', 1);
+const CONNECTION_RATE = wholeNumber('connection-rate', 0);
 const TEMPORAL = values.temporal as 'auto' | 'real' | 'devserver';
 if (!['auto', 'real', 'devserver'].includes(TEMPORAL))
   throw new Error(`--temporal must be auto, real or devserver, not ${values.temporal}`);
@@ -116,6 +121,7 @@ async function main(): Promise<void> {
       votePool: waiting,
       submitRate: SUBMIT_RATE,
       voteRate: VOTE_RATE,
+      connectionRate: CONNECTION_RATE,
       newTicketId: (n) => `LOAD-N-${n}`,
     });
     const loadAfter = loadavg();
@@ -182,6 +188,7 @@ function report(run: {
     ...run.people,
     submitRate: SUBMIT_RATE,
     voteRate: VOTE_RATE,
+    connectionRate: CONNECTION_RATE,
     temporal: run.cluster.temporal.kind,
     node: process.version,
   };
@@ -196,7 +203,8 @@ function report(run: {
   const one = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
   process.stdout.write(
     `\nbench:load — ${CONNECTIONS} connections (half on each server) for ${outcome.seconds.toFixed(1)} s; ` +
-      `${setup.ticketSystems} ticket systems, ${setup.approvers} approvers; rate limit ${RATE_LIMIT ? `${RATE_LIMIT}/min per credential per server` : 'off'}; ` +
+      `${setup.ticketSystems} ticket systems, ${setup.approvers} approvers; ` +
+      `${CONNECTION_RATE ? `at most ${CONNECTION_RATE} requests/s per connection` : 'connections as fast as answered'}; rate limit ${RATE_LIMIT ? `${RATE_LIMIT}/min per credential per server` : 'off'}; ` +
       `Temporal: ${setup.temporal}; ${run.load.cpus} CPUs, load average (1, 5, 15 min) ${one(run.load.before)} before, ${one(run.load.after)} after\n`,
   );
   console.table(

@@ -8,8 +8,9 @@
  *   with its quoted price (each vote a different order).
  *
  * Each time a connection starts its loop again it takes the next credential of its role, so every ticket system and
- * approver sends its share. Reads go as fast as the servers answer; submits and votes come at a set rate (as business
- * brings them, and so that the vote pool, seeded beforehand, lasts): when the rate allows none, the loop starts again.
+ * approver sends its share. Each connection sends at most `connectionRate` requests a second (0: as fast as it is
+ * answered); submits and votes come at a set rate besides (as business brings them, and so that the vote pool, seeded
+ * beforehand, lasts): when the rate allows none, the loop starts again.
  * Every answer is tallied by route: latency (2xx only), status; an answer other than 2xx and 429 is an error, kept with
  * the first body seen for its status. autocannon counts timeouts and connection errors per role.
  */
@@ -48,6 +49,8 @@ export interface LoadPlan {
   votePool: WaitingOrder[];
   submitRate: number;
   voteRate: number;
+  /** Requests a second each connection sends at most (a client polling every 1/n s); 0: as fast as it is answered. */
+  connectionRate: number;
   /** The ticket id of the phase's nth new order. */
   newTicketId: (n: number) => string;
 }
@@ -303,6 +306,7 @@ export async function runLoad(plan: LoadPlan): Promise<LoadOutcome> {
       duration: plan.seconds,
       timeout: REQUEST_TIMEOUT_S,
       requests,
+      ...(plan.connectionRate ? { connectionRate: plan.connectionRate } : {}),
     });
     running.on('response', (client, status, _bytes, milliseconds) => {
       const { route } = client.requestIterator.currentRequest as Labelled<Context>;
