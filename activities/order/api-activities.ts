@@ -312,7 +312,7 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
 }
 
 /** The entries of a created MVE, in the numbers the workflow reserved for them: its outcome, the product, BOUGHT. */
-function createdEntries(
+export function createdEntries(
   attempt: number,
   product: ProductRecord,
   { seq, actor }: BuyInput['recordCreated'],
