@@ -25,7 +25,8 @@ function activityKinds(history: History) {
     .filter((event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
     .map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name!);
   const local = events
-    .filter((event) => event.eventType === EventType.EVENT_TYPE_MARKER_RECORDED)
+    // Local activities leave markers of their own name; a patch leaves another.
+    .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
     .map((event) => {
       const payload = event.markerRecordedEventAttributes?.details?.['data']?.payloads?.[0];
       return payload
