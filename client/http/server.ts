@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -14,6 +13,7 @@ import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
 import { registerOrderRoutes } from './routes/orders.js';
 import { installRateLimit } from './rate-limit.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, installTimeLimits, receiveLimits } from './time-limits.js';
+import { installRequestIdHeader, requestIdOf } from './request-id.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,8 +67,8 @@ export async function buildApiServer({
 }: ApiServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
-    // The request's id in the access log: unique across servers and restarts, unlike fastify's counter.
-    genReqId: () => randomUUID(),
+    // The request's id in the access log and X-Request-Id: a proxy's, or unique across servers and restarts.
+    genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
@@ -78,6 +78,7 @@ export async function buildApiServer({
     return503OnClosing: false,
   });
   installTimeLimits(app, requestTimeoutMs, context.temporal);
+  installRequestIdHeader(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(fastifySwagger, {

@@ -2,33 +2,23 @@ import anyTest, { type TestFn } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { issueApiToken } from '../../client/http/index.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
-import { runCli } from '../helpers/cli.js';
-import { startOrderEngine, sydneyRequest, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
+import { engineEnv, runCli } from '../helpers/cli.js';
+import { startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 // `mve-orders serve` and `mve-orders worker` as a deployment runs them with MVE_LOG_FORMAT=json: one order followed
 // through both processes' lines by its order id, the ordering API's trace id of a failed call, and no secret.
 
 const test = anyTest as TestFn<{ engine: OrderEngine; env: NodeJS.ProcessEnv }>;
+const PROXY_REQUEST_ID = 'lb-7f3a9c21e4d0';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const pg = usePostgres(test);
 
 test.before(async (t) => {
   const engine = await startOrderEngine(pg, { worker: false });
   t.context.engine = engine;
   t.context.env = {
-    TEMPORAL_ADDRESS: engine.temporal.address,
-    TEMPORAL_NAMESPACE: engine.temporal.namespace,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    DATABASE_URL: engine.db.url,
-    MVE_CODEC_KEYS: engine.codecKeys,
-    MVE_ACTION_KEY: engine.actionKeysText,
-    MVE_KIND_MAP: '',
-    MVE_DATA_DIR: '/nonexistent-mve-data',
-    MVE_API_BASE_URL: engine.sim.baseUrl,
-    MVE_AUTH_URL: engine.sim.authUrl,
-    MVE_ENVIRONMENT: 'staging',
-    MVE_CLIENT_ID: engine.sim.clientId,
-    MVE_CLIENT_SECRET: engine.sim.clientSecret,
+    ...engineEnv(engine, { provider: true }),
     MVE_FOLLOW_PROVISIONING: 'false',
     MVE_LOG_FORMAT: 'json',
     MVE_LOG_LEVEL: 'debug',
@@ -88,18 +78,28 @@ test.serial(
     try {
       await worker.waitForOutput(/worker polling/, 120_000);
       const [, url] = await server.waitForOutput(/HTTP API listening on (http:\/\/[\w.:]+)/, 120_000);
-      const call = (path: string, init: RequestInit = {}) =>
+      const call = (path: string, init: RequestInit = {}, requestId?: string) =>
         fetch(`${url}${path}`, {
           ...init,
-          headers: { authorization: `Bearer ${alice}`, cookie, 'content-type': 'application/json' },
+          headers: {
+            authorization: `Bearer ${alice}`,
+            cookie,
+            'content-type': 'application/json',
+            ...(requestId ? { 'x-request-id': requestId } : {}),
+          },
         });
       // The provider answers the buy 503: the order parks in BUY_UNCERTAIN with the trace id of that answer.
       engine.sim.injectFault({ kind: 'error', endpoint: 'buy', status: 503 });
-      const submitted = await call('/api/v1/orders', {
-        method: 'POST',
-        body: JSON.stringify(sydneyRequest('JSON-LOGS-1', { size: 'MVE 4/16' })),
-      });
+      // A proxy's request id is kept (answered in X-Request-Id, logged); one that is not a plain token is replaced.
+      const submitted = await call(
+        '/api/v1/orders',
+        { method: 'POST', body: JSON.stringify(sydneyRequest('JSON-LOGS-1', { size: 'MVE 4/16' })) },
+        PROXY_REQUEST_ID,
+      );
       t.is(submitted.status, 201, await submitted.clone().text());
+      t.is(submitted.headers.get('x-request-id'), PROXY_REQUEST_ID);
+      const forged = await call('/api/v1/orders', {}, 'x" level=error msg=forged');
+      t.regex(forged.headers.get('x-request-id') ?? '', UUID);
       const { orderId } = ((await submitted.json()) as { order: { orderId: string } }).order;
       const deadline = Date.now() + 90_000;
       for (;;) {
@@ -136,9 +136,14 @@ test.serial(
     }
     t.true(
       requests.some(
-        (line) => line['method'] === 'POST' && line['route'] === '/api/v1/orders' && line['status'] === 201,
+        (line) =>
+          line['method'] === 'POST' &&
+          line['route'] === '/api/v1/orders' &&
+          line['status'] === 201 &&
+          line['requestId'] === PROXY_REQUEST_ID,
       ),
     );
+    t.false(JSON.stringify(lines['serve']).includes('forged'), "a caller's request id that is not plain is not logged");
     const reads = requests.filter((line) => line['route'] === '/api/v1/orders/:orderId');
     t.true(reads.length > 0);
     for (const line of reads) t.like(line, { method: 'GET', status: 200, orderId, caller: 'alice', level: 'info' });
