@@ -8,8 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import anyTest, { type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
-import { runCli } from '../helpers/cli.js';
-import { sydneyRequest, startOrderEngine, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
+import { engineEnv, runCli } from '../helpers/cli.js';
+import { sydneyRequest, startOrderEngine, type OrderEngine } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { rawConnection, tryConnect } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/wait.js';
@@ -21,17 +21,7 @@ test.before(async (t) => {
   // Nothing here needs an order to go on once submitted: no worker.
   const engine = await startOrderEngine(pg, { worker: false });
   t.context.engine = engine;
-  t.context.env = {
-    TEMPORAL_ADDRESS: engine.temporal.address,
-    TEMPORAL_NAMESPACE: engine.temporal.namespace,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    DATABASE_URL: engine.db.url,
-    MVE_CODEC_KEYS: engine.codecKeys,
-    MVE_ACTION_KEY: engine.actionKeysText,
-    MVE_KIND_MAP: '',
-    MVE_ENVIRONMENTS: 'staging',
-    MVE_DATA_DIR: '/nonexistent-mve-data',
-  };
+  t.context.env = { ...engineEnv(engine), MVE_ENVIRONMENTS: 'staging' };
   t.context.token = (await issueApiToken(engine.repository, { owner: 'alice', roles: ['requester'] })).token;
 });
 test.after.always(async (t) => {

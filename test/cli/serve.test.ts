@@ -1,8 +1,8 @@
 import anyTest, { type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
 import { spawnCli } from '../dev/child.js';
-import { runCli } from '../helpers/cli.js';
-import { orderOf, startOrderEngine, sydneyRequest, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
+import { engineEnv, runCli } from '../helpers/cli.js';
+import { orderOf, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitForState } from '../helpers/wait.js';
 
@@ -14,16 +14,7 @@ const pg = usePostgres(test);
 test.before(async (t) => {
   const engine = await startOrderEngine(pg);
   t.context.engine = engine;
-  t.context.env = {
-    TEMPORAL_ADDRESS: engine.temporal.address,
-    TEMPORAL_NAMESPACE: engine.temporal.namespace,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    DATABASE_URL: engine.db.url,
-    MVE_CODEC_KEYS: engine.codecKeys,
-    MVE_ACTION_KEY: engine.actionKeysText,
-    MVE_KIND_MAP: '',
-    MVE_DATA_DIR: '/nonexistent-mve-data',
-  };
+  t.context.env = engineEnv(engine);
 });
 test.after.always(async (t) => {
   await t.context.engine?.stop();

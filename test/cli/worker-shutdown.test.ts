@@ -7,7 +7,8 @@ import { once } from 'node:events';
 import anyTest, { type TestFn } from 'ava';
 import type { SimEndpoint } from '../../sim/index.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
-import { orderOf, sydneyRequest, startOrderEngine, TASK_QUEUE, type OrderEngine } from '../helpers/orders.js';
+import { orderOf, sydneyRequest, startOrderEngine, type OrderEngine } from '../helpers/orders.js';
+import { engineEnv } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -18,22 +19,7 @@ test.before(async (t) => {
   // The workers here are `mve-orders worker` processes; an in-process one is started only to carry an order on.
   const engine = await startOrderEngine(pg, { worker: false });
   t.context.engine = engine;
-  t.context.env = {
-    TEMPORAL_ADDRESS: engine.temporal.address,
-    TEMPORAL_NAMESPACE: engine.temporal.namespace,
-    TEMPORAL_TASK_QUEUE: TASK_QUEUE,
-    DATABASE_URL: engine.db.url,
-    MVE_CODEC_KEYS: engine.codecKeys,
-    MVE_ACTION_KEY: engine.actionKeysText,
-    MVE_KIND_MAP: '',
-    MVE_API_BASE_URL: engine.sim.baseUrl,
-    MVE_AUTH_URL: engine.sim.authUrl,
-    MVE_ENVIRONMENT: 'staging',
-    MVE_CLIENT_ID: engine.sim.clientId,
-    MVE_CLIENT_SECRET: engine.sim.clientSecret,
-    MVE_FOLLOW_PROVISIONING: 'false',
-    MVE_DATA_DIR: '/nonexistent-mve-data',
-  };
+  t.context.env = { ...engineEnv(engine, { provider: true }), MVE_FOLLOW_PROVISIONING: 'false' };
 });
 test.after.always(async (t) => {
   await t.context.engine?.stop();

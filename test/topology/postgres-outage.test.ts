@@ -5,7 +5,8 @@
  * every vote counts: those sent before the outage, and those refused during it and sent again.
  */
 import anyTest, { type TestFn } from 'ava';
-import { startCluster, type Cluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
+import { useCluster } from './use-cluster.js';
 import {
   AUTO_APPROVED,
   ONE_VOTE,
@@ -24,16 +25,9 @@ import {
 
 const test = anyTest as TestFn<{ cluster: Cluster }>;
 const OUTAGE_MS = 30_000;
-const log = process.env['TOPOLOGY_LOG'] ? (line: string) => console.error(line) : undefined;
 
-test.before(async (t) => {
-  // The outage needs a PostgreSQL the cluster may stop: its own, even when DATABASE_URL names another.
-  t.context.cluster = await startCluster({ postgres: 'embedded', ...(log ? { log } : {}) });
-  t.log(t.context.cluster.describe());
-});
-test.after.always(async (t) => {
-  await t.context.cluster?.stop();
-});
+// The outage needs a PostgreSQL the cluster may stop: its own, even when DATABASE_URL names another.
+useCluster(test, { postgres: 'embedded' });
 
 test('PostgreSQL stopped for 30 s: clear 503s, and afterwards every order ends, bought once, every vote counted', async (t) => {
   t.timeout(170_000);

@@ -7,7 +7,8 @@
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { waitFor } from '../helpers/wait.js';
-import { startCluster, type Cluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
+import { useCluster } from './use-cluster.js';
 import {
   AUTO_APPROVED,
   ONE_VOTE,
@@ -24,15 +25,8 @@ import {
 const test = anyTest as TestFn<{ cluster: Cluster }>;
 /** How long the provider holds the buy: the worker is killed meanwhile. */
 const BUY_HELD_MS = 6_000;
-const log = process.env['TOPOLOGY_LOG'] ? (line: string) => console.error(line) : undefined;
 
-test.before(async (t) => {
-  t.context.cluster = await startCluster(log ? { log } : {});
-  t.log(t.context.cluster.describe());
-});
-test.after.always(async (t) => {
-  await t.context.cluster?.stop();
-});
+useCluster(test);
 
 /**
  * The worker whose process runs the order's workflow task now: the identity (`pid@host`) its last task started with,

@@ -5,7 +5,8 @@
  * ticket sent during the outage becomes its order, and every order ends, bought once.
  */
 import anyTest, { type TestFn } from 'ava';
-import { startCluster, type Cluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
+import { useCluster } from './use-cluster.js';
 import {
   AUTO_APPROVED,
   ONE_VOTE,
@@ -23,15 +24,8 @@ import {
 
 const test = anyTest as TestFn<{ cluster: Cluster }>;
 const OUTAGE_MS = 30_000;
-const log = process.env['TOPOLOGY_LOG'] ? (line: string) => console.error(line) : undefined;
 
-test.before(async (t) => {
-  t.context.cluster = await startCluster(log ? { log } : {});
-  t.log(t.context.cluster.describe());
-});
-test.after.always(async (t) => {
-  await t.context.cluster?.stop();
-});
+useCluster(test);
 
 test('Temporal stopped for 30 s: reads from the records, actions 503; afterwards the same processes finish every order', async (t) => {
   t.timeout(170_000);
