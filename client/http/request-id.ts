@@ -3,8 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
-/** A request id as proxies make them (a UUID, a hex or base64 token): nothing that could break a log line. */
-const PLAIN_ID = /^[A-Za-z0-9._:+/=-]{1,128}$/;
+/**
+ * A request id as proxies make them (a UUID, a hex or base64 token): nothing that could break a log line, and never
+ * the shape of a credential (an API token has `_`, a JWT has `.`), so a caller's token put here is not logged.
+ */
+const PLAIN_ID = /^[A-Za-z0-9:+/=-]{1,128}$/;
 
 /**
  * The request's id: the one a proxy in front gave it (X-Request-Id), so that its log lines and ours join up, when it is

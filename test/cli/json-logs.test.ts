@@ -100,6 +100,8 @@ test.serial(
       t.is(submitted.headers.get('x-request-id'), PROXY_REQUEST_ID);
       const forged = await call('/api/v1/orders', {}, 'x" level=error msg=forged');
       t.regex(forged.headers.get('x-request-id') ?? '', UUID);
+      // Nor is a credential taken for one (the lines are searched for the token below).
+      t.regex((await call('/api/v1/orders', {}, alice)).headers.get('x-request-id') ?? '', UUID);
       const { orderId } = ((await submitted.json()) as { order: { orderId: string } }).order;
       const deadline = Date.now() + 90_000;
       for (;;) {

@@ -41,7 +41,7 @@ test('past the bound a read answers from the records at once, and a vote still r
   t.is(
     (
       await api.call('POST', '/api/v1/orders', {
-        as: 'ticket-bot',
+        as: 'alice',
         body: namedRequest('BOUND-1', { size: 'MVE 8/32' }),
       })
     ).status,
@@ -54,12 +54,12 @@ test('past the bound a read answers from the records at once, and a vote still r
   const app = await buildApiServer({ context, readiness: { temporal: async () => {}, postgres: async () => {} } });
   t.teardown(() => app.close());
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  const call = async (method: string, path: string, as: TestUser, body?: unknown) => {
+  const call = async (method: string, path: string, as: TestUser | undefined, body?: unknown) => {
     const started = Date.now();
     const response = await fetch(`${url}${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${api.tokens[as]}`,
+        ...(as ? { authorization: `Bearer ${api.tokens[as]}` } : {}),
         ...(body ? { 'content-type': 'application/json' } : {}),
       },
       ...(body ? { body: JSON.stringify(body) } : {}),
@@ -73,6 +73,10 @@ test('past the bound a read answers from the records at once, and a vote still r
   t.is(passed.status, 200);
   t.like(passed.body, { ticketId: 'BOUND-1', state: 'AWAITING_APPROVAL', source: 'records' });
   t.true(passed.ms < 2_000, `answered at once (${passed.ms} ms)`);
+  // The records' answer is given only to whom the live one would be: not to a ticket system that did not submit it,
+  // not without a token.
+  t.is((await call('GET', '/api/v1/orders/BOUND-1', 'ticket-bot')).status, 404);
+  t.is((await call('GET', '/api/v1/orders/BOUND-1', undefined)).status, 401);
 
   const vote = await call('POST', '/api/v1/orders/BOUND-1/approve', 'fiona', TEAM);
   t.is(vote.status, 200, JSON.stringify(vote.body));
@@ -83,7 +87,7 @@ test('past the bound a read answers from the records at once, and a vote still r
   t.is((await call('GET', '/api/v1/orders/BOUND-1', 'olga')).body.source, 'workflow', 'within the bound again');
 
   const metrics = await (await fetch(`${url}/metrics`)).text();
-  t.regex(metrics, /^mve_api_live_reads_passed_over_total 1$/m);
+  t.regex(metrics, /^mve_api_live_reads_passed_over_total 2$/m);
 });
 
 test('MVE_LIVE_READS is a whole number of 1 or more, 8 when left out', (t) => {
