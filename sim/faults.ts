@@ -27,7 +27,9 @@ function provisioningFault<Outcome extends string, Shape extends z.ZodRawShape>(
  * - rate-limit: answer 429 with `Retry-After: retryAfterSeconds`;
  * - expire-token: the token presented expires just before it is checked;
  * - drop: destroy the connection without doing anything or answering;
- * - apply-then-drop: do the work (a buy creates its product), then destroy the connection without answering.
+ * - apply-then-drop: do the work (a buy creates its product), then destroy the connection without answering;
+ * - echo: refuse a validate or buy with 400, quoting the value of the order's vendorConfig `field` in the message and
+ *   the issue, as APIs that quote the value they object to do (the simulator's own checks never quote a value).
  * And one for the next `times` products bought, whatever the endpoint (a buy of two orders takes two):
  * - provisioning: the product is `stuck` in CONFIGURED for ever, or `fail`s, ending in `status` where it would
  *   have gone LIVE.
@@ -44,6 +46,7 @@ export const faultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('expire-token'), endpoint, times }),
   z.object({ kind: z.literal('drop'), endpoint, times }),
   z.object({ kind: z.literal('apply-then-drop'), endpoint, times }),
+  z.object({ kind: z.literal('echo'), endpoint: z.enum(['validate', 'buy']), times, field: z.string().min(1) }),
   z.discriminatedUnion('outcome', [
     provisioningFault('stuck', {}),
     provisioningFault('fail', { status: z.enum(SIM_FAILED_STATUSES).default('DECOMMISSIONED') }),

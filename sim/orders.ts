@@ -8,7 +8,7 @@ import type { SimEnvironment } from './auth.js';
 import { timelineOf } from './provisioning.js';
 import type { SimBoughtProduct, SimCatalog } from './state.js';
 import { isJsonObject } from './field-checks.js';
-import { apiError, ok, type SimResponse } from './http.js';
+import { apiError, ok, parseJsonBody, type SimResponse } from './http.js';
 import { pathOf, type SimIssue } from './issues.js';
 import { kindsOfFamily } from './kind-map.js';
 import type { SimLocation } from './locations.js';
@@ -43,6 +43,22 @@ export function validate(catalog: SimCatalog, body: unknown, terms: string): Sim
       productUid: randomUUID(),
     })),
   });
+}
+
+/**
+ * The `echo` fault's answer to a validate (an array of orders) or a buy (an envelope): 400, quoting the first order's
+ * vendorConfig `field` as it was sent, in the message and in the issue, as APIs that quote the offending value do.
+ */
+export function echoedRefusal(text: string, field: string): SimResponse {
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) return parsed.response;
+  const envelope = isJsonObject(parsed.value) ? parsed.value['networkDesign'] : undefined;
+  const orders = Array.isArray(parsed.value) ? parsed.value : envelope;
+  const order: unknown = Array.isArray(orders) ? orders[0] : undefined;
+  const vendorConfig = isJsonObject(order) && isJsonObject(order['vendorConfig']) ? order['vendorConfig'] : {};
+  const path = pathOf(Array.isArray(parsed.value) ? '' : pathOf('networkDesign', 0), 'vendorConfig', field);
+  const message = `the value ${JSON.stringify(vendorConfig[field] ?? null)} is not accepted`;
+  return apiError(400, `Validation failed: ${path}: ${message}`, [{ path, rule: 'not-accepted', message }]);
 }
 
 /** POST /v4/networkdesign/buy: the envelope of spec 4.4; every order passes the checks or nothing is created. */

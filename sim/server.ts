@@ -6,6 +6,7 @@ import { handleApiCall } from './endpoints.js';
 import type { SimState } from './state.js';
 import type { SimEndpoint } from './faults.js';
 import { apiError, BodyTooLargeError, readBody, send, type SimResponse } from './http.js';
+import { echoedRefusal } from './orders.js';
 
 interface Route {
   endpoint: SimEndpoint;
@@ -75,6 +76,7 @@ async function serve(state: SimState, req: IncomingMessage, res: ServerResponse)
   if (fault?.kind === 'rate-limit') {
     return send(res, apiError(429, 'Too many requests', null, { 'retry-after': String(fault.retryAfterSeconds) }));
   }
+  if (fault?.kind === 'echo') return send(res, echoedRefusal(body, fault.field));
   if (route.endpoint === 'product' && state.productRead !== 'offered') {
     // An API without the product read: answered as a path it does not have, or a method it does not take there.
     return send(

@@ -10,6 +10,7 @@ import {
   type ApiError,
   type ApiErrorContext,
 } from './errors.js';
+import { redactEchoes } from './echoes.js';
 import type { HttpResponse } from './transport.js';
 
 /** When a 429 carries no usable Retry-After, wait this long. */
@@ -17,14 +18,15 @@ export const DEFAULT_RETRY_AFTER_MS = 1_000;
 
 /**
  * Turns a non-2xx response into the typed error for its status, with the body's message, data and trace id.
- * `credentials` (token, client secret) are blanked out of whatever the server wrote, in case it echoes them.
+ * `secrets` (the token, the client secret, the request's secret values: echoes.ts) are blanked out of whatever the
+ * server wrote, in case it echoes them, and so are quoted values beside the name of a secret field.
  */
 export function errorFromResponse(
   context: ApiErrorContext,
   response: HttpResponse,
-  credentials: readonly string[] = [],
+  secrets: readonly string[] = [],
 ): ApiError {
-  const body = withoutCredentials(readErrorBody(response), credentials);
+  const body = readErrorBody(response, (text) => redactEchoes(text, secrets));
   const traceId = body.traceId ?? response.header('trace-id');
   const status = response.status;
   if (status === 401) return new ApiAuthenticationError(context, body.message, status, traceId);
@@ -41,36 +43,33 @@ interface ErrorBody {
   traceId?: string;
 }
 
-/** Error bodies are read leniently: anything unreadable still yields a message naming what came back. */
-function readErrorBody(response: HttpResponse): ErrorBody {
+/**
+ * Error bodies are read leniently: anything unreadable still yields a message naming what came back. Every text of it
+ * goes through `redact` whole, before a long one is cut (a secret cut in two would no longer be recognised).
+ */
+function readErrorBody(response: HttpResponse, redact: (text: string) => string): ErrorBody {
   const json = parseJsonLeniently(response.text);
   if (json === undefined) {
-    const snippet = response.text.trim().slice(0, 200);
+    const snippet = redact(response.text.trim()).slice(0, 200);
     return { message: snippet === '' ? `HTTP ${response.status} with an empty body` : snippet };
   }
   const parsed = apiErrorBodySchema.safeParse(json);
-  if (!parsed.success) return { message: `HTTP ${response.status}`, data: redactOrderRequest(json) };
+  if (!parsed.success)
+    return { message: `HTTP ${response.status}`, data: mapStrings(redactOrderRequest(json), redact) };
   const { message, data, trace_id: traceId } = parsed.data;
   return {
-    message: typeof message === 'string' && message !== '' ? message : `HTTP ${response.status}`,
+    message: typeof message === 'string' && message !== '' ? redact(message) : `HTTP ${response.status}`,
     // A server may echo the order back; its vendorConfig secrets must not travel on in our errors.
-    ...(data === undefined || data === null ? {} : { data: redactOrderRequest(data) }),
-    ...(typeof traceId === 'string' && traceId !== '' ? { traceId } : {}),
+    ...(data === undefined || data === null ? {} : { data: mapStrings(redactOrderRequest(data), redact) }),
+    ...(typeof traceId === 'string' && traceId !== '' ? { traceId: redact(traceId) } : {}),
   };
 }
 
-function withoutCredentials<T>(value: T, credentials: readonly string[]): T {
-  if (typeof value === 'string') {
-    return credentials.reduce(
-      (text, credential) => (credential ? text.replaceAll(credential, '[redacted]') : text),
-      value as string,
-    ) as T;
-  }
-  if (Array.isArray(value)) return value.map((item) => withoutCredentials(item, credentials)) as T;
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, withoutCredentials(inner, credentials)]),
-    ) as T;
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, mapStrings(inner, map)]));
   }
   return value;
 }

@@ -11,6 +11,7 @@ import {
   type ValidateBody,
 } from '../../schemas/index.js';
 import { errorFromResponse, parseJsonLeniently } from './classify.js';
+import { secretValuesOf } from './echoes.js';
 import type { ApiConfig, Environment } from './config.js';
 import {
   ApiAuthenticationError,
@@ -139,6 +140,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const { method, path: template } = ENDPOINTS[operation];
     const path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
     const context: ApiErrorContext = { call: operation, environment: config.environment, request: `${method} ${path}` };
+    // An error's message may quote what we sent: the request's secrets are kept out of it (echoes.ts).
+    const sentSecrets = secretValuesOf(body);
     let refreshedAfter401 = false;
     let rateLimitWaits = 0;
     for (let attempt = 1; ; attempt += 1) {
@@ -157,7 +160,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if ((response.status >= 200 && response.status <= 299) || passes(response.status)) {
         return { context, response };
       }
-      const error = errorFromResponse(context, response, [token.reveal(), config.clientSecret.reveal()]);
+      const error = errorFromResponse(context, response, [
+        token.reveal(),
+        config.clientSecret.reveal(),
+        ...sentSecrets,
+      ]);
       if (error instanceof ApiAuthenticationError && !refreshedAfter401) {
         refreshedAfter401 = true;
         tokenProvider.invalidate(token);

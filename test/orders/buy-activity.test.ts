@@ -268,3 +268,22 @@ test.serial('an attempt another run claimed is refused as before, not taken for 
   t.like(answer, { outcome: 'unrecorded', error: { type: 'BuyIntentRefused' } });
   t.is(sim.state().calls.buy, buysBefore, 'no buy request');
 });
+
+test.serial(
+  'a buy refused with a message quoting the licence it was sent: the answer and the records hide it',
+  async (t) => {
+    const { sim, repository } = t.context;
+    const { run, targets, journal, buy } = await newOrder(t);
+    const licence = request('x').vendorConfig['licenseData'] as string;
+    sim.injectFault({ kind: 'echo', endpoint: 'buy', field: 'licenseData' });
+
+    const answer = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    t.like(answer, { outcome: 'not-created', retryable: false, error: { type: 'ApiRejected', status: 400 } });
+    t.regex(
+      answer.outcome === 'not-created' ? answer.error.message : '',
+      /networkDesign\.0\.vendorConfig\.licenseData: the value "\[redacted\]" is not accepted/,
+    );
+    t.false(JSON.stringify(answer).includes(licence));
+    t.false(JSON.stringify(await repository.getOrder(run.workflowId)).includes(licence));
+  },
+);
