@@ -117,9 +117,9 @@ async function main(): Promise<number> {
   try {
     // Always the embedded parts: a fuzz run must never write into a real database, cluster or ordering API (and the
     // embedded Temporal, not a local real server, keeps its cost beside the tests in CI low).
-    // No rate limit: the fuzzing sends thousands of requests a minute under one credential, and would meet only 429s
-    // (test/http/rate-limit.test.ts holds the limit itself).
-    const env: NodeJS.ProcessEnv = { ...process.env, MVE_RATE_LIMIT: '0' };
+    // No rate limits: the fuzzing sends thousands of requests a minute under one credential, and many without one
+    // (ignored_auth), and would meet only 429s (test/http/rate-limit.test.ts holds the limits themselves).
+    const env: NodeJS.ProcessEnv = { ...process.env, MVE_RATE_LIMIT: '0', MVE_RATE_LIMIT_AUTH_FAILURES: '0' };
     for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'MVE_API_BASE_URL']) delete env[name];
     dev = await startDev({
       env,

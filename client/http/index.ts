@@ -5,5 +5,8 @@ export { authenticateApiToken, issueApiToken } from './auth/api-tokens.js';
 export { createAuthenticator } from './auth/authenticate.js';
 export { createOidcVerifier, loadOidcConfig } from './auth/oidc.js';
 export { DEFAULT_REQUESTS_PER_MINUTE, RATE_LIMIT_VARIABLE, requestsPerMinuteFromEnv } from './rate-limit.js';
+export { authFailureLimitFromEnv, DEFAULT_AUTH_FAILURES, DEFAULT_AUTH_WINDOW_MS } from './auth-failures.js';
+export type { AuthFailureLimit } from './auth-failures.js';
+export { trustProxyFromEnv, TRUST_PROXY_VARIABLE } from './trust-proxy.js';
 export { handlersEnded, requestTimeoutFromEnv } from './time-limits.js';
 export { DEFAULT_LIVE_READS, LiveReads, liveReadsFromEnv, LIVE_READS_VARIABLE } from './live-reads.js';

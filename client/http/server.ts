@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from '../../infra/log.js';
 import { installAccessLog } from './access-log.js';
+import { DEFAULT_AUTH_WINDOW_MS, FailedAuthentications, type AuthFailureLimit } from './auth-failures.js';
 import type { Principal } from './auth/principal.js';
 import type { ApiContext } from './context.js';
 import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
@@ -40,6 +41,13 @@ export interface ApiServerOptions {
   browserCredential?: (cookieHeader: string | undefined) => Promise<string | undefined>;
   /** Requests a minute each credential may make of /api/ and /codec/ (MVE_RATE_LIMIT); 0 or left out: no limit. */
   requestsPerMinute?: number;
+  /**
+   * Failed authentications per source address before its requests are refused 429 for the rest of the window
+   * (MVE_RATE_LIMIT_AUTH_FAILURES, MVE_RATE_LIMIT_AUTH_WINDOW); left out: no limit.
+   */
+  authFailures?: AuthFailureLimit;
+  /** The proxies whose X-Forwarded-For gives a request's address (MVE_TRUST_PROXY); left out: none. */
+  trustProxy?: string;
   /** How long a request may take before it is answered 503 TIMEOUT (MVE_REQUEST_TIMEOUT; 15 s when left out). */
   requestTimeoutMs?: number;
   /**
@@ -61,6 +69,8 @@ export async function buildApiServer({
   extensions = [],
   browserCredential,
   requestsPerMinute = 0,
+  authFailures = { failures: 0, windowMs: DEFAULT_AUTH_WINDOW_MS },
+  trustProxy,
   requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
   draining = () => false,
   accessLog,
@@ -76,6 +86,7 @@ export async function buildApiServer({
     // A request reaching a server that is closing, on a connection it had already, is answered as usual (and its
     // connection then closed), rather than with fastify's own 503: it came before the client could know.
     return503OnClosing: false,
+    ...(trustProxy === undefined ? {} : { trustProxy }),
   });
   installTimeLimits(app, requestTimeoutMs, context.temporal);
   installRequestIdHeader(app);
@@ -113,12 +124,15 @@ export async function buildApiServer({
     const credential = await browserCredential(request.headers.cookie);
     return credential ? `Bearer ${credential}` : undefined;
   };
-  app.addHook('onRequest', async (request) => {
+  const failedAuthentications = new FailedAuthentications(authFailures);
+  app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     const codec = path.startsWith('/codec/') && request.method !== 'OPTIONS';
     if (!path.startsWith('/api/') && !codec) return;
-    const authorization = request.headers.authorization ?? (codec ? await cookieAuthorization(request) : undefined);
-    request.principal = await context.authenticator.authenticate(authorization);
+    request.principal = await failedAuthentications.authenticate(request, reply, async () => {
+      const authorization = request.headers.authorization ?? (codec ? await cookieAuthorization(request) : undefined);
+      return context.authenticator.authenticate(authorization);
+    });
   });
   metrics.instrument(app);
   // Counted by who the caller is: registered after authentication, before the routes it guards.

@@ -16,8 +16,10 @@ import {
   loadOidcConfig,
   LiveReads,
   liveReadsFromEnv,
+  authFailureLimitFromEnv,
   requestsPerMinuteFromEnv,
   requestTimeoutFromEnv,
+  trustProxyFromEnv,
   type ApiContext,
 } from '../http/index.js';
 import { closeGracefully, NO_DRAIN, type ShutdownTiming } from './graceful-close.js';
@@ -68,6 +70,8 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   const oidcConfig = loadOidcConfig(options.env);
   const consoleOidc = oidcSignInFromEnv(options.env);
   const requestsPerMinute = requestsPerMinuteFromEnv(options.env);
+  const authFailures = authFailureLimitFromEnv(options.env);
+  const trustProxy = trustProxyFromEnv(options.env);
   const requestTimeoutMs = requestTimeoutFromEnv(options.env);
   const connection = await Connection.connect({
     ...connectionOptions(temporalConfig, address),
@@ -129,6 +133,8 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       extensions: [(api) => registerConsole(api, context, consoleOptions)],
       browserCredential: sessionCredential(sessions, consoleOptions.secureCookies),
       requestsPerMinute,
+      authFailures,
+      ...(trustProxy === undefined ? {} : { trustProxy }),
       requestTimeoutMs,
       draining: () => draining,
       ...(options.accessLog ? { accessLog: options.accessLog } : {}),

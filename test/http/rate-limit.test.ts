@@ -1,10 +1,19 @@
 /**
  * Per-credential rate limits on a real server over HTTP: a noisy credential is answered 429 with Retry-After while
  * another goes on; health, metrics and refused credentials are not counted; MVE_RATE_LIMIT is read with its rule.
+ * Failed authentications per source address: past the limit a source is answered 429 without its credential being
+ * looked at, until the window ends, while other sources go on; behind a trusted proxy the source is the forwarded one.
  */
+import { request as httpRequest } from 'node:http';
 import anyTest, { type TestFn } from 'ava';
 import type { FastifyInstance } from 'fastify';
-import { buildApiServer, requestsPerMinuteFromEnv } from '../../client/http/index.js';
+import {
+  authFailureLimitFromEnv,
+  buildApiServer,
+  requestsPerMinuteFromEnv,
+  trustProxyFromEnv,
+  type ApiContext,
+} from '../../client/http/index.js';
 import { ConfigError } from '../../config/env.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -73,4 +82,138 @@ test('the OpenAPI document names 429 on every route of the API', async (t) => {
     for (const [method, operation] of Object.entries(operations))
       t.truthy(operation.responses['429'], `${method.toUpperCase()} ${path} documents 429`);
   }
+});
+
+// ---- failed authentications per source ----
+
+const FAILURES = 3;
+const WINDOW_MS = 2_000;
+
+/** A server counting failed authentications (FAILURES in WINDOW_MS), and how often it looked a credential up. */
+async function guardedServer(
+  t: { context: { api: ApiEngine }; teardown(fn: () => Promise<void>): void },
+  trustProxy?: string,
+) {
+  const { api } = t.context;
+  const lookups = { count: 0 };
+  const context: ApiContext = {
+    ...api.context,
+    authenticator: {
+      authenticate: (authorization) => {
+        lookups.count += 1;
+        return api.context.authenticator.authenticate(authorization);
+      },
+    },
+  };
+  const app = await buildApiServer({
+    context,
+    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+    authFailures: { failures: FAILURES, windowMs: WINDOW_MS },
+    ...(trustProxy ? { trustProxy } : {}),
+  });
+  t.teardown(() => app.close());
+  return { url: await app.listen({ host: '127.0.0.1', port: 0 }), lookups };
+}
+
+/** GET `path` from the local address `from` (any of 127.0.0.0/8 on Linux), with `token` and any other headers. */
+function getFrom(
+  url: string,
+  from: string,
+  token: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${url}/api/v1/orders`,
+      { localAddress: from, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            retryAfter: response.headers['retry-after'] as string | undefined,
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
+    request.on('error', reject).end();
+  });
+}
+
+/** A token of the right form that no one was issued. */
+const forged = (token: string) => `${token.slice(0, -6)}AAAAAA`;
+
+test.serial(
+  'past the failed authentications of a source, it is refused 429 without a lookup; other sources go on',
+  async (t) => {
+    const { api } = t.context;
+    const { url, lookups } = await guardedServer(t);
+    const attacker = '127.0.0.2';
+    for (let i = 0; i < FAILURES; i++) t.is((await getFrom(url, attacker, forged(api.tokens.alice))).status, 401);
+    t.is(lookups.count, FAILURES, 'each failure cost one lookup');
+
+    const refused = await getFrom(url, attacker, forged(api.tokens.alice));
+    t.is(refused.status, 429);
+    t.is(refused.body.error.code, 'RATE_LIMITED');
+    t.regex(refused.body.error.message, /too many failed authentications from this address: 3 within 2 s/);
+    const retryAfter = Number(refused.retryAfter);
+    t.true(retryAfter >= 1 && retryAfter <= 2, `Retry-After: ${refused.retryAfter}`);
+    t.is((await getFrom(url, attacker, api.tokens.alice)).status, 429, 'a good token from there too');
+    t.is((await getFrom(url, attacker, undefined)).status, 429, 'and no token at all');
+    t.is(lookups.count, FAILURES, 'no credential was looked up once the source was refused');
+
+    t.is((await getFrom(url, '127.0.0.1', api.tokens.alice)).status, 200, 'another source is not refused');
+    t.is((await getFrom(url, '127.0.0.1', forged(api.tokens.fiona))).status, 401, 'and counts its own failures');
+
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 100));
+    t.is((await getFrom(url, attacker, api.tokens.alice)).status, 200, 'once the window ended, the source is heard');
+  },
+);
+
+test.serial('behind a trusted proxy the source is the address it forwards; otherwise the connection’s', async (t) => {
+  const { api } = t.context;
+  const behindProxy = await guardedServer(t, '127.0.0.1');
+  const forwardedFor = (address: string) => ({ 'x-forwarded-for': address });
+  for (let i = 0; i < FAILURES; i++) {
+    const failed = await getFrom(behindProxy.url, '127.0.0.1', forged(api.tokens.alice), forwardedFor('203.0.113.7'));
+    t.is(failed.status, 401);
+  }
+  t.is((await getFrom(behindProxy.url, '127.0.0.1', api.tokens.alice, forwardedFor('203.0.113.7'))).status, 429);
+  t.is(
+    (await getFrom(behindProxy.url, '127.0.0.1', api.tokens.alice, forwardedFor('203.0.113.8'))).status,
+    200,
+    'another client behind the same proxy is not refused',
+  );
+
+  const direct = await guardedServer(t);
+  for (let i = 0; i < FAILURES; i++) {
+    await getFrom(direct.url, '127.0.0.3', forged(api.tokens.alice), forwardedFor(`198.51.100.${i}`));
+  }
+  const untrusted = await getFrom(direct.url, '127.0.0.3', api.tokens.alice, forwardedFor('198.51.100.99'));
+  t.is(untrusted.status, 429, 'an X-Forwarded-For no proxy is trusted for changes nothing');
+});
+
+test('MVE_RATE_LIMIT_AUTH_FAILURES and _WINDOW: 20 a minute by default, 0 for none; MVE_TRUST_PROXY: addresses', (t) => {
+  t.deepEqual(authFailureLimitFromEnv({}), { failures: 20, windowMs: 60_000 });
+  t.deepEqual(authFailureLimitFromEnv({ MVE_RATE_LIMIT_AUTH_FAILURES: '0', MVE_RATE_LIMIT_AUTH_WINDOW: '15m' }), {
+    failures: 0,
+    windowMs: 900_000,
+  });
+  t.throws(() => authFailureLimitFromEnv({ MVE_RATE_LIMIT_AUTH_FAILURES: 'many' }), {
+    instanceOf: ConfigError,
+    message: /MVE_RATE_LIMIT_AUTH_FAILURES: must be a whole number of failed authentications/,
+  });
+  t.throws(() => authFailureLimitFromEnv({ MVE_RATE_LIMIT_AUTH_WINDOW: 'soon' }), {
+    message: /MVE_RATE_LIMIT_AUTH_WINDOW: must be a positive whole number of milliseconds/,
+  });
+  t.is(trustProxyFromEnv({}), undefined);
+  t.is(trustProxyFromEnv({ MVE_TRUST_PROXY: '10.0.0.0/8, 192.168.1.5,::1' }), '10.0.0.0/8,192.168.1.5,::1');
+  for (const bad of ['true', '*', '10.0.0.0/33', 'balancer.internal'])
+    t.throws(
+      () => trustProxyFromEnv({ MVE_TRUST_PROXY: bad }),
+      { message: /MVE_TRUST_PROXY: must be the load balancers/ },
+      bad,
+    );
 });

@@ -22,6 +22,9 @@ MVE_OIDC_ROLES_CLAIM (default roles), MVE_OIDC_USERNAME_CLAIM (default preferred
 MVE_CODEC_CORS_ORIGINS lists the Temporal Web UI origins allowed to call the codec server.
 MVE_REQUEST_TIMEOUT (default 15s) is how long a request may take before it is answered 503 TIMEOUT.
 MVE_RATE_LIMIT (default 600) is the requests a minute each credential may make (0: no limit); over it, 429.
+MVE_RATE_LIMIT_AUTH_FAILURES (default 20; 0: no limit) failed authentications from one address within
+MVE_RATE_LIMIT_AUTH_WINDOW (default 1m) make every request from it 429 until the window ends. Behind a load
+balancer, MVE_TRUST_PROXY names it (addresses or CIDR ranges), so the address is the client's it forwards.
 MVE_LIVE_READS (default 8) is how many reads of orders it may have at Temporal at once; past it, a read
 answers from the records (source: records), so polls never hold up votes.
 On SIGTERM/SIGINT /readyz answers 503 "draining", the listener closes after MVE_SHUTDOWN_DRAIN (default 5s),
