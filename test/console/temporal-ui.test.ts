@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import type { Browser, Page } from 'playwright-core';
+import { resolveKeyring } from '../../codec/index.js';
+import { encryptedJson } from '../helpers/codec-json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
 import { launchChromium, screenshotPath } from './harness.js';
@@ -182,18 +184,11 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
 
   // The cookie stands for ops only on the codec server, and only from the Web UI's origin; decoding redacts there too.
   const cookie = (await context.cookies(state.http.url)).map((c) => `${c.name}=${c.value}`).join('; ');
-  const json = (value: unknown) => ({
-    metadata: { encoding: Buffer.from('json/plain').toString('base64') },
-    data: Buffer.from(JSON.stringify(value)).toString('base64'),
-  });
-  const encoded = await api(state, '/codec/default/encode', {
-    method: 'POST',
-    as: 'olga',
-    body: JSON.stringify({ payloads: [json({ productName: 'Edge', vendorConfig: { adminPassword: 'hunter2' } })] }),
-  });
-  t.is(encoded.status, 200);
+  // A payload as dev's engine writes it, with dev's keys: the codec server encrypts nothing.
+  const keyring = await resolveKeyring({ env: process.env, devDataDir: join(t.context.root, 'data') });
+  const payload = await encryptedJson(keyring, { productName: 'Edge', vendorConfig: { adminPassword: 'hunter2' } });
   const decode = (headers: Record<string, string>) =>
-    api(state, '/codec/default/decode', { method: 'POST', body: JSON.stringify(encoded.body), headers });
+    api(state, '/codec/default/decode', { method: 'POST', body: JSON.stringify({ payloads: [payload] }), headers });
   const fromUi = await decode({ cookie, origin: state.temporal.uiUrl });
   t.is(fromUi.status, 200);
   t.deepEqual(JSON.parse(Buffer.from(fromUi.body.payloads[0].data, 'base64').toString('utf8')), {

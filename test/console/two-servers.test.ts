@@ -10,6 +10,7 @@ import type { Browser } from 'playwright-core';
 import { startApiServer, type RunningApi } from '../../client/server/start.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
+import { encryptedJson } from '../helpers/codec-json.js';
 import { sydneyRequest, TASK_QUEUE } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { Client, devUsersOf, launchChromium } from './harness.js';
@@ -70,15 +71,10 @@ function sameBrowserOn(client: Client, url: string): Client {
   return other;
 }
 
-/** A payload as the Web UI sends it to the codec server, encoded by ops through the API. */
+/** A payload as the Web UI sends it to the codec server: as the engine wrote it to history. */
 async function encodedPayload(api: ApiEngine) {
   const value = { productName: 'Edge', vendorConfig: { adminPassword: 'hunter2' } };
-  const encoded = await api.call('POST', '/codec/default/encode', {
-    as: 'olga',
-    body: { payloads: [{ metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: btoa(JSON.stringify(value)) }] },
-  });
-  if (encoded.status !== 200) throw new Error(`encode: ${encoded.status}`);
-  return encoded.body as unknown;
+  return { payloads: [await encryptedJson(api.keyring, value)] };
 }
 
 async function decodeOn(server: RunningApi, body: unknown, cookie: string) {

@@ -1,12 +1,13 @@
 /**
- * The codec server (POST /codec/…/decode and …/encode) as the Temporal Web UI and the `temporal` CLI use it:
- * the real encrypted payloads of an order's history, read raw from Temporal (no codec), sent as proto3 JSON
- * and decoded by the API for ops; encode and decode round-trip; who may call it; bad bodies; CORS.
+ * The codec server (POST /codec/…/decode) as the Temporal Web UI and the `temporal` CLI use it: the real encrypted
+ * payloads of an order's history, read raw from Temporal (no codec), sent as proto3 JSON and decoded by the API for
+ * ops; no …/encode (it would encrypt payloads of the caller's choosing); who may call it; bad bodies; CORS.
  */
 import anyTest, { type TestFn } from 'ava';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../../codec/index.js';
+import { ENCRYPTED_ENCODING } from '../../codec/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
+import { encryptedJson, type JsonPayload } from '../helpers/codec-json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -18,12 +19,6 @@ test.before(async (t) => {
 test.after.always(async (t) => {
   await t.context.api?.stop();
 });
-
-/** A payload in proto3 JSON: every bytes field (metadata values included) in base64. */
-interface JsonPayload {
-  metadata: Record<string, string>;
-  data: string;
-}
 
 const b64 = (value: Uint8Array | string) => Buffer.from(value).toString('base64');
 const unb64 = (value: string | undefined) => Buffer.from(value ?? '', 'base64').toString('utf8');
@@ -143,66 +138,59 @@ test('decode answers at any depth: /codec/decode, /codec/{namespace}/decode, dee
   t.is(other.body.error.code, 'NOT_FOUND');
 });
 
-test('encode then decode round-trips; encoding encrypts; plain payloads pass decode unchanged', async (t) => {
+test('what the engine encrypted decodes; plain payloads pass decode unchanged', async (t) => {
   const { api } = t.context;
-  const original = [
-    textPayload({ hello: 'world', secret: 'hunter2' }),
-    { metadata: { encoding: b64('binary/null') }, data: '' },
-  ];
-  const encoded = await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: original } });
-  t.is(encoded.status, 200, JSON.stringify(encoded.body));
-  const encrypted = encoded.body.payloads as JsonPayload[];
-  t.is(encrypted.length, 2);
-  for (const payload of encrypted) {
-    t.is(unb64(payload.metadata['encoding']!), ENCRYPTED_ENCODING);
-    t.false(unb64(payload.data).includes('hunter2'));
-  }
-  const decoded = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads: encrypted } });
+  const value = { hello: 'world', secret: 'hunter2' };
+  const encrypted = await encryptedJson(api.keyring, value);
+  t.is(unb64(encrypted.metadata['encoding']), ENCRYPTED_ENCODING);
+  const plain = [textPayload(value), { metadata: { encoding: b64('binary/null') }, data: '' }];
+  const decoded = await api.call('POST', '/codec/default/decode', {
+    as: 'olga',
+    body: { payloads: [encrypted, ...plain] },
+  });
   t.is(decoded.status, 200, JSON.stringify(decoded.body));
   const back = decoded.body.payloads as Array<Partial<JsonPayload>>;
-  t.is(unb64(back[0]!.data!), JSON.stringify({ hello: 'world', secret: 'hunter2' }));
+  t.is(unb64(back[0]!.data!), JSON.stringify(value));
   t.is(unb64(back[0]!.metadata!['encoding']!), 'json/plain');
-  t.is(unb64(back[1]!.metadata!['encoding']!), 'binary/null');
-  t.falsy(back[1]!.data, 'empty data stays empty');
+  t.is(unb64(back[1]!.data!), JSON.stringify(value), 'shown as it is');
+  t.is(unb64(back[2]!.metadata!['encoding']!), 'binary/null');
+  t.falsy(back[2]!.data, 'empty data stays empty');
+});
 
-  // The engine's own client decodes what the codec server encoded: one keyring.
-  const [viaEngine] = await new AesGcmPayloadCodec(api.keyring).decode([
-    {
-      metadata: Object.fromEntries(
-        Object.entries(encrypted[0]!.metadata).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
-      ),
-      data: Buffer.from(encrypted[0]!.data, 'base64'),
-    },
-  ]);
-  t.is(Buffer.from(viaEngine!.data!).toString('utf8'), JSON.stringify({ hello: 'world', secret: 'hunter2' }));
-
-  const plain = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads: original } });
-  t.is(plain.status, 200);
-  t.is(unb64(plain.body.payloads[0].data), JSON.stringify({ hello: 'world', secret: 'hunter2' }));
+test('encode is not offered: ops get a 404 saying the codec server only decodes, and nothing encrypted', async (t) => {
+  const { api } = t.context;
+  const body = { payloads: [textPayload({ amount: 1_000_000, approvedBy: 'fiona' })] };
+  for (const path of ['/codec/default/encode', '/codec/encode', '/codec/tenants/acme/default/encode']) {
+    const refused = await api.call('POST', path, { as: 'olga', body });
+    t.is(refused.status, 404, path);
+    t.is(refused.body.error.code, 'NOT_FOUND');
+    t.regex(refused.body.error.message, /only decodes: …\/encode is not offered/);
+    t.is(refused.body.payloads, undefined, 'nothing encrypted comes back');
+  }
+  t.is((await api.call('POST', '/codec/default/encode', { body })).status, 401, 'credentials are checked first');
+  t.is((await api.call('POST', '/codec/default/encode', { as: 'fiona', body })).status, 403);
 });
 
 test('without credentials 401; a requester or an approver 403; ops may', async (t) => {
   const { api } = t.context;
   const body = { payloads: [textPayload('x')] };
-  for (const operation of ['decode', 'encode']) {
-    const anonymous = await api.call('POST', `/codec/default/${operation}`, { body });
-    t.is(anonymous.status, 401, operation);
-    t.is(anonymous.body.error.code, 'UNAUTHENTICATED');
-    t.is(anonymous.headers.get('www-authenticate'), 'Bearer realm="mve-orders"');
-    const badToken = await api.call('POST', `/codec/default/${operation}`, {
-      token: 'mvo_abcdefgh12_' + 'A'.repeat(43),
-      body,
-    });
-    t.is(badToken.status, 401, operation);
-    for (const user of ['alice', 'fiona', 'aliceApprover', 'ticket-bot'] as const) {
-      const refused = await api.call('POST', `/codec/default/${operation}`, { as: user, body });
-      t.is(refused.status, 403, `${user} ${operation}`);
-      t.is(refused.body.error.code, 'FORBIDDEN');
-      t.regex(refused.body.error.message, /ops or admin/);
-      t.is(refused.body.payloads, undefined);
-    }
-    t.is((await api.call('POST', `/codec/default/${operation}`, { as: 'olga', body })).status, 200, operation);
+  const anonymous = await api.call('POST', '/codec/default/decode', { body });
+  t.is(anonymous.status, 401);
+  t.is(anonymous.body.error.code, 'UNAUTHENTICATED');
+  t.is(anonymous.headers.get('www-authenticate'), 'Bearer realm="mve-orders"');
+  const badToken = await api.call('POST', '/codec/default/decode', {
+    token: 'mvo_abcdefgh12_' + 'A'.repeat(43),
+    body,
+  });
+  t.is(badToken.status, 401);
+  for (const user of ['alice', 'fiona', 'aliceApprover', 'ticket-bot'] as const) {
+    const refused = await api.call('POST', '/codec/default/decode', { as: user, body });
+    t.is(refused.status, 403, user);
+    t.is(refused.body.error.code, 'FORBIDDEN');
+    t.regex(refused.body.error.message, /ops or admin/);
+    t.is(refused.body.payloads, undefined);
   }
+  t.is((await api.call('POST', '/codec/default/decode', { as: 'olga', body })).status, 200);
 });
 
 test('400 for a body that is not payloads, for unparseable JSON, and for a tampered or unknown-key payload', async (t) => {
@@ -229,10 +217,8 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
   t.is(garbled.status, 400);
   t.is(garbled.body.error.code, 'INVALID_INPUT');
 
-  const [payload] = (
-    await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads: [textPayload({ amount: 100 })] } })
-  ).body.payloads as JsonPayload[];
-  const bytes = Buffer.from(payload!.data, 'base64');
+  const payload = await encryptedJson(api.keyring, { amount: 100 });
+  const bytes = Buffer.from(payload.data, 'base64');
   bytes[bytes.length - 20]! ^= 0x01;
   const tampered = await api.call('POST', '/codec/default/decode', {
     as: 'olga',
@@ -244,7 +230,7 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
 
   const unknownKey = await api.call('POST', '/codec/default/decode', {
     as: 'olga',
-    body: { payloads: [{ ...payload, metadata: { ...payload!.metadata, 'encryption-key-id': b64('no-such-key') } }] },
+    body: { payloads: [{ ...payload, metadata: { ...payload.metadata, 'encryption-key-id': b64('no-such-key') } }] },
   });
   t.is(unknownKey.status, 400);
   t.is(unknownKey.body.error.code, 'CODEC_FAILED');
@@ -272,9 +258,7 @@ test('CORS: a configured origin gets a preflight answer with credentials and the
   t.is(preflight.body, '', 'an empty answer');
 
   // The actual request from the UI: its origin, the namespace header, the user's token.
-  const payloads = [textPayload({ via: 'ui' })];
-  const [encrypted] = (await api.call('POST', '/codec/default/encode', { as: 'olga', body: { payloads } })).body
-    .payloads as JsonPayload[];
+  const encrypted = await encryptedJson(api.keyring, { via: 'ui' });
   const decoded = await raw(
     api,
     'POST',

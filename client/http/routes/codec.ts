@@ -42,10 +42,14 @@ const payloadsBody = z
   );
 
 /**
- * A Temporal codec server (POST …/encode and …/decode, proto3 JSON `{ payloads: [...] }` both ways) so ops can
+ * A Temporal codec server that only decodes (POST …/decode, proto3 JSON `{ payloads: [...] }` both ways) so ops can
  * read this engine's encrypted payloads in the Temporal Web UI and the `temporal` CLI: decoded, with an order
  * request's secrets redacted as the history route shows them. The operation is the last path segment, so it may be
  * mounted at any depth (`/codec/decode`, `/codec/{namespace}/decode`, deeper). Ops and admins only.
+ *
+ * No …/encode: it would encrypt whatever its caller sends, and so let anyone with an ops token write payloads the
+ * workers read as ours (a worker of their own with this server as its codec calls our activities). Reading needs
+ * decode only.
  */
 export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): void {
   const codec = new AesGcmPayloadCodec(context.codecKeys, { plaintext: 'pass' });
@@ -54,7 +58,11 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
     '/codec/*',
     {
       schema: {
-        summary: 'Temporal codec server: POST /codec/[namespace/]decode or …/encode (ops and admins)',
+        summary: 'Temporal codec server: POST /codec/[namespace/]decode (ops and admins); it only decodes',
+        description:
+          "Decodes payloads for the Temporal Web UI and the `temporal` CLI, with order requests' secrets redacted. " +
+          'There is no …/encode (404): the codec server does not encrypt payloads for anyone, so an ops credential ' +
+          'cannot make payloads the workers would read.',
         tags: ['operations'],
         body: payloadsBody,
         response: {
@@ -70,20 +78,27 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
     },
     async (request) => {
       allow(mayReadPayloads(request.principal!), 'the codec server needs the ops or admin role');
-      const operation = request.url.split('?')[0]!.split('/').filter(Boolean).at(-1);
-      if (operation !== 'decode' && operation !== 'encode')
-        throw new ApiError(404, 'NOT_FOUND', 'the codec server answers …/decode and …/encode');
+      requireDecode(request.url);
       const payloads = readPayloads(request.body);
       try {
-        const result =
-          operation === 'decode'
-            ? (await codec.decode(payloads)).map(withSecretsRedacted)
-            : await codec.encode(payloads);
-        return { payloads: result.map(payloadToJson) };
+        return { payloads: (await codec.decode(payloads)).map(withSecretsRedacted).map(payloadToJson) };
       } catch (error) {
-        throw new ApiError(400, 'CODEC_FAILED', `the payloads could not be ${operation}d: ${(error as Error).message}`);
+        throw new ApiError(400, 'CODEC_FAILED', `the payloads could not be decoded: ${(error as Error).message}`);
       }
     },
+  );
+}
+
+/** The operation is the path's last segment; only `decode` is served, and `encode` is refused saying why. */
+function requireDecode(url: string): void {
+  const operation = url.split('?')[0]!.split('/').filter(Boolean).at(-1);
+  if (operation === 'decode') return;
+  throw new ApiError(
+    404,
+    'NOT_FOUND',
+    operation === 'encode'
+      ? 'the codec server only decodes: …/encode is not offered, so no credential can have payloads encrypted for the workers'
+      : 'the codec server answers …/decode only',
   );
 }
 
