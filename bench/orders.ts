@@ -73,7 +73,8 @@ export async function runOrdersBench(): Promise<void> {
         responseTimeoutMs: 30_000,
       },
     });
-    const dataConverter = encryptingDataConverter(Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`));
+    const codecKeys = Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`);
+    const dataConverter = encryptingDataConverter(codecKeys);
     const connection = await Connection.connect({ address: devServer.address });
     await ensureOrderSearchAttributes(connection, 'default');
     const client = new Client({ connection, namespace: 'default', dataConverter });
@@ -96,7 +97,7 @@ export async function runOrdersBench(): Promise<void> {
       taskQueue: 'bench',
       environment: 'staging',
       activities,
-      dataConverter,
+      codecKeys,
       actionKeys,
     });
     const running = worker.run();

@@ -3,6 +3,7 @@
  * See docs/security.md.
  */
 export { AesGcmPayloadCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from './aes-gcm-codec.js';
+export { refusedPayloadReason } from './refused-payload.js';
 export {
   CODEC_KEYS_VARIABLE,
   CodecKeyError,
@@ -14,4 +15,4 @@ export {
 export { seal, unseal } from './sealing.js';
 export { DEV_KEY_FILE, loadOrCreateDevKeyring } from './dev-key.js';
 export { resolveKeyring, type KeyringSource } from './resolve-keyring.js';
-export { FAILURE_CONVERTER_PATH, encryptingDataConverter } from './data-converter.js';
+export { FAILURE_CONVERTER_PATH, encryptingDataConverter, workerDataConverter } from './data-converter.js';

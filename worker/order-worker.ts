@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
-import type { Keyring } from '../codec/index.js';
+import { workerDataConverter, type Keyring } from '../codec/index.js';
 import type { OrderActivities } from '../workflows/order/activity-types.js';
 import type { Environment } from '../workflows/order/activity-types.js';
 import { orderTaskQueue } from '../config/temporal.js';
@@ -33,7 +32,8 @@ export interface OrderWorkerOptions {
   taskQueue: string;
   environment: Environment;
   activities: OrderActivities;
-  dataConverter: DataConverter;
+  /** MVE_CODEC_KEYS: the worker's payloads are encrypted with them (codec/data-converter.ts, `workerDataConverter`). */
+  codecKeys: Keyring;
   /** MVE_ACTION_KEY: the keys whose signatures the order's update validators accept. */
   actionKeys: Keyring;
   /** Orders kept in memory between their tasks (MVE_WORKFLOW_CACHE_SIZE, worker/cache.ts); the default when left out. */
@@ -58,7 +58,7 @@ export async function createOrderWorker(options: OrderWorkerOptions): Promise<Wo
     taskQueue: orderTaskQueue(options.taskQueue, options.environment),
     workflowBundle: await orderWorkflowBundle(options.actionKeys),
     activities: options.activities,
-    dataConverter: options.dataConverter,
+    dataConverter: workerDataConverter(options.codecKeys),
     maxCachedWorkflows,
     ...(options.log ? { interceptors: { activity: [logRefusals(options.log)] } } : {}),
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: Math.round(0.8 * options.shutdownGraceMs) }),

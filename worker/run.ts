@@ -1,6 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import type { DataConverter } from '@temporalio/common';
 import type { Keyring } from '../codec/index.js';
 import { encryptingDataConverter } from '../codec/index.js';
 import { temporalOrderRequests } from '../activities/order/index.js';
@@ -51,7 +50,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
   const shutdownGraceMs = shutdownGraceFromEnv(options.env);
   const dataConverter = encryptingDataConverter(options.keyring);
   // The activities read an order run's request from its start input through this client (connected on first use),
-  // decrypted with the worker's own data converter.
+  // decrypted with the clients' data converter, which refuses an input the codec did not encrypt.
   const requestsConnection = Connection.lazy(connectionOptions(temporal, address));
   const orderRequests = temporalOrderRequests(
     new Client({ connection: requestsConnection, namespace: temporal.namespace, dataConverter }),
@@ -76,7 +75,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       temporal,
       address,
       dependencies,
-      dataConverter,
+      options.keyring,
       options.actionKeys,
       maxCachedWorkflows,
       shutdownGraceMs,
@@ -132,7 +131,7 @@ async function connectOrderWorker(
   temporal: TemporalConfig,
   address: string,
   dependencies: WorkerDependencies,
-  dataConverter: DataConverter,
+  codecKeys: Keyring,
   actionKeys: Keyring,
   maxCachedWorkflows: number,
   shutdownGraceMs: number,
@@ -146,7 +145,7 @@ async function connectOrderWorker(
       taskQueue: temporal.taskQueue,
       environment: dependencies.environment,
       activities: dependencies.activities,
-      dataConverter,
+      codecKeys,
       actionKeys,
       maxCachedWorkflows,
       shutdownGraceMs,

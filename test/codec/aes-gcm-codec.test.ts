@@ -1,7 +1,7 @@
 import { inspect, isDeepStrictEqual } from 'node:util';
 import test from 'ava';
 import fc from 'fast-check';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter, type Payload, type SerializationContext } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import {
   AesGcmPayloadCodec,
@@ -9,6 +9,7 @@ import {
   KEY_ID_METADATA,
   Keyring,
   PayloadDecryptionError,
+  refusedPayloadReason,
 } from '../../codec/index.js';
 import { keyringOf } from './keys.js';
 
@@ -87,7 +88,7 @@ test('the same payload encrypts differently each time (a fresh IV per payload)',
   t.notDeepEqual(Buffer.from(a!.data!).subarray(0, 12), Buffer.from(b!.data!).subarray(0, 12));
 });
 
-test('a payload we did not encrypt is refused by workers and clients, and shown as it is by the codec server', async (t) => {
+test('a payload we did not encrypt is refused by clients, and shown as it is by the codec server', async (t) => {
   const plain = defaultPayloadConverter.toPayload({ smuggled: 'carried state' });
   const bare: Payload = { data: utf8('no metadata at all') };
   for (const payload of [plain, bare]) {
@@ -158,6 +159,67 @@ test('rotation: the new key encrypts, the old key still decrypts, and an unknown
 
   const error = await t.throwsAsync(before.decode([fromAfter!]), { instanceOf: PayloadDecryptionError });
   t.regex(error.message, /key id "new", which is not in the keyring \(known: old\)/);
+});
+
+const worker = new AesGcmPayloadCodec(keyring, { plaintext: 'placeholder' });
+const ofWorkflow: SerializationContext = { type: 'workflow', namespace: 'default', workflowId: 'mve-order-x' };
+const ofActivity: SerializationContext = {
+  type: 'activity',
+  namespace: 'default',
+  workflowId: 'mve-order-x',
+  isLocal: false,
+};
+
+/** Payloads that are not data: not encrypted, or altered under a key id we hold; and what each is refused for. */
+async function notData(): Promise<Array<{ payload: Payload; reason: RegExp }>> {
+  const [encoded] = await codec.encode([defaultPayloadConverter.toPayload({ amount: 1200 })]);
+  return [
+    {
+      payload: defaultPayloadConverter.toPayload({ smuggled: CANARY }),
+      reason: /not encrypted with the payload codec/,
+    },
+    { payload: { data: utf8(CANARY) }, reason: /not encrypted with the payload codec/ },
+    { payload: flip(encoded!, (length) => length - 1), reason: /failed authentication with key id "k1"/ },
+    { payload: { ...encoded!, data: encoded!.data!.subarray(0, 20) }, reason: /too short/ },
+    {
+      payload: { ...encoded!, metadata: { encoding: encoded!.metadata!.encoding! } },
+      reason: /no "encryption-key-id"/,
+    },
+  ];
+}
+
+test('on a worker, what a workflow cannot read becomes a placeholder holding only the reason', async (t) => {
+  for (const { payload, reason } of await notData()) {
+    const [placeholder] = await worker.decode([payload], ofWorkflow);
+    t.false(Buffer.from(placeholder!.data!).includes(CANARY), 'nothing that was sent');
+    const value = defaultPayloadConverter.fromPayload(placeholder!);
+    t.deepEqual(Object.keys(value as object), ['refusedPayload']);
+    t.regex(refusedPayloadReason(value)!, reason);
+  }
+  const [genuine] = await worker.decode(
+    await codec.encode([defaultPayloadConverter.toPayload({ amount: 1 })]),
+    ofWorkflow,
+  );
+  t.deepEqual(defaultPayloadConverter.fromPayload(genuine!), { amount: 1 }, 'what we encrypted reads as it was');
+  t.is(refusedPayloadReason({ amount: 1 }), undefined);
+});
+
+test("on a worker, an activity's payload that is not data is thrown (as without a context); a client's too", async (t) => {
+  for (const { payload, reason } of await notData()) {
+    await t.throwsAsync(worker.decode([payload], ofActivity), { instanceOf: PayloadDecryptionError, message: reason });
+    await t.throwsAsync(worker.decode([payload]), { instanceOf: PayloadDecryptionError, message: reason });
+    await t.throwsAsync(codec.decode([payload], ofWorkflow), { instanceOf: PayloadDecryptionError, message: reason });
+  }
+});
+
+test('a key id the keyring does not hold is thrown on a worker too: a key missing from MVE_CODEC_KEYS', async (t) => {
+  const [encoded] = await new AesGcmPayloadCodec(keyringOf('elsewhere').keyring).encode([
+    defaultPayloadConverter.toPayload('x'),
+  ]);
+  await t.throwsAsync(worker.decode([encoded!], ofWorkflow), {
+    instanceOf: PayloadDecryptionError,
+    message: /key id "elsewhere", which is not in the keyring \(known: k1\); add that key to MVE_CODEC_KEYS/,
+  });
 });
 
 test('the keyring prints no key material when logged', (t) => {

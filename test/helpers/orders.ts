@@ -27,7 +27,7 @@ import {
   type OrderRequestReader,
 } from '../../activities/order/index.js';
 import type { OrderActivities, TicketNotification } from '../../workflows/order/activity-types.js';
-import { encryptingDataConverter, Keyring } from '../../codec/index.js';
+import { encryptingDataConverter, Keyring, workerDataConverter } from '../../codec/index.js';
 import {
   DuplicateOrderError,
   OrderClient,
@@ -289,7 +289,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
       taskQueue: TASK_QUEUE,
       environment: 'staging',
       activities,
-      dataConverter,
+      codecKeys: keyring,
       actionKeys,
       ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
     });
@@ -437,7 +437,7 @@ export async function replayEveryHistory(engine: OrderEngine): Promise<{ replaye
   const results = Worker.runReplayHistories(
     {
       workflowBundle: await orderWorkflowBundle(engine.actionKeys),
-      dataConverter: encryptingDataConverter(engine.keyring),
+      dataConverter: workerDataConverter(engine.keyring),
     },
     histories as Parameters<typeof Worker.runReplayHistories>[1],
   );

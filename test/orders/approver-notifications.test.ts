@@ -8,7 +8,6 @@ import {
   TIMESTAMP_HEADER,
   type SlackMessage,
 } from '../../activities/order/index.js';
-import { encryptingDataConverter } from '../../codec/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { callbackPolicyFromEnv } from '../../activities/order/index.js';
@@ -219,14 +218,13 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
   });
   t.teardown(() => apiClient.close());
   const taskQueue = 'mve-orders-test-plain';
-  const dataConverter = encryptingDataConverter(engine.keyring);
   const worker = await createOrderWorker({
     connection: engine.temporal.nativeConnection,
     namespace: engine.temporal.namespace,
     taskQueue,
     environment: 'staging',
     activities,
-    dataConverter,
+    codecKeys: engine.keyring,
     actionKeys: engine.actionKeys,
   });
   engine.workers.push({ worker, running: worker.run() });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
 import protoRoot from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { encryptingDataConverter, Keyring } from '../../codec/index.js';
+import { Keyring, workerDataConverter } from '../../codec/index.js';
 import { orderWorkflowBundle } from '../../worker/index.js';
 
 /**
@@ -42,7 +42,7 @@ test('the recorded orders replay on the current workflow code', async (t) => {
       history: protoRoot.temporal.api.history.v1.History.fromObject(recording.history),
     }));
     for await (const result of Worker.runReplayHistories(
-      { workflowBundle, dataConverter: encryptingDataConverter(Keyring.fromText(codecKeys)) },
+      { workflowBundle, dataConverter: workerDataConverter(Keyring.fromText(codecKeys)) },
       histories,
     )) {
       replayed++;

@@ -21,8 +21,18 @@ export async function admit(run: OrderRun): Promise<Admission> {
     ...(info.continuedFromExecutionRunId ? { continuedFromRunId: info.continuedFromExecutionRunId } : {}),
     ...(input.carried ? { carried: { progress: input.carried, seal: input.seal } } : {}),
   });
-  if (!answer.admitted) {
-    throw ApplicationFailure.nonRetryable(`the workers refused this run: ${answer.reason}`, 'RUN_REFUSED');
-  }
+  if (!answer.admitted) throw runRefused(answer.reason);
   return answer;
+}
+
+/**
+ * A run whose input the workers could not read (the codec refused it as data: not encrypted, or altered) is refused
+ * before its first step: it claims no ticket, looks nothing up, records nothing.
+ */
+export function refuseUnreadableRun(reason: string): never {
+  throw runRefused(`its input could not be read (${reason})`);
+}
+
+function runRefused(reason: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(`the workers refused this run: ${reason}`, 'RUN_REFUSED');
 }

@@ -1,4 +1,11 @@
-import { ApplicationFailure, CancellationScope, condition, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  setDefaultSignalHandler,
+  setHandler,
+} from '@temporalio/workflow';
+import { refusedPayloadReason } from '../../codec/refused-payload.js';
 import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/order-states.js';
 import { tallyVotes, validateApprovalVote } from '../../domain/approval/index.js';
 import { workerActionKeys } from './action-keys.js';
@@ -13,6 +20,7 @@ import {
   type VoteResult,
 } from './messages.js';
 import { roundFacts, statusView } from './progress.js';
+import { ENGINE } from './recorder.js';
 import type { OrderRun } from './run.js';
 import { verifyAction, type Signed, type SignedActionName } from './signed-action.js';
 
@@ -51,6 +59,8 @@ export function installHandlers(run: OrderRun): void {
    * (which rotate) without making history depend on them.
    */
   function requireSignature(action: SignedActionName, signed: unknown): void {
+    const unreadable = refusedPayloadReason(signed);
+    if (unreadable !== undefined) throw refusal(`the ${action} could not be read: ${unreadable}`, 'UNREADABLE_MESSAGE');
     const check = verifyAction(
       actionKeys,
       { workflowId, firstRunId },
@@ -159,6 +169,21 @@ export function installHandlers(run: OrderRun): void {
       },
     },
   );
+}
+
+/**
+ * Orders take no signals. One the workers could not read (the codec refused it as data) is noted on the order, as
+ * Temporal's own cancellation is; any other is ignored, as it always was. Installed once the run is admitted, so a
+ * refused run notes nothing.
+ */
+export function noteUnreadableSignals(run: OrderRun): void {
+  const { recorder } = run;
+  setDefaultSignalHandler((_name, ...args) => {
+    const unreadable = args.map(refusedPayloadReason).find((reason) => reason !== undefined);
+    if (unreadable === undefined) return;
+    recorder.note(ENGINE, `a signal the workers could not read was ignored: ${unreadable}`);
+    recorder.checkpoint();
+  });
 }
 
 function validateResolution(run: OrderRun, resolution: ResolveBuyInput): void {

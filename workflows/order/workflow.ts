@@ -2,9 +2,10 @@ import { CancellationScope, workflowInfo } from '@temporalio/workflow';
 import { buy, settleUncertainBuy, type BuyResult } from './buy.js';
 import { passGate } from './gate.js';
 import { followProvisioning, type ProvisioningEnding } from './provisioning.js';
-import { admit } from './admission.js';
+import { refusedPayloadReason } from '../../codec/refused-payload.js';
+import { admit, refuseUnreadableRun } from './admission.js';
 import { policyOfNewOrder, resumePolicy } from './policy.js';
-import { installHandlers } from './handlers.js';
+import { installHandlers, noteUnreadableSignals } from './handlers.js';
 import { currentQuote, newProgress } from './progress.js';
 import { ENGINE, OrderRecorder } from './recorder.js';
 import { changesOfThisRun, withDefaults, type Ending, type GovernedRun, type OrderRun } from './run.js';
@@ -28,6 +29,8 @@ export function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> 
 }
 
 async function runOrder(input: OrderWorkflowInput, temporalCancel: Promise<never>): Promise<OrderOutcome> {
+  const unreadable = refusedPayloadReason(input);
+  if (unreadable !== undefined) refuseUnreadableRun(unreadable);
   const info = workflowInfo();
   const recorder = new OrderRecorder(input, input.carried ?? newProgress(), {
     workflowId: info.workflowId,
@@ -36,6 +39,7 @@ async function runOrder(input: OrderWorkflowInput, temporalCancel: Promise<never
   const run: OrderRun = { recorder, options: withDefaults(input.options), changes: changesOfThisRun(), inbox: {} };
   installHandlers(run);
   const admission = await admit(run);
+  noteUnreadableSignals(run);
   temporalCancel.catch(() => {
     recorder.note(
       ENGINE,
