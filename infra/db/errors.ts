@@ -32,6 +32,7 @@ const CONSTRAINT_RULES: Record<string, string> = {
   orders_quote_currency_code: 'currency must be a three-letter ISO 4217 code',
   approvals_currency_code: 'currency must be a three-letter ISO 4217 code',
   orders_quote_monthly_rate_not_negative: 'monthlyRate must not be negative',
+  orders_product_uid_unique: 'a product belongs to one order: another order has this technicalServiceUid already',
   approvals_monthly_rate_not_negative: 'monthlyRate must not be negative',
   approvals_decision_valid: 'decision must be approve or reject',
   approvers_id_format: 'an approver id is letters, digits and . _ @ - (at most 128)',
@@ -47,11 +48,16 @@ const CONSTRAINT_RULES: Record<string, string> = {
   approval_policies_policy_object: 'a policy is a JSON object',
 };
 
+/** Unique indexes whose violation is one record taking what another holds: a conflict, not a broken rule. */
+const CONFLICT_CONSTRAINTS: ReadonlySet<string> = new Set(['orders_product_uid_unique']);
+
 interface PostgresErrorLike {
   code?: string;
   constraint_name?: string;
   table_name?: string;
   message: string;
+  /** `Key (column)=(value) already exists.` for a unique violation: shown only for CONFLICT_CONSTRAINTS. */
+  detail?: string;
 }
 
 const CONSTRAINT_CODES: Record<string, string> = {
@@ -68,6 +74,10 @@ export function translateDatabaseError(operation: string, error: unknown): unkno
   const constraint = pgError.constraint_name;
   const rule = (constraint && CONSTRAINT_RULES[constraint]) ?? CONSTRAINT_CODES[pgError.code];
   const where = constraint ? ` (constraint ${constraint})` : '';
+  if (constraint && CONFLICT_CONSTRAINTS.has(constraint)) {
+    const detail = pgError.detail ? ` (${pgError.detail})` : '';
+    return new RepositoryError('conflict', `${operation}: ${rule}${where}${detail}`);
+  }
   const kind = pgError.code === '23503' ? 'not-found' : 'constraint';
   return new RepositoryError(kind, `${operation}: ${rule}${where}: ${pgError.message}`);
 }
