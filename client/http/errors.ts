@@ -1,10 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { OrderRefusedError } from '../orders/index.js';
+import { actionOutcome, type ActionOutcome } from './action-outcome.js';
 import { OidcUnavailableError } from './auth/oidc.js';
 import { AuthenticationError } from './auth/principal.js';
 import { REQUEST_TIMEOUT_VARIABLE, RequestTimeoutError } from './time-limits.js';
-import { UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableDependency } from './unavailable.js';
+import { isUnprocessedUpdate, UNAVAILABLE_RETRY_AFTER_SECONDS, unavailableDependency } from './unavailable.js';
 
 /** One problem with the input: where (a path into the body, query or URL) and which rule it breaks. */
 export interface ErrorDetail {
@@ -66,7 +67,9 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     if (error instanceof OrderRefusedError) error = refusalError(error);
     if (error instanceof ApiError) {
       if (error.code === 'NOT_STARTED') void reply.header('retry-after', '1');
-      return reply.code(error.status).send(body(error.code, error.message, error.details));
+      // A 503 the order or the API gave on purpose (the workers refused our signature…): the action did not act.
+      const outcome = error.status === 503 ? actionOutcome(request, true) : undefined;
+      return reply.code(error.status).send(body(error.code, error.message, error.details, outcome));
     }
     if (error instanceof AuthenticationError) {
       return reply
@@ -75,12 +78,14 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
         .send(body('UNAUTHENTICATED', error.message));
     }
     if (error instanceof OidcUnavailableError)
-      return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message));
+      return reply.code(503).send(body('IDENTITY_PROVIDER_UNAVAILABLE', error.message, [], actionOutcome(request)));
     if (error instanceof RequestTimeoutError) {
       // The route ran over its time (time-limits.ts): whatever it still does is left to finish, and its answer, when
-      // it comes, is dropped (fastify sends one reply per request). The connection closes after this answer: a
-      // client still sending its body a byte at a time has no more use of it.
+      // it comes, is dropped (fastify sends one reply per request), except that an action not yet sent is not sent
+      // (action-outcome.ts). The connection closes after this answer: a client still sending its body a byte at a
+      // time has no more use of it.
       const seconds = error.limitMs / 1000;
+      const outcome = actionOutcome(request);
       log(
         `${request.method} ${request.url.split('?')[0]}: 503, no answer within ${seconds} s (${REQUEST_TIMEOUT_VARIABLE})`,
       );
@@ -91,7 +96,9 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
         .send(
           body(
             'TIMEOUT',
-            `this server could not answer within ${seconds} s, its time limit for this request; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (the request may still take effect: sending the same request again is safe, a ticket sent again is the same order, a vote counts once)`,
+            `this server could not answer within ${seconds} s, its time limit for this request; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (${outcome?.explanation ?? 'the request may still take effect: sending the same request again is safe, a ticket sent again is the same order, a vote counts once'})`,
+            [],
+            outcome,
           ),
         );
     }
@@ -122,6 +129,7 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     const down = unavailableDependency(error);
     if (down) {
       // Expected while a dependency restarts or fails over: one line, no stack.
+      const outcome = actionOutcome(request, isUnprocessedUpdate(error));
       log(`${request.method} ${request.url.split('?')[0]}: 503, ${down} does not answer (${error.message})`);
       return reply
         .code(503)
@@ -129,7 +137,9 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
         .send(
           body(
             'SERVICE_UNAVAILABLE',
-            `${down} does not answer this server now; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (sending the same request again is safe: a ticket sent again is the same order, a vote counts once)`,
+            `${down} does not answer this server now; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s (${outcome?.explanation ?? 'sending the same request again is safe: a ticket sent again is the same order, a vote counts once'})`,
+            [],
+            outcome,
           ),
         );
     }
@@ -175,6 +185,9 @@ function unrecognisedField(key: string): string {
     : 'is not a field of this request';
 }
 
-function body(code: string, message: string, details: ErrorDetail[] = []) {
-  return { error: { code, message, details } };
+/** The error shape; a 503 to an action says whether the action may have taken effect (action-outcome.ts). */
+function body(code: string, message: string, details: ErrorDetail[] = [], outcome?: ActionOutcome) {
+  return {
+    error: { code, message, details, ...(outcome ? { mayHaveTakenEffect: outcome.mayHaveTakenEffect } : {}) },
+  };
 }

@@ -33,10 +33,16 @@ export const errorBody = z
       code: z.string(),
       message: z.string(),
       details: z.array(z.object({ path: z.string(), message: z.string() })),
+      mayHaveTakenEffect: z
+        .boolean()
+        .optional()
+        .describe(
+          "on a 503 to approve, reject, cancel or resolve-buy: true when the action was sent and no answer came back (read the order, or send it again: a repeat is answered with the order's state); false when it did not take effect",
+        ),
     }),
   })
   .describe(
-    'every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule, 429 too many requests from this credential (Retry-After), 503 PostgreSQL or Temporal does not answer (SERVICE_UNAVAILABLE) or the request ran over its time limit (TIMEOUT), both with Retry-After',
+    'every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule, 429 too many requests from this credential or too many failed authentications from this address (Retry-After), 503 PostgreSQL or Temporal does not answer (SERVICE_UNAVAILABLE) or the request ran over its time limit (TIMEOUT), both with Retry-After',
   );
 
 /** Strict: a vote names the quote it decides on; the approver is the caller, so no field may name one. */
@@ -142,13 +148,20 @@ export const listOrdersResponse = z.object({
   nextCursor: z.string().nullable(),
 });
 
+/** Set when a request repeats an action of the caller's that already took effect: what it was; nothing changed. */
+const alreadyDone = z
+  .string()
+  .optional()
+  .describe("set when this repeats the caller's action that already took effect: what it was; nothing changed");
+
 export const voteResponse = z.object({
   state: orderState,
   approvedBy: z.array(z.string()),
   stillNeeded: z.number(),
+  alreadyDone,
 });
 
-export const stateResponse = z.object({ state: orderState });
+export const stateResponse = z.object({ state: orderState, alreadyDone });
 
 export const approvalsResponse = z.object({
   approvals: z.array(

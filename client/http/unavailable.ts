@@ -55,3 +55,11 @@ export function unavailableDependency(error: unknown): 'PostgreSQL' | 'Temporal'
   }
   return undefined;
 }
+
+/** Temporal's answer that no worker processed an update (`error` or an error it wraps): the update did not take effect. */
+export function isUnprocessedUpdate(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
+    if ((cause as { type?: unknown }).type === UNPROCESSED_UPDATE) return true;
+  }
+  return false;
+}

@@ -157,20 +157,21 @@ export class OrderClient {
     return this.call(orderId, (handle) => handle.result() as Promise<OrderOutcome>);
   }
 
-  async approve(orderId: string, vote: VoteInput): Promise<VoteResult> {
-    return this.act(orderId, 'approve', vote, (handle, signed) =>
+  /** Each action takes `sending`, called right before the update leaves: the API marks it sent (or stops it there). */
+  async approve(orderId: string, vote: VoteInput, sending?: () => void): Promise<VoteResult> {
+    return this.act(orderId, 'approve', vote, sending, (handle, signed) =>
       handle.executeUpdate(approveUpdate, { args: [signed] }),
     );
   }
 
-  async reject(orderId: string, vote: VoteInput): Promise<VoteResult> {
-    return this.act(orderId, 'reject', vote, (handle, signed) =>
+  async reject(orderId: string, vote: VoteInput, sending?: () => void): Promise<VoteResult> {
+    return this.act(orderId, 'reject', vote, sending, (handle, signed) =>
       handle.executeUpdate(rejectUpdate, { args: [signed] }),
     );
   }
 
-  async cancel(orderId: string, cancel: CancelInput): Promise<OrderState> {
-    return this.act(orderId, 'cancel', cancel, (handle, signed) =>
+  async cancel(orderId: string, cancel: CancelInput, sending?: () => void): Promise<OrderState> {
+    return this.act(orderId, 'cancel', cancel, sending, (handle, signed) =>
       handle.executeUpdate(cancelUpdate, { args: [signed] }),
     );
   }
@@ -179,9 +180,10 @@ export class OrderClient {
   async resolveBuy(
     orderId: string,
     resolution: DistributiveOmit<ResolveBuyInput, 'attempt'> & { attempt?: number },
+    sending?: () => void,
   ): Promise<OrderState> {
     const attempt = resolution.attempt ?? (await this.status(orderId)).buyAttempts;
-    return this.act(orderId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput, (handle, signed) =>
+    return this.act(orderId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput, sending, (handle, signed) =>
       handle.executeUpdate(resolveBuyUpdate, { args: [signed] }),
     );
   }
@@ -202,6 +204,7 @@ export class OrderClient {
     orderId: string,
     action: SignedActionName,
     fields: F,
+    sending: (() => void) | undefined,
     send: (handle: WorkflowHandle, signed: Signed<F>) => Promise<T>,
   ): Promise<T> {
     const keys = this.options.actionKeys;
@@ -222,7 +225,10 @@ export class OrderClient {
       randomBytes(16).toString('base64url'),
     );
     const handle = this.options.client.workflow.getHandle(workflowId, undefined, { firstExecutionRunId: firstRunId });
-    return this.update(orderId, () => send(handle, signed));
+    return this.update(orderId, () => {
+      sending?.();
+      return send(handle, signed);
+    });
   }
 
   /**

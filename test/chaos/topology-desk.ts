@@ -37,7 +37,7 @@ export function httpDesk(cluster: Cluster, refusals: Record<string, number>): Or
     async approve(ticketId, approverId, quote) {
       const body = { ...quote, comment: 'chaos bot' };
       const answer = await http.patient('POST', path(ticketId, '/approve'), { as: approverId, body }, PATIENCE_MS);
-      if (answer.status === 200) return 'taken';
+      if (answer.status === 200) return answer.body?.alreadyDone ? 'already counted' : 'taken';
       // an earlier attempt was counted, and its answer lost (a server killed mid-request)
       if (answer.status === 409 && answer.body?.error?.code === 'ALREADY_VOTED') return 'already counted';
       throw refusal(answer);

@@ -5,6 +5,8 @@
  * be cancelled: then a worker that comes later refuses the run, and nothing is looked up or bought.
  */
 import anyTest, { type TestFn } from 'ava';
+import { buildApiServer, handlersEnded } from '../../client/http/index.js';
+import { connectDatabase } from '../../infra/db/index.js';
 import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
@@ -17,6 +19,60 @@ test.before(async (t) => {
 });
 test.after.always(async (t) => {
   await t.context.api?.stop();
+});
+
+/** Holds `table` in an ACCESS EXCLUSIVE lock, from a connection of its own, until the returned function is called. */
+async function lockTable(api: ApiEngine, table: string): Promise<() => Promise<void>> {
+  const sql = connectDatabase(api.db.url, { maxConnections: 1 });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const holding = new Promise<void>((resolve) => (locked = resolve));
+  const transaction = sql.begin(async (tx) => {
+    await tx.unsafe(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    locked();
+    await released;
+  });
+  await holding;
+  return async () => {
+    release();
+    await transaction;
+    await sql.end();
+  };
+}
+
+// Cancelling an order no worker has started touches PostgreSQL only, where no deadline ends a late handler.
+test.serial('a cancel answered 503 TIMEOUT before it was sent is never carried out by its late handler', async (t) => {
+  const { api } = t.context;
+  const body = namedRequest('EARLY-GATE', { size: 'MVE 8/32' });
+  t.is((await api.call('POST', '/api/v1/orders', { as: 'alice', body })).status, 201);
+  const app = await buildApiServer({
+    context: api.context,
+    requestTimeoutMs: 1_000,
+    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+  });
+  t.teardown(() => app.close());
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+
+  const release = await lockTable(api, 'orders');
+  const answer = await fetch(`${url}/api/v1/orders/EARLY-GATE/cancel`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${api.tokens.alice}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ reason: 'changed my mind' }),
+  }).finally(release);
+  const { error } = (await answer.json()) as { error: { code: string; message: string; mayHaveTakenEffect: boolean } };
+  t.is(answer.status, 503);
+  t.like(error, { code: 'TIMEOUT', mayHaveTakenEffect: false });
+  t.regex(error.message, /\(the cancel did not take effect: nothing changed\)$/);
+
+  t.true(await handlersEnded(app, 10_000), 'the late handler ended');
+  const order = await api.call('GET', '/api/v1/orders/EARLY-GATE', { as: 'alice' });
+  t.like(order.body, { state: 'RECEIVED', source: 'records' }, 'the answer stays true');
+  const sentAgain = await api.call('POST', '/api/v1/orders/EARLY-GATE/cancel', {
+    as: 'alice',
+    body: { reason: 'changed my mind' },
+  });
+  t.deepEqual(sentAgain.body, { state: 'CANCELLED' }, 'sent again, it is carried out');
 });
 
 test.serial(

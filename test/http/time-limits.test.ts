@@ -202,6 +202,7 @@ test.serial('a Temporal that takes connections and never answers: 503 with Retry
   const cancel = await server.call('POST', '/api/v1/orders/TL-HOLE/cancel', { reason: 'testing' });
   t.is(cancel.status, 503, JSON.stringify(cancel.body));
   t.is(cancel.headers.get('retry-after'), '5');
+  t.false(cancel.body.error.mayHaveTakenEffect, 'its read before it got no answer: the cancel was never sent');
   t.true(cancel.ms < 2_000 + 1_000, `answered after ${cancel.ms} ms`);
   t.is((await fetch(`${server.url}/healthz`)).status, 200);
 });

@@ -114,6 +114,8 @@ test('Temporal down: an order reads from the records; a vote is 503 with Retry-A
   t.is(vote.statusCode, 503, vote.body);
   t.is(vote.headers['retry-after'], '5');
   t.regex(vote.json().error.message, /^Temporal does not answer this server now/);
+  t.regex(vote.json().error.message, /\(the approval did not take effect: nothing changed\)$/);
+  t.false(vote.json().error.mayHaveTakenEffect, 'the read before it failed: the vote was never sent');
   t.true(noStack(vote.body), vote.body);
   const after = await api.call('GET', '/api/v1/orders/UNAV-1', { as: 'alice' });
   t.is(after.body.state, 'AWAITING_APPROVAL');

@@ -26,6 +26,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import { orderHistory } from '../history.js';
 import { orderSummary, type ApiOrder } from '../order-view.js';
+import { actionGate } from '../action-outcome.js';
 import { asApiRefusal } from '../refusals.js';
 import {
   approveBody,
@@ -185,14 +186,12 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         body: approveBody,
         response: { 200: voteResponse, ...refusals },
       },
+      config: { action: 'approve' },
     },
     async (request) => {
       const { monthlyRate, currency, comment } = request.body;
-      return vote(context, request.principal!, request.params.orderId, 'approve', {
-        monthlyRate,
-        currency,
-        ...(comment ? { comment } : {}),
-      });
+      const named = { monthlyRate, currency, ...(comment ? { comment } : {}) };
+      return vote(context, request.principal!, request.params.orderId, 'approve', named, actionGate(request));
     },
   );
 
@@ -205,14 +204,12 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         body: rejectBody,
         response: { 200: voteResponse, ...refusals },
       },
+      config: { action: 'reject' },
     },
     async (request) => {
       const { monthlyRate, currency, reason } = request.body;
-      return vote(context, request.principal!, request.params.orderId, 'reject', {
-        monthlyRate,
-        currency,
-        comment: reason,
-      });
+      const named = { monthlyRate, currency, comment: reason };
+      return vote(context, request.principal!, request.params.orderId, 'reject', named, actionGate(request));
     },
   );
 
@@ -225,20 +222,23 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         body: cancelBody,
         response: { 200: stateResponse, ...refusals },
       },
+      config: { action: 'cancel' },
     },
     async (request) => {
       const principal = request.principal!;
+      const sending = actionGate(request);
       let order = await loadOrder(context, request.params.orderId, principal, 'act');
       allow(
         mayCancel(principal, order),
         'cancelling needs the ops or admin role, or your own order (requester) or submission (ticket system)',
       );
       if (order.waitingForWorkerSince) {
-        if (await cancelUnstarted(context, order, principal.id, request.body.reason))
+        if (await cancelUnstarted(context, order, principal.id, request.body.reason, sending))
           return { state: 'CANCELLED' as const };
         // A worker started it meanwhile: it is cancelled through its workflow, as any other.
         order = await loadOrder(context, order.orderId, principal, 'act');
       }
+      if (order.state === 'CANCELLED') return alreadyCancelled(order, principal);
       // An order that has ended (or that Temporal has forgotten) or has started buying is refused here, with the
       // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller.
       if (order.source === 'records' || !CANCELLABLE_STATES.has(order.state)) {
@@ -249,7 +249,7 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         );
       }
       const state = await asApiRefusal(() =>
-        context.orders.cancel(order.orderId, { actor: principal.id, reason: request.body.reason }),
+        context.orders.cancel(order.orderId, { actor: principal.id, reason: request.body.reason }, sending),
       );
       return { state };
     },
@@ -264,17 +264,14 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
         body: resolveBuyBody,
         response: { 200: stateResponse, ...refusals },
       },
+      config: { action: 'resolve-buy' },
     },
     async (request) => {
       const principal = request.principal!;
+      const sending = actionGate(request);
       allow(mayResolveBuys(principal), 'resolving an uncertain buy needs the ops or admin role');
       const order = await loadOrder(context, request.params.orderId, principal, 'act');
-      if (order.state !== 'BUY_UNCERTAIN')
-        throw new ApiError(
-          409,
-          'NOT_UNCERTAIN',
-          `the order is ${order.state}; only an order in BUY_UNCERTAIN can be resolved`,
-        );
+      if (order.state !== 'BUY_UNCERTAIN') throw new ApiError(409, 'NOT_UNCERTAIN', notUncertain(order));
       if (request.body.outcome === 'created') {
         // A product is one order's: settling this order with another's product would leave this buy unaccounted for.
         const owner = await context.repository.orderOfProduct(request.body.technicalServiceUid);
@@ -285,13 +282,13 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
             `technicalServiceUid: ${request.body.technicalServiceUid} is the product of order ${orderIdOfWorkflow(owner.workflowId)}; a product belongs to one order (check the provider's portal for the product this buy created)`,
           );
       }
-      const attempt = typeof order['buyAttempts'] === 'number' ? order['buyAttempts'] : undefined;
+      const attempt = order.buyAttempts;
       const state = await asApiRefusal(() =>
-        context.orders.resolveBuy(order.orderId, {
-          ...request.body,
-          actor: principal.id,
-          ...(attempt !== undefined ? { attempt } : {}),
-        }),
+        context.orders.resolveBuy(
+          order.orderId,
+          { ...request.body, actor: principal.id, ...(attempt !== undefined ? { attempt } : {}) },
+          sending,
+        ),
       );
       return { state };
     },
@@ -303,7 +300,14 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
  * workflow ended so that no worker picks it up later (one that does is refused by the ticket). False: a worker
  * claimed it meanwhile.
  */
-async function cancelUnstarted(context: ApiContext, order: ApiOrder, actor: string, reason: string): Promise<boolean> {
+async function cancelUnstarted(
+  context: ApiContext,
+  order: ApiOrder,
+  actor: string,
+  reason: string,
+  sending: () => void,
+): Promise<boolean> {
+  sending();
   const { cancelled } = await context.repository.cancelUnstartedOrder({ workflowId: order.workflowId, actor, reason });
   if (!cancelled) return false;
   await context.temporal.workflow
@@ -322,6 +326,7 @@ async function vote(
   name: string,
   decision: 'approve' | 'reject',
   named: { monthlyRate: number; currency: string; comment?: string },
+  sending: () => void,
 ) {
   allow(mayVote(principal), VOTE_NEEDS_ROLE);
   const order = await loadOrder(context, name, principal, 'act');
@@ -331,6 +336,8 @@ async function vote(
       'NOT_STARTED',
       `no worker has started this order yet (waiting since ${order.waitingForWorkerSince}); it has no quote to decide on`,
     );
+  const repeat = repeatedVote(order, principal, decision, named);
+  if (repeat) return repeat;
   if (order.source === 'records')
     throw new ApiError(409, 'ORDER_CLOSED', `the order has ended (${order.state}); it takes no more decisions`);
   // The workflow's own rules, asked before the update is sent: a refusal here names the field the caller got wrong.
@@ -346,9 +353,58 @@ async function vote(
   const fields = { approverId, ...named };
   return asApiRefusal(() =>
     decision === 'approve'
-      ? context.orders.approve(order.orderId, fields)
-      : context.orders.reject(order.orderId, fields),
+      ? context.orders.approve(order.orderId, fields, sending)
+      : context.orders.reject(order.orderId, fields, sending),
   );
+}
+
+/**
+ * The caller's vote of the same decision on the same quote, already counted: a repeat (a retry after a 503 that said
+ * it may have taken effect), answered with the round as it stands.
+ */
+function repeatedVote(
+  order: ApiOrder,
+  principal: Principal,
+  decision: 'approve' | 'reject',
+  named: { monthlyRate: number; currency: string },
+) {
+  const round = order.approval;
+  const earlier = round?.votes.find((vote) => sameIdentity(vote.approverId, principal.id));
+  if (!round || !earlier || earlier.decision !== decision) return undefined;
+  if (earlier.monthlyRate !== named.monthlyRate || earlier.currency !== named.currency) return undefined;
+  const rejected = round.votes.some((vote) => vote.decision === 'reject');
+  return {
+    state: order.state,
+    approvedBy: rejected
+      ? []
+      : round.votes.filter((vote) => vote.decision === 'approve').map((vote) => vote.approverId),
+    stillNeeded: round.stillNeeded,
+    alreadyDone: `your ${decision === 'approve' ? 'approval' : 'rejection'} of ${formatQuote(named)} was already counted: this repeats a vote that took effect; nothing changed`,
+  };
+}
+
+/** A cancel of an order already CANCELLED: the caller's own cancel repeated is answered with the state, and says so. */
+function alreadyCancelled(order: ApiOrder, principal: Principal) {
+  const cancel = order.timeline?.find((entry) => entry.state === 'CANCELLED');
+  if (cancel && sameIdentity(cancel.actor, principal.id)) {
+    return {
+      state: 'CANCELLED' as const,
+      alreadyDone: `already cancelled by you at ${cancel.at} (${cancel.reason}): this repeats a cancel that took effect; nothing changed`,
+    };
+  }
+  const by = cancel ? ` by ${cancel.actor} at ${cancel.at}` : '';
+  throw new ApiError(409, 'NOT_CANCELLABLE', `the order was already cancelled${by}; nothing changed`);
+}
+
+/** Why an order not in BUY_UNCERTAIN takes no resolution, saying how its uncertain buy was settled if it had one. */
+function notUncertain(order: ApiOrder): string {
+  const timeline = order.timeline ?? [];
+  const uncertain = timeline.findLastIndex((entry) => entry.state === 'BUY_UNCERTAIN');
+  const settled = uncertain >= 0 ? timeline[uncertain + 1] : undefined;
+  const how = settled
+    ? `: its uncertain buy was already settled (${settled.state}, by ${settled.actor} at ${settled.at}); nothing changed`
+    : '';
+  return `the order is ${order.state}; only an order in BUY_UNCERTAIN can be resolved${how}`;
 }
 
 /**
