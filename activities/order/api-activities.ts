@@ -7,6 +7,7 @@ import {
   buildOrder,
   LEGACY_SIZE_LABELS,
   orderIdOfWorkflow,
+  productNameOf,
   resolveOrderKind,
   type KindMap,
 } from '../../domain/index.js';
@@ -14,6 +15,7 @@ import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
 import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
 import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
+import { verdictOnResolvedProduct } from './resolved-product.js';
 import type {
   BuyAnswer,
   BuyOutcome,
@@ -50,7 +52,7 @@ export const BUY_JOURNAL_TIMEOUT_MS = 10_000;
 
 type ApiActivities = Pick<
   OrderActivities,
-  'lookUpLocation' | 'lookUpImage' | 'validateOrder' | 'buyOrder' | 'readProduct'
+  'lookUpLocation' | 'lookUpImage' | 'validateOrder' | 'buyOrder' | 'readProduct' | 'checkResolvedProduct'
 >;
 
 export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
@@ -116,6 +118,17 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
         return read.found
           ? { found: true, provisioningStatus: read.product.provisioningStatus }
           : { found: false, status: read.status };
+      });
+    },
+
+    async checkResolvedProduct({ environment, technicalServiceUid }) {
+      // The order and the name its buy gave the product come from this run (its context and start input), not the input.
+      const run = currentRun();
+      return retriable(async () => {
+        const orderId = orderIdOfWorkflow(run.workflowId);
+        const productName = productNameOf(await deps.orderRequests.requestOf(run), orderId);
+        const read = await clientFor(environment).readProduct(technicalServiceUid);
+        return verdictOnResolvedProduct(read, technicalServiceUid, { orderId, productName });
       });
     },
 

@@ -39,11 +39,17 @@ const REFUSAL_STATUS: Record<string, number> = {
   ORDER_CLOSED: 409,
   NOT_CANCELLABLE: 409,
   NOT_UNCERTAIN: 409,
+  // A resolution naming a product the provider shows as another order's (by its name).
+  PRODUCT_OF_ANOTHER_ORDER: 409,
   // Submitted a moment ago: the order's first step has not run yet (it claims the ticket), so it answers nothing yet.
   NOT_STARTED: 409,
   INVALID_VOTE: 400,
   INVALID_CANCEL: 400,
   INVALID_RESOLUTION: 400,
+  // A resolution naming a product the provider does not have.
+  PRODUCT_NOT_FOUND: 422,
+  // The provider did not answer the workers' read of the product named: nothing was settled, try again later.
+  PRODUCT_NOT_CHECKED: 503,
   // Our own signature refused: the API and the workers hold different MVE_ACTION_KEYs.
   UNSIGNED_ACTION: 503,
 };
@@ -67,6 +73,8 @@ export function installErrorHandler(app: FastifyInstance, log: (line: string) =>
     if (error instanceof OrderRefusedError) error = refusalError(error);
     if (error instanceof ApiError) {
       if (error.code === 'NOT_STARTED') void reply.header('retry-after', '1');
+      if (error.code === 'PRODUCT_NOT_CHECKED')
+        void reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       // A 503 the order or the API gave on purpose (the workers refused our signature…): the action did not act.
       const outcome = error.status === 503 ? actionOutcome(request, true) : undefined;
       return reply.code(error.status).send(body(error.code, error.message, error.details, outcome));

@@ -42,7 +42,7 @@ export const errorBody = z
     }),
   })
   .describe(
-    'every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule, 429 too many requests from this credential or too many failed authentications from this address (Retry-After), 503 PostgreSQL or Temporal does not answer (SERVICE_UNAVAILABLE) or the request ran over its time limit (TIMEOUT), both with Retry-After',
+    'every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule, 429 too many requests from this credential or too many failed authentications from this address (Retry-After), 503 PostgreSQL or Temporal does not answer (SERVICE_UNAVAILABLE), the request ran over its time limit (TIMEOUT) or the provider did not answer the read of a product named to settle a buy (PRODUCT_NOT_CHECKED), all with Retry-After',
   );
 
 /** Strict: a vote names the quote it decides on; the approver is the caller, so no field may name one. */

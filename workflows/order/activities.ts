@@ -52,6 +52,19 @@ export const productReads = retryingAbandoned(
 );
 
 /**
+ * The check of the product ops name to settle an uncertain buy (`checkResolvedProduct`). Their request waits for it
+ * (POST …/resolve-buy), so it gets a few quick tries within seconds, well inside the API's time for a request; past
+ * them the resolution is refused as not checked, and ops try again later.
+ */
+export const resolutionChecks = retryingAbandoned(
+  proxyLocalActivities<Pick<OrderActivities, 'checkResolvedProduct'>>({
+    startToCloseTimeout: '2 seconds',
+    scheduleToCloseTimeout: '5 seconds',
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 },
+  }),
+);
+
+/**
  * The buy is charged and not idempotent: Temporal never retries it. The activity reports every answer as an
  * outcome; an activity that does not report (worker lost, timeout, no heartbeat) is an uncertain buy.
  *

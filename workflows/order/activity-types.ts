@@ -269,6 +269,14 @@ export type BeginRunAnswer =
  */
 export type ProductReadAnswer = { found: true; provisioningStatus: string } | { found: false; status: number };
 
+/**
+ * Whether the product ops name to settle an uncertain buy as created is this order's, as the provider shows it: its
+ * status when it is, else why not (`code`, the refusal's) in words for ops.
+ */
+export type ResolvedProductCheck =
+  | { accepted: true; provisioningStatus: string }
+  | { accepted: false; code: 'PRODUCT_NOT_FOUND' | 'PRODUCT_OF_ANOTHER_ORDER'; reason: string };
+
 export interface OrderActivities {
   /**
    * Each run's first step: admits the run only when the API's intake registered its ticket and this chain claimed it
@@ -290,6 +298,11 @@ export interface OrderActivities {
   buyOrder(input: BuyInput): Promise<BuyAnswer>;
   /** The bought product as the API reports it now (`GET /v2/product/{uid}`), for the provisioning follow-up. */
   readProduct(input: { environment: Environment; technicalServiceUid: string }): Promise<ProductReadAnswer>;
+  /**
+   * Reads the product ops name to settle this order's uncertain buy as created (`GET /v2/product/{uid}`): accepted
+   * only when the provider has it under the name this order's buy gave it (`productNameOf`, read from the run's request).
+   */
+  checkResolvedProduct(input: { environment: Environment; technicalServiceUid: string }): Promise<ResolvedProductCheck>;
   loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
   recordJournal(input: JournalInput): Promise<void>;
   /**

@@ -19,6 +19,7 @@ import {
   type VoteInput,
   type VoteResult,
 } from './messages.js';
+import { checkResolution } from './product-check.js';
 import { roundFacts, statusView } from './progress.js';
 import { ENGINE } from './recorder.js';
 import type { OrderRun } from './run.js';
@@ -121,6 +122,19 @@ export function installHandlers(run: OrderRun): void {
     };
   }
 
+  /** A 'created' resolution stands only with a product the provider shows as this order's; else it is refused. */
+  async function checked(resolution: ResolveBuyInput): Promise<ResolveBuyInput> {
+    if (resolution.outcome !== 'created') return resolution;
+    inbox.checkingResolution = true;
+    try {
+      const outcome = await checkResolution(run, resolution);
+      if ('code' in outcome) throw refusal(outcome.reason, outcome.code);
+      return outcome;
+    } finally {
+      inbox.checkingResolution = false;
+    }
+  }
+
   setHandler(statusQuery, () => statusView(progress, input, workflowId, firstRunId));
   setHandler(approveUpdate, voteHandler('approve'), { validator: voteValidator('approve') });
   setHandler(rejectUpdate, voteHandler('reject'), { validator: voteValidator('reject') });
@@ -157,7 +171,8 @@ export function installHandlers(run: OrderRun): void {
   setHandler(
     resolveBuyUpdate,
     async (signed) => {
-      inbox.resolution = accept(signed);
+      const resolution = accept(signed);
+      inbox.resolution = run.changes.checksResolvedProduct ? await checked(resolution) : resolution;
       // Answers with the state the resolution led to (BOUGHT, or on to buying again), as a cancel does.
       await waitFor(() => progress.state !== 'BUY_UNCERTAIN');
       return progress.state;
@@ -193,6 +208,9 @@ function validateResolution(run: OrderRun, resolution: ResolveBuyInput): void {
   };
   if (progress.state !== 'BUY_UNCERTAIN' || run.inbox.resolution) {
     refuse(`the order is ${progress.state}; only an order in BUY_UNCERTAIN can be resolved`, 'NOT_UNCERTAIN');
+  }
+  if (run.inbox.checkingResolution) {
+    refuse('another resolution of this buy is being checked at the provider; read the order again', 'NOT_UNCERTAIN');
   }
   if (!resolution || typeof resolution.actor !== 'string' || resolution.actor.trim() === '')
     refuse('actor: must name who resolves the buy');

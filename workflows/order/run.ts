@@ -13,6 +13,8 @@ export interface OrderRun {
   inbox: {
     cancel?: CancelInput;
     resolution?: ResolveBuyInput;
+    /** Set while a 'created' resolution's product is read at the provider: another resolution waits its turn. */
+    checkingResolution?: boolean;
     /** The scope of everything before the buy: a cancel cancels it. */
     beforeBuy?: CancellationScope;
   };
@@ -29,10 +31,18 @@ export interface RunChanges {
    * (`OrderRecorder.skipReserved`): a run of it that was lost may have written them.
    */
   skipsNumbersOfUncertainBuy: boolean;
+  /**
+   * A 'created' resolution of an uncertain buy is accepted only once the workers have read its product at the
+   * provider and found it named after this order (`checkResolvedProduct`).
+   */
+  checksResolvedProduct: boolean;
 }
 
 export function changesOfThisRun(): RunChanges {
-  return { skipsNumbersOfUncertainBuy: patched('skip-numbers-of-uncertain-buy') };
+  return {
+    skipsNumbersOfUncertainBuy: patched('skip-numbers-of-uncertain-buy'),
+    checksResolvedProduct: patched('check-resolved-product'),
+  };
 }
 
 /**

@@ -260,6 +260,11 @@ export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): 
     {
       schema: {
         summary: 'Settle a BUY_UNCERTAIN order: created (with the product UID) or not created (with how you know)',
+        description:
+          "Created is accepted only with a product the provider shows under this order's name, read by the workers first: " +
+          '409 PRODUCT_TAKEN (the records give it to another order) or PRODUCT_OF_ANOTHER_ORDER (the provider names it after ' +
+          'another order), 422 PRODUCT_NOT_FOUND (the provider does not have it), 503 PRODUCT_NOT_CHECKED (the provider did ' +
+          'not answer; Retry-After). A refused resolution leaves the order BUY_UNCERTAIN, with a note naming it.',
         params: orderParams,
         body: resolveBuyBody,
         response: { 200: stateResponse, ...refusals },
