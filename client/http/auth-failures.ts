@@ -40,7 +40,8 @@ export function authFailureLimitFromEnv(env: NodeJS.ProcessEnv): AuthFailureLimi
  * Failed authentications per source address (the client's address as fastify gives it, `request.ip`, so behind a
  * trusted proxy the address it forwards), in this server's memory. A source that failed `failures` times in a window
  * is refused 429 until the window ends, before its credential is looked up: bad tokens cost one lookup each only up
- * to the limit. Successes neither count nor reset the count, so a valid token cannot buy an attacker more tries.
+ * to the limit. Only a credential presented and refused counts: a request with none costs no lookup (a Web UI not
+ * signed in sends many). Successes neither count nor reset the count, so a valid token buys an attacker no more tries.
  */
 export class FailedAuthentications {
   readonly #sources = new Map<string, { count: number; endsAt: number }>();
@@ -50,14 +51,23 @@ export class FailedAuthentications {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The principal `authenticate` finds, unless the source is refused first; a failure is counted against it. */
-  async authenticate<T>(request: FastifyRequest, reply: FastifyReply, authenticate: () => Promise<T>): Promise<T> {
-    if (this.limit.failures === 0) return authenticate();
-    this.#refuseIfOverLimit(request.ip, reply);
+  /**
+   * The principal `authenticate` finds for the request's `credential`, unless the source is refused first (429); a
+   * credential it refuses is counted against the source.
+   */
+  async authenticate<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    credential: () => Promise<string | undefined>,
+    authenticate: (credential: string | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (this.limit.failures > 0) this.#refuseIfOverLimit(request.ip, reply);
+    const presented = await credential();
     try {
-      return await authenticate();
+      return await authenticate(presented);
     } catch (error) {
-      if (error instanceof AuthenticationError) this.#count(request.ip);
+      if (error instanceof AuthenticationError && presented !== undefined && this.limit.failures > 0)
+        this.#count(request.ip);
       throw error;
     }
   }

@@ -129,10 +129,12 @@ export async function buildApiServer({
     const path = request.url.split('?')[0]!;
     const codec = path.startsWith('/codec/') && request.method !== 'OPTIONS';
     if (!path.startsWith('/api/') && !codec) return;
-    request.principal = await failedAuthentications.authenticate(request, reply, async () => {
-      const authorization = request.headers.authorization ?? (codec ? await cookieAuthorization(request) : undefined);
-      return context.authenticator.authenticate(authorization);
-    });
+    request.principal = await failedAuthentications.authenticate(
+      request,
+      reply,
+      async () => request.headers.authorization ?? (codec ? await cookieAuthorization(request) : undefined),
+      (authorization) => context.authenticator.authenticate(authorization),
+    );
   });
   metrics.instrument(app);
   // Counted by who the caller is: registered after authentication, before the routes it guards.

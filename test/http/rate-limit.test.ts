@@ -165,6 +165,12 @@ test.serial(
     t.is(lookups.count, FAILURES, 'no credential was looked up once the source was refused');
 
     t.is((await getFrom(url, '127.0.0.1', api.tokens.alice)).status, 200, 'another source is not refused');
+    for (let i = 0; i < FAILURES + 2; i++) t.is((await getFrom(url, '127.0.0.4', undefined)).status, 401);
+    t.is(
+      (await getFrom(url, '127.0.0.4', api.tokens.alice)).status,
+      200,
+      'requests with no credential are not counted',
+    );
     t.is((await getFrom(url, '127.0.0.1', forged(api.tokens.fiona))).status, 401, 'and counts its own failures');
 
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 100));
