@@ -3,7 +3,11 @@ import { ApplicationFailure } from '@temporalio/activity';
 import fetch from 'node-fetch';
 import type { Secret } from '../../infra/ordering-api/index.js';
 import { callbackAgent, checkCallbackUrl, CallbackPolicyError, type CallbackPolicy } from './callback-policy.js';
+import { isRecord } from '../../domain/index.js';
+import type { Repository } from '../../infra/db/index.js';
 import type { OrderActivities } from '../../workflows/order/activity-types.js';
+import { currentRun } from './order-requests.js';
+import { recordedNotification } from './ticket-notification.js';
 
 export const SIGNATURE_HEADER = 'x-mve-signature';
 export const TIMESTAMP_HEADER = 'x-mve-timestamp';
@@ -97,13 +101,21 @@ export async function postSigned(
   });
 }
 
+export interface TicketNotifyDeps extends NotifyDeps {
+  /** Where notifications come from: the order's records, never the activity's input. */
+  repository: Pick<Repository, 'getOrder'>;
+}
+
 /**
- * POSTs one order change to the ticket system. 5xx, 408, 429 and network errors are retried by Temporal; a URL
- * the callback policy refuses, a redirect or another 4xx is not.
+ * POSTs one order change to the ticket system: the change its input names (by journal sequence number) of the order
+ * of the activity's own workflow, as the records tell it, to the callback URL the records hold. A change the records
+ * do not show yet is retried (the journal is written as the order goes); no callback URL, or a note the order did not
+ * tell, sends nothing. 5xx, 408, 429 and network errors are retried by Temporal; a URL the callback policy refuses, a
+ * redirect or another 4xx is not.
  */
-export function createNotifyActivity(deps: NotifyDeps): Pick<OrderActivities, 'notifyTicketSystem'> {
+export function createNotifyActivity(deps: TicketNotifyDeps): Pick<OrderActivities, 'notifyTicketSystem'> {
   return {
-    async notifyTicketSystem({ callbackUrl, notification }) {
+    async notifyTicketSystem(input: unknown) {
       const callbackSecret = deps.callbackSecret;
       if (!callbackSecret) {
         throw ApplicationFailure.nonRetryable(
@@ -111,10 +123,39 @@ export function createNotifyActivity(deps: NotifyDeps): Pick<OrderActivities, 'n
           'CallbackNotConfigured',
         );
       }
-      await postSigned({ ...deps, callbackSecret }, callbackUrl, notification, {
+      const { workflowId } = currentRun();
+      const seq = changeNamed(input);
+      const view = await deps.repository.getOrder(workflowId);
+      if (!view) throw notYet(`no order is recorded as ${workflowId} yet`);
+      const told = recordedNotification(workflowId, view, seq);
+      if ('notYet' in told) throw notYet(told.notYet);
+      if ('nothing' in told) return;
+      await postSigned({ ...deps, callbackSecret }, told.send.callbackUrl, told.send.notification, {
         receiver: 'the ticket system',
-        what: `notification ${notification.seq}`,
+        what: `notification ${seq}`,
       });
     },
   };
+}
+
+/**
+ * The journal sequence number the input names. An input of a workflow from before notifications were read from the
+ * records carries the whole notification and its URL (`{ callbackUrl, notification }`), and an activity is retried
+ * with the input it was scheduled with: it names the change of its notification's `seq`, and its URL and text are
+ * ignored like any other field (anyone who reaches Temporal can write them).
+ */
+function changeNamed(input: unknown): number {
+  const seq = isRecord(input)
+    ? (input['seq'] ?? (isRecord(input['notification']) ? input['notification']['seq'] : undefined))
+    : undefined;
+  if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 1) return seq;
+  throw ApplicationFailure.nonRetryable(
+    'a ticket-system notification names the change it tells by its journal sequence number (seq, an integer from 1)',
+    'InvalidNotificationInput',
+  );
+}
+
+/** The records are behind the workflow (its journal is written as it goes): retried, never sent as something else. */
+function notYet(message: string): ApplicationFailure {
+  return ApplicationFailure.retryable(message, 'NotificationNotRecordedYet');
 }

@@ -78,11 +78,15 @@ export const buying = proxyLocalActivities<Pick<OrderActivities, 'buyOrder'>>({
   retry: { maximumAttempts: 1 },
 });
 
-/** Ticket-system callbacks: retried for an hour, then given up (the journal says so). */
+/**
+ * Ticket-system callbacks: retried for an hour, then given up (the journal says so). Each is built from the records,
+ * which the order writes when it next waits: until they show the change, the activity fails (retryable) and sends
+ * nothing, so retries stay at most a minute apart and a notification leaves soon after its journal.
+ */
 export const callbacks = proxyActivities<Pick<OrderActivities, 'notifyTicketSystem'>>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '1 hour',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 /** Messages to the approvers' webhook: a few tries within minutes, then given up (the journal says so). */

@@ -201,6 +201,24 @@ export interface TicketNotification {
   product?: ProductRecord;
 }
 
+/**
+ * Which change of the order the ticket system is told of: its journal sequence number. The activity reads the order
+ * from the records of its own workflow (its context) and builds the notification from them: where it goes and what it
+ * says never come from the input.
+ */
+export interface TicketNotificationInput {
+  seq: number;
+}
+
+/** The changes told as notes; the others (`received`, `state-changed`) are the order's recorded state changes. */
+export type TicketNoteEvent =
+  'approval-reminder' | 'buy-uncertain-reminder' | 'provisioning-changed' | 'provisioning-slow';
+
+/** What a note the ticket system is told of carries in its details: the event it is told as. */
+export interface TicketNoteDetails {
+  ticketEvent: TicketNoteEvent;
+}
+
 /** The policy in force for an environment, from the workers' own configuration (never from the submitter). */
 export interface GoverningPolicy {
   version: string;
@@ -310,7 +328,7 @@ export interface OrderActivities {
    * activity had not claimed it for sending) and answers true; false when it may have been sent.
    */
   closeUnsentBuy(input: { attempt: number }): Promise<boolean>;
-  notifyTicketSystem(input: { callbackUrl: string; notification: TicketNotification }): Promise<void>;
+  notifyTicketSystem(input: TicketNotificationInput): Promise<void>;
   /** Posts a signed Slack-compatible message to the approvers' webhook (MVE_APPROVER_WEBHOOK_URL); nothing when it is not set. */
   notifyApprovers(input: ApproverMessage): Promise<void>;
 }

@@ -77,10 +77,10 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
     }
     round.remindersSent++;
     round.approvers = await records.loadApprovers({ environment });
-    recorder.note('policy', `reminder ${round.remindersSent}: approval still needed (${tally.stillNeeded} more)`);
-    recorder.notify(
+    recorder.noteAndNotify(
+      'policy',
       'approval-reminder',
-      `approval still needed from ${tally.stillNeeded} more approver(s) with role ${round.tier.roles.join(' or ')}`,
+      `reminder ${round.remindersSent}: approval still needed (${tally.stillNeeded} more)`,
     );
     recorder.tellApprovers('approval-reminder');
   }

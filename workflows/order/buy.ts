@@ -169,11 +169,11 @@ export async function settleUncertainBuy(run: OrderRun): Promise<BuyResult> {
     await continueAsNewIfDue(run, resolved);
     if (await condition(resolved, options.buyUncertainReminderMs)) break;
     progress.buyRemindersSent++;
-    recorder.note(
+    recorder.noteAndNotify(
       ENGINE,
+      'buy-uncertain-reminder',
       `reminder ${progress.buyRemindersSent}: the buy outcome is unknown; ops must check and resolve it`,
     );
-    recorder.notify('buy-uncertain-reminder', 'the buy outcome is unknown: check the provider and resolve the order');
   }
   const resolution = inbox.resolution!;
   inbox.resolution = undefined;

@@ -116,8 +116,10 @@ function onAnswer(
     progress.product = { ...product, provisioningStatus: status };
     recorder.record({ type: 'product', product: progress.product, actor: ENGINE });
     const change = `product ${uid} is ${status} (${previous.status} for ${describeDuration(now - previous.at)})`;
-    recorder.note(ENGINE, change, { provisioningStatus: status, previous: previous.status });
-    recorder.notify('provisioning-changed', change);
+    recorder.noteAndNotify(ENGINE, 'provisioning-changed', change, {
+      provisioningStatus: status,
+      previous: previous.status,
+    });
   }
   const verdict = verdictOf(status);
   if (verdict === 'live') {
@@ -158,6 +160,5 @@ function remind(run: OrderRun, follow: ProvisioningProgress): void {
   follow.remindersSent++;
   const { status, at } = follow.statuses.at(-1)!;
   const message = `reminder ${follow.remindersSent}: product ${recorder.progress.product!.technicalServiceUid} is not LIVE yet (${status} for ${describeDuration(Date.now() - at)}; the order ends PROVISIONING_STALLED at ${new Date(follow.deadline).toISOString()})`;
-  recorder.note(ENGINE, message);
-  recorder.notify('provisioning-slow', message);
+  recorder.noteAndNotify(ENGINE, 'provisioning-slow', message);
 }

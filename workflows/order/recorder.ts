@@ -1,5 +1,12 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { ApproverMessage, ErrorSummary, JournalEntry, QuoteRecord } from './activity-types.js';
+import type {
+  ApproverMessage,
+  ErrorSummary,
+  JournalEntry,
+  QuoteRecord,
+  TicketNoteDetails,
+  TicketNoteEvent,
+} from './activity-types.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { ApprovalVote } from '../../domain/approval/index.js';
 import { journaling } from './activities.js';
@@ -38,7 +45,7 @@ export class OrderRecorder {
     // Only the entries: the activity knows its run from its context, and reads the request from the run's input.
     this.journal = new Journal((entries) => journaling.recordJournal({ entries }));
     // What was not delivered is noted while the order may be waiting: recorded now, not at the next step.
-    this.ticket = new TicketNotifier(input, identity, (message) => {
+    this.ticket = new TicketNotifier(input, (message) => {
       this.note(ENGINE, message);
       this.checkpoint();
     });
@@ -126,7 +133,7 @@ export class OrderRecorder {
       if (entry.type === 'product') this.progress.product = entry.product;
     }
     if (!written) this.journal.push(entry);
-    if (entry.type === 'transition') this.notify('state-changed', entry.reason);
+    if (entry.type === 'transition') this.notify(entry.seq);
   }
 
   note(actor: string, message: string, details?: Record<string, unknown>): void {
@@ -174,9 +181,19 @@ export class OrderRecorder {
     return summary;
   }
 
-  /** Tells the ticket system, when it gave a callback URL. */
-  notify(event: string, message: string): void {
-    this.ticket.notify(this.progress, event, message);
+  /** Tells the ticket system (when it gave a callback URL) of the change journaled at `seq`. */
+  notify(seq: number): void {
+    this.ticket.notify(seq);
+  }
+
+  /**
+   * Notes `message` and tells the ticket system of it as `event`: the note's details say so, since the notification is
+   * built from the records.
+   */
+  noteAndNotify(actor: string, event: TicketNoteEvent, message: string, details?: Record<string, unknown>): void {
+    const told: TicketNoteDetails = { ticketEvent: event };
+    this.note(actor, message, { ...details, ...told });
+    this.notify(this.progress.seq);
   }
 
   /** Tells approvers (through the workers' webhook, when they have one) that the round waits for them. */
@@ -210,8 +227,13 @@ export class OrderRecorder {
     return this.journal.handOff(step);
   }
 
-  /** The order has ended: the ticket system gets a few minutes to take its last notifications, then the records are written. */
-  async close(): Promise<void> {
+  /**
+   * The order has ended: the ticket system gets a few minutes to take its last notifications, then the records are
+   * written. `recordsFirst` (`RunChanges.writesRecordsBeforeLastNotifications`): they are written before that wait too,
+   * since the notifications are built from them.
+   */
+  async close(recordsFirst: boolean): Promise<void> {
+    if (recordsFirst) this.checkpoint();
     // Without a callback URL nothing is ever sent to a ticket system, so there is nothing to wait for. (A check of the
     // outbox itself would not do: whether its last send has been counted yet depends on how the workflow task's jobs
     // are ordered, which a replay need not repeat. The wait's timer and promises cost the workflow thread dearly.)

@@ -2,7 +2,7 @@ import { patched, type CancellationScope } from '@temporalio/workflow';
 import type { ApprovalPolicy } from '../../domain/approval/index.js';
 import type { CancelInput, ResolveBuyInput } from './messages.js';
 import type { OrderRecorder } from './recorder.js';
-import type { OrderWorkflowOptions } from './types.js';
+import type { OrderWorkflowInput, OrderWorkflowOptions } from './types.js';
 
 /** What every step of one run of the order works with. */
 export interface OrderRun {
@@ -36,12 +36,20 @@ export interface RunChanges {
    * provider and found it named after this order (`checkResolvedProduct`).
    */
   checksResolvedProduct: boolean;
+  /**
+   * An order that ends writes its records before it waits for its last ticket-system notifications, which the activity
+   * builds from the records (before, it waited for them first). Asked only of an order with a callback URL: one
+   * without waits for no notification, so its end is the same either way, and its history needs no marker.
+   */
+  writesRecordsBeforeLastNotifications: boolean;
 }
 
-export function changesOfThisRun(): RunChanges {
+export function changesOfThisRun(input: Pick<OrderWorkflowInput, 'request'>): RunChanges {
   return {
     skipsNumbersOfUncertainBuy: patched('skip-numbers-of-uncertain-buy'),
     checksResolvedProduct: patched('check-resolved-product'),
+    writesRecordsBeforeLastNotifications:
+      input.request.callbackUrl === undefined || patched('records-before-last-notifications'),
   };
 }
 

@@ -1,38 +1,36 @@
-import type { TicketNotification } from './activity-types.js';
 import { callbacks } from './activities.js';
 import { summarise } from './failures.js';
 import { Outbox } from './outbox.js';
-import { currentQuote, type OrderProgress } from './progress.js';
-import type { OrderIdentity, OrderWorkflowInput } from './types.js';
+import type { OrderWorkflowInput } from './types.js';
 
 /**
  * Tells the ticket system of each change, in order, when it gave a callback URL: one signed callback per change,
- * sent beside the order's flow. A callback the ticket system does not take is given up (and `onUndelivered` says so).
+ * sent beside the order's flow. Each names its change by journal sequence number only: the activity builds the
+ * notification, and finds where it goes, in the order's records. A callback the ticket system does not take is given
+ * up (and `onUndelivered` says so).
  */
 export class TicketNotifier {
-  private readonly outbox: Outbox<TicketNotification>;
+  private readonly outbox: Outbox<number>;
 
   constructor(
     private readonly input: OrderWorkflowInput,
-    private readonly identity: OrderIdentity,
     onUndelivered: (message: string) => void,
   ) {
-    const { callbackUrl } = input.request;
-    this.outbox = new Outbox<TicketNotification>(
-      async ([notification]) => {
-        if (callbackUrl && notification) await callbacks.notifyTicketSystem({ callbackUrl, notification });
+    this.outbox = new Outbox<number>(
+      async ([seq]) => {
+        if (seq !== undefined) await callbacks.notifyTicketSystem({ seq });
       },
       {
         maxBatch: 1,
         retryAfterMs: 0,
-        onFailure: (error, [notification]) => {
+        onFailure: (error, [seq]) => {
           const summary = summarise(error, 'the notification could not be sent');
-          onUndelivered(`the ticket system did not accept notification ${notification?.seq}: ${summary.message}`);
+          onUndelivered(`the ticket system did not accept notification ${seq}: ${summary.message}`);
           return 'drop';
         },
       },
     );
-    if (callbackUrl) this.outbox.start();
+    if (this.listening) this.outbox.start();
   }
 
   /** Whether the ticket system listens at all: without a callback URL nothing is ever sent, or waited for. */
@@ -40,21 +38,9 @@ export class TicketNotifier {
     return this.input.request.callbackUrl !== undefined;
   }
 
-  notify(progress: OrderProgress, event: string, message: string): void {
-    const { request } = this.input;
-    if (!request.callbackUrl) return;
-    const quote = currentQuote(progress);
-    this.outbox.push({
-      workflowId: this.identity.workflowId,
-      ticketId: request.ticketId,
-      seq: progress.seq,
-      at: new Date(Date.now()).toISOString(),
-      state: progress.state,
-      event,
-      message,
-      ...(quote ? { quote: { monthlyRate: quote.monthlyRate, currency: quote.currency } } : {}),
-      ...(progress.product ? { product: progress.product } : {}),
-    });
+  /** Tells the ticket system of the change journaled at `seq`. */
+  notify(seq: number): void {
+    if (this.listening) this.outbox.push(seq);
   }
 
   /** Waits at most `ms` for the ticket system to take what is pending; true when it took everything. */

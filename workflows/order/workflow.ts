@@ -36,7 +36,7 @@ async function runOrder(input: OrderWorkflowInput, temporalCancel: Promise<never
     workflowId: info.workflowId,
     runId: info.firstExecutionRunId,
   });
-  const run: OrderRun = { recorder, options: withDefaults(input.options), changes: changesOfThisRun(), inbox: {} };
+  const run: OrderRun = { recorder, options: withDefaults(input.options), changes: changesOfThisRun(input), inbox: {} };
   installHandlers(run);
   const admission = await admit(run);
   noteUnreadableSignals(run);
@@ -106,7 +106,7 @@ function receive(run: OrderRun): void {
     actor: request.requestedBy,
     reason: 'order received',
   });
-  recorder.notify('received', 'order received');
+  recorder.notify(progress.seq);
 }
 
 /** A bought order ends at BOUGHT, or, when the workers follow products, where its provisioning ends. */
@@ -125,7 +125,7 @@ async function finish(
   const { recorder } = run;
   const { progress } = recorder;
   if (progress.state !== ending.state) recorder.moveTo(ending.state, ending.actor, ending.reason);
-  await recorder.close();
+  await recorder.close(run.changes.writesRecordsBeforeLastNotifications);
   const quote = currentQuote(progress);
   return {
     state: ending.state,

@@ -12,6 +12,7 @@ import {
   fakeActivities,
   notCreated,
   refuse,
+  toldOf,
   uncertain,
   type Fake,
 } from './fixtures/fake-activities.js';
@@ -370,7 +371,7 @@ test.serial(
         `reminder ${i + 1} ${offset} ms after parking`,
       );
     });
-    const events = fake.callsOf('notifyTicketSystem').map((call) => call.input.notification.event);
+    const events = toldOf(fake).map((told) => told.event);
     t.is(events.filter((event) => event === 'buy-uncertain-reminder').length, 3);
     t.deepEqual(
       entriesOf(written, 'buy-outcome').map((entry) => [entry.attempt, entry.outcome, entry.resolvedBy]),

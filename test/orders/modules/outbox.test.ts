@@ -1,6 +1,6 @@
 /** outbox.ts: the ordered background sender (the recorder's ticket-system and approver messages go through it). */
 import anyTest, { type TestFn } from 'ava';
-import { outboxWorkflow, type OutboxInput } from './fixtures/module-workflows.js';
+import { outboxWorkflow, type OutboxInput, type OutboxSend } from './fixtures/module-workflows.js';
 import { after, fakeActivities, refuse, type Fake } from './fixtures/fake-activities.js';
 import { useModuleEnv } from './fixtures/harness.js';
 import { HOUR } from './fixtures/order-input.js';
@@ -17,7 +17,9 @@ async function runOutbox(fake: Fake, input: OutboxInput) {
 
 /** The batches `send` was called with, in order (whether they went through or not). */
 const attempted = (fake: Fake) =>
-  fake.callsOf('notifyTicketSystem').map((call) => call.input.notification.message.split(','));
+  fake
+    .callsOf('notifyTicketSystem')
+    .map((call) => (call.input as unknown as Parameters<OutboxSend['notifyTicketSystem']>[0]).batch);
 
 test.serial('items are sent in the order pushed, at most maxBatch at a time, one batch after another', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: [after(200, undefined)] });

@@ -5,7 +5,7 @@ import type { ProvisioningPlan } from '../../../domain/provisioning.js';
 import type { ProductReadAnswer } from '../../../workflows/order/activity-types.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
 import { provisioningWorkflow } from './fixtures/module-workflows.js';
-import { entriesOf, fakeActivities, type Fake } from './fixtures/fake-activities.js';
+import { entriesOf, fakeActivities, toldOf, type Fake } from './fixtures/fake-activities.js';
 import { useModuleEnv, type Start } from './fixtures/harness.js';
 import { governing, HOUR, orderRequest, TARGETS } from './fixtures/order-input.js';
 
@@ -52,8 +52,7 @@ async function follow(start: Start, ticketId: string) {
 /** Equal but for the seconds the reads and workflow tasks take. */
 const within = (actual: number, expected: number) => actual >= expected && actual < expected + 5_000;
 
-const notified = (fake: Fake, event: string) =>
-  fake.callsOf('notifyTicketSystem').filter((call) => call.input.notification.event === event);
+const notified = (fake: Fake, event: string) => toldOf(fake).filter((told) => told.event === event);
 
 test.serial(
   'DEPLOYABLE, CONFIGURED, LIVE: each change journaled and told, reads spaced by the growing wait',
@@ -90,7 +89,9 @@ test.serial(
       ['BOUGHT->PROVISIONING', 'PROVISIONING->LIVE'],
     );
     t.deepEqual(
-      notified(fake, 'provisioning-changed').map((call) => call.input.notification.product?.provisioningStatus),
+      notified(fake, 'provisioning-changed').map(
+        (told) => told.entry?.type === 'note' && told.entry.details?.['provisioningStatus'],
+      ),
       ['CONFIGURED', 'LIVE'],
     );
   },
