@@ -75,3 +75,8 @@ const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
 export function canTransition(from: OrderState, to: OrderState): boolean {
   return TRANSITIONS[from].includes(to);
 }
+
+/** Whether the order has ended for good: nothing moves it on (BOUGHT has not: provisioning may follow). */
+export function hasEnded(state: OrderState): boolean {
+  return TRANSITIONS[state].length === 0;
+}

@@ -6,6 +6,7 @@ import type { Environment } from '../workflows/order/activity-types.js';
 import { orderTaskQueue } from '../config/temporal.js';
 import { bundleInThread } from './bundle/in-thread.js';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from './cache.js';
+import { refuseForeignWorkflows } from './activity-origin.js';
 import { logRefusals } from './refusal-log.js';
 import type { LogLine } from '../infra/log.js';
 
@@ -60,7 +61,9 @@ export async function createOrderWorker(options: OrderWorkerOptions): Promise<Wo
     activities: options.activities,
     dataConverter: workerDataConverter(options.codecKeys),
     maxCachedWorkflows,
-    ...(options.log ? { interceptors: { activity: [logRefusals(options.log)] } } : {}),
+    interceptors: {
+      activity: [refuseForeignWorkflows(options.log), ...(options.log ? [logRefusals(options.log)] : [])],
+    },
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: Math.round(0.8 * options.shutdownGraceMs) }),
     // A cache smaller than the SDK's 40 concurrent workflow tasks caps them (which the SDK would do with a warning).
     ...(maxCachedWorkflows > 1 && maxCachedWorkflows < 40

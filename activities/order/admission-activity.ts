@@ -1,7 +1,13 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Keyring } from '../../codec/index.js';
 import type { ProvisioningPlan } from '../../domain/provisioning.js';
-import { ticketFingerprint, type TicketRecord, type TicketsRepository } from '../../infra/db/index.js';
+import { hasEnded, type OrderState } from '../../domain/order-states.js';
+import {
+  ticketFingerprint,
+  type EvidenceRepository,
+  type TicketRecord,
+  type TicketsRepository,
+} from '../../infra/db/index.js';
 import { sealRefusal } from '../../workflows/order/carried-seal.js';
 import type {
   BeginRunAnswer,
@@ -11,9 +17,13 @@ import type {
   OrderActivities,
 } from '../../workflows/order/activity-types.js';
 import { currentRun, type RunReference } from './order-requests.js';
+import type { AdmittedRuns } from './run-guard.js';
 
 export interface AdmissionActivityDeps {
-  repository: Pick<TicketsRepository, 'claimTicket' | 'getTicketByWorkflow' | 'recordRefusedRun'>;
+  repository: Pick<TicketsRepository, 'claimTicket' | 'getTicketByWorkflow' | 'recordRefusedRun'> &
+    Pick<EvidenceRepository, 'admitRun' | 'getAdmittedRun' | 'orderState'>;
+  /** The runs admitted (the activities' guard reads them: run-guard.ts). */
+  admittedRuns: AdmittedRuns;
   /** The action keys (MVE_ACTION_KEY): the tickets' fingerprints and the carried seals are made with them. */
   actionKeys: Keyring;
   /** The environment's policy, for a first run (see policy-activity.ts). */
@@ -31,6 +41,12 @@ export interface AdmissionActivityDeps {
  *   (its fingerprint) and submitter. A run of another chain finds the ticket claimed, or not registered, and stops.
  * - A run that continued as new must be of the claiming chain, continued from a run (the server says so), and carry
  *   the progress that run sealed.
+ * - The chain is one line of runs (`admitted_runs`): its first run, then one run after each. A run that is neither
+ *   (`temporal workflow reset` makes a new run with a copy of an old run's start) is refused, and so is any new run
+ *   once the records say the order has ended. A run already admitted (its workflow task retried) goes on.
+ *
+ * It trusts `firstRunId` and `continuedFromRunId` because it runs only as a local activity (run-guard.ts): the
+ * order's own workflow code read them from the server's start event.
  *
  * A refused run is kept in `refused_runs` for ops and answered `admitted: false`; the workflow then stops with
  * nothing looked up, voted on or bought. A database that does not answer is thrown (the read is retried): no claim,
@@ -63,10 +79,32 @@ export function createAdmissionActivity(deps: AdmissionActivityDeps): Pick<Order
     return undefined;
   }
 
+  /** Why this run is not the chain's next run, if it is not; admits it otherwise. */
+  async function lineRefusal(run: RunReference, input: BeginRunInput): Promise<string | undefined> {
+    if (await deps.repository.getAdmittedRun(run)) return remembered(run);
+    const continuedFromRunId = input.carried ? input.continuedFromRunId! : null;
+    if (!continuedFromRunId && run.runId !== input.firstRunId)
+      return `it is a copy of the chain's first run ${input.firstRunId} (a reset): a reset does not take an order back`;
+    const state = await deps.repository.orderState(run.workflowId);
+    // The records' states are the order's (a PostgreSQL enum).
+    if (state !== null && hasEnded(state as OrderState))
+      return `the records say the order has ended (${state}): no run takes it on again`;
+    const admitted = await deps.repository.admitRun({ ...run, firstRunId: input.firstRunId, continuedFromRunId });
+    if (!admitted.admitted) {
+      return `run ${admitted.holder} already ${continuedFromRunId ? `continues the chain after ${continuedFromRunId}` : 'is the chain\u2019s first run'}; this one is a copy made by a reset`;
+    }
+    return remembered(run);
+  }
+
+  function remembered(run: RunReference): undefined {
+    deps.admittedRuns.remember(run);
+    return undefined;
+  }
+
   return {
     async beginRun(input): Promise<BeginRunAnswer> {
       const run = currentRun();
-      const reason = await refusalOf(run, input);
+      const reason = (await refusalOf(run, input)) ?? (await lineRefusal(run, input));
       if (reason) {
         await deps.repository.recordRefusedRun({ ...run, reason });
         return { admitted: false, reason };

@@ -13,8 +13,10 @@ import {
 } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { refusal, summaryOf, toApplicationFailure } from './failures.js';
+import { buyRefusal, type BuyEvidenceDeps } from './buy-evidence.js';
 import { BuyIntentRefused, type JournalWriter } from './journal-writer.js';
 import { currentRun, type RecentOrderRequests, type RunReference } from './order-requests.js';
+import { sealQuote } from './quote-seal.js';
 import { verdictOnResolvedProduct } from './resolved-product.js';
 import type {
   BuyAnswer,
@@ -27,7 +29,7 @@ import type {
   ProductRecord,
 } from '../../workflows/order/activity-types.js';
 
-export interface ApiActivityDeps {
+export interface ApiActivityDeps extends Omit<BuyEvidenceDeps, 'repository'> {
   /** The API client of each environment this worker serves (one key, one environment). */
   clients: Partial<Record<Environment, ApiClient>>;
   catalog: CatalogLookups;
@@ -41,7 +43,10 @@ export interface ApiActivityDeps {
    * Where the buy claims its attempt just before sending (see `claimBuyForSending`), and reads it back when the claim
    * or its intent is refused (see `ranBefore`).
    */
-  repository: Pick<Repository, 'claimBuyForSending' | 'getOrder'>;
+  repository: Pick<
+    Repository,
+    'claimBuyForSending' | 'getOrder' | 'buyEvidence' | 'listApprovers' | 'recordWorkerQuote' | 'recordRefusedCall'
+  >;
 }
 
 /**
@@ -133,8 +138,9 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     },
 
     async validateOrder({ environment, request, targets }) {
+      const run = currentRun();
       // A buy may follow: it reads the request from here instead of from the run's history.
-      deps.orderRequests.keep(currentRun(), request);
+      deps.orderRequests.keep(run, request);
       return retriable(async () => {
         const response = await clientFor(environment).validate(build(request, targets).validateBody);
         const result = response.data[0];
@@ -144,6 +150,10 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
             'ApiInvalidResponse',
           );
         }
+        const quote = { monthlyRate: result.price.monthlyRate, currency: result.price.currency.trim().toUpperCase() };
+        // The buy pays only a price a worker was quoted: kept, sealed, before the workflow hears of it.
+        const sealed = { workflowId: run.workflowId, ...quote, quotedAt: new Date(deps.now()) };
+        await deps.repository.recordWorkerQuote({ ...run, ...sealed, seal: sealQuote(deps.actionKeys, sealed) });
         return {
           monthlyRate: result.price.monthlyRate,
           currency: result.price.currency,
@@ -157,11 +167,10 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
 
   async function buy(input: BuyInput): Promise<BuyAnswer> {
     const run = currentRun();
-    const request = once(() => deps.orderRequests.requestOf(run));
     if (input.journal.length) {
       try {
         // The write-ahead rule: the attempt's intent is in Postgres before the request can leave.
-        await writeJournalInTime(run, input.journal, request);
+        await writeJournalInTime(run, input.journal);
       } catch (error) {
         return (
           (error instanceof BuyIntentRefused && (await ranBefore(run, input))) || {
@@ -172,12 +181,15 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
       }
     }
     let order: OrderRequest;
+    let refusal: string | undefined;
     try {
-      order = await request();
+      order = await deps.orderRequests.requestOf(run);
+      refusal = await buyRefusal(deps, run, order);
     } catch (error) {
-      // Nothing was sent: the request could not be read (Temporal unreachable); worth trying again.
+      // Nothing was sent: the request or the records could not be read (Temporal or the database unreachable).
       return { outcome: 'not-created', retryable: true, error: summaryOf(error) };
     }
+    if (refusal) return refused(run, refusal);
     let client: ApiClient;
     let envelope;
     try {
@@ -246,7 +258,19 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     return {
       outcome: 'created',
       product,
-      journal: await recordCreated(run, input.attempt, product, input.recordCreated, request),
+      journal: await recordCreated(run, input.attempt, product, input.recordCreated),
+    };
+  }
+
+  /** A buy the records do not prove: nothing is sent, the refusal is kept, and the order is told why. */
+  async function refused(run: RunReference, reason: string): Promise<BuyOutcome> {
+    await deps.repository
+      .recordRefusedCall({ ...run, activity: 'buyOrder', reason })
+      .catch(() => undefined /* the refusal stands; the order's journal records it too */);
+    return {
+      outcome: 'not-created',
+      retryable: false,
+      error: { type: 'BuyRefused', message: `not buying: ${reason}` },
     };
   }
 
@@ -290,17 +314,9 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     };
   }
 
-  /** The buy's journal writes, which read the buy's own copy of the request, and give up after `BUY_JOURNAL_TIMEOUT_MS`. */
-  function writeJournalInTime(
-    run: RunReference,
-    entries: JournalEntry[],
-    request: () => Promise<OrderRequest>,
-  ): Promise<void> {
-    return withinTime(
-      deps.writeJournal(run, entries, { requestOf: request }),
-      BUY_JOURNAL_TIMEOUT_MS,
-      'the journal was not written in time',
-    );
+  /** The buy's journal writes, which give up after `BUY_JOURNAL_TIMEOUT_MS`. */
+  function writeJournalInTime(run: RunReference, entries: JournalEntry[]): Promise<void> {
+    return withinTime(deps.writeJournal(run, entries), BUY_JOURNAL_TIMEOUT_MS, 'the journal was not written in time');
   }
 
   /**
@@ -312,11 +328,10 @@ export function createApiActivities(deps: ApiActivityDeps): ApiActivities {
     attempt: number,
     product: ProductRecord,
     reserved: BuyInput['recordCreated'],
-    request: () => Promise<OrderRequest>,
   ): Promise<{ entries: JournalEntry[]; written: boolean }> {
     const entries = createdEntries(attempt, product, reserved, Date.now());
     try {
-      await writeJournalInTime(run, entries, request);
+      await writeJournalInTime(run, entries);
       return { entries, written: true };
     } catch {
       return { entries, written: false };
@@ -374,12 +389,6 @@ function recordedCreation(
 /** A warning as a person reads it: where, and what. */
 function described(warning: { path: string; message: string }): string {
   return `${warning.path}: ${warning.message}`;
-}
-
-/** Calls `read` once, however often the result is asked for (the buy and its journal read the same request). */
-function once<T>(read: () => Promise<T>): () => Promise<T> {
-  let result: Promise<T> | undefined;
-  return () => (result ??= read());
 }
 
 export type { ApiActivities };

@@ -5,19 +5,32 @@ import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approve
 import { createJournalWriter } from './journal-writer.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
 import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
-import { RecentOrderRequests } from './order-requests.js';
+import { RecentOrderRequests, type OrderRequestReader } from './order-requests.js';
 import { createRecordActivities, type RecordActivityDeps } from './record-activities.js';
+import { AdmittedRuns, guardActivities } from './run-guard.js';
 import type { OrderActivities } from '../../workflows/order/activity-types.js';
 
-export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderRequests'> &
-  RecordActivityDeps &
+export type OrderActivityDeps = Omit<ApiActivityDeps, 'writeJournal' | 'orderRequests'> & {
+  /** Reads an order run's request from its start input (the buy's input does not carry it). */
+  orderRequests: OrderRequestReader;
+} & RecordActivityDeps &
   Omit<PolicyActivityDeps, 'approverWebhook'> &
   Pick<AdmissionActivityDeps, 'actionKeys' | 'provisioning'> &
   Omit<NotifyDeps, 'now'> &
   Partial<Pick<ApproverNotifyDeps, 'approverWebhookUrl' | 'consoleUrl'>>;
 
+/** The order's activities, each behind the guard that checks who scheduled it and for which run (run-guard.ts). */
 export function createActivities(options: OrderActivityDeps): OrderActivities {
-  const deps = { ...options, orderRequests: new RecentOrderRequests(options.orderRequests) };
+  const admittedRuns = new AdmittedRuns(options.repository);
+  return guardActivities(unguardedActivities(options, admittedRuns), {
+    admittedRuns,
+    repository: options.repository,
+    resetOf: options.orderRequests.resetOf?.bind(options.orderRequests),
+  });
+}
+
+function unguardedActivities(options: OrderActivityDeps, admittedRuns: AdmittedRuns): OrderActivities {
+  const deps = { ...options, admittedRuns, orderRequests: new RecentOrderRequests(options.orderRequests) };
   const api = createApiActivities({ ...deps, writeJournal: createJournalWriter(deps) });
   return {
     ...api,
@@ -37,11 +50,13 @@ export function createActivities(options: OrderActivityDeps): OrderActivities {
 }
 
 export { policyHash } from './policy-activity.js';
+export { ACTIVITY_REFUSED } from './run-guard.js';
 export {
   OrderRequestUnavailable,
   temporalOrderRequests,
   type OrderRequestReader,
   type RunReference,
+  type RunReset,
 } from './order-requests.js';
 export {
   CALLBACK_ALLOW_HTTP_VARIABLE,

@@ -5,17 +5,16 @@ import {
   type TransitionInput,
   type TransitionOutcome,
 } from '../../infra/db/index.js';
-import { redactOrderRequest } from '../../domain/index.js';
+import type { Keyring } from '../../codec/index.js';
 import type { PoliciesInForce } from '../../domain/approval/index.js';
-import type { OrderRequest } from '../../schemas/index.js';
-import type { OrderRequestReader } from './order-requests.js';
 import { policyHash } from './policy-activity.js';
+import { voteSignatureRefusal } from './vote-signature.js';
 import type { JournalEntry } from '../../workflows/order/activity-types.js';
 
 export interface JournalWriterDeps {
   repository: Repository;
-  /** Reads the request of the order run (the "received" entry does not carry it). */
-  orderRequests: OrderRequestReader;
+  /** The action keys (MVE_ACTION_KEY): a vote is recorded only with the HTTP API's signature over it. */
+  actionKeys: Keyring;
   /** The policies this worker serves: their rules, for a policy entry whose hash no worker stored (see below). */
   policies?: PoliciesInForce;
 }
@@ -35,12 +34,8 @@ export class BuyIntentRefused extends Error {
   override name = 'BuyIntentRefused';
 }
 
-/** Writes a batch of the order's journal to Postgres; `orderRequests` replaces the writer's own reader for this batch. */
-export type JournalWriter = (
-  run: JournalRun,
-  entries: JournalEntry[],
-  orderRequests?: OrderRequestReader,
-) => Promise<void>;
+/** Writes a batch of the order's journal to Postgres. */
+export type JournalWriter = (run: JournalRun, entries: JournalEntry[]) => Promise<void>;
 
 /** Appended to a text cut to fit its column, so a reader knows there was more. */
 export const TRUNCATED = '… [truncated]';
@@ -89,33 +84,19 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     return served as unknown as Record<string, unknown> | undefined;
   }
 
-  /**
-   * Writes one entry other than a transition (`writeSegment` sends those together); `request` is the run's, read
-   * beforehand for a `received` entry that does not carry it.
-   */
+  /** Writes one entry other than a transition (`writeSegment` sends those together). */
   async function write(
     records: OrdersRepository,
     run: JournalRun,
     entry: Exclude<JournalEntry, TransitionEntry>,
-    request: OrderRequest | undefined,
   ): Promise<void> {
     const { workflowId } = run;
     const at = new Date(entry.at);
     switch (entry.type) {
-      case 'received': {
-        if (!request) throw new Error('a received entry is written with its request');
-        // Stored redacted only.
-        await records.recordOrderReceived({
-          workflowId,
-          ticketId: request.ticketId,
-          environment: request.environment,
-          requestedBy: request.requestedBy,
-          ...(run.runId ? { runId: run.runId } : {}),
-          request: redactOrderRequest(request) as Record<string, unknown>,
-          at,
-        });
+      case 'received':
+        // The intake recorded the order (with its request, redacted); the run that received it is noted.
+        if (run.runId) await records.recordOrderRun({ workflowId, runId: run.runId });
         return;
-      }
       case 'note':
         await records.recordNote({
           workflowId,
@@ -136,6 +117,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
         });
         return;
       case 'vote':
+        await requireSignedVote(workflowId, entry);
         await records.recordApprovalVote({
           workflowId,
           quoteNumber: entry.quoteNumber,
@@ -145,6 +127,7 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
           currency: entry.currency.trim().toUpperCase(),
           reason: entry.comment === undefined ? null : fit(entry.comment, 2000),
           at,
+          signature: entry.signed as unknown as Record<string, unknown>,
         });
         return;
       case 'buy-intent': {
@@ -219,22 +202,26 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     }
   }
 
+  /** A vote is recorded only when the HTTP API signed it for this order: a run cannot make one up. */
+  async function requireSignedVote(workflowId: string, vote: Extract<JournalEntry, { type: 'vote' }>): Promise<void> {
+    const ticket = await repository.getTicketByWorkflow(workflowId);
+    const refusal = ticket?.claimedRunId
+      ? voteSignatureRefusal(deps.actionKeys, { workflowId, firstRunId: ticket.claimedRunId }, vote)
+      : 'no run has claimed the order\u2019s ticket';
+    if (refusal) throw new RepositoryError('invalid-input', `recordApprovalVote: ${refusal}`);
+  }
+
   /**
    * Starts the writes of a segment together, in order; its transitions go as one statement, started where the first
    * of them stands (the order's row then moves once, not once per change). Resolves with each entry's refusal, if any.
    */
-  function writeSegment(
-    records: OrdersRepository,
-    run: JournalRun,
-    segment: JournalEntry[],
-    request: OrderRequest | undefined,
-  ) {
+  function writeSegment(records: OrdersRepository, run: JournalRun, segment: JournalEntry[]) {
     const transitions = segment.filter((entry): entry is TransitionEntry => entry.type === 'transition');
     let together: Promise<TransitionOutcome[]> | undefined;
     return Promise.all(
       segment.map((entry): Promise<{ error: unknown } | undefined> => {
         if (entry.type !== 'transition')
-          return write(records, run, entry, request).then(
+          return write(records, run, entry).then(
             () => undefined,
             (error: unknown) => ({ error }),
           );
@@ -250,18 +237,11 @@ export function createJournalWriter(deps: JournalWriterDeps): JournalWriter {
     );
   }
 
-  return async (run, entries, orderRequests = deps.orderRequests) => {
-    // Entries of older inputs carry the request; the run's start input has it otherwise (a new-shape input always has
-    // its run from the context). Read first, so that the writes can all go out at once.
-    const received = entries.find((entry) => entry.type === 'received');
-    const request =
-      received?.type === 'received'
-        ? (received.request ?? (await orderRequests.requestOf({ workflowId: run.workflowId, runId: run.runId ?? '' })))
-        : undefined;
+  return async (run, entries) => {
     await repository.withOneConnection(async (records) => {
       for (const segment of segments(entries)) {
         // Started together on one connection: PostgreSQL gets them in one round trip and runs them in order.
-        const outcomes = await writeSegment(records, run, segment, request);
+        const outcomes = await writeSegment(records, run, segment);
         let refused: { at: number; message: string } | undefined;
         let intentRefused: BuyIntentRefused | undefined;
         for (const [index, outcome] of outcomes.entries()) {

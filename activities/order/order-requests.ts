@@ -10,6 +10,7 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { isRecord } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
@@ -22,6 +23,17 @@ export interface RunReference {
 /** One job: the request an order's run was started with, decoded (and decrypted) by the worker's data converter. */
 export interface OrderRequestReader {
   requestOf(run: RunReference): Promise<OrderRequest>;
+  /**
+   * Which run this run was reset from, and at which event, as its own history says (the server's reset marker); null
+   * when it was not made by a reset. A reader without it (a test's) never adopts a recovered run (run-guard.ts).
+   */
+  resetOf?(run: RunReference): Promise<RunReset | null>;
+}
+
+/** What the server recorded when a reset made a run: the run it copied, and the event the copy failed at. */
+export interface RunReset {
+  baseRunId: string;
+  eventId: number;
 }
 
 /** The run the current activity works for, from its context (not from its input). */
@@ -70,7 +82,10 @@ export const READ_TIMEOUT_MS = 10_000;
  * The reader on a Temporal client whose data converter is the worker's (the encrypting codec): one
  * GetWorkflowExecutionHistory call for the run's first event only.
  */
-export function temporalOrderRequests(client: Client, options: { timeoutMs?: number } = {}): OrderRequestReader {
+export function temporalOrderRequests(
+  client: Client,
+  options: { timeoutMs?: number } = {},
+): Required<OrderRequestReader> {
   const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
   return {
     async requestOf({ workflowId, runId }) {
@@ -107,6 +122,25 @@ export function temporalOrderRequests(client: Client, options: { timeoutMs?: num
         throw new OrderRequestUnavailable(`the start input of ${where} holds no order request`);
       }
       return request as unknown as OrderRequest;
+    },
+
+    async resetOf({ workflowId, runId }) {
+      // Newest first: a reset marks the copy at the point it was reset to, near the end of a run that did little since.
+      const { history } = await client.withDeadline(Date.now() + timeoutMs, () =>
+        client.workflowService.getWorkflowExecutionHistoryReverse({
+          namespace: client.options.namespace,
+          execution: { workflowId, runId },
+          maximumPageSize: 200,
+        }),
+      );
+      const marker = history?.events?.find(
+        (event) =>
+          event.workflowTaskFailedEventAttributes?.cause ===
+          proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
+      );
+      const reset = marker?.workflowTaskFailedEventAttributes;
+      if (!marker || !reset?.baseRunId || reset.newRunId !== runId) return null;
+      return { baseRunId: reset.baseRunId, eventId: Number(marker.eventId) };
     },
   };
 }

@@ -60,4 +60,5 @@ export {
   type VoteRefusal,
   type VoteRefusalCode,
 } from './votes.js';
+export { approvalRefusal, type ApprovalEvidence } from './approved.js';
 export { approvalDeadline, isQuoteStale, reminderTimes } from './timing.js';

@@ -46,6 +46,8 @@ const CONSTRAINT_RULES: Record<string, string> = {
   orders_policy_hash_fkey: 'the approval policy must be stored first',
   approval_policies_hash_hex: 'a policy hash is a SHA-256 in hex',
   approval_policies_policy_object: 'a policy is a JSON object',
+  order_events_transition_allowed: 'an order moves only as domain/order-states.ts allows',
+  order_events_not_after_end: 'an order that has ended does not move again',
 };
 
 /** Unique indexes whose violation is one record taking what another holds: a conflict, not a broken rule. */

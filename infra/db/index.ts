@@ -35,6 +35,16 @@ export {
   CLOSED_IN_TEMPORAL,
   type RegisterTicketInput,
 } from './tickets-repository.js';
+export {
+  createEvidenceRepository,
+  type AdmittedRun,
+  type AdmitRunOutcome,
+  type BuyEvidenceRecord,
+  type EvidenceRepository,
+  type RefusedCallRecord,
+  type RunRecoveryRecord,
+  type WorkerQuoteRecord,
+} from './evidence-repository.js';
 export { ticketFingerprint } from './ticket-fingerprint.js';
 export { createTokensRepository, TOKEN_TOUCH_INTERVAL_SECONDS, type TokensRepository } from './tokens-repository.js';
 export {

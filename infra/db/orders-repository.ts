@@ -61,6 +61,11 @@ export interface OrdersRepository {
   /** Records the order and its event 0 (→ RECEIVED). `created: false` when it was already recorded. */
   recordOrderReceived(input: OrderReceivedInput): Promise<{ created: boolean }>;
   /**
+   * Notes the run that received an order the intake recorded (the first such run stays). Refused (`not-found`) when
+   * the intake recorded no order for the workflow: only the intake creates orders.
+   */
+  recordOrderRun(input: { workflowId: string; runId: string }): Promise<void>;
+  /**
    * Cancels an order no worker has started: in one transaction, its ticket is closed to every run (no claim can
    * follow) and the order recorded CANCELLED (event 1). `cancelled: false` when a run has claimed the ticket
    * meanwhile (the order is cancelled through its workflow then) or it was cancelled before.
@@ -129,6 +134,7 @@ export interface OrdersRepository {
 }
 
 const workflowIdInput = z.string().min(1, 'must not be empty');
+const orderRunInput = z.object({ workflowId: workflowIdInput, runId: z.string().min(1, 'must not be empty') });
 const productUidInput = z.string().min(1, 'must not be empty').max(255, 'at most 255 characters');
 
 export type TransitionOutcome = { recorded: boolean } | { refused: RepositoryError };
@@ -297,6 +303,18 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         return { created: false };
       }),
 
+    recordOrderRun: (input) =>
+      operation('recordOrderRun', orderRunInput, input, async ({ workflowId, runId }) => {
+        const [row] = await sql`
+          UPDATE orders SET run_id = coalesce(run_id, ${runId}) WHERE workflow_id = ${workflowId} RETURNING 1`;
+        if (!row) {
+          throw new RepositoryError(
+            'not-found',
+            `recordOrderRun: the order API recorded no order for workflow ${workflowId}; only its intake creates orders`,
+          );
+        }
+      }),
+
     cancelUnstartedOrder: (input) =>
       operation('cancelUnstartedOrder', unstartedCancelInput, input, async ({ workflowId, actor, reason }) =>
         sql.begin(async (tx) => {
@@ -339,10 +357,11 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
     recordApprovalVote: (input) =>
       operation('recordApprovalVote', approvalVoteInput, input, async (vote) => {
         const inserted = await sql`
-          INSERT INTO approvals (workflow_id, quote_number, approver_id, decision, monthly_rate, currency, reason, at)
+          INSERT INTO approvals (workflow_id, quote_number, approver_id, decision, monthly_rate, currency, reason, at,
+                                 signature)
           VALUES (${vote.workflowId}, ${vote.quoteNumber}, ${vote.approverId}, ${vote.decision},
                   ${vote.monthlyRate}::numeric, ${vote.currency}, ${vote.reason ?? null},
-                  coalesce(${vote.at ?? null}::timestamptz, now()))
+                  coalesce(${vote.at ?? null}::timestamptz, now()), ${vote.signature ? json(vote.signature) : null})
           ON CONFLICT (workflow_id, quote_number, approver_id) DO NOTHING
           RETURNING *`;
         if (inserted.length > 0) return { recorded: true, vote: toVote(inserted[0]!) };
@@ -489,7 +508,17 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
           VALUES (${note.workflowId}, ${note.sequence}, ${note.actor}, ${note.message}, ${json(note.details)}, ${note.at})
           ON CONFLICT (workflow_id, sequence) DO NOTHING
           RETURNING sequence`;
-        return { recorded: rows.length > 0 };
+        if (rows.length > 0) return { recorded: true };
+        // A retried write finds its own note; another note under the number is not the same write.
+        const [existing] = await sql`
+          SELECT actor, message FROM order_notes WHERE workflow_id = ${note.workflowId} AND sequence = ${note.sequence}`;
+        if (existing && (existing['actor'] !== note.actor || existing['message'] !== note.message)) {
+          throw new RepositoryError(
+            'conflict',
+            `recordNote: sequence ${note.sequence} of order ${note.workflowId} holds another note already`,
+          );
+        }
+        return { recorded: false };
       }),
 
     orderOfProduct: (technicalServiceUid) =>

@@ -42,6 +42,8 @@ export interface ApprovalVoteRecord {
   currency: string;
   reason: string | null;
   at: string;
+  /** The HTTP API's signature over the vote; null for votes recorded before signatures were kept. */
+  signature: Record<string, unknown> | null;
 }
 
 export interface BuyAttemptRecord {
@@ -176,6 +178,7 @@ export function toVote(row: Row): ApprovalVoteRecord {
     currency: row.currency,
     reason: row.reason,
     at: row.at.toISOString(),
+    signature: row.signature ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import { createApproversRepository, type ApproversRepository } from './approvers-repository.js';
 import type { Sql } from './connection.js';
 import { createConsoleSessionsRepository, type ConsoleSessionsRepository } from './console-sessions-repository.js';
+import { createEvidenceRepository, type EvidenceRepository } from './evidence-repository.js';
 import { createOrdersRepository, type OrdersRepository } from './orders-repository.js';
 import { createTicketsRepository, type TicketsRepository } from './tickets-repository.js';
 import { createTokensRepository, type TokensRepository } from './tokens-repository.js';
@@ -10,6 +11,7 @@ export type Repository = OrdersRepository &
   ApproversRepository &
   TokensRepository &
   TicketsRepository &
+  EvidenceRepository &
   ConsoleSessionsRepository;
 
 export function createRepository(sql: Sql): Repository {
@@ -18,6 +20,7 @@ export function createRepository(sql: Sql): Repository {
     ...createApproversRepository(sql),
     ...createTokensRepository(sql),
     ...createTicketsRepository(sql),
+    ...createEvidenceRepository(sql),
     ...createConsoleSessionsRepository(sql),
   };
 }

@@ -102,6 +102,8 @@ export const approvalVoteInput = z.object({
   currency,
   reason: z.string().max(2000).nullish(),
   at: moment.optional(),
+  /** The HTTP API's signature over the vote (workflows/order/signed-action.ts), kept so that a buy can check it. */
+  signature: z.record(z.string(), z.unknown()).nullish(),
 });
 
 export const buyIntentInput = z.object({

@@ -10,6 +10,7 @@ import {
   MIGRATIONS_DIRECTORY,
   runMigrations,
 } from '../../infra/db/index.js';
+import { canTransition, ORDER_STATES, type OrderState } from '../../domain/order-states.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);
@@ -223,4 +224,15 @@ test("0014 puts each ticket in its submitter's namespace and keeps the tickets r
     (await tickets.findTickets({ ticketId: 'INC-1', workflowId: 'mve-order-none' })).map((ticket) => ticket.workflowId),
     ['mve-order-INC-1', 'mve-order-INC-1.helpdesk'],
   );
+});
+
+test("0018's transition table is the order's (domain/order-states.ts)", async (t) => {
+  const { sql } = await postgres.database();
+  const rows = await sql<Array<{ from_status: OrderState; to_status: OrderState }>>`
+    SELECT from_status, to_status FROM order_transitions`;
+  const inDatabase = rows.map((row) => `${row.from_status}->${row.to_status}`).sort();
+  const inDomain = ORDER_STATES.flatMap((from) =>
+    ORDER_STATES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`),
+  ).sort();
+  t.deepEqual(inDatabase, inDomain);
 });

@@ -40,6 +40,7 @@ import { orderTaskQueue } from '../../config/temporal.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator, type SimulatorOptions } from '../../sim/index.js';
 import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import { redactOrderRequest } from '../../domain/index.js';
 import {
   parseApprovalPolicy,
   defaultApprovalPolicies,
@@ -128,7 +129,10 @@ export interface OrderEngine {
    * never sets, such as a low continue-as-new threshold): the order is admitted like any the API started.
    */
   startRegistered(input: OrderWorkflowInput): Promise<WorkflowHandleWithFirstExecutionRunId>;
-  /** Registers the ticket of `input` as the intake does (its request's fingerprint, its submitter), starting nothing. */
+  /**
+   * Registers the ticket of `input` and records its order as the intake does (its request's fingerprint, its submitter;
+   * the request redacted), starting nothing.
+   */
   registerTicket(input: OrderWorkflowInput): Promise<void>;
   /** The ticket registered as `ticketId`, whoever submitted it (each test file uses a ticket id once). */
   ticket(ticketId: string): Promise<TicketRecord | null>;
@@ -332,6 +336,13 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
         submittedBy: submittedBy ?? TEST_SUBMITTER,
         fingerprint: ticketFingerprint(actionKeys, keyId, request)!,
         fingerprintKeyId: keyId,
+      });
+      await repository.recordOrderReceived({
+        workflowId: workflowOf(request.ticketId, submittedBy ?? TEST_SUBMITTER),
+        ticketId: request.ticketId,
+        environment: request.environment,
+        requestedBy: request.requestedBy,
+        request: redactOrderRequest(request) as Record<string, unknown>,
       });
     },
     async ticket(ticketId) {

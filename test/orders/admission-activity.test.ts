@@ -6,8 +6,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createAdmissionActivity } from '../../activities/order/admission-activity.js';
+import { AdmittedRuns } from '../../activities/order/run-guard.js';
 import { Keyring } from '../../codec/index.js';
-import { checkOrderRequest } from '../../domain/index.js';
+import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import { createRepository, ticketFingerprint, type Repository } from '../../infra/db/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import type { BeginRunAnswer, BeginRunInput, GoverningPolicy } from '../../workflows/order/activity-types.js';
@@ -53,6 +54,7 @@ function begin(
 ): Promise<BeginRunAnswer> {
   const { beginRun } = createAdmissionActivity({
     repository,
+    admittedRuns: new AdmittedRuns(repository),
     actionKeys,
     loadApprovalPolicy: async () => POLICY,
     ...(provisioning ? { provisioning } : {}),
@@ -194,5 +196,78 @@ test('a run of an order cancelled before any worker started it is refused, and s
     await repository.cancelUnstartedOrder({ workflowId: 'mve-order-ADM-CANCELLED', actor: 'alice', reason: 'again' }),
     { cancelled: false },
     'once',
+  );
+});
+
+test('the chain is one line of runs: a reset copy of its first run or of a continued run is refused, and kept', async (t) => {
+  const { repository } = t.context;
+  const request = await register(repository, 'ADM-RESET');
+  const first = randomUUID();
+  const firstInput = { request, submittedBy: 'alice', firstRunId: first };
+  t.true((await begin(repository, 'ADM-RESET', first, firstInput)).admitted);
+  t.true((await begin(repository, 'ADM-RESET', first, firstInput)).admitted, 'its workflow task retried');
+
+  // `temporal workflow reset` to the first workflow task: a new run id, the first run's start copied.
+  const copy = randomUUID();
+  t.deepEqual(await begin(repository, 'ADM-RESET', copy, firstInput), {
+    admitted: false,
+    reason: `it is a copy of the chain's first run ${first} (a reset): a reset does not take an order back`,
+  });
+
+  const progress = { ...newProgress(), state: 'AWAITING_APPROVAL' as const, seq: 7 };
+  const seal = sealCarried(key!, { workflowId: 'mve-order-ADM-RESET', firstRunId: first, fromRunId: first }, progress);
+  const continued = { ...firstInput, continuedFromRunId: first, carried: { progress, seal } };
+  const second = randomUUID();
+  t.true((await begin(repository, 'ADM-RESET', second, continued)).admitted);
+  // A reset of the continued run copies its start: the same continuation, sealed as well, under another run id.
+  const secondCopy = randomUUID();
+  const refused = await begin(repository, 'ADM-RESET', secondCopy, continued);
+  t.deepEqual(refused, {
+    admitted: false,
+    reason: `run ${second} already continues the chain after ${first}; this one is a copy made by a reset`,
+  });
+  t.deepEqual(
+    (await repository.listRefusedRuns({ workflowId: 'mve-order-ADM-RESET' })).map((run) => run.runId).sort(),
+    [copy, secondCopy].sort(),
+  );
+});
+
+test('once the records say the order ended, no new run of its chain is admitted', async (t) => {
+  const { repository } = t.context;
+  const request = await register(repository, 'ADM-ENDED');
+  await repository.recordOrderReceived({
+    workflowId: 'mve-order-ADM-ENDED',
+    ticketId: 'ADM-ENDED',
+    environment: 'staging',
+    requestedBy: 'alice',
+    request: redactOrderRequest(request) as Record<string, unknown>,
+  });
+  const first = randomUUID();
+  t.true((await begin(repository, 'ADM-ENDED', first, { request, submittedBy: 'alice', firstRunId: first })).admitted);
+  await repository.recordTransition({
+    workflowId: 'mve-order-ADM-ENDED',
+    sequence: 1,
+    from: 'RECEIVED',
+    to: 'CANCELLED',
+    actor: 'alice',
+    reason: 'no longer needed',
+  });
+  const progress = { ...newProgress(), state: 'AWAITING_APPROVAL' as const, seq: 7 };
+  const seal = sealCarried(key!, { workflowId: 'mve-order-ADM-ENDED', firstRunId: first, fromRunId: first }, progress);
+  const next = randomUUID();
+  const answer = await begin(repository, 'ADM-ENDED', next, {
+    request,
+    submittedBy: 'alice',
+    firstRunId: first,
+    continuedFromRunId: first,
+    carried: { progress, seal },
+  });
+  t.deepEqual(answer, {
+    admitted: false,
+    reason: 'the records say the order has ended (CANCELLED): no run takes it on again',
+  });
+  t.true(
+    (await begin(repository, 'ADM-ENDED', first, { request, submittedBy: 'alice', firstRunId: first })).admitted,
+    'the run admitted before goes on (its workflow task retried)',
   );
 });

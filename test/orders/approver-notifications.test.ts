@@ -1,5 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import type { ApproverMessage } from '../../workflows/order/activity-types.js';
 import anyTest, { type TestFn } from 'ava';
 import { Secret } from '../../infra/ordering-api/index.js';
 import {
@@ -259,8 +261,12 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
     .filter((event) => event.activityTaskScheduledEventAttributes)
     .map((event) => event.activityTaskScheduledEventAttributes!.activityType?.name);
   t.false(scheduled.includes('notifyApprovers'), scheduled.join(', '));
-  // The same activity, called anyway (a worker whose variable was removed): sends nothing.
-  await activities.notifyApprovers({
+  // The same activity, called anyway for the order's run (a worker whose variable was removed): sends nothing.
+  const { claimedRunId } = (await engine.repository.getTicketByWorkflow(submitted.workflowId))!;
+  const run = { workflowId: submitted.workflowId, runId: claimedRunId! };
+  const notify = (message: ApproverMessage) =>
+    new MockActivityEnvironment({ workflowExecution: run }).run(activities.notifyApprovers, message);
+  await notify({
     workflowId: submitted.workflowId,
     ticketId: 'NOTIFY-NONE-1',
     environment: 'staging',

@@ -14,6 +14,7 @@ import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { createTestActivities, simCredentials, sydneyRequest } from '../helpers/orders.js';
+import { recordIntake, signedVote } from '../helpers/intake.js';
 
 interface Context {
   sim: Simulator;
@@ -21,14 +22,15 @@ interface Context {
   activities: OrderActivities;
   /** What the activities of a worker whose database breaks after the buy would do (see the last test). */
   failingAfterBuy: OrderActivities;
+  actionKeys: Keyring;
 }
 
 const test = anyTest as TestFn<Context>;
 const pg = usePostgres(test);
 let tickets = 0;
 
-function request(ticketId: string): OrderRequest {
-  const checked = checkOrderRequest(sydneyRequest(ticketId, { size: 'MVE 4/16' }), { kindMap: SIM_KIND_MAP });
+function request(ticketId: string, size = 'MVE 4/16'): OrderRequest {
+  const checked = checkOrderRequest(sydneyRequest(ticketId, { size }), { kindMap: SIM_KIND_MAP });
   if (!checked.request) throw new Error(`the test request does not check: ${JSON.stringify(checked.errors)}`);
   return checked.request;
 }
@@ -41,7 +43,7 @@ test.before(async (t) => {
   const orderRequests = {
     requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')),
   };
-  // Admission is not what these tests are about: only the buy activity is called.
+  // Admission is not what these tests are about: the records show the run admitted (recordIntake).
   const actionKeys = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`, 'test', 'action keys');
   const { activities } = createTestActivities({ ...simCredentials(sim), repository, orderRequests, actionKeys });
   const breakOutcomes = <R extends Pick<Repository, 'recordBuyOutcome'>>(records: R): R => ({
@@ -59,19 +61,34 @@ test.before(async (t) => {
     orderRequests,
     actionKeys,
   }).activities;
-  t.context = { sim, repository, activities, failingAfterBuy };
+  t.context = { sim, repository, activities, failingAfterBuy, actionKeys };
 });
 test.after.always(async (t) => {
   await t.context.sim?.close();
 });
 
-/** A new order's run, its targets, and the journal up to its first buy intent. */
-async function newOrder(t: { context: Context }) {
+/** A new order's run (recorded by the intake, admitted), its targets, and the journal up to its first buy intent. */
+async function newOrder(t: { context: Context }, options: { size?: string } = {}) {
   const ticketId = `BUY-${++tickets}`;
   const run = { workflowId: `mve-order-${ticketId}`, runId: `run-${ticketId}` };
-  const lookup = { workflowId: run.workflowId, environment: 'staging' as const, request: request(ticketId) };
-  const { location } = await t.context.activities.lookUpLocation(lookup);
-  const { image } = await t.context.activities.lookUpImage(lookup);
+  const ordered = request(ticketId, options.size);
+  await recordIntake(t.context.repository, t.context.actionKeys, { ...run, request: ordered });
+  // The order's own steps run as local activities of its workflow task.
+  const local = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> =>
+    new MockActivityEnvironment({ workflowExecution: run, isLocal: true }).run(activity, input) as Promise<O>;
+  const lookup = { workflowId: run.workflowId, environment: 'staging' as const, request: ordered };
+  const { location, warnings } = await local(t.context.activities.lookUpLocation, lookup);
+  const { image, kind } = await local(t.context.activities.lookUpImage, lookup);
+  const quote = await local(t.context.activities.validateOrder, {
+    ...lookup,
+    targets: { location, image, kind, warnings },
+  });
+  await t.context.repository.recordQuote({
+    workflowId: run.workflowId,
+    quoteNumber: 1,
+    ...quote,
+    quotedAt: new Date(),
+  });
   const targets: BuyInput['targets'] = {
     location: { id: location.id },
     image: { id: image.id, vendor: image.vendor, product: image.product },
@@ -82,11 +99,9 @@ async function newOrder(t: { context: Context }) {
     { type: 'transition', seq: 2, at, from: 'APPROVED', to: 'BUYING', actor: 'engine', reason: 'buying' },
     { type: 'buy-intent', seq: 3, at, attempt: 1 },
   ];
-  const environment = () => new MockActivityEnvironment({ workflowExecution: run });
   const buy = (input: BuyInput, activities = t.context.activities): Promise<BuyAnswer> =>
-    environment().run(activities.buyOrder, input);
-  const buyAlone = (input: BuyInput): Promise<BuyAnswer> => environment().run(t.context.activities.buyOrder, input);
-  return { run, targets, journal, buy, buyAlone };
+    local(activities.buyOrder, input);
+  return { run, targets, journal, buy, quote };
 }
 
 test.serial('the buy writes its journal, claims its attempt, sends, and records the MVE it created', async (t) => {
@@ -125,13 +140,6 @@ test.serial(
   async (t) => {
     const { sim, repository } = t.context;
     const { run, targets, journal, buy } = await newOrder(t);
-    await repository.recordOrderReceived({
-      workflowId: run.workflowId,
-      ticketId: 'x',
-      environment: 'staging',
-      requestedBy: 'alice',
-      request: {},
-    });
     await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
     const buysBefore = sim.state().calls.buy;
 
@@ -147,12 +155,12 @@ test.serial(
 
 test.serial('an attempt closed as never sent is never sent, even by a buy that wakes up late', async (t) => {
   const { sim, repository, activities } = t.context;
-  const { run, targets, journal, buyAlone } = await newOrder(t);
+  const { run, targets, journal, buy } = await newOrder(t);
   await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
   t.true(await new MockActivityEnvironment({ workflowExecution: run }).run(activities.closeUnsentBuy, { attempt: 1 }));
   const buysBefore = sim.state().calls.buy;
 
-  const answer = await buyAlone({ targets, attempt: 1, journal: [], recordCreated: { seq: 3, actor: 'engine' } });
+  const answer = await buy({ targets, attempt: 1, journal: [], recordCreated: { seq: 3, actor: 'engine' } });
   t.like(answer, { outcome: 'not-created', retryable: false, error: { type: 'BuyNotClaimed' } });
   t.is(sim.state().calls.buy, buysBefore, 'no buy request');
   t.like((await repository.getOrder(run.workflowId))!.buyAttempts[0], {
@@ -253,13 +261,6 @@ test.serial(
 test.serial('an attempt another run claimed is refused as before, not taken for a buy run again', async (t) => {
   const { sim, repository } = t.context;
   const { run, targets, journal, buy } = await newOrder(t);
-  await repository.recordOrderReceived({
-    workflowId: run.workflowId,
-    ticketId: 'x',
-    environment: 'staging',
-    requestedBy: 'alice',
-    request: {},
-  });
   await repository.recordBuyIntent({ workflowId: run.workflowId, attempt: 1, runId: 'another-run' });
   t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
   const buysBefore = sim.state().calls.buy;
@@ -285,5 +286,116 @@ test.serial(
     );
     t.false(JSON.stringify(answer).includes(licence));
     t.false(JSON.stringify(await repository.getOrder(run.workflowId)).includes(licence));
+  },
+);
+
+test.serial(
+  'a buy above the auto-approve line goes only on votes the HTTP API signed, enough for the tier',
+  async (t) => {
+    const { sim, repository, activities, actionKeys } = t.context;
+    await repository
+      .addApprover({ id: 'fiona', displayName: 'Fiona Finance', roles: ['finance-approver'] })
+      .catch(() => undefined /* added by an earlier test */);
+    const { run, targets, journal, buy, quote } = await newOrder(t, { size: 'MVE 8/32' });
+    const buysBefore = sim.state().calls.buy;
+
+    const unapproved = await buy({ targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } });
+    t.like(unapproved, { outcome: 'not-created', retryable: false, error: { type: 'BuyRefused' } });
+    t.regex(
+      unapproved.outcome === 'not-created' ? unapproved.error.message : '',
+      /no approval under the policy covers/,
+    );
+    t.is(sim.state().calls.buy, buysBefore, 'nothing sent');
+    t.like(await repository.listRefusedCalls({ workflowId: run.workflowId }), [
+      { activity: 'buyOrder', runId: run.runId },
+    ]);
+
+    const vote = signedVote(
+      actionKeys,
+      { workflowId: run.workflowId, firstRunId: run.runId },
+      {
+        seq: 4,
+        at: Date.now(),
+        quoteNumber: 1,
+        approverId: 'fiona',
+        decision: 'approve',
+        monthlyRate: quote.monthlyRate,
+        currency: quote.currency,
+      },
+    );
+    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: [vote] });
+    const approved = await buy({
+      targets,
+      attempt: 2,
+      journal: [{ ...journal[2]!, attempt: 2 } as JournalEntry],
+      recordCreated: { seq: 5, actor: 'engine' },
+    });
+    t.is(approved.outcome, 'created');
+    t.is(sim.state().calls.buy, buysBefore + 1);
+  },
+);
+
+test.serial(
+  'a price no worker was quoted for the order is not paid, and a cancelled order is not bought',
+  async (t) => {
+    const { sim, repository } = t.context;
+    const buysBefore = sim.state().calls.buy;
+
+    const cheap = await newOrder(t);
+    await repository.recordQuote({
+      workflowId: cheap.run.workflowId,
+      quoteNumber: 2,
+      monthlyRate: 1,
+      currency: 'AUD',
+      quotedAt: new Date(),
+    });
+    const unquoted = await cheap.buy({ ...cheap, attempt: 1, recordCreated: { seq: 3, actor: 'engine' } });
+    t.regex(unquoted.outcome === 'not-created' ? unquoted.error.message : '', /not the last quote a worker obtained/);
+
+    const cancelled = await newOrder(t);
+    await repository.recordTransition({
+      workflowId: cancelled.run.workflowId,
+      sequence: 1,
+      from: 'RECEIVED',
+      to: 'CANCELLED',
+      actor: 'alice',
+      reason: 'no longer needed',
+    });
+    const ended = await cancelled.buy({ ...cancelled, attempt: 1, recordCreated: { seq: 3, actor: 'engine' } });
+    t.regex(ended.outcome === 'not-created' ? ended.error.message : '', /the records say the order is CANCELLED/);
+    t.is((await repository.getOrder(cancelled.run.workflowId))!.order.status, 'CANCELLED');
+    t.is(sim.state().calls.buy, buysBefore, 'nothing sent');
+  },
+);
+
+test.serial(
+  'a buy scheduled through the task queue, or for a run never admitted, is refused before anything',
+  async (t) => {
+    const { sim, repository, activities } = t.context;
+    const { run, targets, journal } = await newOrder(t);
+    const buysBefore = sim.state().calls.buy;
+    const input = { targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } };
+
+    const scheduled = await t.throwsAsync(
+      new MockActivityEnvironment({ workflowExecution: run, isLocal: false }).run(activities.buyOrder, input),
+    );
+    t.like(scheduled, { type: 'ACTIVITY_REFUSED' });
+    t.regex(scheduled!.message, /scheduled through the task queue/);
+    const stranger = { workflowId: run.workflowId, runId: 'run-of-a-reset' };
+    const notAdmitted = await t.throwsAsync(
+      new MockActivityEnvironment({ workflowExecution: stranger, isLocal: true }).run(activities.buyOrder, input),
+    );
+    t.regex(notAdmitted!.message, /never admitted this run/);
+    t.is(sim.state().calls.buy, buysBefore, 'nothing sent');
+    t.deepEqual((await repository.getOrder(run.workflowId))!.buyAttempts, [], 'nothing recorded');
+    t.deepEqual(
+      (await repository.listRefusedCalls({ workflowId: run.workflowId }))
+        .map((call) => [call.runId, call.activity])
+        .sort(),
+      [
+        [run.runId, 'buyOrder'],
+        ['run-of-a-reset', 'buyOrder'],
+      ],
+    );
   },
 );

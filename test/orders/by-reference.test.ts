@@ -215,9 +215,10 @@ test.serial(
   async (t) => {
     const { engine } = t.context;
     const sent = engine.apiLog.length;
-    const environment = new MockActivityEnvironment({
-      workflowExecution: { workflowId: 'mve-order-NO-SUCH', runId: '00000000-0000-4000-8000-000000000000' },
-    });
+    // An admitted run whose start input Temporal does not know: the buy, a local activity of the run, cannot read it.
+    const run = { workflowId: 'mve-order-NO-SUCH', runId: '00000000-0000-4000-8000-000000000000' };
+    await engine.repository.admitRun({ ...run, firstRunId: run.runId, continuedFromRunId: null });
+    const environment = new MockActivityEnvironment({ workflowExecution: run, isLocal: true });
     const outcome: BuyAnswer = await environment.run(engine.activities.buyOrder, {
       targets: { location: { id: 101 }, image: { id: 101, vendor: 'Fortinet', product: 'FortiGate-VM' } },
       attempt: 1,

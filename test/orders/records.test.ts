@@ -1,35 +1,36 @@
 import test from 'ava';
 import postgres from 'postgres';
 import { ApplicationFailure } from '@temporalio/common';
-import { createRepository } from '../../infra/db/index.js';
+import { randomBytes } from 'node:crypto';
+import { Keyring } from '../../codec/index.js';
+import { createRepository, type Repository } from '../../infra/db/index.js';
 import { createRecordActivities } from '../../activities/order/record-activities.js';
 import { TRUNCATED } from '../../activities/order/journal-writer.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
-import {
-  OrderRequestUnavailable,
-  type OrderRequestReader,
-  type RunReference,
-} from '../../activities/order/order-requests.js';
 import type { JournalEntry, JournalInput } from '../../workflows/order/activity-types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest } from '../helpers/orders.js';
+import { recordIntake, signedVote } from '../helpers/intake.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { defaultApprovalPolicies } from '../../domain/approval/index.js';
 import { policyHash } from '../../activities/order/policy-activity.js';
 
 // Records cannot wedge an order: values are fitted to the records at the boundary, and a write the database
-// still refuses is shown on the order while the rest of the batch goes on (the buy waits on its journal).
-// These call the activity directly, its run named by its context and the request in the received entry: nothing is
-// read from Temporal.
+// still refuses is shown on the order while the rest of the batch goes on (the buy waits on its journal). Nor do they
+// take what no legitimate run writes: an order the intake did not record, an unsigned vote, a move out of an end, a
+// sequence number reused with other content. These call the activity directly, its run named by its context.
 
 const pg = usePostgres(test);
+const actionKeys = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`, 'test', 'action keys');
 
-/** These inputs carry their request: reading one by reference would be a bug here. */
-const orderRequests: OrderRequestReader = {
-  requestOf: () => Promise.reject(new Error('the input carries the request: nothing is read from Temporal')),
-};
+const requestFor = (workflowId: string) =>
+  checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), { kindMap: SIM_KIND_MAP }).request!;
+
+/** The order as the intake records it, and its first run admitted. */
+function intake(repository: Repository, workflowId: string, runId = `run-${workflowId}`) {
+  return recordIntake(repository, actionKeys, { workflowId, runId, request: requestFor(workflowId) });
+}
 
 async function journal(workflowId: string, options: { sent?: Array<{ connection: number; query: string }> } = {}) {
   const db = await pg.database();
@@ -40,15 +41,13 @@ async function journal(workflowId: string, options: { sent?: Array<{ connection:
     : db.sql;
   const repository = createRepository(pool);
   await repository.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance-approver'] });
-  const { recordJournal } = createRecordActivities({ repository, orderRequests });
-  const request = checkOrderRequest(sydneyRequest(workflowId.replace('mve-order-', '')), {
-    kindMap: SIM_KIND_MAP,
-  }).request!;
+  const { recordJournal } = createRecordActivities({ repository, actionKeys });
+  await intake(repository, workflowId);
   const inRun = (entries: JournalEntry[]) =>
     new MockActivityEnvironment({ workflowExecution: { workflowId, runId: `run-${workflowId}` } }).run(recordJournal, {
       entries,
     });
-  await inRun([{ type: 'received', seq: 0, at: Date.now(), request }]);
+  await inRun([{ type: 'received', seq: 0, at: Date.now() }]);
   return { repository, sql: db.sql, write: inRun, end: () => (sent ? pool.end({ timeout: 5 }) : Promise.resolve()) };
 }
 
@@ -73,17 +72,20 @@ test('long texts are cut with a marker, money to 6 decimals, currencies upper ca
       quoteNumber: 1,
       quote: { monthlyRate: 1618.123456789, currency: 'aud', quotedAt: now },
     },
-    {
-      type: 'vote',
-      seq: 4,
-      at: now,
-      quoteNumber: 1,
-      approverId: 'fiona',
-      decision: 'reject',
-      monthlyRate: 1618.123456789,
-      currency: 'aud',
-      comment: 'c'.repeat(2500),
-    },
+    signedVote(
+      actionKeys,
+      { workflowId: 'mve-order-FIT-1', firstRunId: 'run-mve-order-FIT-1' },
+      {
+        seq: 4,
+        at: now,
+        quoteNumber: 1,
+        approverId: 'fiona',
+        decision: 'reject',
+        monthlyRate: 1618.123456789,
+        currency: 'aud',
+        comment: 'c'.repeat(2500),
+      },
+    ),
     { type: 'buy-intent', seq: 5, at: now, attempt: 1 },
     {
       type: 'buy-outcome',
@@ -123,21 +125,27 @@ test('a write the database still refuses is shown on the order, and the rest of 
   await t.notThrowsAsync(
     write([
       // Nobody called "mallory" is in the directory: the vote's row breaks a foreign key.
-      {
-        type: 'vote',
-        seq: 1,
-        at: now,
-        quoteNumber: 1,
-        approverId: 'mallory',
-        decision: 'approve',
-        monthlyRate: 1,
-        currency: 'AUD',
-      },
+      signedVote(
+        actionKeys,
+        { workflowId: 'mve-order-REFUSED-1', firstRunId: 'run-mve-order-REFUSED-1' },
+        {
+          seq: 1,
+          at: now,
+          quoteNumber: 1,
+          approverId: 'mallory',
+          decision: 'approve',
+          monthlyRate: 1,
+          currency: 'AUD',
+        },
+      ),
       { type: 'buy-intent', seq: 2, at: now, attempt: 1 },
     ]),
   );
   const view = (await repository.getOrder('mve-order-REFUSED-1'))!;
-  t.regex(view.order.lastError?.message ?? '', /^the record of journal entry 1 \(vote\) was refused: /);
+  t.regex(
+    view.order.lastError?.message ?? '',
+    /^the record of journal entry 1 \(vote\) was refused: .*approver must be known/,
+  );
   t.deepEqual(
     view.buyAttempts.map((attempt) => attempt.attempt),
     [1],
@@ -147,7 +155,7 @@ test('a write the database still refuses is shown on the order, and the rest of 
 
 test('entries of an order whose first record was refused do not fail the batch, except a buy intent', async (t) => {
   const db = await pg.database();
-  const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql), orderRequests });
+  const { recordJournal } = createRecordActivities({ repository: createRepository(db.sql), actionKeys });
   const inRun = (entries: JournalEntry[]) =>
     new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-NEVER', runId: 'run-never' } }).run(
       recordJournal,
@@ -198,8 +206,8 @@ test('a buy intent for an attempt that already ended (an earlier run of the orde
 test("a buy intent of another run is refused even while the first run's attempt is open (it may have been sent)", async (t) => {
   const db = await pg.database();
   const repository = createRepository(db.sql);
-  const { recordJournal } = createRecordActivities({ repository, orderRequests });
-  const request = checkOrderRequest(sydneyRequest('RUNS-1'), { kindMap: SIM_KIND_MAP }).request!;
+  const { recordJournal } = createRecordActivities({ repository, actionKeys });
+  await intake(repository, 'mve-order-RUNS-1', 'run-a');
   const inRun = (runId: string) => (input: JournalInput) =>
     new MockActivityEnvironment({ workflowExecution: { workflowId: 'mve-order-RUNS-1', runId } }).run(
       recordJournal,
@@ -207,7 +215,7 @@ test("a buy intent of another run is refused even while the first run's attempt 
     );
   await inRun('run-a')({
     entries: [
-      { type: 'received', seq: 0, at: Date.now(), request },
+      { type: 'received', seq: 0, at: Date.now() },
       { type: 'buy-intent', seq: 1, at: Date.now(), attempt: 1 },
     ],
   });
@@ -228,15 +236,11 @@ test("a buy intent of another run is refused even while the first run's attempt 
   );
 });
 
-test('a journal input without its run: the run comes from the activity context, the request is read by reference and stored redacted', async (t) => {
+test("a journal input without its run: the run comes from the activity context, the order is the intake's", async (t) => {
   const db = await pg.database();
   const repository = createRepository(db.sql);
-  const request = checkOrderRequest(sydneyRequest('CTX-1'), { kindMap: SIM_KIND_MAP }).request!;
-  const asked: RunReference[] = [];
-  const { recordJournal } = createRecordActivities({
-    repository,
-    orderRequests: { requestOf: async (run) => (asked.push(run), request) },
-  });
+  await intake(repository, 'mve-order-CTX-1', 'run-ctx');
+  const { recordJournal } = createRecordActivities({ repository, actionKeys });
   const activity = new MockActivityEnvironment({
     workflowExecution: { workflowId: 'mve-order-CTX-1', runId: 'run-ctx' },
   });
@@ -250,9 +254,11 @@ test('a journal input without its run: the run comes from the activity context, 
     ],
   };
   await activity.run(recordJournal, input);
-  t.deepEqual(asked, [{ workflowId: 'mve-order-CTX-1', runId: 'run-ctx' }]);
   const view = (await repository.getOrder('mve-order-CTX-1'))!;
-  t.deepEqual(view.order.request, redactOrderRequest(request) as unknown as Record<string, unknown>);
+  t.deepEqual(
+    view.order.request,
+    redactOrderRequest(requestFor('mve-order-CTX-1')) as unknown as Record<string, unknown>,
+  );
   t.is(view.order.runId, 'run-ctx');
   t.is(view.order.policy, null);
   t.regex(
@@ -265,41 +271,79 @@ test('a journal input without its run: the run comes from the activity context, 
   );
 });
 
-test('a request that cannot be read fails the batch for now (retried), recording nothing of it', async (t) => {
+test('only the intake creates an order: a received entry for an order it did not record creates nothing', async (t) => {
   const db = await pg.database();
-  const { recordJournal } = createRecordActivities({
-    repository: createRepository(db.sql),
-    orderRequests: {
-      requestOf: () =>
-        Promise.reject(
-          new OrderRequestUnavailable('could not read the request of run r of w from Temporal: 14 UNAVAILABLE'),
-        ),
-    },
-  });
-  // Quiet: the SDK logs the failure this test expects.
-  const activity = new MockActivityEnvironment(
-    { workflowExecution: { workflowId: 'mve-order-CTX-2', runId: 'run-ctx' } },
-    { logger: new DefaultLogger('ERROR') },
+  const repository = createRepository(db.sql);
+  const { recordJournal } = createRecordActivities({ repository, actionKeys });
+  await new MockActivityEnvironment({
+    workflowExecution: { workflowId: 'mve-order-EVIL-1.0000000000', runId: 'run-evil' },
+  }).run(recordJournal, { entries: [{ type: 'received', seq: 0, at: Date.now() }] } as JournalInput);
+  t.is(await repository.getOrder('mve-order-EVIL-1.0000000000'), null);
+});
+
+test('a vote the HTTP API did not sign for this order is refused, and the order says so', async (t) => {
+  const { repository, write } = await journal('mve-order-VOTE-1');
+  const now = Date.now();
+  const vote = { seq: 1, at: now, quoteNumber: 1, approverId: 'fiona', decision: 'approve' as const };
+  const price = { monthlyRate: 3236.4, currency: 'AUD' };
+  const forOrder = { workflowId: 'mve-order-VOTE-1', firstRunId: 'run-mve-order-VOTE-1' };
+  const unsigned: JournalEntry = { type: 'vote', ...vote, ...price };
+  const forAnotherOrder = signedVote(
+    actionKeys,
+    { ...forOrder, workflowId: 'mve-order-VOTE-2' },
+    { ...vote, ...price },
   );
-  const error = await t.throwsAsync(
-    activity.run(recordJournal, { entries: [{ type: 'received', seq: 1, at: Date.now() }] } as JournalInput),
-    { instanceOf: OrderRequestUnavailable },
+  const otherPrice = { ...signedVote(actionKeys, forOrder, { ...vote, ...price }), monthlyRate: 1 };
+  for (const [entry, why] of [
+    [unsigned, /not signed by the order API/],
+    [forAnotherOrder, /signature does not match/],
+    [otherPrice, /does not say what the order API signed/],
+  ] as const) {
+    await write([entry]);
+    const view = (await repository.getOrder('mve-order-VOTE-1'))!;
+    t.deepEqual(view.approvals, [], 'nothing recorded');
+    t.regex(view.order.lastError?.message ?? '', why);
+  }
+  await write([signedVote(actionKeys, forOrder, { ...vote, ...price })]);
+  t.like((await repository.getOrder('mve-order-VOTE-1'))!.approvals, [{ approverId: 'fiona', decision: 'approve' }]);
+});
+
+test('the records refuse a move the order cannot make, a move out of an end, and a number reused for another note', async (t) => {
+  const { repository, write } = await journal('mve-order-MOVES-1');
+  const now = Date.now();
+  const move = (seq: number, from: string, to: string): JournalEntry =>
+    ({ type: 'transition', seq, at: now, from, to, actor: 'engine', reason: 'test' }) as JournalEntry;
+  await write([move(1, 'RECEIVED', 'BOUGHT')]);
+  let view = (await repository.getOrder('mve-order-MOVES-1'))!;
+  t.is(view.order.status, 'RECEIVED');
+  t.regex(view.order.lastError?.message ?? '', /an order does not move from RECEIVED to BOUGHT/);
+
+  await write([move(1, 'RECEIVED', 'CANCELLED'), move(2, 'CANCELLED', 'APPROVED')]);
+  view = (await repository.getOrder('mve-order-MOVES-1'))!;
+  t.is(view.order.status, 'RECEIVED', 'a batch with a forbidden move records none of its moves');
+  await write([move(1, 'RECEIVED', 'CANCELLED')]);
+  await write([move(2, 'AWAITING_APPROVAL', 'APPROVED')]);
+  view = (await repository.getOrder('mve-order-MOVES-1'))!;
+  t.is(view.order.status, 'CANCELLED');
+  t.regex(view.order.lastError?.message ?? '', /the order has ended \(CANCELLED\)/);
+
+  await write([{ type: 'note', seq: 3, at: now, actor: 'engine', message: 'first' }]);
+  await write([{ type: 'note', seq: 3, at: now, actor: 'engine', message: 'first' }]);
+  await write([{ type: 'note', seq: 3, at: now, actor: 'engine', message: 'another' }]);
+  view = (await repository.getOrder('mve-order-MOVES-1'))!;
+  t.deepEqual(
+    view.notes.map((note) => note.message),
+    ['first'],
   );
-  t.false(error instanceof ApplicationFailure, 'not a final failure: retried');
-  const [row] = await db.sql`SELECT count(*)::int AS n FROM orders`;
-  t.is(row!.n, 0);
+  t.regex(view.order.lastError?.message ?? '', /sequence 3 of order mve-order-MOVES-1 holds another note already/);
 });
 
 test('a policy entry naming a hash nobody stored (read from a worker of before the deploy) gets the rules of the policy this worker serves', async (t) => {
   const db = await pg.database();
   const repository = createRepository(db.sql);
-  const request = checkOrderRequest(sydneyRequest('CTX-3'), { kindMap: SIM_KIND_MAP }).request!;
+  await intake(repository, 'mve-order-CTX-3', 'run-ctx');
   const policies = { version: 'v2', source: 'test', policies: defaultApprovalPolicies() };
-  const { recordJournal } = createRecordActivities({
-    repository,
-    orderRequests: { requestOf: async () => request },
-    policies,
-  });
+  const { recordJournal } = createRecordActivities({ repository, actionKeys, policies });
   const hash = policyHash(defaultApprovalPolicies().staging);
   const input: JournalInput = {
     entries: [

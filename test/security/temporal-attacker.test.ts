@@ -192,7 +192,13 @@ test.serial('a registered ticket started by someone else with a rewritten reques
   const claimedBy = await restart(codecOnly, 'ATTACK-REWRITE', { ...genuine, submittedBy: 'mallory' });
   t.regex(await refusedRun(t, claimedBy), /another chain of runs/, 'the first run claimed it, refused or not');
   t.is(buys(engine), before);
-  t.is(await engine.repository.getOrder(workflowOf('ATTACK-REWRITE')), null);
+  const records = await engine.repository.getOrder(workflowOf('ATTACK-REWRITE'));
+  t.deepEqual(
+    records?.events.map((event) => event.to),
+    ['RECEIVED'],
+    "only what the intake recorded: no run's record",
+  );
+  t.is(records?.order.runId, null);
 });
 
 test.serial('votes: unsigned, forged or replayed from history are refused, without a stack trace', async (t) => {

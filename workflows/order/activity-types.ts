@@ -6,6 +6,7 @@ import type { ApprovalPolicy, Approver } from '../../domain/approval/index.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import type { OrderRequest } from '../../schemas/index.js';
+import type { Signed } from './signed-action.js';
 
 export type Environment = OrderRequest['environment'];
 
@@ -164,6 +165,8 @@ export type JournalEntry =
       monthlyRate: number;
       currency: string;
       comment?: string;
+      /** The vote as the HTTP API signed it: the records refuse a vote whose signature they cannot verify. */
+      signed?: Signed<object>;
     }
   | { type: 'note'; seq: number; at: number; actor: string; message: string; details?: Record<string, unknown> }
   /**

@@ -99,7 +99,7 @@ export function installHandlers(run: OrderRun): void {
       if (!check.ok) throw refusal(check.reason, check.code);
       const round = progress.round!;
       round.votes.push(check.vote);
-      recorder.recordVote(check.vote, round.quoteNumber);
+      recorder.recordVote(check.vote, round.quoteNumber, signed);
       const tally = tallyVotes(roundFacts(input.request.requestedBy, round));
       const result: VoteResult = {
         state: progress.state,

@@ -12,6 +12,7 @@ import type { ApprovalVote } from '../../domain/approval/index.js';
 import { journaling } from './activities.js';
 import { ApproverNotifier } from './approver-notifier.js';
 import { summarise } from './failures.js';
+import type { Signed } from './signed-action.js';
 import { Journal } from './journal.js';
 import { advance, type OrderProgress } from './progress.js';
 import { SearchAttributeChanges } from './search-attribute-changes.js';
@@ -157,7 +158,8 @@ export class OrderRecorder {
     this.setSearchAttribute({ key: MONTHLY_RATE, value: quote.monthlyRate });
   }
 
-  recordVote(vote: ApprovalVote, quoteNumber: number): void {
+  /** `signed`: the vote as the HTTP API signed it, which the records check again. */
+  recordVote(vote: ApprovalVote, quoteNumber: number, signed: Signed<object>): void {
     this.record({
       type: 'vote',
       quoteNumber,
@@ -166,6 +168,7 @@ export class OrderRecorder {
       monthlyRate: vote.monthlyRate,
       currency: vote.currency,
       ...(vote.comment !== undefined ? { comment: vote.comment } : {}),
+      signed,
     });
   }
 

@@ -75,6 +75,29 @@ export function verifyAction(
   now: number,
   seenNonces: ReadonlySet<string>,
 ): SignatureCheck {
+  const signedBy = verifySignature(keys, target, action, signed);
+  if (!signedBy.ok) return signedBy;
+  const { signature } = signed as Signed<Record<string, unknown>>;
+  if (signature.issuedAt > now + MAX_FUTURE_SKEW_MS) return refuse('the action is signed with a time in the future');
+  if (seenNonces.has(signature.nonce)) return refuse('the action was already received once (a replayed message)');
+  if (signature.issuedAt < now - MAX_SIGNATURE_AGE_MS) {
+    return refuse(
+      `the action was signed more than ${MAX_SIGNATURE_AGE_MS / 60_000} minutes ago; send it again through the HTTP API`,
+    );
+  }
+  return { ok: true };
+}
+
+/**
+ * Did the order API sign exactly this action for this order, with a key we hold? Only the signature: how old it is
+ * and whether it was seen are the receiver's to judge (`verifyAction`); the records check votes again with this.
+ */
+export function verifySignature(
+  keys: readonly ActionKeyEntry[],
+  target: ActionTarget,
+  action: SignedActionName,
+  signed: unknown,
+): SignatureCheck {
   if (!isSigned(signed)) return refuse('the action is not signed by the order API; send it through the HTTP API');
   const { fields, signature } = signed;
   const key = keys.find((candidate) => candidate.id === signature.keyId);
@@ -86,13 +109,6 @@ export function verifyAction(
   if (!constantTimeEqual(expected, signature.mac)) {
     return refuse(
       "the action's signature does not match (forged, altered, or signed for another order, run of the order, or action)",
-    );
-  }
-  if (signature.issuedAt > now + MAX_FUTURE_SKEW_MS) return refuse('the action is signed with a time in the future');
-  if (seenNonces.has(signature.nonce)) return refuse('the action was already received once (a replayed message)');
-  if (signature.issuedAt < now - MAX_SIGNATURE_AGE_MS) {
-    return refuse(
-      `the action was signed more than ${MAX_SIGNATURE_AGE_MS / 60_000} minutes ago; send it again through the HTTP API`,
     );
   }
   return { ok: true };
