@@ -10,6 +10,7 @@ import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
 import { registerMigrateCommand } from './commands/migrate.js';
 import { registerOrdersCommand } from './commands/orders.js';
+import { registerRecoverCommand } from './commands/recover.js';
 import { registerResolveBuyCommand } from './commands/resolve-buy.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerSimCommand } from './commands/sim.js';
@@ -33,6 +34,7 @@ export function registerCommands(program: Command): void {
   registerRejectCommand(program);
   registerCancelCommand(program);
   registerResolveBuyCommand(program);
+  registerRecoverCommand(program);
   registerOrdersCommand(program);
   registerApprovalsCommand(program);
   registerWorkerCommand(program);

@@ -13,9 +13,11 @@ export type {
   OrderHistory,
   OrderList,
   OrderListItem,
+  OrderRecovery,
   PendingApproval,
   RejectInput,
   ResolveBuyInput,
+  StateResult,
   SubmitResult,
   VoteResult,
 } from './types.js';

@@ -9,8 +9,10 @@ import type {
   Me,
   OrderHistory,
   OrderList,
+  OrderRecovery,
   PendingApproval,
   RejectInput,
+  StateResult,
   ResolveBuyInput,
   SubmitResult,
   VoteResult,
@@ -143,13 +145,18 @@ export class OrdersApiClient {
   }
 
   /** `POST .../cancel` */
-  cancel(order: string, body: { reason: string }): Promise<{ state: OrderState }> {
+  cancel(order: string, body: { reason: string }): Promise<StateResult> {
     return this.call('POST', `/orders/${encodeURIComponent(order)}/cancel`, body);
   }
 
   /** `POST .../resolve-buy`: settles a BUY_UNCERTAIN order (ops). */
   resolveBuy(order: string, resolution: ResolveBuyInput): Promise<{ state: OrderState }> {
     return this.call('POST', `/orders/${encodeURIComponent(order)}/resolve-buy`, resolution);
+  }
+
+  /** `POST .../recover`: resets an order whose run was ended or wedged to its last completed task (ops). */
+  recover(order: string, body: { reason: string }): Promise<OrderRecovery> {
+    return this.call('POST', `/orders/${encodeURIComponent(order)}/recover`, body);
   }
 
   /** `GET /api/v1/approvals`: the orders awaiting the caller's decision, oldest first. */

@@ -1,5 +1,5 @@
 import type { ApiOrder, OrderListItem } from '../http/order-view.js';
-import type { VoteResult } from '../../workflows/order/messages.js';
+import type { VoteResult as WorkflowVoteResult } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/order-states.js';
 
 // The HTTP API's shapes as a caller sees them (client/http/schemas.ts is the server's side of the same contract).
@@ -89,7 +89,16 @@ export interface RejectInput {
   reason: string;
 }
 
-export type { VoteResult };
+/** Set when the request repeated the caller's action that already took effect: what it was; nothing changed. */
+interface Repeat {
+  alreadyDone?: string;
+}
+
+/** A vote's answer: the round as it stands. */
+export type VoteResult = WorkflowVoteResult & Repeat;
+
+/** An action's answer: the state the order went to. */
+export type StateResult = { state: OrderState } & Repeat;
 
 export type ResolveBuyInput =
   { outcome: 'created'; technicalServiceUid: string; note?: string } | { outcome: 'not-created'; note: string };
@@ -111,4 +120,12 @@ export interface Me {
     resolveBuys: boolean;
     readHistoryPayloads: boolean;
   };
+}
+
+/** What `POST /api/v1/orders/{id}/recover` answers: the run that was reset, and the one that goes on in its place. */
+export interface OrderRecovery {
+  orderId: string;
+  recoveredRunId: string;
+  runId: string;
+  resetToEventId: number;
 }

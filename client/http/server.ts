@@ -12,6 +12,7 @@ import { codecCors, isCodecOrigin, registerCodecRoutes } from './routes/codec.js
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
 import { registerOrderRoutes } from './routes/orders.js';
+import { registerRecoveryRoutes } from './routes/recovery.js';
 import { installRateLimit } from './rate-limit.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, installTimeLimits, receiveLimits } from './time-limits.js';
 import { installRequestIdHeader, requestIdOf } from './request-id.js';
@@ -141,6 +142,7 @@ export async function buildApiServer({
   await installRateLimit(app, requestsPerMinute);
 
   registerOrderRoutes(app, context);
+  registerRecoveryRoutes(app, context);
   registerApprovalRoutes(app, context);
   registerCodecRoutes(app, context);
   registerHealthRoutes(app, readiness, draining);

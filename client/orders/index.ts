@@ -12,3 +12,5 @@ export type { OrderClientOptions, SubmittedOrder } from './order-client.js';
 export type { StartOptions } from './order-client.js';
 export { EnvironmentNotServedError, OrderIntake, TicketConflictError } from './intake.js';
 export type { IntakeResult, OrderIntakeOptions } from './intake.js';
+export { recoverOrder, RecoveryRefused } from './recovery.js';
+export type { RecoveryDeps, RecoveryResult, RecoveryRefusalCode } from './recovery.js';

@@ -214,10 +214,13 @@ test.serial(
     t.is(approved.code, 0, approved.stderr);
     t.regex(approved.stdout, /approved CLI-ONE at 1618\.20 AUD: approval complete \(approved by fiona\)/);
     t.is((await api.orders.result(orderOf('CLI-ONE'))).state, 'BOUGHT');
+    const buysAfterApproval = api.sim.state().calls.buy;
 
-    const late = await cli(t, 'fiona', ['approve', 'CLI-ONE', '--rate', '1618.2', '--currency', 'AUD']);
-    t.is(late.code, 1);
-    t.regex(late.stderr, /BOUGHT/);
+    // The same approval again (a retry after a lost answer): safe, and it says so.
+    const again = await cli(t, 'fiona', ['approve', 'CLI-ONE', '--rate', '1618.2', '--currency', 'AUD']);
+    t.is(again.code, 0, again.stderr);
+    t.regex(again.stdout, /^CLI-ONE: .*already/);
+    t.is(api.sim.state().calls.buy, buysAfterApproval, 'nothing bought again');
   },
 );
 
@@ -256,7 +259,10 @@ test.serial('reject needs a comment and ends the order; cancel ends another, the
   t.is(cancelOutcome.state, 'CANCELLED');
   t.regex(JSON.stringify((await api.orders.status(orderOf('CLI-CANCEL'))).timeline.at(-1)), /"actor":"alice"/);
   const again = await cli(t, 'alice', ['cancel', 'CLI-CANCEL', '--reason', 'twice']);
-  t.is(again.code, 1);
+  t.is(again.code, 0, 'a repeat of her own cancel is safe');
+  t.regex(again.stdout, /^CLI-CANCEL: already cancelled by .*nothing changed/);
+  const byAnother = await cli(t, 'olga', ['cancel', 'CLI-CANCEL', '--reason', 'twice']);
+  t.is(byAnother.code, 1, "another's cancel of an ended order is refused");
   const unknown = await cli(t, 'alice', ['cancel', 'CLI-NOPE', '--reason', 'x']);
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /no order CLI-NOPE/);
@@ -300,6 +306,18 @@ test.serial(
     t.regex(hidden.stderr, /no order CLI-ONE/);
   },
 );
+
+test.serial('recover is for ops, needs a reason, and is refused for an order that ended', async (t) => {
+  const noReason = await cli(t, 'olga', ['recover', 'CLI-CANCEL']);
+  t.is(noReason.code, 2);
+  t.regex(noReason.stderr, /--reason/);
+  const requester = await cli(t, 'alice', ['recover', 'CLI-CANCEL', '--reason', 'stuck?']);
+  t.is(requester.code, 1);
+  t.regex(requester.stderr, /recovering an order needs the ops or admin role/);
+  const ended = await cli(t, 'olga', ['recover', 'CLI-CANCEL', '--reason', 'stuck?', '--json']);
+  t.is(ended.code, 1);
+  t.regex(ended.stderr, /the order has ended \(CANCELLED\): there is nothing to recover/);
+});
 
 test.serial(
   'resolve-buy is for ops: refused for a requester, then settles an uncertain buy with the product ops found',

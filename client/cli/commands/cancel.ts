@@ -24,6 +24,11 @@ export function registerCancelCommand(program: Command): void {
     .action((ticket: string, options: OrderCommandOptions & { reason: string }) =>
       runOrderCommand('cancel', options, async ({ api }) => {
         const accepted = await api.cancel(ticket, { reason: options.reason });
+        if (accepted.alreadyDone) {
+          if (options.json)
+            return printJson({ order: ticket, state: accepted.state, alreadyDone: accepted.alreadyDone });
+          return void process.stdout.write(`${ticket}: ${accepted.alreadyDone}\n`);
+        }
         const { state, settled } = await stateAfter(api, ticket, accepted.state);
         if (options.json) return printJson({ order: ticket, state });
         process.stdout.write(

@@ -96,6 +96,7 @@ function describeVote(
   named: { monthlyRate: number; currency: string },
   result: VoteResult,
 ): string {
+  if (result.alreadyDone) return `${ticket}: ${result.alreadyDone}`;
   const done = `${verb === 'approve' ? 'approved' : 'rejected'} ${ticket} at ${formatMoney(named.monthlyRate, named.currency)}`;
   if (verb === 'reject') return `${done}: the order is ${result.state}`;
   const by = `approved by ${result.approvedBy.join(', ')}`;
