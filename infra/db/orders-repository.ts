@@ -348,10 +348,22 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         const updated = await sql`
           UPDATE orders SET quote_number = ${quote.quoteNumber}, quote_monthly_rate = ${quote.monthlyRate}::numeric,
                  quote_currency = ${quote.currency}, quoted_at = ${quote.quotedAt}::timestamptz, updated_at = now()
-          WHERE workflow_id = ${quote.workflowId} AND (quote_number IS NULL OR quote_number <= ${quote.quoteNumber})
+          WHERE workflow_id = ${quote.workflowId}
+            AND (quote_number IS NULL OR quote_number < ${quote.quoteNumber}
+                 OR (quote_number = ${quote.quoteNumber} AND quote_monthly_rate = ${quote.monthlyRate}::numeric
+                     AND quote_currency = ${quote.currency}))
           RETURNING 1`;
-        if (updated.length === 0) await requireOrder('recordQuote', quote.workflowId);
-        return { recorded: updated.length > 0 };
+        if (updated.length > 0) return { recorded: true };
+        await requireOrder('recordQuote', quote.workflowId);
+        // An older quote arriving late is ignored; the current number with another price is not the same write.
+        const [current] = await sql`SELECT quote_number FROM orders WHERE workflow_id = ${quote.workflowId}`;
+        if (current!['quote_number'] === quote.quoteNumber) {
+          throw new RepositoryError(
+            'conflict',
+            `recordQuote: quote ${quote.quoteNumber} of order ${quote.workflowId} is recorded with another price`,
+          );
+        }
+        return { recorded: false };
       }),
 
     recordApprovalVote: (input) =>
@@ -368,7 +380,15 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         const [existing] = await sql`
           SELECT * FROM approvals WHERE workflow_id = ${vote.workflowId}
             AND quote_number = ${vote.quoteNumber} AND approver_id = ${vote.approverId}`;
-        return { recorded: false, vote: toVote(existing!) };
+        const first = toVote(existing!);
+        if (first.decision !== vote.decision || Number(first.monthlyRate) !== Number(vote.monthlyRate)) {
+          throw new RepositoryError(
+            'conflict',
+            `recordApprovalVote: ${vote.approverId} already voted ${first.decision} at ${first.monthlyRate} on quote ` +
+              `${vote.quoteNumber} of order ${vote.workflowId}; a vote is not changed`,
+          );
+        }
+        return { recorded: false, vote: first };
       }),
 
     recordBuyIntent: (input) =>
@@ -455,8 +475,16 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
         const updated = await sql`
           UPDATE orders SET product_technical_service_uid = ${product.technicalServiceUid},
                  product_provisioning_status = ${product.provisioningStatus}, updated_at = now()
-          WHERE workflow_id = ${product.workflowId} RETURNING 1`;
-        if (updated.length === 0) await requireOrder('recordProduct', product.workflowId);
+          WHERE workflow_id = ${product.workflowId}
+            AND coalesce(product_technical_service_uid, ${product.technicalServiceUid}) = ${product.technicalServiceUid}
+          RETURNING 1`;
+        if (updated.length > 0) return;
+        await requireOrder('recordProduct', product.workflowId);
+        // Its status follows the provider; the product an order was bought with is never replaced.
+        throw new RepositoryError(
+          'conflict',
+          `recordProduct: order ${product.workflowId} was bought with another product; it is not replaced by ${product.technicalServiceUid}`,
+        );
       }),
 
     recordLastError: (input) =>

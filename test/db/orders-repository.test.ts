@@ -274,9 +274,19 @@ test('quotes are exact decimals; a late older quote does not replace the current
     { recorded: false },
   );
   t.like((await repo.getOrder(workflowId))!.order.quote, { number: 2, monthlyRate: '1234567.891234', currency: 'AUD' });
+  const again = {
+    workflowId,
+    quoteNumber: 2,
+    monthlyRate: '1234567.891234',
+    currency: 'AUD',
+    quotedAt: '2026-01-02T10:00:00Z',
+  };
+  t.deepEqual(await repo.recordQuote(again), { recorded: true }, 'the same quote written again (a retry)');
+  const other = await t.throwsAsync(repo.recordQuote({ ...again, monthlyRate: 1 }), { instanceOf: RepositoryError });
+  t.regex(other!.message, /quote 2 of order .* is recorded with another price/);
 });
 
-test('an approver voting twice on the same quote has one vote: the first', async (t) => {
+test('an approver voting twice on the same quote has one vote: the first; another vote in its place is refused', async (t) => {
   const { workflowId } = await newOrder();
   const vote = {
     workflowId,
@@ -288,9 +298,14 @@ test('an approver voting twice on the same quote has one vote: the first', async
   };
   const first = await repo.recordApprovalVote(vote);
   t.true(first.recorded);
-  const again = await repo.recordApprovalVote({ ...vote, decision: 'reject', reason: 'changed my mind' });
-  t.false(again.recorded);
+  const again = await repo.recordApprovalVote(vote);
+  t.false(again.recorded, 'the same vote written again (a retry)');
   t.deepEqual(again.vote, first.vote);
+  const changed = await t.throwsAsync(
+    repo.recordApprovalVote({ ...vote, decision: 'reject', reason: 'changed my mind' }),
+    { instanceOf: RepositoryError },
+  );
+  t.regex(changed!.message, /fiona already voted approve at 950.00 on quote 1 .*a vote is not changed/);
   t.is(await count('approvals', workflowId), 1);
 
   // A new quote is a new question: the same approver may vote on it.
@@ -480,6 +495,12 @@ test('product and last error are recorded, retried and cleared', async (t) => {
   const { workflowId } = await newOrder();
   const product = { workflowId, technicalServiceUid: 'tsu-9', provisioningStatus: 'DEPLOYABLE' };
   await repo.recordProduct(product);
+  await repo.recordProduct(product);
+  await repo.recordProduct({ ...product, provisioningStatus: 'LIVE' });
+  const replaced = await t.throwsAsync(repo.recordProduct({ ...product, technicalServiceUid: 'tsu-10' }), {
+    instanceOf: RepositoryError,
+  });
+  t.regex(replaced!.message, /was bought with another product; it is not replaced by tsu-10/);
   await repo.recordProduct(product);
   await repo.recordLastError({ workflowId, error: 'validate: 503 Service Unavailable', at: '2026-01-04T00:00:00Z' });
   let order = (await repo.getOrder(workflowId))!.order;
@@ -697,7 +718,7 @@ test("an order is in an approver's inbox once its quote is recorded, never witho
   await repo.recordTransition({
     workflowId,
     sequence: 1,
-    from: 'RECEIVED',
+    from: 'VALIDATING',
     to: 'AWAITING_APPROVAL',
     actor: 'policy',
     reason: 'needs the team tier',
