@@ -10,20 +10,20 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { WorkflowFailedError } from '@temporalio/client';
+import { Client, WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
+import protoRoot from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { orderTaskQueue } from '../../config/temporal.js';
+import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
   orderOf,
   startCallbackReceiver,
-  startOrderEngine,
   sydneyRequest,
   TASK_QUEUE,
   type CallbackReceiver,
-  type OrderEngine,
   workflowOf,
 } from '../helpers/orders.js';
 import { temporalCli } from '../helpers/real-temporal.js';
@@ -31,7 +31,7 @@ import { waitFor, waitForState } from '../helpers/wait.js';
 import type { ActivityCall, CallOutcome } from './fixtures/attacker-workflows.js';
 
 interface Context {
-  engine: OrderEngine;
+  engine: ApiEngine;
   attacker: { worker: Worker; running: Promise<void> };
   ticketSystem: CallbackReceiver;
 }
@@ -42,9 +42,14 @@ const ORDER_QUEUE = orderTaskQueue(TASK_QUEUE, 'staging');
 const ATTACKER_QUEUE = 'attacker-own-queue';
 const TEAM = { monthlyRate: 1618.2, currency: 'AUD' }; // MVE 8/32: one finance-approver
 const run = promisify(execFile);
+const { EventType } = protoRoot.temporal.api.enums.v1;
+const ACTIVITY_ENDED_UNDONE = new Set([
+  EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+  EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
+]);
 
 test.before(async (t) => {
-  const engine = await startOrderEngine(pg, {
+  const engine = await startApiEngine(pg, {
     temporal: 'real',
     provisioning: { firstPollMs: 500, maxPollMs: 500, reminderMs: 60_000, deadlineMs: 120_000 },
     simProvisioning: { configuredAfterMs: 200, liveAfterMs: 600 },
@@ -66,7 +71,7 @@ test.after.always(async (t) => {
   await t.context.engine?.stop();
 });
 
-const buys = (engine: OrderEngine) => engine.sim.state().calls.buy ?? 0;
+const buys = (engine: ApiEngine) => engine.sim.state().calls.buy ?? 0;
 
 /** Runs the attacker's workflow (`type`) under `workflowId`, making `calls` on the order worker's task queue. */
 async function attack(
@@ -74,10 +79,14 @@ async function attack(
   type: 'attackerWorkflow' | 'orderWorkflow',
   workflowId: string,
   calls: ActivityCall[],
-): Promise<{ runId: string; outcomes: CallOutcome[] }> {
-  const handle = await t.context.engine.client.workflow.start(type, {
-    workflowId,
+  { taskQueue, client }: { taskQueue: string; client: Client } = {
     taskQueue: ATTACKER_QUEUE,
+    client: t.context.engine.client,
+  },
+): Promise<{ runId: string; outcomes: CallOutcome[] }> {
+  const handle = await client.workflow.start(type, {
+    workflowId,
+    taskQueue,
     args: [ORDER_QUEUE, calls],
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
   });
@@ -190,7 +199,7 @@ test.serial(
 );
 
 /** `temporal workflow reset` to the first workflow task of the order's latest run, as ops would type it. */
-async function reset(engine: OrderEngine, ticketId: string, extra: string[] = []): Promise<string> {
+async function reset(engine: ApiEngine, ticketId: string, extra: string[] = []): Promise<string> {
   await run(temporalCli(), [
     'workflow',
     'reset',
@@ -212,7 +221,7 @@ async function reset(engine: OrderEngine, ticketId: string, extra: string[] = []
 }
 
 /** The reset run's end: refused at admission, and why. */
-async function refusalOf(engine: OrderEngine, ticketId: string, runId: string): Promise<string> {
+async function refusalOf(engine: ApiEngine, ticketId: string, runId: string): Promise<string> {
   const failure = await engine.client.workflow
     .getHandle(workflowOf(ticketId), runId)
     .result()
@@ -265,3 +274,48 @@ test.serial('temporal workflow reset revives no ended order: cancelled, rejected
     t.is(records?.order.status, ended[ticketId as keyof typeof ended]);
   }
 });
+
+test.serial(
+  'with only an ops API token: the codec server encrypts nothing, and calls in plaintext do nothing',
+  async (t) => {
+    const { engine } = t.context;
+    const payload = { metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: 'e30=' }; // json/plain {}
+    const encode = await engine.call('POST', `/codec/${engine.temporal.namespace}/encode`, {
+      as: 'olga',
+      body: { payloads: [payload] },
+    });
+    t.is(encode.status, 404, 'no encryption oracle');
+    // So the attacker's worker has no codec: its workflow's calls reach the order worker in plaintext.
+    const keyless = await Worker.create({
+      connection: engine.temporal.nativeConnection,
+      namespace: engine.temporal.namespace,
+      taskQueue: `${ATTACKER_QUEUE}-keyless`,
+      workflowsPath: fileURLToPath(new URL('./fixtures/attacker-workflows.ts', import.meta.url)),
+    });
+    const before = buys(engine);
+    const client = new Client({ connection: engine.client.connection, namespace: engine.temporal.namespace });
+    const calls = [
+      { activity: 'recordJournal', input: { entries: [{ type: 'received', seq: 0, at: Date.now() }] } },
+      buyCall(),
+    ];
+    await keyless.runUntil(async () => {
+      for (const [index, call] of calls.entries()) {
+        const handle = await client.workflow.start('orderWorkflow', {
+          workflowId: `mve-order-EVIL-2.000000000${index}`,
+          taskQueue: `${ATTACKER_QUEUE}-keyless`,
+          args: [ORDER_QUEUE, [call]],
+        });
+        // The worker cannot read the call's input: it fails (or, unanswered, times out) without running. The answer is
+        // the worker's own, encrypted: the attacker cannot read it either, so its history is what tells.
+        await waitFor(async () => {
+          const { events } = await handle.fetchHistory();
+          return events?.some((event) => ACTIVITY_ENDED_UNDONE.has(event.eventType!)) ? true : undefined;
+        }, 30_000);
+        await handle.terminate('test: done');
+      }
+    });
+    t.is(buys(engine), before, 'nothing bought');
+    t.is(await engine.repository.getOrder('mve-order-EVIL-2.0000000000'), null, 'nothing recorded');
+    t.is(await engine.repository.getOrder('mve-order-EVIL-2.0000000001'), null);
+  },
+);
