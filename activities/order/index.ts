@@ -25,7 +25,7 @@ export function createActivities(options: OrderActivityDeps): OrderActivities {
   return guardActivities(unguardedActivities(options, admittedRuns), {
     admittedRuns,
     repository: options.repository,
-    resetOf: options.orderRequests.resetOf?.bind(options.orderRequests),
+    runs: options.orderRequests,
   });
 }
 
@@ -57,6 +57,7 @@ export {
   type OrderRequestReader,
   type RunReference,
   type RunReset,
+  type RunStart,
 } from './order-requests.js';
 export {
   CALLBACK_ALLOW_HTTP_VARIABLE,

@@ -28,6 +28,15 @@ export interface OrderRequestReader {
    * when it was not made by a reset. A reader without it (a test's) never adopts a recovered run (run-guard.ts).
    */
   resetOf?(run: RunReference): Promise<RunReset | null>;
+  /** How the server started the run: its chain's first run, the run it continued from, when. */
+  startOf?(run: RunReference): Promise<RunStart>;
+}
+
+/** The run's start, as its first history event says. */
+export interface RunStart {
+  firstRunId: string;
+  continuedFromRunId: string | null;
+  startedAt: Date;
 }
 
 /** What the server recorded when a reset made a run: the run it copied, and the event the copy failed at. */
@@ -122,6 +131,27 @@ export function temporalOrderRequests(
         throw new OrderRequestUnavailable(`the start input of ${where} holds no order request`);
       }
       return request as unknown as OrderRequest;
+    },
+
+    async startOf({ workflowId, runId }) {
+      const { history } = await client.withDeadline(Date.now() + timeoutMs, () =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId, runId },
+          maximumPageSize: 1,
+        }),
+      );
+      const first = history?.events?.[0];
+      const started = first?.workflowExecutionStartedEventAttributes;
+      if (!first || !started?.firstExecutionRunId)
+        throw new OrderRequestUnavailable(`the first event of run ${runId} of ${workflowId} is not its start`);
+      return {
+        firstRunId: started.firstExecutionRunId,
+        continuedFromRunId: started.continuedExecutionRunId || null,
+        startedAt: new Date(
+          Number(first.eventTime?.seconds ?? 0) * 1000 + Math.floor((first.eventTime?.nanos ?? 0) / 1e6),
+        ),
+      };
     },
 
     async resetOf({ workflowId, runId }) {

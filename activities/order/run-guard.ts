@@ -1,7 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EvidenceRepository } from '../../infra/db/index.js';
 import type { OrderActivities } from '../../workflows/order/activity-types.js';
-import { currentRun, type OrderRequestReader, type RunReference } from './order-requests.js';
+import { currentRun, type RunReference } from './order-requests.js';
+import { adoptedRun, type RunAdoptionDeps } from './run-adoption.js';
 
 /**
  * Every activity is a public entry point of the worker: whoever reaches its task queue can schedule it, from a
@@ -17,9 +18,8 @@ import { currentRun, type OrderRequestReader, type RunReference } from './order-
  *
  * What was refused is kept in `refused_calls` (workflow id, run id, activity, why), and the call fails for good.
  *
- * One run not admitted by the admission is let in: the run the API's recovery of the order made (client/orders/
- * recovery.ts). The API records the recovery (which run it reset, to which event) before it resets; the run's own
- * history, read from the server, must say it is that reset's copy. It then takes the recovered run's place.
+ * Two runs the admission did not admit are let in, each on the server's own word about the run (run-adoption.ts): the
+ * run ops' recovery made, and a run that continued as new before runs were admitted here.
  */
 
 /** The steps that run only inside the order's own workflow task (workflows/order/activities.ts). */
@@ -66,11 +66,9 @@ export class AdmittedRuns {
   }
 }
 
-export interface RunGuardDeps {
+export interface RunGuardDeps extends RunAdoptionDeps {
   admittedRuns: AdmittedRuns;
-  repository: Pick<EvidenceRepository, 'recordRefusedCall' | 'pendingRecovery' | 'adoptRecoveredRun'>;
-  /** Reads a run's reset marker from its history; without it, no recovered run is let in. */
-  resetOf: OrderRequestReader['resetOf'];
+  repository: RunAdoptionDeps['repository'] & Pick<EvidenceRepository, 'recordRefusedCall'>;
 }
 
 /** The activities, each run only after the checks above. */
@@ -105,23 +103,14 @@ async function refusalOf(name: string, run: RunReference, deps: RunGuardDeps): P
   if (LOCAL_ONLY.has(name) && !Context.current().info.isLocal) {
     return 'it runs only inside an order\u2019s own workflow task on this worker, and was scheduled through the task queue';
   }
-  if (name !== ADMITS && !(await deps.admittedRuns.isAdmitted(run)) && !(await recovered(run, deps))) {
+  if (name !== ADMITS && !(await deps.admittedRuns.isAdmitted(run)) && !(await adopted(run, deps))) {
     return 'the workers never admitted this run for the ticket (another chain of runs, or a run made by a reset): nothing done';
   }
   return undefined;
 }
 
-/** Whether `run` is the copy a pending recovery's reset made, as its own history says; if so, it is adopted. */
-async function recovered(run: RunReference, deps: RunGuardDeps): Promise<boolean> {
-  const recovery = deps.resetOf ? await deps.repository.pendingRecovery(run.workflowId) : null;
-  if (!recovery) return false;
-  const reset = await deps.resetOf!(run);
-  if (reset?.baseRunId !== recovery.fromRunId || reset.eventId !== recovery.resetEventId) return false;
-  const adopted = await deps.repository.adoptRecoveredRun({
-    ...run,
-    fromRunId: recovery.fromRunId,
-    toRunId: run.runId,
-  });
+async function adopted(run: RunReference, deps: RunGuardDeps): Promise<boolean> {
+  const adopted = await adoptedRun(run, deps);
   if (adopted) deps.admittedRuns.remember(run);
   return adopted;
 }

@@ -126,6 +126,8 @@ export interface EvidenceRepository {
   listRecoveries(workflowId: string): Promise<RunRecoveryRecord[]>;
   /** The ticket, the order, its worker-obtained quotes and its votes, as one snapshot: one round trip. */
   buyEvidence(workflowId: string): Promise<BuyEvidenceRecord>;
+  /** When the workers began to admit runs here (migration 0018 applied); null before it. */
+  admissionsSince(): Promise<Date | null>;
   /** The order's state as the records say, or null when no order is recorded for the workflow. */
   orderState(workflowId: string): Promise<string | null>;
 }
@@ -259,6 +261,12 @@ export function createEvidenceRepository(sql: Sql): EvidenceRepository {
         const rows = await sql`SELECT * FROM run_recoveries WHERE workflow_id = ${id} ORDER BY requested_at DESC`;
         return rows.map(toRecovery);
       }),
+
+    admissionsSince: async () => {
+      const [row] = await sql`
+        SELECT applied_at FROM schema_migrations WHERE name = '0018_activity_evidence.sql'`;
+      return row ? (row['applied_at'] as Date) : null;
+    },
 
     orderState: (workflowId) =>
       operation('orderState', text(300), workflowId, async (id) => {
