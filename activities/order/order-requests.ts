@@ -96,19 +96,25 @@ export function temporalOrderRequests(
   options: { timeoutMs?: number } = {},
 ): Required<OrderRequestReader> {
   const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
+
+  /** The run's first history event: its start. */
+  async function firstEvent({ workflowId, runId }: RunReference) {
+    const { history } = await client.withDeadline(Date.now() + timeoutMs, () =>
+      client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId, runId },
+        maximumPageSize: 1,
+      }),
+    );
+    return history?.events?.[0];
+  }
+
   return {
-    async requestOf({ workflowId, runId }) {
-      const where = `run ${runId} of ${workflowId}`;
+    async requestOf(run) {
+      const where = `run ${run.runId} of ${run.workflowId}`;
       let payloads: Payload[] | null | undefined;
       try {
-        const { history } = await client.withDeadline(Date.now() + timeoutMs, () =>
-          client.workflowService.getWorkflowExecutionHistory({
-            namespace: client.options.namespace,
-            execution: { workflowId, runId },
-            maximumPageSize: 1,
-          }),
-        );
-        payloads = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+        payloads = (await firstEvent(run))?.workflowExecutionStartedEventAttributes?.input?.payloads;
       } catch (error) {
         // The server's own words (they never hold a payload).
         throw new OrderRequestUnavailable(
@@ -133,18 +139,11 @@ export function temporalOrderRequests(
       return request as unknown as OrderRequest;
     },
 
-    async startOf({ workflowId, runId }) {
-      const { history } = await client.withDeadline(Date.now() + timeoutMs, () =>
-        client.workflowService.getWorkflowExecutionHistory({
-          namespace: client.options.namespace,
-          execution: { workflowId, runId },
-          maximumPageSize: 1,
-        }),
-      );
-      const first = history?.events?.[0];
+    async startOf(run) {
+      const first = await firstEvent(run);
       const started = first?.workflowExecutionStartedEventAttributes;
       if (!first || !started?.firstExecutionRunId)
-        throw new OrderRequestUnavailable(`the first event of run ${runId} of ${workflowId} is not its start`);
+        throw new OrderRequestUnavailable(`the first event of run ${run.runId} of ${run.workflowId} is not its start`);
       return {
         firstRunId: started.firstExecutionRunId,
         continuedFromRunId: started.continuedExecutionRunId || null,
