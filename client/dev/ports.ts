@@ -42,6 +42,26 @@ export async function concretePort(preferred: number, host: string): Promise<{ p
   return { port, taken: choice.taken };
 }
 
+/**
+ * A port as `concretePort` chooses it, held (bound) until `release`: for a server that starts well after its port must
+ * be known (the API, whose URL the real Temporal's Web UI is given first). Held, the port is not handed out to another
+ * socket meanwhile, which a port only probed was (EADDRINUSE when the API then listened).
+ */
+export async function heldPort(
+  preferred: number,
+  host: string,
+): Promise<{ port: number; taken: boolean; release: () => Promise<void> }> {
+  const choice = await concretePort(preferred, host);
+  const holder = net.createServer();
+  holder.unref();
+  const held = await new Promise<boolean>((resolve) => {
+    holder.once('error', () => resolve(false));
+    holder.listen(choice.port, host, () => resolve(true));
+  });
+  const release = () => (held ? new Promise<void>((resolve) => holder.close(() => resolve())) : Promise.resolve());
+  return { ...choice, release };
+}
+
 /** The ports of the last start, kept in the data folder so URLs and addresses stay the same across restarts. */
 export const DEV_PORTS_FILE = 'dev-ports.json';
 

@@ -17,6 +17,7 @@ import { loadOrCreateCallbackSecret } from './callback-secret.js';
 import { writeSimKindMap } from './kind-map.js';
 import {
   concretePort,
+  heldPort,
   DEFAULT_HTTP_PORT,
   DEFAULT_SIMULATOR_PORT,
   DEFAULT_TEMPORAL_PORT,
@@ -192,7 +193,9 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
 
     // The real server's Web UI decodes payloads through the API's codec server, so the API's port is settled first.
     const httpPort =
-      temporalChoice?.kind === 'real' ? await concretePort(ports.http, HOST) : await preferredOrFree(ports.http, HOST);
+      temporalChoice?.kind === 'real'
+        ? await heldPort(ports.http, HOST)
+        : { ...(await preferredOrFree(ports.http, HOST)), release: () => Promise.resolve() };
     const temporal = await (async (): Promise<{
       address: string;
       server: TemporalServerReport;
@@ -325,6 +328,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
         : {}),
     };
     // The API first: its URL is the console's, which the worker puts in its messages to approvers.
+    await httpPort.release();
     const api = await startApiServer({
       env: workerEnv,
       temporalAddress,
