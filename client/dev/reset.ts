@@ -6,8 +6,8 @@ import { readDevState } from './state.js';
 
 /**
  * `mve-orders dev --reset`: removes everything dev keeps for `dataDir` — the folder itself (database, Temporal state,
- * keys, tokens, ports) and what the embedded PostgreSQL keeps outside it as root (its cluster under /var/lib, its
- * programs copied to the temp folder). Refused while a dev runs on it. Returns what was removed.
+ * keys, tokens, ports) and what the embedded PostgreSQL keeps outside it as root (its cluster under /var/lib). Refused
+ * while a dev runs on it. Returns what was removed.
  */
 export async function resetDev(dataDir: string): Promise<string[]> {
   const running = await readDevState(dataDir);

