@@ -1,15 +1,15 @@
 /**
  * `npm run fuzz:api`: fuzzes the HTTP API from its own OpenAPI document with schemathesis, bounded in time.
  *
- * Starts the whole engine in this process on loopback, as `mve-orders dev` does (embedded PostgreSQL, the
- * devserver, the API simulator, a worker, and the API with its real authenticator), in a scratch folder removed
- * afterwards; issues real API tokens (a ticket system; ops with an approver role); seeds orders (one bought, two
- * awaiting approval) for the fuzzer's ticket ids to hit now and then, and their quote for its votes; then runs
+ * Starts the whole engine on loopback, as `mve-orders dev` does (embedded PostgreSQL, Temporal's own server `temporal
+ * server start-dev`, the API simulator, a worker, and the API with its real authenticator), in a scratch folder
+ * removed afterwards; issues real API tokens (a ticket system; ops with an approver role); seeds orders (one bought,
+ * two awaiting approval) for the fuzzer's ticket ids to hit now and then, and their quote for its votes; then runs
  * `st run <url>/openapi.json` once per token. It fails when any answer is a 5xx, is undocumented or does not match
  * its documented shape (error bodies included), when a request the document calls invalid is accepted, or when a
  * route answers without a credential.
  *
- *   bash scripts/install-python-tools.sh    # once: schemathesis into .tools/python
+ *   bash scripts/install-python-tools.sh    # once: schemathesis and the temporal CLI into .tools/python
  *   npm run fuzz:api [-- --max-time 75 --max-examples 50 --seed N --verbose]
  *
  * --max-time is each caller's budget in seconds (the run takes about twice it, plus ~20 s to start the engine);
@@ -115,8 +115,7 @@ async function main(): Promise<number> {
   const serverLog: string[] = [];
   let dev: RunningDev | undefined;
   try {
-    // Always the embedded parts: a fuzz run must never write into a real database, cluster or ordering API (and the
-    // embedded Temporal, not a local real server, keeps its cost beside the tests in CI low).
+    // Always dev's own parts: a fuzz run must never write into a real database, cluster or ordering API.
     // No rate limits: the fuzzing sends thousands of requests a minute under one credential, and many without one
     // (ignored_auth), and would meet only 429s (test/http/rate-limit.test.ts holds the limits themselves).
     const env: NodeJS.ProcessEnv = { ...process.env, MVE_RATE_LIMIT: '0', MVE_RATE_LIMIT_AUTH_FAILURES: '0' };
@@ -124,8 +123,8 @@ async function main(): Promise<number> {
     dev = await startDev({
       env,
       dataDir,
-      temporal: 'embedded',
       temporalPort: 0,
+      temporalUiPort: 0,
       simulatorPort: 0,
       httpPort: 0,
       log: (line) => {
