@@ -1,8 +1,8 @@
 /**
  * `npm run bench:load`: many callers at once against two API servers, all on loopback, bounded in time. The engine
  * runs as a deployment does (the topology harness, test/topology/cluster.ts): two `mve-orders serve` and two
- * `mve-orders worker` processes, PostgreSQL, Temporal (the real server when its CLI is installed, else the devserver;
- * `--temporal` chooses) and the API simulator as the provider.
+ * `mve-orders worker` processes, PostgreSQL, Temporal (`temporal server start-dev`) and the API simulator as the
+ * provider.
  *
  * Ticket systems and finance approvers, each with a token of its own, are added. The ticket systems first submit a
  * pool of orders that need one approval, one for each vote the phase can make. Then for `--seconds`, autocannon keeps
@@ -26,7 +26,6 @@
  *   npm run bench:load -- --seconds 10         the CI form (under a minute on 2 cores)
  *   npm run bench:load -- --rate-limit 0       no per-credential limit: what the servers answer when nothing holds back
  *   npm run bench:load -- --connection-rate 0  every connection as fast as it is answered: the machine's limit
- *   npm run bench:load -- --temporal devserver on the devserver (its state in PostgreSQL) rather than the real server
  *   npm run bench:load -- --connections 100 --ticket-systems 2 --approvers 10 --submit-rate 5 --vote-rate 5
  *   npm run -s bench:load -- --json            the figures as JSON (progress stays on stderr)
  *   TOPOLOGY_LOG=1 npm run bench:load          every process's output on stderr as well
@@ -50,7 +49,6 @@ const { values } = parseArgs({
     'submit-rate': { type: 'string', default: '5' },
     'vote-rate': { type: 'string', default: '5' },
     'connection-rate': { type: 'string', default: '2' },
-    temporal: { type: 'string', default: 'auto' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -70,9 +68,6 @@ const APPROVERS = wholeNumber('approvers', 1);
 const SUBMIT_RATE = wholeNumber('submit-rate', 1);
 const VOTE_RATE = wholeNumber('vote-rate', 1);
 const CONNECTION_RATE = wholeNumber('connection-rate', 0);
-const TEMPORAL = values.temporal as 'auto' | 'real' | 'devserver';
-if (!['auto', 'real', 'devserver'].includes(TEMPORAL))
-  throw new Error(`--temporal must be auto, real or devserver, not ${values.temporal}`);
 /** The harness's ops user: lists every order, for the seeding and the checks. */
 const OPS = 'olga';
 
@@ -86,7 +81,6 @@ async function main(): Promise<void> {
   const cluster: Cluster = await startCluster({
     servers: 2,
     workers: 2,
-    temporal: TEMPORAL,
     env: { MVE_RATE_LIMIT: String(RATE_LIMIT) },
     ...(process.env['TOPOLOGY_LOG'] ? { log: progress } : {}),
   });
@@ -151,7 +145,6 @@ async function main(): Promise<void> {
       ...client.problems,
     ];
     report({
-      cluster,
       people: { ticketSystems: people.ticketSystems.length, approvers: people.approvers.length },
       outcome,
       checks,
@@ -172,7 +165,6 @@ async function main(): Promise<void> {
 }
 
 function report(run: {
-  cluster: Cluster;
   people: { ticketSystems: number; approvers: number };
   outcome: LoadOutcome;
   checks: Checks;
@@ -189,7 +181,6 @@ function report(run: {
     submitRate: SUBMIT_RATE,
     voteRate: VOTE_RATE,
     connectionRate: CONNECTION_RATE,
-    temporal: run.cluster.temporal.kind,
     node: process.version,
   };
   const votes = { sent: outcome.votesSent.length, approved: outcome.votesApproved.length };
@@ -205,7 +196,7 @@ function report(run: {
     `\nbench:load — ${CONNECTIONS} connections (half on each server) for ${outcome.seconds.toFixed(1)} s; ` +
       `${setup.ticketSystems} ticket systems, ${setup.approvers} approvers; ` +
       `${CONNECTION_RATE ? `at most ${CONNECTION_RATE} requests/s per connection` : 'connections as fast as answered'}; rate limit ${RATE_LIMIT ? `${RATE_LIMIT}/min per credential per server` : 'off'}; ` +
-      `Temporal: ${setup.temporal}; ${run.load.cpus} CPUs, load average (1, 5, 15 min) ${one(run.load.before)} before, ${one(run.load.after)} after\n`,
+      `${run.load.cpus} CPUs, load average (1, 5, 15 min) ${one(run.load.before)} before, ${one(run.load.after)} after\n`,
   );
   console.table(
     outcome.routes.map((route) => ({

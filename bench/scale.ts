@@ -1,12 +1,10 @@
 /**
  * `npm run bench:scale`: the engine with many orders waiting for approval. It runs the `mve-orders dev` stack
- * (bench/scale/stack.ts: an embedded PostgreSQL and `mve-orders dev`, its devserver durable in that database, or
- * with --temporal real the real Temporal server under dev),
+ * (bench/scale/stack.ts: an embedded PostgreSQL and `mve-orders dev`, with the real Temporal server under dev),
  * measures with no order parked, parks N orders awaiting a finance approval, and measures again:
  *
  *   - auto-approved orders: orders per second at concurrency C, and their median submit-to-BOUGHT time;
- *   - memory: dev's RSS and PostgreSQL's PSS (so its shared buffers count once); with --split the devserver
- *     runs in a process of its own, and its RSS and the worker's are told apart, as the real server's are;
+ *   - memory: the Temporal server's RSS, dev's RSS and PostgreSQL's PSS (so its shared buffers count once);
  *   - listing the waiting orders (the median of 5 tries each): through visibility (first page of 100, and every
  *     page), and through the HTTP API (`GET /api/v1/approvals?limit=100`, as a finance approver);
  *   - approving over HTTP: orders just parked (still in the worker's cache), and, with N above the cache,
@@ -15,16 +13,14 @@
  *   npm run bench:scale                          N = 10,000 (takes several minutes to park)
  *   npm run bench:scale -- --parked 2000         another N
  *   npm run bench:scale -- --cache 500           the worker's workflow cache (MVE_WORKFLOW_CACHE_SIZE)
- *   npm run bench:scale -- --split               the devserver in a process of its own
- *   npm run bench:scale -- --temporal real       on `temporal server start-dev` (bench:servers compares the two)
  *   npm run -s bench:scale -- --json             the figures as JSON (progress stays on stderr)
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
 import { postgresPssMiB, rssMiB } from './scale/memory.js';
 import { connectOrders } from './scale/orders.js';
-import { startScaleStack, stackTemporal, type ScaleStack } from './scale/stack.js';
-import { percentile } from '@mve-orders/devserver/bench';
+import { startScaleStack, type ScaleStack } from './scale/stack.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,8 +29,6 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '20' },
     approvals: { type: 'string', default: '20' },
     cache: { type: 'string' },
-    split: { type: 'boolean', default: false },
-    temporal: { type: 'string', default: 'embedded' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -49,8 +43,6 @@ const AUTO_ORDERS = positive('orders');
 const CONCURRENCY = positive('concurrency');
 const APPROVALS = positive('approvals');
 const CACHE = values.cache === undefined ? DEFAULT_WORKFLOW_CACHE_SIZE : positive('cache');
-const TEMPORAL = stackTemporal(values.temporal);
-if (values.split && TEMPORAL === 'real') throw new Error('--split runs the devserver apart: not with --temporal real');
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -58,8 +50,8 @@ interface Figures {
   parked: number;
   autoOrdersPerSecond: number;
   autoP50Ms: number;
-  /** `server`: the Temporal server's own process, split or real (the embedded devserver is part of `dev`). */
-  rssMiB: { server: number | null; dev: number; postgres: number; total: number };
+  /** `temporal`: the Temporal server's own process, under dev. */
+  rssMiB: { temporal: number; dev: number; postgres: number; total: number };
   visibilityFirstPageMs: number;
   visibilityAllMs: number;
   visibilityListed: number;
@@ -70,12 +62,8 @@ interface Figures {
 }
 
 async function main(): Promise<void> {
-  progress(
-    `starting the stack (PostgreSQL, ${values.split ? 'devserver, ' : ''}dev with a workflow cache of ${CACHE})…`,
-  );
+  progress(`starting the stack (PostgreSQL, dev with a workflow cache of ${CACHE})…`);
   const stack = await startScaleStack({
-    temporal: TEMPORAL,
-    split: values.split,
     workflowCacheSize: CACHE,
     log: (line) => progress(line),
   });
@@ -132,7 +120,7 @@ async function connect(stack: ScaleStack) {
     progress(`measuring with ${parked} parked…`);
     const auto = await autoOrders(AUTO_ORDERS, CONCURRENCY);
     const memory = {
-      server: stack.devserver ? rssMiB(stack.devserver.pid) : stack.realServer ? rssMiB(stack.realServer.pid) : null,
+      temporal: rssMiB(stack.temporal.pid),
       dev: rssMiB(stack.dev.pid),
       postgres: postgresPssMiB(stack.postgres.dataDir),
     };
@@ -147,7 +135,7 @@ async function connect(stack: ScaleStack) {
       parked,
       autoOrdersPerSecond: auto.perSecond,
       autoP50Ms: auto.p50,
-      rssMiB: { ...memory, total: (memory.server ?? 0) + memory.dev + memory.postgres },
+      rssMiB: { ...memory, total: memory.temporal + memory.dev + memory.postgres },
       visibilityFirstPageMs: firstPage.ms,
       visibilityAllMs: all.ms,
       visibilityListed: all.listed,
@@ -178,17 +166,14 @@ async function medianOf<R extends { ms: number }>(times: number, measure: () => 
 
 function report(before: Figures, after: Figures): void {
   if (values.json) {
-    process.stdout.write(
-      `${JSON.stringify({ cache: CACHE, split: values.split, temporal: TEMPORAL, before, after }, null, 2)}\n`,
-    );
+    process.stdout.write(`${JSON.stringify({ cache: CACHE, before, after }, null, 2)}\n`);
     return;
   }
   const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
   const mib = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} MiB`);
   const ratio = (value: number) => `${(value * 100).toFixed(0)} %`;
   process.stdout.write(
-    `\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}` +
-      `${values.split ? '; devserver in its own process' : ''}${TEMPORAL === 'real' ? '; the real Temporal server' : ''}\n`,
+    `\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}\n`,
   );
   console.table([
     {
@@ -197,20 +182,13 @@ function report(before: Figures, after: Figures): void {
       [`${PARKED} parked`]: after.autoOrdersPerSecond.toFixed(1),
     },
     { figure: 'auto-approved p50', 'none parked': ms(before.autoP50Ms), [`${PARKED} parked`]: ms(after.autoP50Ms) },
-    ...(before.rssMiB.server !== null
-      ? [
-          {
-            figure: values.split ? 'RSS devserver' : 'RSS temporal server start-dev',
-            'none parked': mib(before.rssMiB.server),
-            [`${PARKED} parked`]: mib(after.rssMiB.server),
-          },
-        ]
-      : []),
     {
-      figure:
-        before.rssMiB.server !== null
-          ? 'RSS dev (worker, HTTP API, simulator)'
-          : 'RSS dev (devserver, worker, HTTP API, simulator)',
+      figure: 'RSS temporal server start-dev',
+      'none parked': mib(before.rssMiB.temporal),
+      [`${PARKED} parked`]: mib(after.rssMiB.temporal),
+    },
+    {
+      figure: 'RSS dev (worker, HTTP API, simulator)',
       'none parked': mib(before.rssMiB.dev),
       [`${PARKED} parked`]: mib(after.rssMiB.dev),
     },

@@ -14,9 +14,9 @@
  * Every answer is tallied by route: latency (2xx only), status; an answer other than 2xx and 429 is an error, kept with
  * the first body seen for its status. autocannon counts timeouts and connection errors per role.
  */
-import { percentile } from '@mve-orders/devserver/bench';
 import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
 import { autocannon, type AutocannonRequest, type AutocannonResult } from '../autocannon.js';
+import { percentile } from '../stats.js';
 import type { LoadPeople } from './people.js';
 import { AUTO_APPROVED_SIZE, ONE_APPROVAL_SIZE, orderRequest } from './orders.js';
 import type { WaitingOrder } from './vote-pool.js';

@@ -3,8 +3,8 @@
  * an order of its own (a second vote on an order is 409, which would count as an error). The ticket systems submit
  * them in turn, so each also has orders to poll from the first request on (`ticketsOf`).
  */
-import { pool } from '@mve-orders/devserver/bench';
 import type { RoundRobinClient } from '../../test/topology/round-robin.js';
+import { pool } from '../stats.js';
 import { listAllOrders, ONE_APPROVAL_SIZE, orderRequest } from './orders.js';
 
 export interface WaitingOrder {

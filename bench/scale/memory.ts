@@ -23,14 +23,14 @@ export function postgresPssMiB(dataDir: string): number {
  * A process and everything it started (its children, theirs…), in MiB, each counted by its proportional set size: a
  * whole stack's memory, the Node runtime's pages shared between its processes counted once.
  */
-export function treePssMiB(root: number): number {
+function treePssMiB(root: number): number {
   const pids = [root];
   for (let i = 0; i < pids.length; i++) pids.push(...childrenOf(pids[i]!));
   return pids.reduce((sum, pid) => sum + pssMiB(pid), 0);
 }
 
 /** The proportional set size of one process, in MiB. */
-export function pssMiB(pid: number): number {
+function pssMiB(pid: number): number {
   return kiBField(`/proc/${pid}/smaps_rollup`, 'Pss') / 1024;
 }
 

@@ -12,17 +12,15 @@ import { resolveActionKeys } from '../../config/action-keys.js';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, resolveKeyring } from '../../codec/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
-import { percentile, pool } from '@mve-orders/devserver/bench';
+import { percentile, pool } from '../stats.js';
 import type { ScaleStack } from './stack.js';
 
 export const WAITING_QUERY = `OrderStatus = 'AWAITING_APPROVAL'`;
 const PARK_CONCURRENCY = 50;
 const REPORT_EVERY_MS = 10_000;
 
-export type StackOrders = Awaited<ReturnType<typeof connectOrders>>;
-
-/** `log` hears how parking goes (every 10 s); `label` keeps ticket ids apart between stacks of one bench. */
-export async function connectOrders(stack: ScaleStack, log: (line: string) => void, label = 'SCALE') {
+/** `log` hears how parking goes (every 10 s). */
+export async function connectOrders(stack: ScaleStack, log: (line: string) => void) {
   const { state, dataDir } = stack.dev;
   const keyring = await resolveKeyring({ env: {}, devDataDir: dataDir });
   const connection = await Connection.connect({ address: state.temporal.address });
@@ -43,7 +41,7 @@ export async function connectOrders(stack: ScaleStack, log: (line: string) => vo
     await readFile(new URL('../../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
   );
   let ticket = 0;
-  const newTicket = (kind: string) => `${label}-${kind}-${process.pid}-${++ticket}`;
+  const newTicket = (kind: string) => `SCALE-${kind}-${process.pid}-${++ticket}`;
   /** Parked in order, oldest first: the oldest are the first the worker's cache evicts. */
   const parkedTickets: string[] = [];
 
@@ -132,5 +130,5 @@ export async function connectOrders(stack: ScaleStack, log: (line: string) => vo
     await connection.close();
     await sql.end({ timeout: 5 });
   };
-  return { connection, namespace, autoOrders, park, parkedTickets, listWaiting, close };
+  return { autoOrders, park, parkedTickets, listWaiting, close };
 }
