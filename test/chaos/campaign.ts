@@ -2,17 +2,18 @@
  * A seeded, time-bounded, randomised fault campaign against the real engine (`npm run chaos`):
  *
  *   node --import tsx test/chaos/campaign.ts [--seed 42] [--seconds 60] [--orders 24] [--drain-seconds 150]
- *   node --import tsx test/chaos/campaign.ts --topology [--temporal auto|real|devserver] [...]   (topology-campaign.ts)
+ *   node --import tsx test/chaos/campaign.ts --topology [...]   (topology-campaign.ts)
  *
- * The durable devserver and two order workers run in child processes (test/orders/fixtures/restart-env.ts),
- * the API simulator, the intake and the bots in this one. For `--seconds` it submits `--orders` orders at
- * random moments through the intake (mixed sizes: auto-approved, one approver, two approvers), approves them
- * with a bot through the signed path (OrderClient with the action keys), arms simulator faults on validate and
- * buy (5xx, 429, latency, apply-then-drop), SIGKILLs workers (some with a buy in flight) and starts others,
- * and SIGKILLs the devserver once and starts it again on the same data. An ops bot resolves every BUY_UNCERTAIN
- * order from what the simulator (the provider) shows it created. Then faults stop, the devserver's clock is
- * moved past the timeouts of activities that dead workers held, and the campaign waits for every order to
- * settle. Finally every ticket is re-sent through the intake with the same body.
+ * The real Temporal server (`temporal server start-dev`, its state in a SQLite file) and two order workers run in
+ * processes of their own (test/orders/fixtures/restart-env.ts), the API simulator, the intake and the bots in this one.
+ * For `--seconds` it submits `--orders` orders at random moments through the intake (mixed sizes: auto-approved, one
+ * approver, two approvers), approves them with a bot through the signed path (OrderClient with the action keys), arms
+ * simulator faults on validate and buy (5xx, 429, latency, apply-then-drop), SIGKILLs workers (some with a buy in
+ * flight) and starts others, and SIGKILLs the Temporal server once and starts it again on the same file and port. An
+ * ops bot resolves every BUY_UNCERTAIN order from what the simulator (the provider) shows it created. Then faults
+ * stop and the campaign waits for every order to settle: what dead workers held comes back once Temporal's own
+ * timeouts pass (a workflow task 10 s, a journal write 15 s). Finally every ticket is re-sent through the intake with
+ * the same body.
  *
  * It prints orders, bought, double buys, lost orders and orders left unsettled, and exits 1 unless the last
  * three are 0. See docs/chaos.md.
@@ -42,8 +43,8 @@ import { formatTopologyReport, runTopologyChaos, topologyPassed } from './topolo
 export type { ChaosOptions };
 
 export interface ChaosReport extends ChaosTally {
-  devserverKills: number;
-  serverTimeSkips: number;
+  /** SIGKILLs of the Temporal server, each followed by a start on the same state. */
+  temporalKills: number;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -59,7 +60,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     db = await pg.database();
   }
   const env = await startRestartEnv(db, { log: (line) => log(`  ${line}`) });
-  const report: ChaosReport = { ...newTally(options), devserverKills: 0, serverTimeSkips: 0 };
+  const report: ChaosReport = { ...newTally(options), temporalKills: 0 };
   try {
     await runCampaign(env, options, report, dice, log);
   } finally {
@@ -111,10 +112,10 @@ async function runCampaign(
   report.sizes = sizesOf(orders);
 
   // ---- processes ----
-  let devserverDown = false;
+  let temporalDown = false;
   let restartsPending = 0;
   const ensureWorkers = async () => {
-    while (!devserverDown && env.workers.size + restartsPending < 2) {
+    while (!temporalDown && env.workers.size + restartsPending < 2) {
       restartsPending++;
       try {
         await env.startWorker();
@@ -131,7 +132,7 @@ async function runCampaign(
   // ---- bots: submitter, approver, ops; all through the real paths ----
   const bots = startBots(orders, engineDesk(env), report, { elapsed, log, pollMs: 500 });
 
-  // ---- chaos: faults, worker kills, one devserver kill ----
+  // ---- chaos: faults, worker kills, one Temporal kill ----
   const killAWorker = async (reason: string) => {
     const live = [...env.workers].filter((worker) => worker.alive());
     if (!live.length) return;
@@ -142,12 +143,12 @@ async function runCampaign(
     await sleep(between(300, 2_000));
   };
 
-  const devserverKillAt = campaignMs * (0.35 + random() * 0.2);
+  const temporalKillAt = campaignMs * (0.35 + random() * 0.2);
   const buyInFlightAt = campaignMs * (0.15 + random() * 0.5);
   const heldBuy = buyInFlight(sim, report.faults);
   let nextFaultAt = between(500, 2_000);
   let nextKillAt = between(4_000, 10_000);
-  let devserverKilled = false;
+  let temporalKilled = false;
   let buyInFlightArmed = false;
   while (elapsed() < campaignMs) {
     const now = elapsed();
@@ -168,53 +169,40 @@ async function runCampaign(
       report.workerKills += live.length;
       report.buyInFlightKills++;
     }
-    if (!devserverKilled && now >= devserverKillAt) {
-      devserverKilled = true;
-      devserverDown = true;
-      log(`t+${Math.round(now / 1000)}s kill the devserver`);
-      await env.killDevserver();
-      report.devserverKills++;
+    if (!temporalKilled && now >= temporalKillAt) {
+      temporalKilled = true;
+      temporalDown = true;
+      log(`t+${Math.round(now / 1000)}s kill the Temporal server`);
+      await env.killTemporal();
+      report.temporalKills++;
       await sleep(between(500, 2_000));
-      await env.startDevserver();
-      devserverDown = false;
-      log(`t+${Math.round(elapsed() / 1000)}s devserver back`);
+      await env.startTemporal();
+      temporalDown = false;
+      log(`t+${Math.round(elapsed() / 1000)}s Temporal back`);
     }
     if (now >= nextKillAt) {
       await killAWorker('random');
       nextKillAt = elapsed() + between(5_000, 12_000);
     }
-    // workers that died of the devserver's absence are replaced as well
+    // workers that died of Temporal's absence are replaced as well
     void ensureWorkers();
     await sleep(250);
   }
   sim.clearFaults();
   log(`t+${Math.round(elapsed() / 1000)}s campaign over: faults cleared; draining`);
 
-  // ---- drain: every order must settle ----
+  // ---- drain: every order must settle; what a killed worker held comes back once its timeout passes ----
   const drainUntil = Date.now() + (options.drainSeconds ?? 150) * 1000;
-  let lastProgress = Date.now();
-  let unsettledBefore = Infinity;
+  let lastReport = Date.now();
   while (Date.now() < drainUntil) {
     await ensureWorkers();
     const open = orders.filter((order) => !order.settled);
     if (!open.length) break;
-    if (open.length < unsettledBefore) {
-      unsettledBefore = open.length;
-      lastProgress = Date.now();
-    }
-    // Activities held by killed workers time out only after their start-to-close (up to 3 min): move the
-    // devserver's clock past them rather than wait. Approval deadlines (72 h) are far beyond.
-    const stuck = open.some(
-      (order) =>
-        order.submitted && order.status?.state !== 'BUY_UNCERTAIN' && order.status?.state !== 'AWAITING_APPROVAL',
-    );
-    if (stuck && Date.now() - lastProgress > 12_000 && report.serverTimeSkips < 3) {
+    if (Date.now() - lastReport >= 15_000) {
+      lastReport = Date.now();
       log(
-        `skipping 4 minutes of server time (${open.length} open: ${open.map((order) => `${order.ticketId} ${order.status?.state ?? '?'}`).join(', ')})`,
+        `t+${Math.round(elapsed() / 1000)}s ${open.length} open: ${open.map((order) => `${order.ticketId} ${order.status?.state ?? '?'}`).join(', ')}`,
       );
-      report.serverTimeSkips++;
-      await env.skipServerTime(4 * 60_000).catch((error: unknown) => log(`skip failed: ${String(error)}`));
-      lastProgress = Date.now();
     }
     await sleep(1_000);
   }
@@ -254,7 +242,7 @@ export function formatReport(report: ChaosReport): string {
   return [
     `chaos: seed ${report.seed}, ${report.seconds} s of faults, ${report.orders} orders (${list(report.sizes)}), ${report.elapsedSeconds} s in all`,
     `faults armed: ${list(report.faults)}`,
-    `kills: ${report.workerKills} worker(s) (${report.buyInFlightKills} time(s) with a buy in flight), ${report.devserverKills} devserver; server time skipped ${report.serverTimeSkips} time(s)`,
+    `kills: ${report.workerKills} worker(s) (${report.buyInFlightKills} time(s) with a buy in flight), ${report.temporalKills} Temporal server`,
     ...outcomeLines(report),
     ...problemLines(report),
     ...countLines([
@@ -279,7 +267,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       orders: { type: 'string', default: '24' },
       'drain-seconds': { type: 'string' },
       topology: { type: 'boolean', default: false },
-      temporal: { type: 'string', default: 'auto' },
       quiet: { type: 'boolean', default: false },
     },
   });
@@ -292,17 +279,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     return value;
   };
   const drain = values['drain-seconds'];
-  const temporal = values.temporal!;
-  if (temporal !== 'auto' && temporal !== 'real' && temporal !== 'devserver') {
-    console.error(`--temporal must be auto, real or devserver, not "${temporal}"`);
-    process.exit(2);
-  }
   const options: ChaosOptions = {
     seed: numberOf('seed', values.seed!, 0),
     seconds: numberOf('seconds', values.seconds!, 5),
     orders: numberOf('orders', values.orders!, 1),
     ...(drain === undefined ? {} : { drainSeconds: numberOf('drain-seconds', drain, 0) }),
-    temporal,
     ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
   };
   if (values.topology) {

@@ -1,6 +1,6 @@
 /**
  * The randomised fault campaign (test/chaos/campaign.ts, `npm run chaos`) in the suite, small and short: a few
- * orders, 20 s of faults, worker kills and one devserver kill, then every order must settle with no double
+ * orders, 20 s of faults, worker kills and one kill of the Temporal server, then every order must settle with no double
  * buy and none lost, and re-sending every ticket must start nothing.
  */
 import test from 'ava';
@@ -19,7 +19,7 @@ test('a seeded fault campaign: nothing lost, nothing bought twice, nothing left 
   t.is(report.lost, 0);
   t.is(report.unsettled, 0);
   t.is(report.startedAgain, 0);
-  t.is(report.devserverKills, 1);
+  t.is(report.temporalKills, 1);
   t.true(report.workerKills >= 1);
   t.true(report.bought >= 1);
   t.true(campaignPassed(report));

@@ -1,25 +1,25 @@
 /**
- * "Nothing lost, nothing bought twice": the real engine with the durable devserver and the worker each in a
- * process of its own (test/orders/fixtures/restart-env.ts), killed with SIGKILL at chosen points (orders
- * awaiting approval, a buy intent just recorded, a buy in flight, a validate in flight, approval timers
- * pending) and started again on the same data. Every order must finish as it should with at most one
- * product per ticket at the provider (the simulator, which outlives every crash); an uncertain buy is parked
- * for ops, who resolve it from what the provider shows; and every ticket re-sent through the intake (same
- * body) buys nothing more, also once Temporal has forgotten every workflow.
+ * "Nothing lost, nothing bought twice": the real engine with the real Temporal server and the workers each in a
+ * process of its own (test/orders/fixtures/restart-env.ts), killed with SIGKILL at chosen points (orders awaiting
+ * approval, a buy intent just recorded, a buy in flight, a validate in flight, approval timers pending) and started
+ * again on the same data. Every order must finish as it should with at most one product per ticket at the provider
+ * (the simulator, which outlives every crash); an uncertain buy is parked for ops, who resolve it from what the
+ * provider shows; and every ticket re-sent through the intake (same body) buys nothing more, also once Temporal has
+ * forgotten every workflow.
  *
- * The devserver keeps real time except where the test moves its clock (TestService Sleep): to let the work a killed
- * worker held time out (a workflow task, with the reads and the buy it runs, after 10 s; a journal write after 15 s),
- * and to reach approval reminders (48 h, 71 h) and the deadline (72 h) of the staging test policy.
+ * Time is real: the work a killed worker held comes back once Temporal's own timeouts pass (a workflow task, with the
+ * reads and the buy it runs, after 10 s; a journal write after 15 s), and the order whose approval timers are tested
+ * is started by a worker whose policy gives its round a deadline of seconds.
  */
 import anyTest, { type TestFn } from 'ava';
-import {} from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
+import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import type { OrderState } from '../../domain/order-states.js';
 import type { SimEndpoint } from '../../sim/index.js';
-import { orderOf, sydneyRequest, workflowOf } from '../helpers/orders.js';
+import { orderOf, sydneyRequest, TEST_POLICIES, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
-import { productNameFor, startRestartEnv, type RestartEnv, type WorkerChild } from './fixtures/restart-env.js';
+import { productNameFor, startRestartEnv, type RestartEnv } from './fixtures/restart-env.js';
 
 interface Context {
   env: RestartEnv;
@@ -28,7 +28,24 @@ interface Context {
 
 const test = anyTest as TestFn<Context>;
 const pg = usePostgres(test);
-const HOUR = 3_600_000;
+
+/**
+ * The test policy with an approval round of seconds: reminders 20 s and 55 s into the round, expiry at 90 s. The 35 s
+ * between them leave room for a kill and restart of Temporal and the worker on a loaded machine, and for the workflow
+ * task of a timer that fired meanwhile, which waits for the dead worker until its sticky queue gives up on it (10 s).
+ */
+const SECONDS_POLICIES: PoliciesInForce = {
+  version: 'restarts-seconds-1',
+  source: 'test',
+  policies: {
+    ...TEST_POLICIES,
+    staging: parseApprovalPolicy({
+      ...TEST_POLICIES.staging,
+      deadline: '90s',
+      reminders: { beforeDeadline: ['70s', '35s'] },
+    }),
+  },
+};
 
 test.before(async (t) => {
   t.context.env = await startRestartEnv(await pg.database(), {
@@ -79,28 +96,29 @@ async function holdAtSimulator(t: { context: Context }, endpoint: SimEndpoint, m
 const record = (env: RestartEnv, ticketId: string) => env.repository.getOrder(workflowOf(ticketId));
 
 test.serial(
-  'workers and the devserver killed at five points: every order finishes, each bought at most once',
+  'workers and the Temporal server killed at five points: every order finishes, each bought at most once',
   async (t) => {
-    t.timeout(150_000);
+    t.timeout(180_000);
     const { env } = t.context;
     const { sim } = env;
-    let worker: WorkerChild = await env.startWorker();
+    const first = await env.startWorker();
 
-    // 1. Orders awaiting approval (one to approve, one to leave to its timers: next test).
+    // 1. An order awaiting approval, approved once everything has crashed.
     await submit(t, 'R-WAIT', 'MVE 8/32');
-    await submit(t, 'R-EXPIRE', 'MVE 8/32');
     await waitForState(env, 'R-WAIT', 'AWAITING_APPROVAL');
-    await waitForState(env, 'R-EXPIRE', 'AWAITING_APPROVAL');
 
     // Each kill leaves an order that Temporal gives to another worker once its workflow task's timeout (10 s) passes (the
-    // reads and the buy run in the workflow task). Under load, a lost order came back in the middle of the next kill
-    // point's step; see the steps below for how they are kept apart.
-    // 2. The worker holding the waiting orders dies. The buy intent is in Postgres, the next worker dies before it can
-    // report back or buy (R-INTENT is the only order buying then, and only its intent kills the worker).
-    await worker.kill();
-    const intentWorker = await env.startWorker({ dieAfter: { buyIntentOf: workflowOf('R-INTENT') } });
+    // reads and the buy run in the workflow task).
+    // 2. The worker holding the waiting order dies. Two workers follow, each dying right after R-INTENT's buy intent is
+    // in Postgres (R-INTENT is the only order buying then): the one that runs it dies before it can report back or
+    // buy. The other one holds the next kill points; should R-INTENT come back to it before it is killed, it dies at
+    // the same point, and the lost buy stays as lost.
+    await first.kill();
+    const dieAfterIntent = { dieAfter: { buyIntentOf: workflowOf('R-INTENT') } };
+    const pair = await Promise.all([env.startWorker(dieAfterIntent), env.startWorker(dieAfterIntent)]);
     await submit(t, 'R-INTENT', 'MVE 4/16');
-    await intentWorker.exited;
+    const intentWorker = await Promise.race(pair.map((candidate) => candidate.exited.then(() => candidate)));
+    const holder = pair.find((candidate) => candidate !== intentWorker)!;
     t.is(intentWorker.child.signalCode, 'SIGKILL');
     t.deepEqual(
       (await record(env, 'R-INTENT'))?.buyAttempts.map((attempt) => attempt.outcome ?? 'pending'),
@@ -109,9 +127,7 @@ test.serial(
     t.is(env.productsFor('R-INTENT').length, 0, 'the dead worker bought nothing');
 
     // 3 and 4. A buy and a validate in flight when their worker dies: the buy's request is at the provider (held 10 s,
-    // then carried out), the validate held 4 s. One worker holds both and dies within seconds, well before R-INTENT
-    // comes back, 10 s after its worker died (to the next worker, which nothing kills).
-    const holder = await env.startWorker();
+    // then carried out), the validate held 4 s. One worker holds both and dies within seconds.
     await holdAtSimulator(t, 'buy', 10_000, 'R-BUY');
     await holdAtSimulator(t, 'validate', 4_000, 'R-VALIDATE');
     await holder.kill();
@@ -121,13 +137,12 @@ test.serial(
       'the provider carries out the orphaned buy',
     );
 
-    // 5. The devserver dies too, with all of that open, and comes back on the same data.
-    await env.killDevserver();
-    await env.startDevserver();
-    worker = await env.startWorker();
+    // 5. Temporal dies too, with all of that open, and comes back on the same data. What the dead workers held comes
+    // back once its timeout passes (workflow tasks 10 s, a journal write 15 s).
+    await env.killTemporal();
+    await env.startTemporal();
+    await env.startWorker();
 
-    // Past every timeout of what the dead workers held (workflow tasks 10 s, a journal write 15 s), with room to spare.
-    await env.skipServerTime(4 * 60_000);
     const validated = await waitForState(env, 'R-VALIDATE', 'BOUGHT', 60_000);
     t.is(validated.buyAttempts, 1);
     const intent = await waitForState(env, 'R-INTENT', 'BOUGHT', 60_000);
@@ -181,34 +196,37 @@ test.serial(
         `${ticketId}: the record names the product`,
       );
     }
-    t.is(env.productsFor('R-EXPIRE').length, 0);
     t.is(sim.state().products.length, 4);
   },
 );
 
 test.serial(
-  'approval timers pending across a devserver kill: the reminders and the deadline still come, once',
+  'approval timers pending across a Temporal server kill: the reminders and the deadline still come, once',
   async (t) => {
-    t.timeout(120_000);
+    t.timeout(180_000);
     const { env } = t.context;
+    // Started by a worker whose policy gives the round seconds: the order keeps that policy whatever the workers
+    // started later hold.
+    await env.killWorkers();
+    await env.startWorker({ policies: SECONDS_POLICIES });
+    await submit(t, 'R-EXPIRE', 'MVE 8/32');
     const before = await waitForState(env, 'R-EXPIRE', 'AWAITING_APPROVAL');
     t.is(before.approval?.remindersSent, 0);
 
-    // Server time to between the first reminder (24 h before the deadline) and the second (1 h before).
-    await env.skipServerTime(60 * HOUR);
+    // The first reminder (20 s into the round), then everything killed with the second (55 s) and the deadline pending.
     const reminded = await waitFor(
       async () => {
         const status = await env.status('R-EXPIRE');
         return status?.approval?.remindersSent === 1 ? status : undefined;
       },
-      30_000,
+      60_000,
       'the first reminder',
     );
     t.is(reminded.state, 'AWAITING_APPROVAL');
 
     await env.killWorkers();
-    await env.killDevserver();
-    await env.startDevserver();
+    await env.killTemporal();
+    await env.startTemporal();
     await env.startWorker();
     t.is(
       (await waitForState(env, 'R-EXPIRE', 'AWAITING_APPROVAL')).approval?.remindersSent,
@@ -216,18 +234,24 @@ test.serial(
       'the reminder is not sent again',
     );
 
-    await env.skipServerTime(13 * HOUR); // past the second reminder (71 h) and the deadline (72 h)
     const expired = await waitFor(
       async () => {
         const view = await record(env, 'R-EXPIRE');
         return view?.order.status === 'EXPIRED' ? view : undefined;
       },
-      60_000,
+      90_000,
       'R-EXPIRE expired',
     );
     t.is(expired.order.product, null);
-    const notes = expired.events.filter((event) => event.to === 'EXPIRED');
-    t.is(notes.length, 1);
+    const expiries = expired.events.filter((event) => event.to === 'EXPIRED');
+    t.is(expiries.length, 1);
+    t.true(Date.parse(expiries[0]!.at) >= Date.parse(before.approval!.deadline), 'not before its deadline');
+    const reminders = expired.notes.filter((note) => note.message.startsWith('reminder '));
+    t.deepEqual(
+      reminders.map((note) => note.message.split(':')[0]),
+      ['reminder 1', 'reminder 2'],
+      `each reminder sent once (at ${reminders.map((note) => note.at).join(', ')}; deadline ${before.approval!.deadline})`,
+    );
     t.is(env.productsFor('R-EXPIRE').length, 0);
   },
 );
@@ -248,7 +272,6 @@ test.serial(
 
     // The workflow task that ran the buy is given to the next worker once its timeout (10 s) passes.
     await env.startWorker();
-    await env.skipServerTime(60_000);
     const bought = await waitForState(env, 'R-RECORDED', 'BOUGHT', 60_000);
     t.is(bought.buyAttempts, 1);
     t.is(bought.product?.technicalServiceUid, created!.technicalServiceUid);
@@ -281,10 +304,10 @@ test.serial(
     };
     await resend();
 
-    // Temporal forgets every workflow (a devserver on a new schema): the tickets in Postgres still hold.
+    // Temporal forgets every workflow (started again on a new, empty file): the tickets in Postgres still hold.
     await env.killWorkers();
-    await env.killDevserver();
-    await env.startDevserver('temporal_forgot');
+    await env.killTemporal();
+    await env.startTemporal({ forgetEverything: true });
     await env.startWorker();
     await resend();
     let started = 0;
