@@ -10,7 +10,7 @@ import { waitFor, waitForState } from '../helpers/wait.js';
 import { spawnCli } from '../dev/child.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 
-// The order commands through the real binary, against the real HTTP API in front of a real engine (devserver,
+// The order commands through the real binary, against the real HTTP API in front of a real engine (Temporal,
 // simulator, PostgreSQL, worker). The CLI finds the API through MVE_API_URL and is whoever MVE_TOKEN says,
 // as in a real deployment; nothing comes from a dev running on this machine.
 

@@ -1,6 +1,6 @@
 /**
- * The whole order engine for workflow tests: the devserver with time skipping (or TEMPORAL_ADDRESS), the API
- * simulator, a migrated PostgreSQL database, the real activities and the real worker, and clients that share
+ * The whole order engine for workflow tests: Temporal's own server (`temporal server start-dev`, or the time-skipping
+ * test server for a file that asks for it: ./temporal.ts), the API simulator, a migrated PostgreSQL database, the real activities and the real worker, and clients that share
  * the encrypting codec. One engine per test file; each test uses its own ticket ids.
  *
  *   const pg = usePostgres(test);                 // at module level
@@ -49,7 +49,7 @@ import {
 } from '../../domain/approval/index.js';
 import { createEnvironmentActivities, createOrderWorker, orderWorkflowBundle } from '../../worker/index.js';
 import type { TestPostgres, TestDatabase } from './postgres.js';
-import { startTemporalTestEnv, testTemporalKind, type TemporalTestEnv, type TestTemporalKind } from './temporal.js';
+import { startTemporalTestEnv, type TemporalTestEnv, type TestTemporalKind } from './temporal.js';
 
 export const TASK_QUEUE = 'mve-orders-test';
 
@@ -231,7 +231,7 @@ export interface EngineOptions extends ApproverWebhookOptions {
   worker?: boolean;
   /** The workers' workflow cache (MVE_WORKFLOW_CACHE_SIZE); the default when left out. */
   maxCachedWorkflows?: number;
-  /** The Temporal to run on (MVE_TEST_TEMPORAL's, else the devserver, when left out): see ./temporal.ts. */
+  /** The Temporal to run on (the real server when left out; `time-skipping` to skip time): see ./temporal.ts. */
   temporal?: TestTemporalKind;
   /** The workers' approval policies (TEST_POLICIES_IN_FORCE when left out), e.g. deadlines in seconds on a real server. */
   policies?: PoliciesInForce;
@@ -248,9 +248,8 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const codecKeys = `test:${randomBytes(32).toString('base64')}`;
   const keyring = Keyring.fromText(codecKeys);
   const dataConverter = encryptingDataConverter(keyring);
-  // The environment's client: on a time-skipping server, waiting for a result lets time skip (as tests expect).
+  // The environment's client: on the time-skipping server, waiting for a result lets time skip (as tests expect).
   const temporal = await startTemporalTestEnv({
-    timeSkipping: true,
     client: { dataConverter },
     ...(options.temporal ? { server: options.temporal } : {}),
   });
@@ -380,7 +379,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
         await running.catch(() => undefined);
       }
       const recordTo = process.env[RECORD_HISTORIES_VARIABLE];
-      if (recordTo) await recordHistories(engine, recordTo, options.temporal ?? testTemporalKind());
+      if (recordTo) await recordHistories(engine, recordTo);
       apiClient.close();
       await sim.close();
       await temporal.teardown();
@@ -392,14 +391,14 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
 /**
  * Set to a folder, every engine writes the history of each order it ran there when it stops (one JSON file per
  * order, with the codec keys to read it): the replay fixtures of test/orders/replay-recorded.test.ts, recorded
- * from the suites that drive orders (docs/order-workflow.md, "Changing the workflow"). Histories from a server other
- * than the devserver are named after it (`real.mve-order-….json`).
+ * from the suites that drive orders (docs/order-workflow.md, "Changing the workflow"), each named after the server
+ * that ran it (`real.mve-order-….json`, `time-skipping.mve-order-….json`).
  */
 export const RECORD_HISTORIES_VARIABLE = 'MVE_RECORD_HISTORIES';
 
-async function recordHistories(engine: OrderEngine, folder: string, server: TestTemporalKind): Promise<void> {
+async function recordHistories(engine: OrderEngine, folder: string): Promise<void> {
   await mkdir(folder, { recursive: true });
-  const prefix = server === 'devserver' ? '' : `${server}.`;
+  const prefix = `${engine.temporal.kind}.`;
   for (const execution of await orderRuns(engine)) {
     const history = await engine.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     const file = path.join(folder, `${prefix}${execution.workflowId}.json`);

@@ -88,6 +88,10 @@ async function startOnce(cli: string, port: number, dbFilename: string | undefin
       '--log-level',
       'error',
       ...(dbFilename ? ['--db-filename', dbFilename] : []),
+      // A deleted closed workflow goes once the server's queues note their progress (every 30 s by default): a test
+      // of an order Temporal has forgotten waits for that, so the notes come every second here.
+      '--dynamic-config-value',
+      'history.transferProcessorUpdateAckInterval="1s"',
       ...orderSearchAttributeFlags(),
     ],
     { name: 'temporal-test-supervisor', output: (chunk) => (output = (output + chunk).slice(-4_000)) },

@@ -1,50 +1,88 @@
 /**
- * Temporal for workflow tests, on one of three servers, chosen by the test (`server`) or by MVE_TEST_TEMPORAL:
+ * Temporal for workflow tests, on one of Temporal's own servers, chosen by the test file:
  *
- * - `devserver` (the default): the project's own server with time skipping, or TEMPORAL_ADDRESS's server
- *   (`@mve-orders/devserver/testing`);
- * - `time-skipping-server`: the SDK's Java time-skipping test server (.tools/python/bin/temporal-test-server) through
- *   @temporalio/testing, with the same time skipping (`env.sleep`, results awaited skip timers);
- * - `real`: `temporal server start-dev`, one per test file (real-temporal.ts); time is real there.
+ * - `real` (the default): `temporal server start-dev`, in memory, one per test file (real-temporal.ts). Time is real:
+ *   a test that needs a deadline to pass runs with the policy's durations in seconds.
+ * - `time-skipping`: the SDK's Java time-skipping test server (.tools/python/bin/temporal-test-server) through
+ *   @temporalio/testing: `env.sleep(ms)` moves its clock, and awaiting a workflow's result skips its timers (the 72-hour
+ *   approval logic in milliseconds). It has no visibility (no list, no count) and no reset: a test needing those runs
+ *   on the real server.
  *
- * The last two are installed by `bash scripts/install-python-tools.sh`; a test that asks for one that is missing
- * fails saying so.
+ * Both are installed by `bash scripts/install-python-tools.sh` (`npm test` runs it first); a test that asks for one
+ * that is missing fails saying so.
+ *
+ *   const temporal = await startTemporalTestEnv({ server: 'time-skipping' });   // one per test file
+ *   const worker = await temporal.createWorker({ taskQueue, workflowsPath, activities });
+ *   const result = await worker.runUntil(temporal.client.workflow.execute(...));
+ *   await temporal.teardown();
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { Client } from '@temporalio/client';
+import protoRoot from '@temporalio/proto';
 import { TestWorkflowEnvironment, type ClientOptionsForTestEnv } from '@temporalio/testing';
-import {
-  installQuietRuntime,
-  startTemporalTestEnv as startOnDevserver,
-  testEnvOn,
-} from '@mve-orders/devserver/testing';
-import type { TemporalTestEnv } from '@mve-orders/devserver/testing';
+import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { startRealTemporal, temporalTestServer } from './real-temporal.js';
 
-export { installQuietRuntime };
-export type { SearchAttributeKind, TemporalTestEnv } from '@mve-orders/devserver/testing';
-
-export const TEST_TEMPORAL_KINDS = ['devserver', 'time-skipping-server', 'real'] as const;
+export const TEST_TEMPORAL_KINDS = ['real', 'time-skipping'] as const;
 export type TestTemporalKind = (typeof TEST_TEMPORAL_KINDS)[number];
-export const TEST_TEMPORAL_VARIABLE = 'MVE_TEST_TEMPORAL';
 
-/** The server MVE_TEST_TEMPORAL names (devserver when unset). */
-export function testTemporalKind(env: NodeJS.ProcessEnv = process.env): TestTemporalKind {
-  const value = env[TEST_TEMPORAL_VARIABLE] || 'devserver';
-  if (!(TEST_TEMPORAL_KINDS as readonly string[]).includes(value))
-    throw new Error(
-      `${TEST_TEMPORAL_VARIABLE} is ${JSON.stringify(value)}: use one of ${TEST_TEMPORAL_KINDS.join(', ')}`,
-    );
-  return value as TestTemporalKind;
+export type SearchAttributeKind = 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
+export interface TemporalTestEnv {
+  env: TestWorkflowEnvironment;
+  client: Client;
+  nativeConnection: NativeConnection;
+  namespace: string;
+  address: string;
+  kind: TestTemporalKind;
+  supportsTimeSkipping: boolean;
+  addSearchAttributes(attributes: Record<string, SearchAttributeKind>): Promise<void>;
+  bundle(workflowsPath: string): Promise<{ code: string }>;
+  /** A worker on this environment's connection and namespace; workflows from `workflowsPath`, bundled once. */
+  createWorker(
+    options: { taskQueue: string; workflowsPath: string } & Omit<
+      WorkerOptions,
+      'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle'
+    >,
+  ): Promise<Worker>;
+  teardown(): Promise<void>;
 }
 
+const { IndexedValueType } = protoRoot.temporal.api.enums.v1;
+const INDEXED_VALUE_TYPES: Record<SearchAttributeKind, number> = {
+  Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  Bool: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+  Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+  KeywordList: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+let runtimeInstalled = false;
+/** Keeps the SDK's logs to errors (once per process): expected activity failures would flood the output. */
+export function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } },
+    });
+  } catch {
+    // a runtime was already installed by the test: keep it
+  }
+}
+
+/** `client`: the environment client's options (a data converter); on the time-skipping server its results skip time. */
 export async function startTemporalTestEnv(
-  options: { timeSkipping?: boolean; server?: TestTemporalKind; client?: ClientOptionsForTestEnv } = {},
+  options: { server?: TestTemporalKind; client?: ClientOptionsForTestEnv } = {},
 ): Promise<TemporalTestEnv> {
-  const kind = options.server ?? testTemporalKind();
-  if (kind === 'devserver') return startOnDevserver(options);
   const client = options.client ? { client: options.client } : {};
   installQuietRuntime();
-  if (kind === 'time-skipping-server') {
+  if (options.server === 'time-skipping') {
     const executable = temporalTestServer();
     const env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: executable } },
@@ -54,6 +92,7 @@ export async function startTemporalTestEnv(
     const killServer = () => killChildrenRunning(executable);
     process.once('exit', killServer);
     return testEnvOn(env, {
+      kind: 'time-skipping',
       namespace: env.namespace ?? 'default',
       address: env.address,
       stop: async () => void process.removeListener('exit', killServer),
@@ -66,11 +105,59 @@ export async function startTemporalTestEnv(
       namespace: server.namespace,
       ...client,
     });
-    return testEnvOn(env, { namespace: server.namespace, address: server.address, stop: server.stop });
+    return testEnvOn(env, { kind: 'real', namespace: server.namespace, address: server.address, stop: server.stop });
   } catch (error) {
     await server.stop();
     throw error;
   }
+}
+
+/** The environment's helpers on a TestWorkflowEnvironment; `stop` ends its server, after its connections close. */
+function testEnvOn(
+  env: TestWorkflowEnvironment,
+  server: { kind: TestTemporalKind; namespace: string; address: string; stop: () => Promise<void> },
+): TemporalTestEnv {
+  const { namespace } = server;
+  const bundles = new Map<string, Promise<{ code: string }>>();
+  const bundle = (workflowsPath: string) => {
+    let bundled = bundles.get(workflowsPath);
+    if (!bundled)
+      bundles.set(workflowsPath, (bundled = bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') })));
+    return bundled;
+  };
+  return {
+    env,
+    client: env.client,
+    nativeConnection: env.nativeConnection,
+    namespace,
+    address: server.address,
+    kind: server.kind,
+    supportsTimeSkipping: env.supportsTimeSkipping,
+    bundle,
+    async addSearchAttributes(attributes) {
+      const searchAttributes = Object.fromEntries(
+        Object.entries(attributes).map(([name, kind]) => [name, INDEXED_VALUE_TYPES[kind]]),
+      );
+      try {
+        await env.connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
+      } catch (error) {
+        if ((error as { code?: number }).code !== GrpcStatus.ALREADY_EXISTS) throw error;
+      }
+    },
+    async createWorker({ workflowsPath, taskQueue, ...rest }) {
+      return Worker.create({
+        connection: env.nativeConnection,
+        namespace,
+        taskQueue,
+        workflowBundle: await bundle(workflowsPath),
+        ...rest,
+      });
+    },
+    async teardown() {
+      await env.teardown();
+      await server.stop();
+    },
+  };
 }
 
 /** Kills this process's children that run `file` (read from /proc: the SDK does not say which process it started). */

@@ -83,7 +83,12 @@ const CONSOLE_URL = 'https://console.example.test/';
 
 test.before(async (t) => {
   t.context.webhook = await startWebhook();
-  t.context.engine = await startOrderEngine(pg, { approverWebhookUrl: t.context.webhook.url, consoleUrl: CONSOLE_URL });
+  // Reminders come 49 h and 71 h into a round: on the time-skipping server, in milliseconds.
+  t.context.engine = await startOrderEngine(pg, {
+    approverWebhookUrl: t.context.webhook.url,
+    consoleUrl: CONSOLE_URL,
+    temporal: 'time-skipping',
+  });
 });
 test.after.always(async (t) => {
   await t.context.engine?.stop();

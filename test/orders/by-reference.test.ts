@@ -39,7 +39,8 @@ const HOUR = 3_600_000;
 const buys: Array<{ workflowId: string; runId: string; input: Record<string, unknown> }> = [];
 
 test.before(async (t) => {
-  const engine = await startOrderEngine(pg, { worker: false });
+  // An order continues as new at its first reminder, 49 h in: on the time-skipping server, in milliseconds.
+  const engine = await startOrderEngine(pg, { worker: false, temporal: 'time-skipping' });
   const buy = engine.activities.buyOrder;
   engine.activities.buyOrder = (input) => {
     const { workflowId, runId } = Context.current().info.workflowExecution!;

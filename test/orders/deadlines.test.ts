@@ -17,7 +17,8 @@ const pg = usePostgres(test);
 const HOUR = 60 * 60 * 1000;
 
 test.before(async (t) => {
-  t.context.engine = await startOrderEngine(pg);
+  // Quotes age for hours and rounds wait out 72 h deadlines: on the time-skipping server, in milliseconds.
+  t.context.engine = await startOrderEngine(pg, { temporal: 'time-skipping' });
   t.context.tickets = await startCallbackReceiver();
 });
 test.after.always(async (t) => {

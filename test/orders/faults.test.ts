@@ -8,7 +8,8 @@ const test = anyTest as TestFn<{ engine: OrderEngine }>;
 const pg = usePostgres(test);
 
 test.before(async (t) => {
-  t.context.engine = await startOrderEngine(pg);
+  // An uncertain buy reminds ops every few hours: on the time-skipping server, in milliseconds.
+  t.context.engine = await startOrderEngine(pg, { temporal: 'time-skipping' });
 });
 test.afterEach.always((t) => t.context.engine.sim.clearFaults());
 test.after.always(async (t) => {

@@ -27,7 +27,8 @@ const pg = usePostgres(test);
 const HOUR = 3_600_000;
 
 test.before(async (t) => {
-  t.context = { engine: await startOrderEngine(pg) };
+  // A run continues as new at its first reminder, 49 h in: on the time-skipping server, in milliseconds.
+  t.context = { engine: await startOrderEngine(pg, { temporal: 'time-skipping' }) };
 });
 test.after.always(async (t) => {
   await t.context.engine?.stop();

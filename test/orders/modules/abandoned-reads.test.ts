@@ -19,18 +19,21 @@ async function run(input: Parameters<typeof abandonedReadsWorkflow>[0]) {
   });
 }
 
-test('a read that comes back cancelled though its scope was not cancelled is made again, until it answers', async (t) => {
-  t.deepEqual(await run({ abandoned: 2 }), { calls: 3, outcome: 'read' });
-});
+test.serial(
+  'a read that comes back cancelled though its scope was not cancelled is made again, until it answers',
+  async (t) => {
+    t.deepEqual(await run({ abandoned: 2 }), { calls: 3, outcome: 'read' });
+  },
+);
 
-test('a read that answers at once is made once', async (t) => {
+test.serial('a read that answers at once is made once', async (t) => {
   t.deepEqual(await run({ abandoned: 0 }), { calls: 1, outcome: 'read' });
 });
 
-test('a real cancel (the scope cancelled) still ends the read: cancelled, not made again', async (t) => {
+test.serial('a real cancel (the scope cancelled) still ends the read: cancelled, not made again', async (t) => {
   t.deepEqual(await run({ abandoned: 5, cancelFirst: true }), { calls: 1, outcome: 'cancelled' });
 });
 
-test('a read that fails otherwise fails at once', async (t) => {
+test.serial('a read that fails otherwise fails at once', async (t) => {
   t.deepEqual(await run({ abandoned: 0, fail: true }), { calls: 1, outcome: 'failed: the API refused the lookup' });
 });

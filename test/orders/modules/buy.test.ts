@@ -259,11 +259,9 @@ test.serial(
     const written = fake.written();
     const at = intents(written).map((entry) => entry.at);
     const gaps = at.slice(1).map((time, i) => time - at[i]!);
+    // Each attempt waits out its backoff (on workflow time; a loaded machine only adds to it), as the notes say.
     for (const [i, expected] of [2_000, 4_000, 8_000].entries()) {
-      t.true(
-        gaps[i]! >= expected && gaps[i]! < expected + 2_000,
-        `attempt ${i + 2} came ${gaps[i]} ms after the one before (backoff ${expected} ms)`,
-      );
+      t.true(gaps[i]! >= expected, `attempt ${i + 2} came ${gaps[i]} ms after the one before (backoff ${expected} ms)`);
     }
     t.deepEqual(
       entriesOf(written, 'note').map((note) => note.message),
