@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { awaitProcessEnd, superviseServer } from '@mve-orders/local-postgres';
 import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
-import { startDevArgs, untilAnswers, withConnection } from './start-dev-server.js';
+import { DURABLE_SQLITE_PRAGMAS, startDevArgs, untilAnswers, withConnection } from './start-dev-server.js';
 import type { TemporalCli } from './temporal-cli.js';
 
 export const TEMPORAL_DB_FILE = 'temporal.db';
@@ -52,8 +52,8 @@ export function orderSearchAttributeFlags(): string[] {
 
 /**
  * The real Temporal server, `temporal server start-dev`: its state in SQLite in the data folder (open orders survive
- * a restart), its log in a file there, the order's search attributes registered, its Web UI decoding payloads
- * through the API's codec server. It runs under a supervisor in a process group of its own, so a terminal's Ctrl-C
+ * a restart; DURABLE_SQLITE_PRAGMAS say what a power cut may cost), its log in a file there, the order's search
+ * attributes registered, its Web UI decoding payloads through the API's codec server. It runs under a supervisor in a process group of its own, so a terminal's Ctrl-C
  * reaches dev first (which stops the worker before it), and it ends with dev however dev ends.
  */
 export async function startRealTemporal(options: RealTemporalOptions): Promise<RunningRealTemporal> {
@@ -73,6 +73,7 @@ export async function startRealTemporal(options: RealTemporalOptions): Promise<R
       port,
       ui: { port: uiPort, codecEndpoint: options.codecEndpoint },
       dbFile,
+      sqlitePragmas: DURABLE_SQLITE_PRAGMAS,
       namespace,
       extra: orderSearchAttributeFlags(),
     }),
