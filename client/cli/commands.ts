@@ -4,7 +4,6 @@ import { registerApproversCommand } from './commands/approvers.js';
 import { registerCancelCommand } from './commands/cancel.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDevCommand } from './commands/dev.js';
-import { registerDevserverCommand } from './commands/devserver.js';
 import { registerHistoryCommand } from './commands/history.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
@@ -39,7 +38,6 @@ export function registerCommands(program: Command): void {
   registerApprovalsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
-  registerDevserverCommand(program);
   registerSimCommand(program);
   registerLocationsCommand(program);
   registerImagesCommand(program);

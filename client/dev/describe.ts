@@ -1,5 +1,7 @@
 import { relative } from 'node:path';
 import { redactDatabaseUrl } from '../../infra/db/index.js';
+import type { EarlierOrders } from './earlier-orders.js';
+import { LAST_EMBEDDED_COMMIT, RETIRED_SCHEMA } from './retired-server.js';
 import { devStatePath } from './state.js';
 import type { DevReport } from './start.js';
 
@@ -16,6 +18,11 @@ export function describeDev(report: DevReport): string {
       `  note: port ${moved.preferred} (${moved.what}) is taken by another program; using port ${moved.used} instead`,
     );
   }
+  const earlier = report.earlierOrders;
+  if (earlier && !earlier.dropped && (earlier.openRuns > 0 || earlier.stranded.length > 0))
+    lines.push(
+      `  warning: ${strandedOrders(earlier)} and ${runs(earlier.openRuns)} of the Temporal server dev embedded up to ${LAST_EMBEDDED_COMMIT}, retired since, do not go on here (see "earlier state" below)`,
+    );
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
   row('data folder', show(state.dataDir));
   row(
@@ -23,17 +30,13 @@ export function describeDev(report: DevReport): string {
     `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`,
   );
   const server = report.temporalServer;
-  const temporalState = report.temporalState
-    ? `state in ${server.kind === 'real' ? show(report.temporalState.location) : report.temporalState.location.replace(/^PostgreSQL \S+, (.*)$/, 'PostgreSQL (the database above, $1)')}, kept across restarts: ${report.temporalState.openRuns} open workflow run${report.temporalState.openRuns === 1 ? '' : 's'} carried over`
-    : 'state in memory, so it starts empty on each run';
   row(
     'Temporal',
     `${state.temporal.address} (${
       server.kind === 'real'
-        ? `real server ${server.version}, temporal CLI at ${show(server.cli.path)} (${server.cli.via}); ${temporalState}; log in ${show(server.logFile)}`
-        : server.kind === 'embedded'
-          ? `embedded devserver: ${server.why}; ${temporalState}`
-          : 'TEMPORAL_ADDRESS'
+        ? `temporal server start-dev: Server ${server.version}, CLI at ${show(server.cli.path)} (${server.cli.via}); ` +
+          `state in ${show(server.dbFile)}, kept across restarts: ${runs(server.openRuns)} carried over; log in ${show(server.logFile)}`
+        : 'TEMPORAL_ADDRESS'
     })`,
   );
   if (server.kind === 'real')
@@ -41,6 +44,7 @@ export function describeDev(report: DevReport): string {
       'Web UI',
       `${server.uiUrl}  (to read payloads decoded: sign in to the console as olga, then set the UI's codec server; docs/running.md)`,
     );
+  if (earlier) row('earlier state', describeEarlier(earlier));
   row('namespace', state.temporal.namespace);
   row('task queue', report.taskQueue);
   row(
@@ -82,4 +86,28 @@ export function describeDev(report: DevReport): string {
     '',
   );
   return lines.join('\n');
+}
+
+const runs = (count: number) => `${count} open workflow run${count === 1 ? '' : 's'}`;
+
+/** The stranded orders, by ticket id (the first few). */
+function strandedOrders(earlier: EarlierOrders): string {
+  const count = earlier.stranded.length;
+  const tickets = earlier.stranded.slice(0, 5).map((order) => order.ticketId);
+  const named = count ? ` (${tickets.join(', ')}${count > tickets.length ? ', …' : ''})` : '';
+  return `${count} order${count === 1 ? '' : 's'}${named}`;
+}
+
+function describeEarlier(earlier: EarlierOrders): string {
+  const what = `schema ${RETIRED_SCHEMA} of the database, the state of the Temporal server dev embedded up to ${LAST_EMBEDDED_COMMIT} (retired since)`;
+  if (earlier.dropped)
+    return `${what}: dropped; ${strandedOrders(earlier)} it stranded ended in the records, saying why`;
+  if (earlier.openRuns === 0 && earlier.stranded.length === 0)
+    return `${what}: nothing open in it; \`npx mve-orders dev --drop-earlier-orders\` drops it`;
+  return (
+    `${what}: ${runs(earlier.openRuns)} in it; ${strandedOrders(earlier)} of the records not ended that this Temporal ` +
+    `does not know. Finish them with that version (\`git checkout ${LAST_EMBEDDED_COMMIT} && npm ci && npm start -- ` +
+    `--temporal embedded\`), or end them in the records and drop the schema (\`npx mve-orders dev ` +
+    `--drop-earlier-orders\`); docs/running.md, "Data from before"`
+  );
 }

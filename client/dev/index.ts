@@ -1,7 +1,6 @@
 /** Public face of client/dev: `mve-orders dev` (the whole engine on one machine) and the state file it leaves. */
 export { startDev } from './start.js';
 export { DEFAULT_HTTP_PORT, DEFAULT_SIMULATOR_PORT, DEFAULT_TEMPORAL_PORT, DEFAULT_TEMPORAL_UI_PORT } from './ports.js';
-export { TEMPORAL_MODES, type TemporalMode } from './temporal-cli.js';
 export { DEV_USERS } from './seeded-users.js';
 export type { DevUser } from './users.js';
 export type { DevOptions, DevReport, RunningDev } from './start.js';

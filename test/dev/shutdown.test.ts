@@ -37,7 +37,8 @@ interface Exit {
 
 /** `mve-orders dev` as the leader of its own process group, read as it runs. */
 async function startDev() {
-  const child = spawn(process.execPath, [BIN, 'dev', '--temporal-port', '0', '--sim-port', '0', '--http-port', '0'], {
+  const args = ['dev', '--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'];
+  const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, MVE_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

