@@ -429,7 +429,7 @@ async function main(): Promise<number> {
         state = JSON.parse(readFileSync(statePath, 'utf8')) as DevState;
         const shown = /\(embedded; data in ([^)]+)\)/.exec(started.printed())?.[1];
         if (shown) clusterDir = path.resolve(clone, shown);
-        const temporal = /^ {2}Temporal +\S+ \((real server [^,]+|embedded devserver)/m.exec(started.printed())?.[1];
+        const temporal = /^ {2}Temporal +\S+ \(temporal server start-dev: (Server [^,]+)/m.exec(started.printed())?.[1];
         return { note: `${state.http.url}, Temporal: ${temporal ?? '?'}`, output: started.printed() };
       },
       dev,
