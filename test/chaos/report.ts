@@ -11,8 +11,6 @@ export interface ChaosOptions {
   db?: TestDatabase;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
-  /** --topology: which Temporal server (default `auto`: the real one when its CLI is installed, else the devserver). */
-  temporal?: 'auto' | 'real' | 'devserver';
   /** Upper bound of the drain after the campaign, in seconds (default 150; 300 with --topology). */
   drainSeconds?: number;
 }

@@ -1,7 +1,7 @@
 /**
  * The fault campaign on the topology harness (`npm run chaos -- --topology`, test/topology/cluster.ts): two API servers
  * (`mve-orders serve`) reached through a round-robin client, two workers (`mve-orders worker`), PostgreSQL, and the
- * real Temporal server where its CLI is installed (else the devserver), each a process of its own.
+ * real Temporal server (`temporal server start-dev`), each a process of its own.
  *
  * Every person is a bot calling the HTTP API (topology-desk.ts): the ticket system submits and reads, fiona and dave
  * vote, ops settle uncertain buys from the provider's products. For `--seconds` it arms the provider's faults (as
@@ -31,7 +31,7 @@ import {
 import { httpDesk } from './topology-desk.js';
 
 export interface TopologyReport extends ChaosTally {
-  /** What ran: Temporal (which, and why), PostgreSQL, servers and workers. */
+  /** What ran: Temporal (which CLI), PostgreSQL, servers and workers. */
   engine: string;
   serverKills: number;
   /** How long each PostgreSQL and Temporal stop lasted, in ms. */
@@ -59,7 +59,6 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
   // The children's own lines only on request; what the cluster does, always.
   const childLines = Boolean(process.env['TOPOLOGY_LOG']);
   const cluster = await startCluster({
-    temporal: options.temporal ?? 'auto',
     // the sizes' approvals as in campaign.ts: auto, one approver, two
     env: { MVE_APPROVAL_POLICY: JSON.stringify({ staging: TEST_POLICIES.staging }) },
     log: (text) => {
@@ -68,7 +67,7 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
   });
   const report: TopologyReport = {
     ...newTally(options),
-    engine: `Temporal ${cluster.temporal.kind} (${cluster.temporal.why}); PostgreSQL ${cluster.postgres.kind}; ${cluster.servers.length} API servers, ${cluster.workers.length} workers`,
+    engine: `Temporal server start-dev (${cluster.temporal.cli}); PostgreSQL ${cluster.postgres.kind}; ${cluster.servers.length} API servers, ${cluster.workers.length} workers`,
     serverKills: 0,
     postgresStops: [],
     ...(cluster.postgres.outage ? { postgresSkipped: cluster.postgres.outage } : {}),

@@ -1,5 +1,5 @@
 /**
- * One `mve-orders` command (`worker`, `serve`, `devserver`, `migrate`) in a process of its own, as an operator runs it:
+ * One `mve-orders` command (`worker`, `serve`, `migrate`) in a process of its own, as an operator runs it:
  * configured by environment variables only. It runs under the same supervisor as the embedded PostgreSQL (a shell
  * that stops it when this process ends, however it ends, SIGKILL too), so a test that dies leaves no orphan.
  */

