@@ -278,8 +278,8 @@ test.serial('a retry waits as long as the API asked (retryAfterMs), then buys', 
   t.is(outcome.result, 'bought');
   t.is(outcome.progress.buyAttempts, 2);
   const [first, second] = intents(fake.written());
+  // 30 s as asked, not the 2 s of the first backoff step (a loaded machine only adds to the wait).
   t.true(second!.at - first!.at >= 30_000);
-  t.true(second!.at - first!.at < 32_000);
 });
 
 test.serial('a buy not carried out and not retryable ends FAILED at once', async (t) => {

@@ -3,10 +3,14 @@ import anyTest, { type TestFn } from 'ava';
 import { outboxWorkflow, type OutboxInput, type OutboxSend } from './fixtures/module-workflows.js';
 import { after, fakeActivities, refuse, type Fake } from './fixtures/fake-activities.js';
 import { useModuleEnv } from './fixtures/harness.js';
-import { HOUR } from './fixtures/order-input.js';
 
 const test = anyTest as TestFn<unknown>;
-const env = useModuleEnv(test);
+// In real time, on the real server: the waits are seconds, and the outbox's retry waits are timers it must not skip.
+const env = useModuleEnv(test, { server: 'real' });
+
+/** How long a requeued batch waits for its retry, and a flush that must give up before then. */
+const RETRY_MS = 8_000;
+const FLUSH_BEFORE_RETRY_MS = 3_000;
 
 const ITEMS = ['a', 'b', 'c', 'd', 'e'];
 const FAILS = refuse('the ticket system answered 503', 'CallbackFailed');
@@ -43,7 +47,7 @@ test.serial('flush resolves once everything pushed before it has been sent', asy
 
 test.serial('a batch send gives up on is dropped with onFailure "drop": the outbox moves on to the next', async (t) => {
   const fake = fakeActivities({ notifyTicketSystem: [FAILS] });
-  const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'drop', retryAfterMs: HOUR });
+  const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'drop', retryAfterMs: RETRY_MS });
   t.deepEqual(
     outcome.failed.map((failure) => failure.batch),
     [['a', 'b']],
@@ -57,12 +61,12 @@ test.serial(
   'a batch requeued with onFailure "requeue" is sent again after retryAfterMs, still ahead of the items behind it',
   async (t) => {
     const fake = fakeActivities({ notifyTicketSystem: [FAILS, FAILS] });
-    const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'requeue', retryAfterMs: HOUR });
+    const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'requeue', retryAfterMs: RETRY_MS });
     t.deepEqual(attempted(fake), [['a', 'b'], ['a', 'b'], ['a', 'b'], ['c', 'd'], ['e']]);
     t.deepEqual(outcome.sent, [['a', 'b'], ['c', 'd'], ['e']], 'nothing lost, nothing out of order');
     const [firstFailure, secondFailure] = outcome.failed;
-    t.true(secondFailure!.at - firstFailure!.at >= HOUR, 'the retry waited retryAfterMs (skipped time)');
-    t.true(outcome.sentAt[0]! - secondFailure!.at >= HOUR);
+    t.true(secondFailure!.at - firstFailure!.at >= RETRY_MS, 'the retry waited retryAfterMs');
+    t.true(outcome.sentAt[0]! - secondFailure!.at >= RETRY_MS);
     t.true(outcome.flushed);
   },
 );
@@ -73,12 +77,12 @@ test.serial('flushWithin gives up after its timeout while a batch still waits fo
     items: ['a', 'b'],
     maxBatch: 2,
     onFailure: 'requeue',
-    retryAfterMs: HOUR,
-    flushWithinMs: 10 * 60_000,
+    retryAfterMs: RETRY_MS,
+    flushWithinMs: FLUSH_BEFORE_RETRY_MS,
   });
   t.false(outcome.flushed);
   t.deepEqual(outcome.sent, []);
-  t.is(outcome.failed.length, 1, 'gave up at 10 minutes, before the retry at an hour');
+  t.is(outcome.failed.length, 1, 'gave up at its timeout, before the retry');
   t.true(outcome.unsentWhenFlushed > 0);
 });
 
@@ -126,8 +130,8 @@ test.serial('outbox.unsent counts a requeued batch once while it waits for its r
     items: ['a'],
     maxBatch: 1,
     onFailure: 'requeue',
-    retryAfterMs: HOUR,
-    flushWithinMs: 10 * 60_000,
+    retryAfterMs: RETRY_MS,
+    flushWithinMs: FLUSH_BEFORE_RETRY_MS,
   });
   t.false(outcome.flushed);
   t.is(outcome.unsentWhenFlushed, 1, 'one item is unsent');
