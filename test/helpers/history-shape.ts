@@ -1,8 +1,7 @@
 /**
- * The shape of an order's history, to compare one server's with another's (the devserver against the real Temporal
- * server): each run of its chain (continue-as-new followed), each event as its type and what it was about — the
- * activity, marker or update name, and the causes of failures, timeouts and retries. Ids, times and payloads differ
- * from server to server and are left out.
+ * The shape of an order's history, to read or compare what it did: each run of its chain (continue-as-new followed),
+ * each event as its type and what it was about — the activity, marker or update name, and the causes of failures,
+ * timeouts and retries. Ids, times and payloads differ from run to run and are left out.
  */
 import type { Client } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
