@@ -24,7 +24,7 @@ export interface DevState {
   pid: number;
   startedAt: string;
   dataDir: string;
-  /** `uiUrl`: the Web UI of the real Temporal server dev started (none for the embedded devserver). */
+  /** `uiUrl`: the Web UI of the Temporal server dev started (none when TEMPORAL_ADDRESS names one). */
   temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
   databaseUrl: string;
   api: {
