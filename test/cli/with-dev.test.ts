@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
 
-// What a newcomer meets with `npm start` running: `mve-orders dev` as a child process (embedded Temporal, free
+// What a newcomer meets with `npm start` running: `mve-orders dev` as a child process (Temporal's own server, free
 // ports, a data folder of its own), the CLI finding it through the state file alone, and the dev terminal's output.
 
 const test = anyTest as TestFn<{ dev: CliChild; env: NodeJS.ProcessEnv; root: string; state: DevState }>;
@@ -29,8 +29,8 @@ test.before(async (t) => {
   await chmod(root, 0o711);
   const dataDir = join(root, 'data');
   t.context.env = { MVE_DATA_DIR: dataDir, ...NO_API_VARIABLES };
-  const ports = ['--temporal-port', '0', '--sim-port', '0', '--http-port', '0'];
-  t.context.dev = spawnCli(['dev', '--temporal', 'embedded', ...ports], t.context.env);
+  const ports = ['--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'];
+  t.context.dev = spawnCli(['dev', ...ports], t.context.env);
   await t.context.dev.waitForOutput(/^ready: /m, 240_000);
   t.context.state = JSON.parse(await readFile(join(dataDir, 'dev.json'), 'utf8')) as DevState;
 });

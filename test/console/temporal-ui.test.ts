@@ -1,6 +1,6 @@
 /**
  * Ops watching an order in the real Temporal Web UI (the one `temporal server start-dev` serves, under
- * `mve-orders dev --temporal real`), in Debian's chromium: the order found by its TicketId search attribute, its
+ * `mve-orders dev`), in Debian's chromium: the order found by its TicketId search attribute, its
  * history's payloads decoded through the API's codec server — the request readable, its secrets redacted — once the
  * browser is signed in to the console as ops and the UI sends the browser's credentials; refused before, and for an
  * approver. The codec server takes the console's cookie only from the Web UI's origin, and only for itself.
@@ -34,19 +34,7 @@ test.before(async (t) => {
   t.context.root = root;
   const dataDir = join(root, 'data');
   const dev = spawnCli(
-    [
-      'dev',
-      '--temporal',
-      'real',
-      '--temporal-port',
-      '0',
-      '--temporal-ui-port',
-      '0',
-      '--sim-port',
-      '0',
-      '--http-port',
-      '0',
-    ],
+    ['dev', '--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'],
     { MVE_DATA_DIR: dataDir },
   );
   t.context.dev = dev;
