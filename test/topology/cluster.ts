@@ -37,12 +37,11 @@ import { startHeadlessTemporal, type HeadlessTemporal } from '../../client/dev/s
 import { writeSimKindMap } from '../../client/dev/kind-map.js';
 import { issueApiToken } from '../../client/http/index.js';
 import {
-  connectDatabase,
-  createRepository,
   quoteIdentifier,
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
-} from '../../infra/db/index.js';
+} from '../../client/dev/embedded-postgres.js';
+import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../sim/index.js';
 import { namedRequest } from '../helpers/api.js';
 import { APPROVERS } from '../helpers/orders.js';

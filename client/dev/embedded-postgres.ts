@@ -1,8 +1,9 @@
 import * as localPostgres from '@mve-orders/local-postgres';
 import { projectPath } from '../../config/project-folder.js';
 
-// The app's embedded PostgreSQL (`mve-orders dev`, tests, benches): the workspace package's server, with the app's
-// own data folder and database by default.
+// The embedded PostgreSQL of a machine of your own (`mve-orders dev`, tests, benches): the workspace package's server,
+// with the app's own data folder and database by default. Development tooling: what serve, worker and migrate run
+// never imports it (they take DATABASE_URL).
 
 export {
   initialiseEmbeddedPostgres,

@@ -1,2 +1,0 @@
-/** `warn`: something the user must see (unimplemented, internal errors); `info`: the server's story. */
-export type LogLevel = 'info' | 'warn';
