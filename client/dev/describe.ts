@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { redactDatabaseUrl } from '../../infra/db/index.js';
 import type { EarlierOrders } from './earlier-orders.js';
-import { LAST_EMBEDDED_COMMIT, RETIRED_SCHEMA } from './retired-server.js';
+import { LAST_EMBEDDED_COMMIT } from './retired-server.js';
 import { devStatePath } from './state.js';
 import type { DevReport } from './start.js';
 
@@ -99,7 +99,7 @@ function strandedOrders(earlier: EarlierOrders): string {
 }
 
 function describeEarlier(earlier: EarlierOrders): string {
-  const what = `schema ${RETIRED_SCHEMA} of the database, the state of the Temporal server dev embedded up to ${LAST_EMBEDDED_COMMIT} (retired since)`;
+  const what = `schema ${earlier.schema} of the database, the state of the Temporal server dev embedded up to ${LAST_EMBEDDED_COMMIT} (retired since)`;
   if (earlier.dropped)
     return `${what}: dropped; ${strandedOrders(earlier)} it stranded ended in the records, saying why`;
   if (earlier.openRuns === 0 && earlier.stranded.length === 0)

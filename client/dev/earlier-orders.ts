@@ -1,14 +1,14 @@
 /**
- * Orders of an earlier dev, which ran its own Temporal-compatible server (the devserver, retired since). That server
- * kept its state in the schema `devserver` of dev's database; no server reads it any more, so the orders it ran do not
- * go on. dev finds them at start-up and says how to finish them or end them; with `--drop-earlier-orders` it ends them
- * in the records and drops the schema. The schema is read with plain SQL: the server's code is gone.
+ * Orders of an earlier dev, which ran its own Temporal-compatible server (retired since). That server kept its state in
+ * a schema of its own in dev's database; no server reads it any more, so the orders it ran do not go on. dev finds them
+ * at start-up and says how to finish them or end them; with `--drop-earlier-orders` it ends them in the records and
+ * drops the schema. The schema is read with plain SQL: the server's code is gone.
  */
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { connectionOptions, type TemporalConfig } from '../../config/temporal.js';
 import { canTransition, hasEnded, ORDER_STATES, type OrderState } from '../../domain/order-states.js';
 import { createRepository, openDatabase, type Sql } from '../../infra/db/index.js';
-import { LAST_EMBEDDED_COMMIT, RETIRED_SCHEMA } from './retired-server.js';
+import { LAST_EMBEDDED_COMMIT, RETIRED_TABLES } from './retired-server.js';
 
 /** How the retired server wrote a running workflow run in `executions.status` (Temporal's ExecutionStatus). */
 const RUNNING = 1;
@@ -23,6 +23,8 @@ export interface StrandedOrder {
 }
 
 export interface EarlierOrders {
+  /** The schema of dev's database that holds the retired server's state. */
+  schema: string;
   /** Workflow runs open in the retired server's state. */
   openRuns: number;
   /** Orders of the records that have not ended and whose workflow the Temporal dev runs on does not know. */
@@ -39,23 +41,29 @@ export async function earlierOrders(options: {
 }): Promise<EarlierOrders | undefined> {
   const sql = await openDatabase(options.databaseUrl, { maxConnections: 1 });
   try {
-    const [found] = await sql<Array<{ schema: boolean; executions: string | null }>>`
-      SELECT EXISTS (SELECT 1 FROM information_schema.schemata WHERE schema_name = ${RETIRED_SCHEMA}) AS schema,
-             to_regclass(${`${RETIRED_SCHEMA}.executions`})::text AS executions`;
-    if (!found?.schema) return undefined;
-    const [runs] = found.executions
-      ? await sql<Array<{ open: number }>>`
-          SELECT count(*)::int AS open FROM ${sql(`${RETIRED_SCHEMA}.executions`)} WHERE status = ${RUNNING}`
-      : [{ open: 0 }];
+    const schema = await retiredSchema(sql);
+    if (schema === undefined) return undefined;
+    const [runs] = await sql<Array<{ open: number }>>`
+      SELECT count(*)::int AS open FROM ${sql(`${schema}.executions`)} WHERE status = ${RUNNING}`;
     const stranded = await unknownTo(options.temporal, await openOrders(sql));
     if (options.drop) {
       await endInRecords(sql, stranded);
-      await sql`DROP SCHEMA ${sql(RETIRED_SCHEMA)} CASCADE`;
+      await sql`DROP SCHEMA ${sql(schema)} CASCADE`;
     }
-    return { openRuns: runs!.open, stranded, dropped: options.drop };
+    return { schema, openRuns: runs!.open, stranded, dropped: options.drop };
   } finally {
     await sql.end();
   }
+}
+
+/** The schema holding every table of the retired server's state (the first by name, were there two). */
+async function retiredSchema(sql: Sql): Promise<string | undefined> {
+  const [found] = await sql<Array<{ schema: string }>>`
+    SELECT table_schema AS schema FROM information_schema.tables
+     WHERE table_name IN ${sql(RETIRED_TABLES)}
+     GROUP BY table_schema HAVING count(DISTINCT table_name) = ${RETIRED_TABLES.length}
+     ORDER BY table_schema LIMIT 1`;
+  return found?.schema;
 }
 
 /** The orders of the records that have not ended, oldest first. */

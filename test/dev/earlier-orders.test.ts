@@ -1,6 +1,6 @@
 /**
  * Data from before: orders that ran on the Temporal server dev embedded until it ran Temporal's own. Their server's
- * state (schema devserver of dev's database, as that server wrote it, as far as dev reads it) and their records are
+ * state (a schema of dev's database with that server's tables, as far as dev reads them) and their records are
  * found at start-up and said, with how to finish or end them; `--drop-earlier-orders` ends them in the records, saying
  * why, and drops the schema. Orders that ended, and orders whose workflow this Temporal knows, are left alone.
  */
@@ -48,13 +48,16 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
       from = to;
     }
   }
-  // The retired server's table of runs, with the columns dev reads: two runs open, one completed.
-  await db.sql`CREATE SCHEMA devserver`;
+  // The retired server's tables in a schema of their own (named as it was told), its runs with the columns dev reads:
+  // two open, one completed.
+  await db.sql`CREATE SCHEMA embedded_temporal`;
+  await db.sql`CREATE TABLE embedded_temporal.namespaces (name text PRIMARY KEY)`;
+  await db.sql`CREATE TABLE embedded_temporal.history_events (run_id text, event_id integer)`;
   await db.sql`
-    CREATE TABLE devserver.executions (
+    CREATE TABLE embedded_temporal.executions (
       run_id text PRIMARY KEY, workflow_id text NOT NULL, workflow_type text NOT NULL, status smallint NOT NULL)`;
   await db.sql`
-    INSERT INTO devserver.executions VALUES
+    INSERT INTO embedded_temporal.executions VALUES
       ('run-1', ${workflowIdOf('EARLIER-1')}, 'orderWorkflow', 1),
       ('run-2', ${workflowIdOf('EARLIER-2')}, 'orderWorkflow', 1),
       ('run-3', ${workflowIdOf('ENDED-1')}, 'orderWorkflow', 2)`;
@@ -79,7 +82,7 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
     );
     t.regex(
       first.stdout(),
-      /^ {2}earlier state +schema devserver of the database, the state of the Temporal server dev embedded up to a1ac6c9 \(retired since\): 2 open workflow runs in it; 4 orders \(EARLIER-1, EARLIER-2, EARLIER-3, KNOWN-1\) of the records not ended that this Temporal does not know\. Finish them with that version \(`git checkout a1ac6c9 && npm ci && npm start -- --temporal embedded`\), or end them in the records and drop the schema \(`npx mve-orders dev --drop-earlier-orders`\); docs\/running\.md, "Data from before"$/m,
+      /^ {2}earlier state +schema embedded_temporal of the database, the state of the Temporal server dev embedded up to a1ac6c9 \(retired since\): 2 open workflow runs in it; 4 orders \(EARLIER-1, EARLIER-2, EARLIER-3, KNOWN-1\) of the records not ended that this Temporal does not know\. Finish them with that version \(`git checkout a1ac6c9 && npm ci && npm start -- --temporal embedded`\), or end them in the records and drop the schema \(`npx mve-orders dev --drop-earlier-orders`\); docs\/running\.md, "Data from before"$/m,
     );
 
     // KNOWN-1 has a workflow on this Temporal (an order submitted again since): it is no longer stranded.
@@ -102,10 +105,10 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
     t.notRegex(second.stdout(), /warning:/);
     t.regex(
       second.stdout(),
-      /^ {2}earlier state +schema devserver of the database, the state of the Temporal server dev embedded up to a1ac6c9 \(retired since\): dropped; 3 orders \(EARLIER-1, EARLIER-2, EARLIER-3\) it stranded ended in the records, saying why$/m,
+      /^ {2}earlier state +schema embedded_temporal of the database, the state of the Temporal server dev embedded up to a1ac6c9 \(retired since\): dropped; 3 orders \(EARLIER-1, EARLIER-2, EARLIER-3\) it stranded ended in the records, saying why$/m,
     );
     const [schema] =
-      await db.sql`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = 'devserver'`;
+      await db.sql`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = 'embedded_temporal'`;
     t.is(schema!['n'], 0, 'the schema is dropped');
 
     const ending = async (ticketId: string) => {

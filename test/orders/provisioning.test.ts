@@ -171,7 +171,8 @@ test.serial(
 test.serial('a worker lost mid-provisioning: another worker follows the product to LIVE; bought once', async (t) => {
   const { engine } = t.context;
   const boughtBefore = productsBought(engine);
-  engine.sim.setProvisioning({ configuredAfterMs: 500, liveAfterMs: 4_000 });
+  // LIVE long after the new worker is up (its first reads see CONFIGURED however loaded the machine is).
+  engine.sim.setProvisioning({ configuredAfterMs: 500, liveAfterMs: 15_000 });
   try {
     await submit(engine, 'PROV-RESTART');
     await waitForState(engine.orders, 'PROV-RESTART', 'PROVISIONING', 30_000);
@@ -180,7 +181,7 @@ test.serial('a worker lost mid-provisioning: another worker follows the product 
     await first!.running;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     engine.workers.push(await engine.startWorker());
-    const live = await waitForState(engine.orders, 'PROV-RESTART', 'LIVE', 30_000);
+    const live = await waitForState(engine.orders, 'PROV-RESTART', 'LIVE', 60_000);
     t.deepEqual(
       live.provisioning?.statuses.map((seen) => seen.status),
       ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
@@ -252,17 +253,15 @@ test.serial(
     const quiet = polls.filter(
       ({ from, to }) => !stuck.types.slice(from, to).some((type) => type.startsWith('ACTIVITY_TASK')),
     );
-    t.true(quiet.length >= 10, `${quiet.length} polls that found nothing new`);
-    for (const { from, to } of quiet) {
-      t.deepEqual(stuck.types.slice(from, to), [
-        'WORKFLOW_TASK_SCHEDULED',
-        'WORKFLOW_TASK_STARTED',
-        'WORKFLOW_TASK_COMPLETED',
-        'MARKER_RECORDED core_local_activity',
-        'TIMER_STARTED',
-        'TIMER_FIRED',
-      ]);
-    }
+    // On a loaded machine many polls share their span with a reminder or a notification; a few quiet ones show the shape.
+    t.true(quiet.length >= 3, `${quiet.length} polls that found nothing new`);
+    const task = ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'];
+    const quietPoll = [...task, 'MARKER_RECORDED core_local_activity', 'TIMER_STARTED', 'TIMER_FIRED'];
+    // On a loaded machine the workflow may go on from a read's answer in one more workflow task.
+    const slowPoll = [...task, 'MARKER_RECORDED core_local_activity', ...task, 'TIMER_STARTED', 'TIMER_FIRED'];
+    const shapes = quiet.map(({ from, to }) => stuck.types.slice(from, to).join(', '));
+    for (const shape of shapes) t.true([quietPoll.join(', '), slowPoll.join(', ')].includes(shape), shape);
+    t.true(shapes.includes(quietPoll.join(', ')), 'a poll in its own workflow task: six events');
     // What following a product to LIVE adds to an order that ends at BOUGHT (both auto-approved, no callback URL).
     await submit(engine, 'PROV-LEAN');
     await waitForState(engine.orders, 'PROV-LEAN', 'LIVE', 30_000);

@@ -7,13 +7,15 @@ import { orderWorkflowBundle } from '../../worker/index.js';
 
 /**
  * Order histories recorded from the suites that drive orders (MVE_RECORD_HISTORIES, test/helpers/orders.ts), open and
- * closed: each must replay on today's code, or orders open at an upgrade would break. A change to the workflow that
- * replays differently goes behind a patch, and the histories recorded before it stay here (docs/order-workflow.md,
- * "Changing the workflow").
+ * closed, on Temporal's own servers: each must replay on today's code, or orders open at an upgrade would break. A
+ * change to the workflow that replays differently goes behind a patch, and the histories recorded before it stay here
+ * (docs/order-workflow.md, "Changing the workflow").
  */
 const FIXTURES = new URL('./fixtures/histories/', import.meta.url);
 /** How many scenarios were recorded: the folder must not lose any. */
-const SCENARIOS = 68;
+const SCENARIOS = 72;
+/** Each file is named after the server that recorded it: `temporal server start-dev` or the time-skipping server. */
+const RECORDED_ON = /^(real|time-skipping)\.mve-order-.+\.json$/;
 
 interface Recorded {
   workflowId: string;
@@ -21,8 +23,17 @@ interface Recorded {
   history: object;
 }
 
+const recordedFiles = async () => (await readdir(FIXTURES)).filter((name) => name.endsWith('.json')).sort();
+
+test("every history was recorded on one of Temporal's own servers, and is named after it", async (t) => {
+  t.deepEqual(
+    (await recordedFiles()).filter((name) => !RECORDED_ON.test(name)),
+    [],
+  );
+});
+
 test('the recorded orders replay on the current workflow code', async (t) => {
-  const files = (await readdir(FIXTURES)).filter((name) => name.endsWith('.json')).sort();
+  const files = await recordedFiles();
   t.true(files.length >= SCENARIOS, `the recorded scenarios are all there (${files.length})`);
   const recordings = await Promise.all(
     files.map(async (name) => JSON.parse(await readFile(new URL(name, FIXTURES), 'utf8')) as Recorded),

@@ -5,7 +5,7 @@ import {
   DEFAULT_TEMPORAL_PORT,
   DEFAULT_TEMPORAL_UI_PORT,
 } from '../../dev/ports.js';
-import { LAST_EMBEDDED_COMMIT, RETIRED_SCHEMA } from '../../dev/retired-server.js';
+import { LAST_EMBEDDED_COMMIT } from '../../dev/retired-server.js';
 import { devDataDir } from '../../dev/state.js';
 
 interface DevCommandOptions {
@@ -57,7 +57,7 @@ the running dev through .data/dev.json. See docs/running.md.`,
     )
     .option(
       '--drop-earlier-orders',
-      `at this start, end in the records the orders that ran on the Temporal server embedded in dev up to ${LAST_EMBEDDED_COMMIT} (the start-up summary lists them), and drop that server's state (schema ${RETIRED_SCHEMA} of the database)`,
+      `at this start, end in the records the orders that ran on the Temporal server embedded in dev up to ${LAST_EMBEDDED_COMMIT} (the start-up summary lists them), and drop that server's state (its schema of the database)`,
     )
     .option(
       '--reset',
