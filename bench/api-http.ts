@@ -1,6 +1,7 @@
 /**
- * The HTTP API under load, with the whole stack in this process as `mve-orders dev` runs it: an embedded
- * PostgreSQL (temporary cluster), the devserver (real time), the API simulator, the real worker (runWorker,
+ * The HTTP API under load, with the whole stack as `mve-orders dev` runs it: an embedded PostgreSQL (temporary
+ * cluster), the real Temporal server (`temporal server start-dev`, durable with dev's SQLite settings in a scratch
+ * folder: bench/temporal.ts), and in this process the API simulator, the real worker (runWorker,
  * default approval policy) and the real API server (startApiServer, API tokens in Postgres). Measured:
  *
  *   - GET /healthz: the server's own floor (routing, hooks, metrics, JSON), the baseline for the rest;
@@ -23,17 +24,17 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { connectDatabase, createRepository, runMigrations } from '../infra/db/index.js';
-import { startEmbeddedPostgres } from '../infra/db/embedded.js';
+import { startEmbeddedPostgres } from '../client/dev/embedded-postgres.js';
 import { writeSimKindMap } from '../client/dev/kind-map.js';
 import { issueApiToken } from '../client/http/index.js';
 import { startApiServer } from '../client/server/index.js';
 import { Keyring } from '../codec/index.js';
-import { startDevServer } from '@mve-orders/devserver';
 import { kindMapFromEnv } from '../domain/index.js';
 import { startSimulator } from '../sim/index.js';
 import { runWorker } from '../worker/index.js';
-import { percentile } from '@mve-orders/devserver/bench';
 import { autocannon, type AutocannonOptions } from './autocannon.js';
+import { percentile } from './stats.js';
+import { startBenchTemporal } from './temporal.js';
 
 const CONNECTIONS = 10;
 /** Orders read by the GET runs (each kind) and orders approved by the approve run. */
@@ -95,12 +96,8 @@ export async function runApiHttpBench(options: {
       (await issueApiToken(repository, { owner, roles, description: 'bench' })).token;
     const tokens = { alice: await token('alice', ['requester']), fiona: await token('fiona', ['finance-approver']) };
 
-    const devServer = await startDevServer({
-      port: 0,
-      host: HOST,
-      log: (line, level) => level === 'warn' && log(`[temporal] ${line}`),
-    });
-    stops.push(() => devServer.close());
+    const temporal = await startBenchTemporal({ sqlite: 'tuned', log });
+    stops.push(() => temporal.stop());
     const sim = await startSimulator({ host: HOST });
     stops.push(() => sim.close());
 
@@ -122,7 +119,7 @@ export async function runApiHttpBench(options: {
     const actionKeys = Keyring.fromText(`bench-action:${randomBytes(32).toString('base64')}`, 'bench', 'action keys');
     const worker = await runWorker({
       env,
-      temporalAddress: devServer.address,
+      temporalAddress: temporal.address,
       databaseUrl: postgres.url,
       keyring,
       actionKeys,
@@ -131,7 +128,7 @@ export async function runApiHttpBench(options: {
     stops.push(() => worker.shutdown());
     const api = await startApiServer({
       env,
-      temporalAddress: devServer.address,
+      temporalAddress: temporal.address,
       databaseUrl: postgres.url,
       codecKeys: keyring,
       actionKeys,
@@ -143,7 +140,7 @@ export async function runApiHttpBench(options: {
     stops.push(() => api.close());
     const startupSeconds = round((performance.now() - started) / 1000, 1);
     log(
-      `stack up in ${startupSeconds} s (API ${api.url}, Temporal ${devServer.address}, policy ${worker.dependencies.policies.version})`,
+      `stack up in ${startupSeconds} s (API ${api.url}, Temporal ${temporal.address}, policy ${worker.dependencies.policies.version})`,
     );
 
     const call = async (method: string, urlPath: string, bearer: string, body?: unknown) => {
@@ -320,7 +317,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.stdout.write(`${JSON.stringify({ benchmark: 'api-http', setup, rows }, null, 2)}\n`);
   } else {
     process.stdout.write(
-      `HTTP API latency and throughput, whole stack in one process (${setup['totalSeconds']} s in all):\n`,
+      `HTTP API latency and throughput, whole stack on loopback (${setup['totalSeconds']} s in all):\n`,
     );
     console.table(
       rows.map((row) => ({

@@ -2,27 +2,33 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * CPU time spent by this process's threads and by a PostgreSQL server's processes, read from /proc (Linux; elsewhere
- * there is nothing to read and the figures are not printed). Throughput on a shared machine drifts with its
- * neighbours; CPU per unit of work is the cost behind it, and its split says which part of the engine pays.
+ * CPU time spent by this process's threads, by a PostgreSQL server's processes and by the Temporal server's, read from
+ * /proc (Linux; elsewhere there is nothing to read and the figures are not printed). Throughput on a shared machine
+ * drifts with its neighbours; CPU per unit of work is the cost behind it, and its split says which part of the engine
+ * pays.
  */
 export interface CpuTimes {
-  /** The event loop: the devserver, the client, the simulator, the activities, the SDK's plumbing. */
+  /** The event loop: the client, the simulator, the activities, the SDK's plumbing. */
   main: number;
   /** The other Node threads: the workflow thread, V8's helpers (compiling, GC), libuv's pool. */
   nodeThreads: number;
   /** The SDK's Rust core (its tokio threads). */
   rustCore: number;
   postgres: number;
+  /** `temporal server start-dev`. */
+  temporal: number;
 }
 
-const PARTS = ['main', 'nodeThreads', 'rustCore', 'postgres'] as const;
+const PARTS = ['main', 'nodeThreads', 'rustCore', 'postgres', 'temporal'] as const;
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-/** The CPU times so far (ms), or undefined where /proc cannot tell them. `postgresDataDir` names the server's cluster. */
-export function readCpuTimes(postgresDataDir: string): CpuTimes | undefined {
+/**
+ * The CPU times so far (ms), or undefined where /proc cannot tell them. `postgresDataDir` names the PostgreSQL
+ * server's cluster, `temporalPid` the Temporal server's process.
+ */
+export function readCpuTimes(servers: { postgresDataDir: string; temporalPid: number }): CpuTimes | undefined {
   if (!existsSync('/proc/self/task')) return undefined;
-  const times: CpuTimes = { main: 0, nodeThreads: 0, rustCore: 0, postgres: 0 };
+  const times: CpuTimes = { main: 0, nodeThreads: 0, rustCore: 0, postgres: 0, temporal: 0 };
   const self = String(process.pid);
   for (const tid of readdirSync('/proc/self/task')) {
     const stat = readStat(`/proc/self/task/${tid}/stat`);
@@ -30,13 +36,17 @@ export function readCpuTimes(postgresDataDir: string): CpuTimes | undefined {
     const part = tid === self ? 'main' : stat.name.startsWith('tokio-runtime') ? 'rustCore' : 'nodeThreads';
     times[part] += stat.cpuMs;
   }
-  const postmaster = postmasterPid(postgresDataDir);
-  if (postmaster) {
-    for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-      const stat = readStat(`/proc/${pid}/stat`);
-      // The server and the backends and helpers it forked.
-      if (stat && (pid === postmaster || stat.parent === postmaster)) times.postgres += stat.cpuMs;
-    }
+  const postmaster = postmasterPid(servers.postgresDataDir);
+  const temporal = String(servers.temporalPid);
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    const stat = readStat(`/proc/${pid}/stat`);
+    if (!stat) continue;
+    // Each server, what it forked and still runs (PostgreSQL's backends and helpers), and what it forked that has
+    // ended (a backend whose connection closed: its CPU moves into its parent's count of ended children).
+    if (postmaster && pid === postmaster) times.postgres += stat.cpuMs + stat.endedChildrenCpuMs;
+    if (postmaster && stat.parent === postmaster) times.postgres += stat.cpuMs;
+    if (pid === temporal) times.temporal += stat.cpuMs + stat.endedChildrenCpuMs;
+    if (stat.parent === temporal) times.temporal += stat.cpuMs;
   }
   return times;
 }
@@ -52,7 +62,9 @@ export function cpuPerUnit(before: CpuTimes, after: CpuTimes, units: number): Cp
   return { ...per, total: PARTS.reduce((sum, part) => sum + per[part], 0) };
 }
 
-function readStat(file: string): { name: string; parent: string; cpuMs: number } | undefined {
+function readStat(
+  file: string,
+): { name: string; parent: string; cpuMs: number; endedChildrenCpuMs: number } | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -62,7 +74,12 @@ function readStat(file: string): { name: string; parent: string; cpuMs: number }
   // `pid (name) state ppid …`: the name may hold spaces and parentheses, so fields are counted from the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
-  return { name, parent: fields[1]!, cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+  return {
+    name,
+    parent: fields[1]!,
+    cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
+    endedChildrenCpuMs: (Number(fields[13]) + Number(fields[14])) * TICK_MS,
+  };
 }
 
 function postmasterPid(dataDir: string): string | undefined {

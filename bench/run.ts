@@ -6,14 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** From the project's root: the devserver package's own benches first, then the app's. */
-const BENCHMARKS = [
-  'packages/devserver/bench/in-memory.ts',
-  'packages/devserver/bench/durable.ts',
-  'bench/api.ts',
-  'bench/orders.ts',
-  'bench/api-http.ts',
-];
+/** From the project's root. */
+const BENCHMARKS = ['bench/api.ts', 'bench/orders.ts', 'bench/api-http.ts'];
 
 let failed = 0;
 for (const file of BENCHMARKS) {

@@ -1,0 +1,74 @@
+/**
+ * The Temporal server of a bench: a throwaway `temporal server start-dev`, headless, on a free loopback port, with the
+ * order's search attributes, durable as `mve-orders dev` runs it (its state in a SQLite file, here in a scratch folder
+ * removed when it stops). Its SQLite runs with SQLite's own settings or with the ones dev runs with, so that a bench
+ * can tell what they are worth.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { orderSearchAttributeFlags } from '../client/dev/real-temporal.js';
+import {
+  DURABLE_SQLITE_PRAGMAS,
+  startHeadlessTemporal,
+  type HeadlessTemporal,
+} from '../client/dev/start-dev-server.js';
+import { findTemporalCli, INSTALL_TEMPORAL } from '../client/dev/temporal-cli.js';
+
+/** `defaults`: SQLite's own (a rollback journal, every commit synced); `tuned`: dev's (DURABLE_SQLITE_PRAGMAS). */
+export const SQLITE_SETTINGS = ['defaults', 'tuned'] as const;
+export type SqliteSettings = (typeof SQLITE_SETTINGS)[number];
+
+const SQLITE_PRAGMAS: Record<SqliteSettings, readonly string[]> = {
+  defaults: [],
+  tuned: DURABLE_SQLITE_PRAGMAS,
+};
+
+export interface BenchTemporal extends HeadlessTemporal {
+  sqlite: SqliteSettings;
+  /** What the server is, for a report: `temporal server start-dev (<its CLI>), SQLite tuned (journal_mode=wal, …)`. */
+  description: string;
+}
+
+export async function startBenchTemporal(options: {
+  sqlite: SqliteSettings;
+  log?: (line: string) => void;
+}): Promise<BenchTemporal> {
+  const cli = findTemporalCli(process.env);
+  if (!cli)
+    throw new Error(
+      `no temporal CLI found: the benches run on the real server; install it with \`${INSTALL_TEMPORAL}\``,
+    );
+  const folder = await mkdtemp(path.join(tmpdir(), 'mve-bench-temporal-'));
+  const pragmas = SQLITE_PRAGMAS[options.sqlite];
+  try {
+    const server = await startHeadlessTemporal({
+      cli: cli.path,
+      namespace: 'default',
+      dbFile: path.join(folder, 'temporal.db'),
+      sqlitePragmas: pragmas,
+      extra: orderSearchAttributeFlags(),
+      // start-dev prints its warnings and errors only
+      ...(options.log ? { output: (chunk: string) => lines(chunk).forEach(options.log!) } : {}),
+    });
+    return {
+      ...server,
+      sqlite: options.sqlite,
+      description: `temporal server start-dev (${cli.path}), SQLite ${options.sqlite}${pragmas.length ? ` (${pragmas.join(', ')})` : ''}`,
+      stop: async () => {
+        await server.stop();
+        await rm(folder, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function lines(chunk: string): string[] {
+  return chunk
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => `[temporal] ${line}`);
+}
