@@ -12,6 +12,7 @@ import { buildApiServer, handlersEnded, type ApiContext } from '../../client/htt
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { connectDatabase } from '../../infra/db/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
+import { waitFor } from '../helpers/wait.js';
 import {
   namedRequest,
   productsFor,
@@ -142,11 +143,22 @@ test.serial(
     t.is(first.status, 503, JSON.stringify(first.body));
     t.is(first.body.error.code, 'TIMEOUT');
     t.regex(first.body.error.message, /the request may still take effect: sending the same request again is safe/);
-    // The handler went on once the lock was released: the ticket is registered and its order runs.
-    await waitForApiState(api, 'TL-LATE', 'BOUGHT');
+    // The handler went on once the lock was released: the ticket is registered and its order recorded. Its start at
+    // Temporal came after the request's deadline, which Temporal holds to: the order waits to be started.
+    const waiting = await waitFor(async () => {
+      const order = await api.call('GET', '/api/v1/orders/TL-LATE', { as: 'alice' });
+      return order.status === 200 ? order.body : undefined;
+    }, 20_000);
+    t.like(waiting, { state: 'RECEIVED', source: 'records' });
+    t.truthy(waiting.waitingForWorkerSince);
+    // Sent again as the answer said: the same order is started (once), and bought once.
     const again = await server.call('POST', '/api/v1/orders', body, 'alice');
-    t.is(again.status, 200, JSON.stringify(again.body));
-    t.false(again.body.created);
+    t.is(again.status, 201, JSON.stringify(again.body));
+    t.like(again.body, { created: true, order: { orderId: waiting.orderId } });
+    await waitForApiState(api, 'TL-LATE', 'BOUGHT');
+    const third = await server.call('POST', '/api/v1/orders', body, 'alice');
+    t.is(third.status, 200, JSON.stringify(third.body));
+    t.false(third.body.created);
     t.is(productsFor(api, 'TL-LATE').length, 1);
     t.deepEqual(server.log, ['POST /api/v1/orders: 503, no answer within 1 s (MVE_REQUEST_TIMEOUT)']);
   },
