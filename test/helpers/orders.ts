@@ -89,6 +89,29 @@ export const TEST_POLICIES: ApprovalPolicies = {
 /** The test policies as the engine's workers hold them. */
 export const TEST_POLICIES_IN_FORCE: PoliciesInForce = { version: 'test-1', source: 'test', policies: TEST_POLICIES };
 
+/**
+ * The test policies with the first reminder 5 s into a round (the deadline stays far off): in real time, an order
+ * started with a low continue-as-new threshold continues as new there, as it would at the 49-hour reminder.
+ */
+export const EARLY_REMINDER_POLICIES_IN_FORCE: PoliciesInForce = {
+  version: 'test-early-reminder-1',
+  source: 'test',
+  policies: {
+    ...TEST_POLICIES,
+    staging: parseApprovalPolicy({
+      autoApproveBelow: { AUD: 1000, USD: 1000 },
+      tiers: [
+        { name: 'team', roles: ['finance-approver'], approvals: 1, upTo: { AUD: 3000, USD: 3000 } },
+        { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
+      ],
+      deadline: '72h',
+      reminders: { beforeDeadline: ['259195s'] }, // 72 h less 5 s
+      maxRiseWithoutApproval: { percent: 2 },
+      maxQuoteAge: '12h',
+    }),
+  },
+};
+
 export const APPROVERS = [
   { id: 'fiona', displayName: 'Fiona Finance', roles: ['finance-approver'] },
   { id: 'dave', displayName: 'Dave Director', roles: ['finance-director'] },

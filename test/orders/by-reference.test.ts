@@ -2,7 +2,7 @@
  * The request carried once: an order's history holds its request in the workflow's start input only. The buy and
  * the journal read it from there (by reference, decrypted with the worker's data converter) and know their run from
  * their activity context; the journal names the approval policy by version and hash (its rules are stored once per
- * hash). Postgres still has the redacted request and the whole policy. Real worker, devserver, simulator, PostgreSQL.
+ * hash). Postgres still has the redacted request and the whole policy. Real worker, the time-skipping test server, simulator, PostgreSQL.
  */
 import { randomBytes } from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';

@@ -33,7 +33,7 @@ const PLAN: ProvisioningPlan = { firstPollMs: 200, maxPollMs: 400, reminderMs: 5
 test.before(async (t) => {
   t.context.engine = await startOrderEngine(pg, {
     provisioning: PLAN,
-    simProvisioning: { configuredAfterMs: 600, liveAfterMs: 1_500 },
+    simProvisioning: { configuredAfterMs: 1_000, liveAfterMs: 5_000 },
   });
   t.context.tickets = await startCallbackReceiver();
 });
@@ -188,7 +188,7 @@ test.serial('a worker lost mid-provisioning: another worker follows the product 
     );
     t.is(productsBought(engine), boughtBefore + 1);
   } finally {
-    engine.sim.setProvisioning({ configuredAfterMs: 600, liveAfterMs: 1_500 });
+    engine.sim.setProvisioning({ configuredAfterMs: 1_000, liveAfterMs: 5_000 });
   }
 });
 
@@ -208,7 +208,7 @@ test.serial('a long follow-up continues as new, carrying what it has seen, and e
     const description = await engine.client.workflow.getHandle(handle.workflowId).describe();
     t.not(description.runId, handle.firstExecutionRunId, 'the order ended in a later run');
   } finally {
-    engine.sim.setProvisioning({ configuredAfterMs: 600, liveAfterMs: 1_500 });
+    engine.sim.setProvisioning({ configuredAfterMs: 1_000, liveAfterMs: 5_000 });
   }
 });
 

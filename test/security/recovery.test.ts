@@ -41,6 +41,8 @@ const recover = (api: ApiEngine, ticketId: string, as: 'olga' | 'alice' = 'olga'
   api.call('POST', `/api/v1/orders/${ticketId}/recover`, { as, body: { reason: 'found it stuck' } });
 
 async function approveAndBuy(t: { is: (a: unknown, b: unknown, m?: string) => void }, api: ApiEngine, id: string) {
+  // A recovered run reads as it is replayed (RECEIVED at first) until it has caught up with its history.
+  await waitForApiState(api, id, 'AWAITING_APPROVAL', 60_000);
   const approved = await api.call('POST', `/api/v1/orders/${id}/approve`, { as: 'fiona', body: TEAM });
   t.is(approved.status, 200, JSON.stringify(approved.body));
   await waitForApiState(api, id, 'BOUGHT', 60_000);

