@@ -82,7 +82,7 @@ module.exports = {
     {
       name: 'product-never-imports-development-tooling',
       comment:
-        'what serve, worker and migrate run never uses the tooling of a machine of your own: the simulator, the embedded PostgreSQL (packages/), dev\'s wiring (client/dev); only the mve-orders command (client/cli) reaches dev',
+        "what serve, worker and migrate run never uses the tooling of a machine of your own: the simulator, the embedded PostgreSQL (packages/), dev's wiring (client/dev); only the mve-orders command (client/cli) reaches dev",
       severity: 'error',
       from: { path: PRODUCT },
       to: { path: ['^sim/', '^packages/', '^client/dev/', '^(node_modules/)?@mve-orders/'] },
