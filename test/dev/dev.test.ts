@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { runCli } from '../helpers/cli.js';
+import { freePortBelowEphemeral } from '../helpers/ports.js';
 import { spawnCli } from './child.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.ts', import.meta.url));
@@ -23,9 +24,11 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
   await chmod(root, 0o711);
   const dataDir = join(root, 'data');
   const env = { MVE_DATA_DIR: dataDir };
-  const startDev = async (
-    ports = ['--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'],
-  ) => {
+  // Ports below the system's range for port 0: the second start finds the first's free again on a busy machine.
+  const chosen: string[] = [];
+  for (const flag of ['--temporal-port', '--temporal-ui-port', '--sim-port', '--http-port'])
+    chosen.push(flag, String(await freePortBelowEphemeral()));
+  const startDev = async (ports = chosen) => {
     const dev = spawnCli(['dev', ...ports], env);
     await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
       await dev.stop('SIGKILL', 10_000);
