@@ -68,22 +68,36 @@ export function workflowOf(ticketId: string, submittedBy = TEST_SUBMITTER): stri
 export const CALLBACK_SECRET = 'test-callback-secret';
 
 /**
- * Staging policy for tests, with lines placed between the simulator's Sydney prices (AUD, 12 months):
+ * The staging policy's rules for tests, with lines placed between the simulator's Sydney prices (AUD, 12 months):
  * MVE 4/16 = 809.10 (auto-approved), MVE 8/32 = 1618.20 (one approver), MVE 16/64 = 3236.40 (two approvers).
  */
+const TEST_STAGING_RULES = {
+  autoApproveBelow: { AUD: 1000, USD: 1000 },
+  tiers: [
+    { name: 'team', roles: ['finance-approver'], approvals: 1, upTo: { AUD: 3000, USD: 3000 } },
+    { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
+  ],
+  deadline: '72h',
+  reminders: { beforeDeadline: ['24h', '1h'] },
+  maxRiseWithoutApproval: { percent: 2 },
+  maxQuoteAge: '12h',
+};
+
+/** The test policies with staging's timing changed (a deadline, reminders), as the workers of `version` hold them. */
+export function testPoliciesTimed(
+  version: string,
+  timing: Pick<typeof TEST_STAGING_RULES, 'deadline' | 'reminders'>,
+): PoliciesInForce {
+  return {
+    version,
+    source: 'test',
+    policies: { ...TEST_POLICIES, staging: parseApprovalPolicy({ ...TEST_STAGING_RULES, ...timing }) },
+  };
+}
+
 export const TEST_POLICIES: ApprovalPolicies = {
   ...defaultApprovalPolicies(),
-  staging: parseApprovalPolicy({
-    autoApproveBelow: { AUD: 1000, USD: 1000 },
-    tiers: [
-      { name: 'team', roles: ['finance-approver'], approvals: 1, upTo: { AUD: 3000, USD: 3000 } },
-      { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
-    ],
-    deadline: '72h',
-    reminders: { beforeDeadline: ['24h', '1h'] },
-    maxRiseWithoutApproval: { percent: 2 },
-    maxQuoteAge: '12h',
-  }),
+  staging: parseApprovalPolicy(TEST_STAGING_RULES),
 };
 
 /** The test policies as the engine's workers hold them. */
@@ -93,24 +107,10 @@ export const TEST_POLICIES_IN_FORCE: PoliciesInForce = { version: 'test-1', sour
  * The test policies with the first reminder 5 s into a round (the deadline stays far off): in real time, an order
  * started with a low continue-as-new threshold continues as new there, as it would at the 49-hour reminder.
  */
-export const EARLY_REMINDER_POLICIES_IN_FORCE: PoliciesInForce = {
-  version: 'test-early-reminder-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    staging: parseApprovalPolicy({
-      autoApproveBelow: { AUD: 1000, USD: 1000 },
-      tiers: [
-        { name: 'team', roles: ['finance-approver'], approvals: 1, upTo: { AUD: 3000, USD: 3000 } },
-        { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
-      ],
-      deadline: '72h',
-      reminders: { beforeDeadline: ['259195s'] }, // 72 h less 5 s
-      maxRiseWithoutApproval: { percent: 2 },
-      maxQuoteAge: '12h',
-    }),
-  },
-};
+export const EARLY_REMINDER_POLICIES_IN_FORCE = testPoliciesTimed('test-early-reminder-1', {
+  deadline: '72h',
+  reminders: { beforeDeadline: ['259195s'] }, // 72 h less 5 s
+});
 
 export const APPROVERS = [
   { id: 'fiona', displayName: 'Fiona Finance', roles: ['finance-approver'] },

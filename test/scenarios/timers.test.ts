@@ -5,10 +5,9 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { checkOrderRequest } from '../../domain/index.js';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import { SIM_KIND_MAP } from '../../sim/index.js';
 import { namedRequest, productsFor, type ApiEngine } from '../helpers/api.js';
-import { startCallbackReceiver, TEST_POLICIES, type CallbackReceiver } from '../helpers/orders.js';
+import { startCallbackReceiver, testPoliciesTimed, type CallbackReceiver } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import {
@@ -20,24 +19,10 @@ import {
   useApiEngine,
 } from './fixtures/scenario-engine.js';
 
-const SECONDS_POLICIES: PoliciesInForce = {
-  version: 'test-seconds-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    staging: parseApprovalPolicy({
-      autoApproveBelow: { AUD: 1000, USD: 1000 },
-      tiers: [
-        { name: 'team', roles: ['finance-approver'], approvals: 1, upTo: { AUD: 3000, USD: 3000 } },
-        { name: 'finance', roles: ['finance-approver', 'finance-director'], approvals: 2 },
-      ],
-      deadline: '24s',
-      reminders: { beforeDeadline: ['16s', '8s'] },
-      maxRiseWithoutApproval: { percent: 2 },
-      maxQuoteAge: '12h',
-    }),
-  },
-};
+const SECONDS_POLICIES = testPoliciesTimed('test-seconds-1', {
+  deadline: '24s',
+  reminders: { beforeDeadline: ['16s', '8s'] },
+});
 const TEAM = { monthlyRate: 1618.2, currency: 'AUD' }; // MVE 8/32: one finance-approver
 
 const test = anyTest as TestFn<unknown>;
