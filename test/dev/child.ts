@@ -78,3 +78,16 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv, options: { ownG
     },
   };
 }
+
+/**
+ * `mve-orders dev` in a process group of its own, once it has printed its `ready:` line; one that does not within
+ * `readyMs` is killed (its whole group) and the wait's error thrown.
+ */
+export async function startDevChild(args: string[], env: NodeJS.ProcessEnv, readyMs: number): Promise<CliChild> {
+  const dev = spawnCli(['dev', ...args], env, { ownGroup: true });
+  await dev.waitForOutput(/^ready: /m, readyMs).catch(async (error: unknown) => {
+    await dev.signalGroup('SIGKILL', 10_000);
+    throw error;
+  });
+  return dev;
+}

@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { OrderState } from '../../domain/order-states.js';
 import { createRepository } from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { spawnCli, type CliChild } from './child.js';
+import { startDevChild, type CliChild } from './child.js';
 
 const pg = usePostgres(test);
 const START_MS = 240_000; // bundling the workflows on a loaded machine
@@ -65,14 +65,7 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
   const root = await mkdtemp(join(tmpdir(), 'mve-dev-earlier-'));
   await chmod(root, 0o711);
   const env = { DATABASE_URL: db.url, MVE_DATA_DIR: join(root, 'data') };
-  const startDev = async (extra: string[] = []): Promise<CliChild> => {
-    const dev = spawnCli(['dev', ...extra, ...PORTS], env, { ownGroup: true });
-    await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
-      await dev.signalGroup('SIGKILL', 10_000);
-      throw error;
-    });
-    return dev;
-  };
+  const startDev = (extra: string[] = []): Promise<CliChild> => startDevChild([...extra, ...PORTS], env, START_MS);
   let running: CliChild | undefined;
   try {
     const first = (running = await startDev());

@@ -14,7 +14,7 @@ import test from 'ava';
 import { PROJECT_TEMPORAL_CLI } from '../../client/dev/temporal-cli.js';
 import { runCli } from '../helpers/cli.js';
 import { sydneyRequest } from '../helpers/orders.js';
-import { spawnCli, type CliChild } from './child.js';
+import { startDevChild, type CliChild } from './child.js';
 
 const execFileAsync = promisify(execFile);
 const START_MS = 240_000; // bundling the workflows and a cold initdb, on a loaded machine
@@ -53,18 +53,12 @@ test("dev on Temporal's own server: says so, keeps an open order across Ctrl-C a
   const env = { MVE_DATA_DIR: dataDir };
   const cli = (args: string[], stdin?: string) => runCli(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
   const status = async () => (await cli(['status', 'REAL-1', '--as', 'olga'])).stdout;
-  const startDev = async (extraEnv: NodeJS.ProcessEnv = {}): Promise<CliChild> => {
-    const dev = spawnCli(
-      ['dev', '--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'],
+  const startDev = (extraEnv: NodeJS.ProcessEnv = {}): Promise<CliChild> =>
+    startDevChild(
+      ['--temporal-port', '0', '--temporal-ui-port', '0', '--sim-port', '0', '--http-port', '0'],
       { ...env, ...extraEnv },
-      { ownGroup: true },
+      START_MS,
     );
-    await dev.waitForOutput(/^ready: /m, START_MS).catch(async (error: unknown) => {
-      await dev.signalGroup('SIGKILL', 10_000);
-      throw error;
-    });
-    return dev;
-  };
   let running: CliChild | undefined;
   try {
     const first = (running = await startDev());

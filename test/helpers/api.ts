@@ -7,6 +7,7 @@
  *   test.before(async (t) => { t.context.api = await startApiEngine(pg); });
  *   test.after.always((t) => t.context.api?.stop());
  */
+import type { ExecutionContext } from 'ava';
 import type { FastifyInstance } from 'fastify';
 import { OrderIntake } from '../../client/orders/index.js';
 import {
@@ -126,6 +127,18 @@ export function namedRequest(ticketId: string, overrides: Record<string, unknown
 }
 
 /** Products the simulator created for a request made by `namedRequest`. */
+/** Submits `namedRequest(ticketId, overrides)` through the API as `as` (alice by default); it must be created. */
+export async function submit(
+  t: ExecutionContext,
+  api: ApiEngine,
+  ticketId: string,
+  overrides: Record<string, unknown> = {},
+  as: TestUser = 'alice',
+): Promise<void> {
+  const response = await api.call('POST', '/api/v1/orders', { as, body: namedRequest(ticketId, overrides) });
+  t.is(response.status, 201, JSON.stringify(response.body));
+}
+
 export function productsFor(api: ApiEngine, ticketId: string) {
   return api.sim.state().products.filter((product) => product.serviceName?.startsWith(`${ticketId} firewall [`));
 }

@@ -4,14 +4,7 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
-import {
-  namedRequest,
-  productsFor,
-  startApiEngine,
-  waitForApiState,
-  type ApiEngine,
-  type TestUser,
-} from '../helpers/api.js';
+import { productsFor, startApiEngine, submit, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { replayEveryHistory } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
@@ -27,17 +20,6 @@ test.afterEach.always((t) => t.context.api?.sim.clearFaults());
 test.after.always(async (t) => {
   await t.context.api?.stop();
 });
-
-async function submit(
-  t: ExecutionContext,
-  api: ApiEngine,
-  ticketId: string,
-  overrides: Record<string, unknown> = {},
-  as: TestUser = 'alice',
-): Promise<void> {
-  const response = await api.call('POST', '/api/v1/orders', { as, body: namedRequest(ticketId, overrides) });
-  t.is(response.status, 201, JSON.stringify(response.body));
-}
 
 async function recordsWhen(api: ApiEngine, ticketId: string, status: string) {
   return waitFor(
