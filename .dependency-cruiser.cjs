@@ -13,7 +13,7 @@ const LAYERS = [
   ['client/http'],
   ['client/console'],
   ['client/server', 'client/http-client'],
-  ['client/dev'],
+  ['tooling/dev'],
   ['client/cli'],
 ];
 
@@ -30,6 +30,7 @@ const APP = pathOf([
   'activities',
   'worker',
   'client',
+  'tooling/dev',
   'bin',
   'scripts',
   'bench',
@@ -37,7 +38,7 @@ const APP = pathOf([
 ]);
 
 /** What `serve`, `worker` and `migrate` run: every room below the command, tooling excluded. */
-const PRODUCT = pathOf(LAYERS.flat().filter((room) => !['client/dev', 'client/cli'].includes(room)));
+const PRODUCT = pathOf(LAYERS.flat().filter((room) => !['tooling/dev', 'client/cli'].includes(room)));
 
 const upward = LAYERS.flatMap((rooms, level) => {
   const above = LAYERS.slice(level + 1).flat();
@@ -63,35 +64,35 @@ module.exports = {
         'files that import each other, through any path (the layers keep circles inside a room; this keeps them out of rooms too)',
       severity: 'error',
       from: {},
-      to: { circular: true, dependencyTypesNot: ['type-only'] },
+      to: { circular: true },
     },
     {
-      name: 'sim-stands-alone',
-      comment: 'the simulator reads the spec for itself: it imports nothing of the app',
+      name: 'simulator-stands-alone',
+      comment: 'the simulator reads the spec for itself: it imports nothing of the app, nor the rest of the tooling',
       severity: 'error',
-      from: { path: '^sim/' },
-      to: { path: [APP, '^packages/'] },
+      from: { path: '^tooling/sim/' },
+      to: { path: [APP, '^tooling/(dev|postgres)/'] },
     },
     {
-      name: 'packages-stand-alone',
-      comment: 'a workspace package (packages/local-postgres) imports nothing of the app',
+      name: 'postgres-runner-stands-alone',
+      comment: 'the embedded PostgreSQL runner and process supervisor import nothing of the app',
       severity: 'error',
-      from: { path: '^packages/' },
-      to: { path: [APP, '^sim/'] },
+      from: { path: '^tooling/postgres/' },
+      to: { path: [APP, '^tooling/sim/'] },
     },
     {
       name: 'product-never-imports-development-tooling',
       comment:
-        "what serve, worker and migrate run never uses the tooling of a machine of your own: the simulator, the embedded PostgreSQL (packages/), dev's wiring (client/dev); only the mve-orders command (client/cli) reaches dev",
+        "what serve, worker and migrate run never uses the tooling of a machine of your own (tooling/: the simulator, the embedded PostgreSQL, dev's wiring); only the mve-orders command (client/cli) reaches it, for `mve-orders dev` and `mve-orders sim`",
       severity: 'error',
       from: { path: PRODUCT },
-      to: { path: ['^sim/', '^packages/', '^client/dev/', '^(node_modules/)?@mve-orders/'] },
+      to: { path: '^tooling/' },
     },
     {
       name: 'product-code-never-imports-tests',
       comment: 'tests, benches and scripts may use the product; the product never uses them',
       severity: 'error',
-      from: { path: '^(schemas|codec|config|domain|infra|workflows|activities|worker|client|sim|bin)/' },
+      from: { path: '^(schemas|codec|config|domain|infra|workflows|activities|worker|client|tooling|bin)/' },
       to: { path: '^(test|bench|scripts)/' },
     },
     {

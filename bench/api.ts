@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { createApiClient, Secret } from '../infra/ordering-api/index.js';
 import { createCatalogLookups } from '../infra/catalog/index.js';
 import { vendorConfigSchema, type OrderObject } from '../schemas/index.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import { startSimulator, type Simulator } from '../tooling/sim/index.js';
 
 export interface LookupFigures {
   lookups: number;

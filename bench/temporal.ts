@@ -7,13 +7,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { orderSearchAttributeFlags } from '../client/dev/real-temporal.js';
+import { orderSearchAttributeFlags } from '../tooling/dev/real-temporal.js';
 import {
   DURABLE_SQLITE_PRAGMAS,
   startHeadlessTemporal,
   type HeadlessTemporal,
-} from '../client/dev/start-dev-server.js';
-import { findTemporalCli, INSTALL_TEMPORAL } from '../client/dev/temporal-cli.js';
+} from '../tooling/dev/start-dev-server.js';
+import { findTemporalCli, INSTALL_TEMPORAL } from '../tooling/dev/temporal-cli.js';
 
 /** `defaults`: SQLite's own (a rollback journal, every commit synced); `tuned`: dev's (DURABLE_SQLITE_PRAGMAS). */
 export const SQLITE_SETTINGS = ['defaults', 'tuned'] as const;

@@ -1,6 +1,6 @@
 /**
  * `npm run build` (and `npm ci`, through `prepare`): compiles the app (the CLI, and through it the worker, the
- * HTTP API and dev; the workflow code the worker bundles; the workspace packages) into dist/, so that
+ * HTTP API and dev; the workflow code the worker bundles) into dist/, so that
  * bin/mve-orders.js starts without compiling TypeScript. Incremental: a build with nothing changed takes a few
  * seconds.
  *
@@ -8,8 +8,7 @@
  * compiled CLI only while none of them has changed since; a failed build writes none, and the CLI then runs from
  * the sources.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -26,12 +25,11 @@ async function main(): Promise<number> {
   await rm(STAMP, { force: true });
   const program = compile();
   if (!program) return 1;
-  const packageFiles = await linkWorkspacePackages();
   const sources = program
     .getSourceFiles()
     .map((file) => path.relative(PROJECT, file.fileName))
     .filter((file) => !file.startsWith('..') && !file.split(path.sep).includes('node_modules'));
-  const stamp = { startedAt, sources: [...SETTINGS, ...packageFiles, ...sources].map(toPosix).sort() };
+  const stamp = { startedAt, sources: [...SETTINGS, ...sources].map(toPosix).sort() };
   await writeFile(`${STAMP}.tmp`, `${JSON.stringify(stamp, null, 1)}\n`);
   await rename(`${STAMP}.tmp`, STAMP);
   process.stdout.write(
@@ -73,38 +71,6 @@ function compile(): ts.Program | undefined {
   if (diagnostics.length === 0) return builder.getProgram();
   reportAll(diagnostics);
   return undefined;
-}
-
-/**
- * The workspace packages (packages/*) are imported by name, and their package.json exports name TypeScript files,
- * which compiled code cannot load. Each gets, in dist/, a copy of its package.json whose exports name the compiled
- * files, and dist/node_modules/<name> links to its compiled folder: Node looks for a package in the nearest
- * node_modules first, so code in dist/ finds the compiled package and code run from the sources the original.
- * Returns the package.json files read.
- */
-async function linkWorkspacePackages(): Promise<string[]> {
-  const read: string[] = [];
-  for (const entry of await readdir(path.join(PROJECT, 'packages'), { withFileTypes: true })) {
-    const manifestFile = path.join('packages', entry.name, 'package.json');
-    if (!entry.isDirectory() || !existsSync(path.join(PROJECT, manifestFile))) continue;
-    const manifest = JSON.parse(await readFile(path.join(PROJECT, manifestFile), 'utf8')) as {
-      name: string;
-      exports: Record<string, string>;
-    };
-    const compiled = path.join(OUT, 'packages', entry.name);
-    const exports = Object.fromEntries(
-      Object.entries(manifest.exports)
-        .map(([subpath, target]) => [subpath, target.replace(/\.ts$/, '.js')] as const)
-        .filter(([, target]) => existsSync(path.join(compiled, target))),
-    );
-    await writeFile(path.join(compiled, 'package.json'), `${JSON.stringify({ ...manifest, exports }, null, 2)}\n`);
-    const link = path.join(OUT, 'node_modules', manifest.name);
-    await mkdir(path.dirname(link), { recursive: true });
-    await rm(link, { force: true });
-    await symlink(path.relative(path.dirname(link), compiled), link, 'dir');
-    read.push(manifestFile);
-  }
-  return read;
 }
 
 function toPosix(file: string): string {

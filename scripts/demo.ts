@@ -11,7 +11,7 @@ import { ApiCallError, OrdersApiClient, type ApiOrder } from '../client/http-cli
 import { formatMoney, formatPolicy, formatTimeline } from '../client/cli/commands/order-view.js';
 import { formatTable } from '../client/cli/commands/table.js';
 import { API_URL_VARIABLE, loadClientSettings, type ClientSettings } from '../client/cli/settings.js';
-import { priceOf } from '../sim/index.js';
+import { priceOf } from '../tooling/sim/index.js';
 import { defaultApprovalPolicies } from '../domain/approval/index.js';
 
 const EXAMPLE = new URL('../examples/k09-license-file-firewall.json', import.meta.url);

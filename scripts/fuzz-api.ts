@@ -9,7 +9,7 @@
  * its documented shape (error bodies included), when a request the document calls invalid is accepted, or when a
  * route answers without a credential.
  *
- *   bash scripts/install-python-tools.sh    # once: schemathesis and the temporal CLI into .tools/python
+ *   bash tooling/install/python-tools.sh    # once: schemathesis and the temporal CLI into .tools/python
  *   npm run fuzz:api [-- --max-time 75 --max-examples 50 --seed N --verbose]
  *
  * --max-time is each caller's budget in seconds (the run takes about twice it, plus ~20 s to start the engine);
@@ -24,7 +24,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startDev, type RunningDev } from '../client/dev/index.js';
+import { startDev, type RunningDev } from '../tooling/dev/index.js';
 import { issueApiToken } from '../client/http/index.js';
 import { ApiCallError, OrdersApiClient } from '../client/http-client/index.js';
 import { createRepository, openDatabase } from '../infra/db/index.js';
@@ -107,7 +107,7 @@ interface RunFigures {
 
 async function main(): Promise<number> {
   if (!existsSync(SCHEMATHESIS)) {
-    progress(`schemathesis is not installed (${SCHEMATHESIS}); run: bash scripts/install-python-tools.sh`);
+    progress(`schemathesis is not installed (${SCHEMATHESIS}); run: bash tooling/install/python-tools.sh`);
     return 2;
   }
   const started = Date.now();

@@ -11,7 +11,7 @@ import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { resolveActionKeys } from '../../config/action-keys.js';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, resolveKeyring } from '../../codec/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { percentile, pool } from '../stats.js';
 import type { ScaleStack } from './stack.js';
 

@@ -8,9 +8,9 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../client/dev/embedded-postgres.js';
-import { TEMPORAL_PID_FILE } from '../../client/dev/real-temporal.js';
-import type { DevState } from '../../client/dev/state.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../tooling/dev/embedded-postgres.js';
+import { TEMPORAL_PID_FILE } from '../../tooling/dev/real-temporal.js';
+import type { DevState } from '../../tooling/dev/state.js';
 
 const CLI = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 

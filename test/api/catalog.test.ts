@@ -2,7 +2,7 @@ import test from 'ava';
 import { createApiClient } from '../../infra/ordering-api/index.js';
 import { createCatalogLookups, type CatalogSource } from '../../infra/catalog/index.js';
 import type { Location } from '../../schemas/index.js';
-import { startSimulator } from '../../sim/index.js';
+import { startSimulator } from '../../tooling/sim/index.js';
 import { configFor, keyWithRole, simWithClient } from './helpers.js';
 
 test('20 concurrent cold lookups cost one catalog call and one token; warm lookups cost nothing', async (t) => {

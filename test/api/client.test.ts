@@ -14,7 +14,7 @@ import {
   type ApiLogEntry,
 } from '../../infra/ordering-api/index.js';
 import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
-import { priceOf, startSimulator } from '../../sim/index.js';
+import { priceOf, startSimulator } from '../../tooling/sim/index.js';
 import { configFor, keyWithRole, rawApi, simWithClient, validOrder } from './helpers.js';
 
 test('every endpoint answers over HTTP: locations, images, variants, validate, buy', async (t) => {

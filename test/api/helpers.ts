@@ -8,7 +8,7 @@ import {
   type ApiConfig,
 } from '../../infra/ordering-api/index.js';
 import { vendorConfigSchema, type OrderObject } from '../../schemas/index.js';
-import { startSimulator, type SimClient, type Simulator, type SimulatorOptions } from '../../sim/index.js';
+import { startSimulator, type SimClient, type Simulator, type SimulatorOptions } from '../../tooling/sim/index.js';
 
 /** Config of the API client pointed at one key of the simulator (by default its primary staging key). */
 export function configFor(

@@ -9,7 +9,7 @@ import {
   Secret,
   type TokenProvider,
 } from '../../infra/ordering-api/index.js';
-import { startSimulator, type Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '../../tooling/sim/index.js';
 
 /** A provider for the simulator's primary key whose clock the test moves. */
 async function providerWithClock(

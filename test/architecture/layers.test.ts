@@ -72,10 +72,10 @@ test('the API importing the console (a room above it) fails the check', async (t
 test('the simulator importing the domain fails the check: it must read the spec for itself', async (t) => {
   const { code, output } = await checkLayers({
     'domain/rule.ts': 'export const rule = 1;\n',
-    'sim/orders.ts': "import { rule } from '../domain/rule.js';\nexport const check = rule;\n",
+    'tooling/sim/orders.ts': "import { rule } from '../../domain/rule.js';\nexport const check = rule;\n",
   });
   t.not(code, 0);
-  t.regex(output, /sim-stands-alone: sim\/orders\.ts → domain\/rule\.ts/);
+  t.regex(output, /simulator-stands-alone: tooling\/sim\/orders\.ts → domain\/rule\.ts/);
 });
 
 test('two files that import each other fail the check', async (t) => {

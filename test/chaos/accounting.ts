@@ -3,7 +3,7 @@
  * orders left unsettled), then every ticket sent again with the same body, which must start and buy nothing.
  */
 import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
-import type { Simulator } from '../../sim/index.js';
+import type { Simulator } from '../../tooling/sim/index.js';
 import { productNameFor } from '../orders/fixtures/restart-env.js';
 import type { ChaosOrder } from './orders.js';
 import { sleep } from './random.js';

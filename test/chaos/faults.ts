@@ -1,5 +1,5 @@
 /** The provider's faults both campaigns arm: what the next validate or buy call meets. */
-import type { FaultInput, Simulator } from '../../sim/index.js';
+import type { FaultInput, Simulator } from '../../tooling/sim/index.js';
 import type { Dice } from './random.js';
 import { countOne } from './report.js';
 

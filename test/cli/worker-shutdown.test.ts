@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import anyTest, { type TestFn } from 'ava';
-import type { SimEndpoint } from '../../sim/index.js';
+import type { SimEndpoint } from '../../tooling/sim/index.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
 import { orderOf, sydneyRequest, startOrderEngine, type OrderEngine } from '../helpers/orders.js';
 import { engineEnv } from '../helpers/cli.js';

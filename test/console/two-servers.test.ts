@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
 import { startApiServer, type RunningApi } from '../../client/server/start.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { encryptedJson } from '../helpers/codec-json.js';
 import { sydneyRequest, TASK_QUEUE } from '../helpers/orders.js';

@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
-import { ROOT_CLUSTERS_DIR, startEmbeddedPostgres } from '../../client/dev/embedded-postgres.js';
+import { ROOT_CLUSTERS_DIR, startEmbeddedPostgres } from '../../tooling/dev/embedded-postgres.js';
 import { connectDatabase } from '../../infra/db/index.js';
 
 // One real cluster, started cold, stopped, and started again on the same data folder.

@@ -1,6 +1,6 @@
 /**
  * `mve-orders dev` as a user runs it from a terminal: Temporal's own server (`temporal server start-dev`, installed by
- * scripts/install-python-tools.sh) under dev, on free ports and a data folder of its own. It says which server runs,
+ * tooling/install/python-tools.sh) under dev, on free ports and a data folder of its own. It says which server runs,
  * its SQLite keeps a write-ahead log, its Web UI answers pointed at the API's codec server, an order waiting for
  * approval survives Ctrl-C and a restart and is then bought, and no server outlives dev, whether it stops or is killed.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { PROJECT_TEMPORAL_CLI } from '../../client/dev/temporal-cli.js';
+import { PROJECT_TEMPORAL_CLI } from '../../tooling/dev/temporal-cli.js';
 import { runCli } from '../helpers/cli.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { startDevChild, type CliChild } from './child.js';

@@ -12,7 +12,7 @@ import {
   INSTALL_TEMPORAL,
   PROJECT_TEMPORAL_CLI,
   requireTemporalCli,
-} from '../../client/dev/temporal-cli.js';
+} from '../../tooling/dev/temporal-cli.js';
 
 let root: string;
 let onPath: string;

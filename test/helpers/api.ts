@@ -18,7 +18,7 @@ import {
   LiveReads,
   type ApiContext,
 } from '../../client/http/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import type { TestPostgres } from './postgres.js';
 import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
 import { waitFor } from './wait.js';

@@ -38,7 +38,7 @@ import {
 } from '../../client/orders/index.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
-import { startSimulator, SIM_KIND_MAP, type Simulator, type SimulatorOptions } from '../../sim/index.js';
+import { startSimulator, SIM_KIND_MAP, type Simulator, type SimulatorOptions } from '../../tooling/sim/index.js';
 import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import {

@@ -12,7 +12,7 @@ import {
   quoteIdentifier,
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
-} from '../../client/dev/embedded-postgres.js';
+} from '../../tooling/dev/embedded-postgres.js';
 import { connectDatabase, runMigrations, type Sql } from '../../infra/db/index.js';
 
 // Gives each ava test file (its own process) its own PostgreSQL: one embedded cluster per file, copied

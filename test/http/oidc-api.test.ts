@@ -21,7 +21,7 @@ import {
   type ApiContext,
 } from '../../client/http/index.js';
 import { createOidcVerifier } from '../../client/http/auth/oidc.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { orderOf, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';

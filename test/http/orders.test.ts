@@ -7,7 +7,7 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { policyHash } from '../../activities/order/index.js';
 import { issueApiToken } from '../../client/http/index.js';
 import { OrderIntake, type OrderClient } from '../../client/orders/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import {
   namedRequest,
   productsFor,

@@ -11,7 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { buildApiServer, handlersEnded, type ApiContext } from '../../client/http/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { connectDatabase } from '../../infra/db/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { waitFor } from '../helpers/wait.js';
 import {
   namedRequest,

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApiServer, createAuthenticator, type ApiContext } from '../../client/http/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { sydneyRequest, TASK_QUEUE } from '../helpers/orders.js';
 import { closedPort } from '../helpers/ports.js';

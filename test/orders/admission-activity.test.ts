@@ -10,7 +10,7 @@ import { AdmittedRuns } from '../../activities/order/run-guard.js';
 import { Keyring } from '../../codec/index.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import { createRepository, ticketFingerprint, type Repository } from '../../infra/db/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import type { BeginRunAnswer, BeginRunInput, GoverningPolicy } from '../../workflows/order/activity-types.js';
 import { sealCarried } from '../../workflows/order/carried-seal.js';
 import { newProgress } from '../../workflows/order/progress.js';

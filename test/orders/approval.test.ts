@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { checkOrderRequest } from '../../domain/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { signAction } from '../../workflows/order/signed-action.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {

@@ -11,7 +11,7 @@ import {
   type SlackMessage,
 } from '../../activities/order/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { callbackPolicyFromEnv } from '../../activities/order/index.js';
 import { approverNotificationsFromEnv } from '../../worker/dependencies.js';
 import { createOrderWorker } from '../../worker/index.js';

@@ -11,7 +11,7 @@ import { createRepository, type Repository } from '../../infra/db/index.js';
 import type { BuyAnswer, BuyInput, JournalEntry, OrderActivities } from '../../workflows/order/activity-types.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
-import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';
+import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../tooling/sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { createTestActivities, simCredentials, sydneyRequest } from '../helpers/orders.js';
 import { recordIntake, signedVote } from '../helpers/intake.js';

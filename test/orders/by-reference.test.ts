@@ -14,7 +14,7 @@ import type { BuyAnswer, JournalEntry } from '../../workflows/order/activity-typ
 import {} from '../../client/orders/index.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {

@@ -2,7 +2,7 @@ import anyTest, { type TestFn } from 'ava';
 import type { ProvisioningPlan } from '../../domain/provisioning.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
   orderOf,

@@ -12,7 +12,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { recordIntake, signedVote } from '../helpers/intake.js';
 import { checkOrderRequest, redactOrderRequest } from '../../domain/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { defaultApprovalPolicies } from '../../domain/approval/index.js';
 import { policyHash } from '../../activities/order/policy-activity.js';
 

@@ -8,7 +8,7 @@ import type { Worker } from '@temporalio/worker';
 import { createOrderWorker } from '../../worker/index.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { checkOrderRequest } from '../../domain/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import {
   createTestActivities,

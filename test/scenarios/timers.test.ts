@@ -5,7 +5,7 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { checkOrderRequest } from '../../domain/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { namedRequest, productsFor, type ApiEngine } from '../helpers/api.js';
 import { startCallbackReceiver, testPoliciesTimed, type CallbackReceiver } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';

@@ -18,7 +18,7 @@ import protoRoot from '@temporalio/proto';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest } from '../../domain/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { policyHash } from '../../activities/order/index.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { newProgress } from '../../workflows/order/progress.js';

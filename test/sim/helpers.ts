@@ -5,7 +5,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SIM_KIND_MAP, type SimClient, type Simulator } from '../../sim/index.js';
+import { SIM_KIND_MAP, type SimClient, type Simulator } from '../../tooling/sim/index.js';
 
 export interface Answer {
   status: number;

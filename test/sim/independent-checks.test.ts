@@ -8,7 +8,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { APPLIANCE_KINDS, checkOrderObject, type FieldSpec, type KindId } from '../../domain/index.js';
 import { ApiRejectedError } from '../../infra/ordering-api/index.js';
-import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../sim/index.js';
+import { SIM_KIND_MAP, startSimulator, type Simulator } from '../../tooling/sim/index.js';
 import type { OrderObject } from '../../schemas/index.js';
 import { simWithClient } from '../api/helpers.js';
 import {

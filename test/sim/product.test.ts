@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../sim/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../tooling/sim/index.js';
 import { catalogOf, examples, orderFor, sessionOf, type Answer, type Session } from './helpers.js';
 
 interface Shop {

@@ -7,7 +7,7 @@ import {
   startSimulator,
   type Simulator,
   type SimulatorOptions,
-} from '../../sim/index.js';
+} from '../../tooling/sim/index.js';
 
 /** Raw HTTP against the simulator, as any client would see it. */
 async function call(url: string, init: RequestInit = {}) {

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { superviseServer } from '@mve-orders/local-postgres';
+import { superviseServer } from '../../tooling/postgres/index.js';
 import { withTimeout } from '../orders/fixtures/restart-env.js';
 
 const execFileAsync = promisify(execFile);

@@ -32,17 +32,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { orderSearchAttributeFlags } from '../../client/dev/real-temporal.js';
-import { startHeadlessTemporal, type HeadlessTemporal } from '../../client/dev/start-dev-server.js';
-import { writeSimKindMap } from '../../client/dev/kind-map.js';
+import { orderSearchAttributeFlags } from '../../tooling/dev/real-temporal.js';
+import { startHeadlessTemporal, type HeadlessTemporal } from '../../tooling/dev/start-dev-server.js';
+import { writeSimKindMap } from '../../tooling/dev/kind-map.js';
 import { issueApiToken } from '../../client/http/index.js';
 import {
   quoteIdentifier,
   startEmbeddedPostgres,
   type EmbeddedPostgresServer,
-} from '../../client/dev/embedded-postgres.js';
+} from '../../tooling/dev/embedded-postgres.js';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../sim/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../tooling/sim/index.js';
 import { namedRequest } from '../helpers/api.js';
 import { APPROVERS } from '../helpers/orders.js';
 import { startCopyOfTemplate } from '../helpers/postgres.js';

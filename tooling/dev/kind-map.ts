@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_KIND_MAP, kindsForFamily } from '../../domain/index.js';
-import { SIM_KIND_MAP } from '../../sim/index.js';
+import { SIM_KIND_MAP } from '../sim/index.js';
 
 export const SIM_KIND_MAP_FILE = 'sim-kind-map.json';
 

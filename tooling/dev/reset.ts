@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embeddedPostgresElsewhere } from '@mve-orders/local-postgres';
+import { embeddedPostgresElsewhere } from '../postgres/index.js';
 import { readDevState } from './state.js';
 
 /**

@@ -1,4 +1,4 @@
-import * as localPostgres from '@mve-orders/local-postgres';
+import * as localPostgres from '../postgres/index.js';
 import { projectPath } from '../../config/project-folder.js';
 
 // The embedded PostgreSQL of a machine of your own (`mve-orders dev`, tests, benches): the workspace package's server,
@@ -10,7 +10,7 @@ export {
   quoteIdentifier,
   ROOT_CLUSTERS_DIR,
   type EmbeddedPostgresServer,
-} from '@mve-orders/local-postgres';
+} from '../postgres/index.js';
 
 /** `.data/postgres` under the project root (gitignored), so dev data survives restarts. */
 export const DEFAULT_EMBEDDED_DATA_DIR = projectPath('.data/postgres');

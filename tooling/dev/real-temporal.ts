@@ -2,7 +2,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { awaitProcessEnd, superviseServer } from '@mve-orders/local-postgres';
+import { awaitProcessEnd, superviseServer } from '../postgres/index.js';
 import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
 import { DURABLE_SQLITE_PRAGMAS, startDevArgs, untilAnswers, withConnection } from './start-dev-server.js';
 import type { TemporalCli } from './temporal-cli.js';
