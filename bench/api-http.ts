@@ -29,7 +29,7 @@ import { writeSimKindMap } from '../tooling/dev/kind-map.js';
 import { issueApiToken } from '../client/http/index.js';
 import { startApiServer } from '../client/server/index.js';
 import { Keyring } from '../codec/index.js';
-import { kindMapFromEnv } from '../domain/index.js';
+import { kindMapFromEnv } from '../infra/catalog/index.js';
 import { startSimulator } from '../tooling/sim/index.js';
 import { runWorker } from '../worker/index.js';
 import { autocannon, type AutocannonOptions } from './autocannon.js';

@@ -11,9 +11,8 @@ export {
   KIND_MAP_ENV,
   KindMapError,
   kindMapFileSchema,
-  kindMapFromEnv,
   kindsForFamily,
-  loadKindMap,
+  kindMapFromText,
   mergeKindMap,
 } from './kind-map.js';
 export type { KindMap, KindMapEntry, KindMapFile } from './kind-map.js';

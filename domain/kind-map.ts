@@ -3,7 +3,6 @@
  * kind, so this mapping is data: a documented default, overridable by a JSON file (docs/order-request.md).
  * Vendor and product compare case-insensitively, ignoring surrounding spaces.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { KIND_IDS, type KindId } from './kinds.js';
 
@@ -89,11 +88,14 @@ export function mergeKindMap(base: KindMap, override: KindMapFile | readonly Kin
 
 export class KindMapError extends Error {}
 
-/** Reads and merges an override file onto the default map. Throws KindMapError naming the problem. */
-export function loadKindMap(file: string, base: KindMap = DEFAULT_KIND_MAP): KindMap {
+/**
+ * The override file's text, read and merged onto the default map (pure: the caller reads the file). Throws
+ * KindMapError naming the file and the problem.
+ */
+export function kindMapFromText(text: string, file: string, base: KindMap = DEFAULT_KIND_MAP): KindMap {
   let json: unknown;
   try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (error) {
     throw new KindMapError(
       `kind map ${file} is not readable JSON: ${error instanceof Error ? error.message : String(error)}`,
@@ -109,12 +111,6 @@ export function loadKindMap(file: string, base: KindMap = DEFAULT_KIND_MAP): Kin
     );
   }
   return mergeKindMap(base, parsed.data);
-}
-
-/** The default map, merged with the file named by MVE_KIND_MAP when set. */
-export function kindMapFromEnv(env: NodeJS.ProcessEnv = process.env): KindMap {
-  const file = env[KIND_MAP_ENV];
-  return file ? loadKindMap(file) : DEFAULT_KIND_MAP;
 }
 
 export function kindsForFamily(map: KindMap, vendor: string, product: string): readonly KindId[] | undefined {

@@ -19,7 +19,8 @@ import {
 import { checkCallbackUrl } from '../activities/order/callback-policy.js';
 import type { OrderActivities } from '../workflows/order/activity-types.js';
 import type { Keyring } from '../codec/index.js';
-import { kindMapFromEnv, type KindMap } from '../domain/index.js';
+import type { KindMap } from '../domain/index.js';
+import { kindMapFromEnv } from '../infra/catalog/index.js';
 import { loadApprovalPolicies, type PoliciesInForce } from '../domain/approval/index.js';
 import type { ProvisioningPlan } from '../domain/provisioning.js';
 import { provisioningPlanFromEnv } from './provisioning-plan.js';

@@ -8,11 +8,10 @@ import {
   DEFAULT_KIND_MAP,
   KIND_IDS,
   KindMapError,
-  kindMapFromEnv,
   kindsForFamily,
-  loadKindMap,
   mergeKindMap,
 } from '../../domain/index.js';
+import { kindMapFromEnv, loadKindMap } from '../../infra/catalog/index.js';
 import { validRequest, validVendorConfig } from './helpers/fixtures.js';
 import { openSshKey } from './helpers/ssh-keys.js';
 

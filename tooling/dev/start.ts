@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from './embedded-postgres.js';
 import { resolveKeyring } from '../../codec/index.js';
 import { resolveActionKeys } from '../../config/action-keys.js';
 import { loadTemporalConfig, orderTaskQueue } from '../../config/temporal.js';
-import { kindMapFromEnv } from '../../domain/index.js';
+import { kindMapFromEnv } from '../../infra/catalog/index.js';
 import { startSimulator } from '../sim/index.js';
 import { runWorker } from '../../worker/index.js';
 import { CODEC_CORS_VARIABLE, startApiServer } from '../../client/server/index.js';

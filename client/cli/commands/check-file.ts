@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import {
   checkOrderRequest,
-  kindMapFromEnv,
-  loadKindMap,
   type Issue,
   type KindMap,
   type RequestCheck,
 } from '../../../domain/index.js';
+import { kindMapFromEnv, loadKindMap } from '../../../infra/catalog/index.js';
 import { z } from 'zod';
 import {
   imageGroupSchema,

@@ -48,7 +48,7 @@ and docs/http-api.md.`,
         const { openDatabase, resolveDatabaseUrl } = await import('../../../infra/db/index.js');
         const { resolveKeyring } = await import('../../../codec/index.js');
         const { resolveActionKeys } = await import('../../../config/action-keys.js');
-        const { kindMapFromEnv } = await import('../../../domain/index.js');
+        const { kindMapFromEnv } = await import('../../../infra/catalog/index.js');
         const { startApiServer, shutdownTimingFromEnv } = await import('../../server/index.js');
         timing = shutdownTimingFromEnv(process.env);
         const databaseUrl = resolveDatabaseUrl(options.databaseUrl);
