@@ -89,6 +89,14 @@ module.exports = {
       to: { path: '^tooling/' },
     },
     {
+      name: 'domain-through-its-public-face',
+      comment:
+        "other rooms import the domain through its public face, domain/index.ts, or a sub-room's (domain/approval/index.ts, domain/lifecycle/index.ts); tests may reach a module they test",
+      severity: 'error',
+      from: { pathNot: '^(domain|test)/' },
+      to: { path: '^domain/', pathNot: ['^domain/index[.]ts$', '^domain/[a-z-]+/index[.]ts$'] },
+    },
+    {
       name: 'product-code-never-imports-tests',
       comment: 'tests, benches and scripts may use the product; the product never uses them',
       severity: 'error',

@@ -31,3 +31,16 @@ export type { BuiltOrder, OrderKind } from './build-order.js';
 export { isSecretField, REDACTED, redactOrderRequest, redactVendorConfig } from './secrets.js';
 export { canonicalJson, isRecord } from './json.js';
 export { orderIdFor, orderIdOfWorkflow, orderWorkflowId, submitterNamespace } from './order-id.js';
+export {
+  canTransition,
+  CANCELLABLE_STATES,
+  describeDuration,
+  DURATION_RULE,
+  durationSchema,
+  FINAL_STATES,
+  hasEnded,
+  ORDER_STATES,
+  pollDelay,
+  verdictOf,
+} from './lifecycle/index.js';
+export type { OrderState, ProvisioningPlan } from './lifecycle/index.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseEnv } from '../config/env.js';
-import { durationSchema } from '../domain/duration.js';
+import { durationSchema } from '../domain/lifecycle/index.js';
 
 export const SHUTDOWN_GRACE_VARIABLE = 'MVE_SHUTDOWN_GRACE';
 /** Under the 30 s an orchestrator commonly waits after SIGTERM before it kills (Kubernetes' default). */

@@ -22,7 +22,7 @@ import type { Keyring } from '../codec/index.js';
 import type { KindMap } from '../domain/index.js';
 import { kindMapFromEnv } from '../infra/catalog/index.js';
 import { loadApprovalPolicies, type PoliciesInForce } from '../domain/approval/index.js';
-import type { ProvisioningPlan } from '../domain/provisioning.js';
+import type { ProvisioningPlan } from '../domain/lifecycle/index.js';
 import { provisioningPlanFromEnv } from './provisioning-plan.js';
 
 export interface WorkerDependencies {

@@ -2,7 +2,7 @@ import { Context, type Info as ActivityInfo } from '@temporalio/activity';
 import { Runtime, type Logger as SdkLogger, type LogLevel as SdkLevel, type LogMetadata } from '@temporalio/worker';
 import type { ApiLogEntry } from '../infra/ordering-api/index.js';
 import type { LogFields, Logger, LogLevel } from '../infra/log.js';
-import { orderIdOfWorkflow } from '../domain/order-id.js';
+import { orderIdOfWorkflow } from '../domain/index.js';
 
 /**
  * The Temporal SDK's own lines (the worker's, the workflow and activity loggers', the core's) into `logger`, with the

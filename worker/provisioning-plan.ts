@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseEnv } from '../config/env.js';
-import { durationSchema } from '../domain/duration.js';
-import type { ProvisioningPlan } from '../domain/provisioning.js';
+import { durationSchema } from '../domain/lifecycle/index.js';
+import type { ProvisioningPlan } from '../domain/lifecycle/index.js';
 
 export const FOLLOW_PROVISIONING_VARIABLE = 'MVE_FOLLOW_PROVISIONING';
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
-import { orderIdOfWorkflow } from '../domain/order-id.js';
+import { orderIdOfWorkflow } from '../domain/index.js';
 import type { LogLine } from '../infra/log.js';
 import { fieldsOfActivity } from './logging.js';
 

@@ -10,9 +10,9 @@ import { workflowCacheSize } from './cache.js';
 import { createOrderWorker } from './order-worker.js';
 import { ensureOrderSearchAttributes } from './search-attributes.js';
 import { FOLLOW_PROVISIONING_VARIABLE } from './provisioning-plan.js';
-import { describeDuration } from '../domain/duration.js';
+import { describeDuration } from '../domain/lifecycle/index.js';
 import { SHUTDOWN_GRACE_VARIABLE, shutdownGraceFromEnv } from '../infra/shutdown-grace.js';
-import type { ProvisioningPlan } from '../domain/provisioning.js';
+import type { ProvisioningPlan } from '../domain/lifecycle/index.js';
 import type { LogLine } from '../infra/log.js';
 import type { ApiLogEntry } from '../infra/ordering-api/index.js';
 

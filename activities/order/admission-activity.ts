@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Keyring } from '../../codec/index.js';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
-import { hasEnded, type OrderState } from '../../domain/order-states.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
+import { hasEnded, type OrderState } from '../../domain/lifecycle/index.js';
 import {
   ticketFingerprint,
   type EvidenceRepository,

@@ -1,4 +1,4 @@
-import { hasEnded, type OrderState } from '../../domain/order-states.js';
+import { hasEnded, type OrderState } from '../../domain/lifecycle/index.js';
 import type { EvidenceRepository, TicketsRepository } from '../../infra/db/index.js';
 import type { OrderRequestReader, RunReference } from './order-requests.js';
 

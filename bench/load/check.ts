@@ -11,7 +11,7 @@
  * Tickets sent but not answered (cut at the phase's end) may or may not have become orders: they are counted, not held
  * against the run.
  */
-import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import type { RoundRobinClient } from '../../test/topology/round-robin.js';
 import { AUTO_APPROVED_SIZE, listAllOrders, type ListedOrder } from './orders.js';
 import type { LoadOutcome } from './traffic.js';

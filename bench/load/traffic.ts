@@ -14,7 +14,7 @@
  * Every answer is tallied by route: latency (2xx only), status; an answer other than 2xx and 429 is an error, kept with
  * the first body seen for its status. autocannon counts timeouts and connection errors per role.
  */
-import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import { autocannon, type AutocannonRequest, type AutocannonResult } from '../autocannon.js';
 import { percentile } from '../stats.js';
 import type { LoadPeople } from './people.js';

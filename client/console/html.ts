@@ -2,7 +2,7 @@
  * HTML built with a tagged template that escapes every interpolated value unless it is already `Html`
  * (made by this template or by `raw`). Nothing from an order, a user or the API reaches a page unescaped.
  */
-import { describeDuration } from '../../domain/duration.js';
+import { describeDuration } from '../../domain/lifecycle/index.js';
 
 export class Html {
   constructor(readonly text: string) {}

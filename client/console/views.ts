@@ -1,9 +1,9 @@
 import type { PendingApproval as InboxItem } from '../http/schemas.js';
-import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/order-states.js';
+import { CANCELLABLE_STATES, ORDER_STATES } from '../../domain/lifecycle/index.js';
 import { mayCancel, mayResolveBuys } from '../http/access.js';
 import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../domain/approval/index.js';
 import { productNameOf } from '../../domain/index.js';
-import { describeDuration } from '../../domain/duration.js';
+import { describeDuration } from '../../domain/lifecycle/index.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../http/auth/principal.js';
 import type { ApiFailure } from './api.js';
 import {

@@ -17,7 +17,7 @@ import type {
   SubmitResult,
   VoteResult,
 } from './types.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 
 /**
  * The API answered with a refusal or a failure: `status` is the HTTP status, `code`, `message` and `details`

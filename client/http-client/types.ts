@@ -1,6 +1,6 @@
 import type { ApiOrder, OrderListItem } from '../http/order-view.js';
 import type { VoteResult as WorkflowVoteResult } from '../../workflows/order/messages.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 
 // The HTTP API's shapes as a caller sees them (client/http/schemas.ts is the server's side of the same contract).
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseEnv } from '../../config/env.js';
-import { describeDuration, durationSchema } from '../../domain/duration.js';
+import { describeDuration, durationSchema } from '../../domain/lifecycle/index.js';
 import { AuthenticationError } from './auth/principal.js';
 import { ApiError } from './errors.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_STATES } from '../../domain/order-states.js';
+import { ORDER_STATES } from '../../domain/lifecycle/index.js';
 
 // The HTTP API's shapes, as zod: they validate requests, shape responses and become the OpenAPI document.
 

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseEnv } from '../../config/env.js';
-import { durationSchema } from '../../domain/duration.js';
+import { durationSchema } from '../../domain/lifecycle/index.js';
 import { withinTime } from '../../infra/within-time.js';
 
 declare module 'fastify' {

@@ -25,7 +25,7 @@ import {
   type VoteResult,
 } from '../../workflows/order/messages.js';
 import { signAction, type Signed, type SignedActionName } from '../../workflows/order/signed-action.js';
-import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import { ENVIRONMENT, ORDER_STATUS, TICKET_ID } from '../../workflows/order/search-attributes.js';
 import type { OrderOutcome, orderWorkflow } from '../../workflows/order/workflow.js';
 import { orderTaskQueue } from '../../config/temporal.js';

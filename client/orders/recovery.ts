@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { hasEnded, type OrderState } from '../../domain/order-states.js';
+import { hasEnded, type OrderState } from '../../domain/lifecycle/index.js';
 import type { EvidenceRepository } from '../../infra/db/index.js';
 
 const { EventType, ResetReapplyExcludeType, WorkflowExecutionStatus } = proto.temporal.api.enums.v1;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseEnv } from '../../config/env.js';
-import { DURATION_RULE, durationSchema } from '../../domain/duration.js';
+import { DURATION_RULE, durationSchema } from '../../domain/lifecycle/index.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, SHUTDOWN_GRACE_VARIABLE, shutdownGraceSchema } from '../../infra/shutdown-grace.js';
 
 export const SHUTDOWN_DRAIN_VARIABLE = 'MVE_SHUTDOWN_DRAIN';

@@ -2,7 +2,7 @@
  * The approval policy and the pure decisions behind the order workflow's approval gate. Deterministic and
  * free of I/O, so the workflow may import it; times are epoch milliseconds supplied by the caller.
  */
-export { DURATION_RULE } from '../duration.js';
+export { DURATION_RULE } from '../lifecycle/index.js';
 export {
   ENVIRONMENTS,
   MAX_REMINDERS,

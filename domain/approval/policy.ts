@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationSchema } from '../duration.js';
+import { durationSchema } from '../lifecycle/index.js';
 
 /**
  * The approval policy as data: one per environment. Written in JSON by people (durations as text), parsed here

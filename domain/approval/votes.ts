@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OrderState } from '../order-states.js';
+import type { OrderState } from '../lifecycle/index.js';
 import { lookAlikeIdentities, quotedName, sameIdentity } from './identity.js';
 import { formatQuote, type ApprovalTier, type Quote } from './requirement.js';
 

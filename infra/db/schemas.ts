@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { ORDER_STATES, type OrderState } from '../../domain/order-states.js';
+import { ORDER_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 
 /** The order states, as the workflow names them (its states module is their one source) and the database checks them. */
 export const ORDER_STATUSES = ORDER_STATES;

@@ -2,7 +2,7 @@
  * The end of a campaign, the same for both: every order against the provider's products (double buys, lost orders,
  * orders left unsettled), then every ticket sent again with the same body, which must start and buy nothing.
  */
-import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import type { Simulator } from '../../tooling/sim/index.js';
 import { productNameFor } from '../orders/fixtures/restart-env.js';
 import type { ChaosOrder } from './orders.js';

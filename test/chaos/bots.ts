@@ -4,7 +4,7 @@
  * from the products the simulator (the provider) shows. Where their calls go is the desk's business: the engine's
  * own clients (campaign.ts) or the HTTP API (topology-campaign.ts).
  */
-import { FINAL_STATES } from '../../domain/order-states.js';
+import { FINAL_STATES } from '../../domain/lifecycle/index.js';
 import { productNameFor, withTimeout } from '../orders/fixtures/restart-env.js';
 import type { ChaosOrder, SeenStatus } from './orders.js';
 import { sleep } from './random.js';

@@ -20,7 +20,7 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { FINAL_STATES } from '../../domain/order-states.js';
+import { FINAL_STATES } from '../../domain/lifecycle/index.js';
 import { orderOf, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startRestartEnv, withTimeout, type RestartEnv } from '../orders/fixtures/restart-env.js';

@@ -4,7 +4,7 @@
  * Sizes and the approvals they need under the tests' staging policy (test/helpers/orders.ts TEST_POLICIES): MVE 4/16
  * auto-approved, MVE 8/32 one approver, MVE 16/64 two.
  */
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { productNameFor } from '../orders/fixtures/restart-env.js';
 import type { Dice } from './random.js';

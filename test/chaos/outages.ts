@@ -5,7 +5,7 @@
  * waiting for a person: AWAITING_APPROVAL and BUY_UNCERTAIN are not counted, nor a final state) and only when an
  * outage was on at some moment of it.
  */
-import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import type { ChaosOrder, SeenStatus } from './orders.js';
 
 export interface Outage {

@@ -1,5 +1,5 @@
 /** What both campaigns are given and count, and the pieces of their printed report. */
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import type { TestDatabase } from '../helpers/postgres.js';
 
 export interface ChaosOptions {

@@ -5,7 +5,7 @@
  * view's attention items for them.
  */
 import anyTest, { type TestFn } from 'ava';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import { namedRequest, productsFor } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';

@@ -10,7 +10,7 @@ import {
   MIGRATIONS_DIRECTORY,
   runMigrations,
 } from '../../infra/db/index.js';
-import { canTransition, ORDER_STATES, type OrderState } from '../../domain/order-states.js';
+import { canTransition, ORDER_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import { createRepository } from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startDevChild, type CliChild } from './child.js';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { pollDelay, verdictOf } from '../../domain/provisioning.js';
+import { pollDelay, verdictOf } from '../../domain/lifecycle/index.js';
 
 test('LIVE is done; the statuses a product never comes back from are failures; anything else is on its way', (t) => {
   t.is(verdictOf('LIVE'), 'live');

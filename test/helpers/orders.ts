@@ -39,7 +39,7 @@ import {
 import { orderTaskQueue } from '../../config/temporal.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { startSimulator, SIM_KIND_MAP, type Simulator, type SimulatorOptions } from '../../tooling/sim/index.js';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import { redactOrderRequest } from '../../domain/index.js';
 import {
   parseApprovalPolicy,

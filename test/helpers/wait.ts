@@ -1,6 +1,6 @@
 import type { OrderClient } from '../../client/orders/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import { orderOf, TEST_SUBMITTER } from './orders.js';
 
 /** Polls the status query of the order `submittedBy` (alice) submitted as `ticketId` until it reaches `state` (or fails the test after `timeoutMs`). */

@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Keyring } from '../../codec/index.js';
 import { API_VERSION, buildApiServer, type ApiContext } from '../../client/http/index.js';
-import { ORDER_STATES } from '../../domain/order-states.js';
+import { ORDER_STATES } from '../../domain/lifecycle/index.js';
 
 interface Operation {
   summary?: string;

@@ -15,7 +15,7 @@ import type { BeginRunAnswer, BeginRunInput, GoverningPolicy } from '../../workf
 import { sealCarried } from '../../workflows/order/carried-seal.js';
 import { newProgress } from '../../workflows/order/progress.js';
 import type { OrderRequest } from '../../schemas/index.js';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { sydneyRequest, TEST_POLICIES } from '../helpers/orders.js';
 

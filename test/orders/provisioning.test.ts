@@ -1,5 +1,5 @@
 import anyTest, { type TestFn } from 'ava';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';

@@ -14,7 +14,7 @@
 import anyTest, { type TestFn } from 'ava';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import type { SimEndpoint } from '../../tooling/sim/index.js';
 import { orderOf, sydneyRequest, TEST_POLICIES, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';

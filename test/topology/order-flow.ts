@@ -5,7 +5,7 @@
  * every error clear.
  */
 import type { ExecutionContext } from 'ava';
-import { FINAL_STATES, type OrderState } from '../../domain/order-states.js';
+import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import { topologyRequest, type Cluster } from './cluster.js';
 import type { Answer } from './round-robin.js';
 

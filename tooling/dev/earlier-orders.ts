@@ -6,7 +6,7 @@
  */
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { connectionOptions, type TemporalConfig } from '../../config/temporal.js';
-import { canTransition, hasEnded, ORDER_STATES, type OrderState } from '../../domain/order-states.js';
+import { canTransition, hasEnded, ORDER_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import { createRepository, openDatabase, type Sql } from '../../infra/db/index.js';
 import { LAST_EMBEDDED_COMMIT, RETIRED_TABLES } from './retired-server.js';
 

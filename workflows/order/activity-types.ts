@@ -3,8 +3,8 @@
  * implementations. Inputs and outputs are plain JSON; outputs never carry a secret or the catalog.
  */
 import type { ApprovalPolicy, Approver } from '../../domain/approval/index.js';
-import type { OrderState } from '../../domain/order-states.js';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import type { Signed } from './signed-action.js';
 

@@ -6,7 +6,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { refusedPayloadReason } from '../../codec/refused-payload.js';
-import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/order-states.js';
+import { CANCELLABLE_STATES, FINAL_STATES } from '../../domain/lifecycle/index.js';
 import { tallyVotes, validateApprovalVote } from '../../domain/approval/index.js';
 import { workerActionKeys } from './action-keys.js';
 import {

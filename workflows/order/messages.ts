@@ -2,7 +2,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalTier, ApprovalVote } from '../../domain/approval/index.js';
 import type { ChosenImage, ChosenLocation, ProductRecord, QuoteRecord } from './activity-types.js';
 import type { Signed } from './signed-action.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 
 /** One line of the order's timeline, as `status` shows it. */
 export interface TimelineEntry {

@@ -5,8 +5,8 @@ import type { OrderRequest } from '../../schemas/index.js';
  * is tested outside a workflow.
  */
 import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteRecord } from './activity-types.js';
-import { canTransition, type OrderState } from '../../domain/order-states.js';
-import type { ProvisioningPlan } from '../../domain/provisioning.js';
+import { canTransition, type OrderState } from '../../domain/lifecycle/index.js';
+import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../../domain/approval/index.js';
 import type { OrderStatusView, TimelineEntry } from './messages.js';
 

@@ -1,6 +1,6 @@
 import { sleep } from '@temporalio/workflow';
-import { describeDuration } from '../../domain/duration.js';
-import { pollDelay, verdictOf, type ProvisioningPlan } from '../../domain/provisioning.js';
+import { describeDuration } from '../../domain/lifecycle/index.js';
+import { pollDelay, verdictOf, type ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import type { ProductReadAnswer } from './activity-types.js';
 import { productReads } from './activities.js';
 import { continueAsNewIfDue } from './continue-as-new.js';

@@ -7,7 +7,7 @@ import type {
   TicketNoteDetails,
   TicketNoteEvent,
 } from './activity-types.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import type { ApprovalVote } from '../../domain/approval/index.js';
 import { journaling } from './activities.js';
 import { ApproverNotifier } from './approver-notifier.js';

@@ -1,5 +1,5 @@
 import type { ProductRecord, QuoteRecord } from './activity-types.js';
-import type { OrderState } from '../../domain/order-states.js';
+import type { OrderState } from '../../domain/lifecycle/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
 import type { OrderProgress } from './progress.js';
 import type { CarriedSeal } from './carried-seal.js';

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { ORDER_STATES, type OrderState } from '../../../domain/order-states.js';
+import { ORDER_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
 import {
   nonEmpty,
   orderCommand,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ORDER_STATES } from '../../../domain/order-states.js';
+import { ORDER_STATES } from '../../../domain/lifecycle/index.js';
 import type { ApiContext } from '../context.js';
 
 export interface ApiMetrics {

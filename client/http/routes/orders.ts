@@ -7,7 +7,7 @@ import {
   TicketConflictError,
   orderIdOfWorkflow,
 } from '../../orders/index.js';
-import { CANCELLABLE_STATES } from '../../../domain/order-states.js';
+import { CANCELLABLE_STATES } from '../../../domain/lifecycle/index.js';
 import { findPerson, formatQuote, notDecidable, quotedName, quoteRefusal } from '../../../domain/approval/index.js';
 import {
   allow,

@@ -1,7 +1,7 @@
 /** provisioning.ts: the follow-up of a bought product until it is LIVE, failed, or stalled at the deadline. */
 import anyTest, { type TestFn } from 'ava';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ProvisioningPlan } from '../../../domain/provisioning.js';
+import type { ProvisioningPlan } from '../../../domain/lifecycle/index.js';
 import type { ProductReadAnswer } from '../../../workflows/order/activity-types.js';
 import { newProgress, type OrderProgress } from '../../../workflows/order/progress.js';
 import { provisioningWorkflow } from './fixtures/module-workflows.js';
