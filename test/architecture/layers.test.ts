@@ -45,8 +45,8 @@ async function checkLayers(files: Record<string, string>): Promise<{ code: numbe
 
 test('an import down the layers passes', async (t) => {
   const { code, output } = await checkLayers({
-    'domain/rule.ts': 'export const rule = 1;\n',
-    'workflows/order.ts': "import { rule } from '../domain/rule.js';\nexport const order = rule;\n",
+    'domain/index.ts': 'export const rule = 1;\n',
+    'workflows/order.ts': "import { rule } from '../domain/index.js';\nexport const order = rule;\n",
   });
   t.is(code, 0, output);
 });
@@ -85,4 +85,61 @@ test('two files that import each other fail the check', async (t) => {
   });
   t.not(code, 0);
   t.regex(output, /no-circles/);
+});
+
+test('two files that import each other only for types fail the check too', async (t) => {
+  const { code, output } = await checkLayers({
+    'domain/a.ts': "import type { B } from './b.js';\nexport interface A { b?: B }\n",
+    'domain/b.ts': "import type { A } from './a.js';\nexport interface B { a?: A }\n",
+  });
+  t.not(code, 0);
+  t.regex(output, /no-circles: domain\/a\.ts →\s+domain\/b\.ts/);
+});
+
+test('a room importing a domain module around its public face fails the check; through the face passes', async (t) => {
+  const domain = {
+    'domain/lifecycle/states.ts': 'export const STATES = [];\n',
+    'domain/lifecycle/index.ts': "export { STATES } from './states.js';\n",
+    'domain/index.ts': "export { STATES } from './lifecycle/index.js';\n",
+  };
+  const around = await checkLayers({
+    ...domain,
+    'workflows/order.ts': "import { STATES } from '../domain/lifecycle/states.js';\nexport const order = STATES;\n",
+  });
+  t.not(around.code, 0);
+  t.regex(around.output, /domain-through-its-public-face: workflows\/order\.ts → domain\/lifecycle\/states\.ts/);
+  const through = await checkLayers({
+    ...domain,
+    'workflows/order.ts': "import { STATES } from '../domain/lifecycle/index.js';\nexport const order = STATES;\n",
+    'infra/store.ts': "import { STATES } from '../domain/index.js';\nexport const store = STATES;\n",
+  });
+  t.is(through.code, 0, through.output);
+});
+
+test('the product importing development tooling fails the check; the mve-orders command may', async (t) => {
+  const tooling = { 'tooling/dev/start.ts': 'export const startDev = 1;\n' };
+  const fromServer = await checkLayers({
+    ...tooling,
+    'client/server/start.ts':
+      "import { startDev } from '../../tooling/dev/start.js';\nexport const serve = startDev;\n",
+  });
+  t.not(fromServer.code, 0);
+  t.regex(
+    fromServer.output,
+    /product-never-imports-development-tooling: client\/server\/start\.ts → tooling\/dev\/start\.ts/,
+  );
+  const fromCommand = await checkLayers({
+    ...tooling,
+    'client/cli/dev.ts': "import { startDev } from '../../tooling/dev/start.js';\nexport const dev = startDev;\n",
+  });
+  t.is(fromCommand.code, 0, fromCommand.output);
+});
+
+test('the embedded PostgreSQL runner importing the app fails the check: it stands alone', async (t) => {
+  const { code, output } = await checkLayers({
+    'infra/log.ts': 'export const log = 1;\n',
+    'tooling/postgres/index.ts': "import { log } from '../../infra/log.js';\nexport const start = log;\n",
+  });
+  t.not(code, 0);
+  t.regex(output, /postgres-runner-stands-alone: tooling\/postgres\/index\.ts → infra\/log\.ts/);
 });
