@@ -31,16 +31,16 @@ test('every endpoint answers over HTTP: locations, images, variants, validate, b
   const quote = await client.validate([order]);
   t.is(quote.message, 'Validation passed');
   t.deepEqual(
-    { monthlyRate: quote.data[0]!.price.monthlyRate, currency: quote.data[0]!.price.currency },
+    { monthlyRate: quote.data[0].price.monthlyRate, currency: quote.data[0].price.currency },
     priceOf('MVE 4/16', 12, location.market!),
   );
 
   const bought = await client.buy({ networkDesign: [order], discountCodes: [] });
-  t.is(bought.data[0]!.provisioningStatus, 'DEPLOYABLE');
-  t.regex(bought.data[0]!.technicalServiceUid, /^[0-9a-f-]{36}$/);
+  t.is(bought.data[0].provisioningStatus, 'DEPLOYABLE');
+  t.regex(bought.data[0].technicalServiceUid, /^[0-9a-f-]{36}$/);
   t.deepEqual(
     sim.state().products.map((product) => product.technicalServiceUid),
-    [bought.data[0]!.technicalServiceUid],
+    [bought.data[0].technicalServiceUid],
   );
 });
 
@@ -49,10 +49,9 @@ test('a rejected order carries the message, the data and the trace id, and is no
   t.teardown(close);
   const { order } = await validOrder(client);
   const { token: _omitted, ...withoutToken } = order.vendorConfig;
-  const error = await t.throwsAsync(
-    client.validate([{ ...order, vendorConfig: withoutToken as typeof order.vendorConfig }]),
-    { instanceOf: ApiRejectedError },
-  );
+  const error = await t.throwsAsync(client.validate([{ ...order, vendorConfig: withoutToken }]), {
+    instanceOf: ApiRejectedError,
+  });
   t.is(error.status, 400);
   t.regex(error.message, /vendorConfig\.token/);
   t.truthy((error.data as Array<{ path: string }>).find((issue) => issue.path === 'vendorConfig.token'));
@@ -304,9 +303,9 @@ test('a buy goes out on a fresh connection, so an idle pooled one closed by the 
   await client.listLocations();
   await client.buy({ networkDesign: [ANY_ORDER], discountCodes: [] });
   const [read1, read2, buy] = seen;
-  t.is(read1!.socket, read2!.socket, 'reads share a pooled connection');
-  t.not(buy!.socket, read2!.socket);
-  t.is(buy!.connection, 'close');
+  t.is(read1.socket, read2.socket, 'reads share a pooled connection');
+  t.not(buy.socket, read2.socket);
+  t.is(buy.connection, 'close');
 });
 
 test('an error body that echoes the order has its vendorConfig secrets redacted', async (t) => {

@@ -16,7 +16,7 @@ import { rawApi, simWithClient, validOrder } from './helpers.js';
 /** Buys one product through the client; its uid. */
 async function bought(client: ApiClient): Promise<string> {
   const { order } = await validOrder(client);
-  return (await client.buy({ networkDesign: [order], discountCodes: [] })).data[0]!.technicalServiceUid;
+  return (await client.buy({ networkDesign: [order], discountCodes: [] })).data[0].technicalServiceUid;
 }
 
 /** Reads the product once it is `ms` old, by the creation time the API gave. */
@@ -35,7 +35,7 @@ test('a bought product is read as DEPLOYABLE, CONFIGURED, then LIVE as the time 
   );
   t.teardown(close);
   const { order, location } = await validOrder(client);
-  const uid = (await client.buy({ networkDesign: [order], discountCodes: [] })).data[0]!.technicalServiceUid;
+  const uid = (await client.buy({ networkDesign: [order], discountCodes: [] })).data[0].technicalServiceUid;
 
   const first = await client.readProduct(uid);
   t.true(first.found);

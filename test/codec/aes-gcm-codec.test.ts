@@ -72,9 +72,9 @@ test('the encrypted payload names the key and hides the secret, the encoding and
   const plain = defaultPayloadConverter.toPayload({ password: CANARY });
   t.not(bytesOf(plain).indexOf(CANARY), -1, 'the search finds the canary in the plain payload');
   const [encoded] = await codec.encode([plain]);
-  t.is(new TextDecoder().decode(encoded!.metadata!.encoding!), ENCRYPTED_ENCODING);
-  t.is(new TextDecoder().decode(encoded!.metadata![KEY_ID_METADATA]!), 'k1');
-  const wire = bytesOf(encoded!);
+  t.is(new TextDecoder().decode(encoded.metadata!.encoding), ENCRYPTED_ENCODING);
+  t.is(new TextDecoder().decode(encoded.metadata![KEY_ID_METADATA]), 'k1');
+  const wire = bytesOf(encoded);
   t.is(wire.indexOf(CANARY), -1, 'the canary is not in the bytes');
   t.is(wire.indexOf(Buffer.from(CANARY).toString('base64')), -1);
   t.is(wire.indexOf('json/plain'), -1, 'the original metadata is encrypted as well');
@@ -84,8 +84,8 @@ test('the encrypted payload names the key and hides the secret, the encoding and
 test('the same payload encrypts differently each time (a fresh IV per payload)', async (t) => {
   const payload = defaultPayloadConverter.toPayload('same');
   const [a, b] = await codec.encode([payload, payload]);
-  t.notDeepEqual(Buffer.from(a!.data!), Buffer.from(b!.data!));
-  t.notDeepEqual(Buffer.from(a!.data!).subarray(0, 12), Buffer.from(b!.data!).subarray(0, 12));
+  t.notDeepEqual(Buffer.from(a.data!), Buffer.from(b.data!));
+  t.notDeepEqual(Buffer.from(a.data!).subarray(0, 12), Buffer.from(b.data!).subarray(0, 12));
 });
 
 test('a payload we did not encrypt is refused by clients, and shown as it is by the codec server', async (t) => {
@@ -93,11 +93,8 @@ test('a payload we did not encrypt is refused by clients, and shown as it is by 
   const bare: Payload = { data: utf8('no metadata at all') };
   for (const payload of [plain, bare]) {
     const error = await t.throwsAsync(codec.decode([payload]), { instanceOf: PayloadDecryptionError });
-    t.regex(
-      error!.message,
-      /not encrypted with the payload codec \(MVE_CODEC_KEYS\): unencrypted payloads are refused/,
-    );
-    t.notRegex(error!.message, /smuggled|no metadata/, 'the error quotes nothing of the payload');
+    t.regex(error.message, /not encrypted with the payload codec \(MVE_CODEC_KEYS\): unencrypted payloads are refused/);
+    t.notRegex(error.message, /smuggled|no metadata/, 'the error quotes nothing of the payload');
   }
   const viewer = new AesGcmPayloadCodec(keyring, { plaintext: 'pass' });
   const decoded = await viewer.decode([plain, bare]);
@@ -107,29 +104,29 @@ test('a payload we did not encrypt is refused by clients, and shown as it is by 
 
 const flip = (payload: Payload, index: (length: number) => number): Payload => {
   const data = Buffer.from(payload.data!);
-  data[index(data.length)]! ^= 0x01;
+  data[index(data.length)] ^= 0x01;
   return { ...payload, data };
 };
 
 test('any altered byte fails with a clear error, never garbage', async (t) => {
   const [encoded] = await codec.encode([defaultPayloadConverter.toPayload({ amount: 1200 })]);
   const tampered = [
-    flip(encoded!, () => 0), // IV
-    flip(encoded!, () => 14), // ciphertext
-    flip(encoded!, (length) => length - 1), // tag
+    flip(encoded, () => 0), // IV
+    flip(encoded, () => 14), // ciphertext
+    flip(encoded, (length) => length - 1), // tag
   ];
   for (const payload of tampered) {
     const error = await t.throwsAsync(codec.decode([payload]), { instanceOf: PayloadDecryptionError });
     t.regex(error.message, /failed authentication with key id "k1"/);
   }
-  const truncated = { ...encoded!, data: encoded!.data!.subarray(0, 20) };
+  const truncated = { ...encoded, data: encoded.data!.subarray(0, 20) };
   await t.throwsAsync(codec.decode([truncated]), { instanceOf: PayloadDecryptionError, message: /too short/ });
 });
 
 test('relabelling a payload with another known key id fails authentication', async (t) => {
   const two = keyringOf('a', 'b').keyring;
   const [encoded] = await new AesGcmPayloadCodec(two).encode([defaultPayloadConverter.toPayload('x')]);
-  const relabelled = { ...encoded!, metadata: { ...encoded!.metadata, [KEY_ID_METADATA]: utf8('b') } };
+  const relabelled = { ...encoded, metadata: { ...encoded.metadata, [KEY_ID_METADATA]: utf8('b') } };
   await t.throwsAsync(new AesGcmPayloadCodec(two).decode([relabelled]), {
     message: /failed authentication with key id "b"/,
   });
@@ -137,7 +134,7 @@ test('relabelling a payload with another known key id fails authentication', asy
 
 test('an encrypted payload without a key id is refused', async (t) => {
   const [encoded] = await codec.encode([defaultPayloadConverter.toPayload('x')]);
-  const noId = { ...encoded!, metadata: { encoding: encoded!.metadata!.encoding! } };
+  const noId = { ...encoded, metadata: { encoding: encoded.metadata!.encoding } };
   await t.throwsAsync(codec.decode([noId]), { instanceOf: PayloadDecryptionError, message: /no "encryption-key-id"/ });
 });
 
@@ -149,15 +146,15 @@ test('rotation: the new key encrypts, the old key still decrypts, and an unknown
 
   const [fromBefore] = await before.encode([defaultPayloadConverter.toPayload('written before rotation')]);
   const [fromAfter] = await after.encode([defaultPayloadConverter.toPayload('written after rotation')]);
-  t.is(new TextDecoder().decode(fromAfter!.metadata![KEY_ID_METADATA]!), 'new');
+  t.is(new TextDecoder().decode(fromAfter.metadata![KEY_ID_METADATA]), 'new');
 
-  const decoded = await after.decode([fromBefore!, fromAfter!]);
+  const decoded = await after.decode([fromBefore, fromAfter]);
   t.deepEqual(
     decoded.map((p) => defaultPayloadConverter.fromPayload(p)),
     ['written before rotation', 'written after rotation'],
   );
 
-  const error = await t.throwsAsync(before.decode([fromAfter!]), { instanceOf: PayloadDecryptionError });
+  const error = await t.throwsAsync(before.decode([fromAfter]), { instanceOf: PayloadDecryptionError });
   t.regex(error.message, /key id "new", which is not in the keyring \(known: old\)/);
 });
 
@@ -179,10 +176,10 @@ async function notData(): Promise<Array<{ payload: Payload; reason: RegExp }>> {
       reason: /not encrypted with the payload codec/,
     },
     { payload: { data: utf8(CANARY) }, reason: /not encrypted with the payload codec/ },
-    { payload: flip(encoded!, (length) => length - 1), reason: /failed authentication with key id "k1"/ },
-    { payload: { ...encoded!, data: encoded!.data!.subarray(0, 20) }, reason: /too short/ },
+    { payload: flip(encoded, (length) => length - 1), reason: /failed authentication with key id "k1"/ },
+    { payload: { ...encoded, data: encoded.data!.subarray(0, 20) }, reason: /too short/ },
     {
-      payload: { ...encoded!, metadata: { encoding: encoded!.metadata!.encoding! } },
+      payload: { ...encoded, metadata: { encoding: encoded.metadata!.encoding } },
       reason: /no "encryption-key-id"/,
     },
   ];
@@ -191,8 +188,8 @@ async function notData(): Promise<Array<{ payload: Payload; reason: RegExp }>> {
 test('on a worker, what a workflow cannot read becomes a placeholder holding only the reason', async (t) => {
   for (const { payload, reason } of await notData()) {
     const [placeholder] = await worker.decode([payload], ofWorkflow);
-    t.false(Buffer.from(placeholder!.data!).includes(CANARY), 'nothing that was sent');
-    const value = defaultPayloadConverter.fromPayload(placeholder!);
+    t.false(Buffer.from(placeholder.data!).includes(CANARY), 'nothing that was sent');
+    const value = defaultPayloadConverter.fromPayload(placeholder);
     t.deepEqual(Object.keys(value as object), ['refusedPayload']);
     t.regex(refusedPayloadReason(value)!, reason);
   }
@@ -200,7 +197,7 @@ test('on a worker, what a workflow cannot read becomes a placeholder holding onl
     await codec.encode([defaultPayloadConverter.toPayload({ amount: 1 })]),
     ofWorkflow,
   );
-  t.deepEqual(defaultPayloadConverter.fromPayload(genuine!), { amount: 1 }, 'what we encrypted reads as it was');
+  t.deepEqual(defaultPayloadConverter.fromPayload(genuine), { amount: 1 }, 'what we encrypted reads as it was');
   t.is(refusedPayloadReason({ amount: 1 }), undefined);
 });
 
@@ -216,7 +213,7 @@ test('a key id the keyring does not hold is thrown on a worker too: a key missin
   const [encoded] = await new AesGcmPayloadCodec(keyringOf('elsewhere').keyring).encode([
     defaultPayloadConverter.toPayload('x'),
   ]);
-  await t.throwsAsync(worker.decode([encoded!], ofWorkflow), {
+  await t.throwsAsync(worker.decode([encoded], ofWorkflow), {
     instanceOf: PayloadDecryptionError,
     message: /key id "elsewhere", which is not in the keyring \(known: k1\); add that key to MVE_CODEC_KEYS/,
   });

@@ -20,8 +20,8 @@ test('dev makes a key once, in a 0600 file, and reuses it after a restart', asyn
   const [encoded] = await new AesGcmPayloadCodec(first).encode([defaultPayloadConverter.toPayload('before restart')]);
   const second = await loadOrCreateDevKeyring(dataDir);
   t.is(second.currentKeyId, first.currentKeyId);
-  const [decoded] = await new AesGcmPayloadCodec(second).decode([encoded!]);
-  t.is(defaultPayloadConverter.fromPayload(decoded!), 'before restart');
+  const [decoded] = await new AesGcmPayloadCodec(second).decode([encoded]);
+  t.is(defaultPayloadConverter.fromPayload(decoded), 'before restart');
 });
 
 test('two processes starting at once share one key', async (t) => {

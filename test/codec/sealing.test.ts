@@ -26,7 +26,7 @@ test('another context, an altered byte, a short datum or a missing key: not open
   t.deepEqual(unseal(keyring, sealed, Buffer.from('console-session:row-2')), { failure: 'altered' });
   t.deepEqual(unseal(keyring, sealed), { failure: 'altered' }, 'no context is another context');
   const flipped = Buffer.from(sealed.data);
-  flipped[20] = flipped[20]! ^ 1;
+  flipped[20] = flipped[20] ^ 1;
   t.deepEqual(unseal(keyring, { ...sealed, data: flipped }, context), { failure: 'altered' });
   t.deepEqual(unseal(keyring, { ...sealed, data: sealed.data.subarray(0, 27) }, context), { failure: 'too-short' });
   t.deepEqual(unseal(keyringOf('k2').keyring, sealed, context), { failure: 'unknown-key' });

@@ -55,7 +55,7 @@ test('omitted vnics stay omitted, with a warning naming the minimum the API allo
     built.warnings.map((warning) => warning.rule),
     ['vnics-default'],
   );
-  t.regex(built.warnings[0]!.message, /minimum of 4 vNICs/);
+  t.regex(built.warnings[0].message, /minimum of 4 vNICs/);
 });
 
 test('legacy productSize becomes mveLabel; productSize itself is not sent', (t) => {
@@ -75,14 +75,14 @@ test('a request that breaks a rule is not built: OrderBuildError lists the issue
   const request = parsedRequest('K6', { size: 'MVE 2/8' });
   const error = t.throws(() => buildOrder(request, LOCATION, imageFor('K6')), { instanceOf: OrderBuildError });
   t.deepEqual(
-    error!.issues.map((entry) => [entry.path, entry.rule]),
+    error.issues.map((entry) => [entry.path, entry.rule]),
     [['vendorConfig.mveLabel', 'size-not-for-kind']],
   );
   const unknownFamily = t.throws(
     () => buildOrder(parsedRequest('K9'), LOCATION, { id: 1, vendor: 'Acme', product: 'X' }),
     { instanceOf: OrderBuildError },
   );
-  t.is(unknownFamily!.issues[0]!.rule, 'kind-unknown-image');
+  t.is(unknownFamily.issues[0].rule, 'kind-unknown-image');
 });
 
 const validOrder = () => buildOrder(parsedRequest('K6'), LOCATION, imageFor('K6')).order;

@@ -105,7 +105,7 @@ test('one family allowing two kinds: the supplied fields pick the kind (Cisco C8
     neither.errors.map((entry) => [entry.path, entry.rule]),
     [['vendorConfig', 'kind-no-match']],
   );
-  t.regex(neither.errors[0]!.message, /K1 needs sshPublicKey; K4 needs cloudInit/);
+  t.regex(neither.errors[0].message, /K1 needs sshPublicKey; K4 needs cloudInit/);
 });
 
 test('a kind hint must be a kind the family allows', (t) => {
@@ -158,12 +158,12 @@ test('an ambiguous signature is an error that says what to add', (t) => {
     [['vendorConfig', 'kind-ambiguous']],
   );
   t.regex(
-    result.errors[0]!.message,
+    result.errors[0].message,
     /fits kinds K1, K9 alike; name the image by \{vendor, product, version\}.*add "kind"/,
   );
   // sha512crypt + RSA 2048 fits K8, K11 and K12.
   const three = checkOrderRequest(validRequest('K11', { image: { id: 77 } }));
-  t.regex(three.errors[0]!.message, /K8, K11, K12/);
+  t.regex(three.errors[0].message, /K8, K11, K12/);
 });
 
 test('K15 models share their fields: size or vNIC count tells them apart, else "kind" does', (t) => {
@@ -171,7 +171,7 @@ test('K15 models share their fields: size or vNIC count tells them apart, else "
     checkOrderRequest(validRequest('K15A', { image: { id: 77 }, ...overrides }));
   t.is(byId({ size: 'MVE 2/8' }).kind, 'K15A');
   t.is(byId({ size: 'MVE 8/32', vnics: [{}, {}, {}] }).kind, 'K15B');
-  t.is(byId({ size: 'MVE 8/32' }).errors[0]!.rule, 'kind-ambiguous');
+  t.is(byId({ size: 'MVE 8/32' }).errors[0].rule, 'kind-ambiguous');
   t.is(byId({ size: 'MVE 8/32', kind: 'K15B' }).kind, 'K15B');
 });
 

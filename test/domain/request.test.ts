@@ -151,7 +151,7 @@ test('legacy productSize is translated with a deprecation warning', (t) => {
     result.warnings.map((warning) => [warning.path, warning.rule]),
     [['productSize', 'product-size-deprecated']],
   );
-  t.regex(result.warnings[0]!.message, /LARGE means "MVE 8\/32"; write "size": "MVE 8\/32"/);
+  t.regex(result.warnings[0].message, /LARGE means "MVE 8\/32"; write "size": "MVE 8\/32"/);
 });
 
 test('productSize and size agreeing: only the deprecation warning; disagreeing: an error', (t) => {
@@ -173,7 +173,7 @@ test('an unknown productSize is refused with the legacy names', (t) => {
     result.errors.map((error) => [error.path, error.rule]),
     [['productSize', 'allowed-values']],
   );
-  t.regex(result.errors[0]!.message, /SMALL, MEDIUM, LARGE, X_LARGE_16, X_LARGE_32/);
+  t.regex(result.errors[0].message, /SMALL, MEDIUM, LARGE, X_LARGE_16, X_LARGE_32/);
 });
 
 test('promoCode: a string, null, or empty (treated as none, with a warning)', (t) => {

@@ -39,7 +39,7 @@ test('locations: a bare array or { data: [...] } both yield the array, extra fie
   const fromArray = locationsResponseSchema.parse([location]);
   const fromEnvelope = locationsResponseSchema.parse({ message: 'ok', data: [location], terms: 'x' });
   t.deepEqual(fromArray, fromEnvelope);
-  t.is(fromArray[0]!.id, 61);
+  t.is(fromArray[0].id, 61);
   t.is((fromArray[0] as Record<string, unknown>)['liveDate'], 1500000000000);
 });
 
@@ -55,9 +55,9 @@ test('locations: string ids, informational ids as strings, nulls where harmless'
       address: null,
     },
   ]);
-  t.is(parsed!.id, 61);
-  t.is(parsed!.dataCentre!.id, 'dc-9');
-  t.is(locationsResponseSchema.parse([{ ...location, name: null }])[0]!.name, '');
+  t.is(parsed.id, 61);
+  t.is(parsed.dataCentre!.id, 'dc-9');
+  t.is(locationsResponseSchema.parse([{ ...location, name: null }])[0].name, '');
   t.false(locationsResponseSchema.safeParse([{ ...location, id: 'sixty-one' }]).success);
   t.false(locationsResponseSchema.safeParse({ locations: [location] }).success);
 });
@@ -98,13 +98,13 @@ test('images: unknown size labels, string vendorProductId, null sizes and versio
     },
   };
   const parsed = imagesResponseSchema.parse(body);
-  const [first, second] = parsed.data.mveImages[0]!.images;
-  t.deepEqual(first!.availableSizes, ['MVE 2/8', 'MVE 12/48']);
+  const [first, second] = parsed.data.mveImages[0].images;
+  t.deepEqual(first.availableSizes, ['MVE 2/8', 'MVE 12/48']);
   t.is((first as Record<string, unknown>)['future'], 'kept');
-  t.is(second!.id, 102);
-  t.deepEqual(second!.availableSizes, []);
-  t.is(second!.version, '');
-  t.is(parsed.data.mveImages[0]!.vendorProductId, 'vp-4');
+  t.is(second.id, 102);
+  t.deepEqual(second.availableSizes, []);
+  t.is(second.version, '');
+  t.is(parsed.data.mveImages[0].vendorProductId, 'vp-4');
 });
 
 test('validate and buy responses: what the engine needs is required, the rest lenient', (t) => {
@@ -121,7 +121,7 @@ test('validate and buy responses: what the engine needs is required, the rest le
       },
     ],
   });
-  t.is(validated.data[0]!.price.monthlyRate, 123.45);
+  t.is(validated.data[0].price.monthlyRate, 123.45);
   t.false(
     validateResponseSchema.safeParse({ message: 'Validation passed', data: [{ price: { currency: 'AUD' } }] }).success,
   );
@@ -136,7 +136,7 @@ test('validate and buy responses: what the engine needs is required, the rest le
       },
     ],
   });
-  t.is(bought.data[0]!.provisioningStatus, 'DEPLOYABLE');
+  t.is(bought.data[0].provisioningStatus, 'DEPLOYABLE');
   t.false(buyResponseSchema.safeParse({ data: [{ provisioningStatus: 'DEPLOYABLE' }] }).success);
 });
 

@@ -135,5 +135,5 @@ test('the build error does not echo secret values either', (t) => {
       { kindMap: [{ vendor: 'Acme', product: 'Firewall', kinds: ['K5'] }] },
     ),
   );
-  t.false(error!.message.includes(CANARY));
+  t.false(error.message.includes(CANARY));
 });

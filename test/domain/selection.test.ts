@@ -16,7 +16,7 @@ test('location by id: missing, not Active, or without MVE in any zone, each says
   const inactive = selectLocation(LOCATIONS, { id: 61 });
   t.like(inactive, { ok: false, issues: [{ path: 'location', rule: 'location-not-active' }] });
   t.regex(
-    !inactive.ok ? inactive.issues[0]!.message : '',
+    !inactive.ok ? inactive.issues[0].message : '',
     /location 61 \(Global Switch Sydney\) is not Active \(status "Deployment"\)/,
   );
   t.like(selectLocation(LOCATIONS, { id: 62 }), { ok: false, issues: [{ rule: 'location-no-mve' }] });
@@ -31,7 +31,7 @@ test('location by metro: several usable match, the lowest id wins with a warning
   t.is(result.warnings.length, 1);
   t.like(result.warnings[0], { path: 'location', rule: 'location-ambiguous' });
   t.regex(
-    result.warnings[0]!.message,
+    result.warnings[0].message,
     /2 usable locations match metro "sydney"; chose 3 \(Equinix SY1\).*7 \(NextDC S1\)/,
   );
 });
@@ -55,7 +55,7 @@ test('location by several fields: every given field must match', (t) => {
 test('location by selector: matches that are all unusable are reported with their reasons', (t) => {
   const result = selectLocation(LOCATIONS, { metro: 'Perth' });
   t.like(result, { ok: false, issues: [{ path: 'location', rule: 'location-unavailable' }] });
-  t.regex(!result.ok ? result.issues[0]!.message : '', /location 90 \(Perth One\) is not Active/);
+  t.regex(!result.ok ? result.issues[0].message : '', /location 90 \(Perth One\) is not Active/);
 });
 
 test('versions compare by numeric segments', (t) => {
@@ -100,12 +100,12 @@ test('image selection failures name the field and list what exists', (t) => {
   const family = selectImage(IMAGES, { vendor: 'Fortinet', product: 'FortiGate', version: 'latest' });
   t.like(family, { ok: false, issues: [{ path: 'image', rule: 'image-not-found' }] });
   t.regex(
-    !family.ok ? family.issues[0]!.message : '',
+    !family.ok ? family.issues[0].message : '',
     /families: Fortinet \/ FortiGate-VM; Cisco \/ FTDv; Acme \/ Router/,
   );
   const version = selectImage(IMAGES, { vendor: 'Fortinet', product: 'FortiGate-VM', version: '6.0' });
   t.like(version, { ok: false, issues: [{ path: 'image.version', rule: 'image-version-not-found' }] });
-  t.regex(!version.ok ? version.issues[0]!.message : '', /versions: 8\.0\.0-beta1, 7\.10\.1, 7\.9\.4, 7\.2\.9/);
+  t.regex(!version.ok ? version.issues[0].message : '', /versions: 8\.0\.0-beta1, 7\.10\.1, 7\.9\.4, 7\.2\.9/);
   t.like(selectImage(IMAGES, { vendor: 'Acme', product: 'Router', version: 'latest' }), {
     ok: false,
     issues: [{ rule: 'image-no-release' }],
@@ -120,7 +120,7 @@ test('the size must be offered for the chosen image; "latest" does not fall back
   const refused = selectImage(IMAGES, { vendor: 'Fortinet', product: 'FortiGate-VM', version: 'latest' }, 'MVE 8/32');
   t.like(refused, { ok: false, issues: [{ path: 'size', rule: 'size-not-offered' }] });
   t.regex(
-    !refused.ok ? refused.issues[0]!.message : '',
+    !refused.ok ? refused.issues[0].message : '',
     /not offered for image 102 \(Fortinet FortiGate-VM 7\.10\.1\); offered: MVE 2\/8, MVE 4\/16, MVE 12\/48/,
   );
 });

@@ -9,16 +9,11 @@
  */
 import type { ExecutionContext } from 'ava';
 import type { FastifyInstance } from 'fastify';
-import { OrderIntake } from '../../client/orders/index.js';
-import {
-  buildApiServer,
-  createAuthenticator,
-  DEFAULT_LIVE_READS,
-  issueApiToken,
-  LiveReads,
-  type ApiContext,
-} from '../../client/http/index.js';
+import { DEFAULT_LIVE_READS, LiveReads, OrderIntake } from '../../client/orders/index.js';
+import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
+import type { ApiOrder } from '../../client/http-client/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
+import { json } from './json.js';
 import type { TestPostgres } from './postgres.js';
 import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
 import { waitFor } from './wait.js';
@@ -40,17 +35,24 @@ export const TEST_USERS = {
 
 export type TestUser = keyof typeof TEST_USERS;
 
+/**
+ * The API's answer to a test's request. Read its JSON body as the type the test expects with `json<T>(answer)`
+ * (./json.ts); `body` is the same value unread (text when it is not JSON), for messages and whole-body comparisons.
+ */
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  body: any;
+  json(): unknown;
+}
+
 export interface ApiEngine extends OrderEngine {
   url: string;
   app: FastifyInstance;
   context: ApiContext;
   tokens: Record<TestUser, string>;
   /** A request to the API as `user` (or with no credentials); the body is JSON. */
-  call(
-    method: string,
-    path: string,
-    options?: { as?: TestUser; token?: string; body?: unknown },
-  ): Promise<{ status: number; body: any; headers: Headers }>;
+  call(method: string, path: string, options?: { as?: TestUser; token?: string; body?: unknown }): Promise<ApiAnswer>;
 }
 
 export async function startApiEngine(
@@ -89,13 +91,17 @@ export async function startApiEngine(
     const owner = user === 'aliceApprover' ? 'alice' : user;
     tokens[user] = (await issueApiToken(engine.repository, { owner, roles: [...roles] })).token;
   }
-  const stopEngine = engine.stop;
+  const stopEngine = engine.stop.bind(engine);
   return Object.assign(engine, {
     url,
     app,
     context,
     tokens,
-    async call(method: string, path: string, request: { as?: TestUser; token?: string; body?: unknown } = {}) {
+    async call(
+      method: string,
+      path: string,
+      request: { as?: TestUser; token?: string; body?: unknown } = {},
+    ): Promise<ApiAnswer> {
       const token = request.token ?? (request.as ? tokens[request.as] : undefined);
       const response = await fetch(`${url}${path}`, {
         method,
@@ -112,7 +118,7 @@ export async function startApiEngine(
       } catch {
         // not JSON (metrics): keep the text
       }
-      return { status: response.status, body, headers: response.headers };
+      return { status: response.status, body, headers: response.headers, json: () => body };
     },
     async stop() {
       await app.close();
@@ -126,7 +132,6 @@ export function namedRequest(ticketId: string, overrides: Record<string, unknown
   return sydneyRequest(ticketId, { productName: `${ticketId} firewall`, ...overrides });
 }
 
-/** Products the simulator created for a request made by `namedRequest`. */
 /** Submits `namedRequest(ticketId, overrides)` through the API as `as` (alice by default); it must be created. */
 export async function submit(
   t: ExecutionContext,
@@ -139,6 +144,7 @@ export async function submit(
   t.is(response.status, 201, JSON.stringify(response.body));
 }
 
+/** Products the simulator created for a request made by `namedRequest`. */
 export function productsFor(api: ApiEngine, ticketId: string) {
   return api.sim.state().products.filter((product) => product.serviceName?.startsWith(`${ticketId} firewall [`));
 }
@@ -153,7 +159,9 @@ export async function waitForApiState(
   return waitFor(
     async () => {
       const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
-      return response.status === 200 && response.body.state === state ? response.body : undefined;
+      if (response.status !== 200) return undefined;
+      const order = json<ApiOrder>(response);
+      return order.state === state ? order : undefined;
     },
     timeoutMs,
     `order ${ticketId} in ${state}`,

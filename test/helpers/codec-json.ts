@@ -15,8 +15,8 @@ export async function encryptedJson(keyring: Keyring, value: unknown): Promise<J
   const [payload] = await new AesGcmPayloadCodec(keyring).encode([defaultPayloadConverter.toPayload(value)]);
   return {
     metadata: Object.fromEntries(
-      Object.entries(payload!.metadata ?? {}).map(([key, bytes]) => [key, Buffer.from(bytes).toString('base64')]),
+      Object.entries(payload.metadata ?? {}).map(([key, bytes]) => [key, Buffer.from(bytes).toString('base64')]),
     ),
-    data: Buffer.from(payload!.data ?? []).toString('base64'),
+    data: Buffer.from(payload.data ?? []).toString('base64'),
   };
 }

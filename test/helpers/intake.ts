@@ -39,7 +39,7 @@ export async function recordIntake(
     ticketId: request.ticketId,
     environment: request.environment,
     requestedBy: request.requestedBy,
-    request: redactOrderRequest(request) as Record<string, unknown>,
+    request: redactOrderRequest(request),
   });
   if (options.admit === false) return;
   await repository.claimTicket({ workflowId, runId });
@@ -62,5 +62,5 @@ export function signedVote(
   };
   const [key] = actionKeys.exportEntries();
   const nonce = randomBytes(16).toString('hex');
-  return { type: 'vote', ...vote, signed: signAction(key!, target, vote.decision, fields, Date.now(), nonce) };
+  return { type: 'vote', ...vote, signed: signAction(key, target, vote.decision, fields, Date.now(), nonce) };
 }

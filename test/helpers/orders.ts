@@ -364,7 +364,7 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
         ticketId: request.ticketId,
         environment: request.environment,
         requestedBy: request.requestedBy,
-        request: redactOrderRequest(request) as Record<string, unknown>,
+        request: redactOrderRequest(request),
       });
     },
     async ticket(ticketId) {

@@ -28,7 +28,7 @@ export async function startWorkerProcess(engine: OrderEngine, dieAfter?: DieAfte
   });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code, signal) => reject(new Error(`the worker process exited early (${code ?? signal})`)));
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('worker ready') && resolve());
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('worker ready') && resolve());
   });
   return child;
 }

@@ -167,7 +167,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
   t.is(uncertain.buyAttempts, 1);
   const created = productsFor(api, 'UNC-1');
   t.is(created.length, 1, 'the buy was carried out once');
-  const uid = created[0]!.technicalServiceUid;
+  const uid = created[0].technicalServiceUid;
 
   for (const user of ['alice', 'fiona', 'ticket-bot'] as TestUser[]) {
     const refused = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
@@ -243,7 +243,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
 
 test.serial("an uncertain buy is never settled with another order's product: 409 PRODUCT_TAKEN", async (t) => {
   const { api } = t.context;
-  const othersProduct = productsFor(api, 'UNC-1')[0]!.technicalServiceUid;
+  const othersProduct = productsFor(api, 'UNC-1')[0].technicalServiceUid;
   api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
   await submit(t, api, 'UNC-5');
   await waitForApiState(api, 'UNC-5', 'BUY_UNCERTAIN');
@@ -255,7 +255,7 @@ test.serial("an uncertain buy is never settled with another order's product: 409
   t.regex(taken.body.error.message, new RegExp(`${othersProduct} is the product of order UNC-1`));
   t.is((await api.call('GET', '/api/v1/orders/UNC-5', { as: 'olga' })).body.state, 'BUY_UNCERTAIN', 'unchanged');
 
-  const own = productsFor(api, 'UNC-5')[0]!.technicalServiceUid;
+  const own = productsFor(api, 'UNC-5')[0].technicalServiceUid;
   const resolved = await api.call('POST', '/api/v1/orders/UNC-5/resolve-buy', {
     as: 'olga',
     body: { outcome: 'created', technicalServiceUid: own },

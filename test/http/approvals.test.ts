@@ -113,8 +113,8 @@ test.serial(
       ['INBOX-1', 'INBOX-2'],
       'oldest first; not her own (INBOX-3), not one she voted on (INBOX-4)',
     );
-    t.true(fionas[0]!.waitingSince <= fionas[1]!.waitingSince);
-    t.deepEqual(Object.keys(fionas[0]!).sort(), [
+    t.true(fionas[0].waitingSince <= fionas[1].waitingSince);
+    t.deepEqual(Object.keys(fionas[0]).sort(), [
       'approvalsGiven',
       'approvalsNeeded',
       'currency',
@@ -148,10 +148,10 @@ test.serial(
       approvalsGiven: 0,
       stillNeeded: 2,
     });
-    const deadline = Date.parse(fionas[0]!.deadline) - Date.parse(fionas[0]!.waitingSince);
+    const deadline = Date.parse(fionas[0].deadline) - Date.parse(fionas[0].waitingSince);
     t.is(deadline, 72 * 3600_000, "the policy's 72 h deadline");
     const live = await api.call('GET', '/api/v1/orders/INBOX-1', { as: 'fiona' });
-    t.is(fionas[0]!.deadline, live.body.approval.deadline);
+    t.is(fionas[0].deadline, live.body.approval.deadline);
 
     const daves = await inbox('dave');
     t.deepEqual(tickets(daves), ['INBOX-2', 'INBOX-4'], 'the two-approver tier only');

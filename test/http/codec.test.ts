@@ -109,11 +109,11 @@ test('decode: the real encrypted payloads of an order, read raw from Temporal, d
   t.is(response.status, 200, JSON.stringify(response.body));
   const decoded = response.body.payloads as JsonPayload[];
   t.is(decoded.length, payloads.length, 'one decoded payload per payload sent, in order');
-  for (const payload of decoded) t.not(unb64(payload.metadata['encoding']!), ENCRYPTED_ENCODING);
+  for (const payload of decoded) t.not(unb64(payload.metadata['encoding']), ENCRYPTED_ENCODING);
   const texts = decoded.map((payload) => unb64(payload.data));
   const input = texts.find((text) => text.includes('"ticketId":"CODEC-1"'));
   t.truthy(input, 'the workflow input decodes to the order request with its ticket');
-  t.is(unb64(decoded[texts.indexOf(input!)]!.metadata['encoding']!), 'json/plain');
+  t.is(unb64(decoded[texts.indexOf(input!)].metadata['encoding']), 'json/plain');
   t.is(JSON.parse(input!).request?.ticketId ?? JSON.parse(input!).ticketId, 'CODEC-1');
 });
 
@@ -150,11 +150,11 @@ test('what the engine encrypted decodes; plain payloads pass decode unchanged', 
   });
   t.is(decoded.status, 200, JSON.stringify(decoded.body));
   const back = decoded.body.payloads as Array<Partial<JsonPayload>>;
-  t.is(unb64(back[0]!.data!), JSON.stringify(value));
-  t.is(unb64(back[0]!.metadata!['encoding']!), 'json/plain');
-  t.is(unb64(back[1]!.data!), JSON.stringify(value), 'shown as it is');
-  t.is(unb64(back[2]!.metadata!['encoding']!), 'binary/null');
-  t.falsy(back[2]!.data, 'empty data stays empty');
+  t.is(unb64(back[0].data), JSON.stringify(value));
+  t.is(unb64(back[0].metadata!['encoding']), 'json/plain');
+  t.is(unb64(back[1].data), JSON.stringify(value), 'shown as it is');
+  t.is(unb64(back[2].metadata!['encoding']), 'binary/null');
+  t.falsy(back[2].data, 'empty data stays empty');
 });
 
 test('encode is not offered: ops get a 404 saying the codec server only decodes, and nothing encrypted', async (t) => {
@@ -219,7 +219,7 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
 
   const payload = await encryptedJson(api.keyring, { amount: 100 });
   const bytes = Buffer.from(payload.data, 'base64');
-  bytes[bytes.length - 20]! ^= 0x01;
+  bytes[bytes.length - 20] ^= 0x01;
   const tampered = await api.call('POST', '/codec/default/decode', {
     as: 'olga',
     body: { payloads: [{ ...payload, data: bytes.toString('base64') }] },
@@ -235,7 +235,7 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
   t.is(unknownKey.status, 400);
   t.is(unknownKey.body.error.code, 'CODEC_FAILED');
   t.regex(unknownKey.body.error.message, /not in the keyring/);
-  t.false(JSON.stringify(unknownKey.body).includes(api.codecKeys.split(':')[1]!), 'no key material in the answer');
+  t.false(JSON.stringify(unknownKey.body).includes(api.codecKeys.split(':')[1]), 'no key material in the answer');
 });
 
 test('CORS: a configured origin gets a preflight answer with credentials and the headers the Web UI sends', async (t) => {

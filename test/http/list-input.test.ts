@@ -39,11 +39,11 @@ test('decodeCursor: what encodeCursor wrote comes back; anything else is ApiErro
     t.is(error.status, 400, name);
     t.is(error.code, 'INVALID_INPUT', name);
     t.is(error.details.length, 1, name);
-    t.is(error.details[0]!.path, 'querystring.cursor', name);
-    t.regex(error.details[0]!.message, rule, name);
+    t.is(error.details[0].path, 'querystring.cursor', name);
+    t.regex(error.details[0].message, rule, name);
     t.regex(error.message, /^the querystring is invalid: querystring\.cursor: must be the nextCursor/, name);
   }
-  t.is((t.throws(() => decodeCursor('garbage', 'after')) as ApiError).details[0]!.path, 'querystring.after');
+  t.is((t.throws(() => decodeCursor('garbage', 'after')) as ApiError).details[0].path, 'querystring.after');
 });
 
 test.before(async (t) => {

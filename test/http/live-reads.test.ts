@@ -4,8 +4,8 @@
  * the records (`source: records`), votes still go to the workflow, and /metrics counts what was passed over.
  */
 import anyTest, { type TestFn } from 'ava';
-import { buildApiServer, LiveReads, liveReadsFromEnv, type ApiContext } from '../../client/http/index.js';
-import type { OrderClient } from '../../client/orders/index.js';
+import { buildApiServer, type ApiContext } from '../../client/http/index.js';
+import { LiveReads, liveReadsFromEnv, type OrderClient } from '../../client/orders/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 

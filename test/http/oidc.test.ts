@@ -10,7 +10,7 @@ import {
   OidcUnavailableError,
   type OidcConfig,
 } from '../../client/http/auth/oidc.js';
-import { AuthenticationError } from '../../client/http/auth/principal.js';
+import { AuthenticationError } from '../../client/http/index.js';
 
 const AUDIENCE = 'mve-api';
 const KID = 'key-1';
@@ -98,8 +98,8 @@ async function refused(
     instanceOf: AuthenticationError,
     message,
   });
-  t.false(error!.message.includes(token), 'the message must not contain the token');
-  return error!.message;
+  t.false(error.message.includes(token), 'the message must not contain the token');
+  return error.message;
 }
 
 test('a good token gives the principal: trimmed username, lower-cased roles, unusable roles dropped', async (t) => {
@@ -370,7 +370,7 @@ test('without jwksUrl the keys are found through the issuer discovery document, 
     principals.map((p) => p.id),
     ['alice', 'bob', 'carol'],
   );
-  await verifier.verify(tokens[0]!);
+  await verifier.verify(tokens[0]);
   t.is(idp.requests.discovery, 1);
   t.is(idp.requests.jwks, 1);
 });
@@ -383,10 +383,10 @@ test('a failed discovery is a distinct OidcUnavailableError, and is retried on t
   const error = await t.throwsAsync(verifier.verify(token), { instanceOf: OidcUnavailableError });
   t.false(error instanceof AuthenticationError);
   t.regex(
-    error!.message,
+    error.message,
     /discovery document could not be fetched from http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration: HTTP 503/,
   );
-  t.false(error!.message.includes(token));
+  t.false(error.message.includes(token));
   idp.status.discovery = 200;
   t.is((await verifier.verify(token)).id, 'alice');
 });
@@ -397,8 +397,8 @@ test('a JWKS endpoint that fails or is down gives OidcUnavailableError naming th
   const verifier = createOidcVerifier(configFor(idp));
   const token = await sign(idp);
   const failing = await t.throwsAsync(verifier.verify(token), { instanceOf: OidcUnavailableError });
-  t.true(failing!.message.startsWith(`the identity provider's keys could not be fetched from ${idp.jwksUrl}: `));
-  t.false(failing!.message.includes(token));
+  t.true(failing.message.startsWith(`the identity provider's keys could not be fetched from ${idp.jwksUrl}: `));
+  t.false(failing.message.includes(token));
   idp.status.jwks = 200;
   t.is((await verifier.verify(token)).id, 'alice', 'the next request tries again');
 
@@ -411,7 +411,7 @@ test('a JWKS endpoint that fails or is down gives OidcUnavailableError naming th
     instanceOf: OidcUnavailableError,
   });
   t.regex(
-    down!.message,
+    down.message,
     new RegExp(
       `^the identity provider's keys could not be fetched from ${deadUrl.replaceAll('.', '\\.')}: .*ECONNREFUSED`,
     ),
@@ -463,7 +463,7 @@ test('no error message contains the token or any part of it', async (t) => {
   for (const token of tokens) {
     const error = await t.throwsAsync(verifier.verify(token), { instanceOf: AuthenticationError });
     for (const part of token.split('.').filter((part) => part.length > 8))
-      t.false(error!.message.includes(part), error!.message);
+      t.false(error.message.includes(part), error.message);
   }
 });
 

@@ -181,8 +181,8 @@ test('security: bearer by default, the /api/ and /codec/ routes need it; health,
 
 test('the shapes come from the zod schemas: request bodies, refusals, order states', (t) => {
   const { paths } = t.context.document;
-  const approve = paths['/api/v1/orders/{orderId}/approve']!['post']!;
-  const body = approve.requestBody!.content['application/json']!.schema;
+  const approve = paths['/api/v1/orders/{orderId}/approve']['post'];
+  const body = approve.requestBody!.content['application/json'].schema;
   t.true(approve.requestBody!.required);
   t.deepEqual([...body.required].sort(), ['currency', 'monthlyRate']);
   t.is(body.additionalProperties, false, 'a vote names no approver: unknown fields are refused');
@@ -191,15 +191,15 @@ test('the shapes come from the zod schemas: request bodies, refusals, order stat
     const error = approve.responses[status]?.content?.['application/json']?.schema;
     t.deepEqual(error?.required, ['error'], `${status} answers the error body`);
   }
-  const vote = approve.responses['200']!.content!['application/json']!.schema;
+  const vote = approve.responses['200'].content!['application/json'].schema;
   t.deepEqual(vote.properties.state.enum, [...ORDER_STATES]);
 
-  const list = paths['/api/v1/orders']!['get']!;
+  const list = paths['/api/v1/orders']['get'];
   const query = Object.fromEntries((list.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p]));
   t.deepEqual(Object.keys(query).sort(), ['cursor', 'environment', 'limit', 'requester', 'status']);
-  t.deepEqual(query['status']!.schema.enum, [...ORDER_STATES]);
-  t.deepEqual(query['environment']!.schema.enum, ['staging', 'production']);
+  t.deepEqual(query['status'].schema.enum, [...ORDER_STATES]);
+  t.deepEqual(query['environment'].schema.enum, ['staging', 'production']);
 
-  const me = paths['/api/v1/me']!['get']!.responses['200']!.content!['application/json']!.schema;
+  const me = paths['/api/v1/me']['get'].responses['200'].content!['application/json'].schema;
   t.deepEqual(me.properties.via.enum, ['oidc', 'token']);
 });

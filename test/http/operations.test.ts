@@ -147,15 +147,15 @@ test('/metrics: Prometheus text with order, approval, request and buy figures af
   t.regex(metrics.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
 
   t.regex(text, /^# TYPE mve_orders gauge$/m);
-  t.true(samples(text, 'mve_orders', { state: 'BOUGHT' })[0]!.value >= 1, 'mve_orders{state="BOUGHT"}');
+  t.true(samples(text, 'mve_orders', { state: 'BOUGHT' })[0].value >= 1, 'mve_orders{state="BOUGHT"}');
   t.true(
-    samples(text, 'mve_orders', { state: 'AWAITING_APPROVAL' })[0]!.value >= 1,
+    samples(text, 'mve_orders', { state: 'AWAITING_APPROVAL' })[0].value >= 1,
     'mve_orders{state="AWAITING_APPROVAL"}',
   );
   t.true(samples(text, 'mve_orders', { state: 'BUY_UNCERTAIN' }).length === 1, 'every state has a sample, zero or not');
-  t.true(samples(text, 'mve_approvals_pending')[0]!.value >= 1);
+  t.true(samples(text, 'mve_approvals_pending')[0].value >= 1);
   t.is(samples(text, 'mve_approvals_pending_oldest_seconds').length, 1);
-  t.true(samples(text, 'mve_buy_attempts', { outcome: 'created' })[0]!.value >= 1);
+  t.true(samples(text, 'mve_buy_attempts', { outcome: 'created' })[0].value >= 1);
   for (const outcome of ['not-created', 'uncertain', 'in-flight'])
     t.is(samples(text, 'mve_buy_attempts', { outcome }).length, 1, outcome);
 
@@ -172,8 +172,8 @@ test('/metrics: Prometheus text with order, approval, request and buy figures af
   t.regex(text, /^# TYPE mve_api_request_duration_seconds histogram$/m);
   const buckets = samples(text, 'mve_api_request_duration_seconds_bucket', byRoute);
   t.true(buckets.length >= 10, 'one sample per bucket');
-  t.true(samples(text, 'mve_api_request_duration_seconds_bucket', { ...byRoute, le: '+Inf' })[0]!.value >= 4);
-  t.true(samples(text, 'mve_api_request_duration_seconds_count', byRoute)[0]!.value >= 4);
+  t.true(samples(text, 'mve_api_request_duration_seconds_bucket', { ...byRoute, le: '+Inf' })[0].value >= 4);
+  t.true(samples(text, 'mve_api_request_duration_seconds_count', byRoute)[0].value >= 4);
 });
 
 test('GET /api/v1/me: who an API token is, and what it may do', async (t) => {

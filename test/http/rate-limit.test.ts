@@ -132,7 +132,7 @@ function getFrom(
         response.on('end', () =>
           resolve({
             status: response.statusCode ?? 0,
-            retryAfter: response.headers['retry-after'] as string | undefined,
+            retryAfter: response.headers['retry-after'],
             body: JSON.parse(text),
           }),
         );

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
-import { unavailableDependency } from '../../client/http/unavailable.js';
+import { unavailableDependency } from '../../client/orders/index.js';
 import { UNPROCESSED_UPDATE } from '../../client/orders/index.js';
 
 // How the API tells "a dependency did not answer" (503 with Retry-After, or the records for a read) from a fault of

@@ -48,7 +48,7 @@ function sshString(bytes: Buffer): Buffer {
 
 /** SSH mpints are two's complement: a leading zero byte keeps a high-bit-set number positive. */
 function mpint(bytes: Buffer): Buffer {
-  return (bytes[0]! & 0x80) !== 0 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+  return (bytes[0] & 0x80) !== 0 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
 }
 
 function typeName(blob: Buffer): string {
