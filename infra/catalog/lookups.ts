@@ -95,7 +95,7 @@ export function createCatalogLookups(
 
   function pickOnce<C extends object, T>(catalog: C, key: string, pick: (catalog: C) => Selection<T>): Selection<T> {
     let selections = remembered.get(catalog);
-    if (!selections) remembered.set(catalog, (selections = new Map()));
+    if (!selections) remembered.set(catalog, (selections = new Map<string, Selection<unknown>>()));
     let selection = selections.get(key) as Selection<T> | undefined;
     if (!selection) {
       selection = pick(catalog);

@@ -1,6 +1,6 @@
 import type { Sql } from './connection.js';
 import { RepositoryError } from './errors.js';
-import { toApprover, type ApproverRecord } from './records.js';
+import { toApprover, type ApproverRecord, type ApproverRow } from './records.js';
 import {
   approverIdSchema,
   approverUpdateInput,
@@ -31,7 +31,7 @@ export function createApproversRepository(sql: Sql): ApproversRepository {
 
   const update = (op: string, input: ApproverUpdateInput) =>
     operation(op, approverUpdateInput, input, async ({ id, displayName, roles, active }) => {
-      const [row] = await sql`
+      const [row] = await sql<ApproverRow[]>`
         UPDATE approvers SET display_name = coalesce(${displayName ?? null}, display_name),
                roles = coalesce(${roles ?? null}::text[], roles),
                active = coalesce(${active ?? null}::boolean, active),
@@ -44,12 +44,12 @@ export function createApproversRepository(sql: Sql): ApproversRepository {
   return {
     addApprover: (input) =>
       operation('addApprover', newApproverInput, input, async ({ id, displayName, roles }) => {
-        const inserted = await sql`
+        const inserted = await sql<ApproverRow[]>`
           INSERT INTO approvers (id, display_name, roles) VALUES (${id}, ${displayName}, ${roles}::text[])
           ON CONFLICT (id) DO NOTHING RETURNING *`;
-        if (inserted.length > 0) return { created: true, approver: toApprover(inserted[0]!) };
-        const [row] = await sql`SELECT * FROM approvers WHERE id = ${id}`;
-        const existing = toApprover(row!);
+        if (inserted.length > 0) return { created: true, approver: toApprover(inserted[0]) };
+        const [row] = await sql<ApproverRow[]>`SELECT * FROM approvers WHERE id = ${id}`;
+        const existing = toApprover(row);
         if (existing.active && existing.displayName === displayName && sameRoles(existing.roles, roles)) {
           return { created: false, approver: existing };
         }
@@ -66,13 +66,13 @@ export function createApproversRepository(sql: Sql): ApproversRepository {
 
     getApprover: (id) =>
       operation('getApprover', approverIdSchema, id, async (approverId) => {
-        const [row] = await sql`SELECT * FROM approvers WHERE id = ${approverId}`;
+        const [row] = await sql<ApproverRow[]>`SELECT * FROM approvers WHERE id = ${approverId}`;
         return row ? toApprover(row) : null;
       }),
 
     listApprovers: (filter = {}) =>
       operation('listApprovers', listApproversInput, filter, async ({ activeOnly, role }) => {
-        const rows = await sql`
+        const rows = await sql<ApproverRow[]>`
           SELECT * FROM approvers WHERE true
             ${activeOnly ? sql`AND active` : sql``}
             ${role ? sql`AND ${role} = ANY (roles)` : sql``}

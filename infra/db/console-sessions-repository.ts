@@ -77,6 +77,18 @@ export interface ConsoleSessionsRepository {
   deleteEndedConsoleSessions(input: { now: Date | string; keepAnonymous: number }): Promise<void>;
 }
 
+/** A console_sessions row as findConsoleSession reads it. */
+interface ConsoleSessionRow {
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  credential_expires_at: Date | null;
+  signed_in_user: Record<string, unknown> | null;
+  flash: Record<string, unknown> | null;
+  secrets_key_id: string | null;
+  secrets: Uint8Array | null;
+}
+
 export function createConsoleSessionsRepository(sql: Sql): ConsoleSessionsRepository {
   const json = (value: Record<string, unknown> | null | undefined) =>
     value ? sql.json(value as postgres.JSONValue) : null;
@@ -94,21 +106,20 @@ export function createConsoleSessionsRepository(sql: Sql): ConsoleSessionsReposi
 
     findConsoleSession: (hash) =>
       operation('findConsoleSession', idHash, hash, async (key) => {
-        const [row] = await sql`
+        const [row] = await sql<ConsoleSessionRow[]>`
           SELECT created_at, last_seen_at, expires_at, credential_expires_at, signed_in_user, flash, secrets_key_id,
                  secrets
           FROM console_sessions WHERE id_hash = ${key}`;
         if (!row) return null;
         return {
-          createdAt: (row.created_at as Date).toISOString(),
-          lastSeenAt: (row.last_seen_at as Date).toISOString(),
-          expiresAt: (row.expires_at as Date).toISOString(),
-          credentialExpiresAt: row.credential_expires_at ? (row.credential_expires_at as Date).toISOString() : null,
+          createdAt: row.created_at.toISOString(),
+          lastSeenAt: row.last_seen_at.toISOString(),
+          expiresAt: row.expires_at.toISOString(),
+          credentialExpiresAt: row.credential_expires_at ? row.credential_expires_at.toISOString() : null,
           user: row.signed_in_user,
           flash: row.flash,
-          secrets: row.secrets
-            ? { keyId: row.secrets_key_id as string, data: Buffer.from(row.secrets as Uint8Array) }
-            : null,
+          // Both or neither (console_sessions_secrets_complete).
+          secrets: row.secrets ? { keyId: row.secrets_key_id as string, data: Buffer.from(row.secrets) } : null,
         };
       }),
 

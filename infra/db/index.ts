@@ -21,7 +21,7 @@ export {
   type MigrationRun,
 } from './migrations.js';
 export { createRepository, type Repository } from './repository.js';
-export type { OrdersRepository, OrderStatistics, TransitionOutcome } from './orders-repository.js';
+export type { OrdersRepository, OrderStatistics, TransitionOutcome } from './orders/index.js';
 export type { ApproversRepository } from './approvers-repository.js';
 export {
   createTicketsRepository,
@@ -41,7 +41,7 @@ export {
   type RefusedCallRecord,
   type RunRecoveryRecord,
   type WorkerQuoteRecord,
-} from './evidence-repository.js';
+} from './evidence/index.js';
 export { ticketFingerprint } from './ticket-fingerprint.js';
 export { createTokensRepository, TOKEN_TOUCH_INTERVAL_SECONDS, type TokensRepository } from './tokens-repository.js';
 export {

@@ -117,11 +117,102 @@ export interface ApiTokenRecord {
   revokedBy: string | null;
 }
 
-type Row = Record<string, any>;
+// The rows the repositories read, column for column as the postgres driver returns them: timestamptz as Date, numeric
+// and bigint as text, jsonb parsed. Queries name their row type (`sql<OrderRow[]>`) and the mappers below make records.
+
+/** An `orders` row (with the ticket's `submitted_by`, as the order reads join it). */
+export interface OrderRow {
+  workflow_id: string;
+  ticket_id: string;
+  environment: Environment;
+  requested_by: string;
+  run_id: string | null;
+  submitted_by: string | null;
+  request: Record<string, unknown>;
+  status: OrderStatus;
+  quote_number: number | null;
+  quote_monthly_rate: string | null;
+  quote_currency: string | null;
+  quoted_at: Date | null;
+  product_technical_service_uid: string | null;
+  product_provisioning_status: string | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  policy_version: string | null;
+  policy_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OrderEventRow {
+  sequence: number;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  actor: string;
+  reason: string | null;
+  details: Record<string, unknown>;
+  at: Date;
+}
+
+export interface ApprovalVoteRow {
+  quote_number: number;
+  approver_id: string;
+  decision: 'approve' | 'reject';
+  monthly_rate: string;
+  currency: string;
+  reason: string | null;
+  at: Date;
+  signature: Record<string, unknown> | null;
+}
+
+export interface BuyAttemptRow {
+  attempt: number;
+  intent_at: Date;
+  outcome: BuyOutcome | null;
+  technical_service_uid: string | null;
+  error_class: string | null;
+  error_message: string | null;
+  finished_at: Date | null;
+  resolved_by: string | null;
+  run_id: string | null;
+  sent_at: Date | null;
+}
+
+export interface ApproverRow {
+  id: string;
+  display_name: string;
+  roles: string[];
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface OrderNoteRow {
+  sequence: number;
+  actor: string;
+  message: string;
+  details: Record<string, unknown>;
+  at: Date;
+}
+
+/** An `api_tokens` row without its secret's hash. */
+export interface ApiTokenRow {
+  id: string;
+  owner: string;
+  roles: string[];
+  description: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+}
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 
-export function toOrder(row: Row): OrderRecord {
+// The order's column groups are complete or empty together (orders_quote_complete, orders_last_error_complete,
+// orders_policy_complete), so one column's presence vouches for the rest of its group.
+export function toOrder(row: OrderRow): OrderRecord {
   return {
     workflowId: row.workflow_id,
     ticketId: row.ticket_id,
@@ -136,28 +227,28 @@ export function toOrder(row: Row): OrderRecord {
         ? null
         : {
             number: row.quote_number,
-            monthlyRate: row.quote_monthly_rate,
-            currency: row.quote_currency,
-            quotedAt: row.quoted_at.toISOString(),
+            monthlyRate: row.quote_monthly_rate!,
+            currency: row.quote_currency!,
+            quotedAt: row.quoted_at!.toISOString(),
           },
     product:
       row.product_technical_service_uid === null
         ? null
         : {
             technicalServiceUid: row.product_technical_service_uid,
-            provisioningStatus: row.product_provisioning_status,
+            provisioningStatus: row.product_provisioning_status!,
           },
-    lastError: row.last_error === null ? null : { message: row.last_error, at: row.last_error_at.toISOString() },
+    lastError: row.last_error === null ? null : { message: row.last_error, at: row.last_error_at!.toISOString() },
     policy:
       row.policy_version === null || row.policy_version === undefined
         ? null
-        : { version: row.policy_version, hash: row.policy_hash },
+        : { version: row.policy_version, hash: row.policy_hash! },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-export function toEvent(row: Row): OrderEventRecord {
+export function toEvent(row: OrderEventRow): OrderEventRecord {
   return {
     sequence: row.sequence,
     from: row.from_status,
@@ -169,7 +260,7 @@ export function toEvent(row: Row): OrderEventRecord {
   };
 }
 
-export function toVote(row: Row): ApprovalVoteRecord {
+export function toVote(row: ApprovalVoteRow): ApprovalVoteRecord {
   return {
     quoteNumber: row.quote_number,
     approverId: row.approver_id,
@@ -182,7 +273,7 @@ export function toVote(row: Row): ApprovalVoteRecord {
   };
 }
 
-export function toBuyAttempt(row: Row): BuyAttemptRecord {
+export function toBuyAttempt(row: BuyAttemptRow): BuyAttemptRecord {
   return {
     attempt: row.attempt,
     intentAt: row.intent_at.toISOString(),
@@ -197,7 +288,7 @@ export function toBuyAttempt(row: Row): BuyAttemptRecord {
   };
 }
 
-export function toApprover(row: Row): ApproverRecord {
+export function toApprover(row: ApproverRow): ApproverRecord {
   return {
     id: row.id,
     displayName: row.display_name,
@@ -208,17 +299,17 @@ export function toApprover(row: Row): ApproverRecord {
   };
 }
 
-export function toNote(row: Row): OrderNoteRecord {
+export function toNote(row: OrderNoteRow): OrderNoteRecord {
   return {
-    sequence: row['sequence'] as number,
-    actor: row['actor'] as string,
-    message: row['message'] as string,
-    details: row['details'] as Record<string, unknown>,
-    at: (row['at'] as Date).toISOString(),
+    sequence: row.sequence,
+    actor: row.actor,
+    message: row.message,
+    details: row.details,
+    at: row.at.toISOString(),
   };
 }
 
-export function toApiToken(row: Row): ApiTokenRecord {
+export function toApiToken(row: ApiTokenRow): ApiTokenRecord {
   return {
     id: row.id,
     owner: row.owner,

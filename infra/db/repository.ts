@@ -1,8 +1,8 @@
 import { createApproversRepository, type ApproversRepository } from './approvers-repository.js';
 import type { Sql } from './connection.js';
 import { createConsoleSessionsRepository, type ConsoleSessionsRepository } from './console-sessions-repository.js';
-import { createEvidenceRepository, type EvidenceRepository } from './evidence-repository.js';
-import { createOrdersRepository, type OrdersRepository } from './orders-repository.js';
+import { createEvidenceRepository, type EvidenceRepository } from './evidence/index.js';
+import { createOrdersRepository, type OrdersRepository } from './orders/index.js';
 import { createTicketsRepository, type TicketsRepository } from './tickets-repository.js';
 import { createTokensRepository, type TokensRepository } from './tokens-repository.js';
 

@@ -12,7 +12,9 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 export const BUY_OUTCOMES = ['created', 'not-created', 'uncertain'] as const;
 export type BuyOutcome = (typeof BUY_OUTCOMES)[number];
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `at most ${max} characters`);
+/** Text as given by a person or a system: trimmed, not empty, at most `max` characters. */
+export const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `at most ${max} characters`);
 const workflowId = text(255);
 const status = z.enum(ORDER_STATUSES);
 const positiveInt = z.number().int('must be a whole number').min(1, 'must be at least 1');
@@ -64,6 +66,9 @@ export const transitionInput = z.object({
   details: jsonObject.default({}),
   at: moment.optional(),
 });
+
+/** One run of one workflow, as the workers' evidence names it. */
+export const runKey = z.object({ workflowId: text(255), runId: text(255) });
 
 /** Cancelling an order no worker has started: who, and why. */
 export const unstartedCancelInput = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Sql } from './connection.js';
 import { identityKey } from '../../domain/approval/index.js';
+import { runKey, text } from './schemas.js';
 import { operation } from './validate.js';
 
 /** A ticket as registered by the intake: the first submission of a ticket is the only one that starts an order. */
@@ -33,8 +34,6 @@ export interface RefusedRunRecord {
   refusedAt: string;
 }
 
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `at most ${max} characters`);
-
 const registerTicketInput = z.object({
   ticketId: text(255),
   workflowId: text(255),
@@ -47,7 +46,6 @@ const registerTicketInput = z.object({
 
 export type RegisterTicketInput = z.input<typeof registerTicketInput>;
 
-const runKey = z.object({ workflowId: text(255), runId: text(255) });
 const refusedRunInput = runKey.extend({ reason: text(2000) });
 const closedInTemporalInput = z.object({ workflowId: text(255), how: z.enum(CLOSED_IN_TEMPORAL) });
 // A name from a URL may be as long as a ticket id; the workflow id it would make is longer still.
@@ -90,21 +88,21 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
       operation('registerTicket', registerTicketInput, input, async (ticket) => {
         // Ticket ids are unique within the submitter's namespace (migration 0014): every spelling of one identity.
         const submitterKey = identityKey(ticket.submittedBy);
-        const inserted = await sql`
+        const inserted = await sql<TicketRow[]>`
           INSERT INTO tickets (ticket_id, submitter_key, workflow_id, environment, requested_by, submitted_by,
                                fingerprint, fingerprint_key_id)
           VALUES (${ticket.ticketId}, ${submitterKey}, ${ticket.workflowId}, ${ticket.environment}, ${ticket.requestedBy},
                   ${ticket.submittedBy}, ${ticket.fingerprint}, ${ticket.fingerprintKeyId})
           ON CONFLICT (submitter_key, ticket_id) DO NOTHING RETURNING *`;
-        if (inserted.length > 0) return { registered: true, ticket: toTicket(inserted[0]!) };
-        const [existing] = await sql`
+        if (inserted.length > 0) return { registered: true, ticket: toTicket(inserted[0]) };
+        const [existing] = await sql<TicketRow[]>`
           SELECT * FROM tickets WHERE submitter_key = ${submitterKey} AND ticket_id = ${ticket.ticketId}`;
-        return { registered: false, ticket: toTicket(existing!) };
+        return { registered: false, ticket: toTicket(existing) };
       }),
 
     findTickets: (input) =>
       operation('findTickets', findTicketsInput, input, async ({ ticketId, workflowId }) => {
-        const rows = await sql`
+        const rows = await sql<TicketRow[]>`
           SELECT * FROM tickets WHERE workflow_id = ${workflowId} OR ticket_id = ${ticketId}
           ORDER BY registered_at LIMIT 50`;
         return rows.map(toTicket);
@@ -112,18 +110,18 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
 
     getTicketByWorkflow: (workflowId) =>
       operation('getTicketByWorkflow', workflowIdToFind, workflowId, async (id) => {
-        const [row] = await sql`SELECT * FROM tickets WHERE workflow_id = ${id}`;
+        const [row] = await sql<TicketRow[]>`SELECT * FROM tickets WHERE workflow_id = ${id}`;
         return row ? toTicket(row) : null;
       }),
 
     claimTicket: (input) =>
       operation('claimTicket', runKey, input, async ({ workflowId, runId }) => {
-        const [claimed] = await sql`
+        const [claimed] = await sql<TicketRow[]>`
           UPDATE tickets SET claimed_run_id = ${runId}, claimed_at = now()
           WHERE workflow_id = ${workflowId} AND claimed_run_id IS NULL AND cancelled_before_start_at IS NULL
           RETURNING *`;
         if (claimed) return { claimed: true, ticket: toTicket(claimed) };
-        const [row] = await sql`SELECT * FROM tickets WHERE workflow_id = ${workflowId}`;
+        const [row] = await sql<TicketRow[]>`SELECT * FROM tickets WHERE workflow_id = ${workflowId}`;
         const ticket = row ? toTicket(row) : null;
         return { claimed: ticket?.claimedRunId === runId, ticket };
       }),
@@ -145,8 +143,10 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
     listRefusedRuns: (input = {}) =>
       operation('listRefusedRuns', listRefusedRunsInput, input, async ({ workflowId, limit }) => {
         const rows = workflowId
-          ? await sql`SELECT * FROM refused_runs WHERE workflow_id = ${workflowId} ORDER BY refused_at DESC LIMIT ${limit}`
-          : await sql`SELECT * FROM refused_runs ORDER BY refused_at DESC LIMIT ${limit}`;
+          ? await sql<
+              RefusedRunRow[]
+            >`SELECT * FROM refused_runs WHERE workflow_id = ${workflowId} ORDER BY refused_at DESC LIMIT ${limit}`
+          : await sql<RefusedRunRow[]>`SELECT * FROM refused_runs ORDER BY refused_at DESC LIMIT ${limit}`;
         return rows.map((row) => ({
           workflowId: row['workflow_id'],
           runId: row['run_id'],
@@ -157,7 +157,30 @@ export function createTicketsRepository(sql: Sql): TicketsRepository {
   };
 }
 
-function toTicket(row: Record<string, any>): TicketRecord {
+/** A `tickets` row. */
+interface TicketRow {
+  ticket_id: string;
+  workflow_id: string;
+  environment: 'staging' | 'production';
+  requested_by: string;
+  submitted_by: string;
+  fingerprint: string;
+  fingerprint_key_id: string;
+  registered_at: Date;
+  claimed_run_id: string | null;
+  claimed_at: Date | null;
+  closed_in_temporal: ClosedInTemporal | null;
+  cancelled_before_start_at: Date | null;
+}
+
+interface RefusedRunRow {
+  workflow_id: string;
+  run_id: string;
+  reason: string;
+  refused_at: Date;
+}
+
+function toTicket(row: TicketRow): TicketRecord {
   return {
     ticketId: row.ticket_id,
     workflowId: row.workflow_id,

@@ -1,6 +1,6 @@
 import type { Sql } from './connection.js';
 import { RepositoryError } from './errors.js';
-import { toApiToken, type ApiTokenRecord } from './records.js';
+import { toApiToken, type ApiTokenRecord, type ApiTokenRow } from './records.js';
 import {
   listTokensInput,
   newTokenInput,
@@ -62,19 +62,21 @@ export function createTokensRepository(sql: Sql): TokensRepository {
         newTokenInput,
         input,
         async ({ id, secretHash, owner, roles, description, expiresAt }) => {
-          const [row] = await sql`
+          const [row] = await sql<ApiTokenRow[]>`
           INSERT INTO api_tokens (id, secret_hash, owner, roles, description, expires_at)
           VALUES (${id}, ${Buffer.from(secretHash)}, ${owner}, ${roles}::text[], ${description ?? null},
                   ${expiresAt ?? null}::timestamptz)
           RETURNING ${columns}`;
-          return toApiToken(row!);
+          return toApiToken(row);
         },
       ),
 
     findTokenForAuthentication: (id) =>
       operation('findTokenForAuthentication', tokenIdSchema, id, async (tokenId) => {
-        const [row] = await sql`SELECT ${columns}, secret_hash FROM api_tokens WHERE id = ${tokenId}`;
-        return row ? { record: toApiToken(row), secretHash: Buffer.from(row.secret_hash as Uint8Array) } : null;
+        const [row] = await sql<
+          Array<ApiTokenRow & { secret_hash: Uint8Array }>
+        >`SELECT ${columns}, secret_hash FROM api_tokens WHERE id = ${tokenId}`;
+        return row ? { record: toApiToken(row), secretHash: Buffer.from(row.secret_hash) } : null;
       }),
 
     touchToken: (id, at) =>
@@ -89,7 +91,7 @@ export function createTokensRepository(sql: Sql): TokensRepository {
 
     listTokens: (filter = {}) =>
       operation('listTokens', listTokensInput, filter, async ({ owner, includeRevoked }) => {
-        const rows = await sql`
+        const rows = await sql<ApiTokenRow[]>`
           SELECT ${columns} FROM api_tokens WHERE true
             ${owner ? sql`AND lower(owner) = lower(${owner})` : sql``}
             ${includeRevoked ? sql`` : sql`AND revoked_at IS NULL`}
@@ -100,11 +102,11 @@ export function createTokensRepository(sql: Sql): TokensRepository {
     revokeToken: (input) =>
       operation('revokeToken', revokeTokenInput, input, async ({ id, by }) => {
         // Only a live token is changed, so the first revocation's time and author stay.
-        const [revoked] = await sql`
+        const [revoked] = await sql<ApiTokenRow[]>`
           UPDATE api_tokens SET revoked_at = now(), revoked_by = ${by}
           WHERE id = ${id} AND revoked_at IS NULL RETURNING ${columns}`;
         if (revoked) return { revoked: true, token: toApiToken(revoked) };
-        const [existing] = await sql`SELECT ${columns} FROM api_tokens WHERE id = ${id}`;
+        const [existing] = await sql<ApiTokenRow[]>`SELECT ${columns} FROM api_tokens WHERE id = ${id}`;
         if (!existing) throw new RepositoryError('not-found', `revokeToken: no API token with id ${id}`);
         return { revoked: false, token: toApiToken(existing) };
       }),

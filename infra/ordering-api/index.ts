@@ -15,18 +15,19 @@ export { Secret } from './secret.js';
 export { createTokenProvider, DEFAULT_REFRESH_MARGIN_MS, TOKEN_PATH } from './token.js';
 export type { TokenProvider, TokenProviderOptions } from './token.js';
 export type { ApiProduct, ProductRead } from './product.js';
-export { createApiClient, DEFAULT_RATE_LIMIT_POLICY, ENDPOINTS } from './client.js';
+export { createApiClient } from './client.js';
 export type {
   ApiClient,
   ApiClientOptions,
-  ApiLogEntry,
   BuyResponse,
   ImagesResponse,
   LocationsResponse,
-  RateLimitPolicy,
   ValidateResponse,
   VariantsResponse,
 } from './client.js';
+export { DEFAULT_RATE_LIMIT_POLICY } from './call.js';
+export type { ApiLogEntry, RateLimitPolicy } from './call.js';
+export { ENDPOINTS } from './endpoints.js';
 export {
   ApiAuthenticationError,
   ApiError,

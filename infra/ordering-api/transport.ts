@@ -116,7 +116,8 @@ function watchingAgent(shared: http.Agent, progress: { connected: boolean }, con
 }
 
 interface AgentInternals {
-  addRequest(request: http.ClientRequest, options: unknown): void;
+  /** Called with the agent as `this` (see watchingAgent): a function property, not a method bound to anything. */
+  addRequest: (this: http.Agent, request: http.ClientRequest, options: unknown) => void;
 }
 
 function watchSocket(request: http.ClientRequest, socket: Socket, progress: { connected: boolean }, ms: number): void {

@@ -1,0 +1,12 @@
+import type postgres from 'postgres';
+import { RepositoryError } from '../errors.js';
+
+/** Throws `not-found` (naming `op`) unless an order is recorded for the workflow. */
+export async function requireOrder(
+  sql: postgres.Sql | postgres.TransactionSql,
+  op: string,
+  workflowId: string,
+): Promise<void> {
+  const [row] = await sql`SELECT 1 FROM orders WHERE workflow_id = ${workflowId}`;
+  if (!row) throw new RepositoryError('not-found', `${op}: no order recorded with workflow id ${workflowId}`);
+}
