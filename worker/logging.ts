@@ -41,7 +41,7 @@ const LEVELS = { DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as
  * which completes the activity for whoever holds it.
  */
 function fieldsOfSdkMeta(meta: LogMetadata = {}): LogFields {
-  const { workflowId, runId, workflowRunId, activityType, durationMs, error, taskToken: _, ...rest } = meta;
+  const { workflowId, runId, workflowRunId, activityType, durationMs, error, ...rest } = meta;
   const fields: Record<string, string | number | boolean | undefined> = {
     ...orderFields(workflowId, runId ?? workflowRunId, activityType),
     ms: typeof durationMs === 'number' ? durationMs : undefined,
@@ -51,6 +51,7 @@ function fieldsOfSdkMeta(meta: LogMetadata = {}): LogFields {
     fields['stack'] = error.stack;
   }
   for (const [key, value] of Object.entries(rest)) {
+    if (key === 'taskToken') continue;
     if (['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value as string | number | boolean;
   }
   return fields;
@@ -72,7 +73,7 @@ export function logApiCalls(logger: Logger): (entry: ApiLogEntry) => void {
   return (entry) => {
     const answered = entry.status !== undefined && entry.status >= 200 && entry.status <= 299;
     const outcome = entry.status ?? entry.error ?? 'no answer';
-    (answered ? logger.debug : logger.info)(`ordering API ${entry.call}: ${outcome}`, {
+    logger[answered ? 'debug' : 'info'](`ordering API ${entry.call}: ${outcome}`, {
       ...currentActivity(),
       environment: entry.environment,
       request: entry.request,

@@ -16,7 +16,7 @@ const INDEXED_VALUE_TYPE = {
  */
 export async function ensureOrderSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const searchAttributes = Object.fromEntries(
-    ORDER_SEARCH_ATTRIBUTES.map((key) => [key.name, INDEXED_VALUE_TYPE[key.type as keyof typeof INDEXED_VALUE_TYPE]]),
+    ORDER_SEARCH_ATTRIBUTES.map((key) => [key.name, INDEXED_VALUE_TYPE[key.type]]),
   );
   try {
     await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });

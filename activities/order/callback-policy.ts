@@ -64,7 +64,7 @@ export function callbackPolicyFromEnv(env: NodeJS.ProcessEnv): CallbackPolicy {
         `${CALLBACK_ALLOWED_NETWORKS_VARIABLE}: "${entry}" must be an address or a CIDR network, e.g. 10.2.0.0/16`,
       );
     }
-    allowedNetworks.addSubnet(address!, prefix, family === 6 ? 'ipv6' : 'ipv4');
+    allowedNetworks.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4');
   }
   return { allowHttp: env[CALLBACK_ALLOW_HTTP_VARIABLE] === 'true', allowedNetworks };
 }
@@ -101,7 +101,7 @@ export function callbackAgent(policy: CallbackPolicy, url: URL): HttpAgent | Htt
       if (refused) return callback(new CallbackPolicyError(`callback to ${hostname} refused: ${refused}`), '', 4);
       if (options.all)
         return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
+      callback(null, addresses[0].address, addresses[0].family);
     });
   };
   return url.protocol === 'https:' ? new HttpsAgent({ lookup }) : new HttpAgent({ lookup });

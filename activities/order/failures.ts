@@ -28,6 +28,15 @@ export function toApplicationFailure(error: unknown): ApplicationFailure {
   });
 }
 
+/** Runs an idempotent step, reporting failures in the shape Temporal retries by (`toApplicationFailure`). */
+export async function retriable<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw toApplicationFailure(error);
+  }
+}
+
 /**
  * A final refusal listing each issue as `path: message`. It is benign: the requester's mistake (an unknown
  * location, image or size), not the engine's, so the worker logs it as one line (worker/refusal-log.ts) and not

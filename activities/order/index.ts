@@ -1,8 +1,8 @@
 /** Public face of activities/order: the order workflow's activities, built once per worker from its dependencies. */
 import { createAdmissionActivity, type AdmissionActivityDeps } from './admission-activity.js';
-import { createApiActivities, type ApiActivityDeps } from './api-activities.js';
+import { createApiActivities, type ApiActivityDeps } from './api/index.js';
 import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
-import { createJournalWriter } from './journal-writer.js';
+import { createJournalWriter } from './journal/index.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
 import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
 import { RecentOrderRequests, type OrderRequestReader } from './order-requests.js';

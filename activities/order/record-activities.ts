@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { BuyIntentRefused, createJournalWriter, type JournalWriterDeps } from './journal-writer.js';
+import { BuyIntentRefused, createJournalWriter, type JournalWriterDeps } from './journal/index.js';
 import { currentRun } from './order-requests.js';
 import type { OrderActivities } from '../../workflows/order/activity-types.js';
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Keyring } from '../../codec/index.js';
 import { createRepository, type Repository } from '../../infra/db/index.js';
 import { createRecordActivities } from '../../activities/order/record-activities.js';
-import { TRUNCATED } from '../../activities/order/journal-writer.js';
+import { TRUNCATED } from '../../activities/order/journal/index.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { JournalEntry, JournalInput } from '../../workflows/order/activity-types.js';
 import { usePostgres } from '../helpers/postgres.js';
