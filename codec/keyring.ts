@@ -70,7 +70,7 @@ export class Keyring {
       throw new CodecKeyError(`invalid ${noun} (${source}): ${details}`);
     }
     const keys = new Map(parsed.data.keys.map((entry) => [entry.id, Buffer.from(entry.key, 'base64')] as const));
-    return new Keyring(keys, parsed.data.keys[0]!.id);
+    return new Keyring(keys, parsed.data.keys[0].id);
   }
 
   /** Parses `id:base64key[,id:base64key...]`, the first being current, as in MVE_CODEC_KEYS. */

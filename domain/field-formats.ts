@@ -71,7 +71,7 @@ function as(rule: string, problem: string | null): FormatProblem | null {
 function describeAllowedKeys(rsaBits: readonly number[], ed25519: boolean): string {
   const kinds = rsaBits.map((bits) => `RSA ${bits}-bit`);
   if (ed25519) kinds.push('ED25519');
-  return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}` : kinds[0]!;
+  return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}` : kinds[0];
 }
 
 function sshKeyProblem(value: string, rsaBits: readonly number[], ed25519: boolean): FormatProblem | null {

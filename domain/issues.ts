@@ -60,7 +60,7 @@ function describeZodIssue(zodIssue: z.core.$ZodIssue, leaf: string, value: unkno
     case 'invalid_type':
       return ['type', `${leaf} must be ${article(zodIssue.expected)}`];
     case 'custom': {
-      const rule = typeof zodIssue.params?.['rule'] === 'string' ? (zodIssue.params['rule'] as string) : 'invalid';
+      const rule = typeof zodIssue.params?.['rule'] === 'string' ? zodIssue.params['rule'] : 'invalid';
       return [rule, `${leaf} ${zodIssue.message}`];
     }
     case 'invalid_value':

@@ -53,7 +53,7 @@ export function kindScope(
 
 export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResolution {
   if (evidence.hint !== undefined) return resolveHint(evidence.hint, scope);
-  if (scope.allowed.length === 1) return { ok: true, kind: scope.allowed[0]! };
+  if (scope.allowed.length === 1) return { ok: true, kind: scope.allowed[0] };
 
   const supplied = Object.keys(evidence.config).filter(
     (name) => !(COMMON_VENDOR_FIELDS as readonly string[]).includes(name),
@@ -63,11 +63,11 @@ export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResol
   // With no complete fit, a single kind that at least knows every supplied field is the evident intent:
   // choosing it lets the checks say which of its fields is missing.
   const candidates = fitting.length > 0 ? fitting : accepting;
-  if (candidates.length === 1) return { ok: true, kind: candidates[0]! };
+  if (candidates.length === 1) return { ok: true, kind: candidates[0] };
   if (candidates.length === 0) return { ok: false, issue: noMatch(scope) };
 
   const clean = candidates.filter((kind) => passesAllRules(kind, evidence));
-  if (clean.length === 1) return { ok: true, kind: clean[0]! };
+  if (clean.length === 1) return { ok: true, kind: clean[0] };
   return { ok: false, issue: ambiguous(candidates, scope) };
 }
 

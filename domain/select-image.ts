@@ -90,7 +90,7 @@ function byVersion(groups: readonly ImageGroup[], selector: ImageSelector): Sele
         ],
       };
     }
-    return { ok: true, value: releases[0]!, warnings };
+    return { ok: true, value: releases[0], warnings };
   }
   const exact = images.filter((image) => image.version.trim() === version.trim()).sort(newestFirst);
   if (exact.length === 0) {
@@ -105,7 +105,7 @@ function byVersion(groups: readonly ImageGroup[], selector: ImageSelector): Sele
       ],
     };
   }
-  const chosen = exact[0]!;
+  const chosen = exact[0];
   if (exact.length > 1)
     warnings.push(
       issue(

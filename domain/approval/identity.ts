@@ -104,7 +104,7 @@ export function findPerson<P extends { id: string }>(directory: readonly P[], na
   if (problem) return { ok: false, rule: 'invalid-name', problem };
   const same = directory.filter((person) => sameIdentity(person.id, name));
   const exact = same.length > 1 ? same.filter((person) => person.id === name.trim()) : same;
-  if (exact.length === 1) return { ok: true, person: exact[0]! };
+  if (exact.length === 1) return { ok: true, person: exact[0] };
   if (same.length > 1) {
     return {
       ok: false,

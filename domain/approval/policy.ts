@@ -58,85 +58,8 @@ function buildPolicySchemas() {
   });
 
   const policy = policyShape.superRefine((policy, ctx) => {
-    const lastIndex = policy.tiers.length - 1;
-    const names = new Set<string>();
-    policy.tiers.forEach((tier, index) => {
-      if (names.has(tier.name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tiers', index, 'name'],
-          message: `must be unique; "${tier.name}" is used twice`,
-        });
-      }
-      names.add(tier.name);
-      if (index === lastIndex) {
-        if (tier.upTo !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tiers', index, 'upTo'],
-            message:
-              'must be absent on the last tier: it takes every amount above the tiers below it, and unknown currencies',
-          });
-        }
-        return;
-      }
-      if (tier.upTo === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tiers', index, 'upTo'],
-          message: 'is required on every tier but the last',
-        });
-        return;
-      }
-      for (const currency of Object.keys(policy.autoApproveBelow)) {
-        if (tier.upTo[currency] === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tiers', index, 'upTo', currency],
-            message: `is required: ${currency} has an auto-approve line, so every tier but the last needs a limit in it`,
-          });
-        }
-      }
-      for (const [currency, limit] of Object.entries(tier.upTo)) {
-        const line = policy.autoApproveBelow[currency];
-        if (line === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tiers', index, 'upTo', currency],
-            message: `names a currency with no line in autoApproveBelow; add ${currency} there (0 for none)`,
-          });
-          continue;
-        }
-        const floor = index === 0 ? line : policy.tiers[index - 1]!.upTo?.[currency];
-        const floorName = index === 0 ? `autoApproveBelow.${currency}` : `tiers[${index - 1}].upTo.${currency}`;
-        const rising = index === 0 ? limit >= line : floor === undefined || limit > floor;
-        if (!rising) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['tiers', index, 'upTo', currency],
-            message: `must be ${index === 0 ? 'at least' : 'greater than'} ${floorName} (${floor}); tiers rise in order`,
-          });
-        }
-      }
-    });
-
-    for (const [index, before] of policy.reminders.beforeDeadline.entries()) {
-      if (before >= policy.deadline) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['reminders', 'beforeDeadline', index],
-          message: `must be shorter than the deadline (${policy.deadline} ms), or it would fall before the round starts`,
-        });
-      }
-    }
-    const every = policy.reminders.every;
-    if (every !== undefined && Math.ceil(policy.deadline / every) - 1 > MAX_REMINDERS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['reminders', 'every'],
-        message: `gives more than ${MAX_REMINDERS} reminders before the deadline; choose a longer interval`,
-      });
-    }
+    checkTiers(policy, ctx);
+    checkReminders(policy, ctx);
   });
 
   const policies = z.strictObject({ staging: policy, production: policy });
@@ -148,6 +71,111 @@ function buildPolicySchemas() {
     version: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
   });
   return { policy, policies, override };
+}
+
+/** What the tier checks read of a policy. */
+interface TieredPolicy {
+  autoApproveBelow: Record<string, number>;
+  tiers: ReadonlyArray<{ name: string; upTo?: Record<string, number> | undefined }>;
+}
+
+/** Tier names are unique; every tier but the last has limits, rising in order from the auto-approve line. */
+function checkTiers(policy: TieredPolicy, ctx: z.RefinementCtx): void {
+  const lastIndex = policy.tiers.length - 1;
+  const names = new Set<string>();
+  policy.tiers.forEach((tier, index) => {
+    if (names.has(tier.name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers', index, 'name'],
+        message: `must be unique; "${tier.name}" is used twice`,
+      });
+    }
+    names.add(tier.name);
+    if (index === lastIndex) {
+      if (tier.upTo !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiers', index, 'upTo'],
+          message:
+            'must be absent on the last tier: it takes every amount above the tiers below it, and unknown currencies',
+        });
+      }
+      return;
+    }
+    if (tier.upTo === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers', index, 'upTo'],
+        message: 'is required on every tier but the last',
+      });
+      return;
+    }
+    checkTierLimits(policy, index, tier.upTo, ctx);
+  });
+}
+
+/** The limits of the tier at `index` (not the last): one per auto-approve currency, each above the one below it. */
+function checkTierLimits(
+  policy: TieredPolicy,
+  index: number,
+  upTo: Record<string, number>,
+  ctx: z.RefinementCtx,
+): void {
+  for (const currency of Object.keys(policy.autoApproveBelow)) {
+    if (upTo[currency] === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers', index, 'upTo', currency],
+        message: `is required: ${currency} has an auto-approve line, so every tier but the last needs a limit in it`,
+      });
+    }
+  }
+  for (const [currency, limit] of Object.entries(upTo)) {
+    const line = policy.autoApproveBelow[currency];
+    if (line === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers', index, 'upTo', currency],
+        message: `names a currency with no line in autoApproveBelow; add ${currency} there (0 for none)`,
+      });
+      continue;
+    }
+    const floor = index === 0 ? line : policy.tiers[index - 1].upTo?.[currency];
+    const floorName = index === 0 ? `autoApproveBelow.${currency}` : `tiers[${index - 1}].upTo.${currency}`;
+    const rising = index === 0 ? limit >= line : floor === undefined || limit > floor;
+    if (!rising) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tiers', index, 'upTo', currency],
+        message: `must be ${index === 0 ? 'at least' : 'greater than'} ${floorName} (${floor}); tiers rise in order`,
+      });
+    }
+  }
+}
+
+/** Reminders fall inside the round, and not too many of them. */
+function checkReminders(
+  policy: { deadline: number; reminders: { beforeDeadline: number[]; every?: number | undefined } },
+  ctx: z.RefinementCtx,
+): void {
+  for (const [index, before] of policy.reminders.beforeDeadline.entries()) {
+    if (before >= policy.deadline) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reminders', 'beforeDeadline', index],
+        message: `must be shorter than the deadline (${policy.deadline} ms), or it would fall before the round starts`,
+      });
+    }
+  }
+  const every = policy.reminders.every;
+  if (every !== undefined && Math.ceil(policy.deadline / every) - 1 > MAX_REMINDERS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['reminders', 'every'],
+      message: `gives more than ${MAX_REMINDERS} reminders before the deadline; choose a longer interval`,
+    });
+  }
 }
 
 type PolicySchemas = ReturnType<typeof buildPolicySchemas>;

@@ -47,7 +47,7 @@ export function approvalRequirement(policy: ApprovalPolicy, quote: Quote): Appro
 }
 
 function tierAt(policy: ApprovalPolicy, index: number): ApprovalTier {
-  const tier = policy.tiers[index]!;
+  const tier = policy.tiers[index];
   return { index, name: tier.name, roles: [...tier.roles], approvals: tier.approvals };
 }
 

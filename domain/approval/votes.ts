@@ -72,7 +72,7 @@ export function validateApprovalVote(state: ApprovalState, vote: unknown): VoteC
   voteSchema ??= buildVoteSchema();
   const parsed = voteSchema.safeParse(vote);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = parsed.error.issues[0];
     const field = issue.path.length > 0 ? issue.path.join('.') : 'vote';
     return refuse('INVALID_VOTE', `${field}: ${issue.message}`);
   }

@@ -17,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function uuidV4Problem(value: string): string | null {
   if (!UUID.test(value)) return 'is not a UUID (8-4-4-4-12 hexadecimal digits)';
   if (value[14] !== '4') return 'is a UUID but not version 4';
-  if (!/[89ab]/i.test(value[19]!))
+  if (!/[89ab]/i.test(value[19]))
     return 'is a UUID but not of the RFC 4122 variant (version 4 needs 8, 9, a or b there)';
   return null;
 }

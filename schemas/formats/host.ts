@@ -11,7 +11,7 @@ export function isFqdn(value: string): boolean {
   const labels = name.split('.');
   if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return false;
   // An all-numeric last label would make "1.2.3.999" a host name; top-level domains are never numeric.
-  return !/^\d+$/.test(labels[labels.length - 1]!);
+  return !/^\d+$/.test(labels[labels.length - 1]);
 }
 
 export function isHost(value: string, allowed: readonly HostKind[]): boolean {

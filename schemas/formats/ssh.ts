@@ -49,8 +49,8 @@ function parseRfc4716(text: string): SshParseResult {
   const inner = lines.slice(1, -1);
   let index = 0;
   // Header lines are `Tag: value`; a trailing backslash continues the value on the next line.
-  while (index < inner.length && /^[\x21-\x39\x3b-\x7e]{1,64}:/.test(inner[index]!)) {
-    while (inner[index]!.endsWith('\\') && index < inner.length - 1) index += 1;
+  while (index < inner.length && /^[\x21-\x39\x3b-\x7e]{1,64}:/.test(inner[index])) {
+    while (inner[index].endsWith('\\') && index < inner.length - 1) index += 1;
     index += 1;
   }
   const body = inner.slice(index).join('');
@@ -95,7 +95,7 @@ function bitLength(bytes: Buffer): number {
   let start = 0;
   while (start < bytes.length && bytes[start] === 0) start += 1;
   if (start === bytes.length) return 0;
-  return (bytes.length - start - 1) * 8 + (32 - Math.clz32(bytes[start]!));
+  return (bytes.length - start - 1) * 8 + (32 - Math.clz32(bytes[start]));
 }
 
 class BlobReader {
