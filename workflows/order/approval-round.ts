@@ -16,7 +16,7 @@ export interface RoundStart {
 /**
  * One approval round: the quote waits for the tier's votes until it is approved, rejected or past its deadline,
  * with reminders on the policy's schedule. Without `start`, resumes the round the order carried into this run.
- * Votes arrive through the update handlers (handlers.ts), which add them to the round.
+ * Votes arrive through the update handlers (handlers/votes.ts), which add them to the round.
  */
 export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promise<Ending> {
   const { recorder, policy } = run;

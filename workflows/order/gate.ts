@@ -150,6 +150,6 @@ export function orderContext(run: OrderRun) {
 
 /** After an automatic approval, a re-quote that asks again goes to the lowest tier. */
 function lowestTier(policy: ApprovalPolicy): ApprovalTier {
-  const tier = policy.tiers[0]!;
+  const tier = policy.tiers[0];
   return { index: 0, name: tier.name, roles: [...tier.roles], approvals: tier.approvals };
 }

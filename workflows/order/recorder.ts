@@ -149,7 +149,7 @@ export class OrderRecorder {
   }
 
   record(entry: DistributiveOmit<JournalEntry, 'seq' | 'at'>): void {
-    this.journal.push({ ...entry, seq: this.nextSeq(), at: Date.now() } as JournalEntry);
+    this.journal.push({ ...entry, seq: this.nextSeq(), at: Date.now() });
   }
 
   recordQuote(quote: QuoteRecord): void {
@@ -260,4 +260,4 @@ export class OrderRecorder {
   }
 }
 
-type DistributiveOmit<T, K extends keyof any> = T extends unknown ? Omit<T, K> : never;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

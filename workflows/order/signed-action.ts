@@ -197,7 +197,7 @@ function fromBase64(text: string): Uint8Array {
 function toBase64Url(bytes: Uint8Array): string {
   let text = '';
   for (let i = 0; i < bytes.length; i += 3) {
-    const chunk = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const chunk = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
     const count = Math.min(3, bytes.length - i);
     for (let j = 0; j <= count; j++) text += ALPHABET[(chunk >> (18 - 6 * j)) & 63];
   }

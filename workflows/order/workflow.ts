@@ -5,7 +5,7 @@ import { followProvisioning, type ProvisioningEnding } from './provisioning.js';
 import { refusedPayloadReason } from '../../codec/refused-payload.js';
 import { admit, refuseUnreadableRun } from './admission.js';
 import { policyOfNewOrder, resumePolicy } from './policy.js';
-import { installHandlers, noteUnreadableSignals } from './handlers.js';
+import { installHandlers, noteUnreadableSignals } from './handlers/index.js';
 import { currentQuote, newProgress } from './progress.js';
 import { ENGINE, OrderRecorder } from './recorder.js';
 import { changesOfThisRun, withDefaults, type Ending, type GovernedRun, type OrderRun } from './run.js';
@@ -22,7 +22,7 @@ export type { OrderOutcome, OrderWorkflowInput, OrderWorkflowOptions } from './t
  * docs/order-workflow.md, "Changing the workflow").
  */
 export function orderWorkflow(input: OrderWorkflowInput): Promise<OrderOutcome> {
-  // Temporal's own cancellation is not a way to cancel an order: a cancel is a signed update (handlers.ts), so the
+  // Temporal's own cancellation is not a way to cancel an order: a cancel is a signed update (handlers/cancel.ts), so the
   // order runs in a scope the server's cancel request cannot reach, and that request is only noted.
   const temporalCancel = CancellationScope.current().cancelRequested;
   return CancellationScope.nonCancellable(() => runOrder(input, temporalCancel));
