@@ -1,6 +1,8 @@
 import postgres from 'postgres';
 
 export type Sql = postgres.Sql;
+/** Where a statement runs: the pool (or a connection reserved from it) or an open transaction. */
+export type Queryable = Sql | postgres.TransactionSql;
 
 /** What a user sees when no database was named anywhere. */
 export const NO_DATABASE_URL_MESSAGE =

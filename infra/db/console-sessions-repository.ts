@@ -1,6 +1,6 @@
-import type postgres from 'postgres';
 import { z } from 'zod';
 import type { Sql } from './connection.js';
+import { jsonParameter } from './json.js';
 import { operation } from './validate.js';
 
 /** How stale `last_seen_at` may get before a request writes it again: one write a minute per busy session. */
@@ -90,8 +90,7 @@ interface ConsoleSessionRow {
 }
 
 export function createConsoleSessionsRepository(sql: Sql): ConsoleSessionsRepository {
-  const json = (value: Record<string, unknown> | null | undefined) =>
-    value ? sql.json(value as postgres.JSONValue) : null;
+  const json = (value: Record<string, unknown> | null | undefined) => (value ? jsonParameter(sql, value) : null);
   return {
     insertConsoleSession: (input) =>
       operation('insertConsoleSession', newSessionInput, input, async (row) => {

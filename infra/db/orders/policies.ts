@@ -1,5 +1,4 @@
-import type postgres from 'postgres';
-import type { Sql } from '../connection.js';
+import type { Queryable, Sql } from '../connection.js';
 import { RepositoryError } from '../errors.js';
 import { jsonParameter } from '../json.js';
 import { approvalPolicyInput, policyInput, type ApprovalPolicyInput, type PolicyInput } from '../schemas.js';
@@ -21,8 +20,6 @@ export interface OrderPolicies {
   recordPolicy(input: PolicyInput): Promise<void>;
 }
 
-type Queries = Sql | postgres.TransactionSql;
-
 /** `pool`: where transactions run (a connection reserved for pipelined writes cannot hold one of its own). */
 export function createOrderPolicies(sql: Sql, pool: Sql): OrderPolicies {
   return {
@@ -43,7 +40,7 @@ export function createOrderPolicies(sql: Sql, pool: Sql): OrderPolicies {
 
 /** Stores a policy's rules under their hash; the same rules again change nothing. */
 async function storePolicy(
-  sql: Queries,
+  sql: Queryable,
   { hash, policy }: { hash: string; policy: Record<string, unknown> },
 ): Promise<void> {
   const rules = jsonParameter(sql, policy);
@@ -57,7 +54,7 @@ async function storePolicy(
 
 /** Copies the stored policy `hash` onto the order, unless another policy governs it already. */
 async function governOrder(
-  db: Queries,
+  db: Queryable,
   { workflowId, version, hash }: { workflowId: string; version: string; hash: string },
 ): Promise<void> {
   const updated = await db`
