@@ -280,9 +280,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   };
   const drain = values['drain-seconds'];
   const options: ChaosOptions = {
-    seed: numberOf('seed', values.seed!, 0),
-    seconds: numberOf('seconds', values.seconds!, 5),
-    orders: numberOf('orders', values.orders!, 1),
+    seed: numberOf('seed', values.seed, 0),
+    seconds: numberOf('seconds', values.seconds, 5),
+    orders: numberOf('orders', values.orders, 1),
     ...(drain === undefined ? {} : { drainSeconds: numberOf('drain-seconds', drain, 0) }),
     ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
   };

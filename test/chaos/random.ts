@@ -1,11 +1,12 @@
 /** The campaigns' dice: one seed gives the same rolls on every machine, so a seed arms the same faults. */
 
+/** Plain functions, not methods: a campaign takes them apart (`const { pick } = dice`). */
 export interface Dice {
   /** A number in [0, 1). */
-  random(): number;
-  pick<T>(items: readonly T[]): T;
+  random: () => number;
+  pick: <T>(items: readonly T[]) => T;
   /** A whole number from `low` to `high`. */
-  between(low: number, high: number): number;
+  between: (low: number, high: number) => number;
 }
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
@@ -24,7 +25,7 @@ export function seededDice(seed: number): Dice {
   const random = prng(seed);
   return {
     random,
-    pick: (items) => items[Math.floor(random() * items.length)]!,
+    pick: (items) => items[Math.floor(random() * items.length)],
     between: (low, high) => Math.round(low + random() * (high - low)),
   };
 }

@@ -10,6 +10,8 @@
  * it waits for every order to settle, at most `--drain-seconds` (default 300: the real server skips no time), and
  * checks every order, every vote the API took, every error a client met. See docs/chaos.md.
  */
+import type { ApiOrder, OrderHistory } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import { TEST_POLICIES } from '../helpers/orders.js';
 import { startCluster, type Cluster } from '../topology/cluster.js';
 import type { ClientStats } from '../topology/round-robin.js';
@@ -88,6 +90,20 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
   return report;
 }
 
+/** What the campaign's steps share: the cluster and its report, the orders, the clock, the outages so far. */
+interface Campaign {
+  cluster: Cluster;
+  report: TopologyReport;
+  dice: Dice;
+  log: (line: string) => void;
+  orders: ChaosOrder[];
+  outages: OutageLog;
+  campaignMs: number;
+  elapsed: () => number;
+  /** The campaign's clock for log lines: `t+42s`. */
+  at: () => string;
+}
+
 async function runCampaign(
   cluster: Cluster,
   options: ChaosOptions,
@@ -95,54 +111,85 @@ async function runCampaign(
   dice: Dice,
   log: (line: string) => void,
 ): Promise<void> {
-  const { random, pick, between } = dice;
-  const { sim } = cluster;
   const campaignMs = options.seconds * 1000;
   const t0 = Date.now();
   const elapsed = () => Date.now() - t0;
   const at = () => `t+${Math.round(elapsed() / 1000)}s`;
-
   const orders = planOrders(dice, options.seed, options.orders, campaignMs);
   report.sizes = sizesOf(orders);
-  const outages = new OutageLog();
+  const campaign: Campaign = { cluster, report, dice, log, orders, outages: new OutageLog(), campaignMs, elapsed, at };
   const bots = startBots(orders, httpDesk(cluster, report.refusals), report, {
     elapsed,
     log,
     pollMs: 1_000,
-    onRead: (order, status) => outages.onRead(order, status),
+    onRead: (order, status) => campaign.outages.onRead(order, status),
   });
+  const slots = processSlots(campaign);
+  await unleashChaos(campaign, slots);
+  await drain(campaign);
+  await bots.stop();
+  await slots.settle();
+  await account(campaign);
+}
 
-  // ---- processes: a killed one is started again in its slot, as often as it takes ----
+/** The worker and API server slots: a killed process is started again in its slot, as often as it takes. */
+interface ProcessSlots {
+  /** Starts `kind` `index` again after `delayMs`, in the background, and ends `outage` once it runs. */
+  restart(kind: 'worker' | 'server', index: number, outage: Outage, delayMs?: number): void;
+  /** SIGKILLs a worker; the outage it begins. */
+  killWorker(index: number, why: string): Promise<Outage>;
+  /** The slots whose process runs and is not being started again. */
+  liveWorkers(): Cluster['workers'];
+  liveServers(): Cluster['servers'];
+  /** Waits (at most 90 s) for the restarts still going, then stops trying; one left over is a problem. */
+  settle(): Promise<void>;
+}
+
+function processSlots({ cluster, report, outages, log, at }: Campaign): ProcessSlots {
   const restarting = new Set<string>();
   let givingUp = false;
-  const restart = (kind: 'worker' | 'server', index: number, outage: Outage, delayMs = 0) => {
+  const startAgain = async (kind: 'worker' | 'server', index: number, outage: Outage, delayMs: number) => {
     const name = `${kind} ${index}`;
     restarting.add(name);
-    void (async () => {
-      await sleep(delayMs);
-      while (!givingUp) {
-        try {
-          await (kind === 'worker' ? cluster.startWorker(index) : cluster.startServer(index));
-          break;
-        } catch (error) {
-          log(`${at()} ${name} did not start: ${String(error).split('\n')[0]}`);
-          await sleep(1_000);
-        }
+    await sleep(delayMs);
+    while (!givingUp) {
+      try {
+        await (kind === 'worker' ? cluster.startWorker(index) : cluster.startServer(index));
+        break;
+      } catch (error) {
+        log(`${at()} ${name} did not start: ${String(error).split('\n')[0]}`);
+        await sleep(1_000);
       }
-      outages.end(outage);
-      restarting.delete(name);
-    })();
+    }
+    outages.end(outage);
+    restarting.delete(name);
   };
-  const killWorker = async (index: number, why: string) => {
-    log(`${at()} kill worker ${index} (pid ${cluster.workers[index]!.pid}, ${why})`);
-    await cluster.killWorker(index);
-    report.workerKills++;
-    return outages.begin(`worker ${index} killed`);
+  return {
+    restart: (kind, index, outage, delayMs = 0) => void startAgain(kind, index, outage, delayMs),
+    async killWorker(index, why) {
+      log(`${at()} kill worker ${index} (pid ${cluster.workers[index].pid}, ${why})`);
+      await cluster.killWorker(index);
+      report.workerKills++;
+      return outages.begin(`worker ${index} killed`);
+    },
+    liveWorkers: () => cluster.workers.filter((slot) => slot.alive() && !restarting.has(`worker ${slot.index}`)),
+    liveServers: () => cluster.servers.filter((slot) => slot.alive() && !restarting.has(`server ${slot.index}`)),
+    async settle() {
+      for (const until = Date.now() + 90_000; restarting.size && Date.now() < until;) await sleep(500);
+      if (restarting.size) report.problems.push(`not started again after the campaign: ${[...restarting].join(', ')}`);
+      givingUp = true;
+    },
   };
-  const liveWorkers = () => cluster.workers.filter((slot) => slot.alive() && !restarting.has(`worker ${slot.index}`));
-  const liveServers = () => cluster.servers.filter((slot) => slot.alive() && !restarting.has(`server ${slot.index}`));
+}
 
-  // ---- chaos: the provider's faults; worker and server kills; PostgreSQL and Temporal stopped once each ----
+/**
+ * For the campaign's length: the provider's faults; worker and server kills (every worker at once when a buy is in
+ * flight); PostgreSQL and Temporal stopped once each. The faults are cleared at the end.
+ */
+async function unleashChaos(campaign: Campaign, slots: ProcessSlots): Promise<void> {
+  const { cluster, report, dice, log, campaignMs, elapsed, at } = campaign;
+  const { random, pick, between } = dice;
+  const { sim } = cluster;
   const postgresAt = campaignMs * (0.2 + random() * 0.15);
   const postgresFor = between(...STOP_MS);
   const temporalAt = campaignMs * (0.55 + random() * 0.15);
@@ -157,17 +204,6 @@ async function runCampaign(
   let buyInFlightArmed = false;
   if (report.postgresSkipped) log(`PostgreSQL will not be stopped: ${report.postgresSkipped}`);
 
-  const stopAndStart = async (what: 'PostgreSQL' | 'Temporal', forMs: number) => {
-    log(`${at()} stop ${what} for ${(forMs / 1000).toFixed(1)} s`);
-    const outage = outages.begin(`${what} stopped`);
-    await (what === 'PostgreSQL' ? cluster.stopPostgres() : cluster.stopTemporal());
-    await sleep(forMs - (Date.now() - outage.from));
-    await (what === 'PostgreSQL' ? cluster.startPostgres() : cluster.startTemporal());
-    outages.end(outage);
-    (what === 'PostgreSQL' ? report.postgresStops : report.temporalStops).push(outage.to! - outage.from);
-    log(`${at()} ${what} back after ${((outage.to! - outage.from) / 1000).toFixed(1)} s`);
-  };
-
   while (elapsed() < campaignMs) {
     const now = elapsed();
     if (now >= nextFaultAt) {
@@ -180,36 +216,41 @@ async function runCampaign(
     }
     if (heldBuy.sprung()) {
       await sleep(300);
-      const live = liveWorkers();
-      const killed = await Promise.all(live.map((slot) => killWorker(slot.index, 'a buy is in flight')));
+      const live = slots.liveWorkers();
+      const killed = await Promise.all(live.map((slot) => slots.killWorker(slot.index, 'a buy is in flight')));
       report.buyInFlightKills++;
-      live.forEach((slot, i) => restart('worker', slot.index, killed[i]!, between(300, 2_000)));
+      live.forEach((slot, i) => slots.restart('worker', slot.index, killed[i], between(300, 2_000)));
     }
     if (!postgresDone && now >= postgresAt) {
       postgresDone = true;
-      if (!report.postgresSkipped) await stopAndStart('PostgreSQL', postgresFor);
+      if (!report.postgresSkipped) await stopAndStart(campaign, 'PostgreSQL', postgresFor);
     }
     if (!temporalDone && now >= temporalAt) {
       temporalDone = true;
-      await stopAndStart('Temporal', temporalFor);
+      await stopAndStart(campaign, 'Temporal', temporalFor);
     }
     if (now >= nextWorkerKillAt) {
-      const live = liveWorkers();
+      const live = slots.liveWorkers();
       if (live.length) {
         const victim = pick(live);
-        restart('worker', victim.index, await killWorker(victim.index, 'random'), between(300, 2_000));
+        slots.restart('worker', victim.index, await slots.killWorker(victim.index, 'random'), between(300, 2_000));
       }
       nextWorkerKillAt = elapsed() + between(5_000, 12_000);
     }
     if (now >= nextServerKillAt) {
       // never the last server that answers: clients behind a load balancer always have one
-      const live = liveServers();
+      const live = slots.liveServers();
       if (live.length > 1) {
         const victim = pick(live);
         log(`${at()} kill API server ${victim.index} (pid ${victim.pid})`);
         await cluster.killServer(victim.index);
         report.serverKills++;
-        restart('server', victim.index, outages.begin(`server ${victim.index} killed`), between(500, 3_000));
+        slots.restart(
+          'server',
+          victim.index,
+          campaign.outages.begin(`server ${victim.index} killed`),
+          between(500, 3_000),
+        );
       }
       nextServerKillAt = elapsed() + between(6_000, 14_000);
     }
@@ -217,8 +258,27 @@ async function runCampaign(
   }
   sim.clearFaults();
   log(`${at()} campaign over: faults cleared; draining (at most ${report.drainLimitSeconds} s)`);
+}
 
-  // ---- drain: every order must settle; an activity a killed worker held waits for its timeout ----
+/** Stops PostgreSQL or Temporal for `forMs`, then starts it again; how long it was down goes in the report. */
+async function stopAndStart(
+  { cluster, report, outages, log, at }: Campaign,
+  what: 'PostgreSQL' | 'Temporal',
+  forMs: number,
+): Promise<void> {
+  log(`${at()} stop ${what} for ${(forMs / 1000).toFixed(1)} s`);
+  const outage = outages.begin(`${what} stopped`);
+  await (what === 'PostgreSQL' ? cluster.stopPostgres() : cluster.stopTemporal());
+  await sleep(forMs - (Date.now() - outage.from));
+  await (what === 'PostgreSQL' ? cluster.startPostgres() : cluster.startTemporal());
+  outages.end(outage);
+  const downMs = (outage.to ?? Date.now()) - outage.from;
+  (what === 'PostgreSQL' ? report.postgresStops : report.temporalStops).push(downMs);
+  log(`${at()} ${what} back after ${(downMs / 1000).toFixed(1)} s`);
+}
+
+/** Every order must settle, at most the drain limit; an activity a killed worker held waits for its timeout. */
+async function drain({ report, orders, outages, log, at }: Campaign): Promise<void> {
   const drainStarted = Date.now();
   const drainUntil = drainStarted + report.drainLimitSeconds * 1000;
   let lastReport = Date.now();
@@ -235,12 +295,11 @@ async function runCampaign(
   report.drainSeconds = Math.round((Date.now() - drainStarted) / 1000);
   outages.finish(orders);
   report.longestStall = outages.longestStall;
-  await bots.stop();
-  for (const until = Date.now() + 90_000; restarting.size && Date.now() < until;) await sleep(500);
-  if (restarting.size) report.problems.push(`not started again after the campaign: ${[...restarting].join(', ')}`);
-  givingUp = true;
+}
 
-  // ---- accounting, every vote taken, then every ticket again: nothing may start or be bought ----
+/** The accounting, every vote taken, then every ticket again: nothing may start or be bought. */
+async function account({ cluster, report, orders }: Campaign): Promise<void> {
+  const { sim } = cluster;
   await auditOrders(orders, sim, (order) => findThroughApi(cluster, order), report);
   await countLostVotes(cluster, orders, report);
   await resendTickets(
@@ -278,15 +337,16 @@ async function findThroughApi(cluster: Cluster, order: ChaosOrder): Promise<Orde
     const view = await read('');
     if (view.status === 404) return { missing: 'the API does not know it' };
     if (view.status !== 200) return { missing: `reading it: ${view.status} ${JSON.stringify(view.body)}` };
-    const history = await read('/history?events=false');
-    const states = (history.body?.timeline ?? []).filter((entry: { kind: string }) => entry.kind === 'state');
-    const recorded = states.at(-1)?.state;
+    const order = json<ApiOrder>(view);
+    // a history the API refused has no timeline
+    const { timeline = [] } = json<Partial<OrderHistory>>(await read('/history?events=false'));
+    const recorded = timeline.filter((entry) => entry.kind === 'state').at(-1)?.state;
     const finding: OrderFinding = {
-      state: view.body.state,
-      ...(view.body.product?.technicalServiceUid ? { productUid: view.body.product.technicalServiceUid } : {}),
+      state: order.state,
+      ...(order.product?.technicalServiceUid ? { productUid: order.product.technicalServiceUid } : {}),
     };
-    if (recorded === view.body.state) return finding;
-    last = `the ${view.body.source} says ${view.body.state}, the records ${recorded ?? 'nothing'}`;
+    if (recorded === order.state) return finding;
+    last = `the ${order.source} says ${order.state}, the records ${recorded ?? 'nothing'}`;
     if (Date.now() > until) return { ...finding, disagreement: last };
   }
 }
@@ -299,14 +359,13 @@ async function countLostVotes(cluster: Cluster, orders: readonly ChaosOrder[], r
       cluster.http.patient('GET', path, { as: 'olga' }),
       cluster.http.patient('GET', `${path}/history?events=false`, { as: 'olga' }),
     ]);
+    // an answer that refused the read has neither votes nor a round
+    const { votes = [] } = json<Partial<OrderHistory>>(history);
+    const { source, approval } = json<Partial<ApiOrder>>(view);
     for (const approver of order.votesTaken) {
-      const recorded = (history.body?.votes ?? []).some(
-        (vote: { approverId: string; decision: string }) => vote.approverId === approver && vote.decision === 'approve',
-      );
+      const recorded = votes.some((vote) => vote.approverId === approver && vote.decision === 'approve');
       // an order read from the records has no approval round to show
-      const counted =
-        view.body?.source === 'records' ||
-        (view.body?.approval?.votes ?? []).some((vote: { approverId: string }) => vote.approverId === approver);
+      const counted = source === 'records' || (approval?.votes ?? []).some((vote) => vote.approverId === approver);
       if (recorded && counted) continue;
       report.lostVotes++;
       report.problems.push(

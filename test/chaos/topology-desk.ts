@@ -3,8 +3,10 @@
  * patient (another server when one does not answer; the same request again after Retry-After on 503 and 429). The
  * ticket system (`ticket-bot`) submits and reads its tickets, fiona and dave vote, olga (ops) settles uncertain buys.
  */
+import type { VoteResult } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import type { Cluster } from '../topology/cluster.js';
-import type { Answer } from '../topology/round-robin.js';
+import { refusalOf, type Answer } from '../topology/round-robin.js';
 import type { OrderDesk } from './bots.js';
 import type { SeenStatus } from './orders.js';
 import { countOne } from './report.js';
@@ -19,10 +21,9 @@ const PATIENCE_MS = 90_000;
 export function httpDesk(cluster: Cluster, refusals: Record<string, number>): OrderDesk {
   const { http } = cluster;
   const refusal = (answer: Answer) => {
-    countOne(refusals, `${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
-    return new Error(
-      `${answer.status} ${answer.body?.error?.code ?? ''} from server ${answer.server}: ${answer.body?.error?.message ?? ''}`,
-    );
+    const { code = '', message = '' } = refusalOf(answer);
+    countOne(refusals, `${answer.status} ${code}`.trim());
+    return new Error(`${answer.status} ${code} from server ${answer.server}: ${message}`);
   };
   const path = (ticketId: string, action = '') => `/api/v1/orders/${encodeURIComponent(ticketId)}${action}`;
   return {
@@ -32,14 +33,14 @@ export function httpDesk(cluster: Cluster, refusals: Record<string, number>): Or
     },
     async status(ticketId) {
       const answer = await http.patient('GET', path(ticketId), { as: 'ticket-bot' }, PATIENCE_MS);
-      return answer.status === 200 ? (answer.body as SeenStatus) : undefined;
+      return answer.status === 200 ? json<SeenStatus>(answer) : undefined;
     },
     async approve(ticketId, approverId, quote) {
       const body = { ...quote, comment: 'chaos bot' };
       const answer = await http.patient('POST', path(ticketId, '/approve'), { as: approverId, body }, PATIENCE_MS);
-      if (answer.status === 200) return answer.body?.alreadyDone ? 'already counted' : 'taken';
+      if (answer.status === 200) return json<VoteResult>(answer).alreadyDone ? 'already counted' : 'taken';
       // an earlier attempt was counted, and its answer lost (a server killed mid-request)
-      if (answer.status === 409 && answer.body?.error?.code === 'ALREADY_VOTED') return 'already counted';
+      if (answer.status === 409 && refusalOf(answer).code === 'ALREADY_VOTED') return 'already counted';
       throw refusal(answer);
     },
     async resolveBuy(ticketId, resolution) {

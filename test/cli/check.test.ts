@@ -28,7 +28,7 @@ interface JsonReport {
 }
 
 test('there is one example per appliance kind', (t) => {
-  const kinds = exampleFiles.map((name) => name.split('-')[0]!.toUpperCase().replace(/^K0/, 'K'));
+  const kinds = exampleFiles.map((name) => name.split('-')[0].toUpperCase().replace(/^K0/, 'K'));
   t.deepEqual(kinds, Object.keys(APPLIANCE_KINDS));
 });
 
@@ -137,7 +137,7 @@ test('--kind-map and MVE_KIND_MAP add image families', async (t) => {
   });
   const unknown = await runCli(['check', request, '--json']);
   t.is(unknown.code, 1);
-  t.is((JSON.parse(unknown.stdout) as JsonReport).errors[0]!.rule, 'kind-unknown-image');
+  t.is((JSON.parse(unknown.stdout) as JsonReport).errors[0].rule, 'kind-unknown-image');
   const map = writeFile('acme-map.json', [{ vendor: 'Acme', product: 'Firewall', kinds: ['K5'] }]);
   t.is((await runCli(['check', request, '--kind-map', map])).code, 0);
   t.is((await runCli(['check', request], { env: { MVE_KIND_MAP: map } })).code, 0);

@@ -119,7 +119,7 @@ test.serial(
     for (const [name, child] of children) {
       t.is(child.stderr(), '', `${name} printed on stderr`);
       lines[name] = jsonLines(t, name, child.stdout());
-      for (const line of lines[name]!) {
+      for (const line of lines[name]) {
         t.is(line['service'], name);
         t.true(['debug', 'info', 'warn', 'error'].includes(line['level'] as string), JSON.stringify(line));
         t.false(Number.isNaN(Date.parse(line['time'] as string)), JSON.stringify(line));
@@ -129,7 +129,7 @@ test.serial(
     const orderId = order!.orderId;
 
     // The server: a line per request with its id, method, route, status and time; the order's id where the route has it.
-    const requests = lines['serve']!.filter((line) => line['route'] !== undefined);
+    const requests = lines['serve'].filter((line) => line['route'] !== undefined);
     for (const line of requests) {
       t.regex(String(line['requestId']), /\S/);
       t.regex(String(line['method']), /^(GET|POST)$/);
@@ -151,19 +151,19 @@ test.serial(
     for (const line of reads) t.like(line, { method: 'GET', status: 200, orderId, caller: 'alice', level: 'info' });
 
     // The worker: every line about an activity names the order; the SDK's lines come through the same sink.
-    const activityLines = lines['worker']!.filter((line) => line['activity'] !== undefined);
+    const activityLines = lines['worker'].filter((line) => line['activity'] !== undefined);
     t.true(activityLines.length > 0);
     for (const line of activityLines) t.is(line['orderId'], orderId, JSON.stringify(line));
     t.true(
-      lines['worker']!.some((line) => line['msg'] === 'Activity completed' && line['activity'] === 'validateOrder'),
+      lines['worker'].some((line) => line['msg'] === 'Activity completed' && line['activity'] === 'validateOrder'),
     );
-    t.true(lines['worker']!.some((line) => line['msg'] === 'Workflow started' && line['orderId'] === orderId));
+    t.true(lines['worker'].some((line) => line['msg'] === 'Workflow started' && line['orderId'] === orderId));
     // Each ordering API call with its trace id: the validation at debug, the failed buy at info with the trace id
     // the order shows ops.
-    const validation = lines['worker']!.find((line) => line['msg'] === 'ordering API validate: 200');
+    const validation = lines['worker'].find((line) => line['msg'] === 'ordering API validate: 200');
     t.like(validation, { level: 'debug', orderId, status: 200 });
     t.regex(String(validation?.['traceId']), /^[\w-]{8,}$/);
-    const buy = lines['worker']!.find((line) => line['msg'] === 'ordering API buy: 503');
+    const buy = lines['worker'].find((line) => line['msg'] === 'ordering API buy: 503');
     t.truthy(order!.lastError?.traceId);
     t.like(buy, { level: 'info', orderId, activity: 'buyOrder', status: 503, traceId: order!.lastError?.traceId });
 
@@ -171,10 +171,10 @@ test.serial(
     const everything = children.map(([, child]) => child.stdout() + child.stderr()).join('\n');
     const secrets = {
       'API token': alice,
-      cookie: cookie.split('=')[1]!,
+      cookie: cookie.split('=')[1],
       'client secret': engine.sim.clientSecret,
-      'codec key': engine.codecKeys.split(':')[1]!,
-      'action key': engine.actionKeysText.split(':')[1]!,
+      'codec key': engine.codecKeys.split(':')[1],
+      'action key': engine.actionKeysText.split(':')[1],
     };
     for (const [what, secret] of Object.entries(secrets)) t.false(everything.includes(secret), `${what} in the log`);
   },

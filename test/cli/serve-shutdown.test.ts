@@ -31,7 +31,7 @@ test.after.always(async (t) => {
 async function startServe(env: NodeJS.ProcessEnv): Promise<{ server: CliChild; url: string; port: number }> {
   const server = spawnCli(['serve', '--host', '127.0.0.1', '--port', '0'], env);
   const [, url] = await server.waitForOutput(/HTTP API listening on (http:\/\/\S+)/, 60_000);
-  return { server, url: url!, port: Number(new URL(url!).port) };
+  return { server, url: url, port: Number(new URL(url).port) };
 }
 
 /** Waits until serve has logged a line matching `pattern` (its log is its standard error). */

@@ -119,7 +119,7 @@ test.serial(
       );
       const votes = await page.getByTestId('vote-row').allInnerTexts();
       t.is(votes.length, 1);
-      t.regex(votes[0]!, /fiona\s+approved\s+1,618\.20 AUD\s+budgeted in Q3/);
+      t.regex(votes[0], /fiona\s+approved\s+1,618\.20 AUD\s+budgeted in Q3/);
       t.is(await page.getByRole('heading', { name: 'Your decision' }).count(), 0, 'nothing left to decide');
       t.is(await page.getByTestId('cannot-decide').count(), 0);
       const records = await harness.api.records('WEB-1');
@@ -299,7 +299,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
   await waitForApiState(api, 'WEB-7', 'BUY_UNCERTAIN');
   const created = api.sim.state().products.filter((product) => product.serviceName?.startsWith('WEB-7 firewall ['));
   t.is(created.length, 1);
-  const uid = created[0]!.technicalServiceUid;
+  const uid = created[0].technicalServiceUid;
 
   // Approvers do not get the ops view.
   const fiona = await signedIn(harness, 'fiona');
@@ -343,7 +343,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     t.is(await page.getByTestId('order-state').innerText(), 'BUY_UNCERTAIN');
     t.regex(await page.getByTestId('uncertain-note').innerText(), /uncertain for/);
     // What ops look for in the portal is the very name the product was bought under.
-    t.is(await page.getByTestId('bought-under-name').innerText(), created[0]!.serviceName);
+    t.is(await page.getByTestId('bought-under-name').innerText(), created[0].serviceName);
     t.regex(await page.getByTestId('uncertain-note').innerText(), /MVE \d+\/\d+, 12 months, sent /);
     t.is(await page.getByTestId('cancel-form').count(), 0, 'an uncertain buy cannot be cancelled');
     const shotUncertain = screenshotPath('order-buy-uncertain.png');

@@ -183,7 +183,7 @@ test('values from orders are escaped; secrets of the request are never shown', a
   t.false(/licenseData|sshPublicKey|vendorConfig/.test(order.text));
   const scripts = [...order.text.matchAll(/<script( nonce="[^"]+")?>/g)];
   t.is(scripts.length, 1);
-  t.truthy(scripts[0]![1], 'the one script carries the nonce');
+  t.truthy(scripts[0][1], 'the one script carries the nonce');
   t.is((await browser.request('GET', '/orders/NO-SUCH')).status, 404);
 });
 
@@ -216,13 +216,13 @@ test.serial("ops read the order's Temporal history on its page; a requester does
     ),
   ];
   t.true(rows.length >= 5, `${rows.length} events listed`);
-  t.is(rows[0]![1], 'WORKFLOW_EXECUTION_STARTED');
+  t.is(rows[0][1], 'WORKFLOW_EXECUTION_STARTED');
   t.deepEqual(
     rows.map((row) => Number(row[2])),
     rows.map((_, index) => index + 1),
     'event ids in order',
   );
-  t.false(Number.isNaN(Date.parse(rows[0]![3]!)), 'each event has its time');
+  t.false(Number.isNaN(Date.parse(rows[0][3])), 'each event has its time');
   t.regex(
     page.text,
     /<code>ACTIVITY_TASK_SCHEDULED<\/code><\/td><td>(<details><summary>)?<code class="wrap">activity recordJournal/,

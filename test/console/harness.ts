@@ -177,16 +177,16 @@ export class Client {
     });
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(';');
-      const [name, value] = pair!.split('=');
-      if (/Max-Age=0/i.test(line)) this.cookies.delete(name!);
-      else this.cookies.set(name!, value!);
+      const [name, value] = pair.split('=');
+      if (/Max-Age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
     }
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
   csrf(text: string): string {
     const match = /name="_csrf" value="([^"]+)"/.exec(text);
     if (!match) throw new Error('no CSRF field on the page');
-    return match[1]!;
+    return match[1];
   }
   async signIn(user: string): Promise<void> {
     const page = await this.request('GET', '/sign-in');

@@ -52,7 +52,7 @@ async function submit(harness: ConsoleHarness, ticketId: string) {
 function productOf(harness: ConsoleHarness, ticketId: string) {
   const products = productsFor(harness.api, ticketId);
   if (products.length !== 1) throw new Error(`${ticketId} has ${products.length} products, not one`);
-  return products[0]!;
+  return products[0];
 }
 
 test.serial(
@@ -76,9 +76,9 @@ test.serial(
         steps.map(([status]) => status),
         ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
       );
-      t.regex(steps[0]![1]!, /^[1-5] s$/, 'DEPLOYABLE until the provider configured it (2 s)');
-      t.regex(steps[1]![1]!, /^[1-5] s$/, 'CONFIGURED until it went live (3 s later)');
-      t.regex(steps[2]![1]!, /^\d+ s so far$/);
+      t.regex(steps[0][1], /^[1-5] s$/, 'DEPLOYABLE until the provider configured it (2 s)');
+      t.regex(steps[1][1], /^[1-5] s$/, 'CONFIGURED until it went live (3 s later)');
+      t.regex(steps[2][1], /^\d+ s so far$/);
       t.is(await section.getByTestId('provisioning-deadline').count(), 0, 'a live MVE has no deadline to meet');
       t.is(await section.getByTestId('provisioning-notice').count(), 0);
       t.is(await page.getByTestId('last-error').count(), 0);

@@ -138,16 +138,16 @@ test('ended sessions, and anonymous ones beyond the newest few, are deleted by t
     anonymous.push(await a.create());
   }
   const ended = await a.create({ user: USER, credential: 'c', credentialExpiresAt: clock.now + MINUTE });
-  const count = async () => Number((await sql`SELECT count(*) AS n FROM console_sessions`)[0]!.n);
+  const count = async () => Number((await sql`SELECT count(*) AS n FROM console_sessions`)[0].n);
   t.is(await count(), 6, 'not before the clean-up interval');
   clock.now += 5 * MINUTE;
   await b.create({ user: USER, credential: 'c' });
   t.is(await count(), 4);
   t.truthy(await a.get(signedIn.id), 'a signed-in session stays');
   t.is(await a.get(ended.id), undefined);
-  t.is(await a.get(anonymous[0]!.id), undefined, 'the oldest anonymous session went');
-  t.is(await a.get(anonymous[1]!.id), undefined);
-  t.truthy(await a.get(anonymous[3]!.id), 'the newest stays');
+  t.is(await a.get(anonymous[0].id), undefined, 'the oldest anonymous session went');
+  t.is(await a.get(anonymous[1].id), undefined);
+  t.truthy(await a.get(anonymous[3].id), 'the newest stays');
 });
 
 test('the credential is sealed with the current codec key, opens after a rotation, and ends with its key', async (t) => {
@@ -156,9 +156,9 @@ test('the credential is sealed with the current codec key, opens after a rotatio
   const { id } = await store().create({ user: USER, credential: 'mvo_abc_secret' });
   const [row] = await sql`SELECT secrets_key_id, secrets, row_to_json(s)::text AS everything
                           FROM console_sessions s WHERE id_hash = ${hashOf(id)}`;
-  t.is(row!.secrets_key_id, 'k1');
-  t.false((row!.everything as string).includes('mvo_abc_secret'), 'no plaintext credential in the row');
-  t.false(Buffer.from(row!.secrets as Uint8Array).includes('mvo_abc_secret'));
+  t.is(row.secrets_key_id, 'k1');
+  t.false((row.everything as string).includes('mvo_abc_secret'), 'no plaintext credential in the row');
+  t.false(Buffer.from(row.secrets as Uint8Array).includes('mvo_abc_secret'));
 
   const withNewKeyFirst = store(Keyring.fromText(`${keyringOf('k2').text},${first.text}`));
   const withoutOldKey = store(keyringOf('k2').keyring);

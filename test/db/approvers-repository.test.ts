@@ -29,7 +29,7 @@ test('adding a different approver under a taken id is refused', async (t) => {
   await repo.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance'] });
   const error = await t.throwsAsync(repo.addApprover({ id: 'fiona', displayName: 'Fiona F.', roles: ['finance'] }));
   t.is((error as any).kind, 'conflict');
-  t.regex(error!.message, /approver fiona already exists with other details; change it with update instead/);
+  t.regex(error.message, /approver fiona already exists with other details; change it with update instead/);
 });
 
 test('update changes only the named fields; deactivate keeps the approver, inactive', async (t) => {
@@ -75,8 +75,8 @@ test('bad approver ids and roles are refused naming the field and the rule', asy
   const repo = await freshRepository();
   const error = await t.throwsAsync(repo.addApprover({ id: 'bad id!', displayName: '', roles: ['Finance Team'] }));
   t.is((error as any).kind, 'invalid-input');
-  t.regex(error!.message, /id: must be letters, digits and \. _ @ -/);
-  t.regex(error!.message, /displayName: must not be empty/);
-  t.regex(error!.message, /roles\.0: must be a lowercase word/);
+  t.regex(error.message, /id: must be letters, digits and \. _ @ -/);
+  t.regex(error.message, /displayName: must not be empty/);
+  t.regex(error.message, /roles\.0: must be a lowercase word/);
   t.deepEqual(await repo.listApprovers(), []);
 });

@@ -39,7 +39,7 @@ test('the embedded server starts (as root too), keeps its data across a restart,
 
   // A second server on a folder in use is refused, saying why.
   const clash = await t.throwsAsync(startEmbeddedPostgres({ dataDir }));
-  t.regex(clash!.message, /PostgreSQL did not start .*[\s\S]*lock file "postmaster\.pid" already exists/);
+  t.regex(clash.message, /PostgreSQL did not start .*[\s\S]*lock file "postmaster\.pid" already exists/);
 
   await first.stop();
   t.false(existsSync(path.join(dataDir, 'postmaster.pid')), 'the server removed its lock file on the way out');

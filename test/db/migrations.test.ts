@@ -118,10 +118,10 @@ test('an applied migration that was edited is refused with a clear error, changi
   await writeFile(path.join(dir, '0901_pending.sql'), 'CREATE TABLE pending_one (id int);\n');
 
   const error = await t.throwsAsync(runMigrations(sql, { directory: dir }), { name: 'MigrationError' });
-  t.regex(error!.message, /migration 0001_orders\.sql was changed after it was applied/);
-  t.regex(error!.message, /add a new numbered file/);
+  t.regex(error.message, /migration 0001_orders\.sql was changed after it was applied/);
+  t.regex(error.message, /add a new numbered file/);
   const [pending] = await sql`SELECT to_regclass('pending_one') AS table`;
-  t.is(pending!.table, null, 'the pending migration was not applied');
+  t.is(pending.table, null, 'the pending migration was not applied');
 });
 
 test('a failing migration names its file and applies nothing of the run', async (t) => {
@@ -130,7 +130,7 @@ test('a failing migration names its file and applies nothing of the run', async 
   await writeFile(path.join(dir, '0902_broken.sql'), 'CREATE TABLE fine (id int);\nSELECT * FROM no_such_table;\n');
 
   const error = await t.throwsAsync(runMigrations(sql, { directory: dir }), { name: 'MigrationError' });
-  t.regex(error!.message, /migration 0902_broken\.sql failed, nothing was applied: .*no_such_table/);
+  t.regex(error.message, /migration 0902_broken\.sql failed, nothing was applied: .*no_such_table/);
   t.deepEqual(await tablesOf(sql), []);
 });
 
@@ -141,7 +141,7 @@ test('a database migrated by newer code is refused by older code', async (t) => 
   await runMigrations(sql, { directory: dir });
 
   const error = await t.throwsAsync(runMigrations(sql), { name: 'MigrationError' });
-  t.regex(error!.message, /0903_newer\.sql applied but there is no such file/);
+  t.regex(error.message, /0903_newer\.sql applied but there is no such file/);
 });
 
 test('misnamed and duplicate migration files are refused before touching the database', async (t) => {

@@ -38,7 +38,7 @@ async function newOrder(overrides: Partial<Parameters<Repository['recordOrderRec
 }
 
 const count = async (table: string, workflowId: string) =>
-  (await sql`SELECT count(*)::int AS n FROM ${sql(table)} WHERE workflow_id = ${workflowId}`)[0]!.n as number;
+  (await sql`SELECT count(*)::int AS n FROM ${sql(table)} WHERE workflow_id = ${workflowId}`)[0].n as number;
 
 test('recording an order twice keeps one order with one "received" event', async (t) => {
   const order = await newOrder();
@@ -68,8 +68,8 @@ test('a request with a secret left in clear is refused, naming the field and not
     }),
   );
   t.is((error as any).kind, 'invalid-input');
-  t.regex(error!.message, /request\.mves\.0\.vendorConfig\.adminPassword is not redacted/);
-  t.notRegex(error!.message, /canary-5ecret/);
+  t.regex(error.message, /request\.mves\.0\.vendorConfig\.adminPassword is not redacted/);
+  t.notRegex(error.message, /canary-5ecret/);
   t.is(await count('orders', 'order-CHG-LEAK'), 0);
 });
 
@@ -77,7 +77,7 @@ test('a workflow id already used by another ticket is refused', async (t) => {
   const order = await newOrder();
   const error = await t.throwsAsync(repo.recordOrderReceived({ ...order, ticketId: 'CHG-OTHER' }));
   t.is((error as any).kind, 'conflict');
-  t.regex(error!.message, new RegExp(`order ${order.workflowId} is already recorded for ticket ${order.ticketId}`));
+  t.regex(error.message, new RegExp(`order ${order.workflowId} is already recorded for ticket ${order.ticketId}`));
 });
 
 test('a retried transition is recorded once and moves the status once', async (t) => {
@@ -126,7 +126,7 @@ test('a different event under an already used sequence number is refused', async
   );
   t.is((error as any).kind, 'conflict');
   t.regex(
-    error!.message,
+    error.message,
     /event 1 of order .* is already recorded as RECEIVED -> LOOKING_UP, not RECEIVED -> CANCELLED/,
   );
   t.is((await repo.getOrder(workflowId))!.order.status, 'LOOKING_UP');
@@ -138,7 +138,7 @@ test('a transition of an order never recorded is refused: the order must be reco
   );
   t.is((error as any).kind, 'not-found');
   t.regex(
-    error!.message,
+    error.message,
     /recordTransition: the order must be recorded first \(constraint order_events_workflow_id_fkey\)/,
   );
 });
@@ -283,7 +283,7 @@ test('quotes are exact decimals; a late older quote does not replace the current
   };
   t.deepEqual(await repo.recordQuote(again), { recorded: true }, 'the same quote written again (a retry)');
   const other = await t.throwsAsync(repo.recordQuote({ ...again, monthlyRate: 1 }), { instanceOf: RepositoryError });
-  t.regex(other!.message, /quote 2 of order .* is recorded with another price/);
+  t.regex(other.message, /quote 2 of order .* is recorded with another price/);
 });
 
 test('an approver voting twice on the same quote has one vote: the first; another vote in its place is refused', async (t) => {
@@ -305,7 +305,7 @@ test('an approver voting twice on the same quote has one vote: the first; anothe
     repo.recordApprovalVote({ ...vote, decision: 'reject', reason: 'changed my mind' }),
     { instanceOf: RepositoryError },
   );
-  t.regex(changed!.message, /fiona already voted approve at 950.00 on quote 1 .*a vote is not changed/);
+  t.regex(changed.message, /fiona already voted approve at 950.00 on quote 1 .*a vote is not changed/);
   t.is(await count('approvals', workflowId), 1);
 
   // A new quote is a new question: the same approver may vote on it.
@@ -333,7 +333,7 @@ test('a vote by an unknown approver is refused', async (t) => {
     }),
   );
   t.is((error as any).kind, 'not-found');
-  t.regex(error!.message, /the approver must be known/);
+  t.regex(error.message, /the approver must be known/);
 });
 
 test('buy intent then outcome round-trips, and retries of either change nothing', async (t) => {
@@ -442,7 +442,7 @@ test('a buy outcome without its intent is refused: the intent comes first', asyn
   const { workflowId } = await newOrder();
   const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created' }));
   t.is((error as any).kind, 'not-found');
-  t.regex(error!.message, /no buy intent recorded for attempt 1 .* the intent must be recorded before the buy call/);
+  t.regex(error.message, /no buy intent recorded for attempt 1 .* the intent must be recorded before the buy call/);
 });
 
 test('a finished buy is never rewritten; an uncertain one can be resolved by ops', async (t) => {
@@ -459,7 +459,7 @@ test('a finished buy is never rewritten; an uncertain one can be resolved by ops
     repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created', technicalServiceUid: 'tsu-x' }),
   );
   t.is((error as any).kind, 'conflict');
-  t.regex(error!.message, /attempt 1 of order .* already ended as not-created; refusing to record created/);
+  t.regex(error.message, /attempt 1 of order .* already ended as not-created; refusing to record created/);
 
   await repo.recordBuyIntent({ workflowId, attempt: 2 });
   await repo.recordBuyOutcome({
@@ -488,7 +488,7 @@ test('a created buy must name its technicalServiceUid', async (t) => {
   await repo.recordBuyIntent({ workflowId, attempt: 1 });
   const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created' }));
   t.is((error as any).kind, 'invalid-input');
-  t.regex(error!.message, /technicalServiceUid: a created buy needs its technicalServiceUid/);
+  t.regex(error.message, /technicalServiceUid: a created buy needs its technicalServiceUid/);
 });
 
 test('product and last error are recorded, retried and cleared', async (t) => {
@@ -500,7 +500,7 @@ test('product and last error are recorded, retried and cleared', async (t) => {
   const replaced = await t.throwsAsync(repo.recordProduct({ ...product, technicalServiceUid: 'tsu-10' }), {
     instanceOf: RepositoryError,
   });
-  t.regex(replaced!.message, /was bought with another product; it is not replaced by tsu-10/);
+  t.regex(replaced.message, /was bought with another product; it is not replaced by tsu-10/);
   await repo.recordProduct(product);
   await repo.recordLastError({ workflowId, error: 'validate: 503 Service Unavailable', at: '2026-01-04T00:00:00Z' });
   let order = (await repo.getOrder(workflowId))!.order;
@@ -525,9 +525,9 @@ test('bad input is refused naming each field and rule, and writes nothing', asyn
     }),
   );
   t.is((error as any).kind, 'invalid-input');
-  t.regex(error!.message, /^recordOrderReceived: invalid input: /);
-  t.regex(error!.message, /ticketId: must not be empty/);
-  t.regex(error!.message, /environment: /);
+  t.regex(error.message, /^recordOrderReceived: invalid input: /);
+  t.regex(error.message, /ticketId: must not be empty/);
+  t.regex(error.message, /environment: /);
   t.is(await count('orders', 'order-BAD'), 0);
 
   const { workflowId } = await newOrder();
@@ -562,7 +562,7 @@ test('the database itself refuses values outside the rules, naming the constrain
   );
   const [column] = await sql`
     SELECT data_type FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'quote_monthly_rate'`;
-  t.is(column!.data_type, 'numeric', 'money is numeric, never float');
+  t.is(column.data_type, 'numeric', 'money is numeric, never float');
 });
 
 test('orders are listed newest first, filtered by status, environment and ticket', async (t) => {
@@ -615,7 +615,7 @@ test('a policy is stored once by hash; the order names it by version and hash an
     instanceOf: RepositoryError,
   });
   t.is(other?.kind, 'conflict');
-  t.is((await sql`SELECT count(*)::int AS n FROM approval_policies WHERE hash = ${hash}`)[0]!.n, 1);
+  t.is((await sql`SELECT count(*)::int AS n FROM approval_policies WHERE hash = ${hash}`)[0].n, 1);
 
   await repo.recordPolicy({ workflowId: order.workflowId, version: 'v7', hash });
   await repo.recordPolicy({ workflowId: order.workflowId, version: 'v7', hash }); // a retried write
@@ -640,7 +640,7 @@ test('an order cannot name a policy whose rules are not stored', async (t) => {
     instanceOf: RepositoryError,
   });
   t.is(refused?.kind, 'not-found');
-  t.regex(refused!.message, new RegExp(`no approval policy is stored with hash ${hash}`));
+  t.regex(refused.message, new RegExp(`no approval policy is stored with hash ${hash}`));
   const [row] =
     await sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${order.workflowId}`;
   t.deepEqual({ ...row }, { policy_version: null, policy_hash: null, policy: null });

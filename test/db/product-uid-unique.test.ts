@@ -31,9 +31,9 @@ test("a product UID is one order's: another order recording it is a conflict nam
     repo.recordProduct({ workflowId: second, technicalServiceUid: UID, provisioningStatus: 'DEPLOYABLE' }),
     { instanceOf: RepositoryError },
   );
-  t.is(error!.kind, 'conflict');
-  t.regex(error!.message, /^recordProduct: a product belongs to one order: another order has this technicalServiceUid/);
-  t.true(error!.message.includes(UID), error!.message);
+  t.is(error.kind, 'conflict');
+  t.regex(error.message, /^recordProduct: a product belongs to one order: another order has this technicalServiceUid/);
+  t.true(error.message.includes(UID), error.message);
   t.is((await repo.getOrder(second))!.order.product, null, 'the second order has no product');
   t.like((await repo.getOrder(first))!.order.product, { technicalServiceUid: UID, provisioningStatus: 'LIVE' });
 
@@ -57,8 +57,8 @@ test('0019 refuses orders that already share a product, naming them, and applies
 
   await cp(path.join(MIGRATIONS_DIRECTORY, MIGRATION), path.join(dir, MIGRATION));
   const refused = await t.throwsAsync(runMigrations(sql, { directory: dir }), { name: 'MigrationError' });
-  t.regex(refused!.message, new RegExp(`orders share a product: ${UID} \\(orders ${first}, ${second}\\)`));
-  t.regex(refused!.message, /clear the others' product_technical_service_uid/);
+  t.regex(refused.message, new RegExp(`orders share a product: ${UID} \\(orders ${first}, ${second}\\)`));
+  t.regex(refused.message, /clear the others' product_technical_service_uid/);
 
   await sql`UPDATE orders SET product_technical_service_uid = NULL, product_provisioning_status = NULL
             WHERE workflow_id = ${second}`;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import { createRepository, RepositoryError, type Repository, type Sql } from '../../infra/db/index.js';
 import { authenticateApiToken, issueApiToken, looksLikeApiToken } from '../../client/http/auth/api-tokens.js';
-import { AuthenticationError } from '../../client/http/auth/principal.js';
+import { AuthenticationError } from '../../client/http/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);
@@ -16,7 +16,7 @@ async function fresh(): Promise<{ repo: Repository; sql: Sql }> {
 const parts = (token: string) => {
   const match = /^mvo_([a-z0-9]+)_(.+)$/.exec(token);
   if (!match) throw new Error('not a token');
-  return { id: match[1]!, secret: match[2]! };
+  return { id: match[1], secret: match[2] };
 };
 
 const DAY = 86_400_000;
@@ -52,7 +52,7 @@ test('an issued token authenticates as its owner with its roles, and its use is 
     via: { kind: 'token', tokenId: issued.record.id },
   });
   const [listed] = await repo.listTokens();
-  t.is(listed!.lastUsedAt, at.toISOString(), 'the use is recorded');
+  t.is(listed.lastUsedAt, at.toISOString(), 'the use is recorded');
 });
 
 test('last use is written at most once a minute', async (t) => {
@@ -63,7 +63,7 @@ test('last use is written at most once a minute', async (t) => {
   t.false(await repo.touchToken(record.id, new Date(start.getTime() + 30_000)), 'a use 30 s later does not');
   t.false(await repo.touchToken(record.id, new Date(start.getTime() + 60_000)), 'nor one exactly a minute later');
   t.true(await repo.touchToken(record.id, new Date(start.getTime() + 61_000)), 'a use over a minute later does');
-  t.is((await repo.listTokens())[0]!.lastUsedAt, '2030-01-01T00:01:01.000Z');
+  t.is((await repo.listTokens())[0].lastUsedAt, '2030-01-01T00:01:01.000Z');
   t.false(await repo.touchToken('nosuchtoken1', start), 'an unknown id writes nothing');
 });
 
@@ -78,8 +78,8 @@ test('wrong secrets, unknown ids, malformed strings, revoked and expired tokens 
       instanceOf: AuthenticationError,
       message,
     });
-    if (token !== '') t.false(error!.message.includes(token), 'the message never echoes the token');
-    t.false(error!.message.includes(secret), 'nor its secret');
+    if (token !== '') t.false(error.message.includes(token), 'the message never echoes the token');
+    t.false(error.message.includes(secret), 'nor its secret');
   };
 
   const otherSecret = randomBytes(32).toString('base64url');
@@ -138,7 +138,7 @@ test('the database holds no plaintext token: only a 32-byte hash of the secret',
     }
   }
   const [row] = await sql<{ length: number }[]>`SELECT octet_length(secret_hash) AS length FROM api_tokens`;
-  t.is(row!.length, 32);
+  t.is(row.length, 32);
 });
 
 test('lists never return hashes; they filter by owner (any case) and hide revoked tokens unless asked', async (t) => {
@@ -157,7 +157,7 @@ test('lists never return hashes; they filter by owner (any case) and hide revoke
     [a.record.id, b.record.id],
   );
   const [stored] = await sql<{ hash: Buffer }[]>`SELECT secret_hash AS hash FROM api_tokens WHERE id = ${a.record.id}`;
-  const hash = stored!.hash;
+  const hash = stored.hash;
   for (const token of all) {
     t.deepEqual(Object.keys(token).sort(), [
       'createdAt',
@@ -203,8 +203,8 @@ test('revoking is idempotent: the first revocation stays; an unknown id is not f
   const error = await t.throwsAsync(repo.revokeToken({ id: 'nosuchtoken1', by: 'alice' }), {
     instanceOf: RepositoryError,
   });
-  t.is((error as RepositoryError).kind, 'not-found');
-  t.regex(error!.message, /revokeToken: no API token with id nosuchtoken1/);
+  t.is(error.kind, 'not-found');
+  t.regex(error.message, /revokeToken: no API token with id nosuchtoken1/);
 });
 
 test('bad owners, roles and expiries are refused naming the field and the rule, storing nothing', async (t) => {
@@ -213,10 +213,10 @@ test('bad owners, roles and expiries are refused naming the field and the rule, 
     issueApiToken(repo, { owner: 'bad owner!', roles: ['Finance Team'], expiresAt: new Date(Date.now() - DAY) }),
     { instanceOf: RepositoryError },
   );
-  t.is((error as RepositoryError).kind, 'invalid-input');
-  t.regex(error!.message, /owner: must be letters, digits and \. _ @ -/);
-  t.regex(error!.message, /roles\.0: must be a lowercase word/);
-  t.regex(error!.message, /expiresAt: must be in the future/);
+  t.is(error.kind, 'invalid-input');
+  t.regex(error.message, /owner: must be letters, digits and \. _ @ -/);
+  t.regex(error.message, /roles\.0: must be a lowercase word/);
+  t.regex(error.message, /expiresAt: must be in the future/);
   await t.throwsAsync(issueApiToken(repo, { owner: 'bot', roles: [] }), { message: /roles: name at least one role/ });
 
   // The database checks the same rules, for writers other than this repository.

@@ -93,11 +93,11 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       ).orders;
       t.is(bought.length, 2);
       t.true(bought.every((order) => order.requestedBy === 'alice' && order.submittedBy === 'alice'));
-      const shown = await runCli(['status', bought[0]!.ticketId, '--as', 'alice'], { env });
+      const shown = await runCli(['status', bought[0].ticketId, '--as', 'alice'], { env });
       t.is(shown.code, 0, shown.stderr);
       t.regex(shown.stdout, /LIVE/);
       t.regex(shown.stdout, /policy\s+\S+ \(sha256 [0-9a-f]{12}\)/);
-      const nobody = await runCli(['status', bought[0]!.ticketId], { env });
+      const nobody = await runCli(['status', bought[0].ticketId], { env });
       t.is(nobody.code, 2);
       t.regex(nobody.stderr, /--as <user>.*alice \(requester\), fiona \(finance-approver\)/);
     } finally {
@@ -120,7 +120,7 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       t.is(state.temporal.address, firstState?.temporal.address, 'Temporal where it was');
       t.deepEqual(state.users, firstState?.users, "the seeded users' tokens kept");
       const [alice] = state.users as Array<{ token: string }>;
-      const me = await fetch(`${state.http.url}/api/v1/me`, { headers: { authorization: `Bearer ${alice!.token}` } });
+      const me = await fetch(`${state.http.url}/api/v1/me`, { headers: { authorization: `Bearer ${alice.token}` } });
       t.is(me.status, 200, 'a token saved from the first start is still good');
       const whileRunning = await runCli(['dev', '--reset'], { env });
       t.is(whileRunning.code, 2);

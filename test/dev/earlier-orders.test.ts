@@ -102,7 +102,7 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
     );
     const [schema] =
       await db.sql`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = 'embedded_temporal'`;
-    t.is(schema!['n'], 0, 'the schema is dropped');
+    t.is(schema['n'], 0, 'the schema is dropped');
 
     const ending = async (ticketId: string) => {
       const view = (await records.getOrder(workflowIdOf(ticketId)))!;

@@ -48,7 +48,7 @@ test('MVE_TEMPORAL_CLI comes first, then the project’s installed CLI, then PAT
 
 test('without a CLI, dev stops with an error that says how to get one and how to do without', (t) => {
   t.deepEqual(requireTemporalCli({ PATH: join(root, 'path-bin') }, nowhere()), { path: onPath, via: 'PATH' });
-  const missing = t.throws(() => requireTemporalCli({ PATH: '/usr/bin' }, nowhere()))!;
+  const missing = t.throws(() => requireTemporalCli({ PATH: '/usr/bin' }, nowhere()));
   t.regex(missing.message, /^no temporal CLI found: dev runs Temporal's own server \(`temporal server start-dev`\)/);
   t.true(missing.message.includes(`${nowhere()} is missing`), missing.message);
   t.regex(missing.message, /install it with `bash scripts\/install-python-tools\.sh temporal`/);
@@ -61,7 +61,7 @@ test('MVE_TEMPORAL_CLI naming no program is an error, not a reason to look elsew
   await writeFile(notAProgram, 'not a program');
   await chmod(notAProgram, 0o644);
   for (const value of [notAProgram, join(root, 'absent'), root]) {
-    const error = t.throws(() => requireTemporalCli({ MVE_TEMPORAL_CLI: value, PATH: join(root, 'path-bin') }))!;
+    const error = t.throws(() => requireTemporalCli({ MVE_TEMPORAL_CLI: value, PATH: join(root, 'path-bin') }));
     t.is(
       error.message,
       `MVE_TEMPORAL_CLI is ${value}, which is not an executable file: point it at the temporal CLI, or unset it`,

@@ -139,7 +139,7 @@ test('carried state is believed only from the claiming chain, continued, and sea
   await begin(repository, 'ADM-4', first, { request, submittedBy: 'alice', firstRunId: first });
   const progress = { ...newProgress(), state: 'AWAITING_APPROVAL' as const, seq: 7 };
   const continuation = { workflowId: 'mve-order-ADM-4', firstRunId: first, fromRunId: first };
-  const seal = sealCarried(key!, continuation, progress);
+  const seal = sealCarried(key, continuation, progress);
   const next = randomUUID();
   const carriedInput = (carried: BeginRunInput['carried'], overrides: Partial<BeginRunInput> = {}): BeginRunInput => ({
     request,
@@ -215,7 +215,7 @@ test('the chain is one line of runs: a reset copy of its first run or of a conti
   });
 
   const progress = { ...newProgress(), state: 'AWAITING_APPROVAL' as const, seq: 7 };
-  const seal = sealCarried(key!, { workflowId: 'mve-order-ADM-RESET', firstRunId: first, fromRunId: first }, progress);
+  const seal = sealCarried(key, { workflowId: 'mve-order-ADM-RESET', firstRunId: first, fromRunId: first }, progress);
   const continued = { ...firstInput, continuedFromRunId: first, carried: { progress, seal } };
   const second = randomUUID();
   t.true((await begin(repository, 'ADM-RESET', second, continued)).admitted);
@@ -240,7 +240,7 @@ test('once the records say the order ended, no new run of its chain is admitted'
     ticketId: 'ADM-ENDED',
     environment: 'staging',
     requestedBy: 'alice',
-    request: redactOrderRequest(request) as Record<string, unknown>,
+    request: redactOrderRequest(request),
   });
   const first = randomUUID();
   t.true((await begin(repository, 'ADM-ENDED', first, { request, submittedBy: 'alice', firstRunId: first })).admitted);
@@ -253,7 +253,7 @@ test('once the records say the order ended, no new run of its chain is admitted'
     reason: 'no longer needed',
   });
   const progress = { ...newProgress(), state: 'AWAITING_APPROVAL' as const, seq: 7 };
-  const seal = sealCarried(key!, { workflowId: 'mve-order-ADM-ENDED', firstRunId: first, fromRunId: first }, progress);
+  const seal = sealCarried(key, { workflowId: 'mve-order-ADM-ENDED', firstRunId: first, fromRunId: first }, progress);
   const next = randomUUID();
   const answer = await begin(repository, 'ADM-ENDED', next, {
     request,

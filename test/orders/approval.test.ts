@@ -241,7 +241,7 @@ test.serial(
     });
     const failure = await t.throwsAsync(handle.result(), { instanceOf: WorkflowFailedError });
     t.is((failure?.cause as ApplicationFailure).type, 'RUN_REFUSED');
-    t.regex(failure!.cause!.message, /no ticket was registered for this workflow by the order API/);
+    t.regex(failure.cause!.message, /no ticket was registered for this workflow by the order API/);
     t.is(await repository.getOrder(workflowOf('POLICY-1')), null, 'nothing recorded');
     t.is(sim.state().calls.buy ?? 0, buysBefore, 'nothing bought');
     const [refused] = await repository.listRefusedRuns({ workflowId: workflowOf('POLICY-1') });
@@ -263,7 +263,7 @@ test.serial(
       },
     );
     t.is(bought?.code, 'ORDER_CLOSED');
-    t.regex(bought!.message, /BOUGHT/);
+    t.regex(bought.message, /BOUGHT/);
 
     const submitted = await t.context.engine.submit(sydneyRequest('TCANCEL-1', { size: 'MVE 8/32' }));
     await waitForState(orders, 'TCANCEL-1', 'AWAITING_APPROVAL');
@@ -271,7 +271,7 @@ test.serial(
       instanceOf: OrderRefusedError,
     });
     t.is(noReason?.code, 'INVALID_CANCEL');
-    t.regex(noReason!.message, /reason/);
+    t.regex(noReason.message, /reason/);
     t.is((await orders.status(orderOf('TCANCEL-1'))).state, 'AWAITING_APPROVAL');
     await client.workflow.getHandle(submitted.workflowId).cancel();
     const noted = await waitFor(async () =>
@@ -325,7 +325,7 @@ test.serial(
       instanceOf: OrderRefusedError,
     });
     t.is(closed?.code, 'ORDER_CLOSED');
-    t.regex(closed!.message, /workflow was terminated in Temporal while the order was AWAITING_APPROVAL/);
+    t.regex(closed.message, /workflow was terminated in Temporal while the order was AWAITING_APPROVAL/);
     t.is((await t.context.engine.ticket('TERM-1'))?.closedInTemporal, 'TERMINATED');
     t.is(
       (await repository.getOrder(workflowOf('TERM-1')))?.order.status,
@@ -340,7 +340,7 @@ test.serial('a request that breaks a rule starts nothing and names the field', a
   const error = await t.throwsAsync(t.context.engine.submit(sydneyRequest('BAD-1', { term: 7 })), {
     instanceOf: OrderRequestError,
   });
-  t.true(error!.issues.some((issue) => issue.path === 'term'));
+  t.true(error.issues.some((issue) => issue.path === 'term'));
   await t.throwsAsync(orders.status(orderOf('BAD-1')), { instanceOf: OrderNotFoundError });
 });
 

@@ -110,7 +110,7 @@ test.serial(
       20_000,
       'the first message',
     );
-    const message = first!.message;
+    const message = first.message;
     t.regex(message.text, /^Order NOTIFY-1 from alice waits for approval: 1,618\.20 AUD a month\./);
     t.true(message.text.includes(`https://console.example.test/orders/${orderOf('NOTIFY-1')}`), message.text);
     t.true(message.text.includes(`by ${waiting.approval!.deadline.slice(0, 16).replace('T', ' ')} UTC`), message.text);
@@ -125,7 +125,7 @@ test.serial(
     ]) {
       t.true(blocks.includes(part), `${part} in ${blocks}`);
     }
-    t.is(message.blocks[0]!['type'], 'section');
+    t.is(message.blocks[0]['type'], 'section');
 
     // Reminders: 24 h and 1 h before the 72 h deadline, in skipped time.
     await engine.temporal.env.sleep(49 * HOUR);
@@ -308,8 +308,8 @@ test('the worker checks the webhook when it starts: signed only, and only where 
   const internal = t.throws(() =>
     approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'https://10.1.2.3/hook/secret-part' }, strict),
   );
-  t.regex(internal!.message, /^MVE_APPROVER_WEBHOOK_URL: .*private, loopback or link-local/);
-  t.false(internal!.message.includes('secret-part'), 'the URL path (a secret in Slack) is not echoed');
+  t.regex(internal.message, /^MVE_APPROVER_WEBHOOK_URL: .*private, loopback or link-local/);
+  t.false(internal.message.includes('secret-part'), 'the URL path (a secret in Slack) is not echoed');
   t.throws(
     () => approverNotificationsFromEnv({ ...secret, MVE_APPROVER_WEBHOOK_URL: 'http://chat.example.com/hook' }, strict),
     { message: /https URLs only/ },

@@ -327,7 +327,7 @@ test.serial(
     const approved = await buy({
       targets,
       attempt: 2,
-      journal: [{ ...journal[2]!, attempt: 2 } as JournalEntry],
+      journal: [{ ...journal[2], attempt: 2 } as JournalEntry],
       recordCreated: { seq: 5, actor: 'engine' },
     });
     t.is(approved.outcome, 'created');
@@ -380,12 +380,12 @@ test.serial(
       new MockActivityEnvironment({ workflowExecution: run, isLocal: false }).run(activities.buyOrder, input),
     );
     t.like(scheduled, { type: 'ACTIVITY_REFUSED' });
-    t.regex(scheduled!.message, /scheduled through the task queue/);
+    t.regex(scheduled.message, /scheduled through the task queue/);
     const stranger = { workflowId: run.workflowId, runId: 'run-of-a-reset' };
     const notAdmitted = await t.throwsAsync(
       new MockActivityEnvironment({ workflowExecution: stranger, isLocal: true }).run(activities.buyOrder, input),
     );
-    t.regex(notAdmitted!.message, /never admitted this run/);
+    t.regex(notAdmitted.message, /never admitted this run/);
     t.is(sim.state().calls.buy, buysBefore, 'nothing sent');
     t.deepEqual((await repository.getOrder(run.workflowId))!.buyAttempts, [], 'nothing recorded');
     t.deepEqual(

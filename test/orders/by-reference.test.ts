@@ -110,7 +110,7 @@ test.serial(
     );
     const ran = buys.filter((buy) => buy.workflowId === workflowId);
     t.is(ran.length, 1);
-    const buy = ran[0]!;
+    const buy = ran[0];
     t.deepEqual(
       Object.keys(buy.input).sort(),
       ['attempt', 'journal', 'recordCreated', 'targets'],

@@ -102,9 +102,9 @@ async function receiver(status: number, location?: string) {
     told: () =>
       hits.map((hit, i) => {
         const timestamp = String(hit.headers['x-mve-timestamp']);
-        if (hit.headers['x-mve-signature'] !== signNotification(new Secret(SECRET), timestamp, bodies[i]!))
+        if (hit.headers['x-mve-signature'] !== signNotification(new Secret(SECRET), timestamp, bodies[i]))
           throw new Error('a notification was not signed with the callback secret');
-        return JSON.parse(bodies[i]!) as TicketNotification;
+        return JSON.parse(bodies[i]) as TicketNotification;
       }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -138,7 +138,7 @@ test('plain http is refused outside dev; internal addresses are refused unless t
 
   await notifier(LOOPBACK, recordsOf(`http://localhost:${target.port}/t`))({ seq: 2 });
   t.is(target.hits.length, 1);
-  t.regex(String(target.hits[0]!.headers['x-mve-signature']), /^v1=[0-9a-f]{64}$/);
+  t.regex(String(target.hits[0].headers['x-mve-signature']), /^v1=[0-9a-f]{64}$/);
 });
 
 test('a redirect is not followed: the callback fails for good, naming where it was sent', async (t) => {
@@ -314,7 +314,7 @@ test('an order recorded without a callback URL is told nothing; an input naming 
 
 test('a bad allowed-networks entry names the variable and the rule', (t) => {
   const error = t.throws(() => callbackPolicyFromEnv({ MVE_CALLBACK_ALLOWED_NETWORKS: '10.0.0.0/33' }));
-  t.regex(error!.message, /MVE_CALLBACK_ALLOWED_NETWORKS: "10\.0\.0\.0\/33" must be an address or a CIDR network/);
+  t.regex(error.message, /MVE_CALLBACK_ALLOWED_NETWORKS: "10\.0\.0\.0\/33" must be an address or a CIDR network/);
 });
 
 test.serial('an order that ends does not wait on a ticket system that never takes its notifications', async (t) => {

@@ -78,8 +78,8 @@ test.serial(
       }),
       { instanceOf: OrderRefusedError },
     );
-    t.regex(badUid!.message, /technicalServiceUid/);
-    const uid = created[0]!.technicalServiceUid;
+    t.regex(badUid.message, /technicalServiceUid/);
+    const uid = created[0].technicalServiceUid;
     await engine.orders.resolveBuy(orderOf('DROPPED-BUY'), {
       actor: 'olga-ops',
       outcome: 'created',

@@ -62,20 +62,20 @@ test('a start input that does not decode is refused without a word of it', async
   const [broken] = await new AesGcmPayloadCodec(keyring).encode([
     { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(`{"request": {"licenseData": ${CANARY}`) },
   ]);
-  const { client } = clientAnswering(startedWith([broken!]));
+  const { client } = clientAnswering(startedWith([broken]));
   const error = await t.throwsAsync(
     temporalOrderRequests(client).requestOf({ workflowId: 'mve-order-READ-2', runId: 'run-1' }),
     { instanceOf: OrderRequestUnavailable },
   );
-  t.regex(error!.message, /^the start input of run run-1 of mve-order-READ-2 could not be decoded \(\w+\)$/);
-  t.false(error!.message.includes(CANARY));
-  t.is(error!.cause, undefined, "no cause to carry the decoder's words");
+  t.regex(error.message, /^the start input of run run-1 of mve-order-READ-2 could not be decoded \(\w+\)$/);
+  t.false(error.message.includes(CANARY));
+  t.is(error.cause, undefined, "no cause to carry the decoder's words");
 
   const other = clientAnswering(startedWith((await encodeToPayloads(converter, { notAnOrder: CANARY }))!));
   const refused = await t.throwsAsync(temporalOrderRequests(other.client).requestOf({ workflowId: 'w', runId: 'r' }), {
     instanceOf: OrderRequestUnavailable,
   });
-  t.is(refused!.message, 'the start input of run r of w holds no order request');
+  t.is(refused.message, 'the start input of run r of w holds no order request');
 });
 
 test("Temporal's refusal is passed on in its own words", async (t) => {
@@ -84,7 +84,7 @@ test("Temporal's refusal is passed on in its own words", async (t) => {
     instanceOf: OrderRequestUnavailable,
   });
   t.is(
-    error!.message,
+    error.message,
     'could not read the request of run r of w from Temporal: 5 NOT_FOUND: workflow execution not found',
   );
 });

@@ -177,8 +177,8 @@ test.serial('a worker lost mid-provisioning: another worker follows the product 
     await submit(engine, 'PROV-RESTART');
     await waitForState(engine.orders, 'PROV-RESTART', 'PROVISIONING', 30_000);
     const [first] = engine.workers.splice(0, 1);
-    first!.worker.shutdown();
-    await first!.running;
+    first.worker.shutdown();
+    await first.running;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     engine.workers.push(await engine.startWorker());
     const live = await waitForState(engine.orders, 'PROV-RESTART', 'LIVE', 60_000);
@@ -249,7 +249,7 @@ test.serial(
     };
     const stuck = await historyOf('PROV-STUCK');
     const fired = stuck.types.flatMap((type, index) => (type === 'TIMER_FIRED' ? [index] : []));
-    const polls = fired.slice(1).map((index, n) => ({ from: fired[n]! + 1, to: index + 1 }));
+    const polls = fired.slice(1).map((index, n) => ({ from: fired[n] + 1, to: index + 1 }));
     const quiet = polls.filter(
       ({ from, to }) => !stuck.types.slice(from, to).some((type) => type.startsWith('ACTIVITY_TASK')),
     );
@@ -268,7 +268,7 @@ test.serial(
     await engine.orders.result(orderOf('PROV-LEAN'));
     const live = await historyOf('PROV-LEAN');
     const bought = await historyOf('PROV-NOREAD-404');
-    const poll = stuck.bytes(stuck.events.slice(quiet[0]!.from, quiet[0]!.to));
+    const poll = stuck.bytes(stuck.events.slice(quiet[0].from, quiet[0].to));
     t.log(
       `LIVE order: ${live.types.length} events, ${live.bytes(live.events)} bytes; ended at BOUGHT (one read): ${bought.types.length} events, ${bought.bytes(bought.events)} bytes; a quiet poll: 6 events, ${poll} bytes`,
     );

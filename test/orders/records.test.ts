@@ -108,13 +108,13 @@ test('long texts are cut with a marker, money to 6 decimals, currencies upper ca
   t.is(view.events.at(-1)!.actor.length, 255);
   t.true(view.events.at(-1)!.actor.endsWith(TRUNCATED));
   t.is(view.events.at(-1)!.reason!.length, 2000);
-  t.is(view.notes[0]!.message.length, 4000);
+  t.is(view.notes[0].message.length, 4000);
   t.deepEqual(view.order.quote && { rate: view.order.quote.monthlyRate, currency: view.order.quote.currency }, {
     rate: '1618.123457',
     currency: 'AUD',
   });
-  t.is(view.approvals[0]!.reason!.length, 2000);
-  t.is(view.buyAttempts[0]!.errorMessage!.length, 4000);
+  t.is(view.approvals[0].reason!.length, 2000);
+  t.is(view.buyAttempts[0].errorMessage!.length, 4000);
   t.is(view.order.product?.provisioningStatus, 'UNKNOWN');
   t.is(view.order.lastError?.message.length, 4000);
 });
@@ -169,7 +169,7 @@ test('entries of an order whose first record was refused do not fail the batch, 
   });
   t.is(refused?.type, 'BuyIntentRefused');
   const [row] = await db.sql`SELECT count(*)::int AS n FROM buy_attempts`;
-  t.is(row!.n, 0);
+  t.is(row.n, 0);
 });
 
 test('a buy intent for an attempt that already ended (an earlier run of the order) fails the batch: the buy must not leave', async (t) => {
@@ -196,7 +196,7 @@ test('a buy intent for an attempt that already ended (an earlier run of the orde
   });
   t.is(refused?.type, 'BuyIntentRefused');
   t.true(refused?.nonRetryable);
-  t.regex(refused!.message, /buy attempt 1 of this order already ended as created/);
+  t.regex(refused.message, /buy attempt 1 of this order already ended as created/);
   t.deepEqual(
     (await repository.getOrder('mve-order-RERUN-1'))!.buyAttempts.map((attempt) => attempt.outcome),
     ['created'],
@@ -275,9 +275,10 @@ test('only the intake creates an order: a received entry for an order it did not
   const db = await pg.database();
   const repository = createRepository(db.sql);
   const { recordJournal } = createRecordActivities({ repository, actionKeys });
+  const received: JournalInput = { entries: [{ type: 'received', seq: 0, at: Date.now() }] };
   await new MockActivityEnvironment({
     workflowExecution: { workflowId: 'mve-order-EVIL-1.0000000000', runId: 'run-evil' },
-  }).run(recordJournal, { entries: [{ type: 'received', seq: 0, at: Date.now() }] } as JournalInput);
+  }).run(recordJournal, received);
   t.is(await repository.getOrder('mve-order-EVIL-1.0000000000'), null);
 });
 

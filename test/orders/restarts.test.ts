@@ -162,12 +162,12 @@ test.serial(
         actor: 'olga',
         attempt: 1,
         outcome: 'created',
-        technicalServiceUid: created!.technicalServiceUid,
+        technicalServiceUid: created.technicalServiceUid,
         note: 'seen at the provider',
       }),
       'BOUGHT',
     );
-    t.is((await waitForState(env, 'R-BUY', 'BOUGHT')).product?.technicalServiceUid, created!.technicalServiceUid);
+    t.is((await waitForState(env, 'R-BUY', 'BOUGHT')).product?.technicalServiceUid, created.technicalServiceUid);
 
     // The order that waited through every crash is approved through the signed path and bought once.
     const waiting = await waitForState(env, 'R-WAIT', 'AWAITING_APPROVAL');
@@ -192,7 +192,7 @@ test.serial(
       );
       t.is(
         kept.order.product?.technicalServiceUid,
-        products[0]!.technicalServiceUid,
+        products[0].technicalServiceUid,
         `${ticketId}: the record names the product`,
       );
     }
@@ -245,7 +245,7 @@ test.serial(
     t.is(expired.order.product, null);
     const expiries = expired.events.filter((event) => event.to === 'EXPIRED');
     t.is(expiries.length, 1);
-    t.true(Date.parse(expiries[0]!.at) >= Date.parse(before.approval!.deadline), 'not before its deadline');
+    t.true(Date.parse(expiries[0].at) >= Date.parse(before.approval!.deadline), 'not before its deadline');
     const reminders = expired.notes.filter((note) => note.message.startsWith('reminder '));
     t.deepEqual(
       reminders.map((note) => note.message.split(':')[0]),
@@ -274,7 +274,7 @@ test.serial(
     await env.startWorker();
     const bought = await waitForState(env, 'R-RECORDED', 'BOUGHT', 60_000);
     t.is(bought.buyAttempts, 1);
-    t.is(bought.product?.technicalServiceUid, created!.technicalServiceUid);
+    t.is(bought.product?.technicalServiceUid, created.technicalServiceUid);
     const kept = (await record(env, 'R-RECORDED'))!;
     t.is(kept.order.status, 'BOUGHT', 'the records and the workflow agree');
     t.deepEqual(
@@ -283,7 +283,7 @@ test.serial(
     );
     t.deepEqual(
       kept.buyAttempts.map((attempt) => [attempt.outcome, attempt.technicalServiceUid]),
-      [['created', created!.technicalServiceUid]],
+      [['created', created.technicalServiceUid]],
     );
     t.is(env.productsFor('R-RECORDED').length, 1, 'never sent again');
   },

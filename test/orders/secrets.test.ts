@@ -91,6 +91,6 @@ test.serial('the canary is really in the order: a client holding the key reads i
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
   t.truthy(payload);
-  const decoded = await t.context.engine.client.options.loadedDataConverter.payloadCodecs[0]!.decode([payload!]);
-  t.true(Buffer.from(decoded[0]!.data!).toString('utf8').includes(LICENSE));
+  const decoded = await t.context.engine.client.options.loadedDataConverter.payloadCodecs[0].decode([payload!]);
+  t.true(Buffer.from(decoded[0].data!).toString('utf8').includes(LICENSE));
 });

@@ -38,7 +38,7 @@ test.serial(
       await waitForState(orders, ticketId, 'AWAITING_APPROVAL');
     }
     t.true(
-      workers[0]!.worker.getStatus().numCachedWorkflows <= CACHE,
+      workers[0].worker.getStatus().numCachedWorkflows <= CACHE,
       'the worker keeps no more orders than its cache holds',
     );
 

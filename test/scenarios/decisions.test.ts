@@ -26,7 +26,7 @@ test.serial('an order below the auto-approval line is bought at once, one produc
   const bought = await settledIn(api, 'RS-AUTO', 'BOUGHT');
   t.deepEqual(states(bought), ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT']);
   t.is(productsFor(api, 'RS-AUTO').length, 1, 'one product');
-  t.is(bought.product?.technicalServiceUid, productsFor(api, 'RS-AUTO')[0]!.technicalServiceUid);
+  t.is(bought.product?.technicalServiceUid, productsFor(api, 'RS-AUTO')[0].technicalServiceUid);
 });
 
 test.serial('the two-approver tier: waits in both inboxes, one vote is not enough, the second buys', async (t) => {

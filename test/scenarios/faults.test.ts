@@ -54,11 +54,11 @@ test.serial('a buy whose answer was lost waits for ops, who settle it with the p
   t.is(cancel.status, 409, 'the buy may have happened, nobody cancels now');
   const resolved = await api.call('POST', '/api/v1/orders/RS-UNCERTAIN/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: made!.technicalServiceUid, note: 'in the portal' },
+    body: { outcome: 'created', technicalServiceUid: made.technicalServiceUid, note: 'in the portal' },
   });
   t.is(resolved.status, 200, JSON.stringify(resolved.body));
   const bought = await settledIn(api, 'RS-UNCERTAIN', 'BOUGHT');
-  t.is(bought.product?.technicalServiceUid, made!.technicalServiceUid);
+  t.is(bought.product?.technicalServiceUid, made.technicalServiceUid);
   t.is(productsFor(api, 'RS-UNCERTAIN').length, 1, 'nothing bought again');
   t.like((await api.records('RS-UNCERTAIN'))?.buyAttempts, [{ attempt: 1, outcome: 'created', resolvedBy: 'olga' }]);
 });

@@ -71,9 +71,9 @@ test.serial('a requester with an approver role cannot approve their own order: 4
 async function signedVoteFromHistory(codecOnly: Client, workflowId: string): Promise<any> {
   const { events } = await codecOnly.workflow.getHandle(workflowId).fetchHistory();
   const accepted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
-  const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!;
-  const [decoded] = await codecOnly.options.loadedDataConverter.payloadCodecs[0]!.decode([payload]);
-  return JSON.parse(Buffer.from(decoded!.data!).toString('utf8'));
+  const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0];
+  const [decoded] = await codecOnly.options.loadedDataConverter.payloadCodecs[0].decode([payload]);
+  return JSON.parse(Buffer.from(decoded.data!).toString('utf8'));
 }
 
 async function refusedUpdate(t: ExecutionContext, sending: Promise<unknown>, pattern: RegExp) {

@@ -136,8 +136,8 @@ test.serial('a wait that grows its history continues as a new run, and is then a
   t.is((await orderRun(api, 'RS-LONG')).firstRunId, first.firstExecutionRunId);
   const runs = await orderHistory(api, 'RS-LONG');
   t.is(runs.length, 2, 'one run continued as new, the next bought');
-  t.regex(runs[0]!.at(-1)!, /^WORKFLOW_EXECUTION_CONTINUED_AS_NEW\b/);
-  t.is(runs[1]!.at(-1), 'WORKFLOW_EXECUTION_COMPLETED');
+  t.regex(runs[0].at(-1)!, /^WORKFLOW_EXECUTION_CONTINUED_AS_NEW\b/);
+  t.is(runs[1].at(-1), 'WORKFLOW_EXECUTION_COMPLETED');
 });
 
 test.serial('every history of this file replays on the current workflow code', async (t) => {

@@ -34,8 +34,8 @@ async function uncertainBuy(t: ExecutionContext, api: ApiEngine, ticketId: strin
   t.is(made.length, 1, `${ticketId}: the provider carried the buy out`);
   return {
     orderId: submitted.body.order.orderId as string,
-    uid: made[0]!.technicalServiceUid,
-    name: made[0]!.serviceName,
+    uid: made[0].technicalServiceUid,
+    name: made[0].serviceName,
   };
 }
 

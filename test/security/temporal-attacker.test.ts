@@ -216,25 +216,25 @@ test.serial('votes: unsigned, forged or replayed from history are refused, witho
   const unsigned = await t.throwsAsync(handle.executeUpdate('approve', { args: [vote] }), {
     instanceOf: WorkflowUpdateFailedError,
   });
-  t.regex(unsigned!.cause!.message, /not signed by the order API/);
-  t.notRegex((unsigned!.cause as ApplicationFailure).stack ?? '', /handlers|signed-action|at /);
+  t.regex(unsigned.cause!.message, /not signed by the order API/);
+  t.notRegex((unsigned.cause as ApplicationFailure).stack ?? '', /handlers|signed-action|at /);
 
   // fiona votes through the API; her signed message, read from history, is sent again.
   await engine.orders.approve(orderOf('ATTACK-VOTE'), vote);
   const { events } = await handle.fetchHistory();
   const accepted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
-  const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0]!;
-  const [signed] = await codecOnly.options.loadedDataConverter.payloadCodecs[0]!.decode([payload]);
-  const replay = JSON.parse(Buffer.from(signed!.data!).toString('utf8'));
+  const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0];
+  const [signed] = await codecOnly.options.loadedDataConverter.payloadCodecs[0].decode([payload]);
+  const replay = JSON.parse(Buffer.from(signed.data!).toString('utf8'));
   const replayed = await t.throwsAsync(handle.executeUpdate('approve', { args: [replay] }), {
     instanceOf: WorkflowUpdateFailedError,
   });
-  t.regex(replayed!.cause!.message, /already received once|already voted/);
+  t.regex(replayed.cause!.message, /already received once|already voted/);
   const forged = { ...replay, fields: { ...replay.fields, approverId: 'dave' } };
   const forgedRefusal = await t.throwsAsync(handle.executeUpdate('approve', { args: [forged] }), {
     instanceOf: WorkflowUpdateFailedError,
   });
-  t.regex(forgedRefusal!.cause!.message, /signature does not match/);
+  t.regex(forgedRefusal.cause!.message, /signature does not match/);
   const mac = randomBytes(32).toString('base64url');
   const madeUp = {
     ...replay,

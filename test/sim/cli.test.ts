@@ -23,8 +23,8 @@ async function startSimCli(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sim did not start:\n${output}`)), 90_000);
     const check = () => {
@@ -33,7 +33,7 @@ async function startSimCli(extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}
         resolve();
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.once('exit', () => reject(new Error(`sim exited:\n${output}`)));
   });
   const exports = /export (MVE_[^\n]*)\\\n\s+(MVE_[^\n]*)/.exec(output);
@@ -104,7 +104,7 @@ test.serial('mve-orders sim takes the provisioning times and the product read mo
   const sim = await startSimCli(['--configured-after', '100', '--live-after', '250', '--product-read', 'not-allowed']);
   t.teardown(() => void sim.child.kill('SIGKILL'));
   t.regex(sim.output, /Bought products: CONFIGURED after 100 ms, LIVE after 250 ms; product read not-allowed/);
-  const url = /listening on (http:\/\/\S+)/.exec(sim.output)![1]!;
+  const url = /listening on (http:\/\/\S+)/.exec(sim.output)![1];
   const state = (await (await fetch(`${url}/_sim/state`)).json()) as Record<string, unknown>;
   t.like(state, { provisioning: { configuredAfterMs: 100, liveAfterMs: 250 }, productRead: 'not-allowed' });
   await sim.stop();

@@ -87,7 +87,7 @@ export function examples(): Array<{ file: string; kind: string; request: Record<
     .sort()
     .map((file) => ({
       file,
-      kind: `K${/^k0*(\d+[ab]?)-/.exec(file)![1]!.toUpperCase()}`,
+      kind: `K${/^k0*(\d+[ab]?)-/.exec(file)![1].toUpperCase()}`,
       request: JSON.parse(readFileSync(new URL(file, EXAMPLES), 'utf8')) as Record<string, any>,
     }));
 }
@@ -147,7 +147,7 @@ export function opensshRsaKey(bits: number): string {
     return Buffer.concat([length, bytes]);
   };
   // Key numbers are signed: one with its top bit set gets a leading zero byte.
-  const positive = (bytes: Buffer) => (bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+  const positive = (bytes: Buffer) => (bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
   const data = Buffer.concat([
     field(Buffer.from('ssh-rsa')),
     field(positive(Buffer.from(jwk.e!, 'base64url'))),

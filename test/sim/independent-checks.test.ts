@@ -67,7 +67,7 @@ test('every example of examples/ (one per appliance kind) is accepted by the sim
     t.is(answer.status, 200, `${example.file}: ${JSON.stringify(answer.body)}`);
     t.is(answer.body['message'], 'Validation passed', example.file);
     const [quote] = answer.body['data'] as Array<{ price: { monthlyRate: number; currency: string } }>;
-    t.true(quote!.price.monthlyRate > 0, example.file);
+    t.true(quote.price.monthlyRate > 0, example.file);
   }
 });
 

@@ -210,7 +210,7 @@ test('validate and buy apply the rules server-side; a bad order creates nothing'
     productName: 'fw',
     productType: 'MVE',
     term: 12,
-    vendorConfig: { imageId: firewall.images[0]!.id, mveLabel: 'MVE 2/8', adminPassword: 'short', manageLocally: true },
+    vendorConfig: { imageId: firewall.images[0].id, mveLabel: 'MVE 2/8', adminPassword: 'short', manageLocally: true },
     vnics: [{}],
   };
   const rejected = await call(`${sim.baseUrl}/v3/networkdesign/validate`, {
@@ -325,7 +325,7 @@ test('a price factor set through the admin endpoint moves every later quote; a b
     productName: 'router',
     productType: 'MVE',
     term: 12,
-    vendorConfig: { imageId: router.images[0]!.id, mveLabel: 'MVE 2/8', registrationCode: 'REG-123' },
+    vendorConfig: { imageId: router.images[0].id, mveLabel: 'MVE 2/8', registrationCode: 'REG-123' },
   };
   const quote = async () => {
     const validated = await call(`${sim.baseUrl}/v3/networkdesign/validate`, {
@@ -334,7 +334,7 @@ test('a price factor set through the admin endpoint moves every later quote; a b
       body: JSON.stringify([order]),
     });
     t.is(validated.status, 200, JSON.stringify(validated.body));
-    return (validated.body!['data'] as Array<{ price: { monthlyRate: number } }>)[0]!.price.monthlyRate;
+    return (validated.body!['data'] as Array<{ price: { monthlyRate: number } }>)[0].price.monthlyRate;
   };
   const base = priceOf('MVE 2/8', 12, usable.market).monthlyRate;
   t.is(await quote(), base);

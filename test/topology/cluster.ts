@@ -194,13 +194,48 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       ...options.env,
     };
 
-    const workers: Array<{ index: number; process: CliProcess }> = [];
-    const servers: Array<{ index: number; process: CliProcess; port: number; url: string }> = [];
-    const startWorker = async (index = workers.length) => {
+    const slots = processSlots({ worker: workerEnv, server: serverEnv }, log, undo);
+    await Promise.all([
+      ...Array.from({ length: options.workers ?? 2 }, (_, index) => slots.startWorker(index)),
+      ...Array.from({ length: options.servers ?? 2 }, (_, index) => slots.startServer(index)),
+    ]);
+    const cluster = clusterOf({ postgres, temporal, cli, sim, tokens, slots, log, stop: cleanUp });
+    log(cluster.describe());
+    return cluster;
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+type WorkerEntry = { index: number; process: CliProcess };
+type ServerEntry = WorkerEntry & { port: number; url: string };
+
+/** The cluster's workers and API servers in numbered slots; a slot started again keeps its place (a server its port). */
+interface ProcessSlots {
+  workers: WorkerEntry[];
+  servers: ServerEntry[];
+  startWorker: (index?: number) => Promise<number>;
+  startServer: (index?: number) => Promise<number>;
+}
+
+function processSlots(
+  env: { worker: NodeJS.ProcessEnv; server: NodeJS.ProcessEnv },
+  log: (line: string) => void,
+  undo: Array<() => Promise<void>>,
+): ProcessSlots {
+  const workers: WorkerEntry[] = [];
+  const servers: ServerEntry[] = [];
+  undo.push(() => Promise.all(workers.map((worker) => worker.process.stop())).then(() => undefined));
+  undo.push(() => Promise.all(servers.map((server) => server.process.stop())).then(() => undefined));
+  return {
+    workers,
+    servers,
+    startWorker: async (index = workers.length) => {
       if (workers[index]?.process.alive()) throw new Error(`worker ${index} is running: kill it first`);
       const started = await startCliProcess({
         args: ['worker'],
-        env: workerEnv,
+        env: env.worker,
         readyPattern: WORKER_READY,
         name: `worker ${index}`,
         log,
@@ -208,82 +243,85 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       workers[index] = { index, process: started };
       log(`worker ${index} (pid ${started.pid}) polls`);
       return index;
-    };
-    const startServer = async (index = servers.length) => {
+    },
+    startServer: async (index = servers.length) => {
       const slot = servers[index];
       if (slot?.process.alive()) throw new Error(`server ${index} is running: kill it first`);
       const started = await startCliProcess({
         args: ['serve', '--host', '127.0.0.1', '--port', String(slot?.port ?? 0)],
-        env: serverEnv,
+        env: env.server,
         readyPattern: SERVER_READY,
         name: `server ${index}`,
         log,
       });
-      const url = started.ready[1]!;
+      const url = started.ready[1];
       servers[index] = { index, process: started, url, port: Number(new URL(url).port) };
       log(`server ${index} (pid ${started.pid}) listens on ${url}`);
       return index;
-    };
-    undo.push(() => Promise.all(workers.map((worker) => worker.process.stop())).then(() => undefined));
-    undo.push(() => Promise.all(servers.map((server) => server.process.stop())).then(() => undefined));
-    await Promise.all([
-      ...Array.from({ length: options.workers ?? 2 }, (_, index) => startWorker(index)),
-      ...Array.from({ length: options.servers ?? 2 }, (_, index) => startServer(index)),
-    ]);
+    },
+  };
+}
 
-    const slot = (entry: { index: number; process: CliProcess }) => ({
-      index: entry.index,
-      get pid() {
-        return entry.process.pid;
-      },
-      alive: () => entry.process.alive(),
-    });
-    const serverUrls = () => servers.map((server) => server.url);
-    const cluster: Cluster = {
-      postgres: { kind: postgres.kind, url: postgres.url, outage: postgres.outage },
-      temporal: { cli, address: temporal.address },
-      sim,
-      tokens,
-      http: new RoundRobinClient(serverUrls, tokens),
-      get servers() {
-        return servers.map((server) => ({ ...slot(server), url: server.url }));
-      },
-      get workers() {
-        return workers.map(slot);
-      },
-      serverUrls,
-      describe: () =>
-        [
-          `PostgreSQL   ${postgres.kind === 'embedded' ? 'embedded' : 'DATABASE_URL'}: ${postgres.redactedUrl}`,
-          `Temporal     ${temporal.address} (${cli} server start-dev)`,
-          `simulator    ${sim.url}`,
-          ...workers.map((worker) => `worker ${worker.index}     pid ${worker.process.pid}`),
-          ...servers.map((server) => `server ${server.index}     pid ${server.process.pid}, ${server.url}`),
-        ].join('\n'),
-      async killServer(index) {
-        await slotOf(servers, index, 'server').process.kill();
-        log(`server ${index} killed`);
-      },
-      startServer,
-      async killWorker(index) {
-        await slotOf(workers, index, 'worker').process.kill();
-        log(`worker ${index} killed`);
-      },
-      startWorker,
-      stopPostgres: () => postgres.stop(),
-      startPostgres: () => postgres.start(),
-      stopTemporal: () => temporal.stop(),
-      startTemporal: () => temporal.start(),
-      productsFor: (ticketId) =>
-        sim.state().products.filter((product) => product.serviceName?.startsWith(`${ticketId} firewall [`)),
-      stop: cleanUp,
-    };
-    log(cluster.describe());
-    return cluster;
-  } catch (error) {
-    await cleanUp();
-    throw error;
-  }
+/** The cluster's face over its running parts. */
+function clusterOf(parts: {
+  postgres: PostgresPart;
+  temporal: TemporalPart;
+  cli: string;
+  sim: Simulator;
+  tokens: Record<ClusterUser, string>;
+  slots: ProcessSlots;
+  log: (line: string) => void;
+  stop: () => Promise<void>;
+}): Cluster {
+  const { postgres, temporal, cli, sim, tokens, slots, log } = parts;
+  const { workers, servers } = slots;
+  const slot = (entry: WorkerEntry) => ({
+    index: entry.index,
+    get pid() {
+      return entry.process.pid;
+    },
+    alive: () => entry.process.alive(),
+  });
+  const serverUrls = () => servers.map((server) => server.url);
+  return {
+    postgres: { kind: postgres.kind, url: postgres.url, outage: postgres.outage },
+    temporal: { cli, address: temporal.address },
+    sim,
+    tokens,
+    http: new RoundRobinClient(serverUrls, tokens),
+    get servers() {
+      return servers.map((server) => ({ ...slot(server), url: server.url }));
+    },
+    get workers() {
+      return workers.map(slot);
+    },
+    serverUrls,
+    describe: () =>
+      [
+        `PostgreSQL   ${postgres.kind === 'embedded' ? 'embedded' : 'DATABASE_URL'}: ${postgres.redactedUrl}`,
+        `Temporal     ${temporal.address} (${cli} server start-dev)`,
+        `simulator    ${sim.url}`,
+        ...workers.map((worker) => `worker ${worker.index}     pid ${worker.process.pid}`),
+        ...servers.map((server) => `server ${server.index}     pid ${server.process.pid}, ${server.url}`),
+      ].join('\n'),
+    async killServer(index) {
+      await slotOf(servers, index, 'server').process.kill();
+      log(`server ${index} killed`);
+    },
+    startServer: slots.startServer,
+    async killWorker(index) {
+      await slotOf(workers, index, 'worker').process.kill();
+      log(`worker ${index} killed`);
+    },
+    startWorker: slots.startWorker,
+    stopPostgres: () => postgres.stop(),
+    startPostgres: () => postgres.start(),
+    stopTemporal: () => temporal.stop(),
+    startTemporal: () => temporal.start(),
+    productsFor: (ticketId) =>
+      sim.state().products.filter((product) => product.serviceName?.startsWith(`${ticketId} firewall [`)),
+    stop: parts.stop,
+  };
 }
 
 /** Scratch folders of clusters whose process was killed before it could remove them. */
@@ -311,9 +349,7 @@ function slotOf<T>(slots: T[], index: number, what: string): T {
 
 /** The runner's environment without any variable that configures a deployment: the cluster sets those itself. */
 function withoutDeploymentVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(
-    Object.entries(env).filter(([name]) => !/^(MVE_|TEMPORAL_|DATABASE_URL$)/.test(name)),
-  ) as NodeJS.ProcessEnv;
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^(MVE_|TEMPORAL_|DATABASE_URL$)/.test(name)));
 }
 
 interface PostgresPart {
@@ -397,9 +433,9 @@ async function startTemporalPart(
   log: (line: string) => void,
   undo: Array<() => Promise<void>>,
 ): Promise<TemporalPart> {
-  let port: number | undefined;
   let running: HeadlessTemporal | undefined;
-  const startOnce = async (): Promise<string> => {
+  // the first start takes a free port; a start again, the same one
+  const startOnce = async (port?: number): Promise<string> => {
     running = await startHeadlessTemporal({
       cli,
       namespace: NAMESPACE,
@@ -411,12 +447,12 @@ async function startTemporalPart(
     return running.address;
   };
   const address = await startOnce();
-  port = Number(address.split(':').pop());
+  const port = Number(address.split(':').pop());
   undo.push(async () => running?.stop());
   return {
     address,
     stop: async () => running?.stop(),
-    start: async () => void (await startOnce()),
+    start: async () => void (await startOnce(port)),
   };
 }
 

@@ -6,8 +6,10 @@
  */
 import type { ExecutionContext } from 'ava';
 import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
+import type { ApiOrder, OrderHistory } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import { topologyRequest, type Cluster } from './cluster.js';
-import type { Answer } from './round-robin.js';
+import { refusalOf, type Answer } from './round-robin.js';
 
 /** 809.10 AUD a month in Sydney: below the default staging policy's 3000 AUD, so approved by itself. */
 export const AUTO_APPROVED = 'MVE 4/16';
@@ -36,16 +38,17 @@ export async function submit(cluster: Cluster, order: PlannedOrder): Promise<Ans
 export async function readUntil(
   cluster: Cluster,
   ticketId: string,
-  accept: (order: any) => boolean,
+  accept: (order: ApiOrder) => boolean,
   what: string,
   deadlineMs = 120_000,
-): Promise<any> {
+): Promise<ApiOrder> {
   const giveUpAt = Date.now() + deadlineMs;
-  let last: unknown = 'no answer';
+  let last = 'no answer';
   for (;;) {
     const answer = await cluster.http.patient('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' }, deadlineMs);
-    if (answer.status === 200 && accept(answer.body)) return answer.body;
-    last = answer.status === 200 ? answer.body.state : `${answer.status} ${JSON.stringify(answer.body)}`;
+    const order = answer.status === 200 ? json<ApiOrder>(answer) : undefined;
+    if (order && accept(order)) return order;
+    last = order ? order.state : `${answer.status} ${JSON.stringify(answer.body)}`;
     if (Date.now() > giveUpAt)
       throw new Error(`${ticketId} did not become ${what} within ${deadlineMs / 1000} s (last: ${last})`);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -61,6 +64,7 @@ export async function quoteToApprove(
   ticketId: string,
 ): Promise<{ monthlyRate: number; currency: string }> {
   const order = await readUntil(cluster, ticketId, inState('AWAITING_APPROVAL'), 'AWAITING_APPROVAL');
+  if (!order.quote) throw new Error(`${ticketId} awaits approval without a quote`);
   return { monthlyRate: order.quote.monthlyRate, currency: order.quote.currency };
 }
 
@@ -77,7 +81,7 @@ export async function approve(
     as: 'fiona',
     body: { ...quote, comment: 'within budget' },
   });
-  if (answer.status !== 200 && answer.body?.error?.code !== 'ALREADY_VOTED')
+  if (answer.status !== 200 && refusalOf(answer).code !== 'ALREADY_VOTED')
     throw new Error(`fiona's vote on ${ticketId}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer;
 }
@@ -86,9 +90,16 @@ export async function approve(
 export function assertUnavailable(t: ExecutionContext, answer: Answer, dependency: 'PostgreSQL' | 'Temporal'): void {
   const where = `server ${answer.server}: ${JSON.stringify(answer.body)}`;
   t.is(answer.status, 503, where);
-  t.is(answer.body?.error?.code, 'SERVICE_UNAVAILABLE', where);
-  t.regex(answer.body?.error?.message ?? '', new RegExp(`^${dependency} does not answer`), where);
+  const { code, message } = refusalOf(answer);
+  t.is(code, 'SERVICE_UNAVAILABLE', where);
+  t.regex(message ?? '', new RegExp(`^${dependency} does not answer`), where);
   t.regex(answer.headers.get('retry-after') ?? '', /^[1-9]\d*$/, where);
+}
+
+/** What `/readyz` answers (client/http/routes/health.ts). */
+interface ReadyzBody {
+  status: string;
+  checks: Record<'postgres' | 'temporal', { ok: boolean; error?: string }>;
 }
 
 /** `/readyz` of server `index` says `down` does not answer and the other does. */
@@ -101,8 +112,9 @@ export async function assertReadiness(
   const answer = await cluster.http.call('GET', '/readyz', { server: index });
   const up = down === 'postgres' ? 'temporal' : 'postgres';
   t.is(answer.status, 503, `server ${index} /readyz: ${JSON.stringify(answer.body)}`);
-  t.false(answer.body.checks[down].ok, `server ${index} /readyz: ${JSON.stringify(answer.body)}`);
-  t.true(answer.body.checks[up].ok, `server ${index} /readyz: ${JSON.stringify(answer.body)}`);
+  const { checks } = json<ReadyzBody>(answer);
+  t.false(checks[down].ok, `server ${index} /readyz: ${JSON.stringify(answer.body)}`);
+  t.true(checks[up].ok, `server ${index} /readyz: ${JSON.stringify(answer.body)}`);
 }
 
 /**
@@ -135,12 +147,13 @@ export async function assertNothingLost(
       const history = await cluster.http.patient('GET', `/api/v1/orders/${order.ticketId}/history?events=false`, {
         as: 'olga',
       });
+      const { votes } = json<OrderHistory>(history);
       t.true(
-        history.body.votes.some((vote: any) => vote.approverId === 'fiona' && vote.decision === 'approve'),
-        `${order.ticketId}: fiona's vote recorded (${JSON.stringify(history.body.votes)})`,
+        votes.some((vote) => vote.approverId === 'fiona' && vote.decision === 'approve'),
+        `${order.ticketId}: fiona's vote recorded (${JSON.stringify(votes)})`,
       );
       t.deepEqual(
-        final.approval?.votes.map((vote: any) => vote.approverId),
+        final.approval?.votes.map((vote) => vote.approverId),
         ['fiona'],
         `${order.ticketId}: fiona's vote counted once`,
       );
@@ -155,14 +168,21 @@ export async function assertNothingLost(
  */
 export async function retriedActivities(cluster: Cluster, ticketId: string): Promise<string[]> {
   const history = await cluster.http.patient('GET', `/api/v1/orders/${ticketId}/history`, { as: 'olga' });
-  const events: any[] = history.body.events;
+  const events = json<OrderHistory>(history).events as ActivityEvent[];
   const typeOf = new Map(
-    events
-      .filter((event) => event.activityTaskScheduledEventAttributes)
-      .map((event) => [event.eventId, event.activityTaskScheduledEventAttributes.activityType.name]),
+    events.flatMap((event) => {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      return scheduled ? [[event.eventId, scheduled.activityType.name] as const] : [];
+    }),
   );
-  return events
-    .map((event) => event.activityTaskStartedEventAttributes)
-    .filter((started) => started && started.attempt > 1)
-    .map((started) => `${typeOf.get(started.scheduledEventId)} ×${started.attempt}`);
+  return events.flatMap(({ activityTaskStartedEventAttributes: started }) =>
+    started && started.attempt > 1 ? [`${typeOf.get(started.scheduledEventId)} ×${started.attempt}`] : [],
+  );
+}
+
+/** The fields of a Temporal history event (proto3 JSON, ids as text) that tell an activity's type and attempt. */
+interface ActivityEvent {
+  eventId: string;
+  activityTaskScheduledEventAttributes?: { activityType: { name: string } };
+  activityTaskStartedEventAttributes?: { scheduledEventId: string; attempt: number };
 }

@@ -6,6 +6,8 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
+import type { SubmitResult } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import { waitFor } from '../helpers/wait.js';
 import type { Cluster } from './cluster.js';
 import { useCluster } from './use-cluster.js';
@@ -61,14 +63,18 @@ test('a server and the worker holding a buy SIGKILLed: clients go on elsewhere, 
   );
   const buysBefore = sim.state().calls.buy;
   sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: BUY_HELD_MS });
-  const { workflowId } = (await submit(cluster, held)).body.order;
-  await waitFor(async () => sim.state().calls.buy > buysBefore || undefined, 30_000, 'the buy at the provider');
+  const { workflowId } = json<SubmitResult>(await submit(cluster, held)).order;
+  await waitFor(
+    () => Promise.resolve(sim.state().calls.buy > buysBefore || undefined),
+    30_000,
+    'the buy at the provider',
+  );
   const worker = await workerRunning(cluster, workflowId);
 
   // Kill both while requests are in flight: fiona's votes and reads of every order, sent round the servers.
   const answersBefore = [...cluster.http.stats.answersByServer];
   const traffic = Promise.all([
-    ...others.filter(needsVote).map((planned, i) => approve(cluster, planned.ticketId, quotes[i]!)),
+    ...others.filter(needsVote).map((planned, i) => approve(cluster, planned.ticketId, quotes[i])),
     ...[held, ...others].map((planned) =>
       cluster.http.patient('GET', `/api/v1/orders/${planned.ticketId}`, { as: 'ticket-bot' }),
     ),
@@ -84,7 +90,7 @@ test('a server and the worker holding a buy SIGKILLed: clients go on elsewhere, 
   t.truthy(product, 'the provider carried out the buy the killed worker sent');
   const resolved = await cluster.http.patient('POST', `/api/v1/orders/${held.ticketId}/resolve-buy`, {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: product!.technicalServiceUid, note: 'seen on the portal' },
+    body: { outcome: 'created', technicalServiceUid: product.technicalServiceUid, note: 'seen on the portal' },
   });
   t.is(resolved.status, 200, JSON.stringify(resolved.body));
 
@@ -94,7 +100,7 @@ test('a server and the worker holding a buy SIGKILLed: clients go on elsewhere, 
   const { stats } = cluster.http;
   t.true(stats.unanswered > 0, 'the clients met the dead server');
   t.is(stats.answersByServer[0], answersBefore[0], 'nothing was answered by the dead server');
-  t.true(cluster.workers.filter((slot) => slot.alive()).length === 1 && !cluster.servers[0]!.alive());
+  t.true(cluster.workers.filter((slot) => slot.alive()).length === 1 && !cluster.servers[0].alive());
   t.log(
     `unanswered: ${stats.unanswered} (${JSON.stringify(stats.unansweredWhy)}), requests ${stats.requests}, ` +
       `answers by server ${JSON.stringify(stats.answersByServer)}, longest patient call ` +

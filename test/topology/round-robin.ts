@@ -15,11 +15,24 @@
 
 export interface Answer {
   status: number;
-  /** The JSON body, or the text when it is not JSON. */
-  body: any;
+  /** The JSON body, or the text when it is not JSON; read it as the type expected with `json<T>(answer)`. */
+  body: unknown;
+  json(): unknown;
   headers: Headers;
   /** Which server answered: its index in the list the client was given. */
   server: number;
+}
+
+/**
+ * The `error.code` and `error.message` an answer carries, each only when it is text: none for a success, or for a body
+ * that is not the API's refusal.
+ */
+export function refusalOf(answer: Answer): { code?: string; message?: string } {
+  const { body } = answer;
+  const error: unknown = typeof body === 'object' && body !== null && 'error' in body ? body.error : undefined;
+  const { code, message } = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { code: text(code), message: text(message) };
 }
 
 export class Unanswered extends Error {
@@ -95,7 +108,7 @@ export class RoundRobinClient {
     const urls = this.servers();
     if (urls.length === 0) throw new Error('the client has no server to call');
     const server = options.server ?? this.#next++ % urls.length;
-    const url = urls[server]!;
+    const url = urls[server];
     const token = options.as === undefined ? undefined : this.tokens[options.as];
     if (options.as !== undefined && token === undefined) throw new Error(`no token for ${options.as}`);
     this.stats.requests++;
@@ -124,7 +137,7 @@ export class RoundRobinClient {
     } catch {
       // not JSON (metrics): the text
     }
-    const answer: Answer = { status: response.status, body, headers: response.headers, server };
+    const answer: Answer = { status: response.status, body, json: () => body, headers: response.headers, server };
     this.stats.answersByServer[server] = (this.stats.answersByServer[server] ?? 0) + 1;
     // the API's answers; /readyz's 503 is a report for load balancers, not an error
     if (/^\/(api|codec)\//.test(path)) this.#check(`${method} ${path}`, answer, text);
@@ -152,7 +165,7 @@ export class RoundRobinClient {
           }
           return answer;
         }
-        last = `${answer.status} ${answer.body?.error?.code ?? ''} from server ${answer.server}`;
+        last = `${answer.status} ${refusalOf(answer).code ?? ''} from server ${answer.server}`;
         wait = Number(answer.headers.get('retry-after') ?? 1) * 1000;
       } catch (error) {
         if (!(error instanceof Unanswered) || options.server !== undefined) throw error;
@@ -167,10 +180,11 @@ export class RoundRobinClient {
   }
 
   #check(call: string, answer: Answer, text: string): void {
-    const { status, body } = answer;
+    const { status } = answer;
+    const { code, message } = refusalOf(answer);
     if (status === 503) {
       this.stats.unavailable++;
-      const which = /^(\w+) does not answer/.exec(body?.error?.message ?? '')?.[1] ?? body?.error?.code ?? 'other';
+      const which = /^(\w+) does not answer/.exec(message ?? '')?.[1] ?? code ?? 'other';
       this.stats.unavailableBy[which] = (this.stats.unavailableBy[which] ?? 0) + 1;
     }
     if (status === 429) this.stats.rateLimited++;
@@ -181,8 +195,7 @@ export class RoundRobinClient {
     if (status >= 500 && !(status === 503 && retryAfter)) this.stats.unclearServerErrors++;
     if (status >= 500 && status !== 503) problem('a server error');
     if ((status === 503 || status === 429) && !retryAfter) problem('no Retry-After');
-    if (typeof body?.error?.code !== 'string' || typeof body?.error?.message !== 'string')
-      problem('no error code and message');
+    if (typeof code !== 'string' || typeof message !== 'string') problem('no error code and message');
     if (STACK.test(text)) problem('a stack trace');
   }
 }

@@ -5,6 +5,8 @@
  * ticket sent during the outage becomes its order, and every order ends, bought once.
  */
 import anyTest, { type TestFn } from 'ava';
+import type { ApiOrder } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import type { Cluster } from './cluster.js';
 import { useCluster } from './use-cluster.js';
 import {
@@ -39,7 +41,7 @@ test('Temporal stopped for 30 s: reads from the records, actions 503; afterwards
   // Before: three orders wait for fiona; she approves one. TMP-4 will be cancelled.
   await Promise.all(before.map((planned) => submit(cluster, planned)));
   const [quote2, quote3] = await Promise.all(['TMP-2', 'TMP-3', 'TMP-4'].map((id) => quoteToApprove(cluster, id)));
-  await approve(cluster, 'TMP-2', quote2!);
+  await approve(cluster, 'TMP-2', quote2);
   await readUntil(cluster, 'TMP-1', ended, 'final');
 
   const stoppedAt = Date.now();
@@ -63,8 +65,8 @@ test('Temporal stopped for 30 s: reads from the records, actions 503; afterwards
         assertReadiness(t, cluster, server, 'temporal'),
       ]);
       t.is(read.status, 200, JSON.stringify(read.body));
-      t.is(read.body.source, 'records', `server ${server} read from the records`);
-      t.is(read.body.state, 'AWAITING_APPROVAL');
+      t.is(json<ApiOrder>(read).source, 'records', `server ${server} read from the records`);
+      t.is(json<ApiOrder>(read).state, 'AWAITING_APPROVAL');
       t.is(inbox.status, 200, JSON.stringify(inbox.body));
       t.true(JSON.stringify(inbox.body).includes('TMP-3'), `server ${server}: TMP-3 in fiona's inbox`);
       assertUnavailable(t, vote, 'Temporal');
@@ -72,7 +74,7 @@ test('Temporal stopped for 30 s: reads from the records, actions 503; afterwards
     }),
   );
   // Sent again as a client would: after Retry-After, until Temporal takes them.
-  const voteAgain = approve(cluster, 'TMP-3', quote3!);
+  const voteAgain = approve(cluster, 'TMP-3', quote3);
   const cancelAgain = cluster.http.patient('POST', '/api/v1/orders/TMP-4/cancel', {
     as: 'ticket-bot',
     body: { reason: 'no longer needed' },

@@ -171,8 +171,8 @@ test.serial(
       ['reminder 1: approval still needed (2 more)', 'reminder 2: approval still needed (2 more)'],
     );
     const offsets = reminders.map((note) => note.at - round.startedAt);
-    t.true(offsets[0]! >= 48 * HOUR && offsets[0]! < 48 * HOUR + 60_000, '24 h before the deadline');
-    t.true(offsets[1]! >= 71 * HOUR && offsets[1]! < 71 * HOUR + 60_000, '1 h before the deadline');
+    t.true(offsets[0] >= 48 * HOUR && offsets[0] < 48 * HOUR + 60_000, '24 h before the deadline');
+    t.true(offsets[1] >= 71 * HOUR && offsets[1] < 71 * HOUR + 60_000, '1 h before the deadline');
 
     const toApprovers = fake.callsOf('notifyApprovers').map((call) => call.input);
     t.deepEqual(
@@ -200,7 +200,7 @@ test.serial('a resumed round (no start) keeps its deadline and votes: the next v
   progress.quotes.push({ ...QUOTE, quotedAt: startedAt });
   progress.round = {
     tier: FINANCE,
-    quote: progress.quotes[0]!,
+    quote: progress.quotes[0],
     quoteNumber: 1,
     approvers: APPROVERS,
     votes: [vote('fiona')],
@@ -243,7 +243,7 @@ test.serial(
     progress.quotes.push({ ...QUOTE, quotedAt: startedAt });
     progress.round = {
       tier: FINANCE,
-      quote: progress.quotes[0]!,
+      quote: progress.quotes[0],
       quoteNumber: 1,
       approvers: APPROVERS,
       votes: [],

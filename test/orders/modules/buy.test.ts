@@ -84,21 +84,21 @@ test.serial(
     t.is(outcome.result, 'bought');
 
     const [order] = fake.callsOf('buyOrder');
-    const { journal } = order!.input;
+    const { journal } = order.input;
     t.deepEqual(
       journal.map((entry) => (entry.type === 'transition' ? `${entry.from}->${entry.to}` : entry.type)),
       ['APPROVED->BUYING', 'buy-intent'],
       "the move to BUYING and the intent, in the buy's own input",
     );
-    t.is(order!.input.attempt, 1, 'the buy names the attempt the intent recorded');
+    t.is(order.input.attempt, 1, 'the buy names the attempt the intent recorded');
     // Only what building the buy needs: no request (the activity reads it from the run's start input), no warnings.
-    t.deepEqual(order!.input, {
+    t.deepEqual(order.input, {
       targets: TARGETS_SENT,
       attempt: 1,
       journal,
       recordCreated: { seq: 10, actor: 'engine' },
     });
-    const beforeBuy = fake.callsOf('recordJournal').filter((call) => call.n < order!.n);
+    const beforeBuy = fake.callsOf('recordJournal').filter((call) => call.n < order.n);
     t.deepEqual(beforeBuy, [], 'no journal activity before the buy');
   },
 );
@@ -113,11 +113,11 @@ test.serial(
     const [first, second] = fake.callsOf('buyOrder');
     const journalCall = fake.callsOf('recordJournal').find((call) => intents(call.input.entries).length > 0)!;
     t.true(
-      first!.n < journalCall.n && journalCall.endedAt! <= second!.startedAt,
+      first.n < journalCall.n && journalCall.endedAt! <= second.startedAt,
       'the journal was written between the two',
     );
     t.deepEqual(
-      second!.input,
+      second.input,
       { targets: TARGETS_SENT, attempt: 1, journal: [], recordCreated: { seq: 10, actor: 'engine' } },
       'the second buy carries no journal: it is written',
     );
@@ -168,10 +168,10 @@ test.serial(
       'the buy wrote the journal before it sent and the record of what it created after',
     );
     const [order] = fake.callsOf('buyOrder');
-    t.deepEqual(order!.input.recordCreated, { seq: 10, actor: 'engine' }, 'numbered on from the intent (10)');
+    t.deepEqual(order.input.recordCreated, { seq: 10, actor: 'engine' }, 'numbered on from the intent (10)');
     const bought = outcome.progress.timeline.at(-1)!;
-    const created = order!.answer?.outcome === 'created' ? order!.answer.journal!.entries : [];
-    const transition = entriesOf(created, 'transition')[0]!;
+    const created = order.answer?.outcome === 'created' ? order.answer.journal!.entries : [];
+    const transition = entriesOf(created, 'transition')[0];
     t.deepEqual(
       bought,
       {
@@ -258,10 +258,10 @@ test.serial(
 
     const written = fake.written();
     const at = intents(written).map((entry) => entry.at);
-    const gaps = at.slice(1).map((time, i) => time - at[i]!);
+    const gaps = at.slice(1).map((time, i) => time - at[i]);
     // Each attempt waits out its backoff (on workflow time; a loaded machine only adds to it), as the notes say.
     for (const [i, expected] of [2_000, 4_000, 8_000].entries()) {
-      t.true(gaps[i]! >= expected, `attempt ${i + 2} came ${gaps[i]} ms after the one before (backoff ${expected} ms)`);
+      t.true(gaps[i] >= expected, `attempt ${i + 2} came ${gaps[i]} ms after the one before (backoff ${expected} ms)`);
     }
     t.deepEqual(
       entriesOf(written, 'note').map((note) => note.message),
@@ -279,7 +279,7 @@ test.serial('a retry waits as long as the API asked (retryAfterMs), then buys', 
   t.is(outcome.progress.buyAttempts, 2);
   const [first, second] = intents(fake.written());
   // 30 s as asked, not the 2 s of the first backoff step (a loaded machine only adds to the wait).
-  t.true(second!.at - first!.at >= 30_000);
+  t.true(second.at - first.at >= 30_000);
 });
 
 test.serial('a buy not carried out and not retryable ends FAILED at once', async (t) => {
@@ -433,11 +433,11 @@ test.serial('a buy activity that fails without reporting an outcome is uncertain
   // It may not have written its journal: the workflow wrote it, so the intent is in the records whatever happened.
   const rewritten = fake.callsOf('recordJournal').find((call) => intents(call.input.entries).length > 0);
   t.deepEqual(rewritten && intents(rewritten.input.entries).map((entry) => entry.attempt), [1]);
-  t.true(rewritten!.n > fake.callsOf('buyOrder')[0]!.n);
+  t.true(rewritten!.n > fake.callsOf('buyOrder')[0].n);
   // It may have recorded a created MVE in the three numbers reserved after its intent: what follows is numbered past
   // them, so the records take the move to BUY_UNCERTAIN instead of dropping it as written already.
   const written = fake.written();
-  const intent = intents(written)[0]!;
+  const intent = intents(written)[0];
   t.deepEqual(
     written.filter((entry) => entry.seq > intent.seq && entry.seq <= intent.seq + 3),
     [],
@@ -474,7 +474,7 @@ test.serial(
         (note) => note.message === 'buy attempt 1 was not carried out (BuyNotSent); trying again in 2 s',
       ),
     );
-    const close = fake.callsOf('closeUnsentBuy')[0]!;
+    const close = fake.callsOf('closeUnsentBuy')[0];
     const rewrite = fake.callsOf('recordJournal').find((call) => intents(call.input.entries).length > 0)!;
     t.true(rewrite.n < close.n, 'the intent is in the records before the attempt is closed');
   },

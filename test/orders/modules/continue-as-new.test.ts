@@ -208,7 +208,7 @@ test.serial(
 
       const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
       t.true(runs.length >= 2);
-      const carried = inputOf(runs[1]!.history).carried!;
+      const carried = inputOf(runs[1].history).carried!;
       t.true(carried.acceptedNonces.includes(signed.signature.nonce), 'the nonce is in the carried progress');
       t.is(carried.round?.deadline, Date.parse(waiting.approval!.deadline));
       t.deepEqual(
@@ -277,7 +277,7 @@ test.serial(
       t.is(described.typedSearchAttributes.get(ORDER_STATUS), 'BUY_UNCERTAIN');
 
       const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
-      const carried = inputOf(runs[1]!.history).carried!;
+      const carried = inputOf(runs[1].history).carried!;
       t.true(carried.buyRemindersSent >= 1);
       // One more reminder in the new run: numbered on from the carried count.
       await env.temporal.env.sleep(HOUR);
@@ -431,7 +431,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
         'the cancel acted on, or a new run',
       );
       const runs = await runsOf(client, workflowId, first.firstExecutionRunId);
-      const carried = runs.length > 1 ? inputOf(runs[1]!.history).carried : undefined;
+      const carried = runs.length > 1 ? inputOf(runs[1].history).carried : undefined;
       t.is(
         ended?.state,
         'CANCELLED',

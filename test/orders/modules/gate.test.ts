@@ -71,7 +71,7 @@ test.serial(
       ['two locations matched "Sydney"; chose Sydney SY1'],
     );
     t.deepEqual(
-      fake.callsOf('validateOrder')[0]!.input.targets,
+      fake.callsOf('validateOrder')[0].input.targets,
       outcome.progress.targets,
       'validated with the targets looked up',
     );
@@ -173,12 +173,12 @@ test.serial(
     t.is(outcome.result, undefined);
     t.deepEqual(states(outcome.progress), ['VALIDATING', 'APPROVED']);
     t.is(
-      outcome.progress.timeline[0]!.reason,
+      outcome.progress.timeline[0].reason,
       'validating again before buying, so the price charged is the price approved',
     );
     t.is(fake.callsOf('lookUpLocation').length, 0, 'the targets are known');
     const [old, fresh] = outcome.progress.quotes;
-    t.true(fresh!.quotedAt - old!.quotedAt >= 13 * HOUR);
+    t.true(fresh.quotedAt - old.quotedAt >= 13 * HOUR);
     t.deepEqual(outcome.progress.approved, fresh);
   },
 );
@@ -196,7 +196,7 @@ test.serial(
     });
     t.is(outcome.result, undefined);
     const [first, second] = outcome.progress.quotes;
-    t.true(second!.quotedAt - first!.quotedAt >= 13 * HOUR, 'a second quote, after the wait');
+    t.true(second.quotedAt - first.quotedAt >= 13 * HOUR, 'a second quote, after the wait');
     t.deepEqual(states(outcome.progress).slice(-2), ['VALIDATING', 'APPROVED']);
     t.is(fake.callsOf('loadApprovers').length, 1);
   },
@@ -268,7 +268,7 @@ test.serial('a cancel while a validate is in flight stops the validate and ends 
   t.deepEqual(outcome.result, { state: 'CANCELLED', actor: 'alice', reason: 'wrong size' });
   t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING']);
   t.deepEqual(outcome.progress.quotes, [], 'no quote from the abandoned validate');
-  t.true(fake.callsOf('validateOrder')[0]!.cancelled, 'the validate was asked to stop');
+  t.true(fake.callsOf('validateOrder')[0].cancelled, 'the validate was asked to stop');
 });
 
 test.serial('the workflow cancelled from Temporal (no cancel in the inbox) ends CANCELLED by "temporal"', async (t) => {
@@ -446,7 +446,7 @@ test.serial('a cancel while the validation is in flight stops it and ends CANCEL
   });
   t.deepEqual(outcome.result, { state: 'CANCELLED', actor: 'alice', reason: 'wrong size' });
   t.deepEqual(states(outcome.progress), ['LOOKING_UP', 'VALIDATING']);
-  t.true(fake.callsOf('validateOrder')[0]!.cancelled, 'the validation was asked to stop');
+  t.true(fake.callsOf('validateOrder')[0].cancelled, 'the validation was asked to stop');
 });
 
 // progress.ts: an illegal transition is "a bug, not a business outcome: fail the workflow task so the order parks

@@ -47,7 +47,7 @@ test.serial(
       ['written', 'written', 'written'],
     );
     // Only the entries: the activity knows its run from its context (no workflow id, run id, environment or ticket).
-    t.deepEqual(Object.keys(calls[0]!.input), ['entries']);
+    t.deepEqual(Object.keys(calls[0].input), ['entries']);
   },
 );
 
@@ -62,11 +62,11 @@ test.serial('a flush waits for the previous one to be written before it writes',
   });
   const [first, second, third] = fake.callsOf('recordJournal');
   t.deepEqual(
-    [first, second, third].map((call) => messages(call!)),
+    [first, second, third].map((call) => messages(call)),
     [['a'], ['b'], ['c']],
   );
-  t.true(second!.startedAt >= first!.endedAt!, 'the second write began only after the slow first one ended');
-  t.true(third!.startedAt >= second!.endedAt!);
+  t.true(second.startedAt >= first.endedAt!, 'the second write began only after the slow first one ended');
+  t.true(third.startedAt >= second.endedAt!);
   t.deepEqual(
     fake.log.map((line) => `${line.phase} ${line.n}`),
     ['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2'],
@@ -104,8 +104,8 @@ test.serial(
     ]);
     const [refused, written] = fake.callsOf('recordJournal');
     t.is(fake.callsOf('recordJournal').length, 2, 'a refusal is final: the refused batch is not written again');
-    t.true(written!.startedAt >= refused!.endedAt!, 'the flush after a refused one still waited for it');
-    t.deepEqual(messages(written!), ['after'], 'the refused entries are not carried into the next batch');
+    t.true(written.startedAt >= refused.endedAt!, 'the flush after a refused one still waited for it');
+    t.deepEqual(messages(written), ['after'], 'the refused entries are not carried into the next batch');
   },
 );
 

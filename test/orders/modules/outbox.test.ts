@@ -30,8 +30,8 @@ test.serial('items are sent in the order pushed, at most maxBatch at a time, one
   const outcome = await runOutbox(fake, { items: ITEMS, maxBatch: 2, onFailure: 'drop', retryAfterMs: 0 });
   t.deepEqual(outcome.sent, [['a', 'b'], ['c', 'd'], ['e']]);
   const calls = fake.callsOf('notifyTicketSystem');
-  t.true(calls[1]!.startedAt >= calls[0]!.endedAt!, 'the next batch waits for the slow first one');
-  t.true(calls[2]!.startedAt >= calls[1]!.endedAt!);
+  t.true(calls[1].startedAt >= calls[0].endedAt!, 'the next batch waits for the slow first one');
+  t.true(calls[2].startedAt >= calls[1].endedAt!);
 });
 
 test.serial('flush resolves once everything pushed before it has been sent', async (t) => {
@@ -65,8 +65,8 @@ test.serial(
     t.deepEqual(attempted(fake), [['a', 'b'], ['a', 'b'], ['a', 'b'], ['c', 'd'], ['e']]);
     t.deepEqual(outcome.sent, [['a', 'b'], ['c', 'd'], ['e']], 'nothing lost, nothing out of order');
     const [firstFailure, secondFailure] = outcome.failed;
-    t.true(secondFailure!.at - firstFailure!.at >= RETRY_MS, 'the retry waited retryAfterMs');
-    t.true(outcome.sentAt[0]! - secondFailure!.at >= RETRY_MS);
+    t.true(secondFailure.at - firstFailure.at >= RETRY_MS, 'the retry waited retryAfterMs');
+    t.true(outcome.sentAt[0] - secondFailure.at >= RETRY_MS);
     t.true(outcome.flushed);
   },
 );
