@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
  */
 export type ApiTarget = Pick<FastifyInstance, 'inject'>;
 
-export interface ApiAnswer<T = any> {
+export interface ApiAnswer<T = unknown> {
   status: number;
   body: T;
 }
@@ -25,7 +25,7 @@ export class ConsoleApi {
     private readonly credential: string,
   ) {}
 
-  async call<T = any>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<ApiAnswer<T>> {
+  async call<T = unknown>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<ApiAnswer<T>> {
     const response = await this.target.inject({
       method,
       url,
@@ -45,7 +45,7 @@ export class ConsoleApi {
   }
 
   /** A 2xx answer's body, or ApiRefusal with the API's own code and message. */
-  async expect<T = any>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
+  async expect<T = unknown>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<T> {
     const answer = await this.call<T>(method, url, body);
     if (answer.status >= 200 && answer.status < 300) return answer.body;
     throw new ApiRefusal(failureOf(answer));

@@ -25,9 +25,9 @@ function render(value: Value): string {
 }
 
 export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
-  let out = strings[0]!;
+  let out = strings[0];
   values.forEach((value, i) => {
-    out += render(value) + strings[i + 1]!;
+    out += render(value) + strings[i + 1];
   });
   return new Html(out);
 }
@@ -87,6 +87,9 @@ export function when(iso: string | null | undefined, options: { zone?: boolean }
   return html`<time datetime="${date.toISOString()}">${text}</time>`;
 }
 
+/** For `when` in a table column whose header says "(UTC)". */
+export const UTC_COLUMN = { zone: false } as const;
+
 /** Time left until a deadline, or how long ago it passed. */
 export function timeLeft(deadline: string | null | undefined, now = Date.now()): string {
   if (!deadline) return 'no deadline';
@@ -114,3 +117,8 @@ export const STATE_WORDS: Record<string, string> = {
   CANCELLED: 'cancelled',
   FAILED: 'failed',
 };
+
+/** An order's state as a badge, its code in the colours of its kind. */
+export function stateBadge(state: string, testId?: string): Html {
+  return html`<span class="state state-${state}" ${testId ? html`data-testid="${testId}"` : ''}>${state}</span>`;
+}

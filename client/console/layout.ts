@@ -150,8 +150,3 @@ ${liveSrc && !refresh ? html`<script nonce="${nonce}">${raw(LIVE_SCRIPT)}</scrip
 export function csrfField(session: ConsoleSession | undefined): Html {
   return session ? html`<input type="hidden" name="_csrf" value="${session.csrf}">` : html``;
 }
-
-export function flashNotice(flash: ConsoleSession['flash'] | undefined): Html {
-  if (!flash) return html``;
-  return html`<div class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}" data-testid="flash">${flash.text}</div>`;
-}

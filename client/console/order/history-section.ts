@@ -3,7 +3,7 @@
  * summary of what it carries (names, failures, decoded payloads). The payloads come from the API's history route,
  * already decoded with secrets redacted; this view only shortens them.
  */
-import { html, type Html } from './html.js';
+import { html, type Html } from '../html.js';
 
 /** At most this many events are listed (the newest are kept); the API route has them all. */
 export const MAX_LISTED_EVENTS = 500;
@@ -15,10 +15,17 @@ function isRecord(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A proto3 JSON scalar as text (enums and 64-bit numbers come as strings), or `fallback` for anything else. */
+function scalarText(value: unknown, fallback: string): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : fallback;
+}
+
 /** `EVENT_TYPE_WORKFLOW_EXECUTION_STARTED` → `WORKFLOW_EXECUTION_STARTED`. */
 export function eventTypeName(event: unknown): string {
   const type = isRecord(event) ? event['eventType'] : undefined;
-  return typeof type === 'string' ? type.replace(/^EVENT_TYPE_/, '') : String(type ?? 'UNKNOWN');
+  return typeof type === 'string' ? type.replace(/^EVENT_TYPE_/, '') : scalarText(type, 'UNKNOWN');
 }
 
 /** proto3 JSON gives an RFC 3339 string; protobufjs' toObject a `{ seconds, nanos }`. */
@@ -103,7 +110,7 @@ export function eventSummary(event: unknown): { line: string; payloads?: string 
   named('signal', at(attributes, ['signalName']));
   named('update', at(attributes, ['acceptedRequest', 'input', 'name']) ?? at(attributes, ['request', 'input', 'name']));
   const fire = at(attributes, ['startToFireTimeout', 'seconds']);
-  if (fire !== undefined) parts.push(`fires in ${fire} s`);
+  if (typeof fire === 'string' || typeof fire === 'number') parts.push(`fires in ${fire} s`);
   const attempt = attributes['attempt'];
   if ((typeof attempt === 'number' || typeof attempt === 'string') && Number(attempt) > 1)
     parts.push(`attempt ${attempt}`);
@@ -131,7 +138,7 @@ export function workflowHistorySection(events: unknown[] | undefined): Html {
       <div class="table-scroll"><table data-testid="history-events">
         <thead><tr><th scope="col" class="num">#</th><th scope="col">When</th><th scope="col">Event</th><th scope="col">Summary</th></tr></thead>
         <tbody>${listed.map((event) => {
-          const id = isRecord(event) ? String(event['eventId'] ?? '') : '';
+          const id = isRecord(event) ? scalarText(event['eventId'], '') : '';
           const summary = eventSummary(event);
           const cell = summary.payloads
             ? html`<details><summary><code class="wrap">${summary.line}</code></summary><pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre></details>`

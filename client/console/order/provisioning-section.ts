@@ -3,10 +3,10 @@
  * status, how long each one lasted, the deadline), and, when it ended without the MVE live, what ops should check
  * with the provider. The workflow decides all of it; this only shows what its status says.
  */
-import { describeDuration } from '../../domain/lifecycle/index.js';
-import type { OrderStatusView } from '../../workflows/order/messages.js';
-import { html, timeLeft, when, type Html } from './html.js';
-import { dataTable } from './tables.js';
+import { describeDuration } from '../../../domain/lifecycle/index.js';
+import type { OrderStatusView } from '../../../workflows/order/messages.js';
+import { html, timeLeft, when, type Html } from '../html.js';
+import { dataTable } from '../tables.js';
 
 export type Provisioning = NonNullable<OrderStatusView['provisioning']>;
 

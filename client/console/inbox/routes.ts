@@ -1,0 +1,33 @@
+/** The console's home, `/`: an approver's inbox, or for anyone else the orders they may see. */
+import type { FastifyInstance } from 'fastify';
+import { ApiRefusal, failureOf } from '../api.js';
+import type { ConsoleKit } from '../kit.js';
+import type { ListedOrder } from '../listed-orders.js';
+import type { OrderedFactsCache } from '../ordered.js';
+import { inboxView, myOrdersView, type InboxItem } from './view.js';
+
+export function registerInbox(scope: FastifyInstance, kit: ConsoleKit, ordered: OrderedFactsCache): void {
+  scope.get('/', async (request, reply) => {
+    const session = await kit.signedIn(request, reply);
+    if (!session) return reply;
+    const api = kit.api(session.credential);
+    const flash = kit.takeFlash(request);
+    const inbox = await api.call<{ approvals: InboxItem[] }>('GET', '/api/v1/approvals?limit=200');
+    if (inbox.status === 200) {
+      const entries = await Promise.all(
+        inbox.body.approvals.map(async (item) => ({ ...item, ordered: await ordered.of(item.orderId) })),
+      );
+      return kit.sendPage(reply, request, 200, 'Approvals inbox', inboxView(entries, kit.now(), flash), {
+        liveSrc: '/',
+        current: 'inbox',
+      });
+    }
+    // The API refuses the inbox to whoever holds no approver role: they see the orders they may see instead.
+    if (inbox.status !== 403) throw new ApiRefusal(failureOf(inbox));
+    const mine = await api.expect<{ orders: ListedOrder[] }>('GET', '/api/v1/orders?limit=50');
+    return kit.sendPage(reply, request, 200, 'Orders', myOrdersView(session.user, mine.orders, flash), {
+      liveSrc: '/',
+      current: 'inbox',
+    });
+  });
+}

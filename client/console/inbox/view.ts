@@ -1,0 +1,73 @@
+import type { PendingApproval as InboxItem } from '../../http/schemas.js';
+import { html, money, months, termTotal, timeLeft, UTC_COLUMN, when, type Html } from '../html.js';
+import { ordersTable, type ListedOrder } from '../listed-orders.js';
+import type { OrderedFacts } from '../ordered.js';
+import { isOps } from '../roles.js';
+import type { ConsoleUser } from '../sessions.js';
+import { dataTable, type Column } from '../tables.js';
+
+export type { InboxItem };
+
+/** An inbox entry with what it buys, from the order's recorded request. */
+export type InboxEntry = InboxItem & { ordered: OrderedFacts };
+
+/** "MVE 8/32, Sydney, AU, 12 months". */
+function orderedWords({ size, place, term }: OrderedFacts): string {
+  return [size, place, term !== undefined ? months(term) : undefined].filter(Boolean).join(', ') || '—';
+}
+
+export function inboxView(items: InboxEntry[], now: number, flash: Html): Html {
+  const columns: Array<Column<InboxEntry>> = [
+    {
+      label: 'Ticket',
+      cell: (item) => html`<a href="/orders/${encodeURIComponent(item.orderId)}">${item.ticketId}</a>`,
+    },
+    { label: 'What', cell: (item) => html`<span data-testid="inbox-what">${orderedWords(item.ordered)}</span>` },
+    { label: 'Requester', cell: (item) => item.requestedBy },
+    { label: 'Environment', cell: (item) => item.environment },
+    { label: 'Monthly price', num: true, cell: (item) => money(item.monthlyRate, item.currency) },
+    {
+      label: 'Over the term',
+      num: true,
+      cell: (item) =>
+        item.monthlyRate !== null && item.currency && item.ordered.term !== undefined
+          ? money(termTotal(item.monthlyRate, item.ordered.term), item.currency)
+          : '—',
+    },
+    { label: 'Approvals', cell: (item) => `${item.tier}: ${item.stillNeeded} of ${item.approvalsNeeded} still needed` },
+    {
+      label: 'Time left',
+      cell: (item) => timeLeft(item.deadline, now),
+      className: (item) => (item.deadline && Date.parse(item.deadline) - now < 24 * 3600_000 ? 'urgent' : undefined),
+    },
+    { label: 'Waiting since (UTC)', cell: (item) => when(item.waitingSince, UTC_COLUMN) },
+  ];
+  return html`<h1>Approvals inbox</h1>
+    ${flash}
+    <p class="muted">Orders waiting for your decision, oldest first: your approver roles, not your own orders, not yet voted on. This list refreshes by itself.</p>
+    <section data-live="inbox" aria-labelledby="inbox-heading">
+      <h2 id="inbox-heading">Waiting for you <span class="muted" data-testid="inbox-count">(${items.length})</span></h2>
+      ${
+        items.length === 0
+          ? html`<p data-testid="inbox-empty">Nothing is waiting for your decision.</p>`
+          : dataTable({
+              columns,
+              rows: items,
+              caption: `${items.length} order${items.length === 1 ? '' : 's'} awaiting your decision`,
+              rowHeader: true,
+              rowAttributes: (item) => html`data-testid="inbox-row" data-ticket="${item.ticketId}"`,
+            })
+      }
+    </section>`;
+}
+
+/** The same page for someone with no approver role: the orders the API lets them see. */
+export function myOrdersView(user: ConsoleUser, orders: ListedOrder[], flash: Html): Html {
+  return html`<h1>Orders</h1>
+    ${flash}
+    <p class="muted">You hold no approver role (${user.roles.join(', ') || 'no roles'}), so nothing waits for your decision here. ${isOps(user) ? html`Ops: see the <a href="/ops">ops view</a>.` : ''}</p>
+    <section data-live="my-orders" aria-labelledby="mine-heading">
+      <h2 id="mine-heading">Orders you may see</h2>
+      ${ordersTable(orders, 'Newest first', 'order-row')}
+    </section>`;
+}

@@ -1,0 +1,148 @@
+/**
+ * What every page's routes share: who is asking (the session a request's cookie names), how to ask the API on their
+ * behalf, and the answers every page gives (a page under its security headers, a redirect, the way to sign in, a
+ * form refused for its CSRF token, the one-time flash).
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ConsoleApi, type ApiTarget } from './api.js';
+import { html, type Html } from './html.js';
+import { page, type PageOptions } from './layout.js';
+import { flashNotice, messagePage } from './notices.js';
+import { csrfMatches, sessionCookie, type ConsoleSession, type ConsoleUser, type SessionStore } from './sessions.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    consoleSession?: ConsoleSession;
+  }
+}
+
+/** The header the live script (layout.ts) sends with each refresh of a page's live regions. */
+export const LIVE_HEADER = 'x-console-live';
+
+/** A session someone has signed in to: the console calls the API with its credential. */
+export type SignedInSession = ConsoleSession & { user: ConsoleUser; credential: string };
+
+function isSignedIn(session: ConsoleSession | undefined): session is SignedInSession {
+  return !!session?.user && !!session.credential;
+}
+
+export interface ConsoleKitOptions {
+  sessions: SessionStore;
+  /** Where API requests go (in process, `inject`). */
+  target: ApiTarget;
+  secureCookies: boolean;
+  now: () => number;
+  /** The identity provider's origin when people sign in through one: the OIDC sign-in form's POST goes there. */
+  providerOrigin?: string;
+}
+
+export class ConsoleKit {
+  readonly sessions: SessionStore;
+  readonly cookie: ReturnType<typeof sessionCookie>;
+  readonly now: () => number;
+  private readonly target: ApiTarget;
+  private readonly providerOrigin: string | undefined;
+
+  constructor(options: ConsoleKitOptions) {
+    this.sessions = options.sessions;
+    this.cookie = sessionCookie(options.secureCookies);
+    this.now = options.now;
+    this.target = options.target;
+    this.providerOrigin = options.providerOrigin;
+  }
+
+  /** The API, asked with this credential. */
+  api(credential: string): ConsoleApi {
+    return new ConsoleApi(this.target, credential);
+  }
+
+  sendPage(
+    reply: FastifyReply,
+    request: FastifyRequest,
+    status: number,
+    title: string,
+    body: Html,
+    extra: Pick<PageOptions, 'liveSrc' | 'current'> = {},
+  ) {
+    const nonce = randomBytes(16).toString('base64');
+    // The OIDC sign-in form's POST is answered with a redirect to the identity provider: allowed on that page only.
+    const formAction = extra.current === 'sign-in' && this.providerOrigin ? `'self' ${this.providerOrigin}` : `'self'`;
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header(
+        'content-security-policy',
+        `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      )
+      .send(
+        page({
+          title,
+          session: request.consoleSession,
+          nonce,
+          body,
+          ...extra,
+          refresh: request.headers[LIVE_HEADER] !== undefined,
+        }),
+      );
+  }
+
+  redirect(reply: FastifyReply, to: string) {
+    return reply.code(303).header('location', to).send();
+  }
+
+  /** Ends the request's session and sends the browser to sign in (a live refresh gets a bare 401 instead). */
+  async signedOut(request: FastifyRequest, reply: FastifyReply, message?: string) {
+    if (request.consoleSession) await this.sessions.destroy(request.consoleSession.id);
+    request.consoleSession = undefined;
+    if (request.headers[LIVE_HEADER]) return reply.code(401).type('text/plain').send('signed out');
+    const fresh = await this.sessions.create(message ? { flash: { kind: 'error', text: message } } : {});
+    const next = request.method === 'GET' ? request.url : '/';
+    return reply
+      .header('set-cookie', this.cookie.set(fresh.id))
+      .code(303)
+      .header('location', `/sign-in?next=${encodeURIComponent(next)}`)
+      .send();
+  }
+
+  /** The signed-in session, or undefined after answering with a redirect to the sign-in page. */
+  async signedIn(request: FastifyRequest, reply: FastifyReply): Promise<SignedInSession | undefined> {
+    const session = request.consoleSession;
+    if (isSignedIn(session)) return session;
+    await this.signedOut(request, reply);
+    return undefined;
+  }
+
+  /** A POST's form, after checking its CSRF token against the session's; undefined after answering 403. */
+  checkedForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: ConsoleSession | undefined,
+  ): Record<string, string> | undefined {
+    const form = (request.body ?? {}) as Record<string, string>;
+    if (typeof request.body !== 'object' || !session || !csrfMatches(session, form['_csrf'])) {
+      void this.sendPage(
+        reply,
+        request,
+        403,
+        'Refused',
+        messagePage(
+          'Refused',
+          'This form has expired or did not come from this console. Go back, reload the page and try again.',
+          'csrf-refused',
+        ),
+      );
+      return undefined;
+    }
+    return form;
+  }
+
+  /** The session's flash, shown once: a live refresh leaves it for the page the person loads next. */
+  takeFlash(request: FastifyRequest): Html {
+    const session = request.consoleSession;
+    if (!session?.flash || request.headers[LIVE_HEADER]) return html``;
+    const flash = session.flash;
+    delete session.flash;
+    return flashNotice(flash);
+  }
+}

@@ -1,0 +1,35 @@
+/** How `registerConsole` is set up: sign-in, cookies, where the API is, the ops view's thresholds. */
+import type { ApiTarget } from './api.js';
+import type { OidcSignIn } from './oidc.js';
+import type { SessionStore } from './sessions.js';
+
+/** A seeded user of `mve-orders dev`, signing in with their API token. */
+export interface DevUser {
+  id: string;
+  roles: readonly string[];
+  token: string;
+}
+
+export interface ConsoleOptions {
+  /**
+   * The seeded users of `mve-orders dev`, each signing in with their API token. Only `dev` passes these;
+   * `serve` never does, and then no such button exists.
+   */
+  devUsers?: readonly DevUser[];
+  /** Sign-in for people through the identity provider (authorization code + PKCE). */
+  oidc?: OidcSignIn;
+  /** Secure cookies (with the `__Host-` prefix): true everywhere but plain-http development. */
+  secureCookies: boolean;
+  /**
+   * Where the console sends its API requests. Default: the app it is registered on (in process, `inject`).
+   * Tests may register the console on a separate instance in front of an API that is already running.
+   */
+  api?: ApiTarget;
+  /** Approvals whose deadline is nearer than this are listed under "needs attention" (default 24 h). */
+  expiryWarningMs?: number;
+  /** Orders in PROVISIONING unchanged for longer than this are listed under "needs attention" (default 30 min). */
+  slowProvisioningMs?: number;
+  /** Default: the sessions in the API's PostgreSQL (context.repository), sealed with its codec keys. */
+  sessions?: SessionStore;
+  now?: () => number;
+}

@@ -1,0 +1,59 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiContext } from '../../http/context.js';
+import type { ApiOrder } from '../../orders/index.js';
+import { ApiRefusal, failureOf } from '../api.js';
+import type { ConsoleKit, SignedInSession } from '../kit.js';
+import { messagePage } from '../notices.js';
+import { isOps } from '../roles.js';
+import type { OrderHistory, OrderPageExtras } from './page-data.js';
+import { orderView } from './view.js';
+
+/** Where the order page reads an order's request: the records, as the API recorded it (secrets redacted). */
+export type OrderRequests = Pick<ApiContext['repository'], 'getOrder'>;
+
+/** Answers with the order page of the order `name` names, as the API shows it to this person (else 404). */
+export async function renderOrder(
+  kit: ConsoleKit,
+  requests: OrderRequests,
+  page: { request: FastifyRequest; reply: FastifyReply; session: SignedInSession },
+  name: string,
+  status: number,
+  extras: OrderPageExtras,
+) {
+  const { request, reply, session } = page;
+  const api = kit.api(session.credential);
+  const answer = await api.call<ApiOrder>('GET', `/api/v1/orders/${encodeURIComponent(name)}`);
+  if (answer.status === 404) {
+    return kit.sendPage(
+      reply,
+      request,
+      404,
+      'No such order',
+      messagePage('No such order', `There is no order ${name}, or it is not yours to see.`, 'not-found'),
+    );
+  }
+  if (answer.status !== 200) throw new ApiRefusal(failureOf(answer));
+  const order = answer.body;
+  // Ops and admins also see the workflow's history events (decoded, secrets redacted by the API).
+  const history = await api.call<OrderHistory>(
+    'GET',
+    `/api/v1/orders/${encodeURIComponent(order.orderId)}/history${isOps(session.user) ? '' : '?events=false'}`,
+  );
+  // The API has just shown this order to this person; its request (recorded with secrets redacted) says
+  // what was ordered, and the view shows only size, term, location, image and vNICs of it.
+  const records = await requests.getOrder(order.workflowId);
+  const body = orderView(
+    {
+      order,
+      history: history.status === 200 ? history.body : null,
+      request: records?.order.request ?? null,
+      user: session.user,
+      session,
+      now: kit.now(),
+    },
+    extras,
+  );
+  return kit.sendPage(reply, request, status, `Order ${order.ticketId}`, body, {
+    liveSrc: `/orders/${encodeURIComponent(order.orderId)}`,
+  });
+}
