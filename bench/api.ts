@@ -4,10 +4,10 @@
  * Run: node --import tsx bench/api.ts
  */
 import { pathToFileURL } from 'node:url';
-import { createApiClient, Secret } from '../infra/ordering-api/index.js';
 import { createCatalogLookups } from '../infra/catalog/index.js';
 import { vendorConfigSchema, type OrderObject } from '../schemas/index.js';
-import { startSimulator, type Simulator } from '../tooling/sim/index.js';
+import type { ApiClient } from '../infra/ordering-api/index.js';
+import { withSimulatorClient } from './simulator-client.js';
 
 export interface LookupFigures {
   lookups: number;
@@ -17,29 +17,16 @@ export interface LookupFigures {
   msPerLookup: number;
 }
 
-function clientFor(sim: Simulator) {
-  return createApiClient({
-    config: {
-      environment: 'staging',
-      baseUrl: sim.baseUrl,
-      authUrl: sim.authUrl,
-      clientId: sim.clientId,
-      clientSecret: new Secret(sim.clientSecret),
-      connectTimeoutMs: 2_000,
-      responseTimeoutMs: 10_000,
-    },
-  });
-}
+/** Lookups and validate calls are quick on loopback: a stalled one fails the bench soon. */
+const TIMEOUTS = { connectTimeoutMs: 2_000, responseTimeoutMs: 10_000 };
 
 /** Each order looks up one location and one image, as the order workflow does. */
-async function measureLookups(lookups: number, mode: LookupFigures['mode']): Promise<LookupFigures> {
-  const sim = await startSimulator();
-  const client = clientFor(sim);
-  try {
+function measureLookups(lookups: number, mode: LookupFigures['mode']): Promise<LookupFigures> {
+  return withSimulatorClient(TIMEOUTS, async (sim, client) => {
     const catalog = createCatalogLookups({ staging: client });
     const lookupOnce = async (index: number) => {
       const metros = ['Sydney', 'London', 'Frankfurt', 'Tokyo', 'Ashburn'];
-      await catalog.findLocation('staging', { metro: metros[index % metros.length]! });
+      await catalog.findLocation('staging', { metro: metros[index % metros.length] });
       await catalog.findImage('staging', { vendor: 'Meraki', product: 'vMX', version: 'latest' }, 'MVE 4/16');
     };
     if (mode === 'warm') await lookupOnce(0);
@@ -58,33 +45,32 @@ async function measureLookups(lookups: number, mode: LookupFigures['mode']): Pro
       tokenRequests: after.tokensIssued - before.tokensIssued,
       msPerLookup: Number((elapsed / lookups).toFixed(3)),
     };
-  } finally {
-    client.close();
-    await sim.close();
-  }
+  });
 }
 
-async function measureValidate(
+/** An order the simulator accepts: an active location with MVE capacity, a Meraki image. */
+async function validOrder(client: ApiClient): Promise<OrderObject> {
+  const [locations, images] = await Promise.all([client.listLocations(), client.listImages()]);
+  const location = locations.find(
+    (candidate) =>
+      candidate.status === 'Active' && Object.values(candidate.diversityZones ?? {}).some((zone) => zone?.mveAvailable),
+  )!;
+  const image = images.data.mveImages.find((group) => group.vendor === 'Meraki')!.images[0];
+  return {
+    locationId: location.id,
+    productName: 'bench',
+    productType: 'MVE',
+    term: 12,
+    vendorConfig: vendorConfigSchema.parse({ imageId: image.id, mveLabel: 'MVE 2/8', token: 'bench-token' }),
+    vnics: [{}, {}],
+  };
+}
+
+function measureValidate(
   calls: number,
 ): Promise<{ calls: number; p50Ms: number; p95Ms: number; tokenRequests: number }> {
-  const sim = await startSimulator();
-  const client = clientFor(sim);
-  try {
-    const [locations, images] = await Promise.all([client.listLocations(), client.listImages()]);
-    const location = locations.find(
-      (candidate) =>
-        candidate.status === 'Active' &&
-        Object.values(candidate.diversityZones ?? {}).some((zone) => zone?.mveAvailable),
-    )!;
-    const image = images.data.mveImages.find((group) => group.vendor === 'Meraki')!.images[0]!;
-    const order: OrderObject = {
-      locationId: location.id,
-      productName: 'bench',
-      productType: 'MVE',
-      term: 12,
-      vendorConfig: vendorConfigSchema.parse({ imageId: image.id, mveLabel: 'MVE 2/8', token: 'bench-token' }),
-      vnics: [{}, {}],
-    };
+  return withSimulatorClient(TIMEOUTS, async (sim, client) => {
+    const order = await validOrder(client);
     const durations: number[] = [];
     for (let index = 0; index < calls; index += 1) {
       const started = performance.now();
@@ -93,12 +79,9 @@ async function measureValidate(
     }
     durations.sort((a, b) => a - b);
     const at = (fraction: number) =>
-      Number(durations[Math.min(durations.length - 1, Math.floor(fraction * durations.length))]!.toFixed(2));
+      Number(durations[Math.min(durations.length - 1, Math.floor(fraction * durations.length))].toFixed(2));
     return { calls, p50Ms: at(0.5), p95Ms: at(0.95), tokenRequests: sim.state().tokensIssued };
-  } finally {
-    client.close();
-    await sim.close();
-  }
+  });
 }
 
 export async function runApiBench(): Promise<void> {

@@ -76,7 +76,7 @@ function readStat(
   const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
   return {
     name,
-    parent: fields[1]!,
+    parent: fields[1],
     cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
     endedChildrenCpuMs: (Number(fields[13]) + Number(fields[14])) * TICK_MS,
   };

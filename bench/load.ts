@@ -35,7 +35,7 @@ import { parseArgs } from 'node:util';
 import { startCluster, type Cluster } from '../test/topology/cluster.js';
 import { RoundRobinClient } from '../test/topology/round-robin.js';
 import { checkOrders, type Checks } from './load/check.js';
-import { addLoadPeople } from './load/people.js';
+import { addLoadPeople, type LoadPeople } from './load/people.js';
 import { REQUEST_TIMEOUT_S, runLoad, type LoadOutcome } from './load/traffic.js';
 import { seedVotePool } from './load/vote-pool.js';
 
@@ -86,24 +86,10 @@ async function main(): Promise<void> {
   });
   try {
     const people = await addLoadPeople(cluster.postgres.url, { ticketSystems: TICKET_SYSTEMS, approvers: APPROVERS });
-    const client = new RoundRobinClient(cluster.serverUrls, { ...cluster.tokens, ...people.tokens });
+    const client = new RoundRobinClient(() => cluster.serverUrls(), { ...cluster.tokens, ...people.tokens });
     const startupSeconds = secondsSince(started);
     progress(`${cluster.describe()}\ncluster up in ${startupSeconds} s`);
-
-    // Enough for every vote the rate allows (autocannon may run a second past the phase), and an order or more
-    // for each ticket system to poll from the start.
-    const poolSize = Math.max(VOTE_RATE * (SECONDS + 2), TICKET_SYSTEMS);
-    const seedStarted = performance.now();
-    const poolTickets = Array.from({ length: poolSize }, (_, i) => `LOAD-P-${i}`);
-    const { waiting, ticketsOf } = await seedVotePool({
-      client,
-      ticketIds: poolTickets,
-      ticketSystems: people.ticketSystems,
-      ops: OPS,
-      log: progress,
-    });
-    const seedSeconds = secondsSince(seedStarted);
-    progress(`${waiting.length} orders await one approval (${seedSeconds} s)`);
+    const pool = await seedPool(client, people);
 
     progress(`load: ${CONNECTIONS} connections for ${SECONDS} s…`);
     const outcome = await runLoad({
@@ -111,8 +97,8 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       connections: CONNECTIONS,
       people,
-      ticketsOf,
-      votePool: waiting,
+      ticketsOf: pool.ticketsOf,
+      votePool: pool.waiting,
       submitRate: SUBMIT_RATE,
       voteRate: VOTE_RATE,
       connectionRate: CONNECTION_RATE,
@@ -124,26 +110,13 @@ async function main(): Promise<void> {
     const checks = await checkOrders({
       client,
       ops: OPS,
-      poolTickets,
-      poolOrderIds: new Map(waiting.map((order) => [order.ticketId, order.orderId])),
+      poolTickets: pool.tickets,
+      poolOrderIds: new Map(pool.waiting.map((order) => [order.ticketId, order.orderId])),
       outcome,
       productsFor: (ticketId) => cluster.productsFor(ticketId),
       log: progress,
     });
-    const failures = [
-      ...outcome.routes.flatMap((route) =>
-        Object.entries(route.errors).map(
-          ([status, count]) => `${route.route}: ${count} × ${status} (${route.errorSamples[status]})`,
-        ),
-      ),
-      ...outcome.roles.flatMap((role) => [
-        ...(role.timeouts ? [`${role.role}: ${role.timeouts} timeouts (over ${REQUEST_TIMEOUT_S} s)`] : []),
-        ...(role.connectionErrors ? [`${role.role}: ${role.connectionErrors} connection errors`] : []),
-      ]),
-      ...(outcome.votesWithoutOrder ? [`${outcome.votesWithoutOrder} votes found the pool empty`] : []),
-      ...checks.failures,
-      ...client.problems,
-    ];
+    const failures = [...outcomeFailures(outcome), ...checks.failures, ...client.problems];
     report({
       people: { ticketSystems: people.ticketSystems.length, approvers: people.approvers.length },
       outcome,
@@ -151,7 +124,7 @@ async function main(): Promise<void> {
       failures,
       seconds: {
         startup: startupSeconds,
-        seed: seedSeconds,
+        seed: pool.seconds,
         load: Math.round(outcome.seconds * 10) / 10,
         catchUp: checks.catchUpSeconds,
         total: secondsSince(started),
@@ -162,6 +135,42 @@ async function main(): Promise<void> {
   } finally {
     await cluster.stop();
   }
+}
+
+/**
+ * The vote pool, seeded before the phase: enough for every vote the rate allows (autocannon may run a second past the
+ * phase), and an order or more for each ticket system to poll from the start.
+ */
+async function seedPool(client: RoundRobinClient, people: LoadPeople) {
+  const poolSize = Math.max(VOTE_RATE * (SECONDS + 2), TICKET_SYSTEMS);
+  const started = performance.now();
+  const tickets = Array.from({ length: poolSize }, (_, i) => `LOAD-P-${i}`);
+  const { waiting, ticketsOf } = await seedVotePool({
+    client,
+    ticketIds: tickets,
+    ticketSystems: people.ticketSystems,
+    ops: OPS,
+    log: progress,
+  });
+  const seconds = secondsSince(started);
+  progress(`${waiting.length} orders await one approval (${seconds} s)`);
+  return { tickets, waiting, ticketsOf, seconds };
+}
+
+/** What the phase itself got wrong: error answers by route, timeouts and refused connections by role, an empty pool. */
+function outcomeFailures(outcome: LoadOutcome): string[] {
+  return [
+    ...outcome.routes.flatMap((route) =>
+      Object.entries(route.errors).map(
+        ([status, count]) => `${route.route}: ${count} × ${status} (${route.errorSamples[status]})`,
+      ),
+    ),
+    ...outcome.roles.flatMap((role) => [
+      ...(role.timeouts ? [`${role.role}: ${role.timeouts} timeouts (over ${REQUEST_TIMEOUT_S} s)`] : []),
+      ...(role.connectionErrors ? [`${role.role}: ${role.connectionErrors} connection errors`] : []),
+    ]),
+    ...(outcome.votesWithoutOrder ? [`${outcome.votesWithoutOrder} votes found the pool empty`] : []),
+  ];
 }
 
 function report(run: {

@@ -15,7 +15,7 @@
  *   npm run bench:orders -- --sqlite both --rounds 3   both settings, three rounds each
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,19 +23,21 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createApiClient, Secret, type ApiClient } from '../infra/ordering-api/index.js';
-import { connectDatabase, createRepository, runMigrations } from '../infra/db/index.js';
+import type { ApiClient } from '../infra/ordering-api/index.js';
+import { connectDatabase, createRepository, runMigrations, type Repository } from '../infra/db/index.js';
 import { startEmbeddedPostgres } from '../tooling/dev/embedded-postgres.js';
-import { OrderClient, OrderIntake, orderWorkflowId } from '../client/orders/index.js';
+import { orderWorkflowId } from '../client/orders/index.js';
 import { encryptingDataConverter, Keyring } from '../codec/index.js';
 import { SIM_KIND_MAP, startSimulator, type Simulator } from '../tooling/sim/index.js';
 import { defaultApprovalPolicies } from '../domain/approval/index.js';
 import { callbackPolicyFromEnv, temporalOrderRequests } from '../activities/order/index.js';
 import { createEnvironmentActivities, createOrderWorker } from '../worker/index.js';
-import { cpuPerUnit, readCpuTimes, type CpuPerUnit } from './cpu-time.js';
+import { cpuPerUnit, readCpuTimes, type CpuPerUnit, type CpuTimes } from './cpu-time.js';
+import { openBenchIntake, type BenchIntake } from './intake.js';
 import { runOneActivityWorkflows, startOneActivityWorker, type OneActivityFigures } from './one-activity.js';
+import { simulatorApiClient } from './simulator-client.js';
 import { median, percentile, pool } from './stats.js';
-import { SQLITE_SETTINGS, startBenchTemporal, type SqliteSettings } from './temporal.js';
+import { SQLITE_SETTINGS, startBenchTemporal, type BenchTemporal, type SqliteSettings } from './temporal.js';
 
 const CONCURRENCY = [1, 10, 50];
 /**
@@ -82,47 +84,31 @@ interface Engine {
   postgres: { url: string; dataDir: string };
   sim: Simulator;
   apiClient: ApiClient;
-  repository: ReturnType<typeof createRepository>;
+  repository: Repository;
   codecKeys: Keyring;
   actionKeys: Keyring;
-  example: Record<string, unknown>;
   /** A ticket id no order of this run has had: the ticket registry outlives each round's server. */
   newTicketId(): string;
+  close(): Promise<void>;
+}
+
+/** One round's server and what runs on it; `stops` undoes it, last first. */
+interface RoundStack {
+  server: BenchTemporal;
+  /** Through the encrypting codec, as the engine's own clients are. */
+  client: Client;
+  /** The baseline as plain Temporal runs it: plain payloads, no codec. */
+  plainClient: Client;
+  intake: BenchIntake;
+  readCpu(): CpuTimes | undefined;
+  /** API calls the simulator has served so far. */
+  totalCalls(): number;
 }
 
 export async function runOrdersBench(options: { sqlite: SqliteSettings[]; rounds: number }): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  // Not created here: the embedded server creates it, owned by the account PostgreSQL runs as.
-  const dataDir = path.join(tmpdir(), `mve-bench-pg-${process.pid}`);
-  const postgres = await startEmbeddedPostgres({ dataDir, ephemeral: true });
-  const sim = await startSimulator();
-  const sql = connectDatabase(postgres.url);
-  const apiClient = createApiClient({
-    config: {
-      environment: 'staging',
-      baseUrl: sim.baseUrl,
-      authUrl: sim.authUrl,
-      clientId: sim.clientId,
-      clientSecret: new Secret(sim.clientSecret),
-      connectTimeoutMs: 5_000,
-      responseTimeoutMs: 30_000,
-    },
-  });
-  let tickets = 0;
+  const engine = await openEngine();
   try {
-    await runMigrations(sql);
-    const engine: Engine = {
-      postgres,
-      sim,
-      apiClient,
-      repository: createRepository(sql),
-      codecKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`),
-      actionKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`, 'bench', 'action keys'),
-      example: JSON.parse(
-        await readFile(new URL('../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
-      ),
-      newTicketId: () => `BENCH-${process.pid}-${++tickets}`,
-    };
     const rounds: ServerRound[] = [];
     for (let round = 1; round <= options.rounds; round++) {
       const settings = round % 2 === 1 ? options.sqlite : [...options.sqlite].reverse();
@@ -130,159 +116,238 @@ export async function runOrdersBench(options: { sqlite: SqliteSettings[]; rounds
     }
     if (rounds.length > 1) printSummary(rounds, options.sqlite);
   } finally {
+    await engine.close();
+  }
+}
+
+/** The embedded PostgreSQL (migrated), the simulator and a client on it, fresh keys. */
+async function openEngine(): Promise<Engine> {
+  // Not created here: the embedded server creates it, owned by the account PostgreSQL runs as.
+  const dataDir = path.join(tmpdir(), `mve-bench-pg-${process.pid}`);
+  const postgres = await startEmbeddedPostgres({ dataDir, ephemeral: true });
+  const sim = await startSimulator();
+  const sql = connectDatabase(postgres.url);
+  // The worker's own patience: a busy machine answers slowly, and a timeout would fail an order being measured.
+  const apiClient = simulatorApiClient(sim, { connectTimeoutMs: 5_000, responseTimeoutMs: 30_000 });
+  const close = async () => {
     apiClient.close();
     await sql.end({ timeout: 5 });
     await sim.close();
     await postgres.stop();
     await rm(dataDir, { recursive: true, force: true });
+  };
+  let tickets = 0;
+  try {
+    await runMigrations(sql);
+  } catch (error) {
+    await close();
+    throw error;
   }
+  return {
+    postgres,
+    sim,
+    apiClient,
+    repository: createRepository(sql),
+    codecKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`),
+    actionKeys: Keyring.fromText(`bench:${randomBytes(32).toString('base64')}`, 'bench', 'action keys'),
+    newTicketId: () => `BENCH-${process.pid}-${++tickets}`,
+    close,
+  };
 }
 
 /** One round on a fresh server: the orders at each concurrency and the baseline around them, printed and returned. */
 async function measureRound(engine: Engine, sqlite: SqliteSettings, label: string): Promise<ServerRound> {
-  const server = await startBenchTemporal({ sqlite, log: (line) => process.stderr.write(`${line}\n`) });
-  const stops: Array<() => Promise<unknown>> = [() => server.stop()];
+  const stops: Array<() => Promise<unknown>> = [];
   try {
-    const connection = await Connection.connect({ address: server.address });
-    stops.push(() => connection.close());
-    const client = new Client({
-      connection,
-      namespace: 'default',
-      dataConverter: encryptingDataConverter(engine.codecKeys),
-    });
-    const activities = createEnvironmentActivities({
-      apiClient: engine.apiClient,
-      repository: engine.repository,
-      actionKeys: engine.actionKeys,
-      kindMap: SIM_KIND_MAP,
-      policies: { version: 'bench', source: 'defaults', policies: defaultApprovalPolicies() },
-      callbackSecret: undefined,
-      callbackPolicy: callbackPolicyFromEnv({}),
-      // As the worker does: the buy and the journal read the request from the run's start input.
-      orderRequests: temporalOrderRequests(client),
-    });
-    const workerConnection = await NativeConnection.connect({ address: server.address });
-    stops.push(() => workerConnection.close());
-    const worker = await createOrderWorker({
-      connection: workerConnection,
-      namespace: 'default',
-      taskQueue: 'bench',
-      environment: 'staging',
-      activities,
-      codecKeys: engine.codecKeys,
-      actionKeys: engine.actionKeys,
-    });
-    const running = worker.run();
-    stops.push(async () => {
-      worker.shutdown();
-      await running;
-    });
-    const baselineWorker = await startOneActivityWorker(server.address);
-    stops.push(() => baselineWorker.stop());
-
-    const orders = new OrderClient({ client, taskQueue: 'bench', kindMap: SIM_KIND_MAP, tickets: engine.repository });
-    // Submitted as the HTTP API does: the ticket registered, then the workflow started.
-    const intake = new OrderIntake({
-      orders,
-      repository: engine.repository,
-      fingerprintKeys: engine.actionKeys,
-      kindMap: SIM_KIND_MAP,
-    });
-    const readCpu = () => readCpuTimes({ postgresDataDir: engine.postgres.dataDir, temporalPid: server.pid });
-    const { History } = protoRoot.temporal.api.history.v1;
-    const totalCalls = () => Object.values(engine.sim.state().calls).reduce((sum, count) => sum + count, 0);
-
-    async function measureOrders(concurrency: number): Promise<{ figures: OrderFigures; cpu?: CpuPerUnit }> {
-      const e2e: number[] = [];
-      const orderIds: string[] = [];
-      const total = ordersAt(concurrency);
-      const callsBefore = totalCalls();
-      const cpuBefore = readCpu();
-      const started = performance.now();
-      await pool(total, concurrency, async () => {
-        const ticketId = engine.newTicketId();
-        const t0 = performance.now();
-        const { orderId } = await intake.submit({ ...engine.example, ticketId, size: 'MVE 2/8' }, 'alice');
-        orderIds.push(orderId);
-        const outcome = await orders.result(orderId);
-        if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
-        e2e.push(performance.now() - t0);
-      });
-      const elapsed = (performance.now() - started) / 1000;
-      const cpuAfter = readCpu();
-      const calls = totalCalls() - callsBefore;
-      let events = 0;
-      let bytes = 0;
-      for (const orderId of orderIds) {
-        const { history } = await client.workflowService.getWorkflowExecutionHistory({
-          namespace: 'default',
-          execution: { workflowId: orderWorkflowId(orderId) },
-        });
-        events += history?.events?.length ?? 0;
-        bytes += History.encode(History.create(history ?? {})).finish().length;
-      }
-      e2e.sort((a, b) => a - b);
-      return {
-        figures: {
-          concurrency,
-          'median e2e ms': Math.round(percentile(e2e, 50)),
-          'p95 e2e ms': Math.round(percentile(e2e, 95)),
-          'orders/s': round1(orderIds.length / elapsed),
-          'history events/order': Math.round(events / orderIds.length),
-          'history bytes/order': Math.round(bytes / orderIds.length),
-          'API calls/order': Math.round((calls / orderIds.length) * 100) / 100,
-        },
-        ...(cpuBefore && cpuAfter ? { cpu: cpuPerUnit(cpuBefore, cpuAfter, total) } : {}),
-      };
-    }
-
-    // The baseline as plain Temporal runs it: plain payloads, no codec.
-    const plainClient = new Client({ connection, namespace: 'default' });
-    let baselineRounds = 0;
-    const baseline = async (concurrency: number, total: number) => {
-      const before = readCpu();
-      const figures = await runOneActivityWorkflows(plainClient, concurrency, total, `one-${++baselineRounds}`);
-      const after = readCpu();
-      return { ...figures, cpu: before && after ? cpuPerUnit(before, after, total) : undefined };
-    };
-
+    const stack = await startRoundStack(engine, sqlite, stops);
+    const baseline = baselineRunner(stack);
     // Not reported: warm-ups as deep as the rounds measured. They fill the caches (catalogs, token, connections, the
     // server's), and V8 is still optimising code for each side's first thousand runs or so: a side measured colder
     // looks slower (the baseline measured before the orders did, by 4 to 41 % in three runs, when only 50 runs warmed
     // it).
-    await measureOrders(Math.max(...CONCURRENCY));
+    await measureOrders(engine, stack, Math.max(...CONCURRENCY));
     await baseline(100, 1000);
     const atOne = await baseline(1, 50);
     // The baseline at 50 and 100 runs before and after the orders, and the ratios are taken against the mean: a
     // machine whose speed drifts during the run (shared cores) weighs on both sides alike.
-    const before = [await baseline(50, ordersAt(50)), await baseline(100, 1000)] as const;
-    const measured = [];
-    for (const concurrency of CONCURRENCY) measured.push(await measureOrders(concurrency));
-    const after = [await baseline(50, ordersAt(50)), await baseline(100, 1000)] as const;
-    const mean = (pick: (pair: typeof before) => number) => (pick(before) + pick(after)) / 2;
-    const result: ServerRound = {
-      sqlite,
-      orders: measured.map(({ figures }) => figures),
-      baseline: {
-        p50AtOne: atOne.p50,
-        p50AtFifty: mean(([fifty]) => fifty.p50),
-        perSecondAtFifty: mean(([fifty]) => fifty.perSecond),
-        perSecondAtHundred: mean(([, hundred]) => hundred.perSecond),
-        cpuAtHundred: [before[1].cpu, after[1].cpu].filter((cpu) => cpu !== undefined),
-      },
-      cpuPerOrderAtFifty: measured.find(({ figures }) => figures.concurrency === 50)?.cpu,
-    };
-    printRound(result, label, server.description, [before, after]);
+    const before: BaselinePair = [await baseline(50, ordersAt(50)), await baseline(100, 1000)];
+    const measured: MeasuredOrders[] = [];
+    for (const concurrency of CONCURRENCY) measured.push(await measureOrders(engine, stack, concurrency));
+    const after: BaselinePair = [await baseline(50, ordersAt(50)), await baseline(100, 1000)];
+    const result = roundFigures(sqlite, measured, atOne, [before, after]);
+    printRound(result, label, stack.server.description, [before, after]);
     return result;
   } finally {
     for (const stop of stops.reverse()) await stop();
   }
 }
 
-/** The baseline at concurrency 50 and 100, once before or after the orders. */
-type Pair = readonly [OneActivityFigures, OneActivityFigures];
+/** The round's server, clients, the order worker and the baseline's; each pushes how to stop it onto `stops`. */
+async function startRoundStack(
+  engine: Engine,
+  sqlite: SqliteSettings,
+  stops: Array<() => Promise<unknown>>,
+): Promise<RoundStack> {
+  const server = await startBenchTemporal({ sqlite, log: (line) => process.stderr.write(`${line}\n`) });
+  stops.push(() => server.stop());
+  const connection = await Connection.connect({ address: server.address });
+  stops.push(() => connection.close());
+  const client = new Client({
+    connection,
+    namespace: 'default',
+    dataConverter: encryptingDataConverter(engine.codecKeys),
+  });
+  await startOrderWorker(engine, server, client, stops);
+  const baselineWorker = await startOneActivityWorker(server.address);
+  stops.push(() => baselineWorker.stop());
+  return {
+    server,
+    client,
+    plainClient: new Client({ connection, namespace: 'default' }),
+    intake: await openBenchIntake({
+      client,
+      taskQueue: 'bench',
+      repository: engine.repository,
+      actionKeys: engine.actionKeys,
+    }),
+    readCpu: () => readCpuTimes({ postgresDataDir: engine.postgres.dataDir, temporalPid: server.pid }),
+    totalCalls: () => Object.values(engine.sim.state().calls).reduce((sum, count) => sum + count, 0),
+  };
+}
 
-function printRound(round: ServerRound, label: string, server: string, baselineRounds: readonly [Pair, Pair]): void {
+/** The real order worker and activities on the round's server, its shutdown pushed onto `stops`. */
+async function startOrderWorker(
+  engine: Engine,
+  server: BenchTemporal,
+  client: Client,
+  stops: Array<() => Promise<unknown>>,
+): Promise<void> {
+  const activities = createEnvironmentActivities({
+    apiClient: engine.apiClient,
+    repository: engine.repository,
+    actionKeys: engine.actionKeys,
+    kindMap: SIM_KIND_MAP,
+    policies: { version: 'bench', source: 'defaults', policies: defaultApprovalPolicies() },
+    callbackSecret: undefined,
+    callbackPolicy: callbackPolicyFromEnv({}),
+    // As the worker does: the buy and the journal read the request from the run's start input.
+    orderRequests: temporalOrderRequests(client),
+  });
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  stops.push(() => workerConnection.close());
+  const worker = await createOrderWorker({
+    connection: workerConnection,
+    namespace: 'default',
+    taskQueue: 'bench',
+    environment: 'staging',
+    activities,
+    codecKeys: engine.codecKeys,
+    actionKeys: engine.actionKeys,
+  });
+  const running = worker.run();
+  stops.push(async () => {
+    worker.shutdown();
+    await running;
+  });
+}
+
+interface MeasuredOrders {
+  figures: OrderFigures;
+  cpu?: CpuPerUnit;
+}
+
+/** Auto-approved orders at `concurrency`, each submitted as the HTTP API does and followed to BOUGHT. */
+async function measureOrders(engine: Engine, stack: RoundStack, concurrency: number): Promise<MeasuredOrders> {
+  const e2e: number[] = [];
+  const orderIds: string[] = [];
+  const total = ordersAt(concurrency);
+  const callsBefore = stack.totalCalls();
+  const cpuBefore = stack.readCpu();
+  const started = performance.now();
+  await pool(total, concurrency, async () => {
+    const ticketId = engine.newTicketId();
+    const t0 = performance.now();
+    orderIds.push(await stack.intake.buyAutoApproved(ticketId));
+    e2e.push(performance.now() - t0);
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = stack.readCpu();
+  const calls = stack.totalCalls() - callsBefore;
+  const { events, bytes } = await historySize(stack.client, orderIds);
+  e2e.sort((a, b) => a - b);
+  return {
+    figures: {
+      concurrency,
+      'median e2e ms': Math.round(percentile(e2e, 50)),
+      'p95 e2e ms': Math.round(percentile(e2e, 95)),
+      'orders/s': round1(orderIds.length / elapsed),
+      'history events/order': Math.round(events / orderIds.length),
+      'history bytes/order': Math.round(bytes / orderIds.length),
+      'API calls/order': Math.round((calls / orderIds.length) * 100) / 100,
+    },
+    ...(cpuBefore && cpuAfter ? { cpu: cpuPerUnit(cpuBefore, cpuAfter, total) } : {}),
+  };
+}
+
+/** The orders' histories in all: events, and bytes as the server stores them (encoded). */
+async function historySize(client: Client, orderIds: string[]): Promise<{ events: number; bytes: number }> {
+  const { History } = protoRoot.temporal.api.history.v1;
+  let events = 0;
+  let bytes = 0;
+  for (const orderId of orderIds) {
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId: orderWorkflowId(orderId) },
+    });
+    events += history?.events?.length ?? 0;
+    bytes += History.encode(History.create(history ?? {})).finish().length;
+  }
+  return { events, bytes };
+}
+
+type BaselineRun = OneActivityFigures & { cpu: CpuPerUnit | undefined };
+/** The baseline at concurrency 50 and 100, once before or after the orders. */
+type BaselinePair = readonly [BaselineRun, BaselineRun];
+
+/** Runs of the one-activity workflow on the round's server, each with the CPU behind it and ids of its own. */
+function baselineRunner(stack: RoundStack): (concurrency: number, total: number) => Promise<BaselineRun> {
+  let runs = 0;
+  return async (concurrency, total) => {
+    const before = stack.readCpu();
+    const figures = await runOneActivityWorkflows(stack.plainClient, concurrency, total, `one-${++runs}`);
+    const after = stack.readCpu();
+    return { ...figures, cpu: before && after ? cpuPerUnit(before, after, total) : undefined };
+  };
+}
+
+/** The round's figures: the orders, and the baseline at 50 and 100 as the mean of before and after them. */
+function roundFigures(
+  sqlite: SqliteSettings,
+  measured: MeasuredOrders[],
+  atOne: OneActivityFigures,
+  [before, after]: readonly [BaselinePair, BaselinePair],
+): ServerRound {
+  const mean = (pick: (pair: BaselinePair) => number) => (pick(before) + pick(after)) / 2;
+  return {
+    sqlite,
+    orders: measured.map(({ figures }) => figures),
+    baseline: {
+      p50AtOne: atOne.p50,
+      p50AtFifty: mean(([fifty]) => fifty.p50),
+      perSecondAtFifty: mean(([fifty]) => fifty.perSecond),
+      perSecondAtHundred: mean(([, hundred]) => hundred.perSecond),
+      cpuAtHundred: [before[1].cpu, after[1].cpu].filter((cpu) => cpu !== undefined),
+    },
+    cpuPerOrderAtFifty: measured.find(({ figures }) => figures.concurrency === 50)?.cpu,
+  };
+}
+
+function printRound(
+  round: ServerRound,
+  label: string,
+  server: string,
+  baselineRounds: readonly [BaselinePair, BaselinePair],
+): void {
   process.stdout.write(
     `\nRound ${label}, ${server}.\nAuto-approved orders end to end (simulator, embedded PostgreSQL; ${ROUNDS} times the concurrency, at least ${MIN_ORDERS}, orders each, kept in flight; warm caches):\n`,
   );
@@ -290,7 +355,7 @@ function printRound(round: ServerRound, label: string, server: string, baselineR
   const { baseline } = round;
   const [before, after] = baselineRounds;
   const beforeAndAfter = (index: 0 | 1) =>
-    `${before![index].perSecond.toFixed(1)} before the orders, ${after![index].perSecond.toFixed(1)} after`;
+    `${before[index].perSecond.toFixed(1)} before the orders, ${after[index].perSecond.toFixed(1)} after`;
   process.stdout.write(
     `Baseline, one-activity workflow on the same server: p50 ${baseline.p50AtOne.toFixed(1)} ms at concurrency 1; ` +
       `p50 ${baseline.p50AtFifty.toFixed(1)} ms and ${baseline.perSecondAtFifty.toFixed(1)} workflows/s at concurrency 50 ` +

@@ -108,7 +108,7 @@ async function connect(stack: ScaleStack) {
     const inbox = (await http('GET', '/api/v1/approvals?limit=1', 'fiona')).json as {
       approvals: Array<{ monthlyRate: number; currency: string }>;
     };
-    const { monthlyRate, currency } = inbox.approvals[0]!;
+    const { monthlyRate, currency } = inbox.approvals[0];
     const times: number[] = [];
     for (const ticketId of tickets)
       times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', { monthlyRate, currency })).ms);
@@ -161,7 +161,7 @@ const LISTING_REPEATS = 5;
 async function medianOf<R extends { ms: number }>(times: number, measure: () => Promise<R>): Promise<R> {
   const runs: R[] = [];
   for (let i = 0; i < times; i++) runs.push(await measure());
-  return runs.sort((a, b) => a.ms - b.ms)[Math.floor(times / 2)]!;
+  return runs.sort((a, b) => a.ms - b.ms)[Math.floor(times / 2)];
 }
 
 function report(before: Figures, after: Figures): void {

@@ -2,7 +2,7 @@
 
 /** The p-th percentile of values sorted ascending (the value below which p % of them fall). */
 export function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /** The median of values in any order. */

@@ -141,7 +141,7 @@ async function main(): Promise<number> {
     for (const caller of CALLERS) {
       const config = path.join(dataDir, `schemathesis-${caller.name}.toml`);
       await writeFile(config, schemathesisConfig(quote));
-      runs.push(await fuzzAs(caller.name, tokens[caller.name]!, url, config, dataDir));
+      runs.push(await fuzzAs(caller.name, tokens[caller.name], url, config, dataDir));
     }
     if (values.verbose) {
       // Where the requests went: the API's counter by route and status.
@@ -190,7 +190,7 @@ async function seedOrders(
   };
   const clients = new Map<string, OrdersApiClient>();
   const as = (name: string) => {
-    if (!clients.has(name)) clients.set(name, new OrdersApiClient({ url, token: tokens[name]! }));
+    if (!clients.has(name)) clients.set(name, new OrdersApiClient({ url, token: tokens[name] }));
     return clients.get(name)!;
   };
   try {
@@ -350,7 +350,7 @@ async function answeredSoFar(url: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const counts: Record<string, number> = {};
   for (const match of text.matchAll(/^mve_api_requests_total\{([^}]*)\} (\d+)$/gm)) {
-    const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((label) => [label[1], label[2]]));
+    const labels = Object.fromEntries([...match[1].matchAll(/(\w+)="([^"]*)"/g)].map((label) => [label[1], label[2]]));
     if (labels['route'] === '/metrics') continue;
     const status = `${(labels['status'] ?? '?').charAt(0)}xx`;
     counts[status] = (counts[status] ?? 0) + Number(match[2]);

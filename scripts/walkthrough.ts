@@ -143,7 +143,7 @@ function bashBlocks(readme: string): BashBlock[] {
   const lines = readme.split('\n');
   const blocks: BashBlock[] = [];
   for (let index = 0; index < lines.length; index++) {
-    if (lines[index]!.trim() !== '```bash') continue;
+    if (lines[index].trim() !== '```bash') continue;
     const end = lines.findIndex((line, at) => at > index && line.trim() === '```');
     if (end === -1) throw new StepFailure(`README.md line ${index + 1}: a \`\`\`bash block that never ends`);
     blocks.push({ firstLine: index + 2, lines: lines.slice(index + 1, end), lead: paragraphBefore(lines, index) });
@@ -155,9 +155,9 @@ function bashBlocks(readme: string): BashBlock[] {
 /** The first line of the paragraph just before line `index`. */
 function paragraphBefore(lines: string[], index: number): string {
   let at = index - 1;
-  while (at >= 0 && lines[at]!.trim() === '') at--;
-  while (at > 0 && lines[at - 1]!.trim() !== '') at--;
-  return at >= 0 ? lines[at]!.trim() : '';
+  while (at >= 0 && lines[at].trim() === '') at--;
+  while (at > 0 && lines[at - 1].trim() !== '') at--;
+  return at >= 0 ? lines[at].trim() : '';
 }
 
 /** The commands a README table's first column names (`approve` / `reject <order> …` names two). */
@@ -167,7 +167,7 @@ function commandTable(readme: string, heading: string): string[] {
   const names: string[] = [];
   for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
     const firstCell = row.split('|')[1] ?? '';
-    for (const span of firstCell.matchAll(/`([a-z][a-z-]*)/g)) names.push(span[1]!);
+    for (const span of firstCell.matchAll(/`([a-z][a-z-]*)/g)) names.push(span[1]);
   }
   if (names.length === 0) throw new StepFailure(`README.md's "## ${heading}" table names no command`);
   return names;
@@ -440,7 +440,7 @@ async function main(): Promise<number> {
       await step(blockLabel(block), async () => ({ output: await runBlock(block, clone, curlDir) }), dev);
     }
 
-    const suggested = [...readyLine.matchAll(/`((?:npx|npm) [^`]+)`/g)].map((match) => match[1]!);
+    const suggested = [...readyLine.matchAll(/`((?:npx|npm) [^`]+)`/g)].map((match) => match[1]);
     for (const command of suggested.filter((command) => command !== 'npm run demo')) {
       await step(`ready line: ${command}`, async () => ({ output: await shell(command, clone) }), dev);
     }
@@ -458,7 +458,7 @@ async function main(): Promise<number> {
     });
     const used = new Set(['dev']);
     for (const line of blocks.flatMap((block) => block.lines))
-      for (const match of line.matchAll(/npx mve-orders ([a-z][a-z-]*)/g)) used.add(match[1]!);
+      for (const match of line.matchAll(/npx mve-orders ([a-z][a-z-]*)/g)) used.add(match[1]);
     for (const name of used) {
       await step(`npx mve-orders ${name} --help`, async () => {
         const help = await shell(`npx mve-orders ${name} --help`, clone);
@@ -471,7 +471,7 @@ async function main(): Promise<number> {
 
     await step('npx mve-orders dev --reset', async () => {
       const said = await shell('npx mve-orders dev --reset', clone);
-      const removed = [...said.matchAll(/^ {2}(\/.*)$/gm)].map((match) => match[1]!);
+      const removed = [...said.matchAll(/^ {2}(\/.*)$/gm)].map((match) => match[1]);
       const left = [dataDir, ...(clusterDir ? [clusterDir] : []), ...removed].filter((place) => existsSync(place));
       if (left.length > 0) throw new StepFailure(`still there after --reset: ${left.join(', ')}`, said);
       return { note: `removed ${removed.length} folder${removed.length === 1 ? '' : 's'}`, output: said };

@@ -19,6 +19,8 @@ import type { LoadOutcome } from './traffic.js';
 /** States of an order whose product was bought: the workers follow it from BOUGHT to LIVE. */
 const BOUGHT_STATES = new Set(['BOUGHT', 'PROVISIONING', 'LIVE']);
 const WAITING = 'AWAITING_APPROVAL';
+/** Where a ticket must end; undefined: either (a vote sent whose answer never came). */
+type Want = 'bought' | 'waiting' | undefined;
 /** How long the workers may take to catch up after the phase. */
 export const CATCH_UP_LIMIT_S = 120;
 /** Tickets named in a failure line, at most. */
@@ -54,38 +56,8 @@ export async function checkOrders(options: {
   log: (line: string) => void;
 }): Promise<Checks> {
   const { client, ops, outcome, productsFor, log } = options;
-  const approved = new Set(outcome.votesApproved);
-  const voteSent = new Set(outcome.votesSent);
-  /** Where each ticket must end; undefined: either (a vote sent whose answer never came). */
-  const expected = new Map<string, 'bought' | 'waiting' | undefined>();
-  for (const ticketId of options.poolTickets) {
-    const orderId = options.poolOrderIds.get(ticketId)!;
-    expected.set(ticketId, approved.has(orderId) ? 'bought' : voteSent.has(orderId) ? undefined : 'waiting');
-  }
-  for (const [ticketId, { size }] of outcome.ticketsCreated)
-    expected.set(ticketId, size === AUTO_APPROVED_SIZE ? 'bought' : 'waiting');
-
-  const settled = (order: ListedOrder | undefined, want: 'bought' | 'waiting' | undefined) =>
-    order !== undefined &&
-    (want === 'bought'
-      ? BOUGHT_STATES.has(order.state)
-      : want === 'waiting'
-        ? order.state === WAITING
-        : BOUGHT_STATES.has(order.state) || order.state === WAITING);
-  const started = performance.now();
-  let byTicket = new Map<string, ListedOrder>();
-  let behind: string[] = [];
-  for (;;) {
-    byTicket = new Map((await listAllOrders(client, ops)).map((order) => [order.ticketId, order]));
-    behind = [...expected].filter(([ticketId, want]) => !settled(byTicket.get(ticketId), want)).map(([id]) => id);
-    // an order that ended elsewhere (failed, rejected…) will not come: no use waiting for it
-    const ended = behind.filter((ticketId) => FINAL_STATES.has(byTicket.get(ticketId)?.state as OrderState));
-    if (behind.length === ended.length) break;
-    if (performance.now() - started > CATCH_UP_LIMIT_S * 1000) break;
-    log(`waiting for the workers: ${behind.length} orders not yet where they belong`);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-  }
-  const catchUpSeconds = Math.round((performance.now() - started) / 100) / 10;
+  const expected = expectedEnds(options.poolTickets, options.poolOrderIds, outcome);
+  const { byTicket, behind, catchUpSeconds } = await waitForWorkers(client, ops, expected, log);
 
   const failures: string[] = [];
   const fail = (what: string, tickets: string[]) => {
@@ -135,4 +107,59 @@ export async function checkOrders(options: {
     catchUpSeconds,
     failures,
   };
+}
+
+/** Where each ticket must end: the pool's by the votes, the phase's by their size. */
+function expectedEnds(
+  poolTickets: readonly string[],
+  poolOrderIds: ReadonlyMap<string, string>,
+  outcome: LoadOutcome,
+): Map<string, Want> {
+  const approved = new Set(outcome.votesApproved);
+  const voteSent = new Set(outcome.votesSent);
+  const expected = new Map<string, Want>();
+  for (const ticketId of poolTickets) {
+    const orderId = poolOrderIds.get(ticketId)!;
+    expected.set(ticketId, approved.has(orderId) ? 'bought' : voteSent.has(orderId) ? undefined : 'waiting');
+  }
+  for (const [ticketId, { size }] of outcome.ticketsCreated)
+    expected.set(ticketId, size === AUTO_APPROVED_SIZE ? 'bought' : 'waiting');
+  return expected;
+}
+
+function settled(order: ListedOrder | undefined, want: Want): boolean {
+  return (
+    order !== undefined &&
+    (want === 'bought'
+      ? BOUGHT_STATES.has(order.state)
+      : want === 'waiting'
+        ? order.state === WAITING
+        : BOUGHT_STATES.has(order.state) || order.state === WAITING)
+  );
+}
+
+/**
+ * Lists every order until each is where it belongs, or those not there have ended elsewhere, or the limit passes:
+ * the last listing, the tickets still behind and the seconds it took.
+ */
+async function waitForWorkers(
+  client: RoundRobinClient,
+  ops: string,
+  expected: ReadonlyMap<string, Want>,
+  log: (line: string) => void,
+): Promise<{ byTicket: Map<string, ListedOrder>; behind: string[]; catchUpSeconds: number }> {
+  const started = performance.now();
+  let byTicket = new Map<string, ListedOrder>();
+  let behind: string[] = [];
+  for (;;) {
+    byTicket = new Map((await listAllOrders(client, ops)).map((order) => [order.ticketId, order]));
+    behind = [...expected].filter(([ticketId, want]) => !settled(byTicket.get(ticketId), want)).map(([id]) => id);
+    // an order that ended elsewhere (failed, rejected…) will not come: no use waiting for it
+    const ended = behind.filter((ticketId) => FINAL_STATES.has(byTicket.get(ticketId)?.state as OrderState));
+    if (behind.length === ended.length) break;
+    if (performance.now() - started > CATCH_UP_LIMIT_S * 1000) break;
+    log(`waiting for the workers: ${behind.length} orders not yet where they belong`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  return { byTicket, behind, catchUpSeconds: Math.round((performance.now() - started) / 100) / 10 };
 }

@@ -2,6 +2,7 @@
  * The orders of the load bench: the two sizes it submits, the request body (the topology harness's, whose product name
  * carries the ticket, so the provider's products count per ticket), and every order as the API lists it.
  */
+import { z } from 'zod';
 import { topologyRequest } from '../../test/topology/cluster.js';
 import type { RoundRobinClient } from '../../test/topology/round-robin.js';
 
@@ -16,12 +17,14 @@ export function orderRequest(ticketId: string, size: string): Record<string, unk
   return topologyRequest(ticketId, { size });
 }
 
-export interface ListedOrder {
-  orderId: string;
-  ticketId: string;
-  state: string;
-  quote: { monthlyRate: number; currency: string } | null;
-}
+const listedOrder = z.object({
+  orderId: z.string(),
+  ticketId: z.string(),
+  state: z.string(),
+  quote: z.object({ monthlyRate: z.number(), currency: z.string() }).nullable(),
+});
+export type ListedOrder = z.output<typeof listedOrder>;
+const ordersPage = z.object({ orders: z.array(listedOrder), nextCursor: z.string().nullable() });
 
 /** Every order `as` may see (`query`: the list's filters), page after page; patient with 429 and 503. */
 export async function listAllOrders(client: RoundRobinClient, as: string, query = ''): Promise<ListedOrder[]> {
@@ -30,11 +33,12 @@ export async function listAllOrders(client: RoundRobinClient, as: string, query 
     const page = new URLSearchParams(query);
     page.set('limit', '500');
     if (cursor) page.set('cursor', cursor);
-    const answer = await client.patient('GET', `/api/v1/orders?${page}`, { as });
+    const answer = await client.patient('GET', `/api/v1/orders?${page.toString()}`, { as });
     if (answer.status !== 200)
       throw new Error(`GET /api/v1/orders as ${as}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
-    orders.push(...(answer.body.orders as ListedOrder[]));
-    cursor = answer.body.nextCursor as string | null;
+    const listed = ordersPage.parse(answer.body);
+    orders.push(...listed.orders);
+    cursor = listed.nextCursor;
     if (!cursor) return orders;
   }
 }

@@ -28,8 +28,8 @@ export async function seedVotePool(options: {
   const { client, ticketIds, ticketSystems, ops, log } = options;
   const ticketsOf = new Map(ticketSystems.map((system) => [system, [] as string[]]));
   await pool(ticketIds.length, SUBMIT_CONCURRENCY, async (index) => {
-    const ticketId = ticketIds[index]!;
-    const as = ticketSystems[index % ticketSystems.length]!;
+    const ticketId = ticketIds[index];
+    const as = ticketSystems[index % ticketSystems.length];
     const answer = await client.patient('POST', '/api/v1/orders', {
       as,
       body: orderRequest(ticketId, ONE_APPROVAL_SIZE),

@@ -25,7 +25,7 @@ export function postgresPssMiB(dataDir: string): number {
  */
 function treePssMiB(root: number): number {
   const pids = [root];
-  for (let i = 0; i < pids.length; i++) pids.push(...childrenOf(pids[i]!));
+  for (let i = 0; i < pids.length; i++) pids.push(...childrenOf(pids[i]));
   return pids.reduce((sum, pid) => sum + pssMiB(pid), 0);
 }
 

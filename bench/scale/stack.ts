@@ -62,7 +62,7 @@ function spawnCli(args: string[], env: NodeJS.ProcessEnv, log: (line: string) =>
   // Its start-up summary on stdout is not needed: dev.json says the same.
   const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   // Warnings and errors of the stack reach the bench's stderr: a failing worker explains a slow figure.
-  child.stderr!.on('data', (chunk: Buffer) => log(`[${args[0]}] ${chunk.toString().trimEnd()}`));
+  child.stderr.on('data', (chunk: Buffer) => log(`[${args[0]}] ${chunk.toString().trimEnd()}`));
   return child;
 }
 
