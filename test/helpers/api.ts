@@ -13,6 +13,7 @@ import { DEFAULT_LIVE_READS, LiveReads, OrderIntake } from '../../client/orders/
 import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
 import type { ApiOrder } from '../../client/http-client/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
+import { callApi, type ApiAnswer } from './api-call.js';
 import { json } from './json.js';
 import type { TestPostgres } from './postgres.js';
 import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
@@ -34,17 +35,6 @@ export const TEST_USERS = {
 } as const;
 
 export type TestUser = keyof typeof TEST_USERS;
-
-/**
- * The API's answer to a test's request. Read its JSON body as the type the test expects with `json<T>(answer)`
- * (./json.ts); `body` is the same value unread (text when it is not JSON), for messages and whole-body comparisons.
- */
-export interface ApiAnswer {
-  status: number;
-  headers: Headers;
-  body: any;
-  json(): unknown;
-}
 
 export interface ApiEngine extends OrderEngine {
   url: string;
@@ -97,28 +87,11 @@ export async function startApiEngine(
     app,
     context,
     tokens,
-    async call(
-      method: string,
-      path: string,
-      request: { as?: TestUser; token?: string; body?: unknown } = {},
-    ): Promise<ApiAnswer> {
-      const token = request.token ?? (request.as ? tokens[request.as] : undefined);
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+    call(method: string, path: string, request: { as?: TestUser; token?: string; body?: unknown } = {}) {
+      return callApi(url, method, path, {
+        token: request.token ?? (request.as ? tokens[request.as] : undefined),
+        body: request.body,
       });
-      const text = await response.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        // not JSON (metrics): keep the text
-      }
-      return { status: response.status, body, headers: response.headers, json: () => body };
     },
     async stop() {
       await app.close();

@@ -126,7 +126,7 @@ export const APPROVERS = [
 export function sydneyRequest(ticketId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const example = JSON.parse(
     readFileSync(new URL('../../examples/k09-license-file-firewall.json', import.meta.url), 'utf8'),
-  );
+  ) as Record<string, unknown>;
   return { ...example, ticketId, requestedBy: 'alice', ...overrides };
 }
 
@@ -268,6 +268,64 @@ export interface EngineOptions extends ApproverWebhookOptions {
 }
 
 export async function startOrderEngine(pg: TestPostgres, options: EngineOptions = {}): Promise<OrderEngine> {
+  const services = await startServices(pg, options);
+  const { temporal, sim, repository, keyring } = services;
+  const { client } = temporal;
+  const orderRequests = temporalOrderRequests(client);
+  const apiLog: string[] = [];
+  const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
+  const actionKeys = Keyring.fromText(actionKeysText, 'test', 'action keys');
+  const { apiClient, activities } = createTestActivities({
+    ...simCredentials(sim),
+    repository,
+    orderRequests,
+    actionKeys,
+    log: (line) => apiLog.push(line),
+    ...(options.policies ? { policies: options.policies } : {}),
+    ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
+    ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
+    ...(options.provisioning ? { provisioning: options.provisioning } : {}),
+  });
+  await orderWorkflowBundle(actionKeys);
+
+  const startWorker = () => startTestWorker(temporal, { activities, keyring, actionKeys }, options);
+  const first = options.worker === false ? undefined : await startWorker();
+  const orders = new OrderClient({
+    client,
+    taskQueue: TASK_QUEUE,
+    kindMap: SIM_KIND_MAP,
+    actionKeys,
+    tickets: repository,
+    // Signed at the server's time, which the tests skip ahead (a signature's age is judged by the workflow's clock).
+    clock: () => temporal.env.currentTimeMs(),
+  });
+  const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
+
+  const engine: OrderEngine = {
+    ...services,
+    apiClient,
+    activities,
+    orderRequests,
+    orders,
+    intake,
+    ...ticketDesk({ intake, repository, actionKeys, client }),
+    client,
+    actionKeys,
+    actionKeysText,
+    startWorker,
+    workers: first ? [first] : [],
+    apiLog,
+    provisioning: options.provisioning,
+    stop: () => stopEngine(engine),
+  };
+  return engine;
+}
+
+/** What the engine runs on: Temporal with the order search attributes, the simulator, a database with the approvers. */
+async function startServices(
+  pg: TestPostgres,
+  options: EngineOptions,
+): Promise<Pick<OrderEngine, 'temporal' | 'sim' | 'db' | 'repository' | 'keyring' | 'codecKeys'>> {
   const codecKeys = `test:${randomBytes(32).toString('base64')}`;
   const keyring = Keyring.fromText(codecKeys);
   const dataConverter = encryptingDataConverter(keyring);
@@ -289,126 +347,96 @@ export async function startOrderEngine(pg: TestPostgres, options: EngineOptions 
   const db = await pg.database();
   const repository = createRepository(db.sql);
   for (const approver of APPROVERS) await repository.addApprover({ ...approver, roles: [...approver.roles] });
+  return { temporal, sim, db, repository, keyring, codecKeys };
+}
 
-  const { client } = temporal;
-  const orderRequests = temporalOrderRequests(client);
-  const apiLog: string[] = [];
-  const actionKeysText = `test-action:${randomBytes(32).toString('base64')}`;
-  const actionKeys = Keyring.fromText(actionKeysText, 'test', 'action keys');
-  const { apiClient, activities } = createTestActivities({
-    ...simCredentials(sim),
-    repository,
-    orderRequests,
-    actionKeys,
-    log: (line) => apiLog.push(line),
-    ...(options.policies ? { policies: options.policies } : {}),
-    ...(options.approverWebhookUrl ? { approverWebhookUrl: options.approverWebhookUrl } : {}),
-    ...(options.consoleUrl ? { consoleUrl: options.consoleUrl } : {}),
-    ...(options.provisioning ? { provisioning: options.provisioning } : {}),
-  });
-  await orderWorkflowBundle(actionKeys);
-
-  const startWorker = async () => {
-    const worker = await createOrderWorker({
-      connection: temporal.nativeConnection,
-      namespace: temporal.namespace,
-      taskQueue: TASK_QUEUE,
-      environment: 'staging',
-      activities,
-      codecKeys: keyring,
-      actionKeys,
-      ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
-    });
-    return { worker, running: worker.run() };
-  };
-  const first = options.worker === false ? undefined : await startWorker();
-  const orders = new OrderClient({
-    client,
+/** A worker for the staging queue on the engine's Temporal, running until it is shut down. */
+async function startTestWorker(
+  temporal: TemporalTestEnv,
+  keys: { activities: OrderActivities; keyring: Keyring; actionKeys: Keyring },
+  options: EngineOptions,
+): Promise<{ worker: Worker; running: Promise<void> }> {
+  const worker = await createOrderWorker({
+    connection: temporal.nativeConnection,
+    namespace: temporal.namespace,
     taskQueue: TASK_QUEUE,
-    kindMap: SIM_KIND_MAP,
-    actionKeys,
-    tickets: repository,
-    // Signed at the server's time, which the tests skip ahead (a signature's age is judged by the workflow's clock).
-    clock: () => temporal.env.currentTimeMs(),
+    environment: 'staging',
+    activities: keys.activities,
+    codecKeys: keys.keyring,
+    actionKeys: keys.actionKeys,
+    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
   });
-  const intake = new OrderIntake({ orders, repository, fingerprintKeys: actionKeys, kindMap: SIM_KIND_MAP });
+  return { worker, running: worker.run() };
+}
 
-  const engine: OrderEngine = {
-    temporal,
-    sim,
-    db,
-    repository,
-    apiClient,
-    activities,
-    orderRequests,
-    orders,
-    intake,
+/** The engine's ways in for tickets: the intake as the API takes orders, and registering a ticket as it does. */
+function ticketDesk(deps: {
+  intake: OrderIntake;
+  repository: Repository;
+  actionKeys: Keyring;
+  client: Client;
+}): Pick<OrderEngine, 'submit' | 'registerTicket' | 'ticket' | 'records' | 'startRegistered'> {
+  const { intake, repository, actionKeys, client } = deps;
+  const registerTicket = async ({ request, submittedBy = TEST_SUBMITTER }: OrderWorkflowInput): Promise<void> => {
+    const keyId = actionKeys.currentKeyId;
+    await repository.registerTicket({
+      ticketId: request.ticketId,
+      workflowId: workflowOf(request.ticketId, submittedBy),
+      environment: request.environment,
+      requestedBy: request.requestedBy,
+      submittedBy,
+      fingerprint: ticketFingerprint(actionKeys, keyId, request)!,
+      fingerprintKeyId: keyId,
+    });
+    await repository.recordOrderReceived({
+      workflowId: workflowOf(request.ticketId, submittedBy),
+      ticketId: request.ticketId,
+      environment: request.environment,
+      requestedBy: request.requestedBy,
+      request: redactOrderRequest(request),
+    });
+  };
+  const ticket = async (ticketId: string): Promise<TicketRecord | null> => {
+    const found = await repository.findTickets({ ticketId, workflowId: workflowOf(ticketId) });
+    const named = found.filter((each) => each.ticketId === ticketId);
+    if (named.length > 1) throw new Error(`ticket id ${ticketId} was used by ${named.length} submitters in this test`);
+    return named[0] ?? null;
+  };
+  return {
     async submit(body, submittedBy = TEST_SUBMITTER) {
-      const { created, orderId, ticket, warnings } = await intake.submit(body, submittedBy);
-      if (!created) throw new DuplicateOrderError(ticket.ticketId);
-      return { workflowId: ticket.workflowId, orderId, ticketId: ticket.ticketId, warnings };
+      const { created, orderId, ticket: registered, warnings } = await intake.submit(body, submittedBy);
+      if (!created) throw new DuplicateOrderError(registered.ticketId);
+      return { workflowId: registered.workflowId, orderId, ticketId: registered.ticketId, warnings };
     },
-    async registerTicket({ request, submittedBy }) {
-      const keyId = actionKeys.currentKeyId;
-      await repository.registerTicket({
-        ticketId: request.ticketId,
-        workflowId: workflowOf(request.ticketId, submittedBy ?? TEST_SUBMITTER),
-        environment: request.environment,
-        requestedBy: request.requestedBy,
-        submittedBy: submittedBy ?? TEST_SUBMITTER,
-        fingerprint: ticketFingerprint(actionKeys, keyId, request)!,
-        fingerprintKeyId: keyId,
-      });
-      await repository.recordOrderReceived({
-        workflowId: workflowOf(request.ticketId, submittedBy ?? TEST_SUBMITTER),
-        ticketId: request.ticketId,
-        environment: request.environment,
-        requestedBy: request.requestedBy,
-        request: redactOrderRequest(request),
-      });
-    },
-    async ticket(ticketId) {
-      const found = await repository.findTickets({ ticketId, workflowId: workflowOf(ticketId) });
-      const named = found.filter((ticket) => ticket.ticketId === ticketId);
-      if (named.length > 1)
-        throw new Error(`ticket id ${ticketId} was used by ${named.length} submitters in this test`);
-      return named[0] ?? null;
-    },
+    registerTicket,
+    ticket,
     async records(ticketId) {
-      const ticket = await engine.ticket(ticketId);
-      return ticket ? repository.getOrder(ticket.workflowId) : null;
+      const found = await ticket(ticketId);
+      return found ? repository.getOrder(found.workflowId) : null;
     },
     async startRegistered(input) {
       const { request } = input;
-      await engine.registerTicket(input);
+      await registerTicket(input);
       return client.workflow.start('orderWorkflow', {
         workflowId: workflowOf(request.ticketId, input.submittedBy ?? TEST_SUBMITTER),
         taskQueue: orderTaskQueue(TASK_QUEUE, request.environment),
         args: [{ submittedBy: TEST_SUBMITTER, ...input }],
       });
     },
-    client,
-    keyring,
-    codecKeys,
-    actionKeys,
-    actionKeysText,
-    startWorker,
-    workers: first ? [first] : [],
-    apiLog,
-    provisioning: options.provisioning,
-    async stop() {
-      for (const { worker, running } of engine.workers) {
-        if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running.catch(() => undefined);
-      }
-      const recordTo = process.env[RECORD_HISTORIES_VARIABLE];
-      if (recordTo) await recordHistories(engine, recordTo);
-      apiClient.close();
-      await sim.close();
-      await temporal.teardown();
-    },
   };
-  return engine;
+}
+
+/** Shuts down every worker (and records the histories when asked to), then what the engine runs on. */
+async function stopEngine(engine: OrderEngine): Promise<void> {
+  for (const { worker, running } of engine.workers) {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => undefined);
+  }
+  const recordTo = process.env[RECORD_HISTORIES_VARIABLE];
+  if (recordTo) await recordHistories(engine, recordTo);
+  engine.apiClient.close();
+  await engine.sim.close();
+  await engine.temporal.teardown();
 }
 
 /**
@@ -491,7 +519,7 @@ export interface CallbackReceiver {
 
 /** A ticket system on loopback that checks each callback's HMAC signature, as a real one would. */
 export async function startCallbackReceiver(): Promise<CallbackReceiver> {
-  const receiver: CallbackReceiver = { url: '', received: [], badSignatures: 0, close: async () => undefined };
+  const receiver: CallbackReceiver = { url: '', received: [], badSignatures: 0, close: () => Promise.resolve() };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));

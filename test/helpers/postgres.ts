@@ -33,7 +33,7 @@ export interface TestPostgres {
 
 const execFileAsync = promisify(execFile);
 
-export function usePostgres(test: TestFn<any>): TestPostgres {
+export function usePostgres<Context>(test: TestFn<Context>): TestPostgres {
   let adminUrl: string | undefined;
   let server: EmbeddedPostgresServer | undefined;
   let starting: Promise<string> | undefined;

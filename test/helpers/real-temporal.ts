@@ -100,7 +100,7 @@ async function startOnce(cli: string, port: number, dbFilename: string | undefin
   void server.exited.then((how) => (ended = how));
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    if (await answers(address)) return { address, namespace: 'default', stop: server.stop };
+    if (await answers(address)) return { address, namespace: 'default', stop: () => server.stop() };
     const why = ended
       ? `ended (${ended})`
       : Date.now() > deadline

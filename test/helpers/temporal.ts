@@ -95,7 +95,10 @@ export async function startTemporalTestEnv(
       kind: 'time-skipping',
       namespace: env.namespace ?? 'default',
       address: env.address,
-      stop: async () => void process.removeListener('exit', killServer),
+      stop: () => {
+        process.removeListener('exit', killServer);
+        return Promise.resolve();
+      },
     });
   }
   const server = await startRealTemporal();
@@ -105,7 +108,12 @@ export async function startTemporalTestEnv(
       namespace: server.namespace,
       ...client,
     });
-    return testEnvOn(env, { kind: 'real', namespace: server.namespace, address: server.address, stop: server.stop });
+    return testEnvOn(env, {
+      kind: 'real',
+      namespace: server.namespace,
+      address: server.address,
+      stop: () => server.stop(),
+    });
   } catch (error) {
     await server.stop();
     throw error;
