@@ -259,7 +259,8 @@ export class OrdersApiClient {
 
 /** Records whether this request got a connection (from then on the server may have seen it). */
 function watching(agent: http.Agent, progress: { connected: boolean }): http.Agent {
-  const addRequest = (agent as unknown as { addRequest(request: http.ClientRequest, options: unknown): void })
+  // Agent's own method, called on the agent below: typed as a function property, as it is never called unbound.
+  const addRequest = (agent as unknown as { addRequest: (request: http.ClientRequest, options: unknown) => void })
     .addRequest;
   return Object.create(agent, {
     addRequest: {
@@ -289,7 +290,7 @@ function errorFrom(status: number, json: unknown, route: string, base: string): 
     const details = Array.isArray(error['details'])
       ? error['details']
           .filter(isObject)
-          .map((detail) => ({ path: String(detail['path'] ?? ''), message: String(detail['message'] ?? '') }))
+          .map((detail) => ({ path: textOf(detail['path']), message: textOf(detail['message']) }))
       : [];
     return new ApiCallError(status, error['code'], error['message'], details);
   }
@@ -310,4 +311,10 @@ function queryString(query: Record<string, string | number | undefined>): string
     if (value !== undefined && value !== '') params.set(key, String(value));
   const text = params.toString();
   return text === '' ? '' : `?${text}`;
+}
+
+/** A field of an error body as text: the API sends strings; anything else is shown as JSON, nothing as ''. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }

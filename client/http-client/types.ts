@@ -1,4 +1,4 @@
-import type { ApiOrder, OrderListItem } from '../http/order-view.js';
+import type { ApiOrder, OrderListItem } from '../orders/index.js';
 import type { VoteResult as WorkflowVoteResult } from '../../workflows/order/messages.js';
 import type { OrderState } from '../../domain/lifecycle/index.js';
 
@@ -10,7 +10,7 @@ export interface ApiErrorDetail {
   message: string;
 }
 
-export type { ApiOrder, OrderListItem } from '../http/order-view.js';
+export type { ApiOrder, OrderListItem } from '../orders/index.js';
 
 export interface SubmitResult {
   /** true: a new order started (201); false: the ticket already had this very order (200). */

@@ -12,10 +12,10 @@ const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
  */
 export function installAccessLog(app: FastifyInstance, logger: Logger): void {
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? request.url.split('?')[0]!.slice(0, 200);
+    const route = request.routeOptions.url ?? request.url.split('?')[0].slice(0, 200);
     const orderId = (request.params as Record<string, unknown> | undefined)?.['orderId'];
     const quiet = logger.format === 'text' || PROBES.has(route);
-    (quiet ? logger.debug : logger.info)(`${request.method} ${route}`, {
+    const fields = {
       requestId: request.id,
       method: request.method,
       route,
@@ -23,6 +23,8 @@ export function installAccessLog(app: FastifyInstance, logger: Logger): void {
       ms: Math.round(reply.elapsedTime),
       orderId: typeof orderId === 'string' ? orderId : undefined,
       caller: request.principal?.id,
-    });
+    };
+    if (quiet) logger.debug(`${request.method} ${route}`, fields);
+    else logger.info(`${request.method} ${route}`, fields);
   });
 }

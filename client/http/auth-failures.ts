@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseEnv } from '../../config/env.js';
 import { describeDuration, durationSchema } from '../../domain/lifecycle/index.js';
-import { AuthenticationError } from './auth/principal.js';
+import { AuthenticationError } from './auth/authentication-error.js';
 import { ApiError } from './errors.js';
 
 export const AUTH_FAILURES_VARIABLE = 'MVE_RATE_LIMIT_AUTH_FAILURES';

@@ -45,6 +45,18 @@ export const errorBody = z
     'every refusal: 400 bad input, 401, 403, 404, 409 conflict or stale quote, 422 refused by a rule, 429 too many requests from this credential or too many failed authentications from this address (Retry-After), 503 PostgreSQL or Temporal does not answer (SERVICE_UNAVAILABLE), the request ran over its time limit (TIMEOUT) or the provider did not answer the read of a product named to settle a buy (PRODUCT_NOT_CHECKED), all with Retry-After',
   );
 
+/** The refusals an order route may answer with, each in the error shape. */
+export const orderRefusals = {
+  400: errorBody,
+  401: errorBody,
+  403: errorBody,
+  404: errorBody,
+  409: errorBody,
+  422: errorBody,
+  429: errorBody,
+  503: errorBody,
+};
+
 /** Strict: a vote names the quote it decides on; the approver is the caller, so no field may name one. */
 export const approveBody = z.strictObject({
   monthlyRate,

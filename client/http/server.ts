@@ -4,8 +4,8 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Logger } from '../../infra/log.js';
 import { installAccessLog } from './access-log.js';
 import { DEFAULT_AUTH_WINDOW_MS, FailedAuthentications, type AuthFailureLimit } from './auth-failures.js';
-import type { Principal } from './auth/principal.js';
-import type { ApiContext } from './context.js';
+import type { Principal } from '../orders/index.js';
+import { orderServiceOf, type ApiContext } from './context.js';
 import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { codecCors, isCodecOrigin, registerCodecRoutes } from './routes/codec.js';
@@ -62,20 +62,12 @@ export interface ApiServerOptions {
 
 /**
  * The HTTP API (fastify, zod-validated routes, OpenAPI 3 generated from the same schemas). Every /api/ and
- * /codec/ route authenticates its caller first; health, readiness, metrics and the OpenAPI document are open.
+ * /codec/ route authenticates its caller first; health, readiness, metrics and the OpenAPI document are open. The
+ * routes call the order service built once from the context's parts (`orderServiceOf`) for every order action.
  */
-export async function buildApiServer({
-  context,
-  readiness,
-  extensions = [],
-  browserCredential,
-  requestsPerMinute = 0,
-  authFailures = { failures: 0, windowMs: DEFAULT_AUTH_WINDOW_MS },
-  trustProxy,
-  requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
-  draining = () => false,
-  accessLog,
-}: ApiServerOptions): Promise<FastifyInstance> {
+export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
+  const { context, readiness, extensions = [], requestsPerMinute = 0, draining = () => false, accessLog } = options;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: false,
     // The request's id in the access log and X-Request-Id: a proxy's, or unique across servers and restarts.
@@ -87,12 +79,41 @@ export async function buildApiServer({
     // A request reaching a server that is closing, on a connection it had already, is answered as usual (and its
     // connection then closed), rather than with fastify's own 503: it came before the client could know.
     return503OnClosing: false,
-    ...(trustProxy === undefined ? {} : { trustProxy }),
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
   });
   installTimeLimits(app, requestTimeoutMs, context.temporal);
   installRequestIdHeader(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  await registerOpenApi(app);
+  installErrorHandler(app, context.log);
+  if (accessLog) installAccessLog(app, accessLog);
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining()) void reply.header('connection', 'close');
+    return payload;
+  });
+
+  const metrics = createApiMetrics(orderServiceOf(context));
+  app.addHook('onRequest', codecCors(context));
+  installAuthentication(app, context, options);
+  metrics.instrument(app);
+  // Counted by who the caller is: registered after authentication, before the routes it guards.
+  await installRateLimit(app, requestsPerMinute);
+
+  registerOrderRoutes(app, context);
+  registerRecoveryRoutes(app, context);
+  registerApprovalRoutes(app, context);
+  registerCodecRoutes(app, context);
+  registerHealthRoutes(app, readiness, draining);
+  registerMetricsRoute(app, metrics);
+  app.get('/openapi.json', { schema: { hide: true } }, () => Promise.resolve(app.swagger()));
+  for (const extend of extensions) await extend(app);
+  await app.ready();
+  return app;
+}
+
+/** The OpenAPI 3 document, generated from the routes' zod schemas. */
+async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
@@ -110,15 +131,14 @@ export async function buildApiServer({
     },
     transform: jsonSchemaTransform,
   });
-  installErrorHandler(app, context.log);
-  if (accessLog) installAccessLog(app, accessLog);
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (draining()) void reply.header('connection', 'close');
-    return payload;
-  });
+}
 
-  const metrics = createApiMetrics(context);
-  app.addHook('onRequest', codecCors(context));
+/** Sets `request.principal` of every /api/ and /codec/ request before any handler runs, or refuses it (401, 429). */
+function installAuthentication(
+  app: FastifyInstance,
+  context: ApiContext,
+  { browserCredential, authFailures = { failures: 0, windowMs: DEFAULT_AUTH_WINDOW_MS } }: ApiServerOptions,
+): void {
   // The same credential, authenticated the same way, whether in the header or, for the Web UI, behind the cookie.
   const cookieAuthorization = async (request: FastifyRequest): Promise<string | undefined> => {
     if (!browserCredential || !isCodecOrigin(context, request.headers.origin)) return undefined;
@@ -127,7 +147,7 @@ export async function buildApiServer({
   };
   const failedAuthentications = new FailedAuthentications(authFailures);
   app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0]!;
+    const path = request.url.split('?')[0];
     const codec = path.startsWith('/codec/') && request.method !== 'OPTIONS';
     if (!path.startsWith('/api/') && !codec) return;
     request.principal = await failedAuthentications.authenticate(
@@ -137,18 +157,4 @@ export async function buildApiServer({
       (authorization) => context.authenticator.authenticate(authorization),
     );
   });
-  metrics.instrument(app);
-  // Counted by who the caller is: registered after authentication, before the routes it guards.
-  await installRateLimit(app, requestsPerMinute);
-
-  registerOrderRoutes(app, context);
-  registerRecoveryRoutes(app, context);
-  registerApprovalRoutes(app, context);
-  registerCodecRoutes(app, context);
-  registerHealthRoutes(app, readiness, draining);
-  registerMetricsRoute(app, metrics);
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  for (const extend of extensions) await extend(app);
-  await app.ready();
-  return app;
 }

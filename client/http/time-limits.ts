@@ -91,8 +91,9 @@ export function installTimeLimits(app: FastifyInstance, budgetMs: number, tempor
     const handler = route.handler;
     // Every route's handler is an async function, so running it inside one changes nothing of how it answers.
     route.handler = function (request, reply) {
-      const work = temporal.withDeadline(Date.now() + Math.round(TEMPORAL_SHARE * limitMs), async () =>
-        handler.call(this, request, reply),
+      const work = temporal.withDeadline(
+        Date.now() + Math.round(TEMPORAL_SHARE * limitMs),
+        async () => await handler.call(this, request, reply),
       );
       handlers.add(work);
       const ended = () => handlers.delete(work);

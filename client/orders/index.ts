@@ -1,4 +1,7 @@
-/** Public face of client/orders: submitting and steering orders through Temporal. */
+/**
+ * Public face of client/orders: submitting and steering orders through Temporal, and the order service above it —
+ * every action on orders as an authenticated caller, with the access rules beside it.
+ */
 export {
   DuplicateOrderError,
   OrderClient,
@@ -14,3 +17,37 @@ export { EnvironmentNotServedError, OrderIntake, TicketConflictError } from './i
 export type { IntakeResult, OrderIntakeOptions } from './intake.js';
 export { recoverOrder, RecoveryRefused } from './recovery.js';
 export type { RecoveryDeps, RecoveryResult, RecoveryRefusalCode } from './recovery.js';
+export { OrderService } from './service/order-service.js';
+export type { OrderServiceParts } from './service/parts.js';
+export type { BuyResolution } from './service/resolve-buy.js';
+export type { OrderFilters, OrderPage } from './service/list.js';
+export {
+  AccessRefused,
+  InvalidInput,
+  NoSuchOrder,
+  OrderConflict,
+  ServiceRefusal,
+  UnknownRequester,
+} from './refusals.js';
+export type { RefusalDetail } from './refusals.js';
+export {
+  allow,
+  mayCancel,
+  mayReadOrders,
+  mayReadPayloads,
+  mayResolveBuys,
+  maySee,
+  maySubmit,
+  mayVote,
+  READ_NEEDS_ROLE,
+  seesAllOrders,
+  VOTE_NEEDS_ROLE,
+} from './access.js';
+export type { OwnedOrder } from './access.js';
+export { approverRoles, BUILT_IN_ROLES, hasRole, sameIdentity } from './principal.js';
+export type { BuiltInRole, Principal } from './principal.js';
+export { orderSummary } from './order-view.js';
+export type { ApiOrder, OrderListItem } from './order-view.js';
+export { DEFAULT_LIVE_READS, LiveReads, liveReadsFromEnv, LIVE_READS_VARIABLE } from './live-reads.js';
+export { isUnprocessedUpdate, unavailableDependency } from './unavailable.js';
+export { payloadFromJson, payloadToJson } from './payload-json.js';

@@ -107,7 +107,7 @@ export class OrderIntake {
       ticketId: ticket.ticketId,
       environment: ticket.environment,
       requestedBy: ticket.requestedBy,
-      request: redactOrderRequest(request) as Record<string, unknown>,
+      request: redactOrderRequest(request),
       at: new Date(ticket.registeredAt),
     });
     try {

@@ -183,7 +183,7 @@ export class OrderClient {
     sending?: () => void,
   ): Promise<OrderState> {
     const attempt = resolution.attempt ?? (await this.status(orderId)).buyAttempts;
-    return this.act(orderId, 'resolve-buy', { ...resolution, attempt } as ResolveBuyInput, sending, (handle, signed) =>
+    return this.act(orderId, 'resolve-buy', { ...resolution, attempt }, sending, (handle, signed) =>
       handle.executeUpdate(resolveBuyUpdate, { args: [signed] }),
     );
   }

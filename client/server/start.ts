@@ -1,26 +1,27 @@
 import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import { servedEnvironmentsFromEnv } from '../../config/served-environments.js';
 import type { KindMap } from '../../domain/index.js';
 import type { Logger } from '../../infra/log.js';
-import { oidcSignInFromEnv, registerConsole, SessionStore } from '../console/index.js';
+import type { Repository } from '../../infra/db/index.js';
+import { oidcSignInFromEnv, registerConsole, SessionStore, type OidcSignIn } from '../console/index.js';
 import { sessionCredential } from '../console/sessions.js';
-import { OrderClient, OrderIntake } from '../orders/index.js';
+import { LiveReads, liveReadsFromEnv, OrderClient, OrderIntake } from '../orders/index.js';
 import {
   buildApiServer,
   createAuthenticator,
   createOidcVerifier,
   handlersEnded,
   loadOidcConfig,
-  LiveReads,
-  liveReadsFromEnv,
   authFailureLimitFromEnv,
   requestsPerMinuteFromEnv,
   requestTimeoutFromEnv,
   trustProxyFromEnv,
   type ApiContext,
+  type OidcConfig,
 } from '../http/index.js';
 import { closeGracefully, NO_DRAIN, type ShutdownTiming } from './graceful-close.js';
 
@@ -67,6 +68,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   const temporalConfig = loadTemporalConfig(options.env);
   const address = options.temporalAddress ?? temporalConfig.address;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (host:port of the Temporal frontend)');
+  // Every setting is read before anything connects: a wrong one is said at once.
   const oidcConfig = loadOidcConfig(options.env);
   const consoleOidc = oidcSignInFromEnv(options.env);
   const requestsPerMinute = requestsPerMinuteFromEnv(options.env);
@@ -90,48 +92,10 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       namespace: temporalConfig.namespace,
       dataConverter: encryptingDataConverter(options.codecKeys),
     });
-    const orders = new OrderClient({
-      client: temporal,
-      taskQueue: temporalConfig.taskQueue,
-      kindMap: options.kindMap,
-      actionKeys: options.actionKeys,
-      tickets: repository,
-    });
-    const context: ApiContext = {
-      orders,
-      intake: new OrderIntake({
-        orders,
-        repository,
-        fingerprintKeys: options.actionKeys,
-        kindMap: options.kindMap,
-        environments: servedEnvironmentsFromEnv(options.env),
-      }),
-      repository,
-      authenticator: createAuthenticator({
-        tokens: repository,
-        ...(oidcConfig ? { oidc: createOidcVerifier(oidcConfig) } : {}),
-      }),
-      temporal,
-      codecKeys: options.codecKeys,
-      codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '')
-        .split(',')
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-      liveReads: new LiveReads(liveReadsFromEnv(options.env)),
-      log: options.log,
-    };
-    // The console's sessions, in PostgreSQL: the codec server takes the same cookie for the Web UI in that browser.
-    const sessions = new SessionStore({ rows: repository, keys: options.codecKeys });
-    const consoleOptions = {
-      sessions,
-      secureCookies: options.devUsers === undefined,
-      ...(options.devUsers ? { devUsers: options.devUsers } : {}),
-      ...(consoleOidc ? { oidc: consoleOidc } : {}),
-    };
+    const context = apiContext(options, { temporal, taskQueue: temporalConfig.taskQueue, repository, oidcConfig });
     const app = await buildApiServer({
       context,
-      extensions: [(api) => registerConsole(api, context, consoleOptions)],
-      browserCredential: sessionCredential(sessions, consoleOptions.secureCookies),
+      ...consoleBeside(options, context, consoleOidc),
       requestsPerMinute,
       authFailures,
       ...(trustProxy === undefined ? {} : { trustProxy }),
@@ -162,4 +126,69 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
     await closeConnections();
     throw error;
   }
+}
+
+/** The parts the API (its order service) and the console stand on, over one Temporal client and one repository. */
+function apiContext(
+  options: StartApiOptions,
+  {
+    temporal,
+    taskQueue,
+    repository,
+    oidcConfig,
+  }: {
+    temporal: Client;
+    taskQueue: string;
+    repository: Repository;
+    oidcConfig: OidcConfig | undefined;
+  },
+): ApiContext {
+  const orders = new OrderClient({
+    client: temporal,
+    taskQueue,
+    kindMap: options.kindMap,
+    actionKeys: options.actionKeys,
+    tickets: repository,
+  });
+  return {
+    orders,
+    intake: new OrderIntake({
+      orders,
+      repository,
+      fingerprintKeys: options.actionKeys,
+      kindMap: options.kindMap,
+      environments: servedEnvironmentsFromEnv(options.env),
+    }),
+    repository,
+    authenticator: createAuthenticator({
+      tokens: repository,
+      ...(oidcConfig ? { oidc: createOidcVerifier(oidcConfig) } : {}),
+    }),
+    temporal,
+    codecKeys: options.codecKeys,
+    codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    liveReads: new LiveReads(liveReadsFromEnv(options.env)),
+    log: options.log,
+  };
+}
+
+/**
+ * The web console, mounted beside the API, and the credential its session cookie stands for. Its sessions are in
+ * PostgreSQL: the codec server takes the same cookie for the Web UI in that browser.
+ */
+function consoleBeside(options: StartApiOptions, context: ApiContext, oidc: OidcSignIn | undefined) {
+  const sessions = new SessionStore({ rows: context.repository, keys: options.codecKeys });
+  const consoleOptions = {
+    sessions,
+    secureCookies: options.devUsers === undefined,
+    ...(options.devUsers ? { devUsers: options.devUsers } : {}),
+    ...(oidc ? { oidc } : {}),
+  };
+  return {
+    extensions: [(api: FastifyInstance) => registerConsole(api, context, consoleOptions)],
+    browserCredential: sessionCredential(sessions, consoleOptions.secureCookies),
+  };
 }

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiTokenRecord } from '../../../infra/db/index.js';
 import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../infra/db/schemas.js';
-import { BUILT_IN_ROLES } from '../../http/auth/principal.js';
+import { BUILT_IN_ROLES } from '../../orders/index.js';
 import { formatTable } from './table.js';
 import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 import { usageErrorsExit2 } from './order-session.js';

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { RepositoryError, type ApiTokenRecord, type TokensRepository } from '../../../infra/db/index.js';
-import { AuthenticationError, type Principal } from './principal.js';
+import type { Principal } from '../../orders/index.js';
+import { AuthenticationError } from './authentication-error.js';
 
 // API tokens for machines: `mvo_<id>_<secret>`. The id is public (12 base32 characters, it names the token in
 // lists and logs); the secret is 32 random bytes in base64url (43 characters, 256 bits of entropy). Only the

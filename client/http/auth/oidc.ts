@@ -7,7 +7,8 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { ConfigError } from '../../../config/env.js';
-import { AuthenticationError, oidcQualifiedId, type Principal } from './principal.js';
+import type { Principal } from '../../orders/index.js';
+import { AuthenticationError } from './authentication-error.js';
 
 // OIDC bearer JWTs for people: the identity provider signs, we check the signature against its published keys
 // (JWKS), then the issuer, audience and lifetime, and read the username and roles from configured claims.
@@ -265,4 +266,9 @@ function reason(error: unknown): string {
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   const detail = cause?.code ?? cause?.message;
   return typeof detail === 'string' && detail ? `${error.message} (${detail})` : error.message;
+}
+
+/** The qualified id of an OIDC person: `<issuer>#<username>`, which no API token's owner can equal (it has a colon). */
+export function oidcQualifiedId(issuer: string, username: string): string {
+  return `${issuer}#${username}`;
 }

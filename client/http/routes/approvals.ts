@@ -1,14 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { allow, mayReadOrders, mayReadPayloads, mayResolveBuys, maySubmit, mayVote, seesAllOrders } from '../access.js';
-import { orderIdOfWorkflow } from '../../orders/index.js';
-import { approverRoles } from '../auth/principal.js';
-import type { ApiContext } from '../context.js';
+import {
+  mayReadOrders,
+  mayReadPayloads,
+  mayResolveBuys,
+  maySubmit,
+  mayVote,
+  orderIdOfWorkflow,
+  seesAllOrders,
+  type Principal,
+} from '../../orders/index.js';
+import { orderServiceOf, type ApiContext } from '../context.js';
 import { approvalsResponse, errorBody, meResponse } from '../schemas.js';
 
 /** The caller's own views: the orders awaiting their decision, and who they are to this API. */
 export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext): void {
+  const service = orderServiceOf(context);
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
@@ -28,14 +36,7 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
       },
     },
     async (request) => {
-      const principal = request.principal!;
-      allow(mayVote(principal), 'the approvals inbox needs an approver role (e.g. finance-approver)');
-      const approverId = await context.intake.canonicalRequester(principal.id);
-      const waiting = await context.repository.listAwaitingApproval({
-        approverId,
-        roles: approverRoles(principal),
-        limit: request.query.limit,
-      });
+      const waiting = await service.awaitingApproval(request.principal!, request.query.limit);
       return {
         approvals: waiting.map((item) => ({
           orderId: orderIdOfWorkflow(item.order.workflowId),
@@ -63,22 +64,25 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
         response: { 200: meResponse, 401: errorBody, 429: errorBody, 503: errorBody },
       },
     },
-    async (request) => {
-      const principal = request.principal!;
-      return {
-        id: principal.id,
-        qualifiedId: principal.qualifiedId,
-        roles: [...principal.roles],
-        via: principal.via.kind,
-        can: {
-          readOrders: mayReadOrders(principal),
-          submit: maySubmit(principal),
-          approve: mayVote(principal),
-          seeAllOrders: seesAllOrders(principal),
-          resolveBuys: mayResolveBuys(principal),
-          readHistoryPayloads: mayReadPayloads(principal),
-        },
-      };
-    },
+    // A promise, as every handler's answer is (time-limits.ts runs each inside its time limit).
+    (request) => Promise.resolve(whoIs(request.principal!)),
   );
+}
+
+/** The caller as this API knows them, and what the access rules let them do. */
+function whoIs(principal: Principal) {
+  return {
+    id: principal.id,
+    qualifiedId: principal.qualifiedId,
+    roles: [...principal.roles],
+    via: principal.via.kind,
+    can: {
+      readOrders: mayReadOrders(principal),
+      submit: maySubmit(principal),
+      approve: mayVote(principal),
+      seeAllOrders: seesAllOrders(principal),
+      resolveBuys: mayResolveBuys(principal),
+      readHistoryPayloads: mayReadPayloads(principal),
+    },
+  };
 }

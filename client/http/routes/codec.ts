@@ -5,11 +5,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AesGcmPayloadCodec } from '../../../codec/index.js';
 import { redactOrderRequest } from '../../../domain/index.js';
-import { allow, mayReadPayloads } from '../access.js';
+import { allow, mayReadPayloads, payloadFromJson, payloadToJson } from '../../orders/index.js';
 import type { ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { errorBody } from '../schemas.js';
-import { payloadFromJson, payloadToJson } from '../payload-json.js';
 
 const ALLOWED_HEADERS = 'Authorization, Authorization-Extras, Content-Type, X-Namespace';
 
@@ -91,7 +90,7 @@ export function registerCodecRoutes(app: FastifyInstance, context: ApiContext): 
 
 /** The operation is the path's last segment; only `decode` is served, and `encode` is refused saying why. */
 function requireDecode(url: string): void {
-  const operation = url.split('?')[0]!.split('/').filter(Boolean).at(-1);
+  const operation = url.split('?')[0].split('/').filter(Boolean).at(-1);
   if (operation === 'decode') return;
   throw new ApiError(
     404,
@@ -119,5 +118,5 @@ function withSecretsRedacted(payload: Payload): Payload {
     return payload; // not JSON after all: it holds no request
   }
   const redacted = redactOrderRequest(value);
-  return isDeepStrictEqual(value, redacted) ? payload : defaultPayloadConverter.toPayload(redacted)!;
+  return isDeepStrictEqual(value, redacted) ? payload : defaultPayloadConverter.toPayload(redacted);
 }

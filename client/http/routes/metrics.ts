@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ORDER_STATES } from '../../../domain/lifecycle/index.js';
-import type { ApiContext } from '../context.js';
+import type { OrderStatistics } from '../../../infra/db/index.js';
+import type { OrderService } from '../../orders/index.js';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -9,9 +10,34 @@ export interface ApiMetrics {
   instrument(app: FastifyInstance): void;
 }
 
+/** Order figures as the gauges read them: one read of the records per scrape, shared by every gauge. */
+type Statistics = () => Promise<OrderStatistics>;
+
 /** Prometheus metrics (prom-client, one registry per server): the API's own traffic, and order figures read from Postgres at scrape time. */
-export function createApiMetrics(context: ApiContext): ApiMetrics {
+export function createApiMetrics(service: OrderService): ApiMetrics {
   const registry = new Registry();
+  const instrument = requestMetrics(registry);
+  new Counter({
+    name: 'mve_api_live_reads_passed_over_total',
+    help: 'Reads of an order answered from the records because this server had MVE_LIVE_READS reads at Temporal already',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(service.readsPassedOver);
+    },
+  });
+  let cached: { at: number; value: Promise<OrderStatistics> } | undefined;
+  const statistics = () => {
+    if (!cached || Date.now() - cached.at > 1_000) cached = { at: Date.now(), value: service.statistics() };
+    return cached.value;
+  };
+  orderGauges(registry, statistics);
+  provisioningGauges(registry, statistics);
+  return { registry, instrument };
+}
+
+/** The requests counter and latency histogram, and the hook that feeds them. */
+function requestMetrics(registry: Registry): ApiMetrics['instrument'] {
   const requests = new Counter({
     name: 'mve_api_requests_total',
     help: 'HTTP API requests by route and status',
@@ -25,22 +51,17 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  new Counter({
-    name: 'mve_api_live_reads_passed_over_total',
-    help: 'Reads of an order answered from the records because this server had MVE_LIVE_READS reads at Temporal already',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(context.liveReads.passedOver);
-    },
-  });
-  // One read of Postgres per scrape, shared by the gauges below.
-  let cached: { at: number; value: ReturnType<ApiContext['repository']['orderStatistics']> } | undefined;
-  const statistics = () => {
-    if (!cached || Date.now() - cached.at > 1_000)
-      cached = { at: Date.now(), value: context.repository.orderStatistics() };
-    return cached.value;
+  return (app) => {
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+      latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    });
   };
+}
+
+/** Orders by state, the approvals waiting and the buy attempts by outcome. */
+function orderGauges(registry: Registry, statistics: Statistics): void {
   new Gauge({
     name: 'mve_orders',
     help: 'Orders by state (from the records)',
@@ -78,6 +99,10 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
         this.set({ outcome }, buyAttemptsByOutcome[outcome] ?? 0);
     },
   });
+}
+
+/** The bought products by provisioning status, and how long provisioning takes. */
+function provisioningGauges(registry: Registry, statistics: Statistics): void {
   new Gauge({
     name: 'mve_products',
     help: 'Bought products by the provisioning status last read (DEPLOYABLE, CONFIGURED, LIVE…)',
@@ -119,17 +144,6 @@ export function createApiMetrics(context: ApiContext): ApiMetrics {
       this.set((await statistics()).timeToLiveSeconds.count);
     },
   });
-
-  return {
-    registry,
-    instrument(app) {
-      app.addHook('onResponse', async (request, reply) => {
-        const route = request.routeOptions.url ?? 'unmatched';
-        requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-        latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
-      });
-    },
-  };
 }
 
 /** `/metrics`, Prometheus text. Open like /healthz: it carries counts, never an order's content. */

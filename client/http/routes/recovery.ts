@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { recoverOrder, RecoveryRefused } from '../../orders/index.js';
-import { allow, mayResolveBuys } from '../access.js';
-import { loadOrder, type ApiContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { orderServiceOf, type ApiContext } from '../context.js';
 import { errorBody, orderParams } from '../schemas.js';
 
 const recoverBody = z.strictObject({
@@ -25,6 +22,7 @@ const recoveryResponse = z.object({
 
 /** Ops' recovery of an order whose run was ended by a reset or terminate, or wedged (client/orders/recovery.ts). */
 export function registerRecoveryRoutes(app: FastifyInstance, context: ApiContext): void {
+  const service = orderServiceOf(context);
   app.withTypeProvider<ZodTypeProvider>().post(
     '/api/v1/orders/:orderId/recover',
     {
@@ -48,24 +46,6 @@ export function registerRecoveryRoutes(app: FastifyInstance, context: ApiContext
         },
       },
     },
-    async (request) => {
-      const principal = request.principal!;
-      allow(mayResolveBuys(principal), 'recovering an order needs the ops or admin role');
-      const order = await loadOrder(context, request.params.orderId, principal);
-      try {
-        const recovered = await recoverOrder(
-          { temporal: context.temporal, repository: context.repository },
-          order.workflowId,
-          { actor: principal.id, reason: request.body.reason },
-        );
-        context.log(
-          `${order.orderId}: recovered by ${principal.id}: run ${recovered.recoveredRunId} reset to event ${recovered.resetToEventId}, now run ${recovered.runId}`,
-        );
-        return { orderId: order.orderId, ...recovered };
-      } catch (error) {
-        if (error instanceof RecoveryRefused) throw new ApiError(409, error.code, error.message);
-        throw error;
-      }
-    },
+    async (request) => service.recover(request.principal!, request.params.orderId, request.body.reason),
   );
 }

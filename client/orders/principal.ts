@@ -1,6 +1,6 @@
 /**
  * Who is calling, as established by authentication (an OIDC bearer JWT or an API token), never by a field
- * the caller fills in. Every route decides what the principal may do from `id` and `roles` alone.
+ * the caller fills in. Every action decides what the principal may do from `id` and `roles` alone.
  */
 export interface Principal {
   /**
@@ -27,12 +27,7 @@ export interface Principal {
 export const BUILT_IN_ROLES = ['requester', 'ticket-system', 'ops', 'admin'] as const;
 export type BuiltInRole = (typeof BUILT_IN_ROLES)[number];
 
-/** A caller that could not be authenticated: HTTP 401. The message says what was wrong, never the credential. */
-export class AuthenticationError extends Error {
-  override readonly name = 'AuthenticationError';
-}
-
-export { sameIdentity } from '../../../domain/approval/index.js';
+export { sameIdentity } from '../../domain/approval/index.js';
 
 export function hasRole(principal: Principal, ...roles: readonly string[]): boolean {
   return principal.roles.some((role) => roles.includes(role));
@@ -41,9 +36,4 @@ export function hasRole(principal: Principal, ...roles: readonly string[]): bool
 /** Roles outside the built-in four: what the approval policy's tiers and the approver directory name. */
 export function approverRoles(principal: Principal): string[] {
   return principal.roles.filter((role) => !(BUILT_IN_ROLES as readonly string[]).includes(role));
-}
-
-/** The qualified id of an OIDC person: `<issuer>#<username>`, which no API token's owner can equal (it has a colon). */
-export function oidcQualifiedId(issuer: string, username: string): string {
-  return `${issuer}#${username}`;
 }

@@ -2,13 +2,14 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { AesGcmPayloadCodec } from '../../codec/index.js';
-import { isRecord, redactOrderRequest } from '../../domain/index.js';
-import { mayReadPayloads } from './access.js';
-import type { Principal } from './auth/principal.js';
-import type { ApiContext } from './context.js';
-import type { ApiOrder } from './order-view.js';
-import { payloadFromJson } from './payload-json.js';
+import { AesGcmPayloadCodec } from '../../../codec/index.js';
+import { isRecord, redactOrderRequest } from '../../../domain/index.js';
+import { mayReadPayloads } from '../access.js';
+import type { ApiOrder } from '../order-view.js';
+import { payloadFromJson } from '../payload-json.js';
+import type { Principal } from '../principal.js';
+import type { OrderServiceParts } from './parts.js';
+import { readOrder } from './read.js';
 
 /** Stands where a payload was, for callers who may not read payloads. */
 export const PAYLOAD_WITHHELD = '[payload withheld: ops and admins only]';
@@ -18,8 +19,22 @@ export const PAYLOAD_WITHHELD = '[payload withheld: ops and admins only]';
  * workflow's history events as Temporal's HTTP API shows them, with every payload decoded (and secrets
  * redacted) for ops and admins, withheld for everyone else.
  */
-export async function orderHistory(context: ApiContext, order: ApiOrder, principal: Principal, includeEvents: boolean) {
-  const records = await context.repository.getOrder(order.workflowId);
+export async function orderHistory(
+  parts: OrderServiceParts,
+  principal: Principal,
+  name: string,
+  includeEvents: boolean,
+) {
+  const order = await readOrder(parts, principal, name);
+  return {
+    ...(await timelineOf(parts, order)),
+    events: includeEvents ? await workflowEvents(parts, order.workflowId, mayReadPayloads(principal)) : [],
+  };
+}
+
+/** The order's records in sequence: state changes and notes, votes, buy attempts. */
+async function timelineOf(parts: OrderServiceParts, order: ApiOrder) {
+  const records = await parts.repository.getOrder(order.workflowId);
   const timeline = records
     ? [
         ...records.events.map((event) => ({
@@ -46,14 +61,13 @@ export async function orderHistory(context: ApiContext, order: ApiOrder, princip
     timeline,
     votes: records?.approvals ?? [],
     buyAttempts: records?.buyAttempts ?? [],
-    events: includeEvents ? await workflowEvents(context, order.workflowId, mayReadPayloads(principal)) : [],
   };
 }
 
-async function workflowEvents(context: ApiContext, workflowId: string, decode: boolean): Promise<unknown[]> {
+async function workflowEvents(parts: OrderServiceParts, workflowId: string, decode: boolean): Promise<unknown[]> {
   let json: unknown;
   try {
-    const history = await context.temporal.workflow.getHandle(workflowId).fetchHistory();
+    const history = await parts.temporal.workflow.getHandle(workflowId).fetchHistory();
     // Bytes as base64, enums by name, 64-bit numbers as strings: the shape Temporal's own HTTP API gives.
     json = proto.temporal.api.history.v1.History.toObject(history as never, {
       bytes: String,
@@ -67,7 +81,7 @@ async function workflowEvents(context: ApiContext, workflowId: string, decode: b
       return [];
     throw error;
   }
-  const codec = new AesGcmPayloadCodec(context.codecKeys, { plaintext: 'pass' });
+  const codec = new AesGcmPayloadCodec(parts.codecKeys, { plaintext: 'pass' });
   const events = isRecord(json) && Array.isArray(json['events']) ? json['events'] : [];
   return Promise.all(
     events.map((event) =>
@@ -79,7 +93,7 @@ async function workflowEvents(context: ApiContext, workflowId: string, decode: b
 async function decodePayload(codec: AesGcmPayloadCodec, payloadJson: Record<string, unknown>): Promise<unknown> {
   try {
     const [decoded] = await codec.decode([payloadFromJson(payloadJson, 'payload')]);
-    return { decoded: redactOrderRequest(defaultPayloadConverter.fromPayload(decoded!)) };
+    return { decoded: redactOrderRequest(defaultPayloadConverter.fromPayload(decoded)) };
   } catch (error) {
     return { undecodable: (error as Error).message };
   }

@@ -1,7 +1,8 @@
-import { approverRoles, hasRole, sameIdentity, type Principal } from './auth/principal.js';
-import { forbidden } from './errors.js';
+import { approverRoles, hasRole, sameIdentity, type Principal } from './principal.js';
+import { AccessRefused } from './refusals.js';
 
-// Who may do what: every route asks here, with the authenticated principal, never with a name from the body.
+// Who may do what: the order service (and the console, to offer only what it may) asks here, with the authenticated
+// principal, never with a name from the body.
 
 /** Ops, admins and approvers see every order; requesters their own; ticket systems what they submitted. */
 export function seesAllOrders(principal: Principal): boolean {
@@ -66,6 +67,7 @@ export function mayReadPayloads(principal: Principal): boolean {
   return hasRole(principal, 'ops', 'admin');
 }
 
+/** Refuses (AccessRefused, `message` saying what it needs) unless `allowed`. */
 export function allow(allowed: boolean, message: string): void {
-  if (!allowed) throw forbidden(message);
+  if (!allowed) throw new AccessRefused(message);
 }

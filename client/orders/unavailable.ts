@@ -1,8 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { UNPROCESSED_UPDATE } from '../orders/index.js';
-
-/** How long a caller is told to wait before trying again when PostgreSQL or Temporal does not answer. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+import { UNPROCESSED_UPDATE } from './order-client.js';
 
 /** The driver's own codes for a connection that failed or went away (postgres.js, and Node's sockets under it). */
 const CONNECTION_CODES = new Set([
@@ -41,25 +38,33 @@ const GRPC_UNAVAILABLE = new Set<number>([
 ]);
 
 /**
- * Which of the API's own dependencies did not answer, if that is what `error` (or an error it wraps) says: a request
- * that met one gets 503 with Retry-After, not a 500 — nothing about it was wrong, and trying again later can work.
+ * Which of the service's own dependencies did not answer, if that is what `error` (or an error it wraps) says: a read
+ * then answers from the records, and the HTTP API answers 503 with Retry-After, not a 500 — nothing about the request
+ * was wrong, and trying again later can work.
  */
 export function unavailableDependency(error: unknown): 'PostgreSQL' | 'Temporal' | undefined {
-  for (let cause = error, depth = 0; cause && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
-    const code = (cause as { code?: unknown }).code;
+  for (const cause of causesOf(error)) {
+    const code = cause['code'];
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return 'PostgreSQL';
-    if (typeof code === 'number' && GRPC_UNAVAILABLE.has(code) && 'metadata' in (cause as object)) return 'Temporal';
+    if (typeof code === 'number' && GRPC_UNAVAILABLE.has(code) && 'metadata' in cause) return 'Temporal';
     // Temporal's outcome of an update no worker took (its workflow task failed as a worker was lost): nothing was
     // decided, and the same update sent again is taken by the worker that takes the order over.
-    if ((cause as { type?: unknown }).type === UNPROCESSED_UPDATE) return 'Temporal';
+    if (cause['type'] === UNPROCESSED_UPDATE) return 'Temporal';
   }
   return undefined;
 }
 
 /** Temporal's answer that no worker processed an update (`error` or an error it wraps): the update did not take effect. */
 export function isUnprocessedUpdate(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
-    if ((cause as { type?: unknown }).type === UNPROCESSED_UPDATE) return true;
-  }
+  for (const cause of causesOf(error)) if (cause['type'] === UNPROCESSED_UPDATE) return true;
   return false;
+}
+
+/** `error` and the errors it wraps (its `cause`, and theirs), eight deep at most. */
+function* causesOf(error: unknown): Generator<Record<string, unknown>> {
+  let cause = error;
+  for (let depth = 0; typeof cause === 'object' && cause !== null && depth < 8; depth++) {
+    yield cause as Record<string, unknown>;
+    cause = (cause as { cause?: unknown }).cause;
+  }
 }

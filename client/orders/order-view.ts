@@ -1,9 +1,9 @@
 import type { OrderRecord, OrderView as OrderRecords } from '../../infra/db/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
-import { orderIdOfWorkflow } from '../orders/index.js';
+import { orderIdOfWorkflow } from '../../domain/index.js';
 
 /**
- * An order as the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
+ * An order as the order service reads it and the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
  * has) or, once Temporal has forgotten it, from the records (`source: 'records'`: no location, image or approval).
  * The CLI's API client reads the same type (client/http-client).
  */

@@ -1,5 +1,5 @@
 import type { Payload } from '@temporalio/common';
-import { ApiError } from './errors.js';
+import { InvalidInput } from './refusals.js';
 
 // Proto3 JSON of temporal.api.common.v1.Payload by hand: `{ metadata: { key: base64 }, data: base64 }`, both
 // fields optional. Not @temporalio/common's proto-utils: with this install's two copies of protobufjs 8 (under
@@ -8,7 +8,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+
 
 function bytesFromJson(value: unknown, path: string): Uint8Array {
   if (typeof value !== 'string' || !BASE64.test(value)) {
-    throw new ApiError(400, 'INVALID_INPUT', `${path}: must be base64 (proto3 JSON bytes)`, [
+    throw new InvalidInput('INVALID_INPUT', `${path}: must be base64 (proto3 JSON bytes)`, [
       { path, message: 'must be base64' },
     ]);
   }
@@ -17,14 +17,14 @@ function bytesFromJson(value: unknown, path: string): Uint8Array {
 
 export function payloadFromJson(item: unknown, path: string): Payload {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    throw new ApiError(400, 'INVALID_INPUT', `${path}: must be a proto3 JSON payload { metadata, data }`, [
+    throw new InvalidInput('INVALID_INPUT', `${path}: must be a proto3 JSON payload { metadata, data }`, [
       { path, message: 'must be an object' },
     ]);
   }
   // Other fields (e.g. newer servers' externalPayloads) are ignored, as proto-utils' parse options did.
   const { metadata = {}, data = '' } = item as Record<string, unknown>;
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    throw new ApiError(400, 'INVALID_INPUT', `${path}.metadata: must be an object of base64 values`, [
+    throw new InvalidInput('INVALID_INPUT', `${path}.metadata: must be an object of base64 values`, [
       { path: `${path}.metadata`, message: 'must be an object' },
     ]);
   }
