@@ -89,6 +89,14 @@ module.exports = {
       to: { path: '^tooling/' },
     },
     {
+      name: 'product-runs-on-runtime-dependencies',
+      comment:
+        'what serve, worker and migrate run (and the mve-orders command that starts them) imports only the dependencies of package.json, never a devDependency: an install without them runs the product',
+      severity: 'error',
+      from: { path: [PRODUCT, '^client/cli/', '^bin/'] },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    {
       name: 'domain-through-its-public-face',
       comment:
         "other rooms import the domain through its public face, domain/index.ts, or a sub-room's (domain/approval/index.ts, domain/lifecycle/index.ts); tests may reach a module they test",
@@ -119,7 +127,7 @@ module.exports = {
       extensions: ['.ts', '.js', '.mjs', '.cjs'],
       conditionNames: ['import', 'node', 'default'],
     },
-    exclude: { path: '^(node_modules|dist|\\.data)/' },
+    exclude: { path: '^(dist|\\.data)/' },
     doNotFollow: { path: 'node_modules' },
   },
 };

@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile, copyFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,8 @@ async function checkLayers(files: Record<string, string>): Promise<{ code: numbe
   const dir = await mkdtemp(path.join(tmpdir(), 'mve-layers-'));
   try {
     await copyFile(path.join(ROOT, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
+    // The project's packages, for an import of one to resolve (and be told a dependency from a devDependency).
+    await symlink(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     await writeFile(
       path.join(dir, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
@@ -142,4 +144,21 @@ test('the embedded PostgreSQL runner importing the app fails the check: it stand
   });
   t.not(code, 0);
   t.regex(output, /postgres-runner-stands-alone: tooling\/postgres\/index\.ts → infra\/log\.ts/);
+});
+
+test('the product importing a devDependency fails the check; a dependency passes', async (t) => {
+  const manifest = {
+    'package.json': JSON.stringify({ dependencies: { zod: '*' }, devDependencies: { 'fast-check': '*' } }),
+  };
+  const dev = await checkLayers({
+    ...manifest,
+    'client/cli/serve.ts': "import fc from 'fast-check';\nexport const serve = fc;\n",
+  });
+  t.not(dev.code, 0);
+  t.regex(dev.output, /product-runs-on-runtime-dependencies: client\/cli\/serve\.ts → \S*node_modules\/fast-check\//);
+  const runtime = await checkLayers({
+    ...manifest,
+    'client/cli/serve.ts': "import { z } from 'zod';\nexport const serve = z;\n",
+  });
+  t.is(runtime.code, 0, runtime.output);
 });
