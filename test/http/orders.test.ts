@@ -3,10 +3,11 @@
  * (who may submit, bad input, one ticket is one order forever — also after Temporal has forgotten the
  * workflow), GET /api/v1/orders (filters, scope, cursor paging), GET /api/v1/orders/{id} and its history.
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import anyTest, { type TestFn } from 'ava';
 import { policyHash } from '../../activities/order/index.js';
 import { issueApiToken } from '../../client/http/index.js';
 import { OrderIntake, type OrderClient } from '../../client/orders/index.js';
+import type { ApiOrder, OrderHistory, OrderList, SubmitResult } from '../../client/http-client/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import {
   namedRequest,
@@ -19,6 +20,8 @@ import {
 import { replayEveryHistory, sydneyRequest, TEST_POLICIES, orderOf, workflowOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { expectError, type ApiAnswer } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine; bob: string }>;
 const pg = usePostgres(test);
@@ -46,11 +49,23 @@ async function waitForRecordedStatus(api: ApiEngine, ticketId: string, status: s
   );
 }
 
-function expectError(t: ExecutionContext, response: { status: number; body: any }, status: number, code: string): void {
-  t.is(response.status, status, JSON.stringify(response.body));
-  t.is(response.body?.error?.code, code, JSON.stringify(response.body));
-  t.is(typeof response.body?.error?.message, 'string');
-  t.true(Array.isArray(response.body?.error?.details));
+/** A workflow history event as the history route gives it (proto3 JSON), with the fields these tests read. */
+interface WireEvent {
+  eventId: string;
+  eventType: string;
+  /** Its payloads: decoded (and redacted) for ops, a withheld notice for others. */
+  workflowExecutionStartedEventAttributes?: { input: { payloads: Array<DecodedPayload | string> } };
+}
+
+interface DecodedPayload {
+  decoded: { request: Record<string, unknown> };
+}
+
+type HistoryWithEvents = Omit<OrderHistory, 'events'> & { events: WireEvent[] };
+
+/** The ticket ids of a page of GET /api/v1/orders, in its order. */
+function tickets(response: ApiAnswer): string[] {
+  return json<OrderList>(response).orders.map((order) => order.ticketId);
 }
 
 // ---- POST /api/v1/orders ----
@@ -59,9 +74,9 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
   const { api } = t.context;
   const submitted = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('ORD-1') });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
-  t.true(submitted.body.created);
+  t.true(json<SubmitResult>(submitted).created);
   t.is(submitted.headers.get('location'), `/api/v1/orders/${orderOf('ORD-1')}`, 'the order is named by its order id');
-  t.like(submitted.body.order, {
+  t.like(json<SubmitResult>(submitted).order, {
     orderId: orderOf('ORD-1'),
     ticketId: 'ORD-1',
     workflowId: workflowOf('ORD-1'),
@@ -70,7 +85,7 @@ test.serial('a requester submits an order: 201, recorded under their identity, b
     submittedBy: 'alice',
     source: 'workflow',
   });
-  t.deepEqual(submitted.body.warnings, []);
+  t.deepEqual(json<SubmitResult>(submitted).warnings, []);
 
   const bought = await waitForApiState(api, 'ORD-1', 'BOUGHT');
   t.is(bought.requestedBy, 'alice');
@@ -91,7 +106,7 @@ test.serial('a ticket system names the requester, matched case-insensitively to 
     body: namedRequest('BOT-1', { requestedBy: 'FIONA' }),
   });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
-  t.like(submitted.body.order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
+  t.like(json<SubmitResult>(submitted).order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
   const order = await waitForApiState(api, 'BOT-1', 'BOUGHT');
   t.is(order.requestedBy, 'fiona', "recorded with the directory's spelling");
   t.is(order.submittedBy, 'ticket-bot');
@@ -108,23 +123,24 @@ test.serial('an invalid request is refused with 400 naming the field, and nothin
   const bad = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('BAD-1', { term: 7 }) });
   expectError(t, bad, 400, 'INVALID_REQUEST');
   t.true(
-    bad.body.error.details.some(
-      (detail: { path: string; message: string }) =>
-        detail.path === 'term' && /term must be one of/.test(detail.message),
+    json<ErrorBody>(bad).error.details.some(
+      (detail) => detail.path === 'term' && /term must be one of/.test(detail.message),
     ),
     JSON.stringify(bad.body),
   );
-  t.regex(bad.body.error.message, /term/);
+  t.regex(json<ErrorBody>(bad).error.message, /term/);
 
   const twoFields = await api.call('POST', '/api/v1/orders', {
     as: 'alice',
     body: namedRequest('BAD-2', { vnics: [], location: {} }),
   });
   expectError(t, twoFields, 400, 'INVALID_REQUEST');
-  t.deepEqual(twoFields.body.error.details.map((detail: { path: string }) => detail.path).sort(), [
-    'location',
-    'vnics',
-  ]);
+  t.deepEqual(
+    json<ErrorBody>(twoFields)
+      .error.details.map((detail) => detail.path)
+      .sort(),
+    ['location', 'vnics'],
+  );
 
   const notAnObject = await api.call('POST', '/api/v1/orders', { as: 'alice', body: ['not', 'an', 'order'] });
   t.is(notAnObject.status, 400, JSON.stringify(notAnObject.body));
@@ -145,8 +161,10 @@ test.serial(
       body: namedRequest('PROD-1', { environment: 'production' }),
     });
     expectError(t, response, 422, 'ENVIRONMENT_NOT_SERVED');
-    t.regex(response.body.error.message, /takes orders for staging only/);
-    t.deepEqual(response.body.error.details, [{ path: 'environment', message: 'must be one of staging here' }]);
+    t.regex(json<ErrorBody>(response).error.message, /takes orders for staging only/);
+    t.deepEqual(json<ErrorBody>(response).error.details, [
+      { path: 'environment', message: 'must be one of staging here' },
+    ]);
     t.is(await api.ticket('PROD-1'), null, 'nothing registered');
     t.is(await runsOf(api, 'PROD-1'), 0, 'nothing started');
   },
@@ -154,12 +172,13 @@ test.serial(
 
 test.serial('a ticket system that names no requester is refused with 400', async (t) => {
   const { api } = t.context;
-  const { requestedBy: _dropped, ...withoutRequester } = namedRequest('BOT-NOBODY');
+  const withoutRequester = namedRequest('BOT-NOBODY');
+  delete withoutRequester['requestedBy'];
   for (const body of [withoutRequester, { ...withoutRequester, requestedBy: '  ' }]) {
     const refused = await api.call('POST', '/api/v1/orders', { as: 'ticket-bot', body });
     expectError(t, refused, 400, 'INVALID_REQUEST');
     t.deepEqual(
-      refused.body.error.details.map((detail: { path: string }) => detail.path),
+      json<ErrorBody>(refused).error.details.map((detail) => detail.path),
       ['requestedBy'],
     );
   }
@@ -175,7 +194,7 @@ test.serial("a requester cannot order in someone else's name, and ops cannot sub
   });
   expectError(t, forOther, 403, 'FORBIDDEN');
   t.deepEqual(
-    forOther.body.error.details.map((detail: { path: string }) => detail.path),
+    json<ErrorBody>(forOther).error.details.map((detail) => detail.path),
     ['requestedBy'],
   );
 
@@ -185,7 +204,7 @@ test.serial("a requester cannot order in someone else's name, and ops cannot sub
     body: namedRequest('ALICE-CASE', { requestedBy: 'ALICE' }),
   });
   t.is(sameInOtherCase.status, 201, JSON.stringify(sameInOtherCase.body));
-  t.is(sameInOtherCase.body.order.requestedBy, 'alice');
+  t.is(json<SubmitResult>(sameInOtherCase).order.requestedBy, 'alice');
 
   const byOps = await api.call('POST', '/api/v1/orders', {
     as: 'olga',
@@ -240,8 +259,8 @@ test.serial('the same ticket with the same body answers the existing order (200)
 
   const again = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
   t.is(again.status, 200, JSON.stringify(again.body));
-  t.false(again.body.created);
-  t.like(again.body.order, { ticketId: 'REPEAT-1', state: 'BOUGHT', requestedBy: 'alice' });
+  t.false(json<SubmitResult>(again).created);
+  t.like(json<SubmitResult>(again).order, { ticketId: 'REPEAT-1', state: 'BOUGHT', requestedBy: 'alice' });
   t.is(await runsOf(api, 'REPEAT-1'), 1, 'no new run');
   t.is((await api.orders.list(`TicketId = 'REPEAT-1'`))[0]?.runId, run?.runId);
   t.is(productsFor(api, 'REPEAT-1').length, 1);
@@ -250,7 +269,7 @@ test.serial('the same ticket with the same body answers the existing order (200)
   const reordered = Object.fromEntries(Object.entries(body).reverse());
   const third = await api.call('POST', '/api/v1/orders', { as: 'alice', body: reordered });
   t.is(third.status, 200, JSON.stringify(third.body));
-  t.false(third.body.created);
+  t.false(json<SubmitResult>(third).created);
   t.is(await runsOf(api, 'REPEAT-1'), 1);
 });
 
@@ -263,12 +282,12 @@ test.serial(
     // At once (the workflow may not have recorded anything yet) and again while it waits for approval.
     const early = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
     t.is(early.status, 200, JSON.stringify(early.body));
-    t.false(early.body.created);
+    t.false(json<SubmitResult>(early).created);
     await waitForApiState(api, 'REPEAT-2', 'AWAITING_APPROVAL');
     const waiting = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
     t.is(waiting.status, 200, JSON.stringify(waiting.body));
-    t.false(waiting.body.created);
-    t.is(waiting.body.order.state, 'AWAITING_APPROVAL');
+    t.false(json<SubmitResult>(waiting).created);
+    t.is(json<SubmitResult>(waiting).order.state, 'AWAITING_APPROVAL');
     t.is(await runsOf(api, 'REPEAT-2'), 1);
   },
 );
@@ -280,8 +299,8 @@ test.serial('a ticket system re-posting with the requester spelt another way is 
     body: namedRequest('BOT-1', { requestedBy: 'Fiona' }),
   });
   t.is(again.status, 200, JSON.stringify(again.body));
-  t.false(again.body.created);
-  t.like(again.body.order, { ticketId: 'BOT-1', requestedBy: 'fiona', state: 'BOUGHT' });
+  t.false(json<SubmitResult>(again).created);
+  t.like(json<SubmitResult>(again).order, { ticketId: 'BOT-1', requestedBy: 'fiona', state: 'BOUGHT' });
   t.is(await runsOf(api, 'BOT-1'), 1);
   t.is(productsFor(api, 'BOT-1').length, 1);
 });
@@ -303,14 +322,14 @@ test.serial(
 
     const resumed = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
     t.is(resumed.status, 201, JSON.stringify(resumed.body));
-    t.true(resumed.body.created, 'this post started the order');
+    t.true(json<SubmitResult>(resumed).created, 'this post started the order');
     await waitForApiState(api, 'HALF-1', 'BOUGHT');
     t.is(await runsOf(api, 'HALF-1'), 1);
     t.is(productsFor(api, 'HALF-1').length, 1);
 
     const once = await api.call('POST', '/api/v1/orders', { as: 'alice', body: namedRequest('HALF-1') });
     t.is(once.status, 200, JSON.stringify(once.body));
-    t.false(once.body.created);
+    t.false(json<SubmitResult>(once).created);
     t.is(await runsOf(api, 'HALF-1'), 1);
   },
 );
@@ -324,7 +343,7 @@ test.serial(
       body: namedRequest('REPEAT-1', { size: 'MVE 8/32' }),
     });
     expectError(t, conflict, 409, 'TICKET_CONFLICT');
-    t.regex(conflict.body.error.message, /REPEAT-1/);
+    t.regex(json<ErrorBody>(conflict).error.message, /REPEAT-1/);
     // A different secret is a different request too, and the refusal never shows it.
     const otherKey = namedRequest('REPEAT-1', {
       vendorConfig: { ...(namedRequest('X').vendorConfig as object), licenseData: 'T1RIRVItTElDRU5TRS1EQVRB' },
@@ -332,7 +351,7 @@ test.serial(
     const secretConflict = await api.call('POST', '/api/v1/orders', { as: 'alice', body: otherKey });
     expectError(t, secretConflict, 409, 'TICKET_CONFLICT');
     t.false(JSON.stringify(secretConflict.body).includes('T1RIRVItTElDRU5TRS1EQVRB'));
-    t.regex(conflict.body.error.message, /was submitted on \d{4}-/, 'its submitter is told when');
+    t.regex(json<ErrorBody>(conflict).error.message, /was submitted on \d{4}-/, 'its submitter is told when');
 
     t.is(await runsOf(api, 'REPEAT-1'), 1);
     t.is(productsFor(api, 'REPEAT-1').length, 1);
@@ -351,11 +370,11 @@ test.serial(
     const theirs = await api.call('POST', '/api/v1/orders', { token: helpdesk, body });
     t.is(theirs.status, 201, JSON.stringify(theirs.body));
     const theirId = orderOf('REPEAT-1', 'helpdesk-bot');
-    t.like(theirs.body.order, { orderId: theirId, ticketId: 'REPEAT-1', submittedBy: 'helpdesk-bot' });
+    t.like(json<SubmitResult>(theirs).order, { orderId: theirId, ticketId: 'REPEAT-1', submittedBy: 'helpdesk-bot' });
     t.not(theirId, orderOf('REPEAT-1'), "alice's order keeps its own id");
     await waitFor(async () => {
       const order = await api.call('GET', `/api/v1/orders/${theirId}`, { as: 'olga' });
-      return order.body.state === 'BOUGHT' ? true : undefined;
+      return json<ApiOrder>(order).state === 'BOUGHT' ? true : undefined;
     });
 
     // Each submitter names its own order by its ticket id, and cannot reach the other's by any name.
@@ -374,13 +393,14 @@ test.serial(
     // Its conflict tells it about its own ticket only.
     const conflict = await api.call('POST', '/api/v1/orders', { token: helpdesk, body: { ...body, size: 'MVE 8/32' } });
     expectError(t, conflict, 409, 'TICKET_CONFLICT');
-    t.regex(conflict.body.error.message, /^ticket REPEAT-1 was submitted on \d{4}-/);
+    t.regex(json<ErrorBody>(conflict).error.message, /^ticket REPEAT-1 was submitted on \d{4}-/);
 
     // Ops, who see both, must say which: the ticket id alone is ambiguous, each order id is not.
     const ambiguous = await api.call('GET', '/api/v1/orders/REPEAT-1', { as: 'olga' });
     expectError(t, ambiguous, 409, 'AMBIGUOUS_TICKET');
     t.true(
-      ambiguous.body.error.message.includes(theirId) && ambiguous.body.error.message.includes(orderOf('REPEAT-1')),
+      json<ErrorBody>(ambiguous).error.message.includes(theirId) &&
+        json<ErrorBody>(ambiguous).error.message.includes(orderOf('REPEAT-1')),
     );
     for (const [orderId, requestedBy] of [
       [theirId, 'erin'],
@@ -410,7 +430,8 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
   const fromRecords = await waitFor(
     async () => {
       const response = await api.call('GET', '/api/v1/orders/FORGET-1', { as: 'alice' });
-      return response.status === 200 && response.body.source === 'records' ? response.body : undefined;
+      const order = json<ApiOrder>(response);
+      return response.status === 200 && order.source === 'records' ? order : undefined;
     },
     60_000,
     'the order answered from the records',
@@ -428,13 +449,13 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
 
   const again = await api.call('POST', '/api/v1/orders', { as: 'alice', body });
   t.is(again.status, 200, JSON.stringify(again.body));
-  t.false(again.body.created);
-  t.like(again.body.order, { ticketId: 'FORGET-1', state: 'BOUGHT', source: 'records' });
+  t.false(json<SubmitResult>(again).created);
+  t.like(json<SubmitResult>(again).order, { ticketId: 'FORGET-1', state: 'BOUGHT', source: 'records' });
   // Give a wrongly started workflow the time to buy, then check that nothing did.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   t.is(await runsOf(api, 'FORGET-1'), 0, 'no new workflow');
   t.is(productsFor(api, 'FORGET-1').length, 1, 'still one product for the ticket');
-  t.is((await api.call('GET', '/api/v1/orders/FORGET-1', { as: 'alice' })).body.source, 'records');
+  t.is(json<ApiOrder>(await api.call('GET', '/api/v1/orders/FORGET-1', { as: 'alice' })).source, 'records');
 
   const conflict = await api.call('POST', '/api/v1/orders', {
     as: 'alice',
@@ -465,8 +486,9 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
   // The history answers from the records too, with no workflow events.
   const history = await api.call('GET', '/api/v1/orders/FORGET-1/history', { as: 'olga' });
   t.is(history.status, 200, JSON.stringify(history.body));
-  t.deepEqual(history.body.events, []);
-  t.is(history.body.timeline.filter((entry: { kind: string }) => entry.kind === 'state').at(-1)?.state, 'BOUGHT');
+  const { events, timeline } = json<OrderHistory>(history);
+  t.deepEqual(events, []);
+  t.is(timeline.filter((entry) => entry.kind === 'state').at(-1)?.state, 'BOUGHT');
 });
 
 // ---- GET /api/v1/orders/{id} ----
@@ -482,10 +504,10 @@ test.serial('GET one order: the requester sees theirs with the governing policy;
     source: 'workflow',
     quote: { monthlyRate: 809.1, currency: 'AUD' },
   });
-  t.deepEqual(mine.body.policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
-  t.regex(mine.body.product?.technicalServiceUid ?? '', /^[0-9a-f-]{36}$/);
+  t.deepEqual(json<ApiOrder>(mine).policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
+  t.regex(json<ApiOrder>(mine).product?.technicalServiceUid ?? '', /^[0-9a-f-]{36}$/);
   t.deepEqual(
-    mine.body.timeline.map((entry: { state: string }) => entry.state),
+    json<ApiOrder>(mine).timeline!.map((entry) => entry.state),
     ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
   );
   const example = sydneyRequest('X').vendorConfig as Record<string, string>;
@@ -502,8 +524,8 @@ test.serial('GET one order: the requester sees theirs with the governing policy;
   const unknown = await api.call('GET', '/api/v1/orders/NO-SUCH-TICKET', { as: 'alice' });
   expectError(t, unknown, 404, 'NOT_FOUND');
   t.is(
-    bobSees.body.error.message.replace('ORD-1', 'X'),
-    unknown.body.error.message.replace('NO-SUCH-TICKET', 'X'),
+    json<ErrorBody>(bobSees).error.message.replace('ORD-1', 'X'),
+    json<ErrorBody>(unknown).error.message.replace('NO-SUCH-TICKET', 'X'),
     'a hidden order looks like no order',
   );
   // Alice did not request the ticket system's order for fiona; the ticket system did not submit alice's.
@@ -536,13 +558,11 @@ test.serial(
     await waitForRecordedStatus(api, 'PAGE-2', 'AWAITING_APPROVAL');
     await waitForRecordedStatus(api, 'PAGE-3', 'BOUGHT');
 
-    const tickets = (response: { body: any }) =>
-      response.body.orders.map((order: { ticketId: string }) => order.ticketId);
     const all = await api.call('GET', '/api/v1/orders?requester=pat', { as: 'olga' });
     t.is(all.status, 200, JSON.stringify(all.body));
     t.deepEqual(tickets(all), ['PAGE-3', 'PAGE-2', 'PAGE-1'], 'newest first');
-    t.is(all.body.nextCursor, null);
-    t.like(all.body.orders[1], {
+    t.is(json<OrderList>(all).nextCursor, null);
+    t.like(json<OrderList>(all).orders[1], {
       ticketId: 'PAGE-2',
       state: 'AWAITING_APPROVAL',
       requestedBy: 'pat',
@@ -550,7 +570,7 @@ test.serial(
       environment: 'staging',
       quote: { monthlyRate: 1618.2, currency: 'AUD' },
     });
-    t.deepEqual(all.body.orders[0].policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
+    t.deepEqual(json<OrderList>(all).orders[0].policy, { version: 'test-1', hash: policyHash(TEST_POLICIES.staging) });
 
     t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=PAT&status=BOUGHT', { as: 'olga' })), [
       'PAGE-3',
@@ -567,8 +587,8 @@ test.serial(
     ]);
     t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?environment=production', { as: 'olga' })), []);
     const bought = await api.call('GET', '/api/v1/orders?status=BOUGHT', { as: 'olga' });
-    t.true(bought.body.orders.length >= 4);
-    t.true(bought.body.orders.every((order: { state: string }) => order.state === 'BOUGHT'));
+    t.true(json<OrderList>(bought).orders.length >= 4);
+    t.true(json<OrderList>(bought).orders.every((order) => order.state === 'BOUGHT'));
     const fionas = await api.call('GET', '/api/v1/orders?requester=fiona', { as: 'fiona' });
     t.deepEqual(tickets(fionas), ['BOT-1']);
 
@@ -576,25 +596,29 @@ test.serial(
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const response: { status: number; body: any } = await api.call(
+      const response: ApiAnswer = await api.call(
         'GET',
         `/api/v1/orders?requester=pat&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
         { as: 'olga' },
       );
       t.is(response.status, 200, JSON.stringify(response.body));
-      t.true(response.body.orders.length <= 1);
+      t.true(json<OrderList>(response).orders.length <= 1);
       seen.push(...tickets(response));
-      cursor = response.body.nextCursor;
+      cursor = json<OrderList>(response).nextCursor;
       if (!cursor) break;
     }
     t.deepEqual(seen, ['PAGE-3', 'PAGE-2', 'PAGE-1']);
     const twoAndOne = await api.call('GET', '/api/v1/orders?requester=pat&limit=2', { as: 'olga' });
     t.deepEqual(tickets(twoAndOne), ['PAGE-3', 'PAGE-2']);
-    const rest = await api.call('GET', `/api/v1/orders?requester=pat&limit=2&cursor=${twoAndOne.body.nextCursor}`, {
-      as: 'olga',
-    });
+    const rest = await api.call(
+      'GET',
+      `/api/v1/orders?requester=pat&limit=2&cursor=${json<OrderList>(twoAndOne).nextCursor}`,
+      {
+        as: 'olga',
+      },
+    );
     t.deepEqual(tickets(rest), ['PAGE-1']);
-    t.is(rest.body.nextCursor, null);
+    t.is(json<OrderList>(rest).nextCursor, null);
   },
 );
 
@@ -603,10 +627,10 @@ test.serial('GET the list: a requester sees only their own, a ticket system only
   await waitForRecordedStatus(api, 'ALICE-CASE', 'BOUGHT');
   const alices = await api.call('GET', '/api/v1/orders', { as: 'alice' });
   t.is(alices.status, 200, JSON.stringify(alices.body));
-  const aliceTickets = alices.body.orders.map((order: { ticketId: string }) => order.ticketId);
+  const aliceTickets = json<OrderList>(alices).orders.map((order) => order.ticketId);
   for (const ticketId of ['ORD-1', 'ALICE-CASE', 'REPEAT-1', 'REPEAT-2'])
     t.true(aliceTickets.includes(ticketId), ticketId);
-  t.true(alices.body.orders.every((order: { requestedBy: string }) => order.requestedBy.toLowerCase() === 'alice'));
+  t.true(json<OrderList>(alices).orders.every((order) => order.requestedBy.toLowerCase() === 'alice'));
   t.deepEqual(
     tickets(await api.call('GET', '/api/v1/orders?requester=Alice', { as: 'alice' })).sort(),
     [...aliceTickets].sort(),
@@ -615,18 +639,14 @@ test.serial('GET the list: a requester sees only their own, a ticket system only
 
   const bobs = await api.call('GET', '/api/v1/orders', { token: bob });
   t.is(bobs.status, 200);
-  t.deepEqual(bobs.body.orders, []);
+  t.deepEqual(json<OrderList>(bobs).orders, []);
 
   const bots = await api.call('GET', '/api/v1/orders', { as: 'ticket-bot' });
   t.is(bots.status, 200);
   t.deepEqual(tickets(bots).sort(), ['BOT-1', 'PAGE-1', 'PAGE-2', 'PAGE-3']);
-  t.true(bots.body.orders.every((order: { submittedBy: string }) => order.submittedBy === 'ticket-bot'));
+  t.true(json<OrderList>(bots).orders.every((order) => order.submittedBy === 'ticket-bot'));
   t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=fiona', { as: 'ticket-bot' })), ['BOT-1']);
   t.deepEqual(tickets(await api.call('GET', '/api/v1/orders?requester=alice', { as: 'ticket-bot' })), []);
-
-  function tickets(response: { body: any }): string[] {
-    return response.body.orders.map((order: { ticketId: string }) => order.ticketId);
-  }
 });
 
 test.serial('GET the list: a bad cursor or bad filter is refused with 400', async (t) => {
@@ -639,20 +659,20 @@ test.serial('GET the list: a bad cursor or bad filter is refused with 400', asyn
     const response = await api.call('GET', `/api/v1/orders?cursor=${cursor}`, { as: 'olga' });
     expectError(t, response, 400, 'INVALID_INPUT');
     t.deepEqual(
-      response.body.error.details.map((detail: { path: string }) => detail.path),
+      json<ErrorBody>(response).error.details.map((detail) => detail.path),
       ['querystring.cursor'],
     );
   }
   const badStatus = await api.call('GET', '/api/v1/orders?status=DONE', { as: 'olga' });
   expectError(t, badStatus, 400, 'INVALID_INPUT');
   t.true(
-    badStatus.body.error.details.some((detail: { path: string }) => detail.path === 'querystring.status'),
+    json<ErrorBody>(badStatus).error.details.some((detail) => detail.path === 'querystring.status'),
     JSON.stringify(badStatus.body),
   );
   const badLimit = await api.call('GET', '/api/v1/orders?limit=0', { as: 'olga' });
   expectError(t, badLimit, 400, 'INVALID_INPUT');
   t.true(
-    badLimit.body.error.details.some((detail: { path: string }) => detail.path === 'querystring.limit'),
+    json<ErrorBody>(badLimit).error.details.some((detail) => detail.path === 'querystring.limit'),
     JSON.stringify(badLimit.body),
   );
   const badEnvironment = await api.call('GET', '/api/v1/orders?environment=dev', { as: 'olga' });
@@ -688,20 +708,24 @@ test.serial("GET the list: paging loses no order recorded in the same millisecon
   const first = await api.call('GET', '/api/v1/orders?requester=quinn&limit=1', { as: 'olga' });
   t.is(first.status, 200, JSON.stringify(first.body));
   t.deepEqual(
-    first.body.orders.map((order: { ticketId: string }) => order.ticketId),
+    json<OrderList>(first).orders.map((order) => order.ticketId),
     ['SAME-MS-2'],
   );
-  t.truthy(first.body.nextCursor);
-  const second = await api.call('GET', `/api/v1/orders?requester=quinn&limit=1&cursor=${first.body.nextCursor}`, {
-    as: 'olga',
-  });
+  t.truthy(json<OrderList>(first).nextCursor);
+  const second = await api.call(
+    'GET',
+    `/api/v1/orders?requester=quinn&limit=1&cursor=${json<OrderList>(first).nextCursor}`,
+    {
+      as: 'olga',
+    },
+  );
   t.is(second.status, 200, JSON.stringify(second.body));
   t.deepEqual(
-    second.body.orders.map((order: { ticketId: string }) => order.ticketId),
+    json<OrderList>(second).orders.map((order) => order.ticketId),
     ['SAME-MS-1'],
     'the second page holds the order of the same millisecond',
   );
-  t.is(second.body.nextCursor, null);
+  t.is(json<OrderList>(second).nextCursor, null);
 });
 
 // ---- GET /api/v1/orders/{id}/history ----
@@ -719,41 +743,39 @@ test.serial(
       t.false(text.includes(secret.slice(8, 40)), 'no part of a secret value in the history');
     }
 
-    const { timeline, votes, buyAttempts, events } = forOps.body;
+    const { timeline, votes, buyAttempts, events } = json<HistoryWithEvents>(forOps);
     t.like(forOps.body, { orderId: orderOf('ORD-1'), ticketId: 'ORD-1', workflowId: workflowOf('ORD-1') });
-    const seqs = timeline.map((entry: { seq: number }) => entry.seq);
+    const seqs = timeline.map((entry) => entry.seq);
     t.deepEqual(
       seqs,
-      [...seqs].sort((a: number, b: number) => a - b),
+      [...seqs].sort((a, b) => a - b),
       'in sequence',
     );
     t.is(new Set(seqs).size, seqs.length, 'each sequence number once');
     t.deepEqual(
-      timeline
-        .filter((entry: { kind: string }) => entry.kind === 'state')
-        .map((entry: { state: string }) => entry.state),
+      timeline.filter((entry) => entry.kind === 'state').map((entry) => entry.state),
       ['RECEIVED', 'LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
     );
     t.deepEqual(votes, []);
     t.deepEqual(
-      buyAttempts.map((attempt: { outcome: string }) => attempt.outcome),
+      buyAttempts.map((attempt) => attempt.outcome),
       ['created'],
     );
 
     t.true(events.length > 5);
     t.is(events[0].eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED');
     t.deepEqual(
-      events.map((event: { eventId: string }) => Number(event.eventId)),
-      events.map((_: unknown, index: number) => index + 1),
+      events.map((event) => Number(event.eventId)),
+      events.map((_, index) => index + 1),
     );
-    const input = events[0].workflowExecutionStartedEventAttributes.input.payloads[0];
+    const input = events[0].workflowExecutionStartedEventAttributes!.input.payloads[0] as DecodedPayload;
     t.like(input.decoded.request, {
       ticketId: 'ORD-1',
       requestedBy: 'alice',
       vendorConfig: { sshPublicKey: '[redacted]', licenseData: '[redacted]' },
     });
     t.false(text.includes('undecodable'));
-    t.is(events.at(-1).eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    t.is(events.at(-1)?.eventType, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
 
     const forAlice = await api.call('GET', '/api/v1/orders/ORD-1/history', { as: 'alice' });
     t.is(forAlice.status, 200);
@@ -761,10 +783,11 @@ test.serial(
     for (const secret of secrets) t.false(aliceText.includes(secret));
     t.false(aliceText.includes('"decoded"'), 'no decoded payloads for a requester');
     t.false(aliceText.includes('[redacted]'));
-    t.deepEqual(forAlice.body.timeline, timeline);
-    t.is(forAlice.body.events.length, events.length);
+    const withheld = json<HistoryWithEvents>(forAlice);
+    t.deepEqual(withheld.timeline, timeline);
+    t.is(withheld.events.length, events.length);
     t.is(
-      forAlice.body.events[0].workflowExecutionStartedEventAttributes.input.payloads[0],
+      withheld.events[0].workflowExecutionStartedEventAttributes!.input.payloads[0],
       '[payload withheld: ops and admins only]',
     );
     // Encrypted payloads are not handed out either.
@@ -774,8 +797,8 @@ test.serial(
     );
 
     const timelineOnly = await api.call('GET', '/api/v1/orders/ORD-1/history?events=false', { as: 'olga' });
-    t.deepEqual(timelineOnly.body.events, []);
-    t.deepEqual(timelineOnly.body.timeline, timeline);
+    t.deepEqual(json<OrderHistory>(timelineOnly).events, []);
+    t.deepEqual(json<OrderHistory>(timelineOnly).timeline, timeline);
     expectError(t, await api.call('GET', '/api/v1/orders/NO-SUCH/history', { as: 'olga' }), 404, 'NOT_FOUND');
   },
 );
