@@ -22,7 +22,7 @@ export async function startOneActivityWorker(address: string): Promise<{ stop():
     connection,
     taskQueue: ONE_ACTIVITY_QUEUE,
     workflowBundle: await bundle,
-    activities: { echo: async (text: string) => text },
+    activities: { echo: (text: string) => Promise.resolve(text) },
   });
   const running = worker.run();
   return {

@@ -16,9 +16,10 @@
  *   npm run -s bench:scale -- --json             the figures as JSON (progress stays on stderr)
  */
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
 import { postgresPssMiB, rssMiB } from './scale/memory.js';
-import { connectOrders } from './scale/orders.js';
+import { ScaleOrders } from './scale/orders.js';
 import { startScaleStack, type ScaleStack } from './scale/stack.js';
 import { percentile } from './stats.js';
 
@@ -68,90 +69,89 @@ async function main(): Promise<void> {
     log: (line) => progress(line),
   });
   try {
-    const bench = await connect(stack);
-    await bench.autoOrders(10, 5); // warms catalogs, token, connections, the bundle's code paths
-    const before = await bench.measure(0, APPROVALS);
-    await bench.park(PARKED);
-    const after = await bench.measure(PARKED, APPROVALS);
-    await bench.close();
+    const orders = await ScaleOrders.connect(stack, progress);
+    await orders.autoOrders(10, 5); // warms catalogs, token, connections, the bundle's code paths
+    const before = await measure(stack, orders, 0, APPROVALS);
+    await orders.park(PARKED);
+    const after = await measure(stack, orders, PARKED, APPROVALS);
+    await orders.close();
     report(before, after);
   } finally {
     await stack.stop();
   }
 }
 
-async function connect(stack: ScaleStack) {
-  const { state } = stack.dev;
-  const { autoOrders, park, parkedTickets, listWaiting, close } = await connectOrders(stack, progress);
-  const token = (id: string) => state.users.find((user) => user.id === id)!.token;
+/** Every figure once, with `parked` orders waiting; `approvals` orders approved for each approve figure. */
+async function measure(stack: ScaleStack, orders: ScaleOrders, parked: number, approvals: number): Promise<Figures> {
+  progress(`measuring with ${parked} parked…`);
+  const { parkedTickets } = orders;
+  const http = devHttp(stack);
+  const auto = await orders.autoOrders(AUTO_ORDERS, CONCURRENCY);
+  const memory = {
+    temporal: rssMiB(stack.temporal.pid),
+    dev: rssMiB(stack.dev.pid),
+    postgres: postgresPssMiB(stack.postgres.dataDir),
+  };
+  const firstPage = await medianOf(LISTING_REPEATS, () => orders.listWaiting(100, false));
+  const all = await medianOf(LISTING_REPEATS, () => orders.listWaiting(1000, true));
+  const route = await medianOf(LISTING_REPEATS, () => http('GET', '/api/v1/approvals?limit=100', 'fiona'));
+  // Orders parked just now are in the cache; with more parked than the cache holds, the oldest are not. With none
+  // parked, a few are parked for the cached approve (approved at once, so none stays parked).
+  const fresh = parked === 0 ? await parkFresh(orders, approvals) : parkedTickets.slice(-approvals);
+  const approveCached = await approve(http, fresh);
+  const approveUncached = parked > CACHE + approvals ? await approve(http, parkedTickets.slice(0, approvals)) : null;
+  return {
+    parked,
+    autoOrdersPerSecond: auto.perSecond,
+    autoP50Ms: auto.p50,
+    rssMiB: { ...memory, total: memory.temporal + memory.dev + memory.postgres },
+    visibilityFirstPageMs: firstPage.ms,
+    visibilityAllMs: all.ms,
+    visibilityListed: all.listed,
+    approvalsRouteFirstPageMs: route.ms,
+    approveCachedP50Ms: approveCached,
+    approveUncachedP50Ms: approveUncached,
+  };
+}
 
-  async function http(
-    method: string,
-    route: string,
-    as: string,
-    body?: unknown,
-  ): Promise<{ ms: number; json: unknown }> {
+async function parkFresh(orders: ScaleOrders, count: number): Promise<string[]> {
+  await orders.park(count);
+  return orders.parkedTickets.splice(-count);
+}
+
+/** A timed call to dev's HTTP API as one of dev's users: the time and the JSON answer; an error status throws. */
+type Http = (method: string, route: string, as: string, body?: unknown) => Promise<{ ms: number; json: unknown }>;
+
+function devHttp(stack: ScaleStack): Http {
+  const { state } = stack.dev;
+  const token = (id: string) => state.users.find((user) => user.id === id)!.token;
+  return async (method, route, as, body) => {
     const t0 = performance.now();
     const response = await fetch(new URL(route, state.http.url), {
       method,
       headers: { authorization: `Bearer ${token(as)}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    const json = await response.json();
+    const json: unknown = await response.json();
     if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
     return { ms: performance.now() - t0, json };
-  }
+  };
+}
 
-  /** Approves the given parked orders one at a time over HTTP, as the finance approver; the median time. */
-  async function approve(tickets: string[]): Promise<number> {
-    // every parked order is the same request, so one quote (from the approver's inbox) is every order's quote
-    const inbox = (await http('GET', '/api/v1/approvals?limit=1', 'fiona')).json as {
-      approvals: Array<{ monthlyRate: number; currency: string }>;
-    };
-    const { monthlyRate, currency } = inbox.approvals[0];
-    const times: number[] = [];
-    for (const ticketId of tickets)
-      times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', { monthlyRate, currency })).ms);
-    times.sort((a, b) => a - b);
-    return percentile(times, 50);
-  }
+const inboxPage = z.object({
+  approvals: z.array(z.object({ monthlyRate: z.number().nullable(), currency: z.string().nullable() })),
+});
 
-  async function measure(parked: number, approvals: number): Promise<Figures> {
-    progress(`measuring with ${parked} parked…`);
-    const auto = await autoOrders(AUTO_ORDERS, CONCURRENCY);
-    const memory = {
-      temporal: rssMiB(stack.temporal.pid),
-      dev: rssMiB(stack.dev.pid),
-      postgres: postgresPssMiB(stack.postgres.dataDir),
-    };
-    const firstPage = await medianOf(LISTING_REPEATS, () => listWaiting(100, false));
-    const all = await medianOf(LISTING_REPEATS, () => listWaiting(1000, true));
-    const route = await medianOf(LISTING_REPEATS, () => http('GET', '/api/v1/approvals?limit=100', 'fiona'));
-    // Orders parked just now are in the cache; with more parked than the cache holds, the oldest are not.
-    const fresh = parked === 0 ? await parkFresh(approvals) : parkedTickets.slice(-approvals);
-    const approveCached = await approve(fresh);
-    const approveUncached = parked > CACHE + approvals ? await approve(parkedTickets.slice(0, approvals)) : null;
-    return {
-      parked,
-      autoOrdersPerSecond: auto.perSecond,
-      autoP50Ms: auto.p50,
-      rssMiB: { ...memory, total: memory.temporal + memory.dev + memory.postgres },
-      visibilityFirstPageMs: firstPage.ms,
-      visibilityAllMs: all.ms,
-      visibilityListed: all.listed,
-      approvalsRouteFirstPageMs: route.ms,
-      approveCachedP50Ms: approveCached,
-      approveUncachedP50Ms: approveUncached,
-    };
-  }
-
-  /** With none parked, a few orders parked for the cached approve (approved at once, so none stays parked). */
-  async function parkFresh(count: number): Promise<string[]> {
-    await park(count);
-    return parkedTickets.splice(-count);
-  }
-
-  return { autoOrders, park, measure, close };
+/** Approves the given parked orders one at a time over HTTP, as the finance approver; the median time. */
+async function approve(http: Http, tickets: string[]): Promise<number> {
+  // every parked order is the same request, so one quote (from the approver's inbox) is every order's quote
+  const inbox = inboxPage.parse((await http('GET', '/api/v1/approvals?limit=1', 'fiona')).json);
+  const { monthlyRate, currency } = inbox.approvals[0];
+  const times: number[] = [];
+  for (const ticketId of tickets)
+    times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', { monthlyRate, currency })).ms);
+  times.sort((a, b) => a - b);
+  return percentile(times, 50);
 }
 
 /** One request's time is noise on this machine: each listing is made this many times and its median kept. */
@@ -169,65 +169,48 @@ function report(before: Figures, after: Figures): void {
     process.stdout.write(`${JSON.stringify({ cache: CACHE, before, after }, null, 2)}\n`);
     return;
   }
-  const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
-  const mib = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} MiB`);
-  const ratio = (value: number) => `${(value * 100).toFixed(0)} %`;
   process.stdout.write(
     `\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}\n`,
   );
-  console.table([
-    {
-      figure: 'auto-approved orders/s',
-      'none parked': before.autoOrdersPerSecond.toFixed(1),
-      [`${PARKED} parked`]: after.autoOrdersPerSecond.toFixed(1),
-    },
-    { figure: 'auto-approved p50', 'none parked': ms(before.autoP50Ms), [`${PARKED} parked`]: ms(after.autoP50Ms) },
-    {
-      figure: 'RSS temporal server start-dev',
-      'none parked': mib(before.rssMiB.temporal),
-      [`${PARKED} parked`]: mib(after.rssMiB.temporal),
-    },
-    {
-      figure: 'RSS dev (worker, HTTP API, simulator)',
-      'none parked': mib(before.rssMiB.dev),
-      [`${PARKED} parked`]: mib(after.rssMiB.dev),
-    },
-    {
-      figure: 'PostgreSQL (PSS)',
-      'none parked': mib(before.rssMiB.postgres),
-      [`${PARKED} parked`]: mib(after.rssMiB.postgres),
-    },
-    {
-      figure: 'visibility: first page of 100',
-      'none parked': ms(before.visibilityFirstPageMs),
-      [`${PARKED} parked`]: ms(after.visibilityFirstPageMs),
-    },
-    {
-      figure: `visibility: every waiting order (${after.visibilityListed})`,
-      'none parked': ms(before.visibilityAllMs),
-      [`${PARKED} parked`]: ms(after.visibilityAllMs),
-    },
-    {
-      figure: 'GET /api/v1/approvals?limit=100',
-      'none parked': ms(before.approvalsRouteFirstPageMs),
-      [`${PARKED} parked`]: ms(after.approvalsRouteFirstPageMs),
-    },
-    {
-      figure: 'approve (cached order), p50',
-      'none parked': ms(before.approveCachedP50Ms),
-      [`${PARKED} parked`]: ms(after.approveCachedP50Ms),
-    },
-    {
-      figure: 'approve (evicted order), p50',
-      'none parked': 'n/a',
-      [`${PARKED} parked`]: ms(after.approveUncachedP50Ms),
-    },
-  ]);
+  console.table(figureRows(before, after));
+  console.table(targetRows(before, after));
+}
+
+const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
+const mib = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(0)} MiB`);
+const ratio = (value: number) => `${(value * 100).toFixed(0)} %`;
+
+/** Each figure with none parked and with PARKED parked. */
+function figureRows(before: Figures, after: Figures): Array<Record<string, string>> {
+  const row = (figure: string, none: string, parked: string) => ({
+    figure,
+    'none parked': none,
+    [`${PARKED} parked`]: parked,
+  });
+  const both = (figure: string, format: (value: number) => string, pick: (figures: Figures) => number) =>
+    row(figure, format(pick(before)), format(pick(after)));
+  const perSecond = (value: number) => value.toFixed(1);
+  return [
+    both('auto-approved orders/s', perSecond, (figures) => figures.autoOrdersPerSecond),
+    both('auto-approved p50', ms, (figures) => figures.autoP50Ms),
+    both('RSS temporal server start-dev', mib, (figures) => figures.rssMiB.temporal),
+    both('RSS dev (worker, HTTP API, simulator)', mib, (figures) => figures.rssMiB.dev),
+    both('PostgreSQL (PSS)', mib, (figures) => figures.rssMiB.postgres),
+    both('visibility: first page of 100', ms, (figures) => figures.visibilityFirstPageMs),
+    both(`visibility: every waiting order (${after.visibilityListed})`, ms, (figures) => figures.visibilityAllMs),
+    both('GET /api/v1/approvals?limit=100', ms, (figures) => figures.approvalsRouteFirstPageMs),
+    both('approve (cached order), p50', ms, (figures) => figures.approveCachedP50Ms),
+    row('approve (evicted order), p50', 'n/a', ms(after.approveUncachedP50Ms)),
+  ];
+}
+
+/** The issue's targets, with PARKED parked (against none parked where the target is a share). */
+function targetRows(before: Figures, after: Figures) {
   const throughputShare = after.autoOrdersPerSecond / before.autoOrdersPerSecond;
   const p50Share = before.autoP50Ms / after.autoP50Ms;
   const uncachedRatio =
     after.approveUncachedP50Ms === null ? null : after.approveUncachedP50Ms / after.approveCachedP50Ms;
-  console.table([
+  return [
     {
       target: 'auto-approved orders/s kept',
       measured: ratio(throughputShare),
@@ -271,7 +254,7 @@ function report(before: Figures, after: Figures): void {
       goal: '<= 3x',
       met: uncachedRatio === null ? 'n/a' : uncachedRatio <= 3,
     },
-  ]);
+  ];
 }
 
 await main();

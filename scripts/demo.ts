@@ -81,7 +81,7 @@ async function main(): Promise<number> {
       alice,
       simulatorUrl,
       { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE },
-      async () => undefined,
+      () => Promise.resolve(),
     );
     const approved = await runOrder(
       alice,
@@ -139,7 +139,7 @@ async function runOrder(
   const callsBefore = simulatorUrl ? await simulatorCalls(simulatorUrl) : undefined;
   const submitted = await requester.submit(request);
   process.stdout.write(
-    `${REQUESTER} submitted ${ticketId} (${request['size']}): ${submitted.created ? 'a new order' : 'the existing order'}\n`,
+    `${REQUESTER} submitted ${ticketId} (${String(request['size'])}): ${submitted.created ? 'a new order' : 'the existing order'}\n`,
   );
   const first = await waitUntil(requester, ticketId, (order) => order.state === 'AWAITING_APPROVAL' || settled(order));
   if (first.state === 'AWAITING_APPROVAL') await decide(ticketId);

@@ -340,7 +340,7 @@ interface StepResult {
 }
 
 /** Runs one step and prints its line; a failure prints what ran and its output, and ends the walk-through. */
-async function step(name: string, action: () => Promise<StepResult>, dev?: NpmStart): Promise<void> {
+async function step(name: string, action: () => StepResult | Promise<StepResult>, dev?: NpmStart): Promise<void> {
   const started = Date.now();
   const line = (outcome: string) =>
     process.stdout.write(
@@ -379,111 +379,155 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-
   const checkout = fileURLToPath(new URL('..', import.meta.url));
   const root = await mkdtemp(path.join(tmpdir(), 'mve-walkthrough-'));
   const clone = path.join(root, 'mve-orders');
-  const dataDir = path.join(clone, '.data');
-  let dev: NpmStart | undefined;
-  let state: DevState | undefined;
-  let clusterDir: string | undefined;
-  let readme = '';
+  const walk: Walk = { checkout, root, clone, dataDir: path.join(clone, '.data') };
   const walkStarted = Date.now();
-
   try {
-    await step('git clone of HEAD', async () => {
-      const head = (await shell('git rev-parse --short HEAD', checkout)).trim();
-      const dirty = (await shell('git status --porcelain --untracked-files=no', checkout)).trim() !== '';
-      await shell(`git clone --quiet ${JSON.stringify(checkout)} ${JSON.stringify(clone)}`, root);
-      readme = readFileSync(path.join(clone, 'README.md'), 'utf8');
-      return { note: `${head}${dirty ? ' (uncommitted changes of the checkout are not in it)' : ''}` };
-    });
-
-    let blocks: BashBlock[] = [];
-    let setup: BashBlock | undefined;
-    let tableCommands: string[] = [];
-    await step('README says `npm ci && npm start`', async () => {
-      blocks = bashBlocks(readme);
-      tableCommands = commandTable(readme, 'Command line');
-      setup = blocks.find((block) => block.lines.some((line) => /^npm ci && npm start\b/.test(line.trim())));
-      if (!setup) throw new StepFailure('no ```bash block of README.md has the line `npm ci && npm start`');
-      return { note: `lines ${setup.firstLine}-${setup.firstLine + setup.lines.length - 1}` };
-    });
-
-    await step('npm ci', async () => {
-      const done = await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone, NPM_CI_MS);
-      if (done.code !== 0) throw new StepFailure(`npm ci exited ${done.code ?? done.signal}`, done.output);
-      const added = /added \d+ packages[^\n]*/.exec(done.output)?.[0] ?? 'done';
-      return { note: added, output: done.output };
-    });
-
-    dev = new NpmStart(clone);
-    const started = dev;
-    let readyLine = '';
-    await step(
-      'npm start (in the background, until ready:)',
-      async () => {
-        readyLine = await started.waitForReady();
-        const statePath = path.join(dataDir, 'dev.json');
-        if (!existsSync(statePath)) throw new StepFailure(`ready, but ${statePath} is missing`, started.printed());
-        state = JSON.parse(readFileSync(statePath, 'utf8')) as DevState;
-        const shown = /\(embedded; data in ([^)]+)\)/.exec(started.printed())?.[1];
-        if (shown) clusterDir = path.resolve(clone, shown);
-        const temporal = /^ {2}Temporal +\S+ \(temporal server start-dev: (Server [^,]+)/m.exec(started.printed())?.[1];
-        return { note: `${state.http.url}, Temporal: ${temporal ?? '?'}`, output: started.printed() };
-      },
-      dev,
-    );
-
-    const curlDir = await failingCurl(root);
-    for (const block of blocks.filter((block) => block !== setup)) {
-      await step(blockLabel(block), async () => ({ output: await runBlock(block, clone, curlDir) }), dev);
-    }
-
-    const suggested = [...readyLine.matchAll(/`((?:npx|npm) [^`]+)`/g)].map((match) => match[1]);
-    for (const command of suggested.filter((command) => command !== 'npm run demo')) {
-      await step(`ready line: ${command}`, async () => ({ output: await shell(command, clone) }), dev);
-    }
-
-    await step('every order so far is bought and LIVE', () => allLive(state!), dev);
-
-    await step('npm run demo', async () => ({ output: await shell('npm run demo', clone) }), dev);
-
-    await step('npx mve-orders --help lists the README table', async () => {
-      const help = await shell('npx mve-orders --help', clone);
-      const absent = tableCommands.filter((name) => !new RegExp(`^ {2}${name}\\b`, 'm').test(help));
-      if (absent.length > 0)
-        throw new StepFailure(`--help does not list ${absent.join(', ')} (README's Command line table)`, help);
-      return { note: `${tableCommands.length} commands`, output: help };
-    });
-    const used = new Set(['dev']);
-    for (const line of blocks.flatMap((block) => block.lines))
-      for (const match of line.matchAll(/npx mve-orders ([a-z][a-z-]*)/g)) used.add(match[1]);
-    for (const name of used) {
-      await step(`npx mve-orders ${name} --help`, async () => {
-        const help = await shell(`npx mve-orders ${name} --help`, clone);
-        if (!/^Usage: mve-orders /m.test(help)) throw new StepFailure('no Usage: line', help);
-        return { output: help };
-      });
-    }
-
-    await step('Ctrl-C to npm start: exit 0, nothing left running', () => stopDev(started, state!, clone, clusterDir));
-
-    await step('npx mve-orders dev --reset', async () => {
-      const said = await shell('npx mve-orders dev --reset', clone);
-      const removed = [...said.matchAll(/^ {2}(\/.*)$/gm)].map((match) => match[1]);
-      const left = [dataDir, ...(clusterDir ? [clusterDir] : []), ...removed].filter((place) => existsSync(place));
-      if (left.length > 0) throw new StepFailure(`still there after --reset: ${left.join(', ')}`, said);
-      return { note: `removed ${removed.length} folder${removed.length === 1 ? '' : 's'}`, output: said };
-    });
+    const readme = await cloneAndRead(walk);
+    const dev = await installAndStart(walk);
+    await followReadme(walk, dev, readme);
+    await helpPages(clone, readme);
+    await stopAndReset(walk, dev);
     process.stdout.write(`walkthrough: every step passed in ${((Date.now() - walkStarted) / 1000).toFixed(0)} s\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof StepFailure)) throw error;
     return 1;
   } finally {
-    await cleanUp(dev, clone, root, failed);
+    await cleanUp(walk.dev, clone, root, failed);
   }
+}
+
+/** Where the walk-through happens, and what the steps learn on the way (dev once started, its state once ready). */
+interface Walk {
+  checkout: string;
+  root: string;
+  clone: string;
+  dataDir: string;
+  dev?: NpmStart;
+  /** dev.json, once dev is ready. */
+  state?: DevState;
+  /** The embedded cluster's folder, as dev printed it, when it is outside the data folder. */
+  clusterDir?: string;
+}
+
+/** What the README holds for the walk: its bash blocks, the one that says `npm ci && npm start`, the CLI table. */
+interface Readme {
+  blocks: BashBlock[];
+  setup: BashBlock;
+  tableCommands: string[];
+}
+
+async function cloneAndRead(walk: Walk): Promise<Readme> {
+  const { checkout, clone, root } = walk;
+  let text = '';
+  await step('git clone of HEAD', async () => {
+    const head = (await shell('git rev-parse --short HEAD', checkout)).trim();
+    const dirty = (await shell('git status --porcelain --untracked-files=no', checkout)).trim() !== '';
+    await shell(`git clone --quiet ${JSON.stringify(checkout)} ${JSON.stringify(clone)}`, root);
+    text = readFileSync(path.join(clone, 'README.md'), 'utf8');
+    return { note: `${head}${dirty ? ' (uncommitted changes of the checkout are not in it)' : ''}` };
+  });
+  let readme: Readme | undefined;
+  await step('README says `npm ci && npm start`', () => {
+    const blocks = bashBlocks(text);
+    const tableCommands = commandTable(text, 'Command line');
+    const setup = blocks.find((block) => block.lines.some((line) => /^npm ci && npm start\b/.test(line.trim())));
+    if (!setup) throw new StepFailure('no ```bash block of README.md has the line `npm ci && npm start`');
+    readme = { blocks, setup, tableCommands };
+    return { note: `lines ${setup.firstLine}-${setup.firstLine + setup.lines.length - 1}` };
+  });
+  return readme!;
+}
+
+/** `npm ci`, then `npm start` in the background until ready: dev, and its ready line. */
+async function installAndStart(walk: Walk): Promise<{ started: NpmStart; readyLine: string }> {
+  const { clone, dataDir } = walk;
+  await step('npm ci', async () => {
+    const done = await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], clone, NPM_CI_MS);
+    if (done.code !== 0) throw new StepFailure(`npm ci exited ${done.code ?? done.signal}`, done.output);
+    const added = /added \d+ packages[^\n]*/.exec(done.output)?.[0] ?? 'done';
+    return { note: added, output: done.output };
+  });
+
+  const started = (walk.dev = new NpmStart(clone));
+  let readyLine = '';
+  await step(
+    'npm start (in the background, until ready:)',
+    async () => {
+      readyLine = await started.waitForReady();
+      const statePath = path.join(dataDir, 'dev.json');
+      if (!existsSync(statePath)) throw new StepFailure(`ready, but ${statePath} is missing`, started.printed());
+      const state = (walk.state = JSON.parse(readFileSync(statePath, 'utf8')) as DevState);
+      const shown = /\(embedded; data in ([^)]+)\)/.exec(started.printed())?.[1];
+      if (shown) walk.clusterDir = path.resolve(clone, shown);
+      const temporal = /^ {2}Temporal +\S+ \(temporal server start-dev: (Server [^,]+)/m.exec(started.printed())?.[1];
+      return { note: `${state.http.url}, Temporal: ${temporal ?? '?'}`, output: started.printed() };
+    },
+    started,
+  );
+  return { started, readyLine };
+}
+
+/** Every README block but the set-up, the commands the ready line suggests, what they placed, and the demo. */
+async function followReadme(
+  walk: Walk,
+  { started: dev, readyLine }: { started: NpmStart; readyLine: string },
+  readme: Readme,
+): Promise<void> {
+  const { clone } = walk;
+  const curlDir = await failingCurl(walk.root);
+  for (const block of readme.blocks.filter((block) => block !== readme.setup)) {
+    await step(blockLabel(block), async () => ({ output: await runBlock(block, clone, curlDir) }), dev);
+  }
+
+  const suggested = [...readyLine.matchAll(/`((?:npx|npm) [^`]+)`/g)].map((match) => match[1]);
+  for (const command of suggested.filter((command) => command !== 'npm run demo')) {
+    await step(`ready line: ${command}`, async () => ({ output: await shell(command, clone) }), dev);
+  }
+
+  await step('every order so far is bought and LIVE', () => allLive(walk.state!), dev);
+
+  await step('npm run demo', async () => ({ output: await shell('npm run demo', clone) }), dev);
+}
+
+/** `--help` lists the README's command table, and each command the README uses has a `--help` of its own. */
+async function helpPages(clone: string, { blocks, tableCommands }: Readme): Promise<void> {
+  await step('npx mve-orders --help lists the README table', async () => {
+    const help = await shell('npx mve-orders --help', clone);
+    const absent = tableCommands.filter((name) => !new RegExp(`^ {2}${name}\\b`, 'm').test(help));
+    if (absent.length > 0)
+      throw new StepFailure(`--help does not list ${absent.join(', ')} (README's Command line table)`, help);
+    return { note: `${tableCommands.length} commands`, output: help };
+  });
+  const used = new Set(['dev']);
+  for (const line of blocks.flatMap((block) => block.lines))
+    for (const match of line.matchAll(/npx mve-orders ([a-z][a-z-]*)/g)) used.add(match[1]);
+  for (const name of used) {
+    await step(`npx mve-orders ${name} --help`, async () => {
+      const help = await shell(`npx mve-orders ${name} --help`, clone);
+      if (!/^Usage: mve-orders /m.test(help)) throw new StepFailure('no Usage: line', help);
+      return { output: help };
+    });
+  }
+}
+
+/** Ctrl-C to dev, then `dev --reset`: nothing of dev left. */
+async function stopAndReset(walk: Walk, { started }: { started: NpmStart }): Promise<void> {
+  const { clone, dataDir, clusterDir } = walk;
+  await step('Ctrl-C to npm start: exit 0, nothing left running', () =>
+    stopDev(started, walk.state!, clone, clusterDir),
+  );
+
+  await step('npx mve-orders dev --reset', async () => {
+    const said = await shell('npx mve-orders dev --reset', clone);
+    const removed = [...said.matchAll(/^ {2}(\/.*)$/gm)].map((match) => match[1]);
+    const left = [dataDir, ...(clusterDir ? [clusterDir] : []), ...removed].filter((place) => existsSync(place));
+    if (left.length > 0) throw new StepFailure(`still there after --reset: ${left.join(', ')}`, said);
+    return { note: `removed ${removed.length} folder${removed.length === 1 ? '' : 's'}`, output: said };
+  });
 }
 
 /** Every order visible to ops is bought and LIVE (dev follows products): what the README's commands placed went through. */
