@@ -83,43 +83,52 @@ function registerOidcSignIn(
     request.consoleSession!.pendingOidc = { ...pending, startedAt: kit.now() };
     return kit.redirect(reply, url);
   });
-  scope.get('/sign-in/callback', async (request, reply) => {
-    const session = request.consoleSession;
-    const pending = session?.pendingOidc;
-    if (!session || !pending || kit.now() - pending.startedAt > OIDC_ROUND_TRIP_MS) {
-      return kit.sendPage(
-        reply,
-        request,
-        400,
+  scope.get('/sign-in/callback', async (request, reply) => finishOidcSignIn(kit, oidc, log, request, reply));
+}
+
+/** The identity provider's callback: checked against the sign-in this session started, then signed in. */
+async function finishOidcSignIn(
+  kit: ConsoleKit,
+  oidc: OidcSignIn,
+  log: (line: string) => void,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const session = request.consoleSession;
+  const pending = session?.pendingOidc;
+  if (!session || !pending || kit.now() - pending.startedAt > OIDC_ROUND_TRIP_MS) {
+    return kit.sendPage(
+      reply,
+      request,
+      400,
+      'Sign in',
+      messagePage(
         'Sign in',
-        messagePage(
-          'Sign in',
-          html`This sign-in was not started here or took too long. <a href="/sign-in">Sign in again</a>.`,
-          'error',
-        ),
-      );
-    }
-    delete session.pendingOidc;
-    let tokens: { accessToken: string; expiresAt?: number };
-    try {
-      tokens = await oidc.finish(new URL(request.url, oidc.redirectUri), pending);
-    } catch (error) {
-      log(`console sign-in: ${(error as Error).message}`);
-      return kit.sendPage(
-        reply,
-        request,
-        400,
+        html`This sign-in was not started here or took too long. <a href="/sign-in">Sign in again</a>.`,
+        'error',
+      ),
+    );
+  }
+  delete session.pendingOidc;
+  let tokens: { accessToken: string; expiresAt?: number };
+  try {
+    tokens = await oidc.finish(new URL(request.url, oidc.redirectUri), pending);
+  } catch (error) {
+    log(`console sign-in: ${(error as Error).message}`);
+    return kit.sendPage(
+      reply,
+      request,
+      400,
+      'Sign in',
+      messagePage(
         'Sign in',
-        messagePage(
-          'Sign in',
-          html`The identity provider's answer was refused: ${(error as Error).message}. <a href="/sign-in">Sign in again</a>.`,
-          'error',
-        ),
-      );
-    }
-    await startSession(kit, request, reply, tokens.accessToken, tokens.expiresAt);
-    return kit.redirect(reply, safeNext(pending.next));
-  });
+        html`The identity provider's answer was refused: ${(error as Error).message}. <a href="/sign-in">Sign in again</a>.`,
+        'error',
+      ),
+    );
+  }
+  await startSession(kit, request, reply, tokens.accessToken, tokens.expiresAt);
+  return kit.redirect(reply, safeNext(pending.next));
 }
 
 /** Signs the request in with `credential`, under who the API says it is, in a new session with a new id. */
