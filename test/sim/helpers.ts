@@ -54,7 +54,7 @@ interface Zone {
   mveAvailable: boolean;
   mveMaxCpuCoreCount: number | null;
 }
-interface Location {
+export interface Location {
   id: number;
   metro: string;
   status: string;
@@ -80,15 +80,23 @@ export async function catalogOf(session: Session): Promise<Catalog> {
 
 const EXAMPLES = new URL('../../examples/', import.meta.url);
 
+/**
+ * An order request of examples/, or the order object (spec 2.3) it becomes, as plain JSON: these tests write them
+ * right or wrong on purpose, and what the simulator answers is its own judgement of them.
+ */
+export interface OrderJson extends Record<string, unknown> {
+  vendorConfig: Record<string, unknown>;
+}
+
 /** examples/*.json: one order request per appliance kind; the kind is in the name (k15a-… is K15A). */
-export function examples(): Array<{ file: string; kind: string; request: Record<string, any> }> {
+export function examples(): Array<{ file: string; kind: string; request: OrderJson }> {
   return readdirSync(EXAMPLES)
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => ({
       file,
       kind: `K${/^k0*(\d+[ab]?)-/.exec(file)![1].toUpperCase()}`,
-      request: JSON.parse(readFileSync(new URL(file, EXAMPLES), 'utf8')) as Record<string, any>,
+      request: JSON.parse(readFileSync(new URL(file, EXAMPLES), 'utf8')) as OrderJson,
     }));
 }
 
@@ -98,10 +106,7 @@ export function examples(): Array<{ file: string; kind: string; request: Record<
  * catalog), the newest release image offering its size, and a location that can host it (in its metro
  * when the catalog has one there).
  */
-export function orderFor(
-  example: { kind: string; request: Record<string, any> },
-  catalog: Catalog,
-): Record<string, any> {
+export function orderFor(example: { kind: string; request: OrderJson }, catalog: Catalog): OrderJson {
   const { request } = example;
   const named = request['image'] as { vendor?: string; product?: string };
   const family =

@@ -19,6 +19,7 @@ import {
   sessionOf,
   type Answer,
   type Catalog,
+  type OrderJson,
   type Session,
 } from './helpers.js';
 
@@ -36,8 +37,8 @@ function exampleOf(kind: string) {
 }
 
 /** The image facts the domain's check takes, for the image an order names. */
-function imageOf(catalog: Catalog, order: Record<string, any>) {
-  const imageId = order['vendorConfig']['imageId'];
+function imageOf(catalog: Catalog, order: OrderJson) {
+  const { imageId } = order.vendorConfig;
   const group = catalog.imageGroups.find((candidate) => candidate.images.some((image) => image.id === imageId))!;
   return {
     vendor: group.vendor,
@@ -79,7 +80,8 @@ test('a valid order is bought, and the deprecated productSize is accepted in pla
   t.like((bought.body['data'] as unknown[])[0], { provisioningStatus: 'DEPLOYABLE', contractTermMonths: 12 });
   t.is(sim.state().products.length, 1);
 
-  const { mveLabel: _label, ...legacy } = order['vendorConfig'];
+  const legacy = { ...order.vendorConfig };
+  delete legacy.mveLabel;
   const answer = await session.validate([{ ...order, vendorConfig: { ...legacy, productSize: 'MEDIUM' } }]);
   t.is(answer.status, 200, JSON.stringify(answer.body));
 });
@@ -87,8 +89,9 @@ test('a valid order is bought, and the deprecated productSize is accepted in pla
 test.serial(
   'a broken domain rule on key sizes lets an RSA 1024-bit key through the engine; the simulator refuses it',
   async (t) => {
-    const { sim, client, close } = await simWithClient();
-    t.teardown(close);
+    const engine = await simWithClient();
+    const { sim, client } = engine;
+    t.teardown(() => engine.close());
     const catalog = await catalogOf(await sessionOf(sim));
     const example = exampleOf('K1');
     const order = orderFor(
@@ -132,11 +135,12 @@ test.serial(
 test.serial(
   'a broken domain rule on a required field lets K6 out without its registration key; the simulator refuses it',
   async (t) => {
-    const { sim, client, close } = await simWithClient();
-    t.teardown(close);
+    const engine = await simWithClient();
+    const { sim, client } = engine;
+    t.teardown(() => engine.close());
     const catalog = await catalogOf(await sessionOf(sim));
     const order = orderFor(exampleOf('K6'), catalog);
-    delete order['vendorConfig']['fmcRegistrationKey'];
+    delete order.vendorConfig.fmcRegistrationKey;
     const image = imageOf(catalog, order);
 
     const intact = checkOrderObject(order, image, { kindMap: SIM_KIND_MAP });
@@ -169,7 +173,7 @@ test.serial(
 const REFUSED: Array<{
   title: string;
   kind: string;
-  change(order: Record<string, any>): void;
+  change(order: OrderJson): void;
   path: string;
   rule: string;
   secret?: string;
@@ -228,22 +232,23 @@ const REFUSED: Array<{
   {
     title: 'K13 bcrypt hash of the $2a$ variant',
     kind: 'K13',
-    change: (o) => void (o.vendorConfig.adminPasswordHash = o.vendorConfig.adminPasswordHash.replace('$2y$', '$2a$')),
+    change: (o) =>
+      void (o.vendorConfig.adminPasswordHash = (o.vendorConfig.adminPasswordHash as string).replace('$2y$', '$2a$')),
     path: 'vendorConfig.adminPasswordHash',
     rule: 'password-hash',
   },
   {
     title: 'K16 sha512crypt where sha256crypt is asked',
     kind: 'K16',
-    change: (o) =>
-      void (o.vendorConfig.adminPasswordHash = exampleOf('K8').request['vendorConfig']['adminPasswordHash']),
+    change: (o) => void (o.vendorConfig.adminPasswordHash = exampleOf('K8').request.vendorConfig.adminPasswordHash),
     path: 'vendorConfig.adminPasswordHash',
     rule: 'password-hash',
   },
   {
     title: 'K11 onboardSecret in upper case',
     kind: 'K11',
-    change: (o) => void (o.vendorConfig.onboardSecret = o.vendorConfig.onboardSecret.toUpperCase().replace(/9/g, 'A')),
+    change: (o) =>
+      void (o.vendorConfig.onboardSecret = (o.vendorConfig.onboardSecret as string).toUpperCase().replace(/9/g, 'A')),
     path: 'vendorConfig.onboardSecret',
     rule: 'hex',
   },
@@ -339,7 +344,7 @@ const REFUSED: Array<{
   {
     title: 'a two-mode image given the fields of both modes',
     kind: 'K4',
-    change: (o) => void (o.vendorConfig.sshPublicKey = exampleOf('K1').request['vendorConfig']['sshPublicKey']),
+    change: (o) => void (o.vendorConfig.sshPublicKey = exampleOf('K1').request.vendorConfig.sshPublicKey),
     path: 'vendorConfig',
     rule: 'kind-no-match',
   },

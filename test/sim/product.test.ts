@@ -7,9 +7,9 @@ interface Shop {
   sim: Simulator;
   session: Session;
   /** Buys `count` products in one buy; their uids. */
-  buy(count?: number): Promise<string[]>;
+  buy: (count?: number) => Promise<string[]>;
   /** The product's data as read at `ms` after its creation (waiting until then). */
-  readAt(productUid: string, ms: number): Promise<Record<string, unknown>>;
+  readAt: (productUid: string, ms: number) => Promise<Record<string, unknown>>;
 }
 
 /** A simulator, a session of its primary key and an order it accepts. */
@@ -21,14 +21,14 @@ async function shop(t: ExecutionContext, options: SimulatorOptions = {}): Promis
   return {
     sim,
     session,
-    async buy(count = 1) {
+    buy: async (count = 1) => {
       const bought = await session.buy({ networkDesign: Array(count).fill(order), discountCodes: [] });
       t.is(bought.status, 200, JSON.stringify(bought.body));
       return (bought.body['data'] as Array<{ technicalServiceUid: string }>).map(
         (product) => product.technicalServiceUid,
       );
     },
-    async readAt(productUid, ms) {
+    readAt: async (productUid, ms) => {
       const created = dataOf(await session.product(productUid))['createDate'] as number;
       await sleep(Math.max(0, created + ms - Date.now()));
       return dataOf(await session.product(productUid));
@@ -43,7 +43,7 @@ function dataOf(answer: Answer): Record<string, unknown> {
 
 const admin = (sim: Simulator, method: string, path: string, body?: unknown) =>
   fetch(`${sim.url}/_sim${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }).then(
-    async (response) => ({ status: response.status, body: (await response.json()) as Record<string, any> }),
+    async (response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> }),
   );
 
 test('a bought product is DEPLOYABLE, then CONFIGURED, then LIVE, as its times pass', async (t) => {
@@ -95,7 +95,12 @@ test('fail: the product ends DECOMMISSIONED (or the status asked) where it would
     { kind: 'provisioning', outcome: 'fail', status: 'CANCELLED' },
   ]);
   t.is(armed.status, 200);
-  t.like(armed.body['faults'][0], { kind: 'provisioning', outcome: 'fail', status: 'DECOMMISSIONED', times: 1 });
+  t.like((armed.body['faults'] as unknown[])[0], {
+    kind: 'provisioning',
+    outcome: 'fail',
+    status: 'DECOMMISSIONED',
+    times: 1,
+  });
   const [decommissioned] = await buy();
   t.is((await readAt(decommissioned, 300))['provisioningStatus'], 'CONFIGURED');
   const [cancelled, live] = await buy(2);
@@ -117,7 +122,7 @@ test('new times apply to products bought after the change; the state shows them'
   t.deepEqual(state['provisioning'], { configuredAfterMs: 60_000, liveAfterMs: 120_000 });
   t.is(state['productRead'], 'offered');
   t.deepEqual(
-    state['products'].map((product: { provisioningStatus: string; timeline: { liveAfterMs: number } }) => [
+    (state['products'] as Array<{ provisioningStatus: string; timeline: { liveAfterMs: number } }>).map((product) => [
       product.provisioningStatus,
       product.timeline.liveAfterMs,
     ]),

@@ -8,6 +8,7 @@ import {
   type Simulator,
   type SimulatorOptions,
 } from '../../tooling/sim/index.js';
+import type { Location } from './helpers.js';
 
 /** Raw HTTP against the simulator, as any client would see it. */
 async function call(url: string, init: RequestInit = {}) {
@@ -118,9 +119,7 @@ test('locations: hundreds, generated from the seed, with a mix of zones, availab
   ]);
   t.teardown(() => Promise.all([a.close(), b.close(), c.close()]).then(() => undefined));
   const list = async (sim: Simulator) =>
-    (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(await tokenFor(sim)) })).body!['data'] as Array<
-      Record<string, any>
-    >;
+    (await call(`${sim.baseUrl}/v3/locations`, { headers: bearer(await tokenFor(sim)) })).body!['data'] as Location[];
   const [first, same, other] = await Promise.all([list(a), list(b), list(c)]);
   t.true(first.length >= 300);
   t.deepEqual(first, same);
@@ -128,7 +127,7 @@ test('locations: hundreds, generated from the seed, with a mix of zones, availab
   t.true(new Set(first.map((location) => location.id)).size === first.length, 'ids are unique');
   const statuses = new Set(first.map((location) => location.status));
   t.true(statuses.has('Active') && statuses.size > 1);
-  const zones = first.flatMap((location) => Object.values(location.diversityZones) as Array<{ mveAvailable: boolean }>);
+  const zones = first.flatMap((location) => Object.values(location.diversityZones));
   t.true(zones.some((zone) => zone.mveAvailable) && zones.some((zone) => !zone.mveAvailable));
   const zoneCounts = new Set(first.map((location) => Object.keys(location.diversityZones).length));
   t.true(zoneCounts.size > 1);
