@@ -113,7 +113,7 @@ function provisioningAttention(attention: Attention, now: number, slowProvisioni
   const ended = (order: ListedOrder) =>
     order.state === 'PROVISIONING_STALLED'
       ? html`<li data-testid="attention-provisioning-stalled" data-ticket="${order.ticketId}">${link(order)}: <span class="urgent">not live by its deadline</span>, ${product(order)} still ${order.product?.provisioningStatus ?? 'not LIVE'} (stalled ${when(order.updatedAt)}). Check it with the provider.</li>`
-      : html`<li data-testid="attention-provisioning-failed" data-ticket="${order.ticketId}">${link(order)}: <span class="urgent">provisioning failed</span> ${when(order.updatedAt)}: ${order.lastError?.message ?? `${String(product(order))} is ${order.product?.provisioningStatus ?? 'not live'}`}. Check it with the provider.</li>`;
+      : html`<li data-testid="attention-provisioning-failed" data-ticket="${order.ticketId}">${link(order)}: <span class="urgent">provisioning failed</span> ${when(order.updatedAt)}: ${order.lastError?.message ?? html`${product(order)} is ${order.product?.provisioningStatus ?? 'not live'}`}. Check it with the provider.</li>`;
   return html`<h3>Provisioning failed or stalled <span class="muted">(${attention.provisioningEnded.length} most recent)</span></h3>
     ${attention.provisioningEnded.length ? html`<ul>${attention.provisioningEnded.map(ended)}</ul>` : html`<p class="muted">None.</p>`}
     <h3>Slow provisioning <span class="muted">(no change for over ${describeDuration(slowProvisioningMs)}: ${attention.provisioningSlow.length})</span></h3>
