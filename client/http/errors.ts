@@ -89,7 +89,7 @@ const SERVICE_REFUSAL_STATUS: ReadonlyArray<[abstract new (...args: never[]) => 
  * The one place the order service's refusals (and the order client's, the intake's and recovery's) become HTTP
  * answers; undefined for any other error.
  */
-export function apiErrorOf(error: unknown): ApiError | undefined {
+function apiErrorOf(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof ServiceRefusal) {
     const status = SERVICE_REFUSAL_STATUS.find(([kind]) => error instanceof kind)?.[1] ?? 422;

@@ -60,8 +60,9 @@ function registerReadRoutes(app: FastifyInstance, service: OrderService): void {
     },
     async (request) => {
       const { limit, cursor, ...filters } = request.query;
-      // One row more than the page: whether there is a next page.
+      // Decoded by the service once the caller may list: a caller who may not is refused for that first.
       const after = cursor ? () => decodeCursor(cursor) : undefined;
+      // One row more than the page: whether there is a next page.
       const rows = await service.list(request.principal!, filters, { limit: limit + 1, ...(after ? { after } : {}) });
       const page = rows.slice(0, limit);
       const last = page.at(-1);
