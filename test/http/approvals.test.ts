@@ -5,6 +5,7 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
+import type { ApiOrder, PendingApproval, VoteResult } from '../../client/http-client/index.js';
 import {
   namedRequest,
   productsFor,
@@ -16,9 +17,16 @@ import {
 import { replayEveryHistory, orderOf } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { expectError } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine; fionaUpperCase: string; mallory: string }>;
 const pg = usePostgres(test);
+
+/** What GET /api/v1/approvals answers. */
+interface ApprovalsPage {
+  approvals: PendingApproval[];
+}
 
 const TEAM = { monthlyRate: 1618.2, currency: 'AUD' }; // MVE 8/32: one finance-approver
 const FINANCE = { monthlyRate: 3236.4, currency: 'AUD' }; // MVE 16/64: two approvers, finance-approver or finance-director
@@ -61,7 +69,7 @@ async function awaitingOrder(
   size: string,
   overrides: Record<string, unknown> = {},
   as: TestUser = 'alice',
-): Promise<any> {
+): Promise<ApiOrder> {
   const response = await api.call('POST', '/api/v1/orders', {
     as,
     body: namedRequest(ticketId, { size, ...overrides }),
@@ -72,17 +80,11 @@ async function awaitingOrder(
   return order;
 }
 
-function expectError(t: ExecutionContext, response: { status: number; body: any }, status: number, code: string): void {
-  t.is(response.status, status, JSON.stringify(response.body));
-  t.is(response.body?.error?.code, code, JSON.stringify(response.body));
-  t.is(typeof response.body?.error?.message, 'string');
-}
-
 /** Nothing was recorded for the order: no vote in the workflow, no row in Postgres, still waiting. */
 async function expectNoVotes(t: ExecutionContext, api: ApiEngine, ticketId: string): Promise<void> {
   const order = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
-  t.is(order.body.state, 'AWAITING_APPROVAL');
-  t.deepEqual(order.body.approval?.votes, []);
+  t.is(json<ApiOrder>(order).state, 'AWAITING_APPROVAL');
+  t.deepEqual(json<ApiOrder>(order).approval?.votes, []);
   t.deepEqual((await api.records(ticketId))?.approvals, []);
 }
 
@@ -103,9 +105,9 @@ test.serial(
     const inbox = async (user: TestUser) => {
       const response = await api.call('GET', '/api/v1/approvals', { as: user });
       t.is(response.status, 200, `${user}: ${JSON.stringify(response.body)}`);
-      return response.body.approvals as Array<Record<string, any>>;
+      return json<ApprovalsPage>(response).approvals;
     };
-    const tickets = (items: Array<Record<string, any>>) => items.map((item) => item.ticketId);
+    const tickets = (items: PendingApproval[]) => items.map((item) => item.ticketId);
 
     const fionas = await inbox('fiona');
     t.deepEqual(
@@ -148,10 +150,10 @@ test.serial(
       approvalsGiven: 0,
       stillNeeded: 2,
     });
-    const deadline = Date.parse(fionas[0].deadline) - Date.parse(fionas[0].waitingSince);
+    const deadline = Date.parse(fionas[0].deadline!) - Date.parse(fionas[0].waitingSince);
     t.is(deadline, 72 * 3600_000, "the policy's 72 h deadline");
     const live = await api.call('GET', '/api/v1/orders/INBOX-1', { as: 'fiona' });
-    t.is(fionas[0].deadline, live.body.approval.deadline);
+    t.is(fionas[0].deadline, json<ApiOrder>(live).approval!.deadline);
 
     const daves = await inbox('dave');
     t.deepEqual(tickets(daves), ['INBOX-2', 'INBOX-4'], 'the two-approver tier only');
@@ -160,12 +162,15 @@ test.serial(
     t.deepEqual(await inbox('erin'), [], 'no tier names her role');
     t.deepEqual(tickets(await inbox('aliceApprover')), ['INBOX-3'], 'alice as an approver: not her own orders');
     t.deepEqual(
-      tickets((await api.call('GET', '/api/v1/approvals', { token: t.context.fionaUpperCase })).body.approvals),
+      tickets(
+        json<ApprovalsPage>(await api.call('GET', '/api/v1/approvals', { token: t.context.fionaUpperCase })).approvals,
+      ),
       ['INBOX-1', 'INBOX-2'],
     );
-    t.deepEqual(tickets((await api.call('GET', '/api/v1/approvals?limit=1', { as: 'fiona' })).body.approvals), [
-      'INBOX-1',
-    ]);
+    t.deepEqual(
+      tickets(json<ApprovalsPage>(await api.call('GET', '/api/v1/approvals?limit=1', { as: 'fiona' })).approvals),
+      ['INBOX-1'],
+    );
 
     for (const user of ['alice', 'olga', 'ticket-bot'] as TestUser[])
       expectError(t, await api.call('GET', '/api/v1/approvals', { as: user }), 403, 'FORBIDDEN');
@@ -206,15 +211,15 @@ test.serial(
       body: { ...TEAM, comment: 'within budget' },
     });
     t.is(approved.status, 200, JSON.stringify(approved.body));
-    t.deepEqual(approved.body.approvedBy, ['fiona']);
-    t.is(approved.body.stillNeeded, 0);
+    t.deepEqual(json<VoteResult>(approved).approvedBy, ['fiona']);
+    t.is(json<VoteResult>(approved).stillNeeded, 0);
     t.true(
-      ['APPROVED', 'BUYING', 'BOUGHT'].includes(approved.body.state),
+      ['APPROVED', 'BUYING', 'BOUGHT'].includes(json<VoteResult>(approved).state),
       'the decisive vote answers with the state it led to',
     );
 
     const bought = await waitForApiState(api, 'APP-1', 'BOUGHT');
-    t.like(bought.approval.votes, [{ approverId: 'fiona', decision: 'approve', ...TEAM, comment: 'within budget' }]);
+    t.like(bought.approval!.votes, [{ approverId: 'fiona', decision: 'approve', ...TEAM, comment: 'within budget' }]);
     t.is(productsFor(api, 'APP-1').length, 1);
     const records = await recordsWhen(api, 'APP-1', (r) => r.order.status === 'BOUGHT');
     t.like(records.approvals, [{ approverId: 'fiona', decision: 'approve', currency: 'AUD', quoteNumber: 1 }]);
@@ -234,7 +239,10 @@ test.serial('a two-approver order needs fiona then dave; her vote again is count
   const twice = await api.call('POST', '/api/v1/orders/APP-2/approve', { as: 'fiona', body: FINANCE });
   t.is(twice.status, 200, JSON.stringify(twice.body));
   t.like(twice.body, { state: 'AWAITING_APPROVAL', approvedBy: ['fiona'], stillNeeded: 1 });
-  t.regex(twice.body.alreadyDone, /^your approval of .+ was already counted: this repeats a vote that took effect/);
+  t.regex(
+    json<VoteResult>(twice).alreadyDone!,
+    /^your approval of .+ was already counted: this repeats a vote that took effect/,
+  );
   const twiceByReject = await api.call('POST', '/api/v1/orders/APP-2/reject', {
     as: 'fiona',
     body: { ...FINANCE, reason: 'changed my mind' },
@@ -242,20 +250,20 @@ test.serial('a two-approver order needs fiona then dave; her vote again is count
   expectError(t, twiceByReject, 409, 'ALREADY_VOTED');
   const stillOne = await api.call('GET', '/api/v1/orders/APP-2', { as: 'olga' });
   t.like(stillOne.body, { state: 'AWAITING_APPROVAL', approval: { stillNeeded: 1 } });
-  t.is(stillOne.body.approval.votes.length, 1);
+  t.is(json<ApiOrder>(stillOne).approval!.votes.length, 1);
 
   const second = await api.call('POST', '/api/v1/orders/APP-2/approve', {
     as: 'dave',
     body: { ...FINANCE, comment: 'budgeted' },
   });
   t.is(second.status, 200, JSON.stringify(second.body));
-  t.deepEqual(second.body.approvedBy, ['fiona', 'dave']);
-  t.is(second.body.stillNeeded, 0);
-  t.not(second.body.state, 'AWAITING_APPROVAL');
+  t.deepEqual(json<VoteResult>(second).approvedBy, ['fiona', 'dave']);
+  t.is(json<VoteResult>(second).stillNeeded, 0);
+  t.not(json<VoteResult>(second).state, 'AWAITING_APPROVAL');
 
   const bought = await waitForApiState(api, 'APP-2', 'BOUGHT');
   t.deepEqual(
-    bought.approval.votes.map((vote: { approverId: string }) => vote.approverId),
+    bought.approval!.votes.map((vote: { approverId: string }) => vote.approverId),
     ['fiona', 'dave'],
   );
   t.is(productsFor(api, 'APP-2').length, 1);
@@ -280,15 +288,17 @@ test.serial(
       body: { monthlyRate: 1600, currency: 'AUD' },
     });
     expectError(t, stale, 409, 'QUOTE_NOT_CURRENT');
-    t.regex(stale.body.error.message, /1618\.2 AUD/, 'the message gives the current price');
-    t.regex(stale.body.error.message, /1600/);
-    t.deepEqual(stale.body.error.details, [{ path: 'monthlyRate', message: 'the current quote is 1618.2 AUD' }]);
+    t.regex(json<ErrorBody>(stale).error.message, /1618\.2 AUD/, 'the message gives the current price');
+    t.regex(json<ErrorBody>(stale).error.message, /1600/);
+    t.deepEqual(json<ErrorBody>(stale).error.details, [
+      { path: 'monthlyRate', message: 'the current quote is 1618.2 AUD' },
+    ]);
     const otherCurrency = await api.call('POST', '/api/v1/orders/APP-3/approve', {
       as: 'fiona',
       body: { monthlyRate: 1618.2, currency: 'USD' },
     });
     expectError(t, otherCurrency, 409, 'QUOTE_NOT_CURRENT');
-    t.regex(otherCurrency.body.error.message, /1618\.2 AUD/);
+    t.regex(json<ErrorBody>(otherCurrency).error.message, /1618\.2 AUD/);
     const staleReject = await api.call('POST', '/api/v1/orders/APP-3/reject', {
       as: 'fiona',
       body: { monthlyRate: 1700, currency: 'AUD', reason: 'too dear' },
@@ -305,7 +315,7 @@ test.serial(
 
     const erin = await api.call('POST', '/api/v1/orders/APP-3/approve', { as: 'erin', body: TEAM });
     expectError(t, erin, 422, 'APPROVER_LACKS_ROLE');
-    t.regex(erin.body.error.message, /finance-approver/);
+    t.regex(json<ErrorBody>(erin).error.message, /finance-approver/);
     // A finance director is not in the one-approver tier either.
     expectError(
       t,
@@ -347,7 +357,7 @@ test.serial(
         body: { ...TEAM, approverId },
       });
       expectError(t, naming, 400, 'INVALID_INPUT');
-      t.regex(naming.body.error.message, /approverId/);
+      t.regex(json<ErrorBody>(naming).error.message, /approverId/);
     }
     const namingInReject = await api.call('POST', '/api/v1/orders/APP-3/reject', {
       as: 'erin',
@@ -357,7 +367,7 @@ test.serial(
     const noReason = await api.call('POST', '/api/v1/orders/APP-3/reject', { as: 'fiona', body: TEAM });
     expectError(t, noReason, 400, 'INVALID_INPUT');
     t.true(
-      noReason.body.error.details.some((detail: { path: string }) => detail.path === 'body.reason'),
+      json<ErrorBody>(noReason).error.details.some((detail) => detail.path === 'body.reason'),
       JSON.stringify(noReason.body),
     );
     const blankReason = await api.call('POST', '/api/v1/orders/APP-3/reject', {
@@ -368,7 +378,7 @@ test.serial(
     const noRate = await api.call('POST', '/api/v1/orders/APP-3/approve', { as: 'fiona', body: { currency: 'AUD' } });
     expectError(t, noRate, 400, 'INVALID_INPUT');
     t.true(
-      noRate.body.error.details.some((detail: { path: string }) => detail.path === 'body.monthlyRate'),
+      json<ErrorBody>(noRate).error.details.some((detail) => detail.path === 'body.monthlyRate'),
       JSON.stringify(noRate.body),
     );
     expectError(
@@ -403,8 +413,8 @@ test.serial(
     t.is(rejected.status, 200, JSON.stringify(rejected.body));
     t.like(rejected.body, { state: 'REJECTED', approvedBy: [], stillNeeded: 0 });
     const order = await waitForApiState(api, 'APP-3', 'REJECTED');
-    t.like(order.timeline.at(-1), { state: 'REJECTED', actor: 'fiona', reason: 'not this quarter' });
-    t.like(order.approval.votes, [{ approverId: 'fiona', decision: 'reject', comment: 'not this quarter' }]);
+    t.like(order.timeline!.at(-1), { state: 'REJECTED', actor: 'fiona', reason: 'not this quarter' });
+    t.like(order.approval!.votes, [{ approverId: 'fiona', decision: 'reject', comment: 'not this quarter' }]);
     const records = await recordsWhen(api, 'APP-3', (r) => r.order.status === 'REJECTED');
     t.like(records.approvals, [
       { approverId: 'fiona', decision: 'reject', reason: 'not this quarter', currency: 'AUD' },
@@ -425,7 +435,10 @@ test.serial(
       expectError(t, await vote(other), 409, 'NOT_AWAITING_APPROVAL');
       const again = await vote(cast);
       t.is(again.status, 200, JSON.stringify(again.body));
-      t.regex(again.body.alreadyDone, /was already counted: this repeats a vote that took effect; nothing changed$/);
+      t.regex(
+        json<VoteResult>(again).alreadyDone!,
+        /was already counted: this repeats a vote that took effect; nothing changed$/,
+      );
     }
     t.is((await api.records('APP-3'))?.approvals.length, 1, 'nothing more recorded');
 
@@ -438,7 +451,10 @@ test.serial(
     });
     // 409 either way: before the workers admit the order (NOT_STARTED) or while it looks up and validates.
     t.is(early.status, 409, JSON.stringify(early.body));
-    t.true(['NOT_STARTED', 'NOT_AWAITING_APPROVAL'].includes(early.body.error.code), JSON.stringify(early.body));
+    t.true(
+      ['NOT_STARTED', 'NOT_AWAITING_APPROVAL'].includes(json<ErrorBody>(early).error.code),
+      JSON.stringify(early.body),
+    );
     await waitForApiState(api, 'APP-4', 'BOUGHT');
   },
 );
