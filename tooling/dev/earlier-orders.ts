@@ -50,7 +50,7 @@ export async function earlierOrders(options: {
       await endInRecords(sql, stranded);
       await sql`DROP SCHEMA ${sql(schema)} CASCADE`;
     }
-    return { schema, openRuns: runs!.open, stranded, dropped: options.drop };
+    return { schema, openRuns: runs.open, stranded, dropped: options.drop };
   } finally {
     await sql.end();
   }
@@ -119,7 +119,7 @@ async function endInRecords(sql: Sql, orders: StrandedOrder[]): Promise<void> {
       )::int AS sequence`;
     await records.recordTransition({
       workflowId: order.workflowId,
-      sequence: last!.sequence + 1,
+      sequence: last.sequence + 1,
       from: order.status,
       to,
       actor: ACTOR,

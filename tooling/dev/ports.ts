@@ -77,13 +77,14 @@ export async function rememberedPorts(dataDir: string): Promise<DevPorts> {
   try {
     const saved: unknown = JSON.parse(await readFile(join(dataDir, DEV_PORTS_FILE), 'utf8'));
     if (!saved || typeof saved !== 'object') return {};
-    return Object.fromEntries(
-      Object.entries(saved).filter(([, port]) => Number.isInteger(port) && port > 0 && port < 65536),
-    ) as DevPorts;
+    return Object.fromEntries(Object.entries(saved).filter((entry): entry is [string, number] => isPort(entry[1])));
   } catch {
     return {};
   }
 }
+
+const isPort = (port: unknown): port is number =>
+  typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65536;
 
 export async function rememberPorts(dataDir: string, ports: DevPorts): Promise<void> {
   await writeFile(join(dataDir, DEV_PORTS_FILE), `${JSON.stringify(ports, null, 2)}\n`, { mode: 0o600 });

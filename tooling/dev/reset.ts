@@ -15,7 +15,7 @@ export async function resetDev(dataDir: string): Promise<string[]> {
     throw new Error(
       `mve-orders dev (pid ${running.state.pid}) is running on ${dataDir}: stop it (Ctrl-C) before --reset`,
     );
-  const places = [dataDir, ...(await embeddedPostgresElsewhere(join(dataDir, 'postgres')))].filter((place) =>
+  const places = [dataDir, ...embeddedPostgresElsewhere(join(dataDir, 'postgres'))].filter((place) =>
     existsSync(place),
   );
   for (const place of places) await rm(place, { recursive: true, force: true });

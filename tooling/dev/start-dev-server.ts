@@ -149,7 +149,13 @@ export async function startHeadlessTemporal(options: {
           connection.workflowService.describeNamespace({ namespace: options.namespace }),
         ),
       );
-      return { address, namespace: options.namespace, pid: server.pid, exited: server.exited, stop: server.stop };
+      return {
+        address,
+        namespace: options.namespace,
+        pid: server.pid,
+        exited: server.exited,
+        stop: () => server.stop(),
+      };
     } catch (error) {
       await server.stop();
       failure = new Error(`temporal server start-dev ${(error as Error).message}:\n${recent.trim()}`);

@@ -176,7 +176,7 @@ function rootClusterDir(preferred: string): string {
  * folder. Not the copy of the programs in the temp folder: every start of the project shares it, and removing it under
  * one that is starting (another data folder, a test) would take its binaries away.
  */
-export async function embeddedPostgresElsewhere(preferred: string): Promise<string[]> {
+export function embeddedPostgresElsewhere(preferred: string): string[] {
   return [rootClusterDir(path.resolve(preferred))].filter((place) => existsSync(place));
 }
 
@@ -237,7 +237,7 @@ async function prepareDataDir(dataDir: string): Promise<void> {
   await checkReachable(path.dirname(dataDir), account);
   if (existsSync(dataDir)) return;
   await mkdir(dataDir, { mode: 0o700 });
-  await chown(dataDir, account.uid, account.groups[0]!);
+  await chown(dataDir, account.uid, account.groups[0]);
 }
 
 interface AccountIds {
@@ -404,7 +404,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     initialised,
     pid: running.pid,
     exited: running.exited,
-    stop: running.stop,
+    stop: () => running.stop(),
   };
   try {
     await createDatabaseIfMissing(server.adminUrl, database);
@@ -432,7 +432,7 @@ async function startSupervised(
     name: 'postgres-supervisor',
     // the readiness line below is looked for in English
     env: { ...process.env, LC_MESSAGES: 'C' },
-    ...(account ? { account: { uid: account.uid, gid: account.groups[0]! } } : {}),
+    ...(account ? { account: { uid: account.uid, gid: account.groups[0] } } : {}),
     output: (chunk) => {
       log(chunk);
       recent = (recent + chunk).slice(-200); // the line may arrive in two pieces

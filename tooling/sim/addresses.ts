@@ -13,7 +13,7 @@ export function isFqdn(text: string): boolean {
   if (name.length === 0 || name.length > 253) return false;
   const labels = name.split('.');
   const wellFormed = (label: string) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label);
-  return labels.length >= 2 && labels.every(wellFormed) && !/^[0-9]+$/.test(labels[labels.length - 1]!);
+  return labels.length >= 2 && labels.every(wellFormed) && !/^[0-9]+$/.test(labels[labels.length - 1]);
 }
 
 export function isAddressOf(text: string, kinds: readonly AddressKind[]): boolean {

@@ -54,7 +54,7 @@ export class TokenAuthority {
   authenticateClient(environment: SimEnvironment, authorization: string | undefined): SimClient | undefined {
     const match = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
     if (!match) return undefined;
-    const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) return undefined;
     const [id, secret] = [decoded.slice(0, colon), decoded.slice(colon + 1)];

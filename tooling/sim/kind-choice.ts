@@ -16,16 +16,16 @@ export function chooseKind(
   basePath: string,
   imageId: number,
 ): KindChoice {
-  if (allowed.length === 1) return { ok: true, kind: allowed[0]! };
+  if (allowed.length === 1) return { ok: true, kind: allowed[0] };
   const passing = allowed.find((kind) => kindFieldIssues(kind, vendorConfig, basePath).length === 0);
   if (passing) return { ok: true, kind: passing };
   const given = Object.keys(vendorConfig).filter((name) => !COMMON_VENDOR_FIELDS.includes(name));
   const knowing = allowed.filter((kind) =>
     given.every((name) => APPLIANCE_KIND_RULES[kind].fields.some((field) => field.name === name)),
   );
-  if (knowing.length === 1) return { ok: true, kind: knowing[0]! };
+  if (knowing.length === 1) return { ok: true, kind: knowing[0] };
   const complete = allowed.filter((kind) => requiredFieldsOf(kind).every((name) => vendorConfig[name] !== undefined));
-  if (complete.length === 1) return { ok: true, kind: complete[0]! };
+  if (complete.length === 1) return { ok: true, kind: complete[0] };
   const modes = allowed.map((kind) => `${kind} needs ${requiredFieldsOf(kind).join(' and ')}`).join('; ');
   return {
     ok: false,

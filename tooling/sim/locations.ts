@@ -54,7 +54,7 @@ export function generateLocations(seed: number, count: number = DEFAULT_LOCATION
   const random = createRandom(seed);
   const locations: SimLocation[] = [];
   for (let index = 0; index < count; index += 1) {
-    const metro = METROS[index % METROS.length]!;
+    const metro = METROS[index % METROS.length];
     const site = Math.floor(index / METROS.length) + 1;
     const operator = random.pick(OPERATORS);
     const id = 100 + index * 3 + random.int(0, 2);

@@ -128,7 +128,7 @@ function checkEnvelope(body: unknown): SimIssue | undefined {
   const unknown = Object.keys(envelope).filter((key) => !['networkDesign', 'discountCodes', 'solutions'].includes(key));
   if (unknown.length > 0)
     return {
-      path: pathOf('', unknown[0]!),
+      path: pathOf('', unknown[0]),
       rule: 'unknown-field',
       message: `${unknown[0]} is not a field of the buy envelope`,
     };

@@ -19,7 +19,7 @@ export function createRandom(seed: number): Random {
   return {
     next,
     int: (min, maxInclusive) => min + Math.floor(next() * (maxInclusive - min + 1)),
-    pick: (items) => items[Math.floor(next() * items.length)]!,
+    pick: (items) => items[Math.floor(next() * items.length)],
     chance: (probability) => next() < probability,
   };
 }

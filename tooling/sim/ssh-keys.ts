@@ -39,8 +39,8 @@ function readRfc4716(text: string): KeyReading {
   }
   const inside = lines.slice(1, -1);
   let first = 0;
-  while (first < inside.length && /^[^\s:]{1,64}:/.test(inside[first]!)) {
-    while (inside[first]!.endsWith('\\') && first < inside.length - 1) first += 1;
+  while (first < inside.length && /^[^\s:]{1,64}:/.test(inside[first])) {
+    while (inside[first].endsWith('\\') && first < inside.length - 1) first += 1;
     first += 1;
   }
   const encoded = inside.slice(first).join('');
@@ -53,15 +53,15 @@ function readKeyData(encoded: string): KeyReading {
   if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return refuse('the key is not base64');
   const fields = lengthPrefixedFields(Buffer.from(encoded, 'base64'));
   if (!fields || fields.length === 0) return refuse('the key data is cut short');
-  const name = fields[0]!.toString('latin1');
+  const name = fields[0].toString('latin1');
   if (name === 'ssh-rsa') {
     // Exactly an exponent and a modulus follow the name.
     if (fields.length !== 3) return refuse('the RSA key data is malformed');
-    const bits = significantBits(fields[2]!);
+    const bits = significantBits(fields[2]);
     return bits > 0 ? { ok: true, key: { algorithm: 'rsa', bits } } : refuse('the RSA key has no modulus');
   }
   if (name === 'ssh-ed25519') {
-    if (fields.length !== 2 || fields[1]!.length !== 32) return refuse('the ED25519 key data is malformed');
+    if (fields.length !== 2 || fields[1].length !== 32) return refuse('the ED25519 key data is malformed');
     return { ok: true, key: { algorithm: 'ed25519' } };
   }
   if (!/^[\x21-\x7e]{1,64}$/.test(name)) return refuse('the key data does not start with an algorithm name');
@@ -85,7 +85,7 @@ function lengthPrefixedFields(data: Buffer): Buffer[] | undefined {
 function significantBits(bytes: Buffer): number {
   const first = bytes.findIndex((byte) => byte !== 0);
   if (first < 0) return 0;
-  return (bytes.length - first) * 8 - (Math.clz32(bytes[first]!) - 24);
+  return (bytes.length - first) * 8 - (Math.clz32(bytes[first]) - 24);
 }
 
 function nameOf(key: PublicKeyFacts): string {

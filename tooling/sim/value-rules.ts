@@ -113,7 +113,7 @@ export const sha512Hash: ValueRule = onText((value) => refusedAs('password-hash'
 /** A public key of the listed kinds: RSA of exactly these sizes, and ED25519 when allowed. */
 export function sshPublicKey(accepts: { rsaBits: readonly number[]; ed25519?: boolean }): ValueRule {
   const kinds = [...accepts.rsaBits.map((bits) => `RSA ${bits}-bit`), ...(accepts.ed25519 ? ['ED25519'] : [])];
-  const wanted = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}` : kinds[0]!;
+  const wanted = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}` : kinds[0];
   return onText((value) => {
     const reading = readPublicKey(value);
     if (!reading.ok)

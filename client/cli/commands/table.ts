@@ -5,7 +5,7 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
   );
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';
