@@ -3,7 +3,7 @@ import { redactDatabaseUrl } from '../../infra/db/index.js';
 import type { EarlierOrders } from './earlier-orders.js';
 import { LAST_EMBEDDED_COMMIT } from './retired-server.js';
 import { devStatePath } from './state.js';
-import type { DevReport } from './start.js';
+import type { DevReport } from './types.js';
 
 /** The start-up summary: where each part listens, what was reused, and how to try it. */
 export function describeDev(report: DevReport): string {

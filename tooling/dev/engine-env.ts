@@ -1,0 +1,39 @@
+import { CODEC_CORS_VARIABLE } from '../../client/server/index.js';
+import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.js';
+
+export interface EngineEnvOptions {
+  env: NodeJS.ProcessEnv;
+  /** The ordering API's settings (the simulator's), over the environment's; empty for MVE_API_BASE_URL's API. */
+  apiEnv: NodeJS.ProcessEnv;
+  callbackSecret: string;
+  simulated: boolean;
+  kindMapFile: string | undefined;
+  /** Where the real Temporal server's Web UI calls the codec server from. */
+  temporalUiOrigins: readonly string[];
+}
+
+/** The environment dev runs the HTTP API and the worker with: the caller's, completed with dev's own settings. */
+export function engineEnv(options: EngineEnvOptions): NodeJS.ProcessEnv {
+  const { env, apiEnv, temporalUiOrigins } = options;
+  return {
+    ...env,
+    ...apiEnv,
+    MVE_CALLBACK_SECRET: options.callbackSecret,
+    // dev runs one worker, for the ordering API's environment: the API takes orders for that environment only.
+    [SERVED_ENVIRONMENTS_VARIABLE]: apiEnv['MVE_ENVIRONMENT'] ?? 'staging',
+    // A ticket system tried out next to dev listens on this machine over plain http.
+    MVE_CALLBACK_ALLOW_HTTP: env['MVE_CALLBACK_ALLOW_HTTP'] ?? 'true',
+    MVE_CALLBACK_ALLOWED_NETWORKS: env['MVE_CALLBACK_ALLOWED_NETWORKS'] ?? '127.0.0.0/8,::1',
+    // The simulator has a product LIVE within seconds of the buy (a real one takes minutes): read it that often.
+    ...(options.simulated
+      ? {
+          MVE_PROVISIONING_POLL: env['MVE_PROVISIONING_POLL'] ?? '2s',
+          MVE_PROVISIONING_POLL_MAX: env['MVE_PROVISIONING_POLL_MAX'] ?? '5s',
+        }
+      : {}),
+    ...(options.kindMapFile ? { MVE_KIND_MAP: options.kindMapFile } : {}),
+    ...(temporalUiOrigins.length > 0
+      ? { [CODEC_CORS_VARIABLE]: [env[CODEC_CORS_VARIABLE], ...temporalUiOrigins].filter(Boolean).join(',') }
+      : {}),
+  };
+}

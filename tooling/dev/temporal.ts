@@ -1,0 +1,84 @@
+import type { TemporalConfig } from '../../config/temporal.js';
+import { HOST, type PortPlan } from './port-plan.js';
+import { startRealTemporal, type RunningRealTemporal } from './real-temporal.js';
+import { NEVER_LOST, STOP_STEPS, watchUnaskedEnd, type DevStops } from './stops.js';
+import type { TemporalCli } from './temporal-cli.js';
+
+/** `dbFile`: where the server keeps its state; `openRuns`: the workflow runs open in it when it started. */
+export type TemporalServerReport =
+  | { kind: 'external' }
+  | {
+      kind: 'real';
+      version: string;
+      cli: TemporalCli;
+      dbFile: string;
+      openRuns: number;
+      logFile: string;
+      uiUrl: string;
+    };
+
+export interface DevTemporal {
+  address: string;
+  /** The Temporal server dev started, or none (TEMPORAL_ADDRESS). */
+  server: TemporalServerReport;
+  /** Resolves, saying how and where its log is, if the server dev started ends before dev stops it. */
+  lost: Promise<string>;
+  /** Where the real server's Web UI calls the API's codec server from, as 127.0.0.1 or as localhost. */
+  uiOrigins: string[];
+}
+
+export interface DevTemporalOptions {
+  /** The temporal CLI that runs the server; none when TEMPORAL_ADDRESS names one. */
+  cli: TemporalCli | undefined;
+  config: TemporalConfig;
+  dataDir: string;
+  /** The API's port: the Web UI decodes payloads through its codec server. */
+  apiPort: number;
+  ports: PortPlan;
+  stops: DevStops;
+}
+
+/** TEMPORAL_ADDRESS's server, else Temporal's own (`temporal server start-dev`), its state kept in the data folder. */
+export async function startDevTemporal(options: DevTemporalOptions): Promise<DevTemporal> {
+  const { cli, config, ports } = options;
+  if (!cli) return { address: config.address!, server: { kind: 'external' }, lost: NEVER_LOST, uiOrigins: [] };
+  const frontend = await ports.concrete('temporal');
+  ports.got('temporal', 'Temporal', frontend.port, frontend.taken);
+  const ui = await ports.concrete('temporalUi');
+  ports.got('temporalUi', 'Temporal Web UI', ui.port, ui.taken);
+  const server = await startRealTemporal({
+    cli,
+    dataDir: options.dataDir,
+    host: HOST,
+    port: frontend.port,
+    uiPort: ui.port,
+    namespace: config.namespace,
+    codecEndpoint: `http://${HOST}:${options.apiPort}/codec`,
+    readyTimeoutMs: 60_000,
+  });
+  return {
+    address: server.address,
+    server: {
+      kind: 'real',
+      version: server.version,
+      cli,
+      dbFile: server.dbFile,
+      openRuns: server.openRuns,
+      logFile: server.logFile,
+      uiUrl: server.uiUrl,
+    },
+    lost: stopWithDev(server, options.stops),
+    uiOrigins: [server.uiUrl, server.uiUrl.replace(`//${HOST}:`, '//localhost:')],
+  };
+}
+
+/** Stopped with dev (even when it had already ended: its log and pid file are closed then); its loss, if unasked. */
+function stopWithDev(server: RunningRealTemporal, stops: DevStops): Promise<string> {
+  const end = watchUnaskedEnd(server.exited);
+  stops.add(STOP_STEPS.temporal, async () => {
+    const ended = end.ask();
+    await server.stop();
+    if (ended) return `Temporal had already stopped (${ended})`;
+  });
+  return end.lost.then((how) => `${how}; its log: ${server.logFile}`);
+}
