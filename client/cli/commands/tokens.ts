@@ -25,20 +25,26 @@ Examples:
   $ mve-orders tokens list --all --json
   $ mve-orders tokens revoke k3jq2m7x4abz`;
 
-export function registerTokensCommand(program: Command): void {
-  // Usage mistakes exit 2; the subcommands inherit this.
-  const tokens = usageErrorsExit2(program.command('tokens'))
-    .description('Issue, list and revoke API tokens for machines (stored in PostgreSQL as hashes)')
-    .addHelpText(
-      'after',
-      `
+const TOKENS_HELP = `
 A token (mvo_<id>_<secret>) authenticates a machine as its --owner, with its --roles. It is shown once, when
 created: only a hash of its secret is stored, so a lost token cannot be shown again; revoke it and create
 another. The <id> is public: it names the token in lists, logs and \`tokens revoke\`.
 ${ROLES_HELP}
-${EXAMPLES}`,
-    );
+${EXAMPLES}`;
 
+export function registerTokensCommand(program: Command): void {
+  // Usage mistakes exit 2; the subcommands inherit this.
+  const tokens = usageErrorsExit2(program.command('tokens'))
+    .description('Issue, list and revoke API tokens for machines (stored in PostgreSQL as hashes)')
+    .addHelpText('after', TOKENS_HELP);
+  registerCreate(tokens);
+  registerList(tokens);
+  registerRevoke(tokens);
+}
+
+type CreateOptions = DatabaseCommandOptions & { owner: string; roles: string[]; expires?: Date; description?: string };
+
+function registerCreate(tokens: Command): void {
   databaseOptions(tokens.command('create'))
     .description('Create an API token and print it, once')
     .requiredOption(
@@ -58,32 +64,38 @@ ${EXAMPLES}`,
       shortText('--description', 500),
     )
     .addHelpText('after', `${ROLES_HELP}\n${EXAMPLES}`)
-    .action(
-      (options: DatabaseCommandOptions & { owner: string; roles: string[]; expires?: Date; description?: string }) =>
-        withRepository(options, async (repo) => {
-          const { issueApiToken } = await import('../../http/auth/api-tokens.js');
-          const { token, record } = await issueApiToken(repo, {
-            owner: options.owner,
-            roles: options.roles,
-            description: options.description,
-            expiresAt: options.expires,
-          });
-          const warning = 'this token is shown once and cannot be shown again: only its hash is stored. Copy it now.';
-          if (options.json) {
-            process.stderr.write(`mve-orders tokens create: ${warning}\n`);
-            const { id, owner, roles, expiresAt } = record;
-            process.stdout.write(`${JSON.stringify({ token, id, owner, roles, expiresAt }, null, 2)}\n`);
-            return;
-          }
-          process.stdout.write(
-            `created API token ${describe(record)}\n\n` +
-              `  ${token}\n\n` +
-              `Warning: ${warning}\n` +
-              `Revoke it with: mve-orders tokens revoke ${record.id}\n`,
-          );
-        }),
+    .action((options: CreateOptions) =>
+      withRepository(options, async (repo) => {
+        const { issueApiToken } = await import('../../http/auth/api-tokens.js');
+        const { token, record } = await issueApiToken(repo, {
+          owner: options.owner,
+          roles: options.roles,
+          description: options.description,
+          expiresAt: options.expires,
+        });
+        printCreated(token, record, options.json ?? false);
+      }),
     );
+}
 
+/** The token, this once, with the warning that it cannot be shown again (on stderr with --json). */
+function printCreated(token: string, record: ApiTokenRecord, json: boolean): void {
+  const warning = 'this token is shown once and cannot be shown again: only its hash is stored. Copy it now.';
+  if (json) {
+    process.stderr.write(`mve-orders tokens create: ${warning}\n`);
+    const { id, owner, roles, expiresAt } = record;
+    process.stdout.write(`${JSON.stringify({ token, id, owner, roles, expiresAt }, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `created API token ${describe(record)}\n\n` +
+      `  ${token}\n\n` +
+      `Warning: ${warning}\n` +
+      `Revoke it with: mve-orders tokens revoke ${record.id}\n`,
+  );
+}
+
+function registerList(tokens: Command): void {
   databaseOptions(tokens.command('list'))
     .description('List API tokens (never their secrets): live ones, or all with --all')
     .option('--owner <id>', 'only tokens acting as this owner', parseOwner)
@@ -94,7 +106,9 @@ ${EXAMPLES}`,
         printResult(options, list, () => tokensTable(list, options.all ?? false));
       }),
     );
+}
 
+function registerRevoke(tokens: Command): void {
   databaseOptions(tokens.command('revoke'))
     .description('Revoke an API token: it is refused from now on. Revoking a revoked token changes nothing')
     .argument('<id>', "the token's id (the <id> of mvo_<id>_<secret>, as `tokens list` shows it)", parseTokenId)
