@@ -41,7 +41,7 @@ for (const name of exampleFiles) {
   });
 
   test(`check of a broken examples/${name} exits 1 naming the field`, async (t) => {
-    const request = JSON.parse(readFileSync(file, 'utf8'));
+    const request = JSON.parse(readFileSync(file, 'utf8')) as { vendorConfig: Record<string, unknown> };
     const { kind } = checkOrderRequest(request);
     if (!kind) return t.fail('the example resolves to no kind');
     const field = APPLIANCE_KINDS[kind].fields.find((entry) => entry.presence === 'required')!.name;

@@ -9,6 +9,13 @@ import { usePostgres } from '../helpers/postgres.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 import { spawnCli } from '../dev/child.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import type {
+  ApiErrorDetail,
+  ApiOrder,
+  OrderHistory,
+  PendingApproval,
+  OrderList,
+} from '../../client/http-client/index.js';
 
 // The order commands through the real binary, against the real HTTP API in front of a real engine (Temporal,
 // simulator, PostgreSQL, worker). The CLI finds the API through MVE_API_URL and is whoever MVE_TOKEN says,
@@ -53,7 +60,13 @@ async function requestFile(dir: string, ticketId: string, overrides: Record<stri
   return path;
 }
 
-const jsonOf = (result: { stdout: string }) => JSON.parse(result.stdout);
+/** What `--json` printed, read as the type the command prints. */
+const jsonOf = <T>(result: { stdout: string }) => JSON.parse(result.stdout) as T;
+
+/** What a refused command prints with `--json` (client/cli/commands/order-session.ts `report`). */
+interface CliRefusal {
+  error: { code: string; message: string; status?: number; details?: ApiErrorDetail[] };
+}
 
 test.serial(
   'submit starts an order; status shows it bought with its policy, submitter, product and timeline; the same request again is the same order',
@@ -83,16 +96,16 @@ test.serial(
 
     const json = await cli(t, 'alice', ['status', 'CLI-AUTO', '--json']);
     t.is(json.code, 0, json.stderr);
-    const view = jsonOf(json);
+    const view = jsonOf<ApiOrder>(json);
     t.is(view.state, 'BOUGHT');
     t.is(view.submittedBy, 'alice');
-    t.is(view.policy.version, 'test-1');
-    t.regex(view.policy.hash, /^[0-9a-f]{64}$/);
-    t.is(view.timeline.at(-1).state, 'BOUGHT');
+    t.is(view.policy?.version, 'test-1');
+    t.regex(view.policy?.hash ?? '', /^[0-9a-f]{64}$/);
+    t.is(view.timeline?.at(-1)?.state, 'BOUGHT');
 
     const again = await cli(t, 'alice', ['submit', file, '--json']);
     t.is(again.code, 0, again.stderr);
-    const existing = jsonOf(again);
+    const existing = jsonOf<{ created: boolean; ticketId: string; state: string }>(again);
     t.is(existing.created, false);
     t.is(existing.ticketId, 'CLI-AUTO');
     t.is(existing.state, 'BOUGHT');
@@ -119,11 +132,11 @@ test.serial(
       JSON.stringify({ ...sydneyRequest('CLI-BAD'), term: 7 }),
     );
     t.is(invalid.code, 1);
-    const error = jsonOf(invalid).error;
+    const { error } = jsonOf<CliRefusal>(invalid);
     t.is(error.code, 'INVALID_REQUEST');
     t.is(error.status, 400);
     t.true(
-      error.details.some((detail: { path: string }) => detail.path === 'term'),
+      (error.details ?? []).some((detail) => detail.path === 'term'),
       JSON.stringify(error.details),
     );
     t.regex(invalid.stderr, /^ {2}term: /m);
@@ -166,7 +179,7 @@ test.serial(
       async () => {
         const listed = await cli(t, 'fiona', ['approvals', '--json']);
         t.is(listed.code, 0, listed.stderr);
-        return jsonOf(listed).approvals.find((item: { ticketId: string }) => item.ticketId === 'CLI-ONE');
+        return jsonOf<{ approvals: PendingApproval[] }>(listed).approvals.find((item) => item.ticketId === 'CLI-ONE');
       },
       30_000,
       "CLI-ONE in fiona's inbox",
@@ -187,7 +200,7 @@ test.serial(
 
     const stale = await cli(t, 'fiona', ['approve', 'CLI-ONE', '--rate', '1500', '--currency', 'AUD', '--json']);
     t.is(stale.code, 1);
-    t.is(jsonOf(stale).error.code, 'QUOTE_NOT_CURRENT');
+    t.is(jsonOf<CliRefusal>(stale).error.code, 'QUOTE_NOT_CURRENT');
     t.regex(stale.stderr, /current quote is 1618\.2 AUD/);
 
     const self = await cli(t, 'aliceApprover', ['approve', 'CLI-ONE', '--rate', '1618.2', '--currency', 'AUD']);
@@ -254,7 +267,7 @@ test.serial('reject needs a comment and ends the order; cancel ends another, the
   t.is(notHers.code, 1, 'a ticket system cannot cancel what it did not submit');
   const cancelled = await cli(t, 'alice', ['cancel', 'CLI-CANCEL', '--reason', 'wrong site', '--json']);
   t.is(cancelled.code, 0, cancelled.stderr);
-  t.deepEqual(jsonOf(cancelled), { order: 'CLI-CANCEL', state: 'CANCELLED' });
+  t.deepEqual(jsonOf<unknown>(cancelled), { order: 'CLI-CANCEL', state: 'CANCELLED' });
   const cancelOutcome = await api.orders.result(orderOf('CLI-CANCEL'));
   t.is(cancelOutcome.state, 'CANCELLED');
   t.regex(JSON.stringify((await api.orders.status(orderOf('CLI-CANCEL'))).timeline.at(-1)), /"actor":"alice"/);
@@ -291,13 +304,9 @@ test.serial(
 
     const json = await cli(t, 'olga', ['history', 'CLI-ONE', '--json']);
     t.is(json.code, 0, json.stderr);
-    const history = jsonOf(json);
+    const history = jsonOf<OrderHistory>(json);
     t.is(history.events.length, count);
-    t.true(
-      history.timeline.some(
-        (entry: { state?: string; actor: string }) => entry.state === 'APPROVED' && entry.actor === 'fiona',
-      ),
-    );
+    t.true(history.timeline.some((entry) => entry.state === 'APPROVED' && entry.actor === 'fiona'));
     t.like(history.votes[0], { approverId: 'fiona', decision: 'approve', currency: 'AUD' });
     t.true(history.buyAttempts.length >= 1);
 
@@ -348,7 +357,7 @@ test.serial(
     t.regex(both.stderr, /exactly one of/);
     const malformed = await cli(t, 'olga', ['resolve-buy', 'CLI-UNSURE', '--created', 'not-a-uid', '--json']);
     t.is(malformed.code, 1);
-    t.is(jsonOf(malformed).error.status, 400);
+    t.is(jsonOf<CliRefusal>(malformed).error.status, 400);
     t.regex(malformed.stderr, /^ {2}body\.technicalServiceUid: /m);
     t.is((await api.orders.status(orderOf('CLI-UNSURE'))).state, 'BUY_UNCERTAIN', 'nothing changed');
 
@@ -362,7 +371,7 @@ test.serial(
       '--json',
     ]);
     t.is(resolved.code, 0, resolved.stderr);
-    t.deepEqual(jsonOf(resolved), { order: 'CLI-UNSURE', state: 'BOUGHT' });
+    t.deepEqual(jsonOf<unknown>(resolved), { order: 'CLI-UNSURE', state: 'BOUGHT' });
     const outcome = await api.orders.result(orderOf('CLI-UNSURE'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.product?.technicalServiceUid, product.technicalServiceUid);
@@ -374,11 +383,7 @@ test.serial(
   async (t) => {
     const bought = await cli(t, 'olga', ['orders', '--status', 'bought', '--json']);
     t.is(bought.code, 0, bought.stderr);
-    const listed = jsonOf(bought).orders as Array<{
-      ticketId: string;
-      state: string;
-      quote: { monthlyRate: number } | null;
-    }>;
+    const { orders: listed } = jsonOf<OrderList>(bought);
     t.true(listed.some((order) => order.ticketId === 'CLI-AUTO' && order.quote?.monthlyRate === 809.1));
     t.true(listed.some((order) => order.ticketId === 'CLI-ONE'));
     t.true(listed.every((order) => order.state === 'BOUGHT'));
@@ -405,7 +410,7 @@ test.serial(
     do {
       const page = await cli(t, 'alice', ['orders', '--limit', '2', '--json', ...(cursor ? ['--cursor', cursor] : [])]);
       t.is(page.code, 0, page.stderr);
-      const body = jsonOf(page) as { orders: Array<{ ticketId: string }>; nextCursor: string | null };
+      const body = jsonOf<OrderList>(page);
       t.true(body.orders.length <= 2);
       seen.push(...body.orders.map((order) => order.ticketId));
       cursor = body.nextCursor;
@@ -421,7 +426,7 @@ test.serial(
     t.regex(human.stdout, /more: mve-orders orders --limit 2 --cursor \S+/);
     const second = await cli(t, 'alice', ['orders', '--limit', '2', '--cursor', next!, '--json']);
     t.deepEqual(
-      (jsonOf(second).orders as Array<{ ticketId: string }>).map((order) => order.ticketId),
+      jsonOf<OrderList>(second).orders.map((order) => order.ticketId),
       seen.slice(2, 4),
     );
 
@@ -450,7 +455,7 @@ test.serial('credentials: a bad token is exit 2, no token says what to set, --as
   t.false(bad.stderr.includes('nottherealsecret'), 'the token is never echoed');
   const badJson = await runCli(['status', 'CLI-AUTO', '--json'], { env: { ...env, MVE_TOKEN: 'garbage' } });
   t.is(badJson.code, 2);
-  t.is(JSON.parse(badJson.stdout).error.status, 401);
+  t.is(jsonOf<CliRefusal>(badJson).error.status, 401);
 
   const none = await runCli(['status', 'CLI-AUTO'], { env });
   t.is(none.code, 2);

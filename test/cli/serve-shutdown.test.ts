@@ -36,7 +36,7 @@ async function startServe(env: NodeJS.ProcessEnv): Promise<{ server: CliChild; u
 
 /** Waits until serve has logged a line matching `pattern` (its log is its standard error). */
 const logged = (server: CliChild, pattern: RegExp) =>
-  waitFor(async () => (pattern.test(server.stderr()) ? true : undefined), 20_000, `serve to log ${pattern}`);
+  waitFor(() => Promise.resolve(pattern.test(server.stderr()) || undefined), 20_000, `serve to log ${pattern}`);
 
 /** An order request sent by hand: its headers and the first half of its body now, the rest when told. */
 function halfSentOrder(port: number, token: string, ticketId: string) {
@@ -58,7 +58,7 @@ test.serial(
       MVE_SHUTDOWN_DRAIN: '2s',
       MVE_SHUTDOWN_GRACE: '20s',
     });
-    const exited = once(server.child, 'exit');
+    const exited = once(server.child, 'exit') as Promise<[code: number | null, signal: NodeJS.Signals | null]>;
     const inFlight = halfSentOrder(port, t.context.token, 'STOP-1');
     // The request has reached its route (the server waits for the rest of its body) before the signal.
     await sleep(500);
@@ -99,7 +99,7 @@ test.serial('a request still open when the grace period ends is cut, and serve e
     // The route would wait longer for its body than the grace period lasts.
     MVE_REQUEST_TIMEOUT: '30s',
   });
-  const exited = once(server.child, 'exit');
+  const exited = once(server.child, 'exit') as Promise<[code: number | null, signal: NodeJS.Signals | null]>;
   const stuck = halfSentOrder(port, t.context.token, 'STOP-2');
   await sleep(500);
   const signalled = Date.now();

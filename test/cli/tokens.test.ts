@@ -11,6 +11,18 @@ const postgres = usePostgres(test);
 const TOKEN = /mvo_([a-z2-7]{12})_[A-Za-z0-9_-]{43}/;
 const DAY = 86_400_000;
 
+/** What `tokens create --json` prints: the token, this once, and its public facts. */
+interface IssuedToken {
+  token: string;
+  id: string;
+  owner: string;
+  roles: string[];
+  expiresAt: string;
+}
+
+/** A token as `tokens list --json` prints it (its record, dates as ISO text); never its secret. */
+type ListedToken = { id: string } & Record<string, unknown>;
+
 test.serial(
   'tokens create prints the token once with a warning; list shows it without secrets; revoke is idempotent',
   async (t) => {
@@ -52,7 +64,7 @@ test.serial(
       { env },
     );
     t.is(json.code, 0, json.stderr);
-    const issued = JSON.parse(json.stdout);
+    const issued = JSON.parse(json.stdout) as IssuedToken;
     t.deepEqual(Object.keys(issued).sort(), ['expiresAt', 'id', 'owner', 'roles', 'token']);
     t.like(issued, { owner: 'ops-bot', roles: ['ops'] });
     t.regex(issued.token, TOKEN);
@@ -79,9 +91,9 @@ test.serial(
 
     const listed = await runCli(['tokens', 'list', '--owner', 'ops-bot', '--json'], { env });
     t.is(listed.code, 0, listed.stderr);
-    const records = JSON.parse(listed.stdout);
+    const records = JSON.parse(listed.stdout) as ListedToken[];
     t.deepEqual(
-      records.map((r: { id: string }) => r.id),
+      records.map((r) => r.id),
       [issued.id],
     );
     t.false('secretHash' in records[0]);
@@ -94,14 +106,14 @@ test.serial(
     t.is(revoked.stdout, `revoked API token ${id} (owner servicedesk; roles requester,ticket-system; never expires)\n`);
     const again = await runCli(['tokens', 'revoke', id, '--by', 'someone-else', '--json'], { env });
     t.is(again.code, 0, again.stderr);
-    const result = JSON.parse(again.stdout);
+    const result = JSON.parse(again.stdout) as { revoked: boolean; token: ListedToken };
     t.false(result.revoked);
     t.like(result.token, { id, revokedBy: 'tester' });
     await t.throwsAsync(authenticateApiToken(repo, token), { message: /was revoked/ });
 
     const live = await runCli(['tokens', 'list', '--json'], { env });
     t.deepEqual(
-      JSON.parse(live.stdout).map((r: { id: string }) => r.id),
+      (JSON.parse(live.stdout) as ListedToken[]).map((r) => r.id),
       [issued.id],
     );
     const all = await runCli(['tokens', 'list', '--all'], { env });

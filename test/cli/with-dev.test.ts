@@ -97,7 +97,7 @@ test.serial(
     const { orderId } = JSON.parse(submitted.stdout) as { orderId: string };
 
     const refusedLine = await waitFor(
-      async () => terminal().match(new RegExp(`^.*order ${escaped(orderId)} refused.*$`, 'm'))?.[0],
+      () => Promise.resolve(new RegExp(`^.*order ${escaped(orderId)} refused.*$`, 'm').exec(terminal())?.[0]),
       60_000,
       'the refusal line',
     );

@@ -37,7 +37,7 @@ async function holdAtSimulator(engine: OrderEngine, endpoint: SimEndpoint, ms: n
   const before = engine.sim.state().calls[endpoint];
   await engine.submit(sydneyRequest(ticketId, { productName: `${ticketId} firewall` }));
   await waitFor(
-    async () => (engine.sim.state().calls[endpoint] > before ? true : undefined),
+    () => Promise.resolve(engine.sim.state().calls[endpoint] > before || undefined),
     60_000,
     `${ticketId} at ${endpoint}`,
   );
@@ -60,7 +60,7 @@ const productsOf = (engine: OrderEngine, ticketId: string) =>
 test.serial('SIGTERM with a buy at the provider: the buy finishes, the order is BOUGHT once, exit 0', async (t) => {
   const { engine } = t.context;
   const worker = await startWorker(t.context.env);
-  const exited = once(worker.child, 'exit');
+  const exited = once(worker.child, 'exit') as Promise<[code: number | null, signal: NodeJS.Signals | null]>;
   await holdAtSimulator(engine, 'buy', 4_000, 'WS-BUY');
   worker.child.kill('SIGTERM');
 
@@ -87,7 +87,7 @@ test.serial(
   async (t) => {
     const { engine } = t.context;
     const worker = await startWorker({ ...t.context.env, MVE_SHUTDOWN_GRACE: '2s' });
-    const exited = once(worker.child, 'exit');
+    const exited = once(worker.child, 'exit') as Promise<[code: number | null, signal: NodeJS.Signals | null]>;
     // The validation is held well past the grace period.
     await holdAtSimulator(engine, 'validate', 30_000, 'WS-SLOW');
     const signalled = Date.now();
