@@ -2,12 +2,15 @@
  * The HTTP API's order actions other than votes, through real HTTP against the real worker: cancel (who may,
  * and when) and resolve-buy (settling a buy whose outcome nobody saw, made with the simulator's faults).
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import anyTest, { type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
+import type { ApiOrder, StateResult } from '../../client/http-client/index.js';
 import { productsFor, startApiEngine, submit, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { replayEveryHistory } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { expectError } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine; bob: string }>;
 const pg = usePostgres(test);
@@ -30,12 +33,6 @@ async function recordsWhen(api: ApiEngine, ticketId: string, status: string) {
     20_000,
     `records of ${ticketId} at ${status}`,
   );
-}
-
-function expectError(t: ExecutionContext, response: { status: number; body: any }, status: number, code: string): void {
-  t.is(response.status, status, JSON.stringify(response.body));
-  t.is(response.body?.error?.code, code, JSON.stringify(response.body));
-  t.is(typeof response.body?.error?.message, 'string');
 }
 
 // ---- cancel ----
@@ -61,7 +58,7 @@ test.serial(
     const noReason = await api.call('POST', '/api/v1/orders/CAN-1/cancel', { as: 'alice', body: {} });
     expectError(t, noReason, 400, 'INVALID_INPUT');
     t.true(
-      noReason.body.error.details.some((detail: { path: string }) => detail.path === 'body.reason'),
+      json<ErrorBody>(noReason).error.details.some((detail) => detail.path === 'body.reason'),
       JSON.stringify(noReason.body),
     );
     const blankReason = await api.call('POST', '/api/v1/orders/CAN-1/cancel', { as: 'alice', body: { reason: '   ' } });
@@ -72,7 +69,7 @@ test.serial(
     });
     expectError(t, namesActor, 400, 'INVALID_INPUT');
     t.is(
-      (await api.call('GET', '/api/v1/orders/CAN-1', { as: 'alice' })).body.state,
+      json<ApiOrder>(await api.call('GET', '/api/v1/orders/CAN-1', { as: 'alice' })).state,
       'AWAITING_APPROVAL',
       'the refusals changed nothing',
     );
@@ -83,9 +80,9 @@ test.serial(
     });
     t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
     // The cancel answers with the state it led to, as a decisive vote does.
-    t.is(cancelled.body.state, 'CANCELLED', JSON.stringify(cancelled.body));
+    t.is(json<StateResult>(cancelled).state, 'CANCELLED', JSON.stringify(cancelled.body));
     const order = await waitForApiState(api, 'CAN-1', 'CANCELLED');
-    t.like(order.timeline.at(-1), { state: 'CANCELLED', actor: 'alice', reason: 'the project was dropped' });
+    t.like(order.timeline!.at(-1), { state: 'CANCELLED', actor: 'alice', reason: 'the project was dropped' });
     const records = await recordsWhen(api, 'CAN-1', 'CANCELLED');
     t.like(records.events.at(-1), { to: 'CANCELLED', actor: 'alice', reason: 'the project was dropped' });
     t.is(api.sim.state().calls.buy, buysBefore, 'nothing bought');
@@ -94,9 +91,9 @@ test.serial(
     // Her cancel sent again (after an answer she did not get): answered with the state, saying it was already done.
     const again = await api.call('POST', '/api/v1/orders/CAN-1/cancel', { as: 'alice', body: { reason: 'again' } });
     t.is(again.status, 200, JSON.stringify(again.body));
-    t.is(again.body.state, 'CANCELLED');
+    t.is(json<StateResult>(again).state, 'CANCELLED');
     t.regex(
-      again.body.alreadyDone,
+      json<StateResult>(again).alreadyDone!,
       /^already cancelled by you at \S+ \(the project was dropped\): this repeats a cancel/,
     );
   },
@@ -123,7 +120,7 @@ test.serial('ops cancel any order; a ticket system cancels what it submitted', a
   });
   t.is(byOps.status, 200, JSON.stringify(byOps.body));
   const cancelledByOps = await waitForApiState(api, 'CAN-2', 'CANCELLED');
-  t.like(cancelledByOps.timeline.at(-1), { state: 'CANCELLED', actor: 'olga', reason: 'duplicate of CAN-1' });
+  t.like(cancelledByOps.timeline!.at(-1), { state: 'CANCELLED', actor: 'olga', reason: 'duplicate of CAN-1' });
 
   const byBot = await api.call('POST', '/api/v1/orders/CAN-3/cancel', {
     as: 'ticket-bot',
@@ -131,7 +128,7 @@ test.serial('ops cancel any order; a ticket system cancels what it submitted', a
   });
   t.is(byBot.status, 200, JSON.stringify(byBot.body));
   const cancelledByBot = await waitForApiState(api, 'CAN-3', 'CANCELLED');
-  t.like(cancelledByBot.timeline.at(-1), { state: 'CANCELLED', actor: 'ticket-bot' });
+  t.like(cancelledByBot.timeline!.at(-1), { state: 'CANCELLED', actor: 'ticket-bot' });
   t.is(productsFor(api, 'CAN-2').length + productsFor(api, 'CAN-3').length, 0);
 });
 
@@ -147,7 +144,7 @@ test.serial('an order that is bought cannot be cancelled: 409 NOT_CANCELLABLE', 
     expectError(t, refused, 409, 'NOT_CANCELLABLE');
   }
   const order = await api.call('GET', '/api/v1/orders/CAN-4', { as: 'alice' });
-  t.is(order.body.state, 'BOUGHT');
+  t.is(json<ApiOrder>(order).state, 'BOUGHT');
   t.is(productsFor(api, 'CAN-4').length, 1);
   expectError(
     t,
@@ -182,7 +179,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
   });
   expectError(t, badUid, 400, 'INVALID_INPUT');
   t.true(
-    badUid.body.error.details.some((detail: { path: string }) => detail.path === 'body.technicalServiceUid'),
+    json<ErrorBody>(badUid).error.details.some((detail) => detail.path === 'body.technicalServiceUid'),
     JSON.stringify(badUid.body),
   );
   const noNote = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
@@ -214,7 +211,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
     'NOT_CANCELLABLE',
   );
   t.is(
-    (await api.call('GET', '/api/v1/orders/UNC-1', { as: 'olga' })).body.state,
+    json<ApiOrder>(await api.call('GET', '/api/v1/orders/UNC-1', { as: 'olga' })).state,
     'BUY_UNCERTAIN',
     'the refusals changed nothing',
   );
@@ -252,8 +249,12 @@ test.serial("an uncertain buy is never settled with another order's product: 409
     body: { outcome: 'created', technicalServiceUid: othersProduct },
   });
   expectError(t, taken, 409, 'PRODUCT_TAKEN');
-  t.regex(taken.body.error.message, new RegExp(`${othersProduct} is the product of order UNC-1`));
-  t.is((await api.call('GET', '/api/v1/orders/UNC-5', { as: 'olga' })).body.state, 'BUY_UNCERTAIN', 'unchanged');
+  t.regex(json<ErrorBody>(taken).error.message, new RegExp(`${othersProduct} is the product of order UNC-1`));
+  t.is(
+    json<ApiOrder>(await api.call('GET', '/api/v1/orders/UNC-5', { as: 'olga' })).state,
+    'BUY_UNCERTAIN',
+    'unchanged',
+  );
 
   const own = productsFor(api, 'UNC-5')[0].technicalServiceUid;
   const resolved = await api.call('POST', '/api/v1/orders/UNC-5/resolve-buy', {
@@ -281,7 +282,7 @@ test.serial(
     const bought = await waitForApiState(api, 'UNC-2', 'BOUGHT');
     t.is(bought.buyAttempts, 2);
     t.is(productsFor(api, 'UNC-2').length, 1, 'bought exactly once');
-    const states = bought.timeline.map((entry: { state: string }) => entry.state);
+    const states = bought.timeline!.map((entry: { state: string }) => entry.state);
     const after = states.slice(states.indexOf('BUY_UNCERTAIN'));
     t.true(
       JSON.stringify(after) === JSON.stringify(['BUY_UNCERTAIN', 'BUYING', 'BOUGHT']) ||
@@ -291,7 +292,7 @@ test.serial(
     const records = await recordsWhen(api, 'UNC-2', 'BOUGHT');
     t.like(records.buyAttempts, [
       { attempt: 1, outcome: 'not-created', resolvedBy: 'olga' },
-      { attempt: 2, outcome: 'created', technicalServiceUid: bought.product.technicalServiceUid },
+      { attempt: 2, outcome: 'created', technicalServiceUid: bought.product!.technicalServiceUid },
     ]);
     t.true(records.notes.some((note) => note.actor === 'olga' && /not in the portal/.test(note.message)));
   },
@@ -308,14 +309,14 @@ test.serial(
       body: { outcome: 'not-created', note: 'nothing to resolve' },
     });
     expectError(t, waiting, 409, 'NOT_UNCERTAIN');
-    t.regex(waiting.body.error.message, /AWAITING_APPROVAL/);
+    t.regex(json<ErrorBody>(waiting).error.message, /AWAITING_APPROVAL/);
     const bought = await api.call('POST', '/api/v1/orders/CAN-4/resolve-buy', {
       as: 'olga',
       body: { outcome: 'created', technicalServiceUid: '0b6a3f0e-8b1f-4a44-9d55-000000000000' },
     });
     expectError(t, bought, 409, 'NOT_UNCERTAIN');
     t.is(
-      (await api.call('GET', '/api/v1/orders/CAN-4', { as: 'olga' })).body.product?.technicalServiceUid,
+      json<ApiOrder>(await api.call('GET', '/api/v1/orders/CAN-4', { as: 'olga' })).product?.technicalServiceUid,
       productsFor(api, 'CAN-4')[0]?.technicalServiceUid,
       'the product is unchanged',
     );
@@ -328,7 +329,7 @@ test.serial(
       404,
       'NOT_FOUND',
     );
-    t.is((await api.call('GET', '/api/v1/orders/UNC-3', { as: 'olga' })).body.state, 'AWAITING_APPROVAL');
+    t.is(json<ApiOrder>(await api.call('GET', '/api/v1/orders/UNC-3', { as: 'olga' })).state, 'AWAITING_APPROVAL');
     // Leave nothing waiting (a waiting order is harmless, but tidy): its requester withdraws it.
     t.is(
       (await api.call('POST', '/api/v1/orders/UNC-3/cancel', { as: 'alice', body: { reason: 'done testing' } })).status,
