@@ -12,17 +12,8 @@ export function describeDev(report: DevReport): string {
     const local = relative(process.cwd(), path);
     return local === '' ? '.' : local.startsWith('..') ? path : local;
   };
-  const lines = ['mve-orders dev'];
-  for (const moved of report.movedPorts) {
-    lines.push(
-      `  note: port ${moved.preferred} (${moved.what}) is taken by another program; using port ${moved.used} instead`,
-    );
-  }
+  const lines = ['mve-orders dev', ...notices(report)];
   const earlier = report.earlierOrders;
-  if (earlier && !earlier.dropped && (earlier.openRuns > 0 || earlier.stranded.length > 0))
-    lines.push(
-      `  warning: ${strandedOrders(earlier)} and ${runs(earlier.openRuns)} of the Temporal server dev embedded up to ${LAST_EMBEDDED_COMMIT}, retired since, do not go on here (see "earlier state" below)`,
-    );
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
   row('data folder', show(state.dataDir));
   row(
@@ -86,6 +77,20 @@ export function describeDev(report: DevReport): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** What the reader should know first: ports that moved, orders an earlier server strands. */
+function notices(report: DevReport): string[] {
+  const lines = report.movedPorts.map(
+    (moved) =>
+      `  note: port ${moved.preferred} (${moved.what}) is taken by another program; using port ${moved.used} instead`,
+  );
+  const earlier = report.earlierOrders;
+  if (earlier && !earlier.dropped && (earlier.openRuns > 0 || earlier.stranded.length > 0))
+    lines.push(
+      `  warning: ${strandedOrders(earlier)} and ${runs(earlier.openRuns)} of the Temporal server dev embedded up to ${LAST_EMBEDDED_COMMIT}, retired since, do not go on here (see "earlier state" below)`,
+    );
+  return lines;
 }
 
 const runs = (count: number) => `${count} open workflow run${count === 1 ? '' : 's'}`;

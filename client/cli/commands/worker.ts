@@ -3,16 +3,7 @@ import type { LogLine } from '../../../infra/log.js';
 import type { RunningWorker } from '../../../worker/index.js';
 import { CliFailure, report } from './order-session.js';
 
-export function registerWorkerCommand(program: Command): void {
-  program
-    .command('worker')
-    .description(
-      'Run an order worker against a real deployment (configured by environment variables) until SIGINT/SIGTERM',
-    )
-    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
-    .addHelpText(
-      'after',
-      `
+const WORKER_HELP = `
 Reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE (and TEMPORAL_TLS*, TEMPORAL_API_KEY),
 DATABASE_URL, MVE_CODEC_KEYS, MVE_ACTION_KEY, MVE_APPROVAL_POLICY_FILE (or MVE_APPROVAL_POLICY), MVE_API_BASE_URL, MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID,
 MVE_CLIENT_SECRET (MVE_ALLOW_PRODUCTION=true for production), MVE_KIND_MAP, MVE_CALLBACK_SECRET,
@@ -21,8 +12,16 @@ waiting for them) and MVE_CONSOLE_URL (the console link in those messages).
 MVE_LOG_FORMAT=json prints one JSON object a line on stdout (default text); MVE_LOG_LEVEL: debug, info, warn, error.
 The worker polls <TEMPORAL_TASK_QUEUE>.<MVE_ENVIRONMENT>. On SIGINT/SIGTERM it stops polling, lets running
 tasks finish and exits 0; what still runs after MVE_SHUTDOWN_GRACE (default 25s) is left to Temporal, which gives
-it to another worker, and it exits 1. See docs/running.md.`,
+it to another worker, and it exits 1. See docs/running.md.`;
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description(
+      'Run an order worker against a real deployment (configured by environment variables) until SIGINT/SIGTERM',
     )
+    .option('--database-url <url>', 'PostgreSQL URL (default: $DATABASE_URL)')
+    .addHelpText('after', WORKER_HELP)
     .action(async (options: { databaseUrl?: string }) => {
       let log: LogLine;
       let running: RunningWorker;
