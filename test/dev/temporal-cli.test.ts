@@ -51,7 +51,7 @@ test('without a CLI, dev stops with an error that says how to get one and how to
   const missing = t.throws(() => requireTemporalCli({ PATH: '/usr/bin' }, nowhere()));
   t.regex(missing.message, /^no temporal CLI found: dev runs Temporal's own server \(`temporal server start-dev`\)/);
   t.true(missing.message.includes(`${nowhere()} is missing`), missing.message);
-  t.regex(missing.message, /install it with `bash scripts\/install-python-tools\.sh temporal`/);
+  t.regex(missing.message, /install it with `bash tooling\/install\/python-tools\.sh temporal`/);
   t.regex(missing.message, /apt-get install python3 python3-venv/);
   t.regex(missing.message, /or set MVE_TEMPORAL_CLI to a temporal CLI, or TEMPORAL_ADDRESS to a Temporal server/);
 });
