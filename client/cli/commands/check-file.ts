@@ -1,10 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import {
-  checkOrderRequest,
-  type Issue,
-  type KindMap,
-  type RequestCheck,
-} from '../../../domain/index.js';
+import { checkOrderRequest, type Issue, type KindMap, type RequestCheck } from '../../../domain/index.js';
 import { kindMapFromEnv, loadKindMap } from '../../../infra/catalog/index.js';
 import { z } from 'zod';
 import {
