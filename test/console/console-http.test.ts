@@ -11,6 +11,8 @@ import { issueApiToken } from '../../client/http/index.js';
 import { installErrorHandler } from '../../client/http/errors.js';
 import { registerApprovalRoutes } from '../../client/http/routes/approvals.js';
 import { registerOrderRoutes } from '../../client/http/routes/orders.js';
+import type { ApiOrder } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { Client, devUsersOf, startConsole, waitForApiState, type ConsoleHarness } from './harness.js';
@@ -124,19 +126,19 @@ test('sign-in and every action need the CSRF token of the session; a refused for
   const othersToken = other.csrf((await other.request('GET', '/')).text);
   t.is((await browser.request('POST', '/orders/HTTP-1/decide', { ...vote, _csrf: othersToken })).status, 403);
   // A JSON body (no form) is refused too.
-  const json = await fetch(`${harness.url}/orders/HTTP-1/decide`, {
+  const jsonBody = await fetch(`${harness.url}/orders/HTTP-1/decide`, {
     method: 'POST',
     headers: { cookie: `mve_console=${browser.cookies.get('mve_console')}`, 'content-type': 'application/json' },
     body: JSON.stringify({ ...vote, _csrf: othersToken }),
   });
-  t.is(json.status, 403);
+  t.is(jsonBody.status, 403);
   // A link in an e-mail (GET) only ever shows: there is no GET that acts.
   t.is(
     (await browser.request('GET', '/orders/HTTP-1/decide?decision=approve&monthlyRate=1618.2&currency=AUD')).status,
     404,
   );
   t.is(
-    (await harness.api.call('GET', '/api/v1/orders/HTTP-1', { as: 'olga' })).body.approval.votes.length,
+    json<ApiOrder>(await harness.api.call('GET', '/api/v1/orders/HTTP-1', { as: 'olga' })).approval?.votes.length,
     0,
     'nothing was voted',
   );
@@ -259,9 +261,9 @@ test.serial('a FAILED order is listed under "needs attention" with its last erro
   });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   await waitForApiState(harness.api, 'HTTP-FAIL-1', 'FAILED', 60_000);
-  const order = await harness.api.call('GET', '/api/v1/orders/HTTP-FAIL-1', { as: 'olga' });
-  const traceId = order.body.lastError?.traceId as string | undefined;
-  t.truthy(traceId, JSON.stringify(order.body.lastError));
+  const order = json<ApiOrder>(await harness.api.call('GET', '/api/v1/orders/HTTP-FAIL-1', { as: 'olga' }));
+  const traceId = order.lastError?.traceId;
+  t.truthy(traceId, JSON.stringify(order.lastError));
 
   const olga = new Client(harness.url);
   await olga.signIn('olga');

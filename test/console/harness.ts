@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { registerConsole } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { EngineOptions } from '../helpers/orders.js';
@@ -132,6 +132,14 @@ export async function signedIn(
 
 export { waitForApiState } from '../helpers/api.js';
 
+/** The `name` attribute of every element `locator` finds, read at once in the page (no DOM types here either). */
+export async function attributesOf(locator: Locator, name: string): Promise<Array<string | null>> {
+  const values: Array<string | null> = await locator.evaluateAll(
+    `(elements) => elements.map((element) => element.getAttribute(${JSON.stringify(name)}))`,
+  );
+  return values;
+}
+
 /**
  * How wide the page is against its window, and each visible table's box: what it needs against what it has. Read in
  * the page (the tests are compiled without the DOM's types).
@@ -139,13 +147,13 @@ export { waitForApiState } from '../helpers/api.js';
 export async function widthsOf(
   page: Page,
 ): Promise<{ page: number; window: number; tables: Array<{ needs: number; has: number }> }> {
-  return (await page.evaluate(`({
+  return page.evaluate<{ page: number; window: number; tables: Array<{ needs: number; has: number }> }>(`({
     page: document.scrollingElement.scrollWidth,
     window: window.innerWidth,
     tables: [...document.querySelectorAll('.table-scroll')]
       .filter((box) => box.offsetParent !== null)
       .map((box) => ({ needs: box.scrollWidth, has: box.clientWidth })),
-  })`)) as { page: number; window: number; tables: Array<{ needs: number; has: number }> };
+  })`);
 }
 
 /**

@@ -5,11 +5,14 @@
  * view's attention items for them.
  */
 import anyTest, { type TestFn } from 'ava';
+import type { ApiOrder, OrderHistory } from '../../client/http-client/index.js';
 import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import { namedRequest, productsFor } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { json } from '../helpers/json.js';
 import { waitFor } from '../helpers/wait.js';
 import {
+  attributesOf,
   screenshotPath,
   signedIn,
   startConsole,
@@ -69,9 +72,12 @@ test.serial(
       await section.getByTestId('provisioning-step').nth(2).waitFor({ timeout: 10_000 });
       t.regex(await page.locator('[data-live=summary]').innerText(), /LIVE\s+bought and live/);
       t.regex(await section.getByTestId('provisioning-status').innerText(), /^LIVE, \d+ s after the buy \(since /);
-      const steps = await section
+      // each step's status and how long it lasted (its last cell), read in the page: no DOM types here
+      const steps: Array<[string | null, string]> = await section
         .getByTestId('provisioning-step')
-        .evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-status'), row.lastElementChild?.textContent]));
+        .evaluateAll(
+          '(rows) => rows.map((row) => [row.getAttribute("data-status"), row.lastElementChild?.textContent])',
+        );
       t.deepEqual(
         steps.map(([status]) => status),
         ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
@@ -96,9 +102,7 @@ test.serial(
         async () => {
           const history = await harness.api.call('GET', '/api/v1/orders/PROV-2/history?events=false', { as: 'olga' });
           return history.status === 200 &&
-            (history.body.timeline as Array<{ text: string }>).some((line) =>
-              line.text.includes('does not offer the product read'),
-            )
+            json<OrderHistory>(history).timeline.some((line) => line.text.includes('does not offer the product read'))
             ? true
             : undefined;
         },
@@ -145,12 +149,11 @@ test.serial(
       );
       t.is(await page.getByTestId('last-error').count(), 0, 'the notice tells the error, once');
       t.regex(await page.getByTestId('provisioning-status').innerText(), /^DECOMMISSIONED, \d+ s after the buy/);
-      t.deepEqual(
-        await page
-          .getByTestId('provisioning-step')
-          .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-status'))),
-        ['DEPLOYABLE', 'CONFIGURED', 'DECOMMISSIONED'],
-      );
+      t.deepEqual(await attributesOf(page.getByTestId('provisioning-step'), 'data-status'), [
+        'DEPLOYABLE',
+        'CONFIGURED',
+        'DECOMMISSIONED',
+      ]);
       t.is(await page.getByTestId('provisioning-deadline').count(), 0);
 
       await page.goto(`${harness.url}/ops`);
@@ -178,7 +181,7 @@ test.serial(
     await submit(harness, 'PROV-4');
     await waitFor(
       async () => {
-        const order = (await harness.api.call('GET', '/api/v1/orders/PROV-4', { as: 'olga' })).body;
+        const order = json<ApiOrder>(await harness.api.call('GET', '/api/v1/orders/PROV-4', { as: 'olga' }));
         return order.state === 'PROVISIONING' && order.provisioning?.status === 'CONFIGURED' ? true : undefined;
       },
       30_000,
@@ -206,7 +209,7 @@ test.serial(
       harness.clock.offsetMs = 0;
 
       const stalled = await waitForApiState(harness.api, 'PROV-4', 'PROVISIONING_STALLED');
-      t.is(stalled.provisioning.remindersSent, 2, 'reminded at 6 and 12 s; the deadline at 15 s ends it');
+      t.is(stalled.provisioning?.remindersSent, 2, 'reminded at 6 and 12 s; the deadline at 15 s ends it');
       const uid = productOf(harness, 'PROV-4').technicalServiceUid;
       await page.goto(`${harness.url}/orders/PROV-4`);
       const notice = page.getByTestId('provisioning-notice');

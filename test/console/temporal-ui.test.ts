@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { resolveKeyring } from '../../codec/index.js';
+import type { ApiOrder, SubmitResult } from '../../client/http-client/index.js';
 import { encryptedJson } from '../helpers/codec-json.js';
+import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
 import { launchChromium, screenshotPath } from './harness.js';
@@ -60,7 +62,8 @@ async function api(state: DevState, path: string, init: RequestInit & { as?: str
       ...(init.headers as Record<string, string> | undefined),
     },
   });
-  return { status: response.status, body: (await response.json().catch(() => undefined)) as any };
+  const body: unknown = await response.json().catch(() => undefined);
+  return { status: response.status, body, json: () => body };
 }
 
 async function signIn(page: Page, state: DevState, user: string): Promise<void> {
@@ -93,12 +96,12 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
     body: JSON.stringify(sydneyRequest(TICKET, { size: 'MVE 8/32' })),
   });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
-  const orderId = submitted.body.order.orderId as string;
-  let order = submitted.body.order;
+  let order: ApiOrder | undefined = json<SubmitResult>(submitted).order;
+  const { orderId } = order;
   // Bought, then followed until the simulator reports it LIVE.
   for (let i = 0; i < 300 && order?.state !== 'LIVE'; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
-    order = (await api(state, `/api/v1/orders/${orderId}`, { as: 'olga' })).body;
+    order = json<ApiOrder | undefined>(await api(state, `/api/v1/orders/${orderId}`, { as: 'olga' }));
   }
   t.is(order?.state, 'LIVE', 'auto-approved below the staging line, bought, and LIVE');
 
@@ -179,7 +182,8 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
     api(state, '/codec/default/decode', { method: 'POST', body: JSON.stringify({ payloads: [payload] }), headers });
   const fromUi = await decode({ cookie, origin: state.temporal.uiUrl });
   t.is(fromUi.status, 200);
-  t.deepEqual(JSON.parse(Buffer.from(fromUi.body.payloads[0].data, 'base64').toString('utf8')), {
+  const [decoded] = json<{ payloads: Array<{ data: string }> }>(fromUi).payloads;
+  t.deepEqual(JSON.parse(Buffer.from(decoded.data, 'base64').toString('utf8')), {
     productName: 'Edge',
     vendorConfig: { adminPassword: '[redacted]' },
   });
