@@ -32,12 +32,17 @@ export async function callApi(
     },
     ...(sent !== undefined ? { body: JSON.stringify(sent) } : {}),
   });
+  return answerOf(response);
+}
+
+/** A fetched response as an ApiAnswer: its body read whole, as JSON when it is JSON. */
+export async function answerOf(response: Response): Promise<ApiAnswer> {
   const text = await response.text();
   let body: unknown = text;
   try {
     body = JSON.parse(text);
   } catch {
-    // not JSON (metrics): keep the text
+    // not JSON (metrics, an empty preflight answer): keep the text
   }
   return { status: response.status, body, headers: response.headers, json: () => body };
 }

@@ -5,11 +5,14 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { ENCRYPTED_ENCODING } from '../../codec/index.js';
+import type { ApiOrder } from '../../client/http-client/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { encryptedJson, type JsonPayload } from '../helpers/codec-json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { waitFor } from '../helpers/wait.js';
+import { answerOf, type ApiAnswer } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -61,16 +64,19 @@ async function encryptedHistoryPayloads(api: ApiEngine, ticketId: string): Promi
 }
 
 /** A request with headers of our choosing (the helper's `call` sends only authorization and content type). */
-async function raw(api: ApiEngine, method: string, path: string, headers: Record<string, string>, body?: string) {
-  const response = await fetch(`${api.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  const text = await response.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // empty (OPTIONS) or not JSON
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
+async function raw(
+  api: ApiEngine,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<ApiAnswer> {
+  return answerOf(await fetch(`${api.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }));
+}
+
+/** What the codec server answers to decode. */
+interface CodecAnswer {
+  payloads: JsonPayload[];
 }
 
 async function submitted(api: ApiEngine, ticketId: string): Promise<JsonPayload[]> {
@@ -81,7 +87,7 @@ async function submitted(api: ApiEngine, ticketId: string): Promise<JsonPayload[
   if (submit.status !== 201) throw new Error(`submit: ${submit.status} ${JSON.stringify(submit.body)}`);
   // Wait until the workflow has run a little (the quote is in history), so there are several payloads.
   await waitFor(async () =>
-    (await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'alice' })).body.state === 'AWAITING_APPROVAL'
+    json<ApiOrder>(await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'alice' })).state === 'AWAITING_APPROVAL'
       ? true
       : undefined,
   );
@@ -107,14 +113,16 @@ test('decode: the real encrypted payloads of an order, read raw from Temporal, d
 
   const response = await api.call('POST', '/codec/default/decode', { as: 'olga', body: { payloads } });
   t.is(response.status, 200, JSON.stringify(response.body));
-  const decoded = response.body.payloads as JsonPayload[];
+  const decoded = json<CodecAnswer>(response).payloads;
   t.is(decoded.length, payloads.length, 'one decoded payload per payload sent, in order');
   for (const payload of decoded) t.not(unb64(payload.metadata['encoding']), ENCRYPTED_ENCODING);
   const texts = decoded.map((payload) => unb64(payload.data));
   const input = texts.find((text) => text.includes('"ticketId":"CODEC-1"'));
   t.truthy(input, 'the workflow input decodes to the order request with its ticket');
   t.is(unb64(decoded[texts.indexOf(input!)].metadata['encoding']), 'json/plain');
-  t.is(JSON.parse(input!).request?.ticketId ?? JSON.parse(input!).ticketId, 'CODEC-1');
+  // The workflow's input carries the request; a payload of the request alone is it.
+  const inputValue = JSON.parse(input!) as { request?: { ticketId?: string }; ticketId?: string };
+  t.is(inputValue.request?.ticketId ?? inputValue.ticketId, 'CODEC-1');
 });
 
 test('decode answers at any depth: /codec/decode, /codec/{namespace}/decode, deeper; the operation is the last segment', async (t) => {
@@ -129,13 +137,13 @@ test('decode answers at any depth: /codec/decode, /codec/{namespace}/decode, dee
     const response = await api.call('POST', path, { as: 'olga', body: { payloads } });
     t.is(response.status, 200, `${path}: ${JSON.stringify(response.body)}`);
     t.true(
-      (response.body.payloads as JsonPayload[]).some((payload) => unb64(payload.data).includes('CODEC-2')),
+      json<CodecAnswer>(response).payloads.some((payload) => unb64(payload.data).includes('CODEC-2')),
       path,
     );
   }
   const other = await api.call('POST', '/codec/default/download', { as: 'olga', body: { payloads } });
   t.is(other.status, 404);
-  t.is(other.body.error.code, 'NOT_FOUND');
+  t.is(json<ErrorBody>(other).error.code, 'NOT_FOUND');
 });
 
 test('what the engine encrypted decodes; plain payloads pass decode unchanged', async (t) => {
@@ -149,7 +157,8 @@ test('what the engine encrypted decodes; plain payloads pass decode unchanged', 
     body: { payloads: [encrypted, ...plain] },
   });
   t.is(decoded.status, 200, JSON.stringify(decoded.body));
-  const back = decoded.body.payloads as Array<Partial<JsonPayload>>;
+  // A payload with nothing in it comes back without its empty fields.
+  const back: Array<Partial<JsonPayload>> = json<CodecAnswer>(decoded).payloads;
   t.is(unb64(back[0].data), JSON.stringify(value));
   t.is(unb64(back[0].metadata!['encoding']), 'json/plain');
   t.is(unb64(back[1].data), JSON.stringify(value), 'shown as it is');
@@ -163,9 +172,9 @@ test('encode is not offered: ops get a 404 saying the codec server only decodes,
   for (const path of ['/codec/default/encode', '/codec/encode', '/codec/tenants/acme/default/encode']) {
     const refused = await api.call('POST', path, { as: 'olga', body });
     t.is(refused.status, 404, path);
-    t.is(refused.body.error.code, 'NOT_FOUND');
-    t.regex(refused.body.error.message, /only decodes: …\/encode is not offered/);
-    t.is(refused.body.payloads, undefined, 'nothing encrypted comes back');
+    t.is(json<ErrorBody>(refused).error.code, 'NOT_FOUND');
+    t.regex(json<ErrorBody>(refused).error.message, /only decodes: …\/encode is not offered/);
+    t.is(json<Partial<CodecAnswer>>(refused).payloads, undefined, 'nothing encrypted comes back');
   }
   t.is((await api.call('POST', '/codec/default/encode', { body })).status, 401, 'credentials are checked first');
   t.is((await api.call('POST', '/codec/default/encode', { as: 'fiona', body })).status, 403);
@@ -176,7 +185,7 @@ test('without credentials 401; a requester or an approver 403; ops may', async (
   const body = { payloads: [textPayload('x')] };
   const anonymous = await api.call('POST', '/codec/default/decode', { body });
   t.is(anonymous.status, 401);
-  t.is(anonymous.body.error.code, 'UNAUTHENTICATED');
+  t.is(json<ErrorBody>(anonymous).error.code, 'UNAUTHENTICATED');
   t.is(anonymous.headers.get('www-authenticate'), 'Bearer realm="mve-orders"');
   const badToken = await api.call('POST', '/codec/default/decode', {
     token: 'mvo_abcdefgh12_' + 'A'.repeat(43),
@@ -186,9 +195,9 @@ test('without credentials 401; a requester or an approver 403; ops may', async (
   for (const user of ['alice', 'fiona', 'aliceApprover', 'ticket-bot'] as const) {
     const refused = await api.call('POST', '/codec/default/decode', { as: user, body });
     t.is(refused.status, 403, user);
-    t.is(refused.body.error.code, 'FORBIDDEN');
-    t.regex(refused.body.error.message, /ops or admin/);
-    t.is(refused.body.payloads, undefined);
+    t.is(json<ErrorBody>(refused).error.code, 'FORBIDDEN');
+    t.regex(json<ErrorBody>(refused).error.message, /ops or admin/);
+    t.is(json<Partial<CodecAnswer>>(refused).payloads, undefined);
   }
   t.is((await api.call('POST', '/codec/default/decode', { as: 'olga', body })).status, 200);
 });
@@ -205,7 +214,7 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
   ]) {
     const response = await api.call('POST', '/codec/default/decode', { as: 'olga', body });
     t.is(response.status, 400, `${JSON.stringify(body)} → ${JSON.stringify(response.body)}`);
-    t.is(response.body.error.code, 'INVALID_INPUT', JSON.stringify(body));
+    t.is(json<ErrorBody>(response).error.code, 'INVALID_INPUT', JSON.stringify(body));
   }
   const garbled = await raw(
     api,
@@ -215,7 +224,7 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
     '{"payloads": [',
   );
   t.is(garbled.status, 400);
-  t.is(garbled.body.error.code, 'INVALID_INPUT');
+  t.is(json<ErrorBody>(garbled).error.code, 'INVALID_INPUT');
 
   const payload = await encryptedJson(api.keyring, { amount: 100 });
   const bytes = Buffer.from(payload.data, 'base64');
@@ -225,16 +234,16 @@ test('400 for a body that is not payloads, for unparseable JSON, and for a tampe
     body: { payloads: [{ ...payload, data: bytes.toString('base64') }] },
   });
   t.is(tampered.status, 400, JSON.stringify(tampered.body));
-  t.is(tampered.body.error.code, 'CODEC_FAILED');
-  t.regex(tampered.body.error.message, /failed authentication/);
+  t.is(json<ErrorBody>(tampered).error.code, 'CODEC_FAILED');
+  t.regex(json<ErrorBody>(tampered).error.message, /failed authentication/);
 
   const unknownKey = await api.call('POST', '/codec/default/decode', {
     as: 'olga',
     body: { payloads: [{ ...payload, metadata: { ...payload.metadata, 'encryption-key-id': b64('no-such-key') } }] },
   });
   t.is(unknownKey.status, 400);
-  t.is(unknownKey.body.error.code, 'CODEC_FAILED');
-  t.regex(unknownKey.body.error.message, /not in the keyring/);
+  t.is(json<ErrorBody>(unknownKey).error.code, 'CODEC_FAILED');
+  t.regex(json<ErrorBody>(unknownKey).error.message, /not in the keyring/);
   t.false(JSON.stringify(unknownKey.body).includes(api.codecKeys.split(':')[1]), 'no key material in the answer');
 });
 
@@ -275,7 +284,7 @@ test('CORS: a configured origin gets a preflight answer with credentials and the
   t.is(decoded.status, 200);
   t.is(decoded.headers.get('access-control-allow-origin'), 'http://ui.test');
   t.is(decoded.headers.get('access-control-allow-credentials'), 'true');
-  t.is(unb64(decoded.body.payloads[0].data), JSON.stringify({ via: 'ui' }));
+  t.is(unb64(json<CodecAnswer>(decoded).payloads[0].data), JSON.stringify({ via: 'ui' }));
 });
 
 test('CORS: an unknown origin gets no allow-origin header, on the preflight or the request', async (t) => {
