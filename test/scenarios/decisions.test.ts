@@ -3,6 +3,8 @@
  * a two-approver tier, a rejection and a cancel, each with the states, inboxes and products its users see.
  */
 import anyTest, { type TestFn } from 'ava';
+import type { ApiOrder, PendingApproval, StateResult } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import { productsFor, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { assertEveryHistoryReplays, settledIn, submit, useApiEngine } from './fixtures/scenario-engine.js';
@@ -14,9 +16,9 @@ const engine = useApiEngine(test, pg);
 const TEAM = { monthlyRate: 1618.2, currency: 'AUD' }; // MVE 8/32: one finance-approver
 const FINANCE = { monthlyRate: 3236.4, currency: 'AUD' }; // MVE 16/64: two approvers
 
-const states = (order: { timeline: Array<{ state: string }> }) => order.timeline.map((entry) => entry.state);
+const states = (order: ApiOrder) => (order.timeline ?? []).map((entry) => entry.state);
 const inboxOf = async (api: ApiEngine, user: 'fiona' | 'dave') =>
-  ((await api.call('GET', '/api/v1/approvals', { as: user })).body.approvals as Array<{ ticketId: string }>).map(
+  json<{ approvals: PendingApproval[] }>(await api.call('GET', '/api/v1/approvals', { as: user })).approvals.map(
     (item) => item.ticketId,
   );
 
@@ -50,7 +52,7 @@ test.serial('the two-approver tier: waits in both inboxes, one vote is not enoug
   t.like(second.body, { state: 'APPROVED', stillNeeded: 0 });
   const bought = await settledIn(api, 'RS-TWO', 'BOUGHT');
   t.deepEqual(
-    bought.approval.votes.map((vote: { approverId: string }) => vote.approverId),
+    bought.approval?.votes.map((vote) => vote.approverId),
     ['fiona', 'dave'],
   );
   t.is(productsFor(api, 'RS-TWO').length, 1, 'one product');
@@ -65,9 +67,9 @@ test.serial('a rejection ends the order, nothing bought', async (t) => {
     body: { ...TEAM, reason: 'not in this quarter' },
   });
   t.is(rejected.status, 200, JSON.stringify(rejected.body));
-  t.is(rejected.body.state, 'REJECTED');
+  t.is(json<StateResult>(rejected).state, 'REJECTED');
   const order = await settledIn(api, 'RS-REJECT', 'REJECTED');
-  t.like(order.timeline.at(-1), { state: 'REJECTED', actor: 'fiona' });
+  t.like(order.timeline?.at(-1), { state: 'REJECTED', actor: 'fiona' });
   t.is(productsFor(api, 'RS-REJECT').length, 0, 'nothing bought');
   t.false((await inboxOf(api, 'fiona')).includes('RS-REJECT'), 'out of the inbox');
 });
@@ -81,9 +83,9 @@ test.serial('a cancel by the requester ends the order, nothing bought', async (t
     body: { reason: 'the project was dropped' },
   });
   t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
-  t.is(cancelled.body.state, 'CANCELLED');
+  t.is(json<StateResult>(cancelled).state, 'CANCELLED');
   const order = await settledIn(api, 'RS-CANCEL', 'CANCELLED');
-  t.like(order.timeline.at(-1), { state: 'CANCELLED', actor: 'alice', reason: 'the project was dropped' });
+  t.like(order.timeline?.at(-1), { state: 'CANCELLED', actor: 'alice', reason: 'the project was dropped' });
   t.is(productsFor(api, 'RS-CANCEL').length, 0, 'nothing bought');
 });
 

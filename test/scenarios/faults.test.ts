@@ -111,7 +111,7 @@ test.serial("an approvers' webhook that fails every try is given up after five, 
   const waiting = await settledIn(api, 'RS-WEBHOOK', 'AWAITING_APPROVAL');
   const approved = await api.call('POST', '/api/v1/orders/RS-WEBHOOK/approve', {
     as: 'fiona',
-    body: { monthlyRate: waiting.quote.monthlyRate, currency: waiting.quote.currency },
+    body: { monthlyRate: waiting.quote?.monthlyRate, currency: waiting.quote?.currency },
   });
   t.is(approved.status, 200, JSON.stringify(approved.body));
   await settledIn(api, 'RS-WEBHOOK', 'BOUGHT');

@@ -23,10 +23,10 @@ test.serial('a bought product is read until LIVE, and /metrics counts it and its
   await submit(t, api, 'RS-PROV-LIVE', { size: 'MVE 4/16' });
   const live = await settledIn(api, 'RS-PROV-LIVE', 'LIVE');
   t.deepEqual(
-    live.provisioning.statuses.map((seen: { status: string }) => seen.status),
+    live.provisioning?.statuses.map((seen) => seen.status),
     ['DEPLOYABLE', 'CONFIGURED', 'LIVE'],
   );
-  t.deepEqual(live.timeline.map((line: { state: string }) => line.state).slice(-3), ['BOUGHT', 'PROVISIONING', 'LIVE']);
+  t.deepEqual(live.timeline?.map((line) => line.state).slice(-3), ['BOUGHT', 'PROVISIONING', 'LIVE']);
   const metrics = String((await api.call('GET', '/metrics')).body);
   t.regex(metrics, /^mve_orders\{state="LIVE"\} 1$/m);
   t.regex(metrics, /^mve_products\{provisioning_status="LIVE"\} 1$/m);
@@ -43,8 +43,8 @@ test.serial('a product the provider fails at once ends the order PROVISIONING_FA
   try {
     await submit(t, api, 'RS-PROV-FAILED', { size: 'MVE 4/16' });
     const failed = await settledIn(api, 'RS-PROV-FAILED', 'PROVISIONING_FAILED');
-    t.regex(failed.lastError.message, /as CANCELLED/);
-    t.is(failed.product.provisioningStatus, 'CANCELLED');
+    t.regex(failed.lastError?.message ?? '', /as CANCELLED/);
+    t.is(failed.product?.provisioningStatus, 'CANCELLED');
   } finally {
     api.sim.setProvisioning(TIMES);
   }

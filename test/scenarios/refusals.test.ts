@@ -8,7 +8,11 @@ import { Client, WorkflowUpdateFailedError } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { namedRequest, productsFor, type ApiEngine } from '../helpers/api.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 import { usePostgres } from '../helpers/postgres.js';
+import type { ApiOrder } from '../../client/http-client/index.js';
+import type { VoteInput } from '../../workflows/order/messages.js';
+import type { Signed } from '../../workflows/order/signed-action.js';
 import {
   assertEveryHistoryReplays,
   eventsLike,
@@ -29,12 +33,12 @@ const FINANCE = { monthlyRate: 3236.4, currency: 'AUD' }; // MVE 16/64: two appr
 
 /** The order as ops see it, with what the records hold. */
 async function snapshot(api: ApiEngine, ticketId: string) {
-  const order = (await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' })).body;
+  const order = json<ApiOrder>(await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' }));
   const records = await api.records(ticketId);
   return {
     state: order.state,
-    votes: order.approval?.votes.map((vote: { approverId: string }) => vote.approverId),
-    timeline: order.timeline.length,
+    votes: order.approval?.votes.map((vote) => vote.approverId),
+    timeline: order.timeline?.length,
     recordedVotes: records?.approvals.length,
     recordedStatus: records?.order.status,
   };
@@ -57,7 +61,7 @@ test.serial('a requester with an approver role cannot approve their own order: 4
   const before = await snapshot(api, 'RS-SELF');
   const refused = await api.call('POST', '/api/v1/orders/RS-SELF/approve', { as: 'aliceApprover', body: TEAM });
   t.is(refused.status, 422, JSON.stringify(refused.body));
-  t.is(refused.body.error?.code, 'REQUESTER_CANNOT_VOTE');
+  t.is(json<Partial<ErrorBody>>(refused).error?.code, 'REQUESTER_CANNOT_VOTE');
   t.deepEqual(await snapshot(api, 'RS-SELF'), before, 'the order is as it was');
 
   const approved = await api.call('POST', '/api/v1/orders/RS-SELF/approve', { as: 'fiona', body: TEAM });
@@ -68,12 +72,12 @@ test.serial('a requester with an approver role cannot approve their own order: 4
 });
 
 /** The signed vote the API sent for the order, read from its history with the codec key (what an insider holds). */
-async function signedVoteFromHistory(codecOnly: Client, workflowId: string): Promise<any> {
+async function signedVoteFromHistory(codecOnly: Client, workflowId: string): Promise<Signed<VoteInput>> {
   const { events } = await codecOnly.workflow.getHandle(workflowId).fetchHistory();
   const accepted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
   const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0];
   const [decoded] = await codecOnly.options.loadedDataConverter.payloadCodecs[0].decode([payload]);
-  return JSON.parse(Buffer.from(decoded.data!).toString('utf8'));
+  return JSON.parse(Buffer.from(decoded.data!).toString('utf8')) as Signed<VoteInput>;
 }
 
 async function refusedUpdate(t: ExecutionContext, sending: Promise<unknown>, pattern: RegExp) {
