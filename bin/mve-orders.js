@@ -23,9 +23,9 @@ function compiledIsCurrent() {
 }
 
 if (compiledIsCurrent()) {
-  await import('../dist/client/cli/main.js');
+  await import('../dist/bin/cli.js');
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../client/cli/main.ts');
+  await import('./cli.ts');
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../tooling/dev/embedded-postgres.js';
 import { TEMPORAL_PID_FILE } from '../../tooling/dev/real-temporal.js';
-import type { DevState } from '../../tooling/dev/state.js';
+import type { DevState } from '../../client/cli/dev-state.js';
 
 const CLI = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 

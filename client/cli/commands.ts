@@ -3,7 +3,6 @@ import { registerApprovalsCommand } from './commands/approvals.js';
 import { registerApproversCommand } from './commands/approvers.js';
 import { registerCancelCommand } from './commands/cancel.js';
 import { registerCheckCommand } from './commands/check.js';
-import { registerDevCommand } from './commands/dev.js';
 import { registerHistoryCommand } from './commands/history.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
@@ -12,7 +11,6 @@ import { registerOrdersCommand } from './commands/orders.js';
 import { registerRecoverCommand } from './commands/recover.js';
 import { registerResolveBuyCommand } from './commands/resolve-buy.js';
 import { registerServeCommand } from './commands/serve.js';
-import { registerSimCommand } from './commands/sim.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSubmitCommand } from './commands/submit.js';
 import { registerTokensCommand } from './commands/tokens.js';
@@ -20,12 +18,21 @@ import { registerApproveCommand, registerRejectCommand } from './commands/vote.j
 import { registerWorkerCommand } from './commands/worker.js';
 
 /**
+ * The commands of a machine of your own, `dev` and `sim`: development tooling (tooling/commands), which the product
+ * never imports. The entry point (bin/cli.ts) hands them in; without them the command serves the product alone.
+ */
+export interface ToolingCommands {
+  registerDevCommand(program: Command): void;
+  registerSimCommand(program: Command): void;
+}
+
+/**
  * Every subcommand lives in its own module under ./commands/ and is registered here, in help order. Registering
  * loads only what the help needs: each command imports what it runs (the engine, the database, the simulator)
  * inside its action, so that `--help` and the order commands start in a fraction of a second.
  */
-export function registerCommands(program: Command): void {
-  registerDevCommand(program);
+export function registerCommands(program: Command, tooling?: ToolingCommands): void {
+  tooling?.registerDevCommand(program);
   registerSubmitCommand(program);
   registerStatusCommand(program);
   registerHistoryCommand(program);
@@ -38,7 +45,7 @@ export function registerCommands(program: Command): void {
   registerApprovalsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
-  registerSimCommand(program);
+  tooling?.registerSimCommand(program);
   registerLocationsCommand(program);
   registerImagesCommand(program);
   registerCheckCommand(program);

@@ -1,15 +1,18 @@
 import { Command } from 'commander';
-import { registerCommands } from './commands.js';
+import { registerCommands, type ToolingCommands } from './commands.js';
 
-const program = new Command()
-  .name('mve-orders')
-  .description('Approval-gated order workflow engine for virtual edge router instances (MVE)')
-  .showHelpAfterError()
-  .enablePositionalOptions();
+export type { ToolingCommands } from './commands.js';
 
-registerCommands(program);
-
-program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`mve-orders: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 2;
-});
+/** Runs the `mve-orders` command on `argv`: the product's commands, and the tooling's when they are handed in. */
+export function runCli(argv: readonly string[], tooling?: ToolingCommands): void {
+  const program = new Command()
+    .name('mve-orders')
+    .description('Approval-gated order workflow engine for virtual edge router instances (MVE)')
+    .showHelpAfterError()
+    .enablePositionalOptions();
+  registerCommands(program, tooling);
+  program.parseAsync([...argv]).catch((error: unknown) => {
+    process.stderr.write(`mve-orders: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+  });
+}

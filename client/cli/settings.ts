@@ -1,5 +1,5 @@
 // The state file's module alone, not client/dev's index: an order command must not load the whole engine.
-import { devDataDir, readDevState, type DevState, type DevStateLookup } from '../../tooling/dev/state.js';
+import { devDataDir, readDevState, type DevState, type DevStateLookup } from './dev-state.js';
 
 /** Nothing to talk to, or no way to say who is asking: the message says what to start or set. The CLI exits 2 on it. */
 export class NotConfiguredError extends Error {

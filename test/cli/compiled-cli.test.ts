@@ -11,7 +11,7 @@ import anyTest, { type TestFn } from 'ava';
 
 const test = anyTest as TestFn<{ project: string }>;
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
-const SOURCE = 'client/cli/main.ts';
+const SOURCE = 'bin/cli.ts';
 
 test.beforeEach(async (t) => {
   const project = await mkdtemp(join(tmpdir(), 'mve-compiled-cli-'));
@@ -20,10 +20,9 @@ test.beforeEach(async (t) => {
   await cp(join(PROJECT, 'bin/mve-orders.js'), join(project, 'bin/mve-orders.js'));
   await symlink(join(PROJECT, 'node_modules'), join(project, 'node_modules'));
   await writeFile(join(project, 'package.json'), '{ "type": "module" }\n');
-  await mkdir(join(project, 'client/cli'), { recursive: true });
   await writeFile(join(project, SOURCE), "const from: string = 'the sources';\nconsole.log(from);\n");
-  await mkdir(join(project, 'dist/client/cli'), { recursive: true });
-  await writeFile(join(project, 'dist/client/cli/main.js'), "console.log('dist');\n");
+  await mkdir(join(project, 'dist/bin'), { recursive: true });
+  await writeFile(join(project, 'dist/bin/cli.js'), "console.log('dist');\n");
   // Built a minute after the source was last written.
   const written = new Date(Date.now() - 120_000);
   await utimes(join(project, SOURCE), written, written);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
-import type { DevState } from '../../tooling/dev/state.js';
+import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { spawnCli, type CliChild } from '../dev/child.js';

@@ -1,6 +1,6 @@
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { readDevState } from './state.js';
+import { readDevState } from '../../client/cli/dev-state.js';
 
 /** The data folder made ready for this start; refused while another dev runs on it. */
 export async function claimDataDir(dataDir: string): Promise<void> {

@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { redactDatabaseUrl } from '../../infra/db/index.js';
 import type { EarlierOrders } from './earlier-orders.js';
 import { LAST_EMBEDDED_COMMIT } from './retired-server.js';
-import { devStatePath } from './state.js';
+import { devStatePath } from '../../client/cli/dev-state.js';
 import type { DevReport } from './types.js';
 
 /** The start-up summary: where each part listens, what was reused, and how to try it. */

@@ -6,7 +6,7 @@ import type { EarlierOrders } from './earlier-orders.js';
 import type { PortPlan } from './port-plan.js';
 import type { DevSecrets } from './secrets.js';
 import type { DevSimulator } from './simulator.js';
-import { removeDevState, writeDevState, type DevState } from './state.js';
+import { removeDevState, writeDevState, type DevState } from '../../client/cli/dev-state.js';
 import { STOP_STEPS, type DevStops } from './stops.js';
 import type { DevTemporal } from './temporal.js';
 import type { DevReport } from './types.js';

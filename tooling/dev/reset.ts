@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedPostgresElsewhere } from '../postgres/index.js';
-import { readDevState } from './state.js';
+import { readDevState } from '../../client/cli/dev-state.js';
 
 /**
  * `mve-orders dev --reset`: removes everything dev keeps for `dataDir` — the folder itself (database, Temporal state,

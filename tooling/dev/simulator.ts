@@ -1,6 +1,6 @@
 import { startSimulator } from '../sim/index.js';
 import { HOST, type PortPlan } from './port-plan.js';
-import type { DevState } from './state.js';
+import type { DevState } from '../../client/cli/dev-state.js';
 import { STOP_STEPS, type DevStops } from './stops.js';
 
 export interface DevSimulator {

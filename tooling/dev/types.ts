@@ -1,6 +1,6 @@
 import type { EarlierOrders } from './earlier-orders.js';
 import type { GivenPorts, MovedPort } from './port-plan.js';
-import type { DevState } from './state.js';
+import type { DevState } from '../../client/cli/dev-state.js';
 import type { TemporalServerReport } from './temporal.js';
 import type { DevUser } from './users.js';
 

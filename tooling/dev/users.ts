@@ -2,7 +2,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Repository } from '../../infra/db/index.js';
 import { authenticateApiToken, issueApiToken } from '../../client/http/index.js';
-import { DEV_USERS } from './seeded-users.js';
+import { DEV_USERS } from '../../client/cli/dev-users.js';
 
 export interface DevUser {
   id: string;

@@ -1,5 +1,5 @@
 import type { ApiClient, ApiConfig } from '../../../infra/ordering-api/index.js';
-import { devDataDir, readDevState } from '../../../tooling/dev/state.js';
+import { devDataDir, readDevState } from '../dev-state.js';
 import { NotConfiguredError } from '../settings.js';
 
 const CATALOG_VARIABLES = 'MVE_API_BASE_URL, MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID and MVE_CLIENT_SECRET';

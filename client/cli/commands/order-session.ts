@@ -8,7 +8,7 @@ import {
   TOKEN_VARIABLE,
   type ClientSettings,
 } from '../settings.js';
-import { DEV_USERS } from '../../../tooling/dev/seeded-users.js';
+import { DEV_USERS } from '../dev-users.js';
 import { FINAL_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
 
 /** A failure the command explains itself; exit 1 when the order or the engine refused, 2 when the input is unusable. */

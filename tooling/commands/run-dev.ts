@@ -1,11 +1,5 @@
-import {
-  catchDatabaseClientErrors,
-  describeDev,
-  devDataDir,
-  resetDev,
-  startDev,
-  type RunningDev,
-} from '../../../tooling/dev/index.js';
+import { devDataDir } from '../../client/cli/dev-state.js';
+import { catchDatabaseClientErrors, describeDev, resetDev, startDev, type RunningDev } from '../dev/index.js';
 
 export interface DevCommandOptions {
   reset?: boolean;

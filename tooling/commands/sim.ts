@@ -5,8 +5,8 @@ import {
   DEFAULT_SEED,
   DEFAULT_TOKEN_TTL_SECONDS,
   SIM_PRODUCT_READ_MODES,
-} from '../../../tooling/sim/defaults.js';
-import type { SimClient, SimEnvironment, SimProductReadMode, Simulator } from '../../../tooling/sim/index.js';
+} from '../sim/defaults.js';
+import type { SimClient, SimEnvironment, SimProductReadMode, Simulator } from '../sim/index.js';
 
 export const DEFAULT_SIM_PORT = 4010;
 
@@ -46,7 +46,7 @@ export function registerSimCommand(program: Command): void {
           `--live-after (${options.liveAfter}) must be at least --configured-after (${options.configuredAfter})`,
         );
       }
-      const { startSimulator } = await import('../../../tooling/sim/index.js');
+      const { startSimulator } = await import('../sim/index.js');
       let sim: Simulator;
       try {
         sim = await startSimulator({

@@ -4,8 +4,8 @@ import {
   DEFAULT_SIMULATOR_PORT,
   DEFAULT_TEMPORAL_PORT,
   DEFAULT_TEMPORAL_UI_PORT,
-} from '../../../tooling/dev/ports.js';
-import { LAST_EMBEDDED_COMMIT } from '../../../tooling/dev/retired-server.js';
+} from '../dev/ports.js';
+import { LAST_EMBEDDED_COMMIT } from '../dev/retired-server.js';
 import type { DevCommandOptions } from './run-dev.js';
 
 const DEV_HELP = `
