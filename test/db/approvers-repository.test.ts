@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createRepository, type Repository } from '../../infra/db/index.js';
+import { createRepository, type Repository, type RepositoryError } from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);
@@ -28,7 +28,7 @@ test('adding a different approver under a taken id is refused', async (t) => {
   const repo = await freshRepository();
   await repo.addApprover({ id: 'fiona', displayName: 'Fiona', roles: ['finance'] });
   const error = await t.throwsAsync(repo.addApprover({ id: 'fiona', displayName: 'Fiona F.', roles: ['finance'] }));
-  t.is((error as any).kind, 'conflict');
+  t.is((error as RepositoryError).kind, 'conflict');
   t.regex(error.message, /approver fiona already exists with other details; change it with update instead/);
 });
 
@@ -74,7 +74,7 @@ test('approvers are listed by id, optionally only the active ones or those with 
 test('bad approver ids and roles are refused naming the field and the rule', async (t) => {
   const repo = await freshRepository();
   const error = await t.throwsAsync(repo.addApprover({ id: 'bad id!', displayName: '', roles: ['Finance Team'] }));
-  t.is((error as any).kind, 'invalid-input');
+  t.is((error as RepositoryError).kind, 'invalid-input');
   t.regex(error.message, /id: must be letters, digits and \. _ @ -/);
   t.regex(error.message, /displayName: must not be empty/);
   t.regex(error.message, /roles\.0: must be a lowercase word/);

@@ -77,7 +77,7 @@ test.serial('approvers add, list, update and deactivate, in words and as JSON', 
 
   const active = await runCli(['approvers', 'list', '--active', '--json'], { env });
   t.deepEqual(
-    JSON.parse(active.stdout).map((a: { id: string }) => a.id),
+    (JSON.parse(active.stdout) as Array<{ id: string }>).map((a) => a.id),
     ['fiona@example.com'],
   );
 

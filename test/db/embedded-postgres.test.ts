@@ -51,7 +51,7 @@ test('the embedded server starts (as root too), keeps its data across a restart,
   t.false(second.initialised);
   sql = connectDatabase(second.url);
   t.deepEqual(
-    (await sql`SELECT body FROM notes`).map((row) => row.body),
+    (await sql<Array<{ body: string }>>`SELECT body FROM notes`).map((row) => row.body),
     ['kept across restarts'],
   );
   await sql.end();

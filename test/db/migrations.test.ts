@@ -23,7 +23,11 @@ async function copyOfMigrations(t: { teardown(fn: () => Promise<void>): void }):
 }
 
 const tablesOf = async (sql: ReturnType<typeof connectDatabase>) =>
-  (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`).map((r) => r.tablename);
+  (
+    await sql<
+      Array<{ tablename: string }>
+    >`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`
+  ).map((r) => r.tablename);
 
 test('migrations apply on an empty database, and a second run is a no-op', async (t) => {
   const { sql } = await postgres.database({ migrated: false });
@@ -42,7 +46,7 @@ test('migrations apply on an empty database, and a second run is a no-op', async
 
   const second = await runMigrations(sql);
   t.deepEqual(second, { applied: [], alreadyApplied: files.length });
-  const recorded = await sql`SELECT name FROM schema_migrations ORDER BY version`;
+  const recorded = await sql<Array<{ name: string }>>`SELECT name FROM schema_migrations ORDER BY version`;
   t.deepEqual(
     recorded.map((r) => r.name),
     files.map((m) => m.name),
@@ -174,9 +178,11 @@ test('0009 stores the policy of every order recorded before it, once per hash, a
     run.applied.map((m) => m.name),
     ['0009_approval_policies.sql'],
   );
-  const stored = await sql`SELECT hash, policy, stored_at FROM approval_policies ORDER BY hash`;
+  const stored = await sql<
+    Array<{ hash: string; policy: unknown; stored_at: Date }>
+  >`SELECT hash, policy, stored_at FROM approval_policies ORDER BY hash`;
   t.deepEqual(
-    stored.map((row) => [row['hash'], row['policy'], (row['stored_at'] as Date).toISOString()]),
+    stored.map((row) => [row.hash, row.policy, row.stored_at.toISOString()]),
     [
       [a, { tiers: [], maxRiseWithoutApproval: { percent: 1 } }, '2026-01-01T00:00:00.000Z'],
       [b, { tiers: [], maxRiseWithoutApproval: { percent: 2 } }, '2026-01-03T00:00:00.000Z'],

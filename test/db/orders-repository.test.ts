@@ -67,7 +67,7 @@ test('a request with a secret left in clear is refused, naming the field and not
       request,
     }),
   );
-  t.is((error as any).kind, 'invalid-input');
+  t.is((error as RepositoryError).kind, 'invalid-input');
   t.regex(error.message, /request\.mves\.0\.vendorConfig\.adminPassword is not redacted/);
   t.notRegex(error.message, /canary-5ecret/);
   t.is(await count('orders', 'order-CHG-LEAK'), 0);
@@ -76,7 +76,7 @@ test('a request with a secret left in clear is refused, naming the field and not
 test('a workflow id already used by another ticket is refused', async (t) => {
   const order = await newOrder();
   const error = await t.throwsAsync(repo.recordOrderReceived({ ...order, ticketId: 'CHG-OTHER' }));
-  t.is((error as any).kind, 'conflict');
+  t.is((error as RepositoryError).kind, 'conflict');
   t.regex(error.message, new RegExp(`order ${order.workflowId} is already recorded for ticket ${order.ticketId}`));
 });
 
@@ -124,7 +124,7 @@ test('a different event under an already used sequence number is refused', async
   const error = await t.throwsAsync(
     repo.recordTransition({ workflowId, sequence: 1, from: 'RECEIVED', to: 'CANCELLED', actor: 'ops' }),
   );
-  t.is((error as any).kind, 'conflict');
+  t.is((error as RepositoryError).kind, 'conflict');
   t.regex(
     error.message,
     /event 1 of order .* is already recorded as RECEIVED -> LOOKING_UP, not RECEIVED -> CANCELLED/,
@@ -136,7 +136,7 @@ test('a transition of an order never recorded is refused: the order must be reco
   const error = await t.throwsAsync(
     repo.recordTransition({ workflowId: 'order-NOPE', sequence: 1, from: null, to: 'LOOKING_UP', actor: 'workflow' }),
   );
-  t.is((error as any).kind, 'not-found');
+  t.is((error as RepositoryError).kind, 'not-found');
   t.regex(
     error.message,
     /recordTransition: the order must be recorded first \(constraint order_events_workflow_id_fkey\)/,
@@ -332,7 +332,7 @@ test('a vote by an unknown approver is refused', async (t) => {
       currency: 'USD',
     }),
   );
-  t.is((error as any).kind, 'not-found');
+  t.is((error as RepositoryError).kind, 'not-found');
   t.regex(error.message, /the approver must be known/);
 });
 
@@ -441,7 +441,7 @@ test('a buy is not claimed while another attempt of the order created a product 
 test('a buy outcome without its intent is refused: the intent comes first', async (t) => {
   const { workflowId } = await newOrder();
   const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'not-created' }));
-  t.is((error as any).kind, 'not-found');
+  t.is((error as RepositoryError).kind, 'not-found');
   t.regex(error.message, /no buy intent recorded for attempt 1 .* the intent must be recorded before the buy call/);
 });
 
@@ -458,7 +458,7 @@ test('a finished buy is never rewritten; an uncertain one can be resolved by ops
   const error = await t.throwsAsync(
     repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created', technicalServiceUid: 'tsu-x' }),
   );
-  t.is((error as any).kind, 'conflict');
+  t.is((error as RepositoryError).kind, 'conflict');
   t.regex(error.message, /attempt 1 of order .* already ended as not-created; refusing to record created/);
 
   await repo.recordBuyIntent({ workflowId, attempt: 2 });
@@ -487,7 +487,7 @@ test('a created buy must name its technicalServiceUid', async (t) => {
   const { workflowId } = await newOrder();
   await repo.recordBuyIntent({ workflowId, attempt: 1 });
   const error = await t.throwsAsync(repo.recordBuyOutcome({ workflowId, attempt: 1, outcome: 'created' }));
-  t.is((error as any).kind, 'invalid-input');
+  t.is((error as RepositoryError).kind, 'invalid-input');
   t.regex(error.message, /technicalServiceUid: a created buy needs its technicalServiceUid/);
 });
 
@@ -519,12 +519,13 @@ test('bad input is refused naming each field and rule, and writes nothing', asyn
     repo.recordOrderReceived({
       workflowId: 'order-BAD',
       ticketId: '  ',
-      environment: 'prod' as any,
+      // outside the type on purpose: what a caller without types could send
+      environment: 'prod' as never,
       requestedBy: 'rita',
       request: { ok: true },
     }),
   );
-  t.is((error as any).kind, 'invalid-input');
+  t.is((error as RepositoryError).kind, 'invalid-input');
   t.regex(error.message, /^recordOrderReceived: invalid input: /);
   t.regex(error.message, /ticketId: must not be empty/);
   t.regex(error.message, /environment: /);
