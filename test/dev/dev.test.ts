@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
+import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
 import { freePortBelowEphemeral } from '../helpers/ports.js';
 import { spawnCli } from './child.js';
@@ -40,17 +41,17 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
   try {
     const first = await startDev();
     let firstExit: number | null;
-    let firstState: { http: { url: string }; temporal: { address: string }; users: unknown[] } | undefined;
+    let firstState: DevState | undefined;
     try {
       t.regex(first.stdout(), /seeded fiona \(finance-approver\), dave \(finance-director\)/);
       t.regex(first.stdout(), /postgres:\*\*\*@127\.0\.0\.1/);
       t.is((await stat(stateFile)).mode & 0o777, 0o600);
-      const state = JSON.parse(await readFile(stateFile, 'utf8'));
+      const state = JSON.parse(await readFile(stateFile, 'utf8')) as DevState;
       firstState = state;
       t.regex(first.stdout(), new RegExp(`Temporal\\s+${state.temporal.address}`));
       t.regex(state.http.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       t.regex(first.stdout(), new RegExp(`HTTP API\\s+${state.http.url}`));
-      const users = state.users as Array<{ id: string; roles: string[]; token: string }>;
+      const { users } = state;
       t.deepEqual(
         users.map((user) => [user.id, user.roles.join(',')]),
         [
@@ -115,11 +116,11 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
     try {
       t.regex(second.stdout(), /approvers\s+kept as they are/);
       t.is(await readFile(join(dataDir, 'codec-key.json'), 'utf8'), codecKey);
-      const state = JSON.parse(await readFile(stateFile, 'utf8'));
+      const state = JSON.parse(await readFile(stateFile, 'utf8')) as DevState;
       t.is(state.http.url, firstState?.http.url, 'the HTTP API where it was');
       t.is(state.temporal.address, firstState?.temporal.address, 'Temporal where it was');
       t.deepEqual(state.users, firstState?.users, "the seeded users' tokens kept");
-      const [alice] = state.users as Array<{ token: string }>;
+      const [alice] = state.users;
       const me = await fetch(`${state.http.url}/api/v1/me`, { headers: { authorization: `Bearer ${alice.token}` } });
       t.is(me.status, 200, 'a token saved from the first start is still good');
       const whileRunning = await runCli(['dev', '--reset'], { env });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
+import type { DevState } from '../../client/cli/dev-state.js';
 import { PROJECT_TEMPORAL_CLI } from '../../tooling/dev/temporal-cli.js';
 import { runCli } from '../helpers/cli.js';
 import { sydneyRequest } from '../helpers/orders.js';
@@ -34,7 +35,11 @@ function processesOn(file: string): number[] {
     .map(Number);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -68,8 +73,8 @@ test("dev on Temporal's own server: says so, keeps an open order across Ctrl-C a
     );
     // journal_mode=wal (DURABLE_SQLITE_PRAGMAS): SQLite keeps its write-ahead log beside the database while it runs.
     t.true(existsSync(`${dbFile}-wal`), 'the database has a write-ahead log');
-    const state = JSON.parse(await readFile(join(dataDir, 'dev.json'), 'utf8'));
-    t.regex(state.temporal.uiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const state = JSON.parse(await readFile(join(dataDir, 'dev.json'), 'utf8')) as DevState;
+    t.regex(state.temporal.uiUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
     t.regex(first.stdout(), new RegExp(`Web UI\\s+${state.temporal.uiUrl} `));
     // The Web UI that start-dev serves, its codec server the API's.
     const settings = (await (await fetch(`${state.temporal.uiUrl}/api/v1/settings`)).json()) as {
@@ -124,9 +129,7 @@ test("dev on Temporal's own server: says so, keeps an open order across Ctrl-C a
     // Killed outright, the whole group at once: the server's supervisor stops it as dev goes.
     t.is(await second.signalGroup('SIGKILL', STOP_MS), null);
     running = undefined;
-    await until('the Temporal server gone after SIGKILL', async () =>
-      processesOn(dbFile).length === 0 ? true : undefined,
-    );
+    await until('the Temporal server gone after SIGKILL', () => processesOn(dbFile).length === 0 || undefined);
   } finally {
     await running?.signalGroup('SIGKILL', 10_000);
     await rm(root, { recursive: true, force: true });
