@@ -40,7 +40,7 @@ interface Listener {
 
 /** The attacker's own listener: counts whatever reaches it. */
 async function startListener(): Promise<Listener> {
-  const listener: Listener = { url: '', hits: 0, close: async () => undefined };
+  const listener: Listener = { url: '', hits: 0, close: () => Promise.resolve() };
   const server = createServer((request, response) => {
     listener.hits++;
     request.resume();

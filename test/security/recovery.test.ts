@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import anyTest, { type TestFn } from 'ava';
 import protoRoot from '@temporalio/proto';
+import type { OrderRecovery } from '../../client/http-client/index.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { workflowOf } from '../helpers/orders.js';
@@ -80,14 +82,18 @@ test.serial(
 
     const recovered = await recover(api, 'RC-WEDGED');
     t.is(recovered.status, 200, JSON.stringify(recovered.body));
-    t.not(recovered.body.runId, recovered.body.recoveredRunId);
+    t.not(json<OrderRecovery>(recovered).runId, json<OrderRecovery>(recovered).recoveredRunId);
     const [recorded] = await api.repository.listRecoveries(workflowId);
-    t.like(recorded, { actor: 'olga', reason: 'found it stuck', fromRunId: recovered.body.recoveredRunId });
-    t.is(recorded?.toRunId, recovered.body.runId, 'the new run took its place');
+    t.like(recorded, {
+      actor: 'olga',
+      reason: 'found it stuck',
+      fromRunId: json<OrderRecovery>(recovered).recoveredRunId,
+    });
+    t.is(recorded?.toRunId, json<OrderRecovery>(recovered).runId, 'the new run took its place');
     // What a worker reads to let the new run in, had it acted before the API adopted it: its history names the reset.
-    t.deepEqual(await api.orderRequests.resetOf!({ workflowId, runId: recovered.body.runId }), {
-      baseRunId: recovered.body.recoveredRunId,
-      eventId: recovered.body.resetToEventId,
+    t.deepEqual(await api.orderRequests.resetOf!({ workflowId, runId: json<OrderRecovery>(recovered).runId }), {
+      baseRunId: json<OrderRecovery>(recovered).recoveredRunId,
+      eventId: json<OrderRecovery>(recovered).resetToEventId,
     });
     await approveAndBuy(t, api, 'RC-WEDGED');
   },
@@ -134,7 +140,7 @@ test.serial('a healthy or ended order is not recovered, and only ops and admins 
   await waitingOrder(api, 'RC-HEALTHY');
   const healthy = await recover(api, 'RC-HEALTHY');
   t.is(healthy.status, 409);
-  t.is(healthy.body.error?.code, 'NOT_WEDGED');
+  t.is(json<Partial<ErrorBody>>(healthy).error?.code, 'NOT_WEDGED');
   t.is((await recover(api, 'RC-HEALTHY', 'alice')).status, 403);
   const cancelled = await api.call('POST', '/api/v1/orders/RC-HEALTHY/cancel', {
     as: 'alice',
@@ -143,7 +149,7 @@ test.serial('a healthy or ended order is not recovered, and only ops and admins 
   t.is(cancelled.status, 200, JSON.stringify(cancelled.body));
   const ended = await recover(api, 'RC-HEALTHY');
   t.is(ended.status, 409);
-  t.is(ended.body.error?.code, 'NOT_RECOVERABLE');
-  t.regex(ended.body.error?.message ?? '', /the order has ended \(CANCELLED\)/);
+  t.is(json<Partial<ErrorBody>>(ended).error?.code, 'NOT_RECOVERABLE');
+  t.regex(json<Partial<ErrorBody>>(ended).error?.message ?? '', /the order has ended \(CANCELLED\)/);
   t.deepEqual(await api.repository.listRecoveries(workflowOf('RC-HEALTHY')), [], 'nothing recorded');
 });

@@ -5,6 +5,8 @@
  * should check, stay BUY_UNCERTAIN, and their records name the refusal. Each then settles with its own product.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import type { ApiOrder, StateResult, SubmitResult } from '../../client/http-client/index.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { replayEveryHistory } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -33,7 +35,7 @@ async function uncertainBuy(t: ExecutionContext, api: ApiEngine, ticketId: strin
   const made = productsFor(api, ticketId);
   t.is(made.length, 1, `${ticketId}: the provider carried the buy out`);
   return {
-    orderId: submitted.body.order.orderId as string,
+    orderId: json<SubmitResult>(submitted).order.orderId,
     uid: made[0].technicalServiceUid,
     name: made[0].serviceName,
   };
@@ -67,28 +69,28 @@ test.serial(
 
     const swapped = await resolve(api, 'RB-A', b.uid);
     t.is(swapped.status, 409, JSON.stringify(swapped.body));
-    t.is(swapped.body.error.code, 'PRODUCT_OF_ANOTHER_ORDER');
+    t.is(json<ErrorBody>(swapped).error.code, 'PRODUCT_OF_ANOTHER_ORDER');
     t.is(
-      swapped.body.error.message,
+      json<ErrorBody>(swapped).error.message,
       `the product ${b.uid} is named '${b.name}', which does not name order ${a.orderId}: it belongs to another order; this order's product is named '${a.name}' in the provider's portal`,
     );
     const madeUp = await resolve(api, 'RB-B', NOBODYS);
     t.is(madeUp.status, 422, JSON.stringify(madeUp.body));
-    t.is(madeUp.body.error.code, 'PRODUCT_NOT_FOUND');
+    t.is(json<ErrorBody>(madeUp).error.code, 'PRODUCT_NOT_FOUND');
     t.is(
-      madeUp.body.error.message,
+      json<ErrorBody>(madeUp).error.message,
       `the product ${NOBODYS} was not found at the provider (it answered 404): check the UID in the provider's portal, where this order's product is named '${b.name}'`,
     );
 
     for (const ticketId of ['RB-A', 'RB-B']) {
       const order = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
-      t.is(order.body.state, 'BUY_UNCERTAIN', `${ticketId} is still uncertain`);
-      t.is(order.body.product, undefined, `${ticketId} has no product`);
+      t.is(json<ApiOrder>(order).state, 'BUY_UNCERTAIN', `${ticketId} is still uncertain`);
+      t.is(json<ApiOrder>(order).product, undefined, `${ticketId} has no product`);
     }
     const noteA = await refusalNote(api, 'RB-A', b.uid);
     t.is(
       noteA.message,
-      `refused olga's resolution of buy attempt 1 as created with product ${b.uid}: ${swapped.body.error.message}`,
+      `refused olga's resolution of buy attempt 1 as created with product ${b.uid}: ${json<ErrorBody>(swapped).error.message}`,
     );
     t.is(noteA.details['code'], 'PRODUCT_OF_ANOTHER_ORDER');
     const noteB = await refusalNote(api, 'RB-B', NOBODYS);
@@ -108,7 +110,7 @@ test.serial(
     ] as const) {
       const settled = await resolve(api, ticketId, own.uid);
       t.is(settled.status, 200, JSON.stringify(settled.body));
-      t.is(settled.body.state, 'BOUGHT');
+      t.is(json<StateResult>(settled).state, 'BOUGHT');
       const records = await waitFor(async () => {
         const found = await api.records(ticketId);
         return found?.order.status === 'BOUGHT' ? found : undefined;
@@ -133,11 +135,14 @@ test.serial(
 
     const unanswered = await resolve(api, 'RB-C', c.uid);
     t.is(unanswered.status, 503, JSON.stringify(unanswered.body));
-    t.is(unanswered.body.error.code, 'PRODUCT_NOT_CHECKED');
-    t.regex(unanswered.body.error.message, new RegExp(`^product ${c.uid} could not be read at the provider \\(.*503`));
-    t.regex(unanswered.body.error.message, /nothing was settled: try again in a few minutes$/);
+    t.is(json<ErrorBody>(unanswered).error.code, 'PRODUCT_NOT_CHECKED');
+    t.regex(
+      json<ErrorBody>(unanswered).error.message,
+      new RegExp(`^product ${c.uid} could not be read at the provider \\(.*503`),
+    );
+    t.regex(json<ErrorBody>(unanswered).error.message, /nothing was settled: try again in a few minutes$/);
     t.truthy(unanswered.headers.get('retry-after'));
-    t.is((await api.call('GET', '/api/v1/orders/RB-C', { as: 'olga' })).body.state, 'BUY_UNCERTAIN');
+    t.is(json<ApiOrder>(await api.call('GET', '/api/v1/orders/RB-C', { as: 'olga' })).state, 'BUY_UNCERTAIN');
     t.is((await refusalNote(api, 'RB-C', c.uid)).details['code'], 'PRODUCT_NOT_CHECKED');
 
     api.sim.clearFaults();

@@ -20,6 +20,8 @@ import { orderTaskQueue } from '../../config/temporal.js';
 import { checkOrderRequest } from '../../domain/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { policyHash } from '../../activities/order/index.js';
+import type { VoteInput } from '../../workflows/order/messages.js';
+import type { Signed } from '../../workflows/order/signed-action.js';
 import type { OrderWorkflowInput } from '../../workflows/order/types.js';
 import { newProgress } from '../../workflows/order/progress.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -225,7 +227,7 @@ test.serial('votes: unsigned, forged or replayed from history are refused, witho
   const accepted = events!.find((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED);
   const payload = accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!.payloads![0];
   const [signed] = await codecOnly.options.loadedDataConverter.payloadCodecs[0].decode([payload]);
-  const replay = JSON.parse(Buffer.from(signed.data!).toString('utf8'));
+  const replay = JSON.parse(Buffer.from(signed.data!).toString('utf8')) as Signed<VoteInput>;
   const replayed = await t.throwsAsync(handle.executeUpdate('approve', { args: [replay] }), {
     instanceOf: WorkflowUpdateFailedError,
   });

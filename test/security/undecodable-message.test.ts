@@ -8,6 +8,8 @@ import anyTest, { type TestFn } from 'ava';
 import { Client } from '@temporalio/client';
 import protoRoot from '@temporalio/proto';
 import { AesGcmPayloadCodec, FAILURE_CONVERTER_PATH } from '../../codec/index.js';
+import type { ApiOrder } from '../../client/http-client/index.js';
+import { json } from '../helpers/json.js';
 import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
@@ -28,7 +30,9 @@ test.before(async (t) => {
       connection: api.temporal.env.connection,
       namespace: api.temporal.namespace,
       dataConverter: {
-        payloadCodecs: [{ encode: async (payloads) => payloads, decode: (payloads) => codec.decode(payloads) }],
+        payloadCodecs: [
+          { encode: (payloads) => Promise.resolve(payloads), decode: (payloads) => codec.decode(payloads) },
+        ],
         failureConverterPath: FAILURE_CONVERTER_PATH,
       },
     }),
@@ -61,10 +65,10 @@ test('a plaintext update and signal to an order awaiting approval are refused; t
   t.regex(note.message, /was ignored: a payload was not encrypted with the payload codec/);
   t.false(note.message.includes('fiona'), 'nothing of what was sent');
 
-  const waiting = await api.call('GET', '/api/v1/orders/UNREAD-1', { as: 'olga' });
-  t.is(waiting.body.state, 'AWAITING_APPROVAL');
-  t.is(waiting.body.source, 'workflow', 'read live from the order, not from the records');
-  t.deepEqual(waiting.body.approval.votes, [], 'no vote taken');
+  const waiting = json<ApiOrder>(await api.call('GET', '/api/v1/orders/UNREAD-1', { as: 'olga' }));
+  t.is(waiting.state, 'AWAITING_APPROVAL');
+  t.is(waiting.source, 'workflow', 'read live from the order, not from the records');
+  t.deepEqual(waiting.approval?.votes, [], 'no vote taken');
 
   const approved = await api.call('POST', '/api/v1/orders/UNREAD-1/approve', { as: 'fiona', body: TEAM });
   t.is(approved.status, 200, JSON.stringify(approved.body));
