@@ -12,17 +12,22 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_LIVE_READS, LiveReads, OrderIntake } from '../../client/orders/index.js';
-import {
-  buildApiServer,
-  createAuthenticator,
-  issueApiToken,
-  type ApiContext,
-} from '../../client/http/index.js';
+import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
 import { createOidcVerifier } from '../../client/http/auth/oidc.js';
+import type {
+  ApiOrder,
+  OrderHistory,
+  OrderList,
+  PendingApproval,
+  SubmitResult,
+  VoteResult,
+} from '../../client/http-client/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { orderOf, startOrderEngine, sydneyRequest, type OrderEngine } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
+import { callApi, type ApiAnswer } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const AUDIENCE = 'mve-api';
 const KID = 'idp-key-1';
@@ -141,23 +146,16 @@ test.after.always(async (t) => {
   await t.context.engine?.stop();
 });
 
-async function call(
+/** A request to the API (of the server at `url`) with `token` as the bearer credential. */
+function call(
   t: ExecutionContext<Context>,
   method: string,
   path: string,
   token: string | undefined,
   body?: unknown,
   url = t.context.url,
-) {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+): Promise<ApiAnswer> {
+  return callApi(url, method, path, { token, body });
 }
 
 /** alice submits (with her API token) an order that needs one finance approver; answers its current quote. */
@@ -209,7 +207,9 @@ test('fiona approves by JWT an order alice submitted by API token: it is BOUGHT,
     async () => {
       const response = await call(t, 'GET', '/api/v1/approvals', fiona);
       t.is(response.status, 200);
-      return response.body.approvals.some((item: { ticketId: string }) => item.ticketId === 'OIDC-APPROVE-1')
+      return json<{ approvals: PendingApproval[] }>(response).approvals.some(
+        (item) => item.ticketId === 'OIDC-APPROVE-1',
+      )
         ? response
         : undefined;
     },
@@ -223,18 +223,18 @@ test('fiona approves by JWT an order alice submitted by API token: it is BOUGHT,
     comment: 'fine by finance',
   });
   t.is(approved.status, 200, JSON.stringify(approved.body));
-  t.deepEqual(approved.body.approvedBy, ['fiona']);
-  t.is(approved.body.stillNeeded, 0);
+  t.deepEqual(json<VoteResult>(approved).approvedBy, ['fiona']);
+  t.is(json<VoteResult>(approved).stillNeeded, 0);
 
   await waitForState(t.context.engine.orders, 'OIDC-APPROVE-1', 'BOUGHT');
   const order = await call(t, 'GET', '/api/v1/orders/OIDC-APPROVE-1', fiona);
-  t.is(order.body.state, 'BOUGHT');
+  t.is(json<ApiOrder>(order).state, 'BOUGHT');
 
   const history = await call(t, 'GET', '/api/v1/orders/OIDC-APPROVE-1/history?events=false', t.context.tokens.olga);
   t.is(history.status, 200, JSON.stringify(history.body));
-  t.is(history.body.votes.length, 1);
-  t.like(history.body.votes[0], { approverId: 'fiona', decision: 'approve', currency: quote.currency });
-  t.is(Number(history.body.votes[0].monthlyRate), quote.monthlyRate);
+  t.is(json<OrderHistory>(history).votes.length, 1);
+  t.like(json<OrderHistory>(history).votes[0], { approverId: 'fiona', decision: 'approve', currency: quote.currency });
+  t.is(Number(json<OrderHistory>(history).votes[0].monthlyRate), quote.monthlyRate);
 });
 
 test('bad JWTs are 401 with the reason: expired, wrong audience, wrong issuer, badly signed', async (t) => {
@@ -271,11 +271,11 @@ test('bad JWTs are 401 with the reason: expired, wrong audience, wrong issuer, b
     ] as const) {
       const response = await call(t, method, path, token, body);
       t.is(response.status, 401, `${name} ${method} ${path}: ${JSON.stringify(response.body)}`);
-      t.is(response.body.error.code, 'UNAUTHENTICATED', name);
-      t.regex(response.body.error.message, reason, name);
+      t.is(json<ErrorBody>(response).error.code, 'UNAUTHENTICATED', name);
+      t.regex(json<ErrorBody>(response).error.message, reason, name);
       t.is(response.headers.get('www-authenticate'), 'Bearer realm="mve-orders"', name);
       for (const part of token.split('.').filter((part) => part.length > 8))
-        t.false(response.body.error.message.includes(part), `${name}: no part of the token in the answer`);
+        t.false(json<ErrorBody>(response).error.message.includes(part), `${name}: no part of the token in the answer`);
     }
   }
 });
@@ -288,17 +288,17 @@ test("a JWT whose username is alice, with an approver role, cannot approve alice
 
   const refused = await call(t, 'POST', '/api/v1/orders/OIDC-SELF-1/approve', alice, quote);
   t.is(refused.status, 422, JSON.stringify(refused.body));
-  t.is(refused.body.error.code, 'REQUESTER_CANNOT_VOTE');
+  t.is(json<ErrorBody>(refused).error.code, 'REQUESTER_CANNOT_VOTE');
   // Case and spacing do not make another person.
   const shouting = await jwt(t.context.idp, { preferred_username: ' ALICE ', roles: ['finance-approver'] });
   const again = await call(t, 'POST', '/api/v1/orders/OIDC-SELF-1/approve', shouting, quote);
   t.is(again.status, 422, JSON.stringify(again.body));
-  t.is(again.body.error.code, 'REQUESTER_CANNOT_VOTE');
+  t.is(json<ErrorBody>(again).error.code, 'REQUESTER_CANNOT_VOTE');
 
   const status = await t.context.engine.orders.status(orderOf('OIDC-SELF-1'));
   t.is(status.state, 'AWAITING_APPROVAL', 'nothing changed');
   const history = await call(t, 'GET', '/api/v1/orders/OIDC-SELF-1/history?events=false', t.context.tokens.olga);
-  t.deepEqual(history.body.votes, []);
+  t.deepEqual(json<OrderHistory>(history).votes, []);
 });
 
 test('a JWKS endpoint that is down: 503 IDENTITY_PROVIDER_UNAVAILABLE (not 401); API tokens still work', async (t) => {
@@ -324,13 +324,15 @@ test('a JWKS endpoint that is down: 503 IDENTITY_PROVIDER_UNAVAILABLE (not 401);
   const token = await jwt(idp, { preferred_username: 'fiona', roles: ['finance-approver'] });
   const response = await call(t, 'GET', '/api/v1/me', token, undefined, url);
   t.is(response.status, 503, JSON.stringify(response.body));
-  t.is(response.body.error.code, 'IDENTITY_PROVIDER_UNAVAILABLE');
+  t.is(json<ErrorBody>(response).error.code, 'IDENTITY_PROVIDER_UNAVAILABLE');
   t.true(
-    response.body.error.message.startsWith(`the identity provider's keys could not be fetched from ${deadJwks}`),
-    response.body.error.message,
+    json<ErrorBody>(response).error.message.startsWith(
+      `the identity provider's keys could not be fetched from ${deadJwks}`,
+    ),
+    json<ErrorBody>(response).error.message,
   );
-  t.regex(response.body.error.message, /ECONNREFUSED/);
-  t.false(response.body.error.message.includes(token.split('.')[1]));
+  t.regex(json<ErrorBody>(response).error.message, /ECONNREFUSED/);
+  t.false(json<ErrorBody>(response).error.message.includes(token.split('.')[1]));
 
   const machine = await call(t, 'GET', '/api/v1/me', t.context.tokens.olga, undefined, url);
   t.is(machine.status, 200, 'API tokens do not depend on the identity provider');
@@ -340,14 +342,18 @@ test('a JWKS endpoint that is down: 503 IDENTITY_PROVIDER_UNAVAILABLE (not 401);
 async function listed(t: ExecutionContext<Context>, token: string, ticketId: string): Promise<boolean> {
   const response = await call(t, 'GET', '/api/v1/orders?limit=500', token);
   t.is(response.status, 200, JSON.stringify(response.body));
-  return response.body.orders.some((order: { ticketId: string }) => order.ticketId === ticketId);
+  return json<OrderList>(response).orders.some((order) => order.ticketId === ticketId);
 }
 
 test("an OIDC person named like a ticket system's token owner (Ticket-Bot) gets nothing it submitted", async (t) => {
   const { tokens, idp, engine } = t.context;
   const submitted = await call(t, 'POST', '/api/v1/orders', tokens.bot, sydneyRequest('NS-BOT-1'));
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
-  t.is(submitted.body.order.submittedBy, 'ticket-bot', 'a token submission is recorded under its owner, as before');
+  t.is(
+    json<SubmitResult>(submitted).order.submittedBy,
+    'ticket-bot',
+    'a token submission is recorded under its owner, as before',
+  );
   await waitForState(engine.orders, 'NS-BOT-1', 'BOUGHT', 20_000, 'ticket-bot');
   await waitFor(async () => ((await listed(t, tokens.bot, 'NS-BOT-1')) ? true : undefined), 20_000, 'NS-BOT-1 listed');
   t.is((await call(t, 'GET', '/api/v1/orders/NS-BOT-1', tokens.bot)).status, 200, 'the ticket system keeps its own');
@@ -357,11 +363,15 @@ test("an OIDC person named like a ticket system's token owner (Ticket-Bot) gets 
     const me = await call(t, 'GET', '/api/v1/me', person);
     t.like(me.body, { id: 'Ticket-Bot', qualifiedId: `${idp.issuer}#Ticket-Bot`, via: 'oidc' });
     const order = await call(t, 'GET', '/api/v1/orders/NS-BOT-1', person);
-    t.is(order.status, 404, `${roles}: ${JSON.stringify(order.body)}`);
-    t.is((await call(t, 'GET', '/api/v1/orders/NS-BOT-1/history?events=false', person)).status, 404, `${roles}`);
-    t.false(await listed(t, person, 'NS-BOT-1'), `${roles}: not in the list`);
+    t.is(order.status, 404, `${roles.join(',')}: ${JSON.stringify(order.body)}`);
+    t.is(
+      (await call(t, 'GET', '/api/v1/orders/NS-BOT-1/history?events=false', person)).status,
+      404,
+      `${roles.join(',')}`,
+    );
+    t.false(await listed(t, person, 'NS-BOT-1'), `${roles.join(',')}: not in the list`);
     const cancel = await call(t, 'POST', '/api/v1/orders/NS-BOT-1/cancel', person, { reason: 'mine, I say' });
-    t.is(cancel.status, 404, `${roles}: ${JSON.stringify(cancel.body)}`);
+    t.is(cancel.status, 404, `${roles.join(',')}: ${JSON.stringify(cancel.body)}`);
   }
 });
 
@@ -377,7 +387,7 @@ test('a token owner named like an OIDC person (alice) gets nothing that person s
     sydneyRequest('NS-PERSON-1', { requestedBy: 'fiona' }),
   );
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
-  t.is(submitted.body.order.submittedBy, `${idp.issuer}#alice`, 'recorded under her qualified id');
+  t.is(json<SubmitResult>(submitted).order.submittedBy, `${idp.issuer}#alice`, 'recorded under her qualified id');
   await waitForState(engine.orders, 'NS-PERSON-1', 'BOUGHT', 20_000, `${idp.issuer}#alice`);
   await waitFor(async () => ((await listed(t, person, 'NS-PERSON-1')) ? true : undefined), 20_000, 'listed');
   t.is((await call(t, 'GET', '/api/v1/orders/NS-PERSON-1', person)).status, 200, 'she keeps what she submitted');
@@ -406,8 +416,8 @@ test('a person whose token carries no role reads no order, not even their own: 4
   ] as const) {
     const response = await call(t, method, path, roleless, body);
     t.is(response.status, 403, `${method} ${path}: ${JSON.stringify(response.body)}`);
-    t.is(response.body.error.code, 'FORBIDDEN');
-    t.regex(response.body.error.message, /^reading orders needs a role: requester \(your own orders\)/);
+    t.is(json<ErrorBody>(response).error.code, 'FORBIDDEN');
+    t.regex(json<ErrorBody>(response).error.message, /^reading orders needs a role: requester \(your own orders\)/);
   }
 
   // With the requester role she reads her own, as her API token does.
