@@ -53,7 +53,7 @@ async function startWebhook(): Promise<Webhook> {
     badSignatures: 0,
     forTicket: (ticketId) =>
       webhook.received.filter((entry) => new RegExp(`\\b${ticketId}\\b`).test(entry.message.text)),
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -106,7 +106,7 @@ test.serial(
     const submitted = await engine.submit(sydneyRequest('NOTIFY-1', { size: 'MVE 8/32' }));
     const waiting = await waitForState(engine.orders, 'NOTIFY-1', 'AWAITING_APPROVAL');
     const [first] = await waitFor(
-      async () => (webhook.forTicket('NOTIFY-1').length >= 1 ? webhook.forTicket('NOTIFY-1') : undefined),
+      () => Promise.resolve(webhook.forTicket('NOTIFY-1').length >= 1 ? webhook.forTicket('NOTIFY-1') : undefined),
       20_000,
       'the first message',
     );
@@ -130,13 +130,13 @@ test.serial(
     // Reminders: 24 h and 1 h before the 72 h deadline, in skipped time.
     await engine.temporal.env.sleep(49 * HOUR);
     await waitFor(
-      async () => (webhook.forTicket('NOTIFY-1').length >= 2 ? true : undefined),
+      () => Promise.resolve(webhook.forTicket('NOTIFY-1').length >= 2 ? true : undefined),
       20_000,
       'the first reminder',
     );
     await engine.temporal.env.sleep(22.5 * HOUR);
     const all = await waitFor(
-      async () => (webhook.forTicket('NOTIFY-1').length >= 3 ? webhook.forTicket('NOTIFY-1') : undefined),
+      () => Promise.resolve(webhook.forTicket('NOTIFY-1').length >= 3 ? webhook.forTicket('NOTIFY-1') : undefined),
       20_000,
       'the second reminder',
     );
@@ -178,7 +178,7 @@ test.serial(
     await engine.submit(sydneyRequest('NOTIFY-FAIL-1', { size: 'MVE 8/32' }));
     const waiting = await waitForState(engine.orders, 'NOTIFY-FAIL-1', 'AWAITING_APPROVAL');
     await waitFor(
-      async () => (webhook.forTicket('NOTIFY-FAIL-1').length >= 1 ? true : undefined),
+      () => Promise.resolve(webhook.forTicket('NOTIFY-FAIL-1').length >= 1 ? true : undefined),
       20_000,
       'the first try',
     );
@@ -270,7 +270,7 @@ test.serial('without MVE_APPROVER_WEBHOOK_URL nothing is sent and nothing is sch
   const { claimedRunId } = (await engine.repository.getTicketByWorkflow(submitted.workflowId))!;
   const run = { workflowId: submitted.workflowId, runId: claimedRunId! };
   const notify = (message: ApproverMessage) =>
-    new MockActivityEnvironment({ workflowExecution: run }).run(activities.notifyApprovers, message);
+    new MockActivityEnvironment({ workflowExecution: run }).run(activities.notifyApprovers.bind(activities), message);
   await notify({
     workflowId: submitted.workflowId,
     ticketId: 'NOTIFY-NONE-1',

@@ -41,7 +41,8 @@ test.before(async (t) => {
   const repository = createRepository(sql);
   // Every run's request is its ticket's: what the reader would read from the run's start input.
   const orderRequests = {
-    requestOf: async ({ workflowId }: { workflowId: string }) => request(workflowId.replace('mve-order-', '')),
+    requestOf: ({ workflowId }: { workflowId: string }) =>
+      Promise.resolve(request(workflowId.replace('mve-order-', ''))),
   };
   // Admission is not what these tests are about: the records show the run admitted (recordIntake).
   const actionKeys = Keyring.fromText(`test:${randomBytes(32).toString('base64')}`, 'test', 'action keys');

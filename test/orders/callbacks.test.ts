@@ -67,7 +67,7 @@ function notifier(env: NodeJS.ProcessEnv, records: OrderView | null) {
     timeoutMs: 2_000,
     callbackPolicy: callbackPolicyFromEnv(env),
     now: Date.now,
-    repository: { getOrder: async (workflowId) => (workflowId === WORKFLOW_ID ? records : null) },
+    repository: { getOrder: (workflowId) => Promise.resolve(workflowId === WORKFLOW_ID ? records : null) },
   });
   // As the worker runs it: for a run of order CB, which the activity knows from its context.
   return (input: unknown) =>

@@ -184,7 +184,7 @@ test.serial(
     const started = Date.now();
     const submitted = await engine.submit(sydneyRequest('SLOW-BUY', { size: 'MVE 4/16' }));
     await waitFor(
-      async () => (engine.sim.state().calls.buy > buysBefore ? true : undefined),
+      () => Promise.resolve(engine.sim.state().calls.buy > buysBefore ? true : undefined),
       30_000,
       'the buy at the provider',
     );

@@ -32,9 +32,10 @@ function clientAnswering(answer: () => Promise<unknown>) {
   return { client, asked };
 }
 
-const startedWith = (payloads: Payload[]) => async () => ({
-  history: { events: [{ eventId: 1, workflowExecutionStartedEventAttributes: { input: { payloads } } }] },
-});
+const startedWith = (payloads: Payload[]) => () =>
+  Promise.resolve({
+    history: { events: [{ eventId: 1, workflowExecutionStartedEventAttributes: { input: { payloads } } }] },
+  });
 
 test("reads the run's first event only and decrypts its request", async (t) => {
   const request = orderRequest('READ-1', {
@@ -92,7 +93,12 @@ test("Temporal's refusal is passed on in its own words", async (t) => {
 test('a request the reads kept is answered without asking Temporal; others, and the oldest beyond the capacity, are read', async (t) => {
   const read: string[] = [];
   const recent = new RecentOrderRequests(
-    { requestOf: async (run) => (read.push(run.runId), orderRequest(`READ-${run.runId}`)) },
+    {
+      requestOf: (run) => {
+        read.push(run.runId);
+        return Promise.resolve(orderRequest(`READ-${run.runId}`));
+      },
+    },
     2,
   );
   const run = (runId: string) => ({ workflowId: 'mve-order-K', runId });

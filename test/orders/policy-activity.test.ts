@@ -29,10 +29,10 @@ test('the rules are stored before the policy is served, once per hash: concurren
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const store = storeThat(() => held);
-  const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
+  const activity = createPolicyActivity({ policies, repository: store.repository });
   let answered = 0;
   const calls = [1, 2, 3].map(() =>
-    loadApprovalPolicy({ environment: 'staging' }).then((policy) => (answered++, policy)),
+    activity.loadApprovalPolicy({ environment: 'staging' }).then((policy) => (answered++, policy)),
   );
   await new Promise((resolve) => setTimeout(resolve, 20));
   t.is(answered, 0, 'nobody is answered before the rules are stored');
@@ -44,9 +44,9 @@ test('the rules are stored before the policy is served, once per hash: concurren
     t.deepEqual(answer, { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging });
   t.deepEqual(store.writes, [{ hash, policy: defaultApprovalPolicies().staging }]);
 
-  await loadApprovalPolicy({ environment: 'staging' });
+  await activity.loadApprovalPolicy({ environment: 'staging' });
   t.is(store.writes.length, 1, 'a hash this process stored is not stored again');
-  await loadApprovalPolicy({ environment: 'production' });
+  await activity.loadApprovalPolicy({ environment: 'production' });
   t.deepEqual(
     store.writes.map((write) => write.hash),
     [hash, policyHash(defaultApprovalPolicies().production)],
@@ -56,12 +56,12 @@ test('the rules are stored before the policy is served, once per hash: concurren
 
 test('the policy is served without a database: the rules are then marked unstored, for the journal to carry, and the next read stores them', async (t) => {
   let fail = true;
-  const store = storeThat(async () => {
-    if (fail) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
-  });
-  const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
+  const store = storeThat(() =>
+    fail ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : Promise.resolve(),
+  );
+  const activity = createPolicyActivity({ policies, repository: store.repository });
   const hash = policyHash(defaultApprovalPolicies().staging);
-  t.deepEqual(await loadApprovalPolicy({ environment: 'staging' }), {
+  t.deepEqual(await activity.loadApprovalPolicy({ environment: 'staging' }), {
     version: 'unit-1',
     hash,
     policy: defaultApprovalPolicies().staging,
@@ -69,7 +69,7 @@ test('the policy is served without a database: the rules are then marked unstore
   });
   fail = false;
   t.deepEqual(
-    await loadApprovalPolicy({ environment: 'staging' }),
+    await activity.loadApprovalPolicy({ environment: 'staging' }),
     { version: 'unit-1', hash, policy: defaultApprovalPolicies().staging },
     'stored by the next read',
   );
@@ -77,10 +77,10 @@ test('the policy is served without a database: the rules are then marked unstore
 });
 
 test('other rules stored under the same hash fail the read for good', async (t) => {
-  const store = storeThat(async () => {
-    throw new RepositoryError('conflict', 'storeApprovalPolicy: other rules are stored under hash x');
-  });
-  const { loadApprovalPolicy } = createPolicyActivity({ policies, repository: store.repository });
-  const error = await t.throwsAsync(loadApprovalPolicy({ environment: 'staging' }));
+  const store = storeThat(() =>
+    Promise.reject(new RepositoryError('conflict', 'storeApprovalPolicy: other rules are stored under hash x')),
+  );
+  const activity = createPolicyActivity({ policies, repository: store.repository });
+  const error = await t.throwsAsync(activity.loadApprovalPolicy({ environment: 'staging' }));
   t.true(error instanceof ApplicationFailure && error.nonRetryable && error.type === 'PolicyNotStored');
 });

@@ -85,9 +85,9 @@ test.serial(
       'each status change is in the records, with how long the one before lasted',
     );
 
-    const mine = await waitFor(async () => {
+    const mine = await waitFor(() => {
       const told = tickets.received.filter((notification) => notification.ticketId === 'PROV-LIVE');
-      return told.some((notification) => notification.state === 'LIVE') ? told : undefined;
+      return Promise.resolve(told.some((notification) => notification.state === 'LIVE') ? told : undefined);
     });
     t.deepEqual(
       mine

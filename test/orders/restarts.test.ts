@@ -87,7 +87,7 @@ async function holdAtSimulator(t: { context: Context }, endpoint: SimEndpoint, m
   const before = env.sim.state().calls[endpoint];
   await submit(t, ticketId, 'MVE 4/16');
   await waitFor(
-    async () => (env.sim.state().calls[endpoint] > before ? true : undefined),
+    () => Promise.resolve(env.sim.state().calls[endpoint] > before ? true : undefined),
     30_000,
     `${ticketId} at ${endpoint}`,
   );
@@ -132,7 +132,7 @@ test.serial(
     await holdAtSimulator(t, 'validate', 4_000, 'R-VALIDATE');
     await holder.kill();
     await waitFor(
-      async () => (env.productsFor('R-BUY').length === 1 ? true : undefined),
+      () => Promise.resolve(env.productsFor('R-BUY').length === 1 ? true : undefined),
       20_000,
       'the provider carries out the orphaned buy',
     );
@@ -310,9 +310,9 @@ test.serial(
     await env.startTemporal({ forgetEverything: true });
     await env.startWorker();
     await resend();
-    let started = 0;
-    for await (const _ of env.client.workflow.list()) started++;
-    t.is(started, 0, 'nothing was started again');
+    const started: string[] = [];
+    for await (const execution of env.client.workflow.list()) started.push(execution.workflowId);
+    t.deepEqual(started, [], 'nothing was started again');
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     t.is(env.sim.state().products.length, productsBefore);
     for (const ticketId of bodies.keys()) t.true(env.productsFor(ticketId).length <= 1, ticketId);

@@ -13,6 +13,7 @@ import { Keyring } from '../../../codec/index.js';
 import type { TicketRecord } from '../../../infra/db/index.js';
 import { orderTaskQueue } from '../../../config/temporal.js';
 import { approveUpdate, cancelUpdate, type VoteInput } from '../../../workflows/order/messages.js';
+import type { orderWorkflow } from '../../../workflows/order/workflow.js';
 import { signAction } from '../../../workflows/order/signed-action.js';
 import { ENVIRONMENT, MONTHLY_RATE, ORDER_STATUS, TICKET_ID } from '../../../workflows/order/search-attributes.js';
 import type { OrderWorkflowInput, OrderWorkflowOptions } from '../../../workflows/order/types.js';
@@ -36,10 +37,10 @@ const UID = '0b7e6a52-2f1d-4c3e-8a9b-1c2d3e4f5a6b';
 /** The run that claimed each workflow's ticket, as the admission would record it. */
 const claimed = new Map<string, string>();
 const tickets = {
-  getTicketByWorkflow: async (workflowId: string) =>
-    ({ claimedRunId: claimed.get(workflowId) ?? null }) as TicketRecord,
+  getTicketByWorkflow: (workflowId: string) =>
+    Promise.resolve({ claimedRunId: claimed.get(workflowId) ?? null } as TicketRecord),
   // No order here ends outside the workflow: nothing to mark.
-  markClosedInTemporal: async () => undefined,
+  markClosedInTemporal: () => Promise.resolve(),
 };
 const chainOf = (ticketId: string) => ({
   workflowId: workflowOf(ticketId),
@@ -189,7 +190,7 @@ test.serial(
         currency: 'USD',
       });
       t.is(decided.state, 'APPROVED');
-      const outcome = await client.workflow.getHandle(workflowId).result();
+      const outcome = await client.workflow.getHandle<typeof orderWorkflow>(workflowId).result();
       t.is(outcome.state, 'BOUGHT');
       t.is(fake.callsOf('buyOrder').length, 1);
       t.is(fake.callsOf('lookUpLocation').length, 1, 'not looked up again in the new run');
@@ -301,7 +302,7 @@ test.serial(
         }),
         'BOUGHT',
       );
-      const outcome = await client.workflow.getHandle(workflowId).result();
+      const outcome = await client.workflow.getHandle<typeof orderWorkflow>(workflowId).result();
       t.is(outcome.state, 'BOUGHT');
       t.is(outcome.product?.technicalServiceUid, UID);
       t.is(fake.callsOf('buyOrder').length, 1, 'never bought again');
@@ -404,7 +405,7 @@ test.serial('a cancel accepted while the order writes its journal to continue as
       await orders.approve(orderOf(ticketId), { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR); // the first reminder: the order continues as new there
       await waitFor(
-        async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
+        () => Promise.resolve(fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
         30_000,
         'the journal write before continuing',
       );
@@ -473,7 +474,7 @@ test.serial('a vote accepted while the order writes its journal to continue as n
       await orders.approve(orderOf(ticketId), { approverId: 'fiona', monthlyRate: 4000, currency: 'USD' });
       const sleeping = env.temporal.env.sleep(49 * HOUR);
       await waitFor(
-        async () => (fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
+        () => Promise.resolve(fake.callsOf('recordJournal').some(isContinuingWrite) ? true : undefined),
         30_000,
         'the journal write before continuing',
       );
@@ -490,7 +491,7 @@ test.serial('a vote accepted while the order writes its journal to continue as n
         .startUpdate(approveUpdate, { args: [vote], waitForStage: 'ACCEPTED' });
       write.release();
       await sleeping;
-      const outcome = await client.workflow.getHandle(workflowId).result();
+      const outcome = await client.workflow.getHandle<typeof orderWorkflow>(workflowId).result();
       t.is(outcome.state, 'BOUGHT', 'the vote counted');
       const votes = entriesOf(fake.written(), 'vote').map((entry) => entry.approverId);
       t.deepEqual(votes, ['fiona', 'dave'], 'both votes are in the records');

@@ -137,7 +137,7 @@ test.serial('an approver message the webhook does not take is noted with why; th
   const outcome = await env.withWorker(fake, async (start) => {
     const handle = await start(gateWorkflow, { request: orderRequest('R-6'), governing: governing(true) });
     await fake.called('notifyApprovers');
-    await waitFor(async () => (entriesOf(fake.written(), 'note').length > 0 ? true : undefined), 20_000, 'the note');
+    await waitFor(() => Promise.resolve(entriesOf(fake.written(), 'note').length > 0 || undefined), 20_000, 'the note');
     await handle.executeUpdate(testVote, {
       args: [{ approverId: 'fiona', decision: 'approve', monthlyRate: 1618.2, currency: 'USD' }],
     });
