@@ -76,11 +76,14 @@ async function newOrder(t: { context: Context }, options: { size?: string } = {}
   await recordIntake(t.context.repository, t.context.actionKeys, { ...run, request: ordered });
   // The order's own steps run as local activities of its workflow task.
   const local = <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> =>
-    new MockActivityEnvironment({ workflowExecution: run, isLocal: true }).run(activity, input) as Promise<O>;
+    new MockActivityEnvironment({ workflowExecution: run, isLocal: true }).run<[I], O, typeof activity>(
+      activity,
+      input,
+    );
   const lookup = { workflowId: run.workflowId, environment: 'staging' as const, request: ordered };
-  const { location, warnings } = await local(t.context.activities.lookUpLocation, lookup);
-  const { image, kind } = await local(t.context.activities.lookUpImage, lookup);
-  const quote = await local(t.context.activities.validateOrder, {
+  const { location, warnings } = await local(t.context.activities.lookUpLocation.bind(t.context.activities), lookup);
+  const { image, kind } = await local(t.context.activities.lookUpImage.bind(t.context.activities), lookup);
+  const quote = await local(t.context.activities.validateOrder.bind(t.context.activities), {
     ...lookup,
     targets: { location, image, kind, warnings },
   });
@@ -101,7 +104,7 @@ async function newOrder(t: { context: Context }, options: { size?: string } = {}
     { type: 'buy-intent', seq: 3, at, attempt: 1 },
   ];
   const buy = (input: BuyInput, activities = t.context.activities): Promise<BuyAnswer> =>
-    local(activities.buyOrder, input);
+    local(activities.buyOrder.bind(activities), input);
   return { run, targets, journal, buy, quote };
 }
 
@@ -157,8 +160,14 @@ test.serial(
 test.serial('an attempt closed as never sent is never sent, even by a buy that wakes up late', async (t) => {
   const { sim, repository, activities } = t.context;
   const { run, targets, journal, buy } = await newOrder(t);
-  await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
-  t.true(await new MockActivityEnvironment({ workflowExecution: run }).run(activities.closeUnsentBuy, { attempt: 1 }));
+  await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal.bind(activities), {
+    entries: journal,
+  });
+  t.true(
+    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.closeUnsentBuy.bind(activities), {
+      attempt: 1,
+    }),
+  );
   const buysBefore = sim.state().calls.buy;
 
   const answer = await buy({ targets, attempt: 1, journal: [], recordCreated: { seq: 3, actor: 'engine' } });
@@ -199,7 +208,9 @@ test.serial(
     const { sim, repository, activities } = t.context;
     const { run, targets, journal, buy } = await newOrder(t);
     // The first run wrote its journal and claimed the attempt; its worker was lost before it answered.
-    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: journal });
+    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal.bind(activities), {
+      entries: journal,
+    });
     t.true((await repository.claimBuyForSending({ workflowId: run.workflowId, attempt: 1 })).claimed);
     const buysBefore = sim.state().calls.buy;
 
@@ -324,7 +335,9 @@ test.serial(
         currency: quote.currency,
       },
     );
-    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal, { entries: [vote] });
+    await new MockActivityEnvironment({ workflowExecution: run }).run(activities.recordJournal.bind(activities), {
+      entries: [vote],
+    });
     const approved = await buy({
       targets,
       attempt: 2,
@@ -378,13 +391,19 @@ test.serial(
     const input = { targets, attempt: 1, journal, recordCreated: { seq: 3, actor: 'engine' } };
 
     const scheduled = await t.throwsAsync(
-      new MockActivityEnvironment({ workflowExecution: run, isLocal: false }).run(activities.buyOrder, input),
+      new MockActivityEnvironment({ workflowExecution: run, isLocal: false }).run(
+        activities.buyOrder.bind(activities),
+        input,
+      ),
     );
     t.like(scheduled, { type: 'ACTIVITY_REFUSED' });
     t.regex(scheduled.message, /scheduled through the task queue/);
     const stranger = { workflowId: run.workflowId, runId: 'run-of-a-reset' };
     const notAdmitted = await t.throwsAsync(
-      new MockActivityEnvironment({ workflowExecution: stranger, isLocal: true }).run(activities.buyOrder, input),
+      new MockActivityEnvironment({ workflowExecution: stranger, isLocal: true }).run(
+        activities.buyOrder.bind(activities),
+        input,
+      ),
     );
     t.regex(notAdmitted.message, /never admitted this run/);
     t.is(sim.state().calls.buy, buysBefore, 'nothing sent');

@@ -41,7 +41,7 @@ const buys: Array<{ workflowId: string; runId: string; input: Record<string, unk
 test.before(async (t) => {
   // An order continues as new at its first reminder, 49 h in: on the time-skipping server, in milliseconds.
   const engine = await startOrderEngine(pg, { worker: false, temporal: 'time-skipping' });
-  const buy = engine.activities.buyOrder;
+  const buy = engine.activities.buyOrder.bind(engine.activities);
   engine.activities.buyOrder = (input) => {
     const { workflowId, runId } = Context.current().info.workflowExecution!;
     buys.push({ workflowId, runId, input: input as unknown as Record<string, unknown> });
@@ -152,7 +152,7 @@ test.serial(
     );
     const [row] = await engine.db
       .sql`SELECT policy_version, policy_hash, policy FROM orders WHERE workflow_id = ${workflowId}`;
-    const rules = JSON.parse(JSON.stringify(TEST_POLICIES.staging));
+    const rules = JSON.parse(JSON.stringify(TEST_POLICIES.staging)) as unknown;
     t.deepEqual(
       { ...row },
       { policy_version: TEST_POLICIES_IN_FORCE.version, policy_hash: policyHash(TEST_POLICIES.staging), policy: rules },
@@ -220,7 +220,7 @@ test.serial(
     const run = { workflowId: 'mve-order-NO-SUCH', runId: '00000000-0000-4000-8000-000000000000' };
     await engine.repository.admitRun({ ...run, firstRunId: run.runId, continuedFromRunId: null });
     const environment = new MockActivityEnvironment({ workflowExecution: run, isLocal: true });
-    const outcome: BuyAnswer = await environment.run(engine.activities.buyOrder, {
+    const outcome: BuyAnswer = await environment.run(engine.activities.buyOrder.bind(engine.activities), {
       targets: { location: { id: 101 }, image: { id: 101, vendor: 'Fortinet', product: 'FortiGate-VM' } },
       attempt: 1,
       journal: [],

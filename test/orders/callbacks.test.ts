@@ -111,7 +111,7 @@ async function receiver(status: number, location?: string) {
 }
 
 async function refusal(t: ExecutionContext<unknown>, promise: Promise<unknown>): Promise<ApplicationFailure> {
-  return (await t.throwsAsync(promise, { instanceOf: ApplicationFailure })) as ApplicationFailure;
+  return t.throwsAsync<ApplicationFailure>(promise, { instanceOf: ApplicationFailure });
 }
 
 test('plain http is refused outside dev; internal addresses are refused unless their network is allowed', async (t) => {

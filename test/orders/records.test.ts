@@ -358,7 +358,7 @@ test('a policy entry naming a hash nobody stored (read from a worker of before t
   );
   const [row] =
     await db.sql`SELECT o.policy_version, o.policy, p.policy AS stored FROM orders o JOIN approval_policies p ON p.hash = o.policy_hash WHERE o.workflow_id = 'mve-order-CTX-3'`;
-  const rules = JSON.parse(JSON.stringify(defaultApprovalPolicies().staging));
+  const rules = JSON.parse(JSON.stringify(defaultApprovalPolicies().staging)) as unknown;
   t.deepEqual({ ...row }, { policy_version: 'v2', policy: rules, stored: rules });
   t.is((await repository.getOrder('mve-order-CTX-3'))!.order.lastError, null);
 });

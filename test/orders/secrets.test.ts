@@ -74,8 +74,10 @@ test.serial('a vendorConfig secret is nowhere in plaintext: not in history bytes
     SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`;
   let everything = '';
   for (const { table_name } of tables) {
-    const rows = await engine.db.sql.unsafe(`SELECT row_to_json(t)::text AS row FROM "${table_name}" t`);
-    everything += rows.map((row) => row['row']).join('\n');
+    const rows = await engine.db.sql.unsafe<Array<{ row: string }>>(
+      `SELECT row_to_json(t)::text AS row FROM "${table_name}" t`,
+    );
+    everything += rows.map((row) => row.row).join('\n');
   }
   t.true(everything.includes('CANARY-1'), 'the orders are in Postgres');
   t.true(everything.includes('[redacted]'), 'their secrets are redacted');

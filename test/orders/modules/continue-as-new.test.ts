@@ -283,12 +283,12 @@ test.serial(
       // One more reminder in the new run: numbered on from the carried count.
       await env.temporal.env.sleep(HOUR);
       await waitFor(
-        async () =>
-          entriesOf(fake.written(), 'note').some((note) =>
-            note.message.startsWith(`reminder ${carried.buyRemindersSent + 1}:`),
-          )
-            ? true
-            : undefined,
+        () =>
+          Promise.resolve(
+            entriesOf(fake.written(), 'note').some((note) =>
+              note.message.startsWith(`reminder ${carried.buyRemindersSent + 1}:`),
+            ) || undefined,
+          ),
         20_000,
         'the next reminder',
       );
