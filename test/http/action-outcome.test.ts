@@ -9,11 +9,14 @@ import anyTest, { type TestFn } from 'ava';
 import { Client, type Connection } from '@temporalio/client';
 import { buildApiServer, handlersEnded, type ApiContext } from '../../client/http/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import type { ApiOrder, StateResult, VoteResult } from '../../client/http-client/index.js';
 import { encryptingDataConverter } from '../../codec/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { TASK_QUEUE } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { callApi } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -92,7 +95,7 @@ async function serverBehind(t: Teardown, api: ApiEngine, misbehaviour: Misbehavi
   const app = await buildApiServer({
     context,
     requestTimeoutMs: budgetMs,
-    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+    readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },
   });
   t.teardown(async () => {
     await app.close();
@@ -100,16 +103,8 @@ async function serverBehind(t: Teardown, api: ApiEngine, misbehaviour: Misbehavi
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return async (path: string, as: TestUser, body: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${api.tokens[as]}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return {
-      status: response.status,
-      retryAfter: response.headers.get('retry-after'),
-      body: (await response.json()) as any,
-    };
+    const answer = await callApi(url, 'POST', path, { token: api.tokens[as], body });
+    return { ...answer, retryAfter: answer.headers.get('retry-after') };
   };
 }
 
@@ -130,29 +125,34 @@ test.serial(
     const lost = await post('/api/v1/orders/AO-CANCEL/cancel', 'alice', { reason: 'not needed' });
     t.is(lost.status, 503, JSON.stringify(lost.body));
     t.is(lost.retryAfter, '5');
-    t.is(lost.body.error.code, 'SERVICE_UNAVAILABLE');
-    t.true(lost.body.error.mayHaveTakenEffect);
+    const { error } = json<ErrorBody>(lost);
+    t.is(error.code, 'SERVICE_UNAVAILABLE');
+    t.true(error.mayHaveTakenEffect);
     t.regex(
-      lost.body.error.message,
+      error.message,
       /^Temporal does not answer this server now; try again in 5 s \(the cancel was sent and may have taken effect: read the order, or send the same request again \(a repeat is answered with the order's state, saying it was already done\)\)$/,
     );
-    t.is((await api.call('GET', '/api/v1/orders/AO-CANCEL', { as: 'alice' })).body.state, 'CANCELLED', 'it did');
+    t.is(
+      json<ApiOrder>(await api.call('GET', '/api/v1/orders/AO-CANCEL', { as: 'alice' })).state,
+      'CANCELLED',
+      'it did',
+    );
 
     for (const again of [
       await api.call('POST', '/api/v1/orders/AO-CANCEL/cancel', { as: 'alice', body: { reason: 'not needed' } }),
       await post('/api/v1/orders/AO-CANCEL/cancel', 'alice', { reason: 'not needed' }),
     ]) {
       t.is(again.status, 200, JSON.stringify(again.body));
-      t.is(again.body.state, 'CANCELLED');
+      t.is(json<StateResult>(again).state, 'CANCELLED');
       t.regex(
-        again.body.alreadyDone,
+        json<StateResult>(again).alreadyDone!,
         /^already cancelled by you at \S+ \(not needed\): this repeats a cancel that took effect; nothing changed$/,
       );
     }
     const other = await api.call('POST', '/api/v1/orders/AO-CANCEL/cancel', { as: 'olga', body: { reason: 'tidy' } });
     t.is(other.status, 409, JSON.stringify(other.body));
-    t.is(other.body.error.code, 'NOT_CANCELLABLE');
-    t.regex(other.body.error.message, /^the order was already cancelled by alice at \S+; nothing changed$/);
+    t.is(json<ErrorBody>(other).error.code, 'NOT_CANCELLABLE');
+    t.regex(json<ErrorBody>(other).error.message, /^the order was already cancelled by alice at \S+; nothing changed$/);
   },
 );
 
@@ -160,20 +160,22 @@ test.serial('an approval sent, then the time runs out: 503 TIMEOUT says it may h
   const { api } = t.context;
   const waiting = await awaitingApproval(api, 'AO-VOTE');
   const post = await serverBehind(t, api, { updateAnswer: { lateMs: 4_000 } }, 3_000);
-  const vote = { monthlyRate: waiting.quote.monthlyRate, currency: waiting.quote.currency };
+  const vote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
 
   const lost = await post('/api/v1/orders/AO-VOTE/approve', 'fiona', vote);
   t.is(lost.status, 503, JSON.stringify(lost.body));
-  t.is(lost.body.error.code, 'TIMEOUT');
-  t.true(lost.body.error.mayHaveTakenEffect);
-  t.regex(lost.body.error.message, /\(the approval was sent and may have taken effect: read the order, or send/);
+  const { error } = json<ErrorBody>(lost);
+  t.is(error.code, 'TIMEOUT');
+  t.true(error.mayHaveTakenEffect);
+  t.regex(error.message, /\(the approval was sent and may have taken effect: read the order, or send/);
 
   const again = await api.call('POST', '/api/v1/orders/AO-VOTE/approve', { as: 'fiona', body: vote });
   t.is(again.status, 200, JSON.stringify(again.body));
-  t.deepEqual(again.body.approvedBy, ['fiona']);
-  t.is(again.body.stillNeeded, 0);
-  t.regex(again.body.alreadyDone, /^your approval of .+ was already counted: this repeats a vote that took effect/);
-  t.not(again.body.state, 'AWAITING_APPROVAL');
+  const result = json<VoteResult>(again);
+  t.deepEqual(result.approvedBy, ['fiona']);
+  t.is(result.stillNeeded, 0);
+  t.regex(result.alreadyDone!, /^your approval of .+ was already counted: this repeats a vote that took effect/);
+  t.not(result.state, 'AWAITING_APPROVAL');
 });
 
 test.serial(
@@ -185,12 +187,13 @@ test.serial(
 
     const slow = await post('/api/v1/orders/AO-SLOW/cancel', 'alice', { reason: 'not needed' });
     t.is(slow.status, 503, JSON.stringify(slow.body));
-    t.is(slow.body.error.code, 'TIMEOUT');
-    t.false(slow.body.error.mayHaveTakenEffect);
-    t.regex(slow.body.error.message, /\(the cancel did not take effect: nothing changed\)$/);
+    const { error } = json<ErrorBody>(slow);
+    t.is(error.code, 'TIMEOUT');
+    t.false(error.mayHaveTakenEffect);
+    t.regex(error.message, /\(the cancel did not take effect: nothing changed\)$/);
 
     // The read comes back after the answer; the handler, still running, does not send the cancel.
     await later(undefined, 4_000);
-    t.is((await api.call('GET', '/api/v1/orders/AO-SLOW', { as: 'alice' })).body.state, 'AWAITING_APPROVAL');
+    t.is(json<ApiOrder>(await api.call('GET', '/api/v1/orders/AO-SLOW', { as: 'alice' })).state, 'AWAITING_APPROVAL');
   },
 );

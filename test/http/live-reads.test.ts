@@ -5,9 +5,12 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { buildApiServer, type ApiContext } from '../../client/http/index.js';
+import type { ApiOrder, VoteResult } from '../../client/http-client/index.js';
 import { LiveReads, liveReadsFromEnv, type OrderClient } from '../../client/orders/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { callApi } from '../helpers/api-call.js';
+import { json } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -51,20 +54,16 @@ test('past the bound a read answers from the records at once, and a vote still r
 
   const { holding, release } = holdingNextRead(api.context.orders);
   const context: ApiContext = { ...api.context, orders: holding, liveReads: new LiveReads(1) };
-  const app = await buildApiServer({ context, readiness: { temporal: async () => {}, postgres: async () => {} } });
+  const app = await buildApiServer({
+    context,
+    readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },
+  });
   t.teardown(() => app.close());
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const call = async (method: string, path: string, as: TestUser | undefined, body?: unknown) => {
     const started = Date.now();
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        ...(as ? { authorization: `Bearer ${api.tokens[as]}` } : {}),
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: response.status, body: (await response.json()) as any, ms: Date.now() - started };
+    const answer = await callApi(url, method, path, { token: as && api.tokens[as], body });
+    return { ...answer, ms: Date.now() - started };
   };
 
   const held = call('GET', '/api/v1/orders/BOUND-1', 'olga');
@@ -80,11 +79,15 @@ test('past the bound a read answers from the records at once, and a vote still r
 
   const vote = await call('POST', '/api/v1/orders/BOUND-1/approve', 'fiona', TEAM);
   t.is(vote.status, 200, JSON.stringify(vote.body));
-  t.is(vote.body.state, 'APPROVED', 'the vote went to the workflow, past the held read');
+  t.is(json<VoteResult>(vote).state, 'APPROVED', 'the vote went to the workflow, past the held read');
 
   release();
   t.like((await held).body, { ticketId: 'BOUND-1', source: 'workflow' });
-  t.is((await call('GET', '/api/v1/orders/BOUND-1', 'olga')).body.source, 'workflow', 'within the bound again');
+  t.is(
+    json<ApiOrder>(await call('GET', '/api/v1/orders/BOUND-1', 'olga')).source,
+    'workflow',
+    'within the bound again',
+  );
 
   const metrics = await (await fetch(`${url}/metrics`)).text();
   t.regex(metrics, /^mve_api_live_reads_passed_over_total 2$/m);

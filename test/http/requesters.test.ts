@@ -6,10 +6,12 @@
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { issueApiToken } from '../../client/http/index.js';
+import type { ApiOrder, OrderList, SubmitResult } from '../../client/http-client/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { replayEveryHistory } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine; bob: string }>;
 const pg = usePostgres(test);
@@ -57,16 +59,17 @@ test.serial(
         body: namedRequest(ticketId, { requestedBy }),
       });
       t.is(response.status, 422, `${ticketId}: ${JSON.stringify(response.body)}`);
-      t.is(response.body.error.code, 'REQUESTER_UNKNOWN', ticketId);
-      t.true(response.body.error.message.startsWith(`requestedBy: ${shown} `), response.body.error.message);
-      t.regex(response.body.error.message, /a ticket system names the requester by their id in the directory/);
-      t.is(response.body.error.details.length, 1, ticketId);
-      t.is(response.body.error.details[0].path, 'requestedBy', ticketId);
-      t.regex(response.body.error.details[0].message, rule, ticketId);
+      const { error } = json<ErrorBody>(response);
+      t.is(error.code, 'REQUESTER_UNKNOWN', ticketId);
+      t.true(error.message.startsWith(`requestedBy: ${shown} `), error.message);
+      t.regex(error.message, /a ticket system names the requester by their id in the directory/);
+      t.is(error.details.length, 1, ticketId);
+      t.is(error.details[0].path, 'requestedBy', ticketId);
+      t.regex(error.details[0].message, rule, ticketId);
       await expectNothingFor(t, ticketId);
     }
     const submitted = await api.call('GET', '/api/v1/orders', { as: 'ticket-bot' });
-    t.deepEqual(submitted.body.orders, [], 'the ticket system has no order');
+    t.deepEqual(json<OrderList>(submitted).orders, [], 'the ticket system has no order');
   },
 );
 
@@ -79,7 +82,7 @@ test.serial(
       body: namedRequest('REQ-WIDE', { requestedBy: FULLWIDTH_FIONA, size: 'MVE 8/32' }),
     });
     t.is(response.status, 201, JSON.stringify(response.body));
-    t.like(response.body.order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
+    t.like(json<SubmitResult>(response).order, { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
     t.like(await api.ticket('REQ-WIDE'), { requestedBy: 'fiona', submittedBy: 'ticket-bot' });
     t.is((await waitForApiState(api, 'REQ-WIDE', 'AWAITING_APPROVAL')).requestedBy, 'fiona');
   },
@@ -101,18 +104,18 @@ test.serial('fiona cannot approve or reject an order whose requester resolves to
     await waitForApiState(api, ticketId, 'AWAITING_APPROVAL');
     const approve = await api.call('POST', `/api/v1/orders/${ticketId}/approve`, { as: 'fiona', body: TEAM });
     t.is(approve.status, 422, JSON.stringify(approve.body));
-    t.is(approve.body.error.code, 'REQUESTER_CANNOT_VOTE');
-    t.regex(approve.body.error.message, /requested this order and cannot vote on it/);
+    t.is(json<ErrorBody>(approve).error.code, 'REQUESTER_CANNOT_VOTE');
+    t.regex(json<ErrorBody>(approve).error.message, /requested this order and cannot vote on it/);
     const reject = await api.call('POST', `/api/v1/orders/${ticketId}/reject`, {
       as: 'fiona',
       body: { ...TEAM, reason: 'mine' },
     });
     t.is(reject.status, 422, JSON.stringify(reject.body));
-    t.is(reject.body.error.code, 'REQUESTER_CANNOT_VOTE');
+    t.is(json<ErrorBody>(reject).error.code, 'REQUESTER_CANNOT_VOTE');
 
     const order = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });
-    t.is(order.body.state, 'AWAITING_APPROVAL');
-    t.deepEqual(order.body.approval?.votes, [], 'no vote recorded');
+    t.is(json<ApiOrder>(order).state, 'AWAITING_APPROVAL');
+    t.deepEqual(json<ApiOrder>(order).approval?.votes, [], 'no vote recorded');
     // Someone else may decide: alice holds finance-approver in the directory.
     const other = await api.call('POST', `/api/v1/orders/${ticketId}/approve`, { as: 'aliceApprover', body: TEAM });
     t.is(other.status, 200, JSON.stringify(other.body));
@@ -129,14 +132,14 @@ test.serial(
       body: namedRequest('REQ-BOB', { requestedBy: 'BOB', size: 'MVE 4/16' }),
     });
     t.is(bobs.status, 201, JSON.stringify(bobs.body));
-    t.is(bobs.body.order.requestedBy, 'bob');
+    t.is(json<SubmitResult>(bobs).order.requestedBy, 'bob');
     // A spelling of himself with an invisible character is someone else: refused as any other name would be.
     const hidden = await api.call('POST', '/api/v1/orders', {
       token: bob,
       body: namedRequest('REQ-BOB-2', { requestedBy: 'bob\u200b' }),
     });
     t.is(hidden.status, 403, JSON.stringify(hidden.body));
-    t.is(hidden.body.error.details[0].path, 'requestedBy');
+    t.is(json<ErrorBody>(hidden).error.details[0].path, 'requestedBy');
     await expectNothingFor(t, 'REQ-BOB-2');
     await waitForApiState(api, 'REQ-BOB', 'BOUGHT');
     await waitFor(

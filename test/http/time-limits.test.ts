@@ -10,6 +10,7 @@ import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { buildApiServer, handlersEnded, type ApiContext } from '../../client/http/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import type { ApiOrder, SubmitResult } from '../../client/http-client/index.js';
 import { connectDatabase } from '../../infra/db/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { waitFor } from '../helpers/wait.js';
@@ -23,6 +24,8 @@ import {
 } from '../helpers/api.js';
 import { TASK_QUEUE } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { callApi } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 import { rawConnection } from '../helpers/raw-http.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
@@ -58,20 +61,8 @@ async function limitedServer(t: Teardown, api: ApiEngine, budgetMs: number, swap
   const port = Number(new URL(url).port);
   const call = async (method: string, path: string, body?: unknown, as: TestUser = 'olga') => {
     const started = Date.now();
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${api.tokens[as]}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: (await response.json()) as any,
-      ms: Date.now() - started,
-    };
+    const answer = await callApi(url, method, path, { token: api.tokens[as], body });
+    return { ...answer, ms: Date.now() - started };
   };
   return { url, port, log, call };
 }
@@ -111,8 +102,8 @@ test.serial(
       const slow = await server.call('GET', '/api/v1/orders');
       t.is(slow.status, 503, JSON.stringify(slow.body));
       t.is(slow.headers.get('retry-after'), '5');
-      t.is(slow.body.error.code, 'TIMEOUT');
-      t.regex(slow.body.error.message, isTimeout(1));
+      t.is(json<ErrorBody>(slow).error.code, 'TIMEOUT');
+      t.regex(json<ErrorBody>(slow).error.message, isTimeout(1));
       t.true(slow.ms >= 1_000 && slow.ms < 5_000, `answered after ${slow.ms} ms`);
       // Meanwhile the server answers what does not need the locked table.
       t.is((await fetch(`${server.url}/healthz`)).status, 200);
@@ -141,13 +132,16 @@ test.serial(
       await unlock();
     }
     t.is(first.status, 503, JSON.stringify(first.body));
-    t.is(first.body.error.code, 'TIMEOUT');
-    t.regex(first.body.error.message, /the request may still take effect: sending the same request again is safe/);
+    t.is(json<ErrorBody>(first).error.code, 'TIMEOUT');
+    t.regex(
+      json<ErrorBody>(first).error.message,
+      /the request may still take effect: sending the same request again is safe/,
+    );
     // The handler went on once the lock was released: the ticket is registered and its order recorded. Its start at
     // Temporal came after the request's deadline, which Temporal holds to: the order waits to be started.
     const waiting = await waitFor(async () => {
       const order = await api.call('GET', '/api/v1/orders/TL-LATE', { as: 'alice' });
-      return order.status === 200 ? order.body : undefined;
+      return order.status === 200 ? json<ApiOrder>(order) : undefined;
     }, 20_000);
     t.like(waiting, { state: 'RECEIVED', source: 'records' });
     t.truthy(waiting.waitingForWorkerSince);
@@ -158,7 +152,7 @@ test.serial(
     await waitForApiState(api, 'TL-LATE', 'BOUGHT');
     const third = await server.call('POST', '/api/v1/orders', body, 'alice');
     t.is(third.status, 200, JSON.stringify(third.body));
-    t.false(third.body.created);
+    t.false(json<SubmitResult>(third).created);
     t.is(productsFor(api, 'TL-LATE').length, 1);
     t.deepEqual(server.log, ['POST /api/v1/orders: 503, no answer within 1 s (MVE_REQUEST_TIMEOUT)']);
   },
@@ -175,7 +169,7 @@ test.serial('the order history, which reads a whole workflow history, has four t
     t.is((await server.call('GET', '/api/v1/orders/TL-HIST')).status, 200);
     const history = await server.call('GET', '/api/v1/orders/TL-HIST/history');
     t.is(history.status, 503, JSON.stringify(history.body));
-    t.regex(history.body.error.message, isTimeout(4));
+    t.regex(json<ErrorBody>(history).error.message, isTimeout(4));
     t.true(history.ms >= 4_000, `answered after ${history.ms} ms`);
   } finally {
     await unlock();
@@ -214,7 +208,10 @@ test.serial('a Temporal that takes connections and never answers: 503 with Retry
   const cancel = await server.call('POST', '/api/v1/orders/TL-HOLE/cancel', { reason: 'testing' });
   t.is(cancel.status, 503, JSON.stringify(cancel.body));
   t.is(cancel.headers.get('retry-after'), '5');
-  t.false(cancel.body.error.mayHaveTakenEffect, 'its read before it got no answer: the cancel was never sent');
+  t.false(
+    json<ErrorBody>(cancel).error.mayHaveTakenEffect,
+    'its read before it got no answer: the cancel was never sent',
+  );
   t.true(cancel.ms < 2_000 + 1_000, `answered after ${cancel.ms} ms`);
   t.is((await fetch(`${server.url}/healthz`)).status, 200);
 });
