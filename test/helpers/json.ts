@@ -14,6 +14,12 @@ import type { errorBody } from '../../client/http/schemas.js';
 /** Every refusal of the HTTP API: `{ error: { code, message, details, mayHaveTakenEffect? } }`. */
 export type ErrorBody = z.output<typeof errorBody>;
 
+/** What /readyz answers: each dependency's check, with its error when it failed. */
+export interface ReadinessBody {
+  status: 'ready' | 'not ready';
+  checks: Record<'temporal' | 'postgres', { ok: boolean; error?: string }>;
+}
+
 export function json<T>(response: Response): Promise<T>;
 export function json<T>(response: { json(): unknown }): T;
 export function json<T>(response: { json(): unknown }): T | Promise<T> {

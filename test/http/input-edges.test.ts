@@ -10,9 +10,12 @@
  *   414 in fastify's shape. A path that is not valid percent-encoding: 400 in fastify's shape.
  * - `GET /api/v1/approvals?limit=1001`: 400, which its document did not list.
  */
-import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import anyTest, { type TestFn } from 'ava';
+import type { ApiOrder, OrderHistory } from '../../client/http-client/index.js';
 import { startApiEngine, namedRequest, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { expectError } from '../helpers/api-call.js';
+import { json } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -23,26 +26,6 @@ test.before(async (t) => {
 test.after.always(async (t) => {
   await t.context.api?.stop();
 });
-
-/** The API's error shape, with the detail naming `path` when given. */
-function expectError(
-  t: ExecutionContext,
-  response: { status: number; body: any },
-  status: number,
-  code: string,
-  path?: string,
-): void {
-  const shown = JSON.stringify(response.body);
-  t.is(response.status, status, shown);
-  t.is(response.body?.error?.code, code, shown);
-  t.is(typeof response.body?.error?.message, 'string', shown);
-  t.true(Array.isArray(response.body?.error?.details), shown);
-  if (path !== undefined)
-    t.true(
-      response.body.error.details.some((d: { path: string }) => d.path === path),
-      shown,
-    );
-}
 
 test('a NUL character in a query or path parameter is 400, not a failed query', async (t) => {
   const { api } = t.context;
@@ -76,7 +59,7 @@ test('a NUL character in a comment, reason or note is 400; the order still waits
   });
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   const waiting = await waitForApiState(api, 'NUL-1', 'AWAITING_APPROVAL');
-  const quote = { monthlyRate: waiting.quote.monthlyRate, currency: waiting.quote.currency };
+  const quote = { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency };
 
   const refused: Array<[string, string, Record<string, unknown>, string]> = [
     ['approve', 'fiona', { ...quote, comment: 'budgeted\u0000' }, 'body.comment'],
@@ -91,8 +74,8 @@ test('a NUL character in a comment, reason or note is 400; the order still waits
 
   const history = await api.call('GET', '/api/v1/orders/NUL-1/history?events=false', { as: 'olga' });
   t.is(history.status, 200, JSON.stringify(history.body));
-  t.deepEqual(history.body.votes, [], 'no vote was taken');
-  t.is((await api.call('GET', '/api/v1/orders/NUL-1', { as: 'olga' })).body.state, 'AWAITING_APPROVAL');
+  t.deepEqual(json<OrderHistory>(history).votes, [], 'no vote was taken');
+  t.is(json<ApiOrder>(await api.call('GET', '/api/v1/orders/NUL-1', { as: 'olga' })).state, 'AWAITING_APPROVAL');
 
   // Line breaks and tabs are text like any other: only NUL is refused.
   const approved = await api.call('POST', '/api/v1/orders/NUL-1/approve', {
@@ -102,7 +85,9 @@ test('a NUL character in a comment, reason or note is 400; the order still waits
   t.is(approved.status, 200, JSON.stringify(approved.body));
   await waitForApiState(api, 'NUL-1', 'BOUGHT');
   const after = await api.call('GET', '/api/v1/orders/NUL-1/history?events=false', { as: 'olga' });
-  t.like(after.body.votes, [{ approverId: 'fiona', decision: 'approve', reason: 'budgeted:\n\tline 42' }]);
+  t.like(json<OrderHistory>(after).votes, [
+    { approverId: 'fiona', decision: 'approve', reason: 'budgeted:\n\tline 42' },
+  ]);
 });
 
 test('a ticket id of up to 255 characters reaches the route; a longer one is 400 in the API error shape', async (t) => {

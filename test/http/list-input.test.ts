@@ -9,6 +9,7 @@ import { ApiError } from '../../client/http/errors.js';
 import { decodeCursor, encodeCursor } from '../../client/http/cursor.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -35,7 +36,7 @@ test('decodeCursor: what encodeCursor wrote comes back; anything else is ApiErro
   const cursor = { createdAt: '2030-01-01T00:00:00.000Z', workflowId: 'mve-order-CHG-1' };
   t.deepEqual(decodeCursor(encodeCursor(cursor)), cursor);
   for (const [name, value, rule] of FORGED) {
-    const error = t.throws(() => decodeCursor(value), { instanceOf: ApiError }, name) as ApiError;
+    const error = t.throws<ApiError>(() => decodeCursor(value), { instanceOf: ApiError }, name);
     t.is(error.status, 400, name);
     t.is(error.code, 'INVALID_INPUT', name);
     t.is(error.details.length, 1, name);
@@ -43,7 +44,7 @@ test('decodeCursor: what encodeCursor wrote comes back; anything else is ApiErro
     t.regex(error.details[0].message, rule, name);
     t.regex(error.message, /^the querystring is invalid: querystring\.cursor: must be the nextCursor/, name);
   }
-  t.is((t.throws(() => decodeCursor('garbage', 'after')) as ApiError).details[0].path, 'querystring.after');
+  t.is(t.throws<ApiError>(() => decodeCursor('garbage', 'after')).details[0].path, 'querystring.after');
 });
 
 test.before(async (t) => {
@@ -59,13 +60,13 @@ test('GET /api/v1/orders with a forged cursor is 400 in the error shape, never 5
     for (const user of ['olga', 'alice', 'ticket-bot'] as const) {
       const response = await api.call('GET', `/api/v1/orders?cursor=${encodeURIComponent(value)}`, { as: user });
       t.is(response.status, 400, `${name} as ${user}: ${JSON.stringify(response.body)}`);
-      t.is(response.body.error.code, 'INVALID_INPUT', name);
+      t.is(json<ErrorBody>(response).error.code, 'INVALID_INPUT', name);
       t.deepEqual(
-        response.body.error.details.map((detail: { path: string }) => detail.path),
+        json<ErrorBody>(response).error.details.map((detail) => detail.path),
         ['querystring.cursor'],
         name,
       );
-      t.regex(response.body.error.details[0].message, rule, name);
+      t.regex(json<ErrorBody>(response).error.details[0].message, rule, name);
     }
   }
 });
@@ -81,9 +82,9 @@ test('GET /api/v1/orders with a cursor the API could have given answers the page
 test('GET /api/v1/orders with a blank requester filter is 400 naming it, never 500', async (t) => {
   const response = await t.context.api.call('GET', '/api/v1/orders?requester=%20%20', { as: 'olga' });
   t.is(response.status, 400, JSON.stringify(response.body));
-  t.is(response.body.error.code, 'INVALID_INPUT');
+  t.is(json<ErrorBody>(response).error.code, 'INVALID_INPUT');
   t.deepEqual(
-    response.body.error.details.map((detail: { path: string }) => detail.path),
+    json<ErrorBody>(response).error.details.map((detail) => detail.path),
     ['querystring.requester'],
   );
 });

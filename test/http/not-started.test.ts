@@ -6,9 +6,12 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import { buildApiServer, handlersEnded } from '../../client/http/index.js';
+import type { ApiOrder, OrderList, SubmitResult } from '../../client/http-client/index.js';
 import { connectDatabase } from '../../infra/db/index.js';
 import { namedRequest, productsFor, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { callApi } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 import { waitFor } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
@@ -49,18 +52,17 @@ test.serial('a cancel answered 503 TIMEOUT before it was sent is never carried o
   const app = await buildApiServer({
     context: api.context,
     requestTimeoutMs: 1_000,
-    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+    readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },
   });
   t.teardown(() => app.close());
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
 
   const release = await lockTable(api, 'orders');
-  const answer = await fetch(`${url}/api/v1/orders/EARLY-GATE/cancel`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${api.tokens.alice}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ reason: 'changed my mind' }),
+  const answer = await callApi(url, 'POST', '/api/v1/orders/EARLY-GATE/cancel', {
+    token: api.tokens.alice,
+    body: { reason: 'changed my mind' },
   }).finally(release);
-  const { error } = (await answer.json()) as { error: { code: string; message: string; mayHaveTakenEffect: boolean } };
+  const { error } = json<ErrorBody>(answer);
   t.is(answer.status, 503);
   t.like(error, { code: 'TIMEOUT', mayHaveTakenEffect: false });
   t.regex(error.message, /\(the cancel did not take effect: nothing changed\)$/);
@@ -92,13 +94,18 @@ test.serial(
     t.true(Date.now() - started < 2_000, 'answered at once, not after waiting for a worker');
     t.is(early.status, 200, JSON.stringify(early.body));
     t.like(early.body, { ticketId: 'EARLY-1', state: 'RECEIVED', source: 'records', requestedBy: 'alice' });
-    t.regex(early.body.waitingForWorkerSince, /^\d{4}-\d\d-\d\dT/);
+    t.regex(json<ApiOrder>(early).waitingForWorkerSince!, /^\d{4}-\d\d-\d\dT/);
     const history = await api.call('GET', '/api/v1/orders/EARLY-1/history?events=false', { as: 'olga' });
     t.is(history.status, 200, JSON.stringify(history.body));
 
     const listed = await api.call('GET', '/api/v1/orders?status=RECEIVED', { as: 'olga' });
-    t.deepEqual(listed.body.orders.map((order: { ticketId: string }) => order.ticketId).sort(), ['EARLY-1', 'EARLY-2']);
-    t.regex((await api.call('GET', '/metrics')).body, /mve_orders\{state="RECEIVED"\} 2/);
+    t.deepEqual(
+      json<OrderList>(listed)
+        .orders.map((order) => order.ticketId)
+        .sort(),
+      ['EARLY-1', 'EARLY-2'],
+    );
+    t.regex(String((await api.call('GET', '/metrics')).body), /mve_orders\{state="RECEIVED"\} 2/);
 
     // Nothing to decide on yet; the same body again is the same order.
     const vote = await api.call('POST', '/api/v1/orders/EARLY-1/approve', {
@@ -106,14 +113,14 @@ test.serial(
       body: { monthlyRate: 1618.2, currency: 'AUD' },
     });
     t.is(vote.status, 409, JSON.stringify(vote.body));
-    t.is(vote.body.error.code, 'NOT_STARTED');
-    t.regex(vote.body.error.message, /no worker has started this order yet \(waiting since /);
+    t.is(json<ErrorBody>(vote).error.code, 'NOT_STARTED');
+    t.regex(json<ErrorBody>(vote).error.message, /no worker has started this order yet \(waiting since /);
     const again = await api.call('POST', '/api/v1/orders', {
       as: 'alice',
       body: namedRequest('EARLY-1', { size: 'MVE 8/32' }),
     });
     t.is(again.status, 200, JSON.stringify(again.body));
-    t.false(again.body.created);
+    t.false(json<SubmitResult>(again).created);
 
     const cancelled = await api.call('POST', '/api/v1/orders/EARLY-2/cancel', {
       as: 'alice',
@@ -123,7 +130,7 @@ test.serial(
     t.deepEqual(cancelled.body, { state: 'CANCELLED' });
     const after = await api.call('GET', '/api/v1/orders/EARLY-2', { as: 'alice' });
     t.like(after.body, { state: 'CANCELLED', source: 'records' });
-    t.is(after.body.waitingForWorkerSince, undefined);
+    t.is(json<ApiOrder>(after).waitingForWorkerSince, undefined);
     t.like((await api.records('EARLY-2'))?.events.at(-1), {
       to: 'CANCELLED',
       actor: 'alice',
@@ -134,7 +141,7 @@ test.serial(
       body: namedRequest('EARLY-2', { size: 'MVE 8/32' }),
     });
     t.is(resent.status, 200, 'a cancelled ticket is not started again');
-    t.false(resent.body.created);
+    t.false(json<SubmitResult>(resent).created);
 
     // A worker comes: the waiting order goes on; the cancelled one is never run.
     api.workers.push(await api.startWorker());

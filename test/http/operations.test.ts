@@ -6,11 +6,13 @@
 import anyTest, { type TestFn } from 'ava';
 import { Connection } from '@temporalio/client';
 import { buildApiServer } from '../../client/http/index.js';
+import type { Me } from '../../client/http-client/index.js';
 import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
+import { json, type ErrorBody, type ReadinessBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -54,16 +56,14 @@ test('/readyz answers 503 naming temporal when its check fails, and postgres sti
   const app = await buildApiServer({
     context: api.context,
     readiness: {
-      temporal: async () => {
-        throw new Error('14 UNAVAILABLE: No connection established');
-      },
+      temporal: () => Promise.reject(new Error('14 UNAVAILABLE: No connection established')),
       postgres: async () => void (await api.db.sql`SELECT 1`),
     },
   });
   t.teardown(() => app.close());
   const response = await app.inject({ method: 'GET', url: '/readyz' });
   t.is(response.statusCode, 503);
-  t.deepEqual(response.json(), {
+  t.deepEqual(json<ReadinessBody>(response), {
     status: 'not ready',
     checks: { temporal: { ok: false, error: '14 UNAVAILABLE: No connection established' }, postgres: { ok: true } },
   });
@@ -95,7 +95,7 @@ test('/readyz answers 503 naming temporal when its frontend is a closed port (a 
   const started = Date.now();
   const response = await app.inject({ method: 'GET', url: '/readyz' });
   t.is(response.statusCode, 503, response.body);
-  const body = response.json();
+  const body = json<ReadinessBody>(response);
   t.is(body.status, 'not ready');
   t.false(body.checks.temporal.ok);
   t.true(
@@ -181,7 +181,7 @@ test('GET /api/v1/me: who an API token is, and what it may do', async (t) => {
   const me = async (user: 'alice' | 'fiona' | 'olga' | 'aliceApprover' | 'ticket-bot') => {
     const response = await api.call('GET', '/api/v1/me', { as: user });
     t.is(response.status, 200, JSON.stringify(response.body));
-    return response.body;
+    return json<Me>(response);
   };
   t.deepEqual(await me('alice'), {
     id: 'alice',
@@ -237,7 +237,7 @@ test('GET /api/v1/me: who an API token is, and what it may do', async (t) => {
 
   const anonymous = await api.call('GET', '/api/v1/me');
   t.is(anonymous.status, 401);
-  t.is(anonymous.body.error.code, 'UNAUTHENTICATED');
+  t.is(json<ErrorBody>(anonymous).error.code, 'UNAUTHENTICATED');
 });
 
 test('an unknown route answers 404 with the JSON error body', async (t) => {
@@ -250,9 +250,9 @@ test('an unknown route answers 404 with the JSON error body', async (t) => {
     const response = await api.call(method, path, { as: 'olga' });
     t.is(response.status, 404, `${method} ${path}`);
     t.regex(response.headers.get('content-type') ?? '', /^application\/json/);
-    t.is(response.body.error.code, 'NOT_FOUND');
-    t.is(response.body.error.message, `no route ${method} ${path}`);
-    t.deepEqual(response.body.error.details, []);
+    t.is(json<ErrorBody>(response).error.code, 'NOT_FOUND');
+    t.is(json<ErrorBody>(response).error.message, `no route ${method} ${path}`);
+    t.deepEqual(json<ErrorBody>(response).error.details, []);
   }
   const unauthenticated = await api.call('GET', '/api/v1/nope');
   t.is(unauthenticated.status, 401, 'under /api/ the caller is authenticated before the router says no');
@@ -269,21 +269,21 @@ test('bodies fastify refuses (malformed JSON, wrong content type, too large) get
 
   const malformed = await post('{"ticketId": "OPS-MALFORMED", ', 'application/json');
   t.is(malformed.status, 400);
-  const malformedBody = (await malformed.json()) as { error: { code: string; message: string; details: unknown[] } };
+  const malformedBody = await json<ErrorBody>(malformed);
   t.is(malformedBody.error.code, 'INVALID_INPUT');
   t.regex(malformedBody.error.message, /JSON/i);
   t.deepEqual(malformedBody.error.details, []);
 
   const wrongType = await post('ticketId=OPS-FORM', 'application/x-www-form-urlencoded');
   t.is(wrongType.status, 415);
-  t.is(((await wrongType.json()) as { error: { code: string } }).error.code, 'INVALID_INPUT');
+  t.is((await json<ErrorBody>(wrongType)).error.code, 'INVALID_INPUT');
 
   const huge = await post(
     JSON.stringify({ ...sydneyRequest('OPS-HUGE'), padding: 'x'.repeat(1_100_000) }),
     'application/json',
   );
   t.is(huge.status, 413);
-  t.is(((await huge.json()) as { error: { code: string } }).error.code, 'INVALID_INPUT');
+  t.is((await json<ErrorBody>(huge)).error.code, 'INVALID_INPUT');
 
   for (const ticket of ['OPS-MALFORMED', 'OPS-FORM', 'OPS-HUGE'])
     t.is(await api.ticket(ticket), null, `${ticket} was not taken`);
