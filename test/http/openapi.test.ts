@@ -11,19 +11,28 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { Keyring } from '../../codec/index.js';
 import { API_VERSION, buildApiServer, type ApiContext } from '../../client/http/index.js';
 import { ORDER_STATES } from '../../domain/lifecycle/index.js';
+import { json } from '../helpers/json.js';
 
+/** The parts of a JSON Schema these tests read. */
+interface Schema {
+  description?: string;
+  required?: string[];
+  additionalProperties?: boolean;
+  properties?: Record<string, Schema>;
+  enum?: unknown[];
+}
 interface Operation {
   summary?: string;
   security?: unknown[];
-  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: any }>;
-  requestBody?: { content: Record<string, { schema: any }>; required?: boolean };
-  responses: Record<string, { description: string; content?: Record<string, { schema: any }> }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; schema?: Schema }>;
+  requestBody?: { content: Record<string, { schema: Schema }>; required?: boolean };
+  responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
 }
 interface Document {
   openapi: string;
   info: { title: string; version: string };
   security?: unknown[];
-  components?: { securitySchemes?: Record<string, any> };
+  components?: { securitySchemes?: Record<string, { description?: string }> };
   paths: Record<string, Record<string, Operation>>;
 }
 
@@ -75,7 +84,7 @@ test.before(async (t) => {
   try {
     app = await buildApiServer({
       context: standInContext(),
-      readiness: { temporal: async () => undefined, postgres: async () => undefined },
+      readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },
     });
   } finally {
     diagnostics.unsubscribe('fastify.initialization', onInitialization);
@@ -85,7 +94,7 @@ test.before(async (t) => {
   if (response.status !== 200) throw new Error(`GET /openapi.json: ${response.status}`);
   if (!response.headers.get('content-type')?.startsWith('application/json'))
     throw new Error(`content type ${response.headers.get('content-type')}`);
-  t.context = { app, url, routes, document: (await response.json()) as Document };
+  t.context = { app, url, routes, document: await json<Document>(response) };
 });
 test.after.always(async (t) => {
   await t.context.app?.close();
@@ -184,22 +193,22 @@ test('the shapes come from the zod schemas: request bodies, refusals, order stat
   const approve = paths['/api/v1/orders/{orderId}/approve']['post'];
   const body = approve.requestBody!.content['application/json'].schema;
   t.true(approve.requestBody!.required);
-  t.deepEqual([...body.required].sort(), ['currency', 'monthlyRate']);
+  t.deepEqual([...body.required!].sort(), ['currency', 'monthlyRate']);
   t.is(body.additionalProperties, false, 'a vote names no approver: unknown fields are refused');
-  t.deepEqual(Object.keys(body.properties).sort(), ['comment', 'currency', 'monthlyRate']);
+  t.deepEqual(Object.keys(body.properties!).sort(), ['comment', 'currency', 'monthlyRate']);
   for (const status of ['400', '401', '403', '404', '409', '422']) {
     const error = approve.responses[status]?.content?.['application/json']?.schema;
     t.deepEqual(error?.required, ['error'], `${status} answers the error body`);
   }
   const vote = approve.responses['200'].content!['application/json'].schema;
-  t.deepEqual(vote.properties.state.enum, [...ORDER_STATES]);
+  t.deepEqual(vote.properties!['state'].enum, [...ORDER_STATES]);
 
   const list = paths['/api/v1/orders']['get'];
   const query = Object.fromEntries((list.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p]));
   t.deepEqual(Object.keys(query).sort(), ['cursor', 'environment', 'limit', 'requester', 'status']);
-  t.deepEqual(query['status'].schema.enum, [...ORDER_STATES]);
-  t.deepEqual(query['environment'].schema.enum, ['staging', 'production']);
+  t.deepEqual(query['status'].schema!.enum, [...ORDER_STATES]);
+  t.deepEqual(query['environment'].schema!.enum, ['staging', 'production']);
 
   const me = paths['/api/v1/me']['get'].responses['200'].content!['application/json'].schema;
-  t.deepEqual(me.properties.via.enum, ['oidc', 'token']);
+  t.deepEqual(me.properties!['via'].enum, ['oidc', 'token']);
 });

@@ -17,6 +17,8 @@ import {
 import { ConfigError } from '../../config/env.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { callApi, type ApiAnswer } from '../helpers/api-call.js';
+import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine; limited: FastifyInstance; url: string }>;
 const pg = usePostgres(test);
@@ -26,7 +28,7 @@ test.before(async (t) => {
   const api = await startApiEngine(pg, { worker: false });
   const limited = await buildApiServer({
     context: api.context,
-    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+    readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },
     requestsPerMinute: PER_MINUTE,
   });
   t.context = { api, limited, url: await limited.listen({ host: '127.0.0.1', port: 0 }) };
@@ -36,10 +38,13 @@ test.after.always(async (t) => {
   await t.context.api?.stop();
 });
 
-async function get(t: { context: { url: string; api: ApiEngine } }, path: string, as?: 'alice' | 'fiona') {
-  const headers: Record<string, string> = as ? { authorization: `Bearer ${t.context.api.tokens[as]}` } : {};
-  const response = await fetch(`${t.context.url}${path}`, { headers });
-  return { status: response.status, headers: response.headers, body: (await response.text()) || '' };
+/** GET `path` from the rate-limited server, as `as` (or with no credentials). */
+function get(
+  t: { context: { url: string; api: ApiEngine } },
+  path: string,
+  as?: 'alice' | 'fiona',
+): Promise<ApiAnswer> {
+  return callApi(t.context.url, 'GET', path, { token: as && t.context.api.tokens[as] });
 }
 
 test.serial('a credential over its budget gets 429 with Retry-After; another credential goes on', async (t) => {
@@ -48,7 +53,7 @@ test.serial('a credential over its budget gets 429 with Retry-After; another cre
   t.is(refused.status, 429);
   const retryAfter = Number(refused.headers.get('retry-after'));
   t.true(retryAfter > 0 && retryAfter <= 60, `Retry-After: ${retryAfter}`);
-  const { error } = JSON.parse(refused.body) as { error: { code: string; message: string } };
+  const { error } = json<ErrorBody>(refused);
   t.is(error.code, 'RATE_LIMITED');
   t.regex(error.message, /at most 5 a minute; try again in \d+ (seconds?|minutes?)/);
   t.is((await get(t, '/api/v1/approvals', 'alice')).status, 429, 'the budget is the credential’s, on every route');
@@ -74,9 +79,9 @@ test('MVE_RATE_LIMIT: 600 a minute by default, 0 for none, anything else named w
 });
 
 test('the OpenAPI document names 429 on every route of the API', async (t) => {
-  const document = (await t.context.api.call('GET', '/openapi.json')).body as {
-    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-  };
+  const document = json<{ paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }>(
+    await t.context.api.call('GET', '/openapi.json'),
+  );
   for (const [path, operations] of Object.entries(document.paths)) {
     if (!path.startsWith('/api/') && !path.startsWith('/codec/')) continue;
     for (const [method, operation] of Object.entries(operations))
@@ -107,7 +112,7 @@ async function guardedServer(
   };
   const app = await buildApiServer({
     context,
-    readiness: { temporal: async () => undefined, postgres: async () => undefined },
+    readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },
     authFailures: { failures: FAILURES, windowMs: WINDOW_MS },
     ...(trustProxy ? { trustProxy } : {}),
   });
@@ -121,7 +126,7 @@ function getFrom(
   from: string,
   token: string | undefined,
   headers: Record<string, string> = {},
-): Promise<{ status: number; retryAfter: string | undefined; body: any }> {
+): Promise<{ status: number; retryAfter: string | undefined; json(): unknown }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       `${url}/api/v1/orders`,
@@ -133,7 +138,7 @@ function getFrom(
           resolve({
             status: response.statusCode ?? 0,
             retryAfter: response.headers['retry-after'],
-            body: JSON.parse(text),
+            json: () => JSON.parse(text) as unknown,
           }),
         );
       },
@@ -156,8 +161,9 @@ test.serial(
 
     const refused = await getFrom(url, attacker, forged(api.tokens.alice));
     t.is(refused.status, 429);
-    t.is(refused.body.error.code, 'RATE_LIMITED');
-    t.regex(refused.body.error.message, /too many failed authentications from this address: 3 within 2 s/);
+    const { error } = json<ErrorBody>(refused);
+    t.is(error.code, 'RATE_LIMITED');
+    t.regex(error.message, /too many failed authentications from this address: 3 within 2 s/);
     const retryAfter = Number(refused.retryAfter);
     t.true(retryAfter >= 1 && retryAfter <= 2, `Retry-After: ${refused.retryAfter}`);
     t.is((await getFrom(url, attacker, api.tokens.alice)).status, 429, 'a good token from there too');

@@ -8,12 +8,14 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApiServer, createAuthenticator, type ApiContext } from '../../client/http/index.js';
 import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import type { ApiOrder } from '../../client/http-client/index.js';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
 import { sydneyRequest, TASK_QUEUE } from '../helpers/orders.js';
 import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { json, type ErrorBody, type ReadinessBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
@@ -59,13 +61,14 @@ test('PostgreSQL down: 503 with Retry-After and a clear message, on reads and wr
     const response = await app.inject({ method, url, headers: alice, ...(method === 'POST' ? { payload: {} } : {}) });
     t.is(response.statusCode, 503, `${method} ${url}: ${response.body}`);
     t.is(response.headers['retry-after'], '5');
-    t.is(response.json().error.code, 'SERVICE_UNAVAILABLE');
-    t.regex(response.json().error.message, /^PostgreSQL does not answer this server now; try again in 5 s/);
+    const { error } = json<ErrorBody>(response);
+    t.is(error.code, 'SERVICE_UNAVAILABLE');
+    t.regex(error.message, /^PostgreSQL does not answer this server now; try again in 5 s/);
     t.true(noStack(response.body), response.body);
   }
   const ready = await app.inject({ method: 'GET', url: '/readyz' });
   t.is(ready.statusCode, 503);
-  t.false(ready.json().checks.postgres.ok);
+  t.false(json<ReadinessBody>(ready).checks.postgres.ok);
   t.is((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
 });
 
@@ -101,23 +104,25 @@ test('Temporal down: an order reads from the records; a vote is 503 with Retry-A
   const read = await app.inject({ method: 'GET', url: '/api/v1/orders/UNAV-1', headers: as('alice') });
   const tookMs = Date.now() - asked;
   t.is(read.statusCode, 200, read.body);
-  t.is(read.json().source, 'records');
-  t.is(read.json().state, 'AWAITING_APPROVAL');
+  const order = json<ApiOrder>(read);
+  t.is(order.source, 'records');
+  t.is(order.state, 'AWAITING_APPROVAL');
   t.true(tookMs < 10_000, `answered from the records after ${tookMs} ms`);
 
   const vote = await app.inject({
     method: 'POST',
     url: '/api/v1/orders/UNAV-1/approve',
     headers: as('fiona'),
-    payload: { monthlyRate: waiting.quote.monthlyRate, currency: waiting.quote.currency },
+    payload: { monthlyRate: waiting.quote!.monthlyRate, currency: waiting.quote!.currency },
   });
   t.is(vote.statusCode, 503, vote.body);
   t.is(vote.headers['retry-after'], '5');
-  t.regex(vote.json().error.message, /^Temporal does not answer this server now/);
-  t.regex(vote.json().error.message, /\(the approval did not take effect: nothing changed\)$/);
-  t.false(vote.json().error.mayHaveTakenEffect, 'the read before it failed: the vote was never sent');
+  const { error } = json<ErrorBody>(vote);
+  t.regex(error.message, /^Temporal does not answer this server now/);
+  t.regex(error.message, /\(the approval did not take effect: nothing changed\)$/);
+  t.false(error.mayHaveTakenEffect, 'the read before it failed: the vote was never sent');
   t.true(noStack(vote.body), vote.body);
   const after = await api.call('GET', '/api/v1/orders/UNAV-1', { as: 'alice' });
-  t.is(after.body.state, 'AWAITING_APPROVAL');
-  t.deepEqual(after.body.approval.votes, [], 'the vote did not reach the order');
+  t.is(json<ApiOrder>(after).state, 'AWAITING_APPROVAL');
+  t.deepEqual(json<ApiOrder>(after).approval!.votes, [], 'the vote did not reach the order');
 });
