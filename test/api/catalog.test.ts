@@ -120,13 +120,13 @@ test('a warm catalog answers a selector it has answered before without scanning 
     };
     // Counts how often a selection reads the catalog (a scan asks each matching location's status).
     return new Proxy(location, {
-      get: (target, field) => (field === 'status' && id === 1 && scans++, Reflect.get(target, field)),
+      get: (target, field): unknown => (field === 'status' && id === 1 && scans++, Reflect.get(target, field)),
     });
   };
   let catalog = [at(1, 'Sydney'), at(2, 'Sydney')];
   const source = {
-    listLocations: async () => catalog,
-    listImages: async () => ({ data: { mveImages: [] } }),
+    listLocations: () => Promise.resolve(catalog),
+    listImages: () => Promise.resolve({ data: { mveImages: [] } }),
   } as unknown as CatalogSource;
   const lookups = createCatalogLookups({ staging: source }, { ttlMs: 60_000, now: () => clock.now });
 

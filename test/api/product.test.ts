@@ -122,7 +122,7 @@ test('an unknown product, and an API that does not offer the read, answer found:
 });
 
 test('a 5xx is a server error that is safe to retry; a 429 is waited out', async (t) => {
-  const { sim, client, close } = await simWithClient({}, { sleep: async () => undefined });
+  const { sim, client, close } = await simWithClient({}, { sleep: () => Promise.resolve() });
   t.teardown(close);
   const uid = await bought(client);
   sim.injectFault({ kind: 'error', endpoint: 'product', status: 503 });

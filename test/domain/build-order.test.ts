@@ -134,7 +134,8 @@ test('checkOrderObject applies the kind rules: fields, vNICs, sizes, offered siz
 
 test('checkOrderObject: legacy productSize is accepted, a disagreeing pair is not, and one of them is required', (t) => {
   const base = validOrder();
-  const { mveLabel: _dropped, ...withoutLabel } = base.vendorConfig;
+  const withoutLabel = { ...base.vendorConfig };
+  delete withoutLabel.mveLabel;
   t.like(checkOrderObject({ ...base, vendorConfig: { ...withoutLabel, productSize: 'MEDIUM' } }, FTDV), { ok: true });
   t.deepEqual(
     checkOrderObject({ ...base, vendorConfig: { ...base.vendorConfig, productSize: 'LARGE' } }, FTDV).errors.map(
