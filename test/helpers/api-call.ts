@@ -12,7 +12,7 @@ import { json, type ErrorBody } from './json.js';
 export interface ApiAnswer {
   status: number;
   headers: Headers;
-  body: any;
+  body: unknown;
   json(): unknown;
 }
 

@@ -128,7 +128,7 @@ export async function waitForApiState(
   ticketId: string,
   state: string,
   timeoutMs = 30_000,
-): Promise<any> {
+): Promise<ApiOrder> {
   return waitFor(
     async () => {
       const response = await api.call('GET', `/api/v1/orders/${ticketId}`, { as: 'olga' });

@@ -282,7 +282,7 @@ test.serial(
     const bought = await waitForApiState(api, 'UNC-2', 'BOUGHT');
     t.is(bought.buyAttempts, 2);
     t.is(productsFor(api, 'UNC-2').length, 1, 'bought exactly once');
-    const states = bought.timeline!.map((entry: { state: string }) => entry.state);
+    const states = bought.timeline!.map((entry) => entry.state);
     const after = states.slice(states.indexOf('BUY_UNCERTAIN'));
     t.true(
       JSON.stringify(after) === JSON.stringify(['BUY_UNCERTAIN', 'BUYING', 'BOUGHT']) ||

@@ -263,7 +263,7 @@ test.serial('a two-approver order needs fiona then dave; her vote again is count
 
   const bought = await waitForApiState(api, 'APP-2', 'BOUGHT');
   t.deepEqual(
-    bought.approval!.votes.map((vote: { approverId: string }) => vote.approverId),
+    bought.approval!.votes.map((vote) => vote.approverId),
     ['fiona', 'dave'],
   );
   t.is(productsFor(api, 'APP-2').length, 1);

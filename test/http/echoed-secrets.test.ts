@@ -45,7 +45,7 @@ test.serial('a validation refused quoting the licence: lastError says why, and n
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
 
   const failed = await waitForApiState(api, TICKET, 'FAILED');
-  t.regex(failed.lastError.message, /vendorConfig\.licenseData: the value "\[redacted\]" is not accepted/);
+  t.regex(failed.lastError!.message, /vendorConfig\.licenseData: the value "\[redacted\]" is not accepted/);
   const answers = [
     failed,
     (await api.call('GET', `/api/v1/orders/${TICKET}`, { as: 'alice' })).body,
