@@ -132,12 +132,18 @@ export async function signedIn(
 
 export { waitForApiState } from '../helpers/api.js';
 
-/** The `name` attribute of every element `locator` finds, read at once in the page (no DOM types here either). */
-export async function attributesOf(locator: Locator, name: string): Promise<Array<string | null>> {
-  const values: Array<string | null> = await locator.evaluateAll(
-    `(elements) => elements.map((element) => element.getAttribute(${JSON.stringify(name)}))`,
+/** What the tests read of an element in the page: they are compiled without the DOM's types. */
+export interface PageElement {
+  getAttribute(name: string): string | null;
+  lastElementChild: { textContent: string | null } | null;
+}
+
+/** The `name` attribute of every element `locator` finds, read at once in the page. */
+export function attributesOf(locator: Locator, name: string): Promise<Array<string | null>> {
+  return locator.evaluateAll(
+    (elements: PageElement[], attribute: string) => elements.map((element) => element.getAttribute(attribute)),
+    name,
   );
-  return values;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   waitForApiState,
   widthsOf,
   type ConsoleHarness,
+  type PageElement,
 } from './harness.js';
 
 const test = anyTest as TestFn<{ harness: ConsoleHarness }>;
@@ -72,11 +73,11 @@ test.serial(
       await section.getByTestId('provisioning-step').nth(2).waitFor({ timeout: 10_000 });
       t.regex(await page.locator('[data-live=summary]').innerText(), /LIVE\s+bought and live/);
       t.regex(await section.getByTestId('provisioning-status').innerText(), /^LIVE, \d+ s after the buy \(since /);
-      // each step's status and how long it lasted (its last cell), read in the page: no DOM types here
-      const steps: Array<[string | null, string]> = await section
+      // each step's status and how long it lasted (its last cell)
+      const steps = await section
         .getByTestId('provisioning-step')
-        .evaluateAll(
-          '(rows) => rows.map((row) => [row.getAttribute("data-status"), row.lastElementChild?.textContent])',
+        .evaluateAll((rows: PageElement[]) =>
+          rows.map((row) => [row.getAttribute('data-status'), row.lastElementChild?.textContent ?? ''] as const),
         );
       t.deepEqual(
         steps.map(([status]) => status),
