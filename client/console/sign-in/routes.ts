@@ -3,7 +3,7 @@
  * provider's round trip, and sign-out. Signing in starts a new session under a new id.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../html.js';
+import { html, type Html } from '../html.js';
 import type { ConsoleKit } from '../kit.js';
 import { messagePage } from '../notices.js';
 import type { OidcSignIn } from '../oidc.js';
@@ -97,17 +97,7 @@ async function finishOidcSignIn(
   const session = request.consoleSession;
   const pending = session?.pendingOidc;
   if (!session || !pending || kit.now() - pending.startedAt > OIDC_ROUND_TRIP_MS) {
-    return kit.sendPage(
-      reply,
-      request,
-      400,
-      'Sign in',
-      messagePage(
-        'Sign in',
-        html`This sign-in was not started here or took too long. <a href="/sign-in">Sign in again</a>.`,
-        'error',
-      ),
-    );
+    return signInRefused(kit, request, reply, html`This sign-in was not started here or took too long.`);
   }
   delete session.pendingOidc;
   let tokens: { accessToken: string; expiresAt?: number };
@@ -115,20 +105,21 @@ async function finishOidcSignIn(
     tokens = await oidc.finish(new URL(request.url, oidc.redirectUri), pending);
   } catch (error) {
     log(`console sign-in: ${(error as Error).message}`);
-    return kit.sendPage(
-      reply,
+    return signInRefused(
+      kit,
       request,
-      400,
-      'Sign in',
-      messagePage(
-        'Sign in',
-        html`The identity provider's answer was refused: ${(error as Error).message}. <a href="/sign-in">Sign in again</a>.`,
-        'error',
-      ),
+      reply,
+      html`The identity provider's answer was refused: ${(error as Error).message}.`,
     );
   }
   await startSession(kit, request, reply, tokens.accessToken, tokens.expiresAt);
   return kit.redirect(reply, safeNext(pending.next));
+}
+
+/** A sign-in that cannot finish: 400, saying why, with the way to start again. */
+function signInRefused(kit: ConsoleKit, request: FastifyRequest, reply: FastifyReply, why: Html) {
+  const body = messagePage('Sign in', html`${why} <a href="/sign-in">Sign in again</a>.`, 'error');
+  return kit.sendPage(reply, request, 400, 'Sign in', body);
 }
 
 /** Signs the request in with `credential`, under who the API says it is, in a new session with a new id. */
