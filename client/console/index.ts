@@ -15,7 +15,6 @@ import { ConsoleKit } from './kit.js';
 import { registerOps } from './ops/routes.js';
 import type { ConsoleOptions } from './options.js';
 import { registerOrderPage } from './order/routes.js';
-import { OrderedFactsCache } from './ordered.js';
 import { prepareScope } from './scope.js';
 import { SessionStore } from './sessions.js';
 import { registerSignIn } from './sign-in/routes.js';
@@ -44,12 +43,11 @@ export async function registerConsole(
     now: options.now ?? Date.now,
     ...(options.oidc ? { providerOrigin: options.oidc.providerOrigin } : {}),
   });
-  const ordered = new OrderedFactsCache(context.repository);
   await app.register((scope, _options, done) => {
     prepareScope(scope, kit, context.log);
     registerSignIn(scope, kit, { devUsers: options.devUsers ?? [], oidc: options.oidc, log: context.log });
-    registerInbox(scope, kit, ordered);
-    registerOrderPage(scope, kit, context.repository);
+    registerInbox(scope, kit);
+    registerOrderPage(scope, kit);
     registerOps(scope, kit, {
       expiryWarningMs: options.expiryWarningMs ?? 24 * 3600_000,
       slowProvisioningMs: options.slowProvisioningMs ?? 30 * 60_000,

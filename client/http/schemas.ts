@@ -102,6 +102,22 @@ export const historyQuery = z.object({
 
 const money = z.object({ monthlyRate: z.number(), currency: z.string() });
 
+/** What an order asked for, in words, from its recorded request (client/orders/ordered.ts). */
+const ordered = z
+  .object({
+    productName: z.string().optional(),
+    size: z.string().optional().describe('the size label, e.g. "MVE 8/32"'),
+    term: z.number().optional().describe('months'),
+    place: z.string().optional().describe('the location as asked, e.g. "Sydney, AU" or "location 101"'),
+    image: z.string().optional().describe('the image as asked, e.g. "Cisco C8000 latest" or "image 42"'),
+    diversityZone: z.string().optional(),
+    vnics: z
+      .array(z.string())
+      .optional()
+      .describe("each vNIC's description; absent when the request left the vNICs to the provider"),
+  })
+  .describe('what the order asked for, from its recorded request (secrets redacted; vendorConfig never shown)');
+
 /** The order as this API shows it: live from the workflow while Temporal has it, else from the records. */
 export const orderBody = z.looseObject({
   orderId: orderId(),
@@ -117,6 +133,7 @@ export const orderBody = z.looseObject({
     .array(money.extend({ quotedAt: z.string() }).loose())
     .optional()
     .describe('every quote, oldest first, when there was more than one (a re-check before buying); times in ISO 8601'),
+  ordered: ordered.optional(),
   source: z
     .enum(['workflow', 'records'])
     .describe(
@@ -182,6 +199,7 @@ export const approvalsResponse = z.object({
       ticketId: z.string(),
       requestedBy: z.string(),
       environment: z.string(),
+      ordered,
       monthlyRate: z.number().nullable(),
       currency: z.string().nullable(),
       tier: z.string(),

@@ -47,6 +47,8 @@ export type { OwnedOrder } from './access.js';
 export { approverRoles, BUILT_IN_ROLES, hasRole, sameIdentity } from './principal.js';
 export type { BuiltInRole, Principal } from './principal.js';
 export { orderSummary } from './order-view.js';
+export { orderedOf } from './ordered.js';
+export type { Ordered } from './ordered.js';
 export type { ApiOrder, OrderListItem } from './order-view.js';
 export { DEFAULT_LIVE_READS, LiveReads, liveReadsFromEnv, LIVE_READS_VARIABLE } from './live-reads.js';
 export { isUnprocessedUpdate, unavailableDependency } from './unavailable.js';

@@ -1,6 +1,7 @@
 import type { OrderRecord, OrderView as OrderRecords } from '../../infra/db/index.js';
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import { orderIdOfWorkflow } from '../../domain/index.js';
+import { orderedOf, type Ordered } from './ordered.js';
 
 /**
  * An order as the order service reads it and the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
@@ -24,6 +25,8 @@ export type ApiOrder = {
   location?: OrderStatusView['location'];
   image?: OrderStatusView['image'];
   kind?: string;
+  /** What the request asked for, in words (size, term, place, image, vNICs): from the records, secrets redacted. */
+  ordered?: Ordered;
   /** Every quote, oldest first, when there was more than one; `quotedAt` is ISO text, as every time the API gives. */
   quoteHistory?: Array<Omit<NonNullable<OrderStatusView['quoteHistory']>[number], 'quotedAt'> & { quotedAt: string }>;
   approval?: OrderStatusView['approval'];
@@ -70,6 +73,7 @@ export function orderSummary(order: OrderRecord) {
       ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency, quotedAt: order.quote.quotedAt }
       : null,
     product: order.product,
+    ordered: orderedOf(order.request),
     lastError: order.lastError,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,

@@ -124,6 +124,7 @@ test.serial(
       'environment',
       'monthlyRate',
       'orderId',
+      'ordered',
       'requestedBy',
       'stillNeeded',
       'ticketId',
@@ -141,6 +142,16 @@ test.serial(
       approvalsGiven: 0,
       stillNeeded: 1,
     });
+    const ordered = {
+      productName: 'INBOX-1 firewall',
+      size: 'MVE 8/32',
+      term: 12,
+      place: 'Sydney, AU',
+      image: 'Fortinet FortiGate-VM latest',
+      vnics: ['WAN', 'LAN 1'],
+    };
+    t.deepEqual(fionas[0].ordered, ordered, 'what it asks for, in words; vendorConfig never');
+    t.deepEqual(json<ApiOrder>(await api.call('GET', '/api/v1/orders/INBOX-1', { as: 'alice' })).ordered, ordered);
     t.like(fionas[1], {
       ticketId: 'INBOX-2',
       requestedBy: 'alice',

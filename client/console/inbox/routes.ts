@@ -3,10 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { ApiRefusal, failureOf } from '../api.js';
 import type { ConsoleKit } from '../kit.js';
 import type { ListedOrder } from '../listed-orders.js';
-import type { OrderedFactsCache } from '../ordered.js';
 import { inboxView, myOrdersView, type InboxItem } from './view.js';
 
-export function registerInbox(scope: FastifyInstance, kit: ConsoleKit, ordered: OrderedFactsCache): void {
+export function registerInbox(scope: FastifyInstance, kit: ConsoleKit): void {
   scope.get('/', async (request, reply) => {
     const session = await kit.signedIn(request, reply);
     if (!session) return reply;
@@ -14,10 +13,7 @@ export function registerInbox(scope: FastifyInstance, kit: ConsoleKit, ordered: 
     const flash = kit.takeFlash(request);
     const inbox = await api.call<{ approvals: InboxItem[] }>('GET', '/api/v1/approvals?limit=200');
     if (inbox.status === 200) {
-      const entries = await Promise.all(
-        inbox.body.approvals.map(async (item) => ({ ...item, ordered: await ordered.of(item.orderId) })),
-      );
-      return kit.sendPage(reply, request, 200, 'Approvals inbox', inboxView(entries, kit.now(), flash), {
+      return kit.sendPage(reply, request, 200, 'Approvals inbox', inboxView(inbox.body.approvals, kit.now(), flash), {
         liveSrc: '/',
         current: 'inbox',
       });

@@ -1,23 +1,20 @@
 import type { PendingApproval as InboxItem } from '../../http/schemas.js';
 import { html, money, months, termTotal, timeLeft, UTC_COLUMN, when, type Html } from '../html.js';
 import { ordersTable, type ListedOrder } from '../listed-orders.js';
-import type { OrderedFacts } from '../ordered.js';
+import type { Ordered } from '../../orders/index.js';
 import { isOps } from '../roles.js';
 import type { ConsoleUser } from '../sessions.js';
 import { dataTable, type Column } from '../tables.js';
 
 export type { InboxItem };
 
-/** An inbox entry with what it buys, from the order's recorded request. */
-export type InboxEntry = InboxItem & { ordered: OrderedFacts };
-
 /** "MVE 8/32, Sydney, AU, 12 months". */
-function orderedWords({ size, place, term }: OrderedFacts): string {
+function orderedWords({ size, place, term }: Ordered): string {
   return [size, place, term !== undefined ? months(term) : undefined].filter(Boolean).join(', ') || '—';
 }
 
-export function inboxView(items: InboxEntry[], now: number, flash: Html): Html {
-  const columns: Array<Column<InboxEntry>> = [
+export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
+  const columns: Array<Column<InboxItem>> = [
     {
       label: 'Ticket',
       cell: (item) => html`<a href="/orders/${encodeURIComponent(item.orderId)}">${item.ticketId}</a>`,

@@ -3,7 +3,6 @@ import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../../domai
 import { approverRoles, type ApiOrder } from '../../orders/index.js';
 import { html, money, months, termTotal, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
-import { orderedFacts } from '../ordered.js';
 import { principalOf } from '../roles.js';
 import type { ConsoleUser } from '../sessions.js';
 import type { OrderPageData, OrderPageExtras } from './page-data.js';
@@ -48,10 +47,10 @@ export function whoDecides({ order, user }: OrderPageData): Html | string {
 
 /** The decision form, for someone who may vote now; an empty live region otherwise (so it empties live too). */
 export function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
-  const { order, user, session, request } = data;
+  const { order, user, session } = data;
   const quote = order.quote;
   if (whyCannotDecide(order, user) || !quote) return html`<div data-live="decision"></div>`;
-  const term = orderedFacts(request).term;
+  const term = order.ordered?.term;
   return html`<section data-live="decision" aria-labelledby="decision-heading"><h2 id="decision-heading">Your decision</h2>
     <form method="post" action="/orders/${encodeURIComponent(order.orderId)}/decide" class="stack" data-testid="decision-form">
       ${csrfField(session)}

@@ -1,51 +1,39 @@
 import { sameIdentity, type ApiOrder } from '../../orders/index.js';
 import { commitment, html, money, moneyInText, months, timeLeft, when, type Html } from '../html.js';
-import { orderedFacts } from '../ordered.js';
 import { currenciesOf, type OrderPageData } from './page-data.js';
 
-/** The request's facts, with the location and image the order chose. */
-export function whatIsOrdered({ order, request }: OrderPageData): Html {
-  const r = request ?? {};
-  const ordered = orderedFacts(request);
+/** What the order asked for, with the location and image it chose. */
+export function whatIsOrdered({ order }: OrderPageData): Html {
+  const ordered = order.ordered ?? {};
   const { location, image, product } = order;
-  const askedImage = (r['image'] ?? {}) as Record<string, unknown>;
-  const vnics = Array.isArray(r['vnics']) ? (r['vnics'] as Array<Record<string, unknown>>) : undefined;
-  const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
   const locationWords = location
     ? `${location.name}${location.metro ? `, ${location.metro}` : ''}${location.country ? `, ${location.country}` : ''} (location ${location.id})`
     : (ordered.place ?? '—');
   const imageWords = image
     ? `${image.vendor} ${image.product} ${image.version} (image ${image.id})`
-    : [text(askedImage['vendor']), text(askedImage['product']), text(askedImage['version'])]
-        .filter(Boolean)
-        .join(' ') || '—';
-  // Only these fields of the (already redacted) request are shown: vendorConfig and anything secret never are.
+    : (ordered.image ?? '—');
   return html`<dl class="facts" data-testid="order-facts">
     <dt>Ticket</dt><dd>${order.ticketId}</dd>
     <dt>Order id</dt><dd data-testid="order-id"><code>${order.orderId}</code></dd>
     <dt>Requested by</dt><dd data-testid="requested-by">${order.requestedBy}</dd>
     ${order.submittedBy && !sameIdentity(order.submittedBy, order.requestedBy) ? html`<dt>Submitted by</dt><dd>${order.submittedBy}</dd>` : ''}
     <dt>Environment</dt><dd>${order.environment}${order.environment === 'production' ? ' (charged)' : ' (not charged)'}</dd>
-    ${text(r['productName']) ? html`<dt>Product name</dt><dd>${text(r['productName'])}</dd>` : ''}
+    ${ordered.productName ? html`<dt>Product name</dt><dd>${ordered.productName}</dd>` : ''}
     <dt>Location</dt><dd data-testid="order-location">${locationWords}</dd>
     <dt>Appliance</dt><dd data-testid="order-image">${imageWords}${order.kind ? html` <span class="muted">(kind ${order.kind})</span>` : ''}</dd>
     <dt>Size</dt><dd data-testid="order-size">${ordered.size ?? '—'}</dd>
     <dt>Term</dt><dd data-testid="order-term">${ordered.term !== undefined ? months(ordered.term) : '—'}</dd>
-    ${text(r['diversityZone']) ? html`<dt>Diversity zone</dt><dd>${text(r['diversityZone'])}</dd>` : ''}
-    <dt>vNICs</dt><dd data-testid="order-vnics">${
-      vnics
-        ? html`${vnics.length}: ${vnics.map((vnic, i) => `${text(vnic['description']) ?? `vNIC ${i + 1}`}${text(vnic['vlan']) ? ` (VLAN ${text(vnic['vlan'])})` : ''}`).join(', ')}`
-        : 'the provider default'
-    }</dd>
+    ${ordered.diversityZone ? html`<dt>Diversity zone</dt><dd>${ordered.diversityZone}</dd>` : ''}
+    <dt>vNICs</dt><dd data-testid="order-vnics">${ordered.vnics ? `${ordered.vnics.length}: ${ordered.vnics.join(', ')}` : 'the provider default'}</dd>
     ${product ? html`<dt>Product</dt><dd data-testid="product-uid"><code>${product.technicalServiceUid}</code> (${product.provisioningStatus})</dd>` : ''}
   </dl>`;
 }
 
 /** The price, what it commits to over the term, the policy and tier that decide, and why. */
 export function quoteAndPolicy(data: OrderPageData): Html {
-  const { order, now, history, request } = data;
+  const { order, now, history } = data;
   const { quote, approval } = order;
-  const term = orderedFacts(request).term;
+  const term = order.ordered?.term;
   const timeline = order.timeline ?? [];
   // Why it needs (or needed) approval: the latest round's reason; else why the policy approved it by itself.
   const byPolicy = [...timeline].reverse().filter((entry) => entry.actor === 'policy');

@@ -3,7 +3,6 @@ import { CANCELLABLE_STATES, describeDuration } from '../../../domain/lifecycle/
 import { mayCancel, mayResolveBuys } from '../../orders/index.js';
 import { html, months, when, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
-import { orderedFacts } from '../ordered.js';
 import { principalOf } from '../roles.js';
 import type { OrderPageData } from './page-data.js';
 
@@ -13,10 +12,9 @@ import type { OrderPageData } from './page-data.js';
  * was sent.
  */
 export function boughtUnder(data: OrderPageData): Html {
-  const { order, request } = data;
-  const productName = typeof request?.['productName'] === 'string' ? request['productName'] : undefined;
+  const { order } = data;
   const attempt = data.history?.buyAttempts.at(-1);
-  const { size, term } = orderedFacts(request);
+  const { productName, size, term } = order.ordered ?? {};
   const facts = [
     size,
     term !== undefined ? months(term) : undefined,

@@ -12,7 +12,6 @@ export interface OrderPageData {
   order: ApiOrder;
   /** `events` (the workflow's history, payloads decoded and redacted) is asked for only for ops and admins. */
   history: OrderHistory | null;
-  request: Record<string, unknown> | null;
   user: ConsoleUser;
   session: ConsoleSession;
   now: number;

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiContext } from '../../http/context.js';
 import type { ApiOrder } from '../../orders/index.js';
 import { ApiRefusal, failureOf } from '../api.js';
 import type { ConsoleKit, SignedInSession } from '../kit.js';
@@ -8,13 +7,9 @@ import { isOps } from '../roles.js';
 import type { OrderHistory, OrderPageExtras } from './page-data.js';
 import { orderView } from './view.js';
 
-/** Where the order page reads an order's request: the records, as the API recorded it (secrets redacted). */
-export type OrderRequests = Pick<ApiContext['repository'], 'getOrder'>;
-
 /** Answers with the order page of the order `name` names, as the API shows it to this person (else 404). */
 export async function renderOrder(
   kit: ConsoleKit,
-  requests: OrderRequests,
   page: { request: FastifyRequest; reply: FastifyReply; session: SignedInSession },
   name: string,
   status: number,
@@ -39,14 +34,10 @@ export async function renderOrder(
     'GET',
     `/api/v1/orders/${encodeURIComponent(order.orderId)}/history${isOps(session.user) ? '' : '?events=false'}`,
   );
-  // The API has just shown this order to this person; its request (recorded with secrets redacted) says
-  // what was ordered, and the view shows only size, term, location, image and vNICs of it.
-  const records = await requests.getOrder(order.workflowId);
   const body = orderView(
     {
       order,
       history: history.status === 200 ? history.body : null,
-      request: records?.order.request ?? null,
       user: session.user,
       session,
       now: kit.now(),

@@ -4,33 +4,27 @@ import { ApiRefusal } from '../api.js';
 import type { ConsoleKit } from '../kit.js';
 import { failureNotice } from '../notices.js';
 import { cancel, decide, resolveBuy, type OrderAction } from './actions.js';
-import { renderOrder, type OrderRequests } from './render.js';
+import { renderOrder } from './render.js';
 
 type OrderRequest = FastifyRequest<{ Params: { orderId: string } }>;
 
-export function registerOrderPage(scope: FastifyInstance, kit: ConsoleKit, requests: OrderRequests): void {
+export function registerOrderPage(scope: FastifyInstance, kit: ConsoleKit): void {
   scope.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
     const session = await kit.signedIn(request, reply);
     if (!session) return reply;
-    return renderOrder(kit, requests, { request, reply, session }, request.params.orderId, 200, {
+    return renderOrder(kit, { request, reply, session }, request.params.orderId, 200, {
       flash: kit.takeFlash(request),
     });
   });
   const act = (action: OrderAction) => (request: OrderRequest, reply: FastifyReply) =>
-    runAction(kit, requests, request, reply, action);
+    runAction(kit, request, reply, action);
   scope.post<{ Params: { orderId: string } }>('/orders/:orderId/decide', act(decide));
   scope.post<{ Params: { orderId: string } }>('/orders/:orderId/cancel', act(cancel));
   scope.post<{ Params: { orderId: string } }>('/orders/:orderId/resolve-buy', act(resolveBuy));
 }
 
 /** Runs an action through the API; on success a flash and a redirect to the order, else the order again with why. */
-async function runAction(
-  kit: ConsoleKit,
-  requests: OrderRequests,
-  request: OrderRequest,
-  reply: FastifyReply,
-  action: OrderAction,
-) {
+async function runAction(kit: ConsoleKit, request: OrderRequest, reply: FastifyReply, action: OrderAction) {
   const session = await kit.signedIn(request, reply);
   if (!session) return reply;
   const form = kit.checkedForm(request, reply, session);
@@ -42,7 +36,7 @@ async function runAction(
     return kit.redirect(reply, `/orders/${encodeURIComponent(name)}`);
   }
   if (outcome.failure.status === 401) throw new ApiRefusal(outcome.failure);
-  return renderOrder(kit, requests, { request, reply, session }, name, outcome.failure.status, {
+  return renderOrder(kit, { request, reply, session }, name, outcome.failure.status, {
     error: failureNotice(outcome.failure, 'Nothing was changed.'),
     ...outcome.extras,
   });

@@ -1,6 +1,7 @@
 import type { AwaitingApprovalRecord, OrderRecord, OrderStatistics } from '../../../infra/db/index.js';
 import type { OrderState } from '../../../domain/lifecycle/index.js';
 import type { ApiOrder } from '../order-view.js';
+import { OrderedCache } from '../ordered.js';
 import type { Principal } from '../principal.js';
 import type { RecoveryResult } from '../recovery.js';
 import { cancelOrder, type CancelOutcome } from './cancel.js';
@@ -21,11 +22,22 @@ import { vote, type Decision, type NamedQuote, type VoteOutcome } from './vote.j
  * an order's workflow take `sending`, called right before the message leaves.
  */
 export class OrderService {
+  private readonly ordered = new OrderedCache();
+
   constructor(private readonly parts: OrderServiceParts) {}
 
-  /** The order `name` (an order id, or a ticket id) as the caller may see it: NoSuchOrder when they may not. */
-  read(principal: Principal, name: string, purpose: ReadPurpose = 'read'): Promise<ApiOrder> {
-    return readOrder(this.parts, principal, name, purpose);
+  /**
+   * The order `name` (an order id, or a ticket id) as the caller may see it, and to read, with what it asked for:
+   * NoSuchOrder when they may not.
+   */
+  async read(principal: Principal, name: string, purpose: ReadPurpose = 'read'): Promise<ApiOrder> {
+    const order = await readOrder(this.parts, principal, name, purpose);
+    if (order.ordered || purpose === 'act') return order;
+    const ordered = await this.ordered.of(
+      order.workflowId,
+      async () => (await this.parts.repository.getOrder(order.workflowId))?.order.request,
+    );
+    return ordered ? { ...order, ordered } : order;
   }
 
   list(principal: Principal, filters: OrderFilters, page: OrderPage): Promise<OrderRecord[]> {
