@@ -57,12 +57,13 @@ export function resolveOrderKind(
     {
       config: request.vendorConfig,
       size: size.label,
+      sizePath: size.path,
       ...(request.vnics ? { vnicCount: request.vnics.length } : {}),
       hint: request.kind,
     },
     scope.value,
   );
-  if (!resolution.ok) throw new OrderBuildError([resolution.issue]);
+  if (!resolution.ok) throw new OrderBuildError(resolution.issues);
   const warnings = [...size.warnings];
   if (!request.vnics) warnings.push(omittedVnicsWarning(resolution.kind));
   return { kind: resolution.kind, sizeLabel: size.label, warnings };

@@ -49,12 +49,12 @@ export function checkOrderObject(
   const resolution = resolveKind(
     {
       config: vendorConfig,
-      ...(size ? { size: size.label } : {}),
+      ...(size ? { size: size.label, sizePath: size.path } : {}),
       ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
     },
     scope.value,
   );
-  if (!resolution.ok) return { ok: false, errors: [...errors, resolution.issue] };
+  if (!resolution.ok) return { ok: false, errors: [...errors, ...resolution.issues] };
   const kind = resolution.kind;
   errors.push(...checkVendorConfig(kind, vendorConfig, 'order'));
   if (vnics.success) errors.push(...checkVnicCount(kind, vnics.data.length));

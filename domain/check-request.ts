@@ -163,7 +163,7 @@ function checkKind(
   const resolution = resolveKind(
     {
       config: vendorConfig,
-      ...(size.label === undefined ? {} : { size: size.label }),
+      ...(size.label === undefined ? {} : { size: size.label, sizePath: size.path }),
       ...(vnics.success ? { vnicCount: vnics.data.length } : {}),
       // A non-string kind is already a shape error; the fields decide instead.
       hint: typeof input['kind'] === 'string' ? input['kind'] : undefined,
@@ -171,7 +171,7 @@ function checkKind(
     scope.value,
   );
   if (!resolution.ok) {
-    if (!image.broken) found.errors.push(resolution.issue);
+    if (!image.broken) found.errors.push(...resolution.issues);
     return undefined;
   }
   const kind = resolution.kind;

@@ -1,7 +1,9 @@
 /**
  * Picks the appliance kind for a vendorConfig among the kinds an image family allows (all kinds when the
  * family is not known). The supplied field names choose first; when several kinds fit, the one whose rules
- * (field formats, size, vNIC count) all pass wins; an explicit `kind` hint settles the rest.
+ * (field formats, size, vNIC count) all pass wins; an explicit `kind` hint settles the rest. A field every
+ * candidate refuses for the same reason is the requester's mistake whatever the kind: it is named, never hidden
+ * behind the ambiguity.
  */
 import { issue, type Issue } from './issues.js';
 import { KIND_MAP_ENV, kindsForFamily, type KindMap } from './kind-map.js';
@@ -12,6 +14,8 @@ export interface KindEvidence {
   config: Record<string, unknown>;
   /** Size label, when known: some kinds restrict sizes (K6, K15). */
   size?: string;
+  /** Where the size was given (`size`, `productSize`, `vendorConfig.mveLabel`), for an issue naming it; `size`. */
+  sizePath?: string;
   /** vNIC count, when given. */
   vnicCount?: number;
   /** The request's explicit `kind`, if any. */
@@ -24,7 +28,8 @@ export interface KindScope {
   family?: string;
 }
 
-export type KindResolution = { ok: true; kind: KindId } | { ok: false; issue: Issue };
+/** Refused: the issues to report, in the shape of every other check's (path, rule, message); at least one. */
+export type KindResolution = { ok: true; kind: KindId } | { ok: false; issues: Issue[] };
 
 export const ALL_KINDS: KindScope = { allowed: KIND_IDS };
 
@@ -64,24 +69,70 @@ export function resolveKind(evidence: KindEvidence, scope: KindScope): KindResol
   // choosing it lets the checks say which of its fields is missing.
   const candidates = fitting.length > 0 ? fitting : accepting;
   if (candidates.length === 1) return { ok: true, kind: candidates[0] };
-  if (candidates.length === 0) return { ok: false, issue: noMatch(scope) };
+  if (candidates.length === 0) return { ok: false, issues: [noMatch(scope)] };
 
-  const clean = candidates.filter((kind) => passesAllRules(kind, evidence));
-  if (clean.length === 1) return { ok: true, kind: clean[0] };
-  return { ok: false, issue: ambiguous(candidates, scope) };
+  const refusals = candidates.map((kind) => ({ kind, issues: ruleIssues(kind, evidence) }));
+  const clean = refusals.filter((refusal) => refusal.issues.length === 0);
+  if (clean.length === 1) return { ok: true, kind: clean[0].kind };
+  if (clean.length > 1) return { ok: false, issues: [ambiguous(candidates, scope)] };
+  return resolveByCommonFaults(refusals, scope);
+}
+
+interface Refusal {
+  kind: KindId;
+  issues: Issue[];
+}
+
+/**
+ * No candidate passes every rule. The faults every candidate finds alike (same path, same rule) are the request's
+ * whatever the kind: when exactly one candidate finds nothing else, it is the kind, and its checks name those faults;
+ * otherwise they are reported as they are, beside the ambiguity that remains once they are mended. With no common
+ * fault the kinds are told apart by nothing the requester got wrong everywhere: the ambiguity alone.
+ */
+function resolveByCommonFaults(refusals: readonly Refusal[], scope: KindScope): KindResolution {
+  const common = commonFaults(refusals);
+  const candidates = refusals.map((refusal) => refusal.kind);
+  if (common.length === 0) return { ok: false, issues: [ambiguous(candidates, scope)] };
+  const keys = new Set(common.map(faultKey));
+  const cleanOtherwise = refusals.filter((refusal) => refusal.issues.every((found) => keys.has(faultKey(found))));
+  if (cleanOtherwise.length === 1) return { ok: true, kind: cleanOtherwise[0].kind };
+  const remaining = cleanOtherwise.length > 1 ? cleanOtherwise.map((refusal) => refusal.kind) : candidates;
+  return { ok: false, issues: [...common, ambiguous(remaining, scope)] };
+}
+
+const faultKey = (found: Issue) => `${found.rule} ${found.path}`;
+
+/**
+ * The issues every refusal holds (by path and rule), in the first one's order; where the kinds word one differently
+ * (each names its own limit), every wording, once each.
+ */
+function commonFaults(refusals: readonly Refusal[]): Issue[] {
+  const [first, ...others] = refusals;
+  const common: Issue[] = [];
+  for (const found of first.issues) {
+    const key = faultKey(found);
+    if (common.some((kept) => faultKey(kept) === key)) continue;
+    if (!others.every((refusal) => refusal.issues.some((other) => faultKey(other) === key))) continue;
+    const alike = refusals.flatMap((refusal) => refusal.issues.filter((other) => faultKey(other) === key));
+    const messages = [...new Set(alike.map((other) => other.message))];
+    common.push(issue(found.path, found.rule, messages.join('; and ')));
+  }
+  return common;
 }
 
 function resolveHint(hint: unknown, scope: KindScope): KindResolution {
   if (!isKindId(hint))
-    return { ok: false, issue: issue('kind', 'kind-unknown', `kind must be one of ${KIND_IDS.join(', ')}`) };
+    return { ok: false, issues: [issue('kind', 'kind-unknown', `kind must be one of ${KIND_IDS.join(', ')}`)] };
   if (!scope.allowed.includes(hint)) {
     return {
       ok: false,
-      issue: issue(
-        'kind',
-        'kind-not-allowed',
-        `kind ${hint} is not allowed for image family ${scope.family ?? '(unknown)'}, which allows ${scope.allowed.join(', ')}`,
-      ),
+      issues: [
+        issue(
+          'kind',
+          'kind-not-allowed',
+          `kind ${hint} is not allowed for image family ${scope.family ?? '(unknown)'}, which allows ${scope.allowed.join(', ')}`,
+        ),
+      ],
     };
   }
   return { ok: true, kind: hint };
@@ -95,12 +146,13 @@ function requiredFields(kind: KindId): string[] {
   return APPLIANCE_KINDS[kind].fields.filter((field) => field.presence === 'required').map((field) => field.name);
 }
 
-function passesAllRules(kind: KindId, evidence: KindEvidence): boolean {
-  return (
-    checkVendorConfig(kind, evidence.config, 'order').length === 0 &&
-    (evidence.size === undefined || checkSizeForKind(kind, evidence.size, 'size').length === 0) &&
-    (evidence.vnicCount === undefined || checkVnicCount(kind, evidence.vnicCount).length === 0)
-  );
+/** What the kind's rules find wrong: its fields' formats and conditions, its sizes, its vNIC range. */
+function ruleIssues(kind: KindId, evidence: KindEvidence): Issue[] {
+  return [
+    ...checkVendorConfig(kind, evidence.config, 'order'),
+    ...(evidence.size === undefined ? [] : checkSizeForKind(kind, evidence.size, evidence.sizePath ?? 'size')),
+    ...(evidence.vnicCount === undefined ? [] : checkVnicCount(kind, evidence.vnicCount)),
+  ];
 }
 
 function noMatch(scope: KindScope): Issue {
