@@ -1,18 +1,22 @@
 /**
- * Ops watching an order in the real Temporal Web UI (the one `temporal server start-dev` serves, under
- * `mve-orders dev`), in Debian's chromium: the order found by its TicketId search attribute, its
- * history's payloads decoded through the API's codec server — the request readable, its secrets redacted — once the
- * browser is signed in to the console as ops and the UI sends the browser's credentials; refused before, and for an
- * approver. The codec server takes the console's cookie only from the Web UI's origin, and only for itself.
+ * Ops watching an order in the real Temporal Web UI under `mve-orders dev` (`temporal server start-dev`'s UI, behind
+ * dev's front: tooling/dev/web-ui-front.ts), in Debian's chromium: the order found by its TicketId search attribute,
+ * its history's payloads decoded through the API's codec server with no codec setting made in the UI — the request
+ * readable, its secrets redacted — once the browser is signed in to the console as ops; before that, and for an
+ * approver, ciphertext and a banner saying where to sign in. The codec server takes the console's cookie only from
+ * the Web UI's origin, and only for itself: another page in the same browser, another origin, a forged Origin
+ * without the cookie and a cookie on /api/ are refused.
  */
+import { createServer, request as httpRequest } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import anyTest, { type TestFn } from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { resolveKeyring } from '../../codec/index.js';
 import type { ApiOrder, SubmitResult } from '../../client/http-client/index.js';
-import { encryptedJson } from '../helpers/codec-json.js';
+import { encryptedJson, type JsonPayload } from '../helpers/codec-json.js';
 import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
@@ -30,6 +34,9 @@ const TICKET = 'UI-1';
 // The example request's secrets, which the UI must never show.
 const LICENSE = /LS0tLS1CRUdJTiBGR1Qg/;
 const SSH_KEY = /ssh-rsa AAAA/;
+/** The banner the UI shows when a decode is refused: dev's words (the front's settings), not the UI's default. */
+const SIGN_IN_BANNER = 'Payloads are decoded for ops and admins signed in to the mve-orders console in this browser';
+const DEFAULT_BANNER = 'Codec Server could not connect';
 
 test.before(async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'mve-temporal-ui-'));
@@ -72,6 +79,12 @@ async function signIn(page: Page, state: DevState, user: string): Promise<void> 
   await page.getByTestId('signed-in-as').filter({ hasText: user }).waitFor();
 }
 
+async function signOut(page: Page, state: DevState): Promise<void> {
+  await page.goto(`${state.http.url}/`);
+  await page.getByTestId('sign-out').click();
+  await page.waitForURL(/\/sign-in/);
+}
+
 /** The first event of the order's history (its start, with the request), expanded: its text as the UI shows it. */
 async function startedEvent(page: Page, historyUrl: string): Promise<string> {
   await page.goto(historyUrl);
@@ -88,8 +101,8 @@ async function startedEvent(page: Page, historyUrl: string): Promise<string> {
   return details.innerText();
 }
 
-test('ops find an order by TicketId in the real Web UI and read its history decoded, secrets redacted', async (t) => {
-  const { state, browser } = t.context;
+/** Submits the order (auto-approved below the staging line) and waits until it is LIVE. */
+async function liveOrder(t: ExecutionContext, state: DevState): Promise<string> {
   const submitted = await api(state, '/api/v1/orders', {
     method: 'POST',
     as: 'ticket-bot',
@@ -98,23 +111,16 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
   t.is(submitted.status, 201, JSON.stringify(submitted.body));
   let order: ApiOrder | undefined = json<SubmitResult>(submitted).order;
   const { orderId } = order;
-  // Bought, then followed until the simulator reports it LIVE.
   for (let i = 0; i < 300 && order?.state !== 'LIVE'; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     order = json<ApiOrder | undefined>(await api(state, `/api/v1/orders/${orderId}`, { as: 'olga' }));
   }
   t.is(order?.state, 'LIVE', 'auto-approved below the staging line, bought, and LIVE');
+  return orderId;
+}
 
-  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
-  const page = await context.newPage();
-  const codecAnswers: number[] = [];
-  page.on('response', (response) => {
-    if (response.url().startsWith(`${state.http.url}/codec/`) && response.request().method() === 'POST')
-      codecAnswers.push(response.status());
-  });
-  const answeredSince = (from: number) => [...new Set(codecAnswers.slice(from))];
-
-  // Found by its search attribute, as ops search the UI.
+/** The order found in the UI by its search attribute, as ops search it; its history oldest first: the page's URL. */
+async function historyInUi(page: Page, state: DevState, orderId: string): Promise<string> {
   await page.goto(
     `${state.temporal.uiUrl}/namespaces/${state.temporal.namespace}/workflows?query=${encodeURIComponent(`TicketId="${TICKET}"`)}`,
   );
@@ -125,40 +131,57 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
   await page.getByTestId('history-tab').click();
   await page.getByRole('button', { name: 'Descending' }).click(); // oldest first: the start on top
   await page.waitForURL(/\/history\?sort=ascending/);
-  const historyUrl = page.url();
+  return page.url();
+}
 
-  // Nobody signed in: the codec server refuses, and the UI shows ciphertext only.
-  let seen = codecAnswers.length;
+/** The statuses the codec server answered the page's decode requests with, from now on. */
+function codecAnswers(page: Page, state: DevState): () => number[] {
+  const answers: number[] = [];
+  page.on('response', (response) => {
+    if (response.url().startsWith(`${state.http.url}/codec/`) && response.request().method() === 'POST')
+      answers.push(response.status());
+  });
+  return () => [...new Set(answers.splice(0))];
+}
+
+/** The banners the UI shows, by their words: dev's (saying where to sign in) and the UI's own default. */
+async function banners(page: Page): Promise<{ signIn: number; fallback: number }> {
+  const visible = async (text: string) => {
+    const all = await page.getByText(text).all();
+    return (await Promise.all(all.map((element) => element.isVisible()))).filter(Boolean).length;
+  };
+  return { signIn: await visible(SIGN_IN_BANNER), fallback: await visible(DEFAULT_BANNER) };
+}
+
+test('in dev, ops read an order in the real Web UI decoded with no codec setting, secrets redacted; others do not', async (t) => {
+  const { state, browser } = t.context;
+  const orderId = await liveOrder(t, state);
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  const answered = codecAnswers(page, state);
+  const historyUrl = await historyInUi(page, state, orderId);
+
+  // Nobody signed in: the codec server refuses, the UI shows ciphertext and says where to sign in.
+  answered();
   let text = await startedEvent(page, historyUrl);
-  t.deepEqual(answeredSince(seen), [401]);
+  t.deepEqual(answered(), [401]);
   t.notRegex(text, /"ticketId"/);
+  t.deepEqual(await banners(page), { signIn: 1, fallback: 0 });
+  t.is(await page.getByRole('link', { name: `${state.http.url}/sign-in` }).count(), 1);
 
-  // The UI set to send the browser's credentials to the API's codec server, as docs/running.md says.
-  await page.getByTestId('data-encoder-status-error').click();
-  await page.getByTestId('use-local-endpoint-input').check({ force: true });
-  await page.locator('#data-encoder-endpoint-input').fill(`${state.http.url}/codec`);
-  await page.getByTestId('data-encoder-include-credentials').click();
-  await page.getByRole('button', { name: 'Apply' }).click();
-
-  // Still nobody signed in, then an approver: refused (no role to read payloads), ciphertext still.
-  seen = codecAnswers.length;
-  text = await startedEvent(page, historyUrl);
-  t.deepEqual(answeredSince(seen), [401]);
-  t.notRegex(text, /"ticketId"/);
+  // An approver: refused (no role to read payloads), ciphertext still.
   await signIn(page, state, 'fiona');
-  seen = codecAnswers.length;
   text = await startedEvent(page, historyUrl);
-  t.deepEqual(answeredSince(seen), [403]);
+  t.deepEqual(answered(), [403]);
   t.notRegex(text, /"ticketId"/);
 
-  // Signed in to the console as ops instead: the history reads, the request with its secrets redacted.
-  await page.goto(`${state.http.url}/`);
-  await page.getByTestId('sign-out').click();
+  // Ops: the history reads, the request with its secrets redacted, and no banner. Nothing was set in the UI.
+  await signOut(page, state);
   await signIn(page, state, 'olga');
-  seen = codecAnswers.length;
   text = await startedEvent(page, historyUrl);
-  t.deepEqual(answeredSince(seen), [200]);
+  t.deepEqual(answered(), [200]);
   await page.getByTestId('data-encoder-status-success').waitFor();
+  t.deepEqual(await banners(page), { signIn: 0, fallback: 0 });
   t.regex(text, new RegExp(`"ticketId": "${TICKET}"`));
   t.regex(text, /"productName": "Sydney FortiGate"/);
   t.regex(text, /"licenseData": "\[redacted\]"/);
@@ -166,18 +189,109 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
   t.notRegex(text, LICENSE);
   t.notRegex(text, SSH_KEY);
   t.notRegex(await page.locator('body').innerText(), LICENSE);
+  // What the UI keeps in the browser (its codec settings, when someone sets them): nothing of the codec.
+  const kept = (await context.storageState()).origins.find((origin) => origin.origin === state.temporal.uiUrl);
+  const codecSettings = (kept?.localStorage ?? []).filter(
+    (item) =>
+      ['endpoint', 'passAccessToken', 'includeCredentials', 'overrideRemoteCodecConfiguration'].includes(item.name) &&
+      !['null', 'false', '""'].includes(item.value),
+  );
+  t.deepEqual(codecSettings, [], "the UI's own codec settings were not touched");
   const shot = screenshotPath('temporal-ui-decoded-order.png');
   if (shot) {
     // the start event's request, vendorConfig in sight
     await page.getByTestId('event-summary-table').getByText('"vendorConfig"').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: shot });
   }
+  await context.close();
+});
 
-  // The cookie stands for ops only on the codec server, and only from the Web UI's origin; decoding redacts there too.
-  const cookie = (await context.cookies(state.http.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+/**
+ * What a page of another origin gets when it asks the codec server with the browser's cookies, three ways: as the
+ * Web UI asks (JSON, preflighted), as a simple request (no preflight, its answer unread), and opaque (no-cors). Run in
+ * the page as written here (a string: the test's compiler adds nothing to it).
+ */
+const DECODE_FROM_PAGE = `async ({ url, body }) => {
+  const attempt = (init) =>
+    fetch(url, { method: 'POST', credentials: 'include', body, ...init }).then(
+      async (response) => (response.type === 'opaque' ? 'opaque' : response.status + ' ' + (await response.text())),
+      () => 'blocked',
+    );
+  return {
+    json: await attempt({ headers: { 'content-type': 'application/json', 'x-namespace': 'default' } }),
+    simple: await attempt({ headers: { 'content-type': 'text/plain' } }),
+    opaque: await attempt({ mode: 'no-cors', headers: { 'content-type': 'text/plain' } }),
+  };
+}`;
+
+function decodeFrom(page: Page, url: string, payload: JsonPayload): Promise<Record<string, string>> {
+  const args = JSON.stringify({ url, body: JSON.stringify({ payloads: [payload] }) });
+  return page.evaluate<Record<string, string>>(`(${DECODE_FROM_PAGE})(${args})`);
+}
+
+/** A page served by another local server: same site as the API (127.0.0.1), another origin. */
+async function localPage(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another page</title>'),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The decode requests that reached the codec server from `context`'s pages, as `METHOD status`. */
+function reached(context: BrowserContext, state: DevState): string[] {
+  const seen: string[] = [];
+  context.on('response', (response) => {
+    if (response.url().startsWith(`${state.http.url}/codec/`))
+      seen.push(`${response.request().method()} ${response.status()}`);
+  });
+  return seen;
+}
+
+test('decoding is for the Web UI signed in as ops: other pages, other origins, forged origins, /api/ are refused', async (t) => {
+  const { state, browser } = t.context;
   // A payload as dev's engine writes it, with dev's keys: the codec server encrypts nothing.
   const keyring = await resolveKeyring({ env: process.env, devDataDir: join(t.context.root, 'data') });
   const payload = await encryptedJson(keyring, { productName: 'Edge', vendorConfig: { adminPassword: 'hunter2' } });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page, state, 'olga');
+  const seen = reached(context, state);
+
+  // Other pages in the same browser, signed in as ops: one of the same site (its cookie goes along), one not.
+  const local = await localPage();
+  await context.route('http://evil.test/**', (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>evil</title>' }),
+  );
+  try {
+    // Of the same site: the requests go, with the cookie, and the page reads no answer.
+    await page.goto(local.url);
+    const codecUrl = `${state.http.url}/codec/default/decode`;
+    t.deepEqual(await decodeFrom(page, codecUrl, payload), { json: 'blocked', simple: 'blocked', opaque: 'opaque' });
+    // Of another site: chromium may keep a public page from loopback altogether; it reads no answer either way.
+    await page.goto('http://evil.test/');
+    const fromEvil = await decodeFrom(page, codecUrl, payload);
+    t.true(
+      Object.values(fromEvil).every((answer) => answer === 'blocked' || answer === 'opaque'),
+      JSON.stringify(fromEvil),
+    );
+  } finally {
+    await local.close();
+  }
+  t.false(
+    seen.some((answer) => answer === 'POST 200'),
+    `no decode answered: ${seen.join(', ')}`,
+  );
+  t.true(
+    seen.some((answer) => answer === 'POST 401'),
+    `the simple requests reached it and were refused: ${seen.join(', ')}`,
+  );
+
+  // Outside a browser: the cookie from the UI's origin decodes (redacted); anything else is refused.
+  const cookie = (await context.cookies(state.http.url)).map((c) => `${c.name}=${c.value}`).join('; ');
   const decode = (headers: Record<string, string>) =>
     api(state, '/codec/default/decode', { method: 'POST', body: JSON.stringify({ payloads: [payload] }), headers });
   const fromUi = await decode({ cookie, origin: state.temporal.uiUrl });
@@ -187,8 +301,20 @@ test('ops find an order by TicketId in the real Web UI and read its history deco
     productName: 'Edge',
     vendorConfig: { adminPassword: '[redacted]' },
   });
-  t.is((await decode({ cookie, origin: 'http://evil.test' })).status, 401);
-  t.is((await decode({ cookie })).status, 401);
+  t.is((await decode({ cookie, origin: 'http://evil.test' })).status, 401, 'the cookie, from another origin');
+  t.is((await decode({ cookie })).status, 401, 'the cookie, with no origin');
+  t.is((await decode({ origin: state.temporal.uiUrl })).status, 401, "the UI's origin, forged, without the cookie");
   t.is((await api(state, '/api/v1/me', { headers: { cookie, origin: state.temporal.uiUrl } })).status, 401);
+
+  // The Web UI answers by the names dev serves it as only (a page of another site rebinding its name gets nothing).
+  const rebound = await new Promise<number>((resolve, reject) => {
+    const { port } = new URL(state.temporal.uiUrl);
+    httpRequest({ host: '127.0.0.1', port, path: '/api/v1/settings', headers: { host: `evil.test:${port}` } }, (r) =>
+      resolve(r.resume().statusCode!),
+    )
+      .on('error', reject)
+      .end();
+  });
+  t.is(rebound, 421);
   await context.close();
 });

@@ -33,7 +33,7 @@ export function describeDev(report: DevReport): string {
   if (server.kind === 'real')
     row(
       'Web UI',
-      `${server.uiUrl}  (to read payloads decoded: sign in to the console as olga, then set the UI's codec server; docs/running.md)`,
+      `${server.uiUrl}  (payloads decoded once this browser is signed in to the console as ops, e.g. olga; docs/running.md)`,
     );
   if (earlier) row('earlier state', describeEarlier(earlier));
   row('namespace', state.temporal.namespace);

@@ -1,8 +1,10 @@
 import type { TemporalConfig } from '../../config/temporal.js';
 import { HOST, type PortPlan } from './port-plan.js';
+import { concretePort } from './ports.js';
 import { startRealTemporal, type RunningRealTemporal } from './real-temporal.js';
 import { NEVER_LOST, STOP_STEPS, watchUnaskedEnd, type DevStops } from './stops.js';
 import type { TemporalCli } from './temporal-cli.js';
+import { startWebUiFront, type WebUiFront } from './web-ui-front.js';
 
 /** `dbFile`: where the server keeps its state; `openRuns`: the workflow runs open in it when it started. */
 export type TemporalServerReport =
@@ -38,24 +40,41 @@ export interface DevTemporalOptions {
   stops: DevStops;
 }
 
-/** TEMPORAL_ADDRESS's server, else Temporal's own (`temporal server start-dev`), its state kept in the data folder. */
+/**
+ * TEMPORAL_ADDRESS's server, else Temporal's own (`temporal server start-dev`), its state kept in the data folder. Its
+ * Web UI is reached through dev's front (web-ui-front.ts) on the Web UI's port, which has the UI decode payloads
+ * through the API's codec server with the browser's console sign-in; start-dev's own UI server listens behind it.
+ */
 export async function startDevTemporal(options: DevTemporalOptions): Promise<DevTemporal> {
   const { cli, config, ports } = options;
   if (!cli) return { address: config.address!, server: { kind: 'external' }, lost: NEVER_LOST, uiOrigins: [] };
   const frontend = await ports.concrete('temporal');
   ports.got('temporal', 'Temporal', frontend.port, frontend.taken);
-  const ui = await ports.concrete('temporalUi');
-  ports.got('temporalUi', 'Temporal Web UI', ui.port, ui.taken);
-  const server = await startRealTemporal({
-    cli,
-    dataDir: options.dataDir,
+  const preferredUi = await ports.preferredOrFree('temporalUi');
+  const inner = await concretePort(0, HOST);
+  const front = await startWebUiFront({
     host: HOST,
-    port: frontend.port,
-    uiPort: ui.port,
-    namespace: config.namespace,
-    codecEndpoint: `http://${HOST}:${options.apiPort}/codec`,
-    readyTimeoutMs: 60_000,
+    port: preferredUi.port,
+    upstreamPort: inner.port,
+    apiPort: options.apiPort,
   });
+  ports.got('temporalUi', 'Temporal Web UI', front.port, preferredUi.taken || front.taken);
+  let server: RunningRealTemporal;
+  try {
+    server = await startRealTemporal({
+      cli,
+      dataDir: options.dataDir,
+      host: HOST,
+      port: frontend.port,
+      uiPort: inner.port,
+      namespace: config.namespace,
+      codecEndpoint: `http://${HOST}:${options.apiPort}/codec`,
+      readyTimeoutMs: 60_000,
+    });
+  } catch (error) {
+    await front.close();
+    throw error;
+  }
   return {
     address: server.address,
     server: {
@@ -65,18 +84,20 @@ export async function startDevTemporal(options: DevTemporalOptions): Promise<Dev
       dbFile: server.dbFile,
       openRuns: server.openRuns,
       logFile: server.logFile,
-      uiUrl: server.uiUrl,
+      uiUrl: front.url,
     },
-    lost: stopWithDev(server, options.stops),
-    uiOrigins: [server.uiUrl, server.uiUrl.replace(`//${HOST}:`, '//localhost:')],
+    lost: stopWithDev(server, front, options.stops),
+    // The front's origins only: start-dev's own UI, behind it, does not send the browser's credentials.
+    uiOrigins: [front.url, front.url.replace(`//${HOST}:`, '//localhost:')],
   };
 }
 
-/** Stopped with dev (even when it had already ended: its log and pid file are closed then); its loss, if unasked. */
-function stopWithDev(server: RunningRealTemporal, stops: DevStops): Promise<string> {
+/** Stopped with dev, its Web UI's front first (even when it had already ended: its log and pid file are closed then); its loss, if unasked. */
+function stopWithDev(server: RunningRealTemporal, front: WebUiFront, stops: DevStops): Promise<string> {
   const end = watchUnaskedEnd(server.exited);
   stops.add(STOP_STEPS.temporal, async () => {
     const ended = end.ask();
+    await front.close();
     await server.stop();
     if (ended) return `Temporal had already stopped (${ended})`;
   });
