@@ -16,7 +16,6 @@ import { registerOps } from './ops/routes.js';
 import type { ConsoleOptions } from './options.js';
 import { registerOrderPage } from './order/routes.js';
 import { prepareScope } from './scope.js';
-import { SessionStore } from './sessions.js';
 import { registerSignIn } from './sign-in/routes.js';
 
 export { SessionStore } from './sessions.js';
@@ -37,7 +36,7 @@ export async function registerConsole(
   options: ConsoleOptions,
 ): Promise<void> {
   const kit = new ConsoleKit({
-    sessions: options.sessions ?? new SessionStore({ rows: context.repository, keys: context.codecKeys }),
+    sessions: options.sessions,
     target: options.api ?? app,
     secureCookies: options.secureCookies,
     now: options.now ?? Date.now,

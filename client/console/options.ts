@@ -29,7 +29,10 @@ export interface ConsoleOptions {
   expiryWarningMs?: number;
   /** Orders in PROVISIONING unchanged for longer than this are listed under "needs attention" (default 30 min). */
   slowProvisioningMs?: number;
-  /** Default: the sessions in the API's PostgreSQL (context.repository), sealed with its codec keys. */
-  sessions?: SessionStore;
+  /**
+   * Where sign-ins are kept: a SessionStore over the API's PostgreSQL, sealed with its codec keys, so every server
+   * of the API shares them and the codec server takes the same cookie.
+   */
+  sessions: SessionStore;
   now?: () => number;
 }

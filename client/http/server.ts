@@ -5,7 +5,7 @@ import type { Logger } from '../../infra/log.js';
 import { installAccessLog } from './access-log.js';
 import { DEFAULT_AUTH_WINDOW_MS, FailedAuthentications, type AuthFailureLimit } from './auth-failures.js';
 import type { Principal } from '../orders/index.js';
-import { orderServiceOf, type ApiContext } from './context.js';
+import type { ApiContext } from './context.js';
 import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
 import { codecCors, isCodecOrigin, registerCodecRoutes } from './routes/codec.js';
@@ -63,7 +63,7 @@ export interface ApiServerOptions {
 /**
  * The HTTP API (fastify, zod-validated routes, OpenAPI 3 generated from the same schemas). Every /api/ and
  * /codec/ route authenticates its caller first; health, readiness, metrics and the OpenAPI document are open. The
- * routes call the order service built once from the context's parts (`orderServiceOf`) for every order action.
+ * routes call the context's order service for every order action.
  */
 export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
   const { context, readiness, extensions = [], requestsPerMinute = 0, draining = () => false, accessLog } = options;
@@ -81,7 +81,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return503OnClosing: false,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
   });
-  installTimeLimits(app, requestTimeoutMs, context.temporal);
+  installTimeLimits(app, requestTimeoutMs, context.service);
   installRequestIdHeader(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -93,7 +93,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
     return payload;
   });
 
-  const metrics = createApiMetrics(orderServiceOf(context));
+  const metrics = createApiMetrics(context.service);
   app.addHook('onRequest', codecCors(context));
   installAuthentication(app, context, options);
   metrics.instrument(app);

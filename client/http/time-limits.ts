@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { Client } from '@temporalio/client';
 import type { FastifyHttpOptions, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseEnv } from '../../config/env.js';
@@ -72,7 +71,12 @@ const limitOf = (budgetMs: number, config: { slow?: boolean } | undefined) =>
  * Fastify's own `handlerTimeout` would do the first, but in fastify 5.12 it stops counting once a request's body has
  * arrived (its timer is cleared on the request's 'close', which Node emits then): every POST would escape it.
  */
-export function installTimeLimits(app: FastifyInstance, budgetMs: number, temporal: Client): void {
+/** What bounds a handler's calls to Temporal by a deadline (epoch ms): the order service, or a Temporal client. */
+export interface TemporalDeadlines {
+  withDeadline<T>(deadline: number, work: () => Promise<T>): Promise<T>;
+}
+
+export function installTimeLimits(app: FastifyInstance, budgetMs: number, temporal: TemporalDeadlines): void {
   const handlers = new Set<Promise<unknown>>();
   running.set(app, handlers);
   app.addHook('onRequest', async (request, reply) => {

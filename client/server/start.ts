@@ -9,7 +9,7 @@ import type { Logger } from '../../infra/log.js';
 import type { Repository } from '../../infra/db/index.js';
 import { oidcSignInFromEnv, registerConsole, SessionStore, type OidcSignIn } from '../console/index.js';
 import { sessionCredential } from '../console/sessions.js';
-import { LiveReads, liveReadsFromEnv, OrderClient, OrderIntake } from '../orders/index.js';
+import { LiveReads, liveReadsFromEnv, OrderClient, OrderIntake, OrderService } from '../orders/index.js';
 import {
   buildApiServer,
   createAuthenticator,
@@ -95,7 +95,7 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
     const context = apiContext(options, { temporal, taskQueue: temporalConfig.taskQueue, repository, oidcConfig });
     const app = await buildApiServer({
       context,
-      ...consoleBeside(options, context, consoleOidc),
+      ...consoleBeside(options, { context, repository }, consoleOidc),
       requestsPerMinute,
       authFailures,
       ...(trustProxy === undefined ? {} : { trustProxy }),
@@ -150,7 +150,7 @@ function apiContext(
     actionKeys: options.actionKeys,
     tickets: repository,
   });
-  return {
+  const service = new OrderService({
     orders,
     intake: new OrderIntake({
       orders,
@@ -160,17 +160,22 @@ function apiContext(
       environments: servedEnvironmentsFromEnv(options.env),
     }),
     repository,
+    temporal,
+    codecKeys: options.codecKeys,
+    liveReads: new LiveReads(liveReadsFromEnv(options.env)),
+    log: options.log,
+  });
+  return {
+    service,
     authenticator: createAuthenticator({
       tokens: repository,
       ...(oidcConfig ? { oidc: createOidcVerifier(oidcConfig) } : {}),
     }),
-    temporal,
     codecKeys: options.codecKeys,
     codecCorsOrigins: (options.env[CODEC_CORS_VARIABLE] ?? '')
       .split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
-    liveReads: new LiveReads(liveReadsFromEnv(options.env)),
     log: options.log,
   };
 }
@@ -179,8 +184,12 @@ function apiContext(
  * The web console, mounted beside the API, and the credential its session cookie stands for. Its sessions are in
  * PostgreSQL: the codec server takes the same cookie for the Web UI in that browser.
  */
-function consoleBeside(options: StartApiOptions, context: ApiContext, oidc: OidcSignIn | undefined) {
-  const sessions = new SessionStore({ rows: context.repository, keys: options.codecKeys });
+function consoleBeside(
+  options: StartApiOptions,
+  { context, repository }: { context: ApiContext; repository: Repository },
+  oidc: OidcSignIn | undefined,
+) {
+  const sessions = new SessionStore({ rows: repository, keys: options.codecKeys });
   const consoleOptions = {
     sessions,
     secureCookies: options.devUsers === undefined,

@@ -15,7 +15,7 @@ import type { ApiOrder } from '../../client/http-client/index.js';
 import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { Client, devUsersOf, startConsole, waitForApiState, type ConsoleHarness } from './harness.js';
+import { Client, devUsersOf, sessionsOf, startConsole, waitForApiState, type ConsoleHarness } from './harness.js';
 
 const test = anyTest as TestFn<{ harness: ConsoleHarness }>;
 const pg = usePostgres(test);
@@ -279,7 +279,8 @@ async function sameAppServer(
   t: ExecutionContext<{ harness: ConsoleHarness }>,
   options: { secureCookies: boolean; devUsers?: Array<{ id: string; roles: string[]; token: string }> },
 ): Promise<FastifyInstance> {
-  const { context } = t.context.harness.api;
+  const { api } = t.context.harness;
+  const { context } = api;
   const app = Fastify({ logger: false });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -290,7 +291,7 @@ async function sameAppServer(
   });
   registerOrderRoutes(app, context);
   registerApprovalRoutes(app, context);
-  await registerConsole(app, context, options);
+  await registerConsole(app, context, { ...options, sessions: sessionsOf(api) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return app;
 }

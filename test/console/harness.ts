@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { registerConsole } from '../../client/console/index.js';
+import { registerConsole, SessionStore } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { EngineOptions } from '../helpers/orders.js';
 import type { TestPostgres } from '../helpers/postgres.js';
@@ -34,6 +34,11 @@ export interface ConsoleHarness {
   stop(): Promise<void>;
 }
 
+/** The console's sessions in the engine's PostgreSQL, sealed with its codec keys, as `serve` keeps them. */
+export function sessionsOf(api: ApiEngine): SessionStore {
+  return new SessionStore({ rows: api.repository, keys: api.keyring });
+}
+
 export async function startConsole(
   pg: TestPostgres,
   options: { browser?: boolean; worker?: boolean; engine?: EngineOptions } = {},
@@ -42,6 +47,7 @@ export async function startConsole(
   const app = Fastify({ logger: false });
   const clock = { offsetMs: 0 };
   await registerConsole(app, api.context, {
+    sessions: sessionsOf(api),
     api: api.app,
     devUsers: devUsersOf(api),
     secureCookies: false,

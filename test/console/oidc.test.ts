@@ -15,7 +15,7 @@ import { createOidcVerifier } from '../../client/http/auth/oidc.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { launchChromium, waitForApiState } from './harness.js';
+import { launchChromium, sessionsOf, waitForApiState } from './harness.js';
 import type { Browser } from 'playwright-core';
 
 const test = anyTest as TestFn<{
@@ -113,7 +113,7 @@ test.before(async (t) => {
     resource: 'urn:mve-api',
     allowInsecureRequests: true,
   });
-  await registerConsole(app, context, { api: oidcApi, oidc, secureCookies: false });
+  await registerConsole(app, context, { sessions: sessionsOf(api), api: oidcApi, oidc, secureCookies: false });
   await app.listen({ host: '127.0.0.1', port: consolePort });
   Object.assign(t.context, { api, idp, oidcApi, console: app, consoleUrl, browser: await launchChromium() });
 });

@@ -7,16 +7,24 @@
  *   test.before(async (t) => { t.context.api = await startApiEngine(pg); });
  *   test.after.always((t) => t.context.api?.stop());
  */
+import type { Client } from '@temporalio/client';
 import type { ExecutionContext } from 'ava';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_LIVE_READS, LiveReads, OrderIntake } from '../../client/orders/index.js';
+import {
+  DEFAULT_LIVE_READS,
+  LiveReads,
+  OrderClient,
+  OrderIntake,
+  OrderService,
+  type OrderServiceParts,
+} from '../../client/orders/index.js';
 import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
 import type { ApiOrder } from '../../client/http-client/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { callApi, type ApiAnswer } from './api-call.js';
 import { json } from './json.js';
 import type { TestPostgres } from './postgres.js';
-import { startOrderEngine, sydneyRequest, type EngineOptions, type OrderEngine } from './orders.js';
+import { startOrderEngine, sydneyRequest, TASK_QUEUE, type EngineOptions, type OrderEngine } from './orders.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -40,6 +48,8 @@ export interface ApiEngine extends OrderEngine {
   url: string;
   app: FastifyInstance;
   context: ApiContext;
+  /** What the context's order service stands on: swap some with `contextWith`. */
+  parts: OrderServiceParts;
   tokens: Record<TestUser, string>;
   /** A request to the API as `user` (or with no credentials); the body is JSON. */
   call(method: string, path: string, options?: { as?: TestUser; token?: string; body?: unknown }): Promise<ApiAnswer>;
@@ -50,7 +60,8 @@ export async function startApiEngine(
   options: EngineOptions & { /** MVE_LIVE_READS of the server. */ liveReads?: number } = {},
 ): Promise<ApiEngine> {
   const engine = await startOrderEngine(pg, options);
-  const context: ApiContext = {
+  const log = (line: string) => void (process.env['API_TEST_LOG'] && console.error(line));
+  const parts: OrderServiceParts = {
     orders: engine.orders,
     intake: new OrderIntake({
       orders: engine.orders,
@@ -61,12 +72,17 @@ export async function startApiEngine(
       environments: ['staging'],
     }),
     repository: engine.repository,
-    authenticator: createAuthenticator({ tokens: engine.repository }),
     temporal: engine.client,
     codecKeys: engine.keyring,
-    codecCorsOrigins: ['http://ui.test'],
     liveReads: new LiveReads(options.liveReads ?? DEFAULT_LIVE_READS),
-    log: (line) => process.env['API_TEST_LOG'] && console.error(line),
+    log,
+  };
+  const context: ApiContext = {
+    service: new OrderService(parts),
+    authenticator: createAuthenticator({ tokens: engine.repository }),
+    codecKeys: engine.keyring,
+    codecCorsOrigins: ['http://ui.test'],
+    log,
   };
   const app = await buildApiServer({
     context,
@@ -86,6 +102,7 @@ export async function startApiEngine(
     url,
     app,
     context,
+    parts,
     tokens,
     call(method: string, path: string, request: { as?: TestUser; token?: string; body?: unknown } = {}) {
       return callApi(url, method, path, {
@@ -98,6 +115,31 @@ export async function startApiEngine(
       await stopEngine();
     },
   });
+}
+
+/** The engine's API context over its order service's parts with some swapped, and some of its own. */
+export function contextWith(
+  api: ApiEngine,
+  parts: Partial<OrderServiceParts>,
+  own: Partial<Omit<ApiContext, 'service'>> = {},
+): ApiContext {
+  return { ...api.context, ...own, service: new OrderService({ ...api.parts, ...parts }) };
+}
+
+/** The order service's parts that reach Temporal, over another client of it (one that is down, or never answers). */
+export function partsOver(api: ApiEngine, temporal: Client): Pick<OrderServiceParts, 'temporal' | 'orders' | 'intake'> {
+  const orders = new OrderClient({
+    client: temporal,
+    taskQueue: TASK_QUEUE,
+    kindMap: SIM_KIND_MAP,
+    actionKeys: api.actionKeys,
+    tickets: api.repository,
+  });
+  return {
+    temporal,
+    orders,
+    intake: new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys }),
+  };
 }
 
 /** A request whose product name carries the ticket, so the simulator's products can be counted per ticket. */

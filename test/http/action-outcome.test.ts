@@ -7,13 +7,18 @@
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
 import anyTest, { type TestFn } from 'ava';
 import { Client, type Connection } from '@temporalio/client';
-import { buildApiServer, handlersEnded, type ApiContext } from '../../client/http/index.js';
-import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import { buildApiServer, handlersEnded } from '../../client/http/index.js';
 import type { ApiOrder, StateResult, VoteResult } from '../../client/http-client/index.js';
 import { encryptingDataConverter } from '../../codec/index.js';
-import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
-import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
-import { TASK_QUEUE } from '../helpers/orders.js';
+import {
+  contextWith,
+  namedRequest,
+  partsOver,
+  startApiEngine,
+  waitForApiState,
+  type ApiEngine,
+  type TestUser,
+} from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { callApi } from '../helpers/api-call.js';
 import { json, type ErrorBody } from '../helpers/json.js';
@@ -79,19 +84,7 @@ async function serverBehind(t: Teardown, api: ApiEngine, misbehaviour: Misbehavi
     namespace: api.temporal.namespace,
     dataConverter: encryptingDataConverter(api.keyring),
   });
-  const orders = new OrderClient({
-    client: temporal,
-    taskQueue: TASK_QUEUE,
-    kindMap: SIM_KIND_MAP,
-    actionKeys: api.actionKeys,
-    tickets: api.repository,
-  });
-  const context: ApiContext = {
-    ...api.context,
-    temporal,
-    orders,
-    intake: new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys }),
-  };
+  const context = contextWith(api, partsOver(api, temporal));
   const app = await buildApiServer({
     context,
     requestTimeoutMs: budgetMs,

@@ -4,10 +4,17 @@
  * the records (`source: records`), votes still go to the workflow, and /metrics counts what was passed over.
  */
 import anyTest, { type TestFn } from 'ava';
-import { buildApiServer, type ApiContext } from '../../client/http/index.js';
+import { buildApiServer } from '../../client/http/index.js';
 import type { ApiOrder, VoteResult } from '../../client/http-client/index.js';
 import { LiveReads, liveReadsFromEnv, type OrderClient } from '../../client/orders/index.js';
-import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
+import {
+  contextWith,
+  namedRequest,
+  startApiEngine,
+  waitForApiState,
+  type ApiEngine,
+  type TestUser,
+} from '../helpers/api.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { callApi } from '../helpers/api-call.js';
 import { json } from '../helpers/json.js';
@@ -52,8 +59,8 @@ test('past the bound a read answers from the records at once, and a vote still r
   );
   await waitForApiState(api, 'BOUND-1', 'AWAITING_APPROVAL');
 
-  const { holding, release } = holdingNextRead(api.context.orders);
-  const context: ApiContext = { ...api.context, orders: holding, liveReads: new LiveReads(1) };
+  const { holding, release } = holdingNextRead(api.parts.orders);
+  const context = contextWith(api, { orders: holding, liveReads: new LiveReads(1) });
   const app = await buildApiServer({
     context,
     readiness: { temporal: () => Promise.resolve(), postgres: () => Promise.resolve() },

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_LIVE_READS, LiveReads, OrderIntake } from '../../client/orders/index.js';
+import { DEFAULT_LIVE_READS, LiveReads, OrderIntake, OrderService } from '../../client/orders/index.js';
 import { buildApiServer, createAuthenticator, issueApiToken, type ApiContext } from '../../client/http/index.js';
 import { createOidcVerifier } from '../../client/http/auth/oidc.js';
 import type {
@@ -96,7 +96,8 @@ async function jwt(
 
 /** The API's context over the engine, as test/helpers/api.ts builds it, with an OIDC verifier as well. */
 function contextFor(engine: OrderEngine, oidc: Parameters<typeof createOidcVerifier>[0]): ApiContext {
-  return {
+  const log = (line: string) => void (process.env['API_TEST_LOG'] && console.error(line));
+  const service = new OrderService({
     orders: engine.orders,
     intake: new OrderIntake({
       orders: engine.orders,
@@ -105,12 +106,17 @@ function contextFor(engine: OrderEngine, oidc: Parameters<typeof createOidcVerif
       kindMap: SIM_KIND_MAP,
     }),
     repository: engine.repository,
-    authenticator: createAuthenticator({ tokens: engine.repository, oidc: createOidcVerifier(oidc) }),
     temporal: engine.client,
     codecKeys: engine.keyring,
-    codecCorsOrigins: [],
     liveReads: new LiveReads(DEFAULT_LIVE_READS),
-    log: (line) => process.env['API_TEST_LOG'] && console.error(line),
+    log,
+  });
+  return {
+    service,
+    authenticator: createAuthenticator({ tokens: engine.repository, oidc: createOidcVerifier(oidc) }),
+    codecKeys: engine.keyring,
+    codecCorsOrigins: [],
+    log,
   };
 }
 

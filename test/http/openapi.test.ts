@@ -56,16 +56,15 @@ function standInContext(): ApiContext {
       },
     },
   );
+  // Every handler runs within a deadline for its Temporal calls; none here makes one.
+  const service = Object.assign(Object.create(unused) as ApiContext['service'], {
+    withDeadline: <T>(_deadline: number, run: () => Promise<T>) => run(),
+  });
   return {
-    orders: unused as ApiContext['orders'],
-    intake: unused as ApiContext['intake'],
-    repository: unused as ApiContext['repository'],
+    service,
     authenticator: unused as ApiContext['authenticator'],
-    // Every handler runs within a deadline for its Temporal calls; none here makes one.
-    temporal: { withDeadline: (_deadline: number, run: () => Promise<unknown>) => run() } as ApiContext['temporal'],
     codecKeys: Keyring.fromText(`openapi:${randomBytes(32).toString('base64')}`),
     codecCorsOrigins: [],
-    liveReads: unused as ApiContext['liveReads'],
     log: () => undefined,
   };
 }

@@ -8,21 +8,21 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { buildApiServer, handlersEnded, type ApiContext } from '../../client/http/index.js';
-import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import { buildApiServer, handlersEnded } from '../../client/http/index.js';
+import type { OrderServiceParts } from '../../client/orders/index.js';
 import type { ApiOrder, SubmitResult } from '../../client/http-client/index.js';
 import { connectDatabase } from '../../infra/db/index.js';
-import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { waitFor } from '../helpers/wait.js';
 import {
+  contextWith,
   namedRequest,
+  partsOver,
   productsFor,
   startApiEngine,
   waitForApiState,
   type ApiEngine,
   type TestUser,
 } from '../helpers/api.js';
-import { TASK_QUEUE } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { callApi } from '../helpers/api-call.js';
 import { json, type ErrorBody } from '../helpers/json.js';
@@ -41,14 +41,16 @@ test.after.always(async (t) => {
 type Teardown = { teardown(fn: () => Promise<void>): void };
 
 /** A server on the engine's context (parts of it swapped) with a time limit of `budgetMs`, on a loopback port. */
-async function limitedServer(t: Teardown, api: ApiEngine, budgetMs: number, swapped: Partial<ApiContext> = {}) {
+async function limitedServer(t: Teardown, api: ApiEngine, budgetMs: number, swapped: Partial<OrderServiceParts> = {}) {
   const log: string[] = [];
-  const context: ApiContext = { ...api.context, ...swapped, log: (line) => log.push(line) };
+  const logged = (line: string) => void log.push(line);
+  const context = contextWith(api, { ...swapped, log: logged }, { log: logged });
+  const temporal = swapped.temporal ?? api.parts.temporal;
   const app = await buildApiServer({
     context,
     requestTimeoutMs: budgetMs,
     readiness: {
-      temporal: async () => void (await context.temporal.connection.workflowService.getSystemInfo({})),
+      temporal: async () => void (await temporal.connection.workflowService.getSystemInfo({})),
       postgres: async () => void (await api.db.sql`SELECT 1`),
     },
   });
@@ -193,18 +195,7 @@ test.serial('a Temporal that takes connections and never answers: 503 with Retry
   const connection = Connection.lazy({ address, connectTimeout: '1s' });
   t.teardown(() => connection.close().catch(() => undefined));
   const silent = new Client({ connection, namespace: api.temporal.namespace });
-  const orders = new OrderClient({
-    client: silent,
-    taskQueue: TASK_QUEUE,
-    kindMap: SIM_KIND_MAP,
-    actionKeys: api.actionKeys,
-    tickets: api.repository,
-  });
-  const server = await limitedServer(t, api, 2_000, {
-    temporal: silent,
-    orders,
-    intake: new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys }),
-  });
+  const server = await limitedServer(t, api, 2_000, partsOver(api, silent));
   const cancel = await server.call('POST', '/api/v1/orders/TL-HOLE/cancel', { reason: 'testing' });
   t.is(cancel.status, 503, JSON.stringify(cancel.body));
   t.is(cancel.headers.get('retry-after'), '5');

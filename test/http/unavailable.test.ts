@@ -7,12 +7,11 @@ import anyTest, { type TestFn } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApiServer, createAuthenticator, type ApiContext } from '../../client/http/index.js';
-import { OrderClient, OrderIntake } from '../../client/orders/index.js';
+import type { OrderServiceParts } from '../../client/orders/index.js';
 import type { ApiOrder } from '../../client/http-client/index.js';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
-import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
-import { startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
-import { sydneyRequest, TASK_QUEUE } from '../helpers/orders.js';
+import { contextWith, partsOver, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
+import { sydneyRequest } from '../helpers/orders.js';
 import { closedPort } from '../helpers/ports.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { json, type ErrorBody, type ReadinessBody } from '../helpers/json.js';
@@ -28,12 +27,18 @@ test.after.always(async (t) => {
 });
 
 /** A server on the engine's context with some of it swapped for parts whose dependency is down. */
-async function serverWith(t: { teardown(fn: () => Promise<void>): void }, context: ApiContext) {
+async function serverWith(
+  t: { teardown(fn: () => Promise<void>): void; context: { api: ApiEngine } },
+  parts: Partial<OrderServiceParts>,
+  own: Partial<Omit<ApiContext, 'service'>> = {},
+) {
+  const { api } = t.context;
+  const { temporal, repository } = { ...api.parts, ...parts };
   const app: FastifyInstance = await buildApiServer({
-    context,
+    context: contextWith(api, parts, own),
     readiness: {
-      temporal: async () => void (await context.temporal.connection.workflowService.getSystemInfo({})),
-      postgres: async () => void (await context.repository.listOrders({ limit: 1 })),
+      temporal: async () => void (await temporal.connection.workflowService.getSystemInfo({})),
+      postgres: async () => void (await repository.listOrders({ limit: 1 })),
     },
   });
   t.teardown(() => app.close());
@@ -47,11 +52,7 @@ test('PostgreSQL down: 503 with Retry-After and a clear message, on reads and wr
   const sql = connectDatabase(`postgres://nobody:nothing@127.0.0.1:${await closedPort()}/orders`);
   t.teardown(() => sql.end({ timeout: 1 }));
   const repository = createRepository(sql);
-  const app = await serverWith(t, {
-    ...api.context,
-    repository,
-    authenticator: createAuthenticator({ tokens: repository }),
-  });
+  const app = await serverWith(t, { repository }, { authenticator: createAuthenticator({ tokens: repository }) });
   const alice = { authorization: `Bearer ${api.tokens.alice}` };
   for (const [method, url] of [
     ['GET', '/api/v1/orders'],
@@ -84,19 +85,7 @@ test('Temporal down: an order reads from the records; a vote is 503 with Retry-A
   const connection = Connection.lazy({ address: `127.0.0.1:${await closedPort()}`, connectTimeout: '1s' });
   t.teardown(() => connection.close().catch(() => undefined));
   const deadTemporal = new Client({ connection, namespace: api.temporal.namespace });
-  const orders = new OrderClient({
-    client: deadTemporal,
-    taskQueue: TASK_QUEUE,
-    kindMap: SIM_KIND_MAP,
-    actionKeys: api.actionKeys,
-    tickets: api.repository,
-  });
-  const app = await serverWith(t, {
-    ...api.context,
-    temporal: deadTemporal,
-    orders,
-    intake: new OrderIntake({ orders, repository: api.repository, fingerprintKeys: api.actionKeys }),
-  });
+  const app = await serverWith(t, partsOver(api, deadTemporal));
   const as = (user: 'alice' | 'fiona') => ({ authorization: `Bearer ${api.tokens[user]}` });
 
   // The read gives up on Temporal after a few seconds (READ_DEADLINE_MS), not after the client's own ~20 s of retries.

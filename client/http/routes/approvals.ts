@@ -12,12 +12,12 @@ import {
   seesAllOrders,
   type Principal,
 } from '../../orders/index.js';
-import { orderServiceOf, type ApiContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { approvalsResponse, errorBody, meResponse } from '../schemas.js';
 
 /** The caller's own views: the orders awaiting their decision, and who they are to this API. */
 export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext): void {
-  const service = orderServiceOf(context);
+  const { service } = context;
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(

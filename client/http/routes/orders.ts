@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { orderSummary, type OrderService } from '../../orders/index.js';
-import { orderServiceOf, type ApiContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import {
   historyQuery,
@@ -18,7 +18,7 @@ import { registerOrderActionRoutes } from './order-actions.js';
 
 /** Orders: intake, reading, and the signed human actions (./order-actions.ts). */
 export function registerOrderRoutes(app: FastifyInstance, context: ApiContext): void {
-  const service = orderServiceOf(context);
+  const { service } = context;
   registerIntakeRoute(app, service);
   registerReadRoutes(app, service);
   registerOrderActionRoutes(app, service);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { orderServiceOf, type ApiContext } from '../context.js';
+import type { ApiContext } from '../context.js';
 import { errorBody, orderParams } from '../schemas.js';
 
 const recoverBody = z.strictObject({
@@ -22,7 +22,7 @@ const recoveryResponse = z.object({
 
 /** Ops' recovery of an order whose run was ended by a reset or terminate, or wedged (client/orders/recovery.ts). */
 export function registerRecoveryRoutes(app: FastifyInstance, context: ApiContext): void {
-  const service = orderServiceOf(context);
+  const { service } = context;
   app.withTypeProvider<ZodTypeProvider>().post(
     '/api/v1/orders/:orderId/recover',
     {

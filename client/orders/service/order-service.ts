@@ -33,9 +33,8 @@ export class OrderService {
   async read(principal: Principal, name: string, purpose: ReadPurpose = 'read'): Promise<ApiOrder> {
     const order = await readOrder(this.parts, principal, name, purpose);
     if (order.ordered || purpose === 'act') return order;
-    const ordered = await this.ordered.of(
-      order.workflowId,
-      async () => (await this.parts.repository.getOrder(order.workflowId))?.order.request,
+    const ordered = await this.ordered.of(order.workflowId, () =>
+      this.parts.repository.getOrderRequest(order.workflowId),
     );
     return ordered ? { ...order, ordered } : order;
   }
@@ -77,6 +76,11 @@ export class OrderService {
 
   recover(principal: Principal, name: string, reason: string): Promise<RecoveryResult & { orderId: string }> {
     return recover(this.parts, principal, name, reason);
+  }
+
+  /** Runs `work` with every call it makes to Temporal bounded by `deadline` (epoch ms): a request's time limit. */
+  withDeadline<T>(deadline: number, work: () => Promise<T>): Promise<T> {
+    return this.parts.temporal.withDeadline(deadline, work);
   }
 
   /** Order figures from the records, for metrics: counts, never an order's content. */

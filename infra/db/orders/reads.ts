@@ -27,6 +27,8 @@ import { operation } from '../validate.js';
 export interface OrderReads {
   /** The order with its events, votes and buy attempts, read as one consistent snapshot; null if unknown. */
   getOrder(workflowId: string): Promise<OrderView | null>;
+  /** The order's request as recorded (secrets redacted); null if unknown. One row: it never waits on the journal. */
+  getOrderRequest(workflowId: string): Promise<Record<string, unknown> | null>;
   /** Newest first. */
   listOrders(filter?: ListOrdersInput): Promise<OrderRecord[]>;
   /** Orders awaiting a vote this approver may give (one of their roles, not their own order, not yet voted), oldest first. */
@@ -77,6 +79,12 @@ export function createOrderReads(sql: Sql, pool: Sql): OrderReads {
           };
         }),
       ),
+
+    getOrderRequest: (workflowId) =>
+      operation('getOrderRequest', workflowIdInput, workflowId, async (id) => {
+        const [row] = await sql<Array<Pick<OrderRow, 'request'>>>`SELECT request FROM orders WHERE workflow_id = ${id}`;
+        return row?.request ?? null;
+      }),
 
     listOrders: (filter = {}) =>
       operation(
