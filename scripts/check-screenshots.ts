@@ -12,9 +12,12 @@ import { fileURLToPath } from 'node:url';
 const PROJECT = fileURLToPath(new URL('../', import.meta.url));
 const FOLDER = 'docs/screenshots';
 
-/** The code each screenshot shows: the console's pages, or the codec server the Temporal Web UI decodes through. */
+/**
+ * The code each screenshot shows: the console's pages, or the codec server the Temporal Web UI decodes through and
+ * the front dev puts before the Web UI.
+ */
 const SHOWS: Record<string, readonly string[]> = {
-  'temporal-ui-decoded-order.png': ['client/http/routes/codec.ts', 'codec'],
+  'temporal-ui-decoded-order.png': ['client/http/routes/codec.ts', 'codec', 'tooling/dev/web-ui-front.ts'],
 };
 const CONSOLE = ['client/console'];
 
