@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { registerCommands, type ToolingCommands } from './commands.js';
+import { commandNamed, loadCommandDetails, registerCommands, type ToolingCommands } from './commands.js';
 
 export type { ToolingCommands } from './commands.js';
 
@@ -10,9 +10,13 @@ export function runCli(argv: readonly string[], tooling?: ToolingCommands): void
     .description('Approval-gated order workflow engine for virtual edge router instances (MVE)')
     .showHelpAfterError()
     .enablePositionalOptions();
-  registerCommands(program, tooling);
-  program.parseAsync([...argv]).catch((error: unknown) => {
-    process.stderr.write(`mve-orders: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 2;
-  });
+  loadCommandDetails(commandNamed(argv))
+    .then((details) => {
+      registerCommands(program, tooling, details);
+      return program.parseAsync([...argv]);
+    })
+    .catch((error: unknown) => {
+      process.stderr.write(`mve-orders: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 2;
+    });
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { ApiCallError, ApiUnreachableError, OrdersApiClient } from '../../http-client/index.js';
+import type { OrdersApiClient } from '../../http-client/index.js';
 import {
   API_URL_VARIABLE,
   loadClientSettings,
@@ -9,7 +9,10 @@ import {
   type ClientSettings,
 } from '../settings.js';
 import { DEV_USERS } from '../dev-users.js';
-import { FINAL_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
+import type { OrderState } from '../../../domain/lifecycle/index.js';
+
+/** The HTTP client's module, loaded when a command runs (after its settings are found), not when it is registered. */
+type HttpClientModule = typeof import('../../http-client/index.js');
 
 /** A failure the command explains itself; exit 1 when the order or the engine refused, 2 when the input is unusable. */
 export class CliFailure extends Error {
@@ -72,19 +75,21 @@ export async function runOrderCommand(
   options: OrderCommandOptions,
   work: (session: OrderSession) => Promise<void>,
 ): Promise<void> {
+  let client: HttpClientModule | undefined;
   let api: OrdersApiClient | undefined;
   let settings: ClientSettings | undefined;
   try {
     settings = await loadClientSettings(process.env, { as: options.as });
     if (!settings.token) throw new CliFailure(2, missingTokenMessage(settings), 'NO_TOKEN');
-    api = new OrdersApiClient({
+    client = await import('../../http-client/index.js');
+    api = new client.OrdersApiClient({
       url: settings.apiUrl,
       token: settings.token,
       unreachableHint: unreachableHint(settings),
     });
     await work({ api, settings });
   } catch (error) {
-    report(name, options, asCliFailure(error, settings));
+    report(name, options, asCliFailure(error, settings, client));
   } finally {
     api?.close();
   }
@@ -127,6 +132,7 @@ export async function stateAfter(
   answered: OrderState,
   timeoutMs = 5_000,
 ): Promise<{ state: OrderState; settled: boolean }> {
+  const { FINAL_STATES } = await import('../../../domain/lifecycle/index.js');
   if (FINAL_STATES.has(answered)) return { state: answered, settled: true };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -153,11 +159,16 @@ function unreachableHint(settings: ClientSettings): string {
   return `check ${API_URL_VARIABLE} (is the API running there?), or unset it and run \`npm start\` for a local engine`;
 }
 
-function asCliFailure(error: unknown, settings: ClientSettings | undefined): CliFailure {
+/** `client`: the HTTP client's module, once loaded: before, no error can be one of its own. */
+function asCliFailure(
+  error: unknown,
+  settings: ClientSettings | undefined,
+  client: HttpClientModule | undefined,
+): CliFailure {
   if (error instanceof CliFailure) return error;
   if (error instanceof NotConfiguredError) return new CliFailure(2, error.message, 'NOT_CONFIGURED');
-  if (error instanceof ApiUnreachableError) return new CliFailure(2, error.message, 'CANNOT_CONNECT');
-  if (error instanceof ApiCallError) {
+  if (client && error instanceof client.ApiUnreachableError) return new CliFailure(2, error.message, 'CANNOT_CONNECT');
+  if (client && error instanceof client.ApiCallError) {
     const details = error.details.length > 0 ? error.details : undefined;
     if (error.status === 401) {
       return new CliFailure(2, `${error.message}; ${badCredentialsHint(settings)}`, error.code, details, error.status);

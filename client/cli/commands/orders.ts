@@ -1,5 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
-import { ORDER_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { OrderState } from '../../../domain/lifecycle/index.js';
 import {
   nonEmpty,
   orderCommand,
@@ -18,12 +18,34 @@ interface OrdersOptions extends OrderCommandOptions {
   cursor?: string;
 }
 
-export function registerOrdersCommand(program: Command): void {
+/**
+ * What `orders` needs from the domain for its help and its check of --status: the order states. Loaded before the
+ * command line is parsed, only when it names `orders` (commands.ts): the domain's module brings zod with it.
+ */
+export interface OrdersDetails {
+  states: readonly OrderState[];
+}
+
+export async function loadOrdersDetails(): Promise<OrdersDetails> {
+  const { ORDER_STATES } = await import('../../../domain/lifecycle/index.js');
+  return { states: ORDER_STATES };
+}
+
+/**
+ * Without `details` (another command runs, or the list of commands is shown), --status is registered unchecked and
+ * its help names no states: neither is ever reached then.
+ */
+export function registerOrdersCommand(program: Command, details: OrdersDetails | undefined): void {
+  const status = new Option(
+    '--status <state>',
+    `only orders in this state${details ? ` (${details.states.join(', ')})` : ''}`,
+  );
+  if (details) status.argParser(stateParser(details.states));
   orderCommand(program.command('orders'))
     .description(
       'List orders, newest first, a page at a time (the ones you may see: ops and approvers all, a requester their own)',
     )
-    .option('--status <state>', `only orders in this state (${ORDER_STATES.join(', ')})`, parseState)
+    .addOption(status)
     .option('--environment <env>', 'only orders of this environment (staging or production)', parseEnvironment)
     .option('--requester <id>', 'only orders requested by this person', nonEmpty('--requester'))
     .option('--limit <n>', 'orders a page (1 to 500; default 50)', parseLimit('--limit', 500))
@@ -63,12 +85,14 @@ function nextPageArguments(options: OrdersOptions, cursor: string): string {
   return args.filter(Boolean).join(' ');
 }
 
-function parseState(value: string): OrderState {
-  const state = value.trim().toUpperCase();
-  if (!(ORDER_STATES as readonly string[]).includes(state)) {
-    throw new InvalidArgumentError(`--status must be one of ${ORDER_STATES.join(', ')}`);
-  }
-  return state as OrderState;
+function stateParser(states: readonly OrderState[]) {
+  return (value: string): OrderState => {
+    const state = value.trim().toUpperCase();
+    if (!(states as readonly string[]).includes(state)) {
+      throw new InvalidArgumentError(`--status must be one of ${states.join(', ')}`);
+    }
+    return state as OrderState;
+  };
 }
 
 function parseEnvironment(value: string): 'staging' | 'production' {

@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ApiCallError } from '../../http-client/index.js';
 import { CliFailure, orderCommand, printJson, runOrderCommand, type OrderCommandOptions } from './order-session.js';
 
 export function registerSubmitCommand(program: Command): void {
@@ -20,6 +19,8 @@ See examples/ for requests and docs/order-request.md.`,
     .action((file: string, options: OrderCommandOptions) =>
       runOrderCommand('submit', options, async ({ api }) => {
         const request = await readRequest(file);
+        // Loaded already, by runOrderCommand, to make the client.
+        const { ApiCallError } = await import('../../http-client/index.js');
         const { created, order, warnings } = await api.submit(request).catch((error: unknown) => {
           if (
             error instanceof ApiCallError &&

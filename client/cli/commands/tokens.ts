@@ -1,13 +1,36 @@
 import { userInfo } from 'node:os';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ApiTokenRecord } from '../../../infra/db/index.js';
-import { approverIdSchema, roleSchema, tokenIdSchema } from '../../../infra/db/schemas.js';
-import { BUILT_IN_ROLES } from '../../orders/index.js';
 import { formatTable } from './table.js';
 import { databaseOptions, printResult, withRepository, type DatabaseCommandOptions } from './database-command.js';
 import { usageErrorsExit2 } from './order-session.js';
 
-const ROLES_HELP = `
+/**
+ * What `tokens` needs for its help and its argument checks: the built-in roles (client/orders) and the rules the
+ * records hold owners, roles and token ids to (infra/db's schemas). Loaded before the command line is parsed, only
+ * when it names `tokens` (commands.ts): those modules bring the order service, Temporal's client and zod with them.
+ */
+export interface TokensDetails {
+  builtInRoles: readonly string[];
+  isOwner(value: string): boolean;
+  isRole(value: string): boolean;
+  isTokenId(value: string): boolean;
+}
+
+export async function loadTokensDetails(): Promise<TokensDetails> {
+  const [{ BUILT_IN_ROLES }, { approverIdSchema, roleSchema, tokenIdSchema }] = await Promise.all([
+    import('../../orders/index.js'),
+    import('../../../infra/db/schemas.js'),
+  ]);
+  return {
+    builtInRoles: BUILT_IN_ROLES,
+    isOwner: (value) => approverIdSchema.safeParse(value).success,
+    isRole: (value) => roleSchema.safeParse(value).success,
+    isTokenId: (value) => tokenIdSchema.safeParse(value).success,
+  };
+}
+
+const rolesHelp = (details: TokensDetails) => `
 Roles (--roles, comma-separated, at least one):
   requester        submits orders and follows them
   ticket-system    a ticket system that submits orders for its requesters
@@ -15,7 +38,7 @@ Roles (--roles, comma-separated, at least one):
   admin            manages approvers and API tokens
   any other lower-case word (letters, digits, . _ -), e.g. finance-approver: an approver role of the
   directory, as the approval policy's tiers name it
-Built-in roles: ${BUILT_IN_ROLES.join(', ')}.`;
+Built-in roles: ${details.builtInRoles.join(', ')}.`;
 
 const EXAMPLES = `
 Examples:
@@ -25,34 +48,44 @@ Examples:
   $ mve-orders tokens list --all --json
   $ mve-orders tokens revoke k3jq2m7x4abz`;
 
-const TOKENS_HELP = `
+const tokensHelp = (details: TokensDetails) => `
 A token (mvo_<id>_<secret>) authenticates a machine as its --owner, with its --roles. It is shown once, when
 created: only a hash of its secret is stored, so a lost token cannot be shown again; revoke it and create
 another. The <id> is public: it names the token in lists, logs and \`tokens revoke\`.
-${ROLES_HELP}
+${rolesHelp(details)}
 ${EXAMPLES}`;
 
-export function registerTokensCommand(program: Command): void {
+/**
+ * Without `details` (another command runs, or the list of commands is shown), `tokens` is registered for the list
+ * of commands alone, without its subcommands: they are never reached then.
+ */
+export function registerTokensCommand(program: Command, details: TokensDetails | undefined): void {
   // Usage mistakes exit 2; the subcommands inherit this.
-  const tokens = usageErrorsExit2(program.command('tokens'))
-    .description('Issue, list and revoke API tokens for machines (stored in PostgreSQL as hashes)')
-    .addHelpText('after', TOKENS_HELP);
-  registerCreate(tokens);
-  registerList(tokens);
-  registerRevoke(tokens);
+  const tokens = usageErrorsExit2(program.command('tokens')).description(
+    'Issue, list and revoke API tokens for machines (stored in PostgreSQL as hashes)',
+  );
+  if (!details) return;
+  tokens.addHelpText('after', tokensHelp(details));
+  registerCreate(tokens, details);
+  registerList(tokens, details);
+  registerRevoke(tokens, details);
 }
 
 type CreateOptions = DatabaseCommandOptions & { owner: string; roles: string[]; expires?: Date; description?: string };
 
-function registerCreate(tokens: Command): void {
+function registerCreate(tokens: Command, details: TokensDetails): void {
   databaseOptions(tokens.command('create'))
     .description('Create an API token and print it, once')
     .requiredOption(
       '--owner <id>',
       'whom the token acts as (letters, digits and . _ @ -), e.g. servicedesk',
-      parseOwner,
+      ownerParser(details),
     )
-    .requiredOption('--roles <roles>', 'comma-separated roles, e.g. ticket-system or ops,finance-approver', parseRoles)
+    .requiredOption(
+      '--roles <roles>',
+      'comma-separated roles, e.g. ticket-system or ops,finance-approver',
+      rolesParser(details),
+    )
     .option(
       '--expires <when>',
       'a number of days (90d) or a date (2027-01-01, its start in UTC); default: never',
@@ -63,7 +96,7 @@ function registerCreate(tokens: Command): void {
       'what the token is for, e.g. the machine that holds it',
       shortText('--description', 500),
     )
-    .addHelpText('after', `${ROLES_HELP}\n${EXAMPLES}`)
+    .addHelpText('after', `${rolesHelp(details)}\n${EXAMPLES}`)
     .action((options: CreateOptions) =>
       withRepository(options, async (repo) => {
         const { issueApiToken } = await import('../../http/auth/api-tokens.js');
@@ -95,10 +128,10 @@ function printCreated(token: string, record: ApiTokenRecord, json: boolean): voi
   );
 }
 
-function registerList(tokens: Command): void {
+function registerList(tokens: Command, details: TokensDetails): void {
   databaseOptions(tokens.command('list'))
     .description('List API tokens (never their secrets): live ones, or all with --all')
-    .option('--owner <id>', 'only tokens acting as this owner', parseOwner)
+    .option('--owner <id>', 'only tokens acting as this owner', ownerParser(details))
     .option('--all', 'include revoked tokens')
     .action((options: DatabaseCommandOptions & { owner?: string; all?: boolean }) =>
       withRepository(options, async (repo) => {
@@ -108,10 +141,14 @@ function registerList(tokens: Command): void {
     );
 }
 
-function registerRevoke(tokens: Command): void {
+function registerRevoke(tokens: Command, details: TokensDetails): void {
   databaseOptions(tokens.command('revoke'))
     .description('Revoke an API token: it is refused from now on. Revoking a revoked token changes nothing')
-    .argument('<id>', "the token's id (the <id> of mvo_<id>_<secret>, as `tokens list` shows it)", parseTokenId)
+    .argument(
+      '<id>',
+      "the token's id (the <id> of mvo_<id>_<secret>, as `tokens list` shows it)",
+      tokenIdParser(details),
+    )
     .option('--by <who>', 'who revokes it, recorded with the token (default: your user name)', shortText('--by', 255))
     .action((id: string, options: DatabaseCommandOptions & { by?: string }) =>
       withRepository(options, async (repo) => {
@@ -127,32 +164,36 @@ function registerRevoke(tokens: Command): void {
 
 // Argument parsers: each names its option and the rule, and commander exits 2 (usageErrorsExit2).
 
-function parseOwner(value: string): string {
-  const owner = value.trim();
-  if (!approverIdSchema.safeParse(owner).success) {
-    throw new InvalidArgumentError(
-      '--owner must be letters, digits and . _ @ - (at most 128, starting with a letter or digit), e.g. servicedesk',
-    );
-  }
-  return owner;
+function ownerParser(details: TokensDetails) {
+  return (value: string): string => {
+    const owner = value.trim();
+    if (!details.isOwner(owner)) {
+      throw new InvalidArgumentError(
+        '--owner must be letters, digits and . _ @ - (at most 128, starting with a letter or digit), e.g. servicedesk',
+      );
+    }
+    return owner;
+  };
 }
 
 /** "ops, finance-approver" → ['ops', 'finance-approver']; each a lower-case word, at least one. */
-function parseRoles(value: string): string[] {
-  const roles = value
-    .split(',')
-    .map((role) => role.trim())
-    .filter((role) => role !== '');
-  if (roles.length === 0)
-    throw new InvalidArgumentError(`--roles must name at least one role, e.g. ${BUILT_IN_ROLES.join(', ')}`);
-  const bad = roles.find((role) => !roleSchema.safeParse(role).success);
-  if (bad !== undefined) {
-    throw new InvalidArgumentError(
-      `--roles must be comma-separated lower-case words (letters, digits, . _ -, starting with a letter), ` +
-        `e.g. ${BUILT_IN_ROLES.join(', ')} or finance-approver; ${JSON.stringify(bad)} is not one`,
-    );
-  }
-  return [...new Set(roles)];
+function rolesParser(details: TokensDetails) {
+  const builtIn = details.builtInRoles.join(', ');
+  return (value: string): string[] => {
+    const roles = value
+      .split(',')
+      .map((role) => role.trim())
+      .filter((role) => role !== '');
+    if (roles.length === 0) throw new InvalidArgumentError(`--roles must name at least one role, e.g. ${builtIn}`);
+    const bad = roles.find((role) => !details.isRole(role));
+    if (bad !== undefined) {
+      throw new InvalidArgumentError(
+        `--roles must be comma-separated lower-case words (letters, digits, . _ -, starting with a letter), ` +
+          `e.g. ${builtIn} or finance-approver; ${JSON.stringify(bad)} is not one`,
+      );
+    }
+    return [...new Set(roles)];
+  };
 }
 
 const MAX_DAYS = 3650;
@@ -190,14 +231,16 @@ function shortText(option: string, max: number) {
 }
 
 /** The id; the whole token is accepted too (its id is taken), so a leaked token can be revoked as it was found. */
-function parseTokenId(value: string): string {
-  const id = /^mvo_([a-z0-9]{8,32})_/.exec(value.trim())?.[1] ?? value.trim();
-  if (!tokenIdSchema.safeParse(id).success) {
-    throw new InvalidArgumentError(
-      'a token id is 8 to 32 lowercase letters and digits, as `mve-orders tokens list` shows it',
-    );
-  }
-  return id;
+function tokenIdParser(details: TokensDetails) {
+  return (value: string): string => {
+    const id = /^mvo_([a-z0-9]{8,32})_/.exec(value.trim())?.[1] ?? value.trim();
+    if (!details.isTokenId(id)) {
+      throw new InvalidArgumentError(
+        'a token id is 8 to 32 lowercase letters and digits, as `mve-orders tokens list` shows it',
+      );
+    }
+    return id;
+  };
 }
 
 /** Who runs the CLI, for `revoked_by`: $USER (or $LOGNAME, $USERNAME), else the account's name. */
