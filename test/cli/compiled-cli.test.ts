@@ -17,7 +17,7 @@ test.beforeEach(async (t) => {
   const project = await mkdtemp(join(tmpdir(), 'mve-compiled-cli-'));
   t.context.project = project;
   await mkdir(join(project, 'bin'));
-  await cp(join(PROJECT, 'bin/mve-orders.js'), join(project, 'bin/mve-orders.js'));
+  for (const file of ['bin/mve-orders.js', 'bin/build-stamp.js']) await cp(join(PROJECT, file), join(project, file));
   await symlink(join(PROJECT, 'node_modules'), join(project, 'node_modules'));
   await writeFile(join(project, 'package.json'), '{ "type": "module" }\n');
   await writeFile(join(project, SOURCE), "const from: string = 'the sources';\nconsole.log(from);\n");
