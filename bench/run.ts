@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** From the project's root. */
-const BENCHMARKS = ['bench/api.ts', 'bench/orders.ts', 'bench/api-http.ts'];
+const BENCHMARKS = ['bench/api.ts', 'bench/orders.ts', 'bench/api-http.ts', 'bench/cli-start.ts'];
 
 let failed = 0;
 for (const file of BENCHMARKS) {
