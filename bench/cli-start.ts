@@ -288,8 +288,8 @@ async function main(): Promise<number> {
     return 0;
   }
   const from = prepareBuild(chosen.build);
-  const noDev = await mkdtemp(path.join(tmpdir(), 'mve-bench-cli-no-dev-'));
   const stack = await startDev();
+  const noDev = await mkdtemp(path.join(tmpdir(), 'mve-bench-cli-no-dev-'));
   try {
     const before = loadavg()[0];
     const timed = commands(stack.dev.dataDir, noDev, chosen.npx);
