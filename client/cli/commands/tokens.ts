@@ -19,7 +19,8 @@ export interface TokensDetails {
 
 export async function loadTokensDetails(): Promise<TokensDetails> {
   const [{ BUILT_IN_ROLES }, { approverIdSchema, roleSchema, tokenIdSchema }] = await Promise.all([
-    import('../../orders/index.js'),
+    // principal.ts imports nothing: the order service and Temporal's client stay unloaded.
+    import('../../orders/principal.js'),
     import('../../../infra/db/schemas.js'),
   ]);
   return {
