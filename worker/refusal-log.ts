@@ -6,7 +6,7 @@ import { fieldsOfActivity } from './logging.js';
 
 /**
  * An activity's benign failure is an order refused for the requester's mistake (an unknown location, image or
- * size: activities/order/failures.ts), which the SDK logs at DEBUG only. This logs each as one line naming the
+ * size, or an order the API's validation refuses: activities/order/failures.ts), which the SDK logs at DEBUG only. This logs each as one line naming the
  * order and the reason. Every other failure keeps the SDK's warning, with its stack trace: that one may be a bug.
  */
 export function logRefusals(log: LogLine): ActivityInterceptorsFactory {
