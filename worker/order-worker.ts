@@ -41,6 +41,8 @@ export interface OrderWorkerOptions {
   maxCachedWorkflows?: number;
   /** Where an order refused for the requester's mistake is logged, one line each (./refusal-log.ts); left out: nowhere. */
   log?: LogLine;
+  /** false: refusals are not logged (the caller tells them otherwise); default true. */
+  logRefusals?: boolean;
   /**
    * How long work in flight gets once the worker is told to stop (MVE_SHUTDOWN_GRACE): activities still running at
    * four fifths of it are cancelled (their attempt fails, and Temporal gives it to another worker), leaving the rest
@@ -62,7 +64,10 @@ export async function createOrderWorker(options: OrderWorkerOptions): Promise<Wo
     dataConverter: workerDataConverter(options.codecKeys),
     maxCachedWorkflows,
     interceptors: {
-      activity: [refuseForeignWorkflows(options.log), ...(options.log ? [logRefusals(options.log)] : [])],
+      activity: [
+        refuseForeignWorkflows(options.log),
+        ...(options.log && options.logRefusals !== false ? [logRefusals(options.log)] : []),
+      ],
     },
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceTime: Math.round(0.8 * options.shutdownGraceMs) }),
     // A cache smaller than the SDK's 40 concurrent workflow tasks caps them (which the SDK would do with a warning).

@@ -25,6 +25,11 @@ export interface RunWorkerOptions {
   /** MVE_ACTION_KEY: compiled into the workflow bundle so the validators accept the API's signed actions. */
   actionKeys: Keyring;
   log: LogLine;
+  /**
+   * Whether an order refused for the requester's mistake is a line of `log` (./refusal-log.ts); default true.
+   * `mve-orders dev` tells each order event that needs a person from the records instead, once.
+   */
+  logRefusals?: boolean;
   /** One line per exchange with the ordering API (worker/logging.ts `logApiCalls`); left out: none. */
   logApi?: (entry: ApiLogEntry) => void;
 }
@@ -80,6 +85,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<RunningWorke
       maxCachedWorkflows,
       shutdownGraceMs,
       options.log,
+      options.logRefusals ?? true,
     );
   } catch (error) {
     await dependencies.close();
@@ -136,6 +142,7 @@ async function connectOrderWorker(
   maxCachedWorkflows: number,
   shutdownGraceMs: number,
   log: LogLine,
+  logRefusals: boolean,
 ): Promise<{ connection: NativeConnection; worker: Worker }> {
   const connection = await NativeConnection.connect(connectionOptions(temporal, address));
   try {
@@ -150,6 +157,7 @@ async function connectOrderWorker(
       maxCachedWorkflows,
       shutdownGraceMs,
       log,
+      logRefusals,
     });
     return { connection, worker };
   } catch (error) {

@@ -1,15 +1,14 @@
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
 import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
-import { waitFor } from '../helpers/wait.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
 
 // What a newcomer meets with `npm start` running: `mve-orders dev` as a child process (Temporal's own server, free
-// ports, a data folder of its own), the CLI finding it through the state file alone, and the dev terminal's output.
+// ports, a data folder of its own), the CLI finding it through the state file alone. The dev terminal's output is
+// test/dev/terminal.test.ts's.
 
 const test = anyTest as TestFn<{ dev: CliChild; env: NodeJS.ProcessEnv; root: string; state: DevState }>;
 
@@ -39,8 +38,6 @@ test.after.always(async (t) => {
   await t.context.dev?.stop('SIGTERM', 60_000);
   if (t.context.root) await rm(t.context.root, { recursive: true, force: true });
 });
-
-const EXAMPLE = fileURLToPath(new URL('../../examples/k09-license-file-firewall.json', import.meta.url));
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -75,43 +72,3 @@ test.serial("locations and images list the running dev's simulator, and say whic
   t.is(explicit.code, 0, explicit.stderr);
   t.regex(explicit.stdout, new RegExp(`\\d+ images, at ${escaped(state.api.baseUrl)} \\(MVE_API_BASE_URL\\)\\n$`));
 });
-
-test.serial(
-  'an order refused for an unknown location is one line in the dev terminal; a failed API call keeps its warning and stack',
-  async (t) => {
-    const { dev, env, state } = t.context;
-    const terminal = () => `${dev.stdout()}${dev.stderr()}`;
-    // Not a refusal: the simulator answers the worker's first catalog call 503, and the lookup is retried.
-    const fault = await fetch(`${state.api.simulatorUrl}/_sim/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kind: 'error', endpoint: 'locations', status: 503 }),
-    });
-    t.is(fault.status, 200);
-    const request = JSON.parse(await readFile(EXAMPLE, 'utf8')) as object;
-    const submitted = await runCli(['submit', '-', '--as', 'alice', '--json'], {
-      env,
-      stdin: JSON.stringify({ ...request, ticketId: 'CHG-LOG-1', location: { metro: 'Atlantis', market: 'AU' } }),
-    });
-    t.is(submitted.code, 0, submitted.stderr);
-    const { orderId } = JSON.parse(submitted.stdout) as { orderId: string };
-
-    const refusedLine = await waitFor(
-      () => Promise.resolve(new RegExp(`^.*order ${escaped(orderId)} refused.*$`, 'm').exec(terminal())?.[0]),
-      60_000,
-      'the refusal line',
-    );
-    t.is(
-      refusedLine,
-      `[worker] order ${orderId} refused by lookUpLocation: the catalog cannot serve this order: location: no location matches metro "Atlantis", market "AU"`,
-    );
-    const output = terminal();
-    t.is(output.split('Atlantis').length - 1, 1, `the refusal is told once, on that line:\n${output}`);
-    // The 503 is no refusal: the SDK's warning, stack trace and all, as for anything that may be a bug.
-    const warnings = output.split(/(?=^\S+ \[WARN\] )/m).filter((entry) => entry.includes('[WARN] Activity failed'));
-    t.is(warnings.length, 1, output);
-    t.regex(warnings[0], /activityType: 'lookUpLocation'/);
-    t.regex(warnings[0], /503/);
-    t.regex(warnings[0], /\n\s+at /, 'with its stack trace');
-  },
-);

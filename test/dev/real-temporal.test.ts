@@ -106,7 +106,7 @@ test("dev on Temporal's own server: says so, keeps an open order across Ctrl-C a
     running = undefined;
     t.regex(
       first.stdout(),
-      /stopping \(SIGINT\)\n {2}state file removed\n {2}HTTP API closed\n {2}worker stopped\n {2}API simulator closed\n {2}Temporal closed\n {2}PostgreSQL stopped\nstopped\n$/,
+      /stopping \(SIGINT\)\n {2}state file removed\n {2}HTTP API closed\n {2}worker stopped\n {2}order events no longer followed\n {2}API simulator closed\n {2}Temporal closed\n {2}PostgreSQL stopped\nstopped\n$/,
     );
     t.deepEqual(processesOn(dbFile), [], 'no Temporal server left running');
 

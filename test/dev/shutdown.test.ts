@@ -145,7 +145,14 @@ async function waitForNoPostgres(clusterDir: string, ms: number): Promise<string
 /** The lines from `stopping (<why>)` to the end, in order, PostgreSQL's as given. */
 function shutdownReport(why: string, postgresLine: string): RegExp {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const steps = ['state file removed', 'HTTP API closed', 'worker stopped', 'API simulator closed', 'Temporal closed'];
+  const steps = [
+    'state file removed',
+    'HTTP API closed',
+    'worker stopped',
+    'order events no longer followed',
+    'API simulator closed',
+    'Temporal closed',
+  ];
   return new RegExp(
     `\\nstopping \\(${escape(why)}\\)\\n` +
       steps.map((step) => ` {2}${escape(step)}\\n`).join('') +

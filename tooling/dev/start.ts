@@ -1,5 +1,6 @@
 import { loadTemporalConfig } from '../../config/temporal.js';
 import { settleApiPort, startDevApi } from './api.js';
+import { followAttention } from './attention.js';
 import { claimDataDir } from './data-folder.js';
 import { startDevDatabase } from './database.js';
 import { earlierOrders } from './earlier-orders.js';
@@ -67,6 +68,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       log,
       stops,
     });
+    await followAttention({ database, api, simulator, log, stops });
 
     const summary = await publishDev(
       {

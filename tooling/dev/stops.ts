@@ -6,9 +6,11 @@ export const STOP_STEPS = {
   state: { order: 0, name: 'state file', stopped: 'state file removed', limitMs: 5_000 },
   http: { order: 1, name: 'HTTP API', stopped: 'HTTP API closed', limitMs: 15_000 },
   worker: { order: 2, name: 'worker', stopped: 'worker stopped', limitMs: 60_000 },
-  simulator: { order: 3, name: 'API simulator', stopped: 'API simulator closed', limitMs: 15_000 },
-  temporal: { order: 4, name: 'Temporal', stopped: 'Temporal closed', limitMs: 30_000 },
-  postgres: { order: 5, name: 'PostgreSQL', stopped: 'PostgreSQL stopped', limitMs: 30_000 },
+  // After the worker: what its last tasks recorded is told too.
+  attention: { order: 3, name: 'order events', stopped: 'order events no longer followed', limitMs: 15_000 },
+  simulator: { order: 4, name: 'API simulator', stopped: 'API simulator closed', limitMs: 15_000 },
+  temporal: { order: 5, name: 'Temporal', stopped: 'Temporal closed', limitMs: 30_000 },
+  postgres: { order: 6, name: 'PostgreSQL', stopped: 'PostgreSQL stopped', limitMs: 30_000 },
 } as const;
 
 export type StopStep = (typeof STOP_STEPS)[keyof typeof STOP_STEPS];

@@ -23,6 +23,8 @@ export async function startDevWorker(options: DevWorkerOptions): Promise<Running
     keyring: options.secrets.keyring,
     actionKeys: options.secrets.actionKeys,
     log: (line) => log(`[worker] ${line}`),
+    // Each order event that needs a person is told once, from the records (./attention.ts), refusals included.
+    logRefusals: false,
   }).catch((error: unknown) => {
     throw new Error(`the worker could not start (Temporal at ${temporalAddress}): ${(error as Error).message}`);
   });
