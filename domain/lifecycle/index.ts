@@ -4,6 +4,7 @@
  */
 export { canTransition, CANCELLABLE_STATES, FINAL_STATES, hasEnded, ORDER_STATES } from './order-states.js';
 export type { OrderState } from './order-states.js';
+export { cancelRefusal } from './cancel-refusal.js';
 export { pollDelay, verdictOf } from './provisioning.js';
 export type { ProvisioningPlan } from './provisioning.js';
 export { describeDuration, DURATION_RULE, durationSchema } from './duration.js';

@@ -132,16 +132,21 @@ test.serial('ops cancel any order; a ticket system cancels what it submitted', a
   t.is(productsFor(api, 'CAN-2').length + productsFor(api, 'CAN-3').length, 0);
 });
 
-test.serial('an order that is bought cannot be cancelled: 409 NOT_CANCELLABLE', async (t) => {
+test.serial('a bought order cannot be cancelled: 409 NOT_CANCELLABLE names the next step', async (t) => {
   const { api } = t.context;
   await submit(t, api, 'CAN-4');
   await waitForApiState(api, 'CAN-4', 'BOUGHT');
+  const [product] = productsFor(api, 'CAN-4');
   for (const user of ['alice', 'olga'] as TestUser[]) {
     const refused = await api.call('POST', '/api/v1/orders/CAN-4/cancel', {
       as: user,
       body: { reason: 'changed my mind' },
     });
     expectError(t, refused, 409, 'NOT_CANCELLABLE');
+    t.is(
+      json<ErrorBody>(refused).error.message,
+      `the order is BOUGHT: the MVE is bought, and a bought order cannot be cancelled. To stop it and what it costs, decommission product ${product.technicalServiceUid} with the provider (in its portal); the order keeps the purchase on record`,
+    );
   }
   const order = await api.call('GET', '/api/v1/orders/CAN-4', { as: 'alice' });
   t.is(json<ApiOrder>(order).state, 'BOUGHT');
@@ -197,13 +202,13 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
     body: { outcome: 'created', technicalServiceUid: uid, attempt: 7 },
   });
   expectError(t, namesAttempt, 400, 'INVALID_INPUT');
-  // The buy may have happened: nobody can cancel now.
-  expectError(
-    t,
-    await api.call('POST', '/api/v1/orders/UNC-1/cancel', { as: 'alice', body: { reason: 'too slow' } }),
-    409,
-    'NOT_CANCELLABLE',
-  );
+  // The buy may have happened: nobody can cancel now, and the refusal says what comes first.
+  const refused = await api.call('POST', '/api/v1/orders/UNC-1/cancel', {
+    as: 'alice',
+    body: { reason: 'too slow' },
+  });
+  expectError(t, refused, 409, 'NOT_CANCELLABLE');
+  t.regex(json<ErrorBody>(refused).error.message, /^the order is BUY_UNCERTAIN: .*Ops first settle the buy/);
   expectError(
     t,
     await api.call('POST', '/api/v1/orders/UNC-1/cancel', { as: 'olga', body: { reason: 'too slow' } }),

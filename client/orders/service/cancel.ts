@@ -1,4 +1,4 @@
-import { CANCELLABLE_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
+import { CANCELLABLE_STATES, cancelRefusal, type OrderState } from '../../../domain/lifecycle/index.js';
 import { allow, mayCancel } from '../access.js';
 import type { ApiOrder } from '../order-view.js';
 import { sameIdentity, type Principal } from '../principal.js';
@@ -35,9 +35,10 @@ export async function cancelOrder(
   }
   if (order.state === 'CANCELLED') return alreadyCancelled(order, principal);
   // An order that has ended (or that Temporal has forgotten) or has started buying is refused here, with the
-  // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller.
+  // workflow's own code: a closed workflow would answer "not found", which is no reason to give the caller. The
+  // refusal names what to do instead (a bought MVE is stopped with the provider).
   if (order.source === 'records' || !CANCELLABLE_STATES.has(order.state)) {
-    throw new OrderConflict('NOT_CANCELLABLE', `the order is ${order.state}; it can be cancelled only before buying`);
+    throw new OrderConflict('NOT_CANCELLABLE', cancelRefusal(order.state, order.product?.technicalServiceUid));
   }
   const state = await parts.orders.cancel(order.orderId, { actor: principal.id, reason }, sending);
   return { state };

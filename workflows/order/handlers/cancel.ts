@@ -1,4 +1,4 @@
-import { CANCELLABLE_STATES, FINAL_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
+import { CANCELLABLE_STATES, cancelRefusal, FINAL_STATES, type OrderState } from '../../../domain/lifecycle/index.js';
 import type { CancelInput } from '../messages.js';
 import type { OrderRun } from '../run.js';
 import type { Signed } from '../signed-action.js';
@@ -33,7 +33,7 @@ export function cancelValidator(run: OrderRun, signatures: Signatures) {
       throw refusal(
         inbox.cancel
           ? 'the order is already being cancelled'
-          : `the order is ${state}; it can be cancelled only before buying`,
+          : cancelRefusal(state, recorder.progress.product?.technicalServiceUid),
         'NOT_CANCELLABLE',
       );
     }
