@@ -34,6 +34,10 @@ test('every event that needs a person is one line naming the order, the reason a
   }
 });
 
+test('an event recorded without a reason still reads as a sentence', (t) => {
+  t.true(describeAttention(event({ reason: ' ' }), places).startsWith('[order] CHG-1.2bd806c97f FAILED. Next: '));
+});
+
 test('an expired order says to submit again; a product not LIVE names the product and the portal', (t) => {
   t.regex(
     describeAttention(

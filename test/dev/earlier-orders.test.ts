@@ -93,6 +93,10 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
     }
     t.is(await first.signalGroup('SIGINT', STOP_MS), 0, first.stderr());
     running = undefined;
+    // They wait for nobody here: the terminal does not tell them among the orders waiting for a person (told at the
+    // latest as dev stops, with the last reading of the order events).
+    t.regex(first.stdout(), /\n {2}order events no longer followed\n/);
+    t.notRegex(first.stderr(), /^\[order\] (EARLIER|KNOWN)-/m);
 
     const second = (running = await startDev(['--drop-earlier-orders']));
     t.notRegex(second.stdout(), /warning:/);

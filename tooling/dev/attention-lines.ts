@@ -48,7 +48,8 @@ export function describeAttention(event: AttentionEvent, places: AttentionPlaces
   const { orderId, state } = event;
   const page = `${places.consoleUrl.replace(/\/$/, '')}/orders/${encodeURIComponent(orderId)}`;
   const since = event.since ? ` since ${event.since}` : '';
-  return `[order] ${orderId} ${state}${since}: ${oneLine(event.reason)}. Next: ${nextStep(event, page, places)}`;
+  const reason = oneLine(event.reason);
+  return `[order] ${orderId} ${state}${since}${reason ? `: ${reason}` : ''}. Next: ${nextStep(event, page, places)}`;
 }
 
 function nextStep(event: AttentionEvent, page: string, places: AttentionPlaces): string {

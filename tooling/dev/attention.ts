@@ -10,6 +10,7 @@ import {
   type AttentionState,
 } from './attention-lines.js';
 import type { DevDatabase } from './database.js';
+import type { EarlierOrders } from './earlier-orders.js';
 import { STOP_STEPS, type DevStops } from './stops.js';
 
 export interface AttentionOptions {
@@ -17,6 +18,8 @@ export interface AttentionOptions {
   /** The HTTP API, whose console has each order's page. */
   api: { url: string };
   simulator: { url: string } | undefined;
+  /** Orders the retired embedded server strands: the summary warns of them, and they wait for nobody here. */
+  earlier: Pick<EarlierOrders, 'stranded'> | undefined;
   log: (line: string) => void;
   stops: DevStops;
   /** How often the records are read (default 1 s). */
@@ -39,7 +42,7 @@ export async function followAttention(options: AttentionOptions): Promise<void> 
   let follower: AttentionFollower;
   try {
     follower = new AttentionFollower(sql, places, options);
-    await follower.begin();
+    await follower.begin(options.earlier?.stranded.map((order) => order.workflowId) ?? []);
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
@@ -90,8 +93,11 @@ class AttentionFollower {
     private readonly options: Pick<AttentionOptions, 'log' | 'intervalMs'>,
   ) {}
 
-  /** Reads what waits already and marks the recent events as told; the first read, a moment later, tells them. */
-  async begin(): Promise<void> {
+  /**
+   * Reads what waits already (but the `stranded` workflows) and marks the recent events as told; the first read, a
+   * moment later (after the start-up summary), tells them.
+   */
+  async begin(stranded: readonly string[]): Promise<void> {
     const [{ now }] = await this.sql<Array<{ now: Date }>>`SELECT now() AS now`;
     this.newest = now.getTime();
     for (const row of await this.eventsSince(this.newest - LATE_COMMIT_MS)) this.told.set(keyOf(row), this.newest);
@@ -100,6 +106,7 @@ class AttentionFollower {
              o.product_technical_service_uid, count(*) OVER ()::text AS waiting
       FROM orders o JOIN order_events e ON e.workflow_id = o.workflow_id AND e.sequence = o.last_event_sequence
       WHERE o.status = ANY(${[...WAITING_STATES]}) AND e.to_status = o.status
+        AND NOT o.workflow_id = ANY(${[...stranded]}::text[])
       ORDER BY e.at LIMIT ${CARRIED_OVER_SHOWN}`;
     this.schedule();
   }

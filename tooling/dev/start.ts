@@ -68,7 +68,7 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       log,
       stops,
     });
-    await followAttention({ database, api, simulator, log, stops });
+    await followAttention({ database, api, simulator, earlier, log, stops });
 
     const summary = await publishDev(
       {
