@@ -37,6 +37,14 @@ export function raw(text: string): Html {
   return new Html(text);
 }
 
+/**
+ * An id or a name (a ticket id, a requester, a product name) that may be too long for its place: a line may break
+ * after its dots, underscores, at signs and slashes (as after its hyphens), so it need not break inside a word.
+ */
+export function breakable(text: string): Html {
+  return new Html(escapeHtml(text).replace(/([._@/])(?=[^\s])/g, '$1<wbr>'));
+}
+
 /** Amounts as people read them: "1,618.20 AUD". */
 export function money(amount: number | string | null | undefined, currency: string | null | undefined): string {
   if (amount === null || amount === undefined || amount === '') return '—';

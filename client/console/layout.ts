@@ -11,7 +11,7 @@ header.top { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; p
 header.top .brand { font-weight: 700; margin-right: auto; }
 header.top nav a { margin-right: 1rem; }
 header.top form { display: inline; }
-main { padding: 1rem 1.5rem 3rem; max-width: 78rem; }
+main { padding: 1rem 1.5rem 3rem; max-width: 78rem; overflow-wrap: break-word; }
 h1 { font-size: 1.6rem; margin: .5rem 0 1rem; } h2 { font-size: 1.2rem; margin: 2rem 0 .6rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin: 1rem 0 .4rem; }
 table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; }
 caption { text-align: left; color: var(--muted); padding-bottom: .3rem; }
@@ -20,7 +20,10 @@ th { background: #f6f8fa; font-weight: 600; } td.num { text-align: right; white-
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1.2rem; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .table-scroll { overflow-x: auto; }
-.prose { overflow-wrap: anywhere; } td.prose { min-width: 12rem; }
+.prose, .id { overflow-wrap: anywhere; } td.prose { min-width: 12rem; } .id { min-width: 6rem; } .ticket { min-width: 9rem; } td.what { min-width: 10rem; } td.time-left, .amount, td.event > code { white-space: nowrap; } td.price { text-align: right; }
+tr.has-detail > * { border-bottom: 0; } tr.detail > td { padding-top: 0; font-size: .9375rem; } tr.detail > td > * { width: 0; min-width: 100%; }
+.clamp { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; line-clamp: 2; overflow: hidden; overflow-wrap: anywhere; }
+.detail-label { font-weight: 600; color: var(--bad); }
 .state { display: inline-block; padding: .05rem .5rem; border-radius: 1rem; border: 1px solid var(--line); font-weight: 600; font-family: ui-monospace, monospace; font-size: .9rem; }
 .state-BOUGHT, .state-LIVE { background: #dafbe1; color: var(--ok); } .state-REJECTED, .state-FAILED, .state-EXPIRED, .state-CANCELLED, .state-PROVISIONING_FAILED { background: #ffebe9; color: var(--bad); }
 .state-BUY_UNCERTAIN, .state-PROVISIONING_STALLED { background: #fff8c5; color: var(--warn); } .state-AWAITING_APPROVAL, .state-PROVISIONING { background: #ddf4ff; color: #0550ae; }
@@ -40,18 +43,20 @@ button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visib
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(22rem, 100%), 1fr)); gap: 0 2rem; }
 .signin-users { display: flex; gap: .6rem; flex-wrap: wrap; }
 .signin-users button { min-width: 10rem; text-align: left; } .signin-users small { display: block; color: var(--muted); font-weight: 400; }
-th[scope=row], time, td.num { white-space: nowrap; }
+time, td.num, th.num { white-space: nowrap; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
 @media (max-width: 40rem) {
   header.top { padding: .5rem 1rem; gap: .5rem 1rem; } main { padding: .5rem 1rem 2rem; }
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; } dl.facts dd { margin-bottom: .4rem; }
-  table.cards, table.cards > tbody, table.cards > tbody > tr, table.cards > tbody > tr > th, table.cards > tbody > tr > td { display: block; }
+  table.cards, table.cards > tbody, table.cards > tbody > tr { display: block; }
   table.cards > thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
-  table.cards > tbody > tr { border: 1px solid var(--line); border-radius: .4rem; margin: .6rem 0; padding: .4rem .7rem; }
+  table.cards > tbody { border: 1px solid var(--line); border-radius: .4rem; margin: .6rem 0; padding: .4rem .7rem; }
   table.cards > caption { display: block; }
-  table.cards > tbody > tr > th, table.cards > tbody > tr > td { position: relative; border: 0; background: none; padding: .1rem 0 .1rem 9rem; text-align: left; white-space: normal; min-width: 0; }
+  table.cards > tbody > tr > th, table.cards > tbody > tr > td { display: flow-root; border: 0; background: none; padding: .1rem 0 .1rem 8rem; text-align: left; white-space: normal; min-width: 0; overflow-wrap: anywhere; }
   table.cards > tbody > tr > :empty { display: none; }
-  table.cards > tbody > tr > [data-label]::before { content: attr(data-label); position: absolute; left: 0; top: .2rem; width: 8.5rem; color: var(--muted); font-weight: 400; font-size: .875rem; }
+  table.cards > tbody > tr > [data-label]::before { content: attr(data-label); float: left; width: 7.5rem; margin-left: -8rem; color: var(--muted); font-weight: 400; font-size: .875rem; line-height: 1.5rem; overflow-wrap: break-word; }
+  table.cards > tbody > tr.detail > td { padding: .3rem 0 .1rem; } table.cards td.event > code { white-space: normal; } table.cards .clamp { -webkit-line-clamp: 4; line-clamp: 4; }
+  table.cards > tbody > tr > td.prose { padding-left: 0; } table.cards > tbody > tr > td.prose::before { float: none; display: block; width: auto; margin: 0; }
 }
 details > summary { cursor: pointer; } details > summary h2.inline { display: inline; border: 0; } code.wrap, pre.wrap { white-space: pre-wrap; word-break: break-word; } pre.wrap { margin: .3rem 0; font-size: .85em; }
 `;

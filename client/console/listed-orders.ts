@@ -1,6 +1,6 @@
 /** Orders as lists show them (the inbox's "orders you may see", the ops view): one table, one row each. */
-import { html, money, moneyInText, stateBadge, UTC_COLUMN, when, type Html } from './html.js';
-import { dataTable, type Column } from './tables.js';
+import { breakable, html, money, moneyInText, stateBadge, UTC_COLUMN, when, type Html } from './html.js';
+import { clamped, dataTable, type Column } from './tables.js';
 
 export interface ListedOrder {
   orderId: string;
@@ -23,11 +23,12 @@ export function ordersTable(orders: ListedOrder[], caption: string, testId: stri
   const columns: Array<Column<ListedOrder>> = [
     {
       label: 'Ticket',
-      cell: (order) => html`<a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a>`,
+      className: () => 'id ticket',
+      cell: (order) => html`<a href="/orders/${encodeURIComponent(order.orderId)}">${breakable(order.ticketId)}</a>`,
     },
     { label: 'State', cell: (order) => stateBadge(order.state) },
     { label: 'Environment', cell: (order) => order.environment },
-    { label: 'Requester', cell: (order) => order.requestedBy },
+    { label: 'Requester', className: () => 'id', cell: (order) => breakable(order.requestedBy) },
     {
       label: 'Monthly price',
       num: true,
@@ -35,14 +36,6 @@ export function ordersTable(orders: ListedOrder[], caption: string, testId: stri
     },
     { label: 'Created (UTC)', cell: (order) => when(order.createdAt, UTC_COLUMN) },
     { label: 'Last change (UTC)', cell: (order) => when(order.updatedAt, UTC_COLUMN) },
-    {
-      label: 'Last error',
-      className: () => 'prose',
-      cell: (order) => {
-        const error = standingError(order);
-        return error ? moneyInText(error.message, order.quote ? [order.quote.currency] : []) : '';
-      },
-    },
   ];
   return dataTable({
     columns,
@@ -50,7 +43,35 @@ export function ordersTable(orders: ListedOrder[], caption: string, testId: stri
     caption,
     rowHeader: true,
     rowAttributes: (order) => html`data-testid="${testId}" data-ticket="${order.ticketId}"`,
+    detail: (order) => {
+      const error = standingError(order);
+      if (!error) return undefined;
+      const { message, traceId } = errorParts(error, order.quote ? [order.quote.currency] : []);
+      return clamped(
+        html`<span class="detail-label">Last error:</span> ${message}${traceId ? html` <span class="muted">trace id <code>${traceId}</code></span>` : ''}`,
+        `Last error: ${message}${traceId ? ` (trace id ${traceId})` : ''}`,
+        'listed-error',
+      );
+    },
   });
+}
+
+/**
+ * An error as the console shows it: its message (prices written as the page writes them) and its trace id once. The
+ * ordering API's errors carry `[trace id …]` in their message; the order adds the same id as `traceId`: the page
+ * names it once, apart, as `trace id <code>`.
+ */
+export function errorParts(
+  error: { message: string; traceId?: string },
+  currencies: Iterable<string>,
+): { message: string; traceId?: string } {
+  const inMessage = / \[trace id ([^\]\s]+)\]/.exec(error.message);
+  const traceId = error.traceId ?? inMessage?.[1];
+  const message =
+    inMessage && inMessage[1] === traceId
+      ? error.message.slice(0, inMessage.index) + error.message.slice(inMessage.index + inMessage[0].length)
+      : error.message;
+  return { message: moneyInText(message, currencies), ...(traceId ? { traceId } : {}) };
 }
 
 /**

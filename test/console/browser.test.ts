@@ -3,7 +3,8 @@
  * approvers decide from their inbox, the requester sees why she cannot, a price that changed is refused in
  * the page and the new one shown, and ops resolve an uncertain buy.
  */
-import anyTest, { type TestFn } from 'ava';
+import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import type { Page } from 'playwright-core';
 import type { ApiOrder } from '../../client/http-client/index.js';
 import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
@@ -16,7 +17,7 @@ import {
   startConsole,
   VIEWPORTS,
   waitForApiState,
-  widthsOf,
+  misfits,
   attributesOf,
   type Browsing,
   type ConsoleHarness,
@@ -399,28 +400,111 @@ test.serial(
   },
 );
 
-/** Every console page as each kind of person sees it; `user` undefined: not signed in. */
+test.serial('a cancel sent after the order was bought is refused, and the page names the next step', async (t) => {
+  const { harness } = t.context;
+  await submit(harness, 'WEB-9', 'MVE 8/32');
+  await waitForApiState(harness.api, 'WEB-9', 'AWAITING_APPROVAL');
+  // Without JavaScript the page keeps the cancel form it was loaded with while the order is approved and bought.
+  const { context, page } = await signedIn(harness, 'alice', { javaScriptEnabled: false });
+  try {
+    await page.goto(`${harness.url}/orders/WEB-9`);
+    await page.getByTestId('cancel-reason').fill('not needed after all');
+    const approved = await harness.api.call('POST', '/api/v1/orders/WEB-9/approve', {
+      as: 'fiona',
+      body: { monthlyRate: 1618.2, currency: 'AUD' },
+    });
+    t.is(approved.status, 200, JSON.stringify(approved.body));
+    await waitForApiState(harness.api, 'WEB-9', 'BOUGHT');
+    await page.getByTestId('cancel-button').click();
+    const error = page.getByTestId('error');
+    t.is(await error.getAttribute('data-code'), 'NOT_CANCELLABLE');
+    const uid = harness.api.sim
+      .state()
+      .products.find((product) => product.serviceName?.startsWith('WEB-9 firewall ['))?.technicalServiceUid;
+    t.truthy(uid);
+    t.regex(
+      await error.innerText(),
+      new RegExp(
+        `a bought order cannot be cancelled\\. To stop it and what it costs, decommission product ${uid} with the provider`,
+      ),
+    );
+    t.is(await page.getByTestId('order-state').innerText(), 'BOUGHT');
+  } finally {
+    await context.close();
+  }
+});
+
+/**
+ * Orders as long as real ones get: a ticket system's ticket ids, a requester's full name, a product name, and an order
+ * the API refused at validation (its error a long sentence with the API's trace id). Short names fit anywhere: these
+ * are what a page has to fit.
+ */
+const LONG = {
+  waiting: 'SNOW-CHG0045821-NETWORK-EDGE-SYD-PRIMARY-FIREWALL',
+  failed: 'SNOW-CHG0045822-NETWORK-EDGE-MEL-SECONDARY-FIREWALL',
+  requester: 'alexandra.konstantinopoulou',
+  productName: 'syd-edge-fw-primary-production-customer-acme-holdings-vrf-blue',
+} as const;
+
+/** Every console page in each state, as each kind of person sees it; `user` undefined: not signed in. */
 const PAGES: ReadonlyArray<{ name: string; user?: string; path: string }> = [
   { name: 'sign-in', path: '/sign-in' },
   { name: 'inbox', user: 'fiona', path: '/' },
-  { name: 'order-approver', user: 'fiona', path: '/orders/WEB-4' },
+  { name: 'inbox-director', user: 'dave', path: '/' },
+  { name: 'inbox-other-approver', user: 'erin', path: '/' },
+  { name: 'order-approver', user: 'fiona', path: `/orders/${LONG.waiting}` },
   { name: 'order-bought', user: 'fiona', path: '/orders/WEB-1' },
   { name: 'orders-requester', user: 'alice', path: '/' },
   { name: 'order-requester', user: 'alice', path: '/orders/WEB-4' },
+  { name: 'order-requester-failed', user: 'alice', path: `/orders/${LONG.failed}` },
+  { name: 'orders-ticket-system', user: 'ticket-bot', path: '/' },
+  { name: 'order-ticket-system', user: 'ticket-bot', path: `/orders/${LONG.waiting}` },
   { name: 'ops', user: 'olga', path: '/ops' },
   { name: 'order-ops-uncertain', user: 'olga', path: '/orders/WEB-8' },
-  { name: 'order-ops-waiting', user: 'olga', path: '/orders/WEB-4' },
+  { name: 'order-ops-waiting', user: 'olga', path: `/orders/${LONG.waiting}` },
   { name: 'order-ops-requoted', user: 'olga', path: '/orders/WEB-5' },
+  { name: 'order-ops-failed', user: 'olga', path: `/orders/${LONG.failed}` },
+  { name: 'order-ops-bought', user: 'olga', path: '/orders/WEB-1' },
 ];
 
-test.serial('every page fits a 1280 px screen and a phone, and reports no console error', async (t) => {
-  const { harness } = t.context;
-  // An uncertain buy: its long last error is what the ops list has to fit.
-  harness.api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
+/** The orders the pages show besides those of the tests before: an uncertain buy, and the long ones. */
+async function fillPages(harness: ConsoleHarness): Promise<void> {
+  const { api } = harness;
+  // An uncertain buy: its long last error is what the lists have to fit.
+  api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
   await submit(harness, 'WEB-8', 'MVE 4/16');
-  await waitForApiState(harness.api, 'WEB-8', 'BUY_UNCERTAIN');
+  await waitForApiState(api, 'WEB-8', 'BUY_UNCERTAIN');
+  api.sim.clearFaults();
+  // Two approvers, for a requester the ticket system names (one the directory knows, as a ticket system's must be).
+  await api.repository.addApprover({ id: LONG.requester, displayName: 'Alexandra Konstantinopoulou', roles: [] });
+  await submit(harness, LONG.waiting, 'MVE 16/64', 'ticket-bot', {
+    requestedBy: LONG.requester,
+    productName: LONG.productName,
+  });
+  // A location whose zones offer fewer than 32 vCPU: only the API knows, and refuses the order at validation.
+  const locations = await api.apiClient.listLocations();
+  const small = locations.find((location) => {
+    const zones = Object.values(location.diversityZones ?? {}).filter((zone) => zone?.mveAvailable);
+    return (
+      location.status === 'Active' &&
+      zones.length > 0 &&
+      zones.every((zone) => typeof zone?.mveMaxCpuCoreCount === 'number' && zone.mveMaxCpuCoreCount < 32)
+    );
+  });
+  if (!small) throw new Error('the simulator catalog has no location limited below 32 vCPU');
+  await submit(harness, LONG.failed, 'MVE 32/128', 'alice', { location: { id: small.id } });
+  await waitForApiState(api, LONG.waiting, 'AWAITING_APPROVAL');
+  await waitForApiState(api, LONG.failed, 'FAILED');
+}
 
-  for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) {
+let filled: Promise<void> | undefined;
+for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) {
+  const { width, height } = VIEWPORTS[viewport];
+  test.serial(`every page fits ${width}×${height} for every role, and reports no console error`, async (t) => {
+    t.timeout(10 * 60_000);
+    const { harness } = t.context;
+    filled ??= fillPages(harness);
+    await filled;
     const browsers = new Map<string | undefined, Browsing>();
     try {
       for (const { name, user, path } of PAGES) {
@@ -430,25 +514,47 @@ test.serial('every page fits a 1280 px screen and a phone, and reports no consol
           browsers.set(user, browsing);
         }
         const { page, problems } = browsing;
-        const where = `${name} (${user ?? 'signed out'}) at ${VIEWPORTS[viewport].width} px`;
+        const where = `${name} (${user ?? 'signed out'}) at ${width}×${height}`;
         const response = await page.goto(harness.url + path);
         t.is(response?.status(), 200, where);
         // One live refresh, so what it swaps in is checked too.
         if (await page.locator('body[data-live-src]').count()) {
           await page.locator('body[data-live-updated]').waitFor({ state: 'attached', timeout: 10_000 });
         }
-        const widths = await widthsOf(page);
-        t.true(widths.page <= widths.window, `${where}: the page is ${widths.page} px wide`);
-        if (viewport === 'desktop') {
-          for (const table of widths.tables)
-            t.true(table.needs <= table.has, `${where}: a table needs ${table.needs} px of ${table.has}`);
-        }
+        t.is(await misfits(page), '', `${where}: everything fits`);
         t.deepEqual(problems.splice(0), [], `${where}: no console error`);
         const shot = screenshotPath(`pages/${name}-${viewport}.png`);
         if (shot) await page.screenshot({ path: shot, fullPage: true });
+        const history = screenshotPath(`pages/${name}-history-${viewport}.png`);
+        if (history && (await page.getByTestId('workflow-history').count())) {
+          await page.getByTestId('workflow-history').locator('summary').first().click();
+          await page.screenshot({ path: history, fullPage: true });
+        }
+        if (viewport === 'desktop') await lookCloser(t, name, page);
       }
     } finally {
       for (const { context } of browsers.values()) await context.close();
     }
+  });
+}
+
+/** What the long orders look like on a laptop: the lists cut a long error short and name a trace id once. */
+async function lookCloser(t: ExecutionContext<{ harness: ConsoleHarness }>, name: string, page: Page) {
+  if (name === 'ops') {
+    const failed = page.locator(`[data-testid=attention-failed][data-ticket="${LONG.failed}"]`);
+    const trace = await failed.getByTestId('attention-failed-trace').innerText();
+    t.regex(trace, /\S{6,}/, 'the failure has its trace id');
+    t.is((await failed.innerText()).split(trace).length - 1, 1, 'the trace id is named once');
+    const row = page.locator('tbody', { has: page.locator(`[data-testid=ops-row][data-ticket="${LONG.failed}"]`) });
+    const error = row.getByTestId('listed-error');
+    t.regex(await error.innerText(), /^Last error: POST \/v\d\/networkdesign\/validate .*needs 32 vCPU/s);
+    t.regex((await error.getAttribute('title')) ?? '', /needs 32 vCPU/, 'the whole error on hover');
+    const box = await row.boundingBox();
+    t.true(box !== null && box.height <= 140, `the failed order takes ${box?.height} px of the list, not 300`);
   }
-});
+  if (name === 'order-ops-failed') {
+    const error = await page.getByTestId('last-error').innerText();
+    const trace = await page.getByTestId('last-error-trace').innerText();
+    t.is(error.split(trace).length - 1, 1, 'the order page names the trace id once');
+  }
+}

@@ -214,7 +214,7 @@ test.serial("ops read the order's Temporal history on its page; a requester does
   t.regex(page.text, /<details data-testid="workflow-history">/);
   const rows = [
     ...page.text.matchAll(
-      /<tr data-testid="history-event" data-event-type="([A-Z_]+)"><td class="num">(\d+)<\/td><td><time datetime="([^"]+)">/g,
+      /<tr data-testid="history-event" data-event-type="([A-Z_]+)"><td class="num" data-label="#">(\d+)<\/td><td data-label="When \(UTC\)"><time datetime="([^"]+)">/g,
     ),
   ];
   t.true(rows.length >= 5, `${rows.length} events listed`);
@@ -227,12 +227,12 @@ test.serial("ops read the order's Temporal history on its page; a requester does
   t.false(Number.isNaN(Date.parse(rows[0][3])), 'each event has its time');
   t.regex(
     page.text,
-    /<code>ACTIVITY_TASK_SCHEDULED<\/code><\/td><td>(<details><summary>)?<code class="wrap">activity recordJournal/,
+    /data-event-type="ACTIVITY_TASK_SCHEDULED">(?:(?!<\/tr>).)*<td class="prose" data-label="Summary">(<details><summary>)?<code class="wrap">activity recordJournal/,
     'activity names in the summary',
   );
   t.regex(
     page.text,
-    /<code>MARKER_RECORDED<\/code><\/td><td>(<details><summary>)?<code class="wrap">marker core_local_activity; local activity beginRun/,
+    /data-event-type="MARKER_RECORDED">(?:(?!<\/tr>).)*<td class="prose" data-label="Summary">(<details><summary>)?<code class="wrap">marker core_local_activity; local activity beginRun/,
     'local activities named in the summary',
   );
   t.regex(page.text, /workflow orderWorkflow; \{&quot;request&quot;:\{/, 'the decoded input, escaped');
@@ -272,6 +272,7 @@ test.serial('a FAILED order is listed under "needs attention" with its last erro
   t.truthy(item, 'listed as failed');
   t.regex(item, /<span data-testid="attention-failed-error">[^<]*\S[^<]*<\/span>/, 'with its last error');
   t.true(item.includes(`<code data-testid="attention-failed-trace">${traceId}</code>`), item);
+  t.is(item.split(traceId!).length - 1, 1, `the trace id is named once: ${item}`);
 });
 
 /** The console on the same instance as the API routes, as buildApiServer registers it. */

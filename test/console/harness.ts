@@ -12,6 +12,7 @@ import { registerConsole, SessionStore } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { EngineOptions } from '../helpers/orders.js';
 import type { TestPostgres } from '../helpers/postgres.js';
+import { describeFitProblems, pageFitProblems } from '../../scripts/page-fit.js';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -88,9 +89,9 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** The widths the console is checked at: a laptop's, and a phone's (CSS pixels). */
+/** The sizes the console is checked at: a laptop's, and a phone's (CSS pixels). */
 export const VIEWPORTS = {
-  desktop: { width: 1280, height: 900 },
+  desktop: { width: 1280, height: 800 },
   phone: { width: 390, height: 844 },
 } as const;
 
@@ -153,19 +154,11 @@ export function attributesOf(locator: Locator, name: string): Promise<Array<stri
 }
 
 /**
- * How wide the page is against its window, and each visible table's box: what it needs against what it has. Read in
- * the page (the tests are compiled without the DOM's types).
+ * What of the page does not fit its window (scripts/page-fit.ts: the page, each table's container, each table cell), one
+ * line each; '' when it all fits.
  */
-export async function widthsOf(
-  page: Page,
-): Promise<{ page: number; window: number; tables: Array<{ needs: number; has: number }> }> {
-  return page.evaluate<{ page: number; window: number; tables: Array<{ needs: number; has: number }> }>(`({
-    page: document.scrollingElement.scrollWidth,
-    window: window.innerWidth,
-    tables: [...document.querySelectorAll('.table-scroll')]
-      .filter((box) => box.offsetParent !== null)
-      .map((box) => ({ needs: box.scrollWidth, has: box.clientWidth })),
-  })`);
+export async function misfits(page: Page): Promise<string> {
+  return describeFitProblems(await pageFitProblems(page));
 }
 
 /**

@@ -56,3 +56,34 @@ test('a failed provisioning with no error names its product as markup, not as es
 test('a failed provisioning with no product and no error says "its product"', (t) => {
   t.regex(render(failedProvisioning(null)), /its product is not live/);
 });
+
+test('a failed order names its trace id once, though the API put it in the message too', (t) => {
+  const trace = '36550749-1219-49d2-97f0-e579683136db';
+  const order: ListedOrder = {
+    ...failedProvisioning(null),
+    state: 'FAILED',
+    lastError: {
+      message: `POST /v3/networkdesign/validate (staging) was rejected (400): size "MVE 32/128" needs 32 vCPU [trace id ${trace}]`,
+      at: '2026-11-29T11:00:00Z',
+      traceId: trace,
+    },
+  };
+  const page = String(
+    opsView({
+      filters: {},
+      orders: [order],
+      nextCursor: null,
+      attention: { uncertain: [], failed: [order], expiring: [], provisioningEnded: [], provisioningSlow: [] },
+      now: NOW,
+      expiryWarningMs: 3_600_000,
+      slowProvisioningMs: 3_600_000,
+      flash: html``,
+    }),
+  );
+  const item = /<li data-testid="attention-failed"[^>]*>.*?<\/li>/s.exec(page)?.[0] ?? '';
+  t.regex(item, /needs 32 vCPU<\/span> <span class="muted">trace id <code data-testid="attention-failed-trace">/);
+  t.is(item.split(trace).length - 1, 1, item);
+  // The list's text names it once too (its title, the whole error on hover, once as well).
+  const listed = /<span class="clamp"[^>]*data-testid="listed-error">(.*?)<\/span><\/td>/s.exec(page)?.[1] ?? '';
+  t.is(listed.split(trace).length - 1, 1, listed);
+});

@@ -1,5 +1,5 @@
 import type { PendingApproval as InboxItem } from '../../http/schemas.js';
-import { html, money, months, termTotal, timeLeft, UTC_COLUMN, when, type Html } from '../html.js';
+import { breakable, html, money, months, termTotal, timeLeft, UTC_COLUMN, when, type Html } from '../html.js';
 import { ordersTable, type ListedOrder } from '../listed-orders.js';
 import type { Ordered } from '../../orders/index.js';
 import { isOps } from '../roles.js';
@@ -17,25 +17,35 @@ export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
   const columns: Array<Column<InboxItem>> = [
     {
       label: 'Ticket',
-      cell: (item) => html`<a href="/orders/${encodeURIComponent(item.orderId)}">${item.ticketId}</a>`,
+      className: () => 'id ticket',
+      cell: (item) => html`<a href="/orders/${encodeURIComponent(item.orderId)}">${breakable(item.ticketId)}</a>`,
     },
-    { label: 'What', cell: (item) => html`<span data-testid="inbox-what">${orderedWords(item.ordered)}</span>` },
-    { label: 'Requester', cell: (item) => item.requestedBy },
-    { label: 'Environment', cell: (item) => item.environment },
-    { label: 'Monthly price', num: true, cell: (item) => money(item.monthlyRate, item.currency) },
     {
-      label: 'Over the term',
-      num: true,
-      cell: (item) =>
-        item.monthlyRate !== null && item.currency && item.ordered.term !== undefined
-          ? money(termTotal(item.monthlyRate, item.ordered.term), item.currency)
-          : '—',
+      label: 'What',
+      className: () => 'what',
+      cell: (item) => html`<span data-testid="inbox-what">${orderedWords(item.ordered)}</span>`,
+    },
+    { label: 'Requester', className: () => 'id', cell: (item) => breakable(item.requestedBy) },
+    { label: 'Environment', cell: (item) => item.environment },
+    {
+      // What it comes to over the term under the monthly price, in the same cell: the table fits a laptop's width.
+      label: 'Monthly price',
+      className: () => 'price',
+      cell: (item) => {
+        const term = item.ordered.term;
+        const total =
+          item.monthlyRate !== null && item.currency && term !== undefined
+            ? html`<br><span class="muted" data-testid="inbox-term-total"><span class="amount">${money(termTotal(item.monthlyRate, term), item.currency)}</span> over ${months(term)}</span>`
+            : '';
+        return html`<span class="amount">${money(item.monthlyRate, item.currency)}</span>${total}`;
+      },
     },
     { label: 'Approvals', cell: (item) => `${item.tier}: ${item.stillNeeded} of ${item.approvalsNeeded} still needed` },
     {
       label: 'Time left',
       cell: (item) => timeLeft(item.deadline, now),
-      className: (item) => (item.deadline && Date.parse(item.deadline) - now < 24 * 3600_000 ? 'urgent' : undefined),
+      className: (item) =>
+        item.deadline && Date.parse(item.deadline) - now < 24 * 3600_000 ? 'time-left urgent' : 'time-left',
     },
     { label: 'Waiting since (UTC)', cell: (item) => when(item.waitingSince, UTC_COLUMN) },
   ];

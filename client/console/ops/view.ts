@@ -1,7 +1,7 @@
 /** The ops view: what needs attention now, and every order, filtered. */
 import { describeDuration, ORDER_STATES } from '../../../domain/lifecycle/index.js';
-import { html, money, moneyInText, timeLeft, when, type Html } from '../html.js';
-import { ordersTable, type ListedOrder } from '../listed-orders.js';
+import { html, money, timeLeft, when, type Html } from '../html.js';
+import { errorParts, ordersTable, type ListedOrder } from '../listed-orders.js';
 
 export interface OpsFilters {
   status?: string;
@@ -60,14 +60,7 @@ function attentionSection(
           : html`<p class="muted">None.</p>`
       }
       <h3>Failed <span class="muted">(${attention.failed.length} most recent)</span></h3>
-      ${
-        attention.failed.length
-          ? html`<ul>${attention.failed.map(
-              (order) =>
-                html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${order.lastError ? moneyInText(order.lastError.message, order.quote ? [order.quote.currency] : []) : 'no error recorded'}</span>${order.lastError?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${order.lastError.traceId}</code></span>` : ''}</li>`,
-            )}</ul>`
-          : html`<p class="muted">None.</p>`
-      }
+      ${attention.failed.length ? html`<ul>${attention.failed.map(failedItem)}</ul>` : html`<p class="muted">None.</p>`}
       <h3>Approvals close to their deadline <span class="muted">(within ${describeDuration(limits.expiryWarningMs)}: ${attention.expiring.length})</span></h3>
       ${
         attention.expiring.length
@@ -79,6 +72,12 @@ function attentionSection(
       }
       ${provisioningAttention(attention, now, limits.slowProvisioningMs)}
     </section>`;
+}
+
+/** A failed order: when, its last error, and its trace id once (the API's message carries it too). */
+function failedItem(order: ListedOrder): Html {
+  const error = order.lastError ? errorParts(order.lastError, order.quote ? [order.quote.currency] : []) : undefined;
+  return html`<li data-testid="attention-failed" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> failed ${when(order.updatedAt)}: <span data-testid="attention-failed-error">${error?.message ?? 'no error recorded'}</span>${error?.traceId ? html` <span class="muted">trace id <code data-testid="attention-failed-trace">${error.traceId}</code></span>` : ''}</li>`;
 }
 
 /** Every order, newest first, filtered by state, environment, requester or ticket, a page at a time. */

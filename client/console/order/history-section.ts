@@ -3,7 +3,8 @@
  * summary of what it carries (names, failures, decoded payloads). The payloads come from the API's history route,
  * already decoded with secrets redacted; this view only shortens them.
  */
-import { html, type Html } from '../html.js';
+import { breakable, html, type Html } from '../html.js';
+import { dataTable } from '../tables.js';
 
 /** At most this many events are listed (the newest are kept); the API route has them all. */
 export const MAX_LISTED_EVENTS = 500;
@@ -80,12 +81,20 @@ function payloadsIn(value: unknown, found: unknown[] = []): unknown[] {
   return found;
 }
 
-/** To the second (history events come in bursts), UTC, inside a machine-readable <time>. */
+/** To the second (history events come in bursts), UTC (the column says so), inside a machine-readable <time>. */
 function eventWhen(iso: string | undefined): Html {
   if (!iso) return html`—`;
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return html`${iso}`;
-  return html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 19).replace('T', ' ')} UTC</time>`;
+  return html`<time datetime="${date.toISOString()}">${date.toISOString().slice(0, 19).replace('T', ' ')}</time>`;
+}
+
+/** An event's summary: one line, and the payloads in full under it when the line had to cut them. */
+function summaryCell(event: unknown): Html | string {
+  const summary = eventSummary(event);
+  if (summary.payloads)
+    return html`<details><summary><code class="wrap">${summary.line}</code></summary><pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre></details>`;
+  return summary.line ? html`<code class="wrap">${summary.line}</code>` : '';
 }
 
 function shorten(text: string, length = SUMMARY_LENGTH): string {
@@ -135,19 +144,21 @@ export function workflowHistorySection(events: unknown[] | undefined): Html {
       <summary><h2 id="history-heading" class="inline">Temporal history</h2> <span class="muted">(${events.length} events; ops and admins only, secrets redacted)</span></summary>
       <p class="muted">Payloads decoded by the API with secrets redacted; the vendor configuration is left out here (the API's history route has it, redacted).</p>
       ${listed.length < events.length ? html`<p class="muted">The newest ${listed.length} of ${events.length} events; the API's history route has them all.</p>` : ''}
-      <div class="table-scroll"><table data-testid="history-events">
-        <thead><tr><th scope="col" class="num">#</th><th scope="col">When</th><th scope="col">Event</th><th scope="col">Summary</th></tr></thead>
-        <tbody>${listed.map((event) => {
-          const id = isRecord(event) ? scalarText(event['eventId'], '') : '';
-          const summary = eventSummary(event);
-          const cell = summary.payloads
-            ? html`<details><summary><code class="wrap">${summary.line}</code></summary><pre class="wrap" data-testid="history-payloads">${summary.payloads}</pre></details>`
-            : summary.line
-              ? html`<code class="wrap">${summary.line}</code>`
-              : '';
-          return html`<tr data-testid="history-event" data-event-type="${eventTypeName(event)}"><td class="num">${id}</td><td>${eventWhen(eventTimeIso(event))}</td><td><code>${eventTypeName(event)}</code></td><td>${cell}</td></tr>`;
-        })}</tbody>
-      </table></div>
+      ${dataTable({
+        testId: 'history-events',
+        rows: listed,
+        rowAttributes: (event) => html`data-testid="history-event" data-event-type="${eventTypeName(event)}"`,
+        columns: [
+          { label: '#', num: true, cell: (event) => (isRecord(event) ? scalarText(event['eventId'], '') : '') },
+          { label: 'When (UTC)', cell: (event) => eventWhen(eventTimeIso(event)) },
+          {
+            label: 'Event',
+            className: () => 'event',
+            cell: (event) => html`<code>${breakable(eventTypeName(event))}</code>`,
+          },
+          { label: 'Summary', className: () => 'prose', cell: summaryCell },
+        ],
+      })}
     </details>
   </section>`;
 }

@@ -1,6 +1,6 @@
 import { describeDuration } from '../../../domain/lifecycle/index.js';
-import { html, moneyInText, stateBadge, STATE_WORDS, when, type Html } from '../html.js';
-import { standingError } from '../listed-orders.js';
+import { html, stateBadge, STATE_WORDS, when, type Html } from '../html.js';
+import { errorParts, standingError } from '../listed-orders.js';
 import { isOps } from '../roles.js';
 import { decisionSection, whoDecides } from './decision.js';
 import { quoteAndPolicy, whatIsOrdered } from './facts.js';
@@ -53,7 +53,8 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
 function lastErrorNotice(data: OrderPageData): Html | string {
   const error = standingError(data.order);
   if (!error || provisioningTellsError(data.order)) return '';
-  return html`<div class="notice error prose" data-testid="last-error"><strong>Last error</strong> (${when(error.at)}): ${moneyInText(error.message, currenciesOf(data))}${error.traceId ? html` <span class="muted">trace id <code>${error.traceId}</code></span>` : ''}</div>`;
+  const { message, traceId } = errorParts(error, currenciesOf(data));
+  return html`<div class="notice error prose" data-testid="last-error"><strong>Last error</strong> (${when(error.at)}): ${message}${traceId ? html` <span class="muted">trace id <code data-testid="last-error-trace">${traceId}</code></span>` : ''}</div>`;
 }
 
 /** Why an order is shown from the records: no worker has started it yet, or Temporal no longer keeps its workflow. */
