@@ -28,6 +28,7 @@ export {
   type PendingOidc,
 } from './oidc.js';
 export type { ConsoleOptions } from './options.js';
+export type { ProviderPortal } from './portal.js';
 
 /** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:orderId`, `/ops`) on `app`. */
 export async function registerConsole(
@@ -47,10 +48,15 @@ export async function registerConsole(
     registerSignIn(scope, kit, { devUsers: options.devUsers ?? [], oidc: options.oidc, log: context.log });
     registerInbox(scope, kit);
     registerOrderPage(scope, kit);
-    registerOps(scope, kit, {
-      expiryWarningMs: options.expiryWarningMs ?? 24 * 3600_000,
-      slowProvisioningMs: options.slowProvisioningMs ?? 30 * 60_000,
-    });
+    registerOps(
+      scope,
+      kit,
+      {
+        expiryWarningMs: options.expiryWarningMs ?? 24 * 3600_000,
+        slowProvisioningMs: options.slowProvisioningMs ?? 30 * 60_000,
+      },
+      options.providerPortal,
+    );
     done();
   });
 }

@@ -7,7 +7,13 @@ import { servedEnvironmentsFromEnv } from '../../config/served-environments.js';
 import type { KindMap } from '../../domain/index.js';
 import type { Logger } from '../../infra/log.js';
 import type { Repository } from '../../infra/db/index.js';
-import { oidcSignInFromEnv, registerConsole, SessionStore, type OidcSignIn } from '../console/index.js';
+import {
+  oidcSignInFromEnv,
+  registerConsole,
+  SessionStore,
+  type OidcSignIn,
+  type ProviderPortal,
+} from '../console/index.js';
 import { sessionCredential } from '../console/sessions.js';
 import { LiveReads, liveReadsFromEnv, OrderClient, OrderIntake, OrderService } from '../orders/index.js';
 import {
@@ -48,6 +54,11 @@ export interface StartApiOptions {
    * cookies. `serve` never passes them.
    */
   devUsers?: ReadonlyArray<{ id: string; roles: readonly string[]; token: string }>;
+  /**
+   * `mve-orders dev` only: where its console sends ops to check the provider's products (its simulator's
+   * `/_sim/state`). `serve` leaves it out: the console says "the provider's portal" and links nowhere.
+   */
+  providerPortal?: ProviderPortal;
   log: (line: string) => void;
   /** Where each answered request is logged (client/http/access-log.ts); left out: nowhere. */
   accessLog?: Logger;
@@ -195,6 +206,7 @@ function consoleBeside(
     secureCookies: options.devUsers === undefined,
     ...(options.devUsers ? { devUsers: options.devUsers } : {}),
     ...(oidc ? { oidc } : {}),
+    ...(options.providerPortal ? { providerPortal: options.providerPortal } : {}),
   };
   return {
     extensions: [(api: FastifyInstance) => registerConsole(api, context, consoleOptions)],

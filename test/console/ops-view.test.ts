@@ -87,3 +87,29 @@ test('a failed order names its trace id once, though the API put it in the messa
   const listed = /<span class="clamp"[^>]*data-testid="listed-error">(.*?)<\/span><\/td>/s.exec(page)?.[1] ?? '';
   t.is(listed.split(trace).length - 1, 1, listed);
 });
+
+test("an uncertain buy sends ops to the provider portal; to the simulator's state only when dev said where it is", (t) => {
+  const uncertain: ListedOrder = { ...failedProvisioning(null), state: 'BUY_UNCERTAIN' };
+  const item = (providerPortal?: { label: string; url: string }) =>
+    /<li data-testid="attention-uncertain"[^>]*>.*?<\/li>/s.exec(
+      String(
+        opsView({
+          filters: {},
+          orders: [],
+          nextCursor: null,
+          attention: { uncertain: [uncertain], failed: [], expiring: [], provisioningEnded: [], provisioningSlow: [] },
+          now: NOW,
+          expiryWarningMs: 3_600_000,
+          slowProvisioningMs: 3_600_000,
+          flash: html``,
+          ...(providerPortal ? { providerPortal } : {}),
+        }),
+      ),
+    )?.[0] ?? '';
+  t.regex(item(), /\. Check the provider's portal and resolve it\.<\/li>$/);
+  t.notRegex(item(), /_sim|href="http/);
+  t.regex(
+    item({ label: "the API simulator's /_sim/state", url: 'http://127.0.0.1:8090/_sim/state' }),
+    /Check the provider's portal \(here: <a href="http:\/\/127\.0\.0\.1:8090\/_sim\/state" data-testid="provider-portal">the API simulator&#39;s \/_sim\/state<\/a>\) and resolve it\./,
+  );
+});

@@ -1,3 +1,4 @@
+import type { ProviderPortal } from '../../client/console/index.js';
 import { startApiServer, type RunningApi } from '../../client/server/index.js';
 import { kindMapFromEnv } from '../../infra/catalog/index.js';
 import type { DevDatabase } from './database.js';
@@ -32,6 +33,19 @@ export interface DevApiOptions {
   log: (line: string) => void;
   ports: PortPlan;
   stops: DevStops;
+  /** The API simulator, when dev runs one (not for MVE_API_BASE_URL's API): the console links to its state. */
+  simulator?: { url: string } | undefined;
+}
+
+/**
+ * In dev the provider is the API simulator: what ops would look for in the provider's portal (the product an
+ * uncertain buy created, one that did not go live) is in its `/_sim/state`, which the console links to.
+ */
+export function simulatorPortal(simulatorUrl: string): ProviderPortal {
+  return {
+    label: "the API simulator's /_sim/state, listing the products it created",
+    url: `${simulatorUrl}/_sim/state`,
+  };
 }
 
 /** The HTTP API and the console, with the seeded users signing in with one click. */
@@ -50,6 +64,7 @@ export async function startDevApi(options: DevApiOptions): Promise<RunningApi> {
     host: HOST,
     port: port.port,
     devUsers: database.users,
+    ...(options.simulator ? { providerPortal: simulatorPortal(options.simulator.url) } : {}),
     log: (line) => log(`[http] ${line}`),
   });
   options.stops.add(STOP_STEPS.http, async () => void (await api.close()));

@@ -59,7 +59,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
       temporalUiOrigins: temporal.uiOrigins,
     });
     // The API first: its URL is the console's, which the worker puts in its messages to approvers.
-    const api = await startDevApi({ port: apiPort, env: engine, temporal, database, secrets, log, ports, stops });
+    const apiOptions = { port: apiPort, env: engine, temporal, database, secrets, log, ports, stops, simulator };
+    const api = await startDevApi(apiOptions);
     const worker = await startDevWorker({
       env: { ...engine, MVE_CONSOLE_URL: env['MVE_CONSOLE_URL'] ?? api.url },
       temporalAddress: temporal.address,

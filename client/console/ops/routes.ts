@@ -6,11 +6,17 @@ import type { Html } from '../html.js';
 import type { ConsoleKit } from '../kit.js';
 import type { ListedOrder } from '../listed-orders.js';
 import { failureNotice, messagePage } from '../notices.js';
+import type { ProviderPortal } from '../portal.js';
 import { isOps } from '../roles.js';
 import { needsAttention, type AttentionLimits } from './attention.js';
 import { opsView, type OpsFilters } from './view.js';
 
-export function registerOps(scope: FastifyInstance, kit: ConsoleKit, limits: AttentionLimits): void {
+export function registerOps(
+  scope: FastifyInstance,
+  kit: ConsoleKit,
+  limits: AttentionLimits,
+  providerPortal?: ProviderPortal,
+): void {
   scope.get('/ops', async (request, reply) => {
     const session = await kit.signedIn(request, reply);
     if (!session) return reply;
@@ -39,6 +45,7 @@ export function registerOps(scope: FastifyInstance, kit: ConsoleKit, limits: Att
       ...limits,
       flash: kit.takeFlash(request),
       ...(error ? { error } : {}),
+      ...(providerPortal ? { providerPortal } : {}),
     });
     return kit.sendPage(reply, request, 200, 'Ops', body, { liveSrc, current: 'ops' });
   });

@@ -2,6 +2,7 @@
 import { describeDuration, ORDER_STATES } from '../../../domain/lifecycle/index.js';
 import { html, money, timeLeft, when, type Html } from '../html.js';
 import { errorParts, ordersTable, type ListedOrder } from '../listed-orders.js';
+import { portalWords, type ProviderPortal } from '../portal.js';
 
 export interface OpsFilters {
   status?: string;
@@ -31,6 +32,7 @@ export function opsView(options: {
   slowProvisioningMs: number;
   flash: Html;
   error?: Html;
+  providerPortal?: ProviderPortal;
 }): Html {
   const { filters, orders, nextCursor, attention, now, flash, error } = options;
   const nextLink = nextCursor
@@ -46,7 +48,7 @@ export function opsView(options: {
 function attentionSection(
   attention: Attention,
   now: number,
-  limits: { expiryWarningMs: number; slowProvisioningMs: number },
+  limits: { expiryWarningMs: number; slowProvisioningMs: number; providerPortal?: ProviderPortal | undefined },
 ): Html {
   return html`<section data-live="attention" aria-labelledby="attention-heading">
       <h2 id="attention-heading">Needs attention</h2>
@@ -55,7 +57,7 @@ function attentionSection(
         attention.uncertain.length
           ? html`<ul>${attention.uncertain.map(
               (order) =>
-                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${describeDuration(now - Date.parse(order.updatedAt))}</span>. Check the portal and resolve it.</li>`,
+                html`<li data-testid="attention-uncertain" data-ticket="${order.ticketId}"><a href="/orders/${encodeURIComponent(order.orderId)}">${order.ticketId}</a> (${order.environment}, ${order.requestedBy}): <span class="urgent">uncertain for ${describeDuration(now - Date.parse(order.updatedAt))}</span>. Check ${portalWords(limits.providerPortal)} and resolve it.</li>`,
             )}</ul>`
           : html`<p class="muted">None.</p>`
       }
