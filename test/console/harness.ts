@@ -4,17 +4,18 @@
  * target is the engine's API app (registerConsole's `api` option), since buildApiServer's app is already
  * ready; `console-http.test.ts` checks the console registered on the same app as the API routes too.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { registerConsole, SessionStore } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { EngineOptions } from '../helpers/orders.js';
 import type { TestPostgres } from '../helpers/postgres.js';
+import { launchChromium } from '../../scripts/chromium.js';
 import { describeFitProblems, pageFitProblems } from '../../scripts/page-fit.js';
 
-export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+export { CHROMIUM, launchChromium } from '../../scripts/chromium.js';
 
 /** The dev users the sign-in page offers: the test users, `aliceApprover` as `alice-approver`. */
 export function devUsersOf(api: ApiEngine) {
@@ -68,25 +69,6 @@ export async function startConsole(
       await api.stop();
     },
   };
-}
-
-/** Headless chromium with a fresh temporary profile (playwright makes one per launch and removes it). */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }
 
 /** The sizes the console is checked at: a laptop's, and a phone's (CSS pixels). */
