@@ -9,7 +9,14 @@ import { ConsoleApi, type ApiTarget } from './api.js';
 import { html, type Html } from './html.js';
 import { page, type PageOptions } from './layout.js';
 import { flashNotice, messagePage } from './notices.js';
-import { csrfMatches, sessionCookie, type ConsoleSession, type ConsoleUser, type SessionStore } from './sessions.js';
+import {
+  csrfMatches,
+  sessionCookie,
+  type ConsoleSession,
+  type ConsoleUser,
+  type Flash,
+  type SessionStore,
+} from './sessions.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -139,10 +146,26 @@ export class ConsoleKit {
 
   /** The session's flash, shown once: a live refresh leaves it for the page the person loads next. */
   takeFlash(request: FastifyRequest): Html {
+    const flash = this.takeFlashFor(request);
+    return flash ? flashNotice(flash) : html``;
+  }
+
+  /**
+   * The session's flash for the page of order `orderId` (or any other page), shown once — except a vote's on that
+   * order: its page keeps it for its live refreshes to tell again what became of the vote, and the next page loaded
+   * drops it unshown. Any other live refresh leaves the flash for the page the person loads next.
+   */
+  takeFlashFor(request: FastifyRequest, orderId?: string): Flash | undefined {
     const session = request.consoleSession;
-    if (!session?.flash || request.headers[LIVE_HEADER]) return html``;
-    const flash = session.flash;
+    const flash = session?.flash;
+    if (!session || !flash) return undefined;
+    const follows = orderId !== undefined && flash.vote?.orderId === orderId;
+    if (request.headers[LIVE_HEADER]) return follows && flash.shown ? flash : undefined;
+    if (follows && !flash.shown) {
+      session.flash = { ...flash, shown: true };
+      return flash;
+    }
     delete session.flash;
-    return flashNotice(flash);
+    return flash.shown ? undefined : flash;
   }
 }

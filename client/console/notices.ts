@@ -1,11 +1,11 @@
 /** What every page may tell the person in a box: the flash after an action, the API's refusal, a page of one message. */
 import type { ApiFailure } from './api.js';
 import { html, type Html } from './html.js';
-import type { ConsoleSession } from './sessions.js';
 
-export function flashNotice(flash: ConsoleSession['flash'] | undefined): Html {
+/** The flash; `live` names it a live region (layout.ts), refreshed with the page. `info` tells of a change of course. */
+export function flashNotice(flash: { kind: 'ok' | 'error' | 'info'; text: string } | undefined, live?: string): Html {
   if (!flash) return html``;
-  return html`<div class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}" data-testid="flash">${flash.text}</div>`;
+  return html`<div class="notice ${flash.kind}" role="${flash.kind === 'error' ? 'alert' : 'status'}" ${live ? html`data-live="${live}" ` : ''}data-testid="flash">${flash.text}</div>`;
 }
 
 export function failureNotice(failure: ApiFailure, lead?: string): Html {

@@ -30,10 +30,34 @@ export interface ConsoleSession {
   /** When the credential stops working (OIDC access tokens); the session ends then. */
   credentialExpiresAt?: number;
   /** A one-time message for the next page. */
-  flash?: { kind: 'ok' | 'error'; text: string };
+  flash?: Flash;
   /** State of a sign-in under way with the identity provider. */
   pendingOidc?: { state: string; nonce: string; codeVerifier: string; next: string; startedAt: number };
 }
+
+/**
+ * A one-time message for the next page. One after a vote follows the order: its page tells what became of the vote
+ * from the order as it is when shown, and its live refreshes tell it again until another page is loaded.
+ */
+export type Flash = {
+  kind: 'ok' | 'error';
+  /** What is said, or for a vote, what is said when the order cannot be read. */
+  text: string;
+  vote?: VoteFlash;
+  /** Set once the order's page showed a vote's flash: its live refreshes show it again, the next page load drops it. */
+  shown?: boolean;
+};
+
+/** A vote the person just cast, as the flash after it tells it. */
+export type VoteFlash = {
+  orderId: string;
+  decision: 'approve' | 'reject';
+  /** The price the person decided on, as the form showed it. */
+  monthlyRate: number | null;
+  currency: string | null;
+  /** Whether it was the last approval needed (the vote's answer: the order no longer awaited approval). */
+  closedRound: boolean;
+};
 
 /** What of a session is sealed with a codec key before it is stored: what would let a reader act as its user. */
 type SessionSecrets = Pick<ConsoleSession, 'credential' | 'pendingOidc'>;
@@ -129,7 +153,7 @@ export class SessionStore {
       lastSeenAt: Date.parse(row.lastSeenAt),
       ...(row.user ? { user: row.user as unknown as ConsoleUser } : {}),
       ...(row.credentialExpiresAt ? { credentialExpiresAt: Date.parse(row.credentialExpiresAt) } : {}),
-      ...(row.flash ? { flash: row.flash as ConsoleSession['flash'] } : {}),
+      ...(row.flash ? { flash: row.flash as Flash } : {}),
       ...secrets,
     };
     this.stored.set(session, storedForm(session));

@@ -2,18 +2,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiOrder } from '../../orders/index.js';
 import { ApiRefusal, failureOf } from '../api.js';
 import type { ConsoleKit, SignedInSession } from '../kit.js';
-import { messagePage } from '../notices.js';
+import { flashNotice, messagePage } from '../notices.js';
 import { isOps } from '../roles.js';
+import type { Flash } from '../sessions.js';
+import { voteNotice } from './actions.js';
 import type { OrderHistory, OrderPageExtras } from './page-data.js';
 import { orderView } from './view.js';
 
-/** Answers with the order page of the order `name` names, as the API shows it to this person (else 404). */
+/**
+ * Answers with the order page of the order `name` names, as the API shows it to this person (else 404), with the
+ * session's `flash` when there is one: a vote's tells what became of the vote from the order as it is now.
+ */
 export async function renderOrder(
   kit: ConsoleKit,
   page: { request: FastifyRequest; reply: FastifyReply; session: SignedInSession },
   name: string,
   status: number,
   extras: OrderPageExtras,
+  flash?: Flash,
 ) {
   const { request, reply, session } = page;
   const api = kit.api(session.credential);
@@ -42,9 +48,16 @@ export async function renderOrder(
       session,
       now: kit.now(),
     },
-    extras,
+    flash ? { ...extras, flash: flashOf(flash, order) } : extras,
   );
   return kit.sendPage(reply, request, status, `Order ${order.ticketId}`, body, {
     liveSrc: `/orders/${encodeURIComponent(order.orderId)}`,
   });
+}
+
+/** The flash on the order page: a vote's on this order is a live region, told from the order as it is. */
+function flashOf(flash: Flash, order: ApiOrder) {
+  return flash.vote && flash.vote.orderId === order.orderId
+    ? flashNotice(voteNotice(flash.vote, order), 'flash')
+    : flashNotice(flash);
 }

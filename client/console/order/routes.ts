@@ -12,9 +12,8 @@ export function registerOrderPage(scope: FastifyInstance, kit: ConsoleKit): void
   scope.get<{ Params: { orderId: string } }>('/orders/:orderId', async (request, reply) => {
     const session = await kit.signedIn(request, reply);
     if (!session) return reply;
-    return renderOrder(kit, { request, reply, session }, request.params.orderId, 200, {
-      flash: kit.takeFlash(request),
-    });
+    const { orderId } = request.params;
+    return renderOrder(kit, { request, reply, session }, orderId, 200, {}, kit.takeFlashFor(request, orderId));
   });
   const act = (action: OrderAction) => (request: OrderRequest, reply: FastifyReply) =>
     runAction(kit, request, reply, action);
@@ -32,7 +31,7 @@ async function runAction(kit: ConsoleKit, request: OrderRequest, reply: FastifyR
   const name = request.params.orderId;
   const outcome = await action(kit.api(session.credential), name, form);
   if ('ok' in outcome) {
-    session.flash = { kind: 'ok', text: outcome.ok };
+    session.flash = { kind: 'ok', text: outcome.ok, ...(outcome.vote ? { vote: outcome.vote } : {}) };
     return kit.redirect(reply, `/orders/${encodeURIComponent(name)}`);
   }
   if (outcome.failure.status === 401) throw new ApiRefusal(outcome.failure);
