@@ -161,9 +161,9 @@ test.serial(
       const item = page.locator('[data-testid=attention-provisioning-failed][data-ticket=PROV-3]');
       t.regex(await item.innerText(), /^PROV-3 \(staging, alice\): provisioning failed .*as DECOMMISSIONED\. Check it/);
       t.regex(
-        await page.locator('[data-testid=ops-row][data-ticket=PROV-3]').innerText(),
-        /PROVISIONING_FAILED[\s\S]*as DECOMMISSIONED/,
-        'the list shows the state and why',
+        await page.locator('tbody', { has: page.locator('[data-testid=ops-row][data-ticket=PROV-3]') }).innerText(),
+        /PROVISIONING_FAILED[\s\S]*Last error: [\s\S]*as DECOMMISSIONED/,
+        'the list shows the state and, under it, why',
       );
       await item.getByRole('link', { name: 'PROV-3' }).click();
       await page.waitForURL(/\/orders\/PROV-3\.[0-9a-f]{10}$/);
