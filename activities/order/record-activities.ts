@@ -40,9 +40,11 @@ export function createRecordActivities(deps: RecordActivityDeps): RecordActiviti
       return closed;
     },
 
-    async loadApprovers() {
-      const approvers = await repository.listApprovers();
-      return approvers.map((approver) => ({ id: approver.id, roles: approver.roles, active: approver.active }));
+    async loadApprovers({ roles }) {
+      const approvers = await repository.listApprovers(roles ? { activeOnly: true } : {});
+      return approvers
+        .filter((approver) => !roles || approver.roles.some((role) => roles.includes(role)))
+        .map((approver) => ({ id: approver.id, roles: approver.roles, active: approver.active }));
     },
   };
 }

@@ -21,6 +21,8 @@ const RECEIVED_SEQ = 1;
 
 const NOTE_EVENTS: ReadonlySet<string> = new Set<TicketNoteEvent>([
   'approval-reminder',
+  'approvers-missing',
+  'approvers-found',
   'buy-uncertain-reminder',
   'provisioning-changed',
   'provisioning-slow',

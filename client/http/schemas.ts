@@ -139,6 +139,30 @@ export const orderBody = z.looseObject({
     .describe(
       'workflow: live from Temporal; records: from PostgreSQL (the workflow is gone, or no worker has started it yet)',
     ),
+  approval: z
+    .looseObject({
+      eligibleApprovers: z
+        .number()
+        .optional()
+        .describe(
+          "approvers who could vote on the round by the directory as the order last read it (`directoryReadAt`): active, holding one of the tier's roles, not the requester",
+        ),
+      shortOfApprovers: z
+        .object({
+          eligible: z.number(),
+          needed: z.number(),
+          message: z.string(),
+          nextDirectoryReadAt: z.string().optional(),
+        })
+        .optional()
+        .describe(
+          'set while the order awaits approval and fewer approvers could vote than its tier needs: no one can approve it until the approver directory changes (give someone the role, or cancel the order); the order reads the directory again at nextDirectoryReadAt',
+        ),
+    })
+    .optional()
+    .describe(
+      'the approval round (tier, votes, stillNeeded, deadline, remindersSent, …), live from the workflow; absent before the quote needs one, and from the records',
+    ),
   waitingForWorkerSince: z
     .string()
     .optional()

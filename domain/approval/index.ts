@@ -60,5 +60,12 @@ export {
   type VoteRefusal,
   type VoteRefusalCode,
 } from './votes.js';
+export {
+  approverShortfall,
+  approversFoundMessage,
+  DEFAULT_DIRECTORY_RECHECK_MS,
+  eligibleApprovers,
+  type ApproverShortfall,
+} from './eligible.js';
 export { approvalRefusal, type ApprovalEvidence } from './approved.js';
 export { approvalDeadline, isQuoteStale, reminderTimes } from './timing.js';

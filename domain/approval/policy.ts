@@ -55,6 +55,14 @@ function buildPolicySchemas() {
       .default({ amount: {} }),
     /** A quote older than this is validated again before buying. */
     maxQuoteAge: duration,
+    /**
+     * While fewer approvers could vote on a round than its tier needs, the order reads the approver directory again
+     * this often (at least 1 s), so a role given meanwhile counts. Absent: 15 minutes (`DEFAULT_DIRECTORY_RECHECK_MS`),
+     * kept out of the parsed policy so a policy without it hashes as it always did.
+     */
+    directoryRecheck: duration
+      .refine((ms) => ms >= 1000, 'must be at least 1s: each read of the directory is events in the order history')
+      .optional(),
   });
 
   const policy = policyShape.superRefine((policy, ctx) => {

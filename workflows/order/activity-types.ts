@@ -215,7 +215,12 @@ export interface TicketNotificationInput {
 
 /** The changes told as notes; the others (`received`, `state-changed`) are the order's recorded state changes. */
 export type TicketNoteEvent =
-  'approval-reminder' | 'buy-uncertain-reminder' | 'provisioning-changed' | 'provisioning-slow';
+  | 'approval-reminder'
+  | 'approvers-missing'
+  | 'approvers-found'
+  | 'buy-uncertain-reminder'
+  | 'provisioning-changed'
+  | 'provisioning-slow';
 
 /** What a note the ticket system is told of carries in its details: the event it is told as. */
 export interface TicketNoteDetails {
@@ -324,7 +329,11 @@ export interface OrderActivities {
    * only when the provider has it under the name this order's buy gave it (`productNameOf`, read from the run's request).
    */
   checkResolvedProduct(input: { environment: Environment; technicalServiceUid: string }): Promise<ResolvedProductCheck>;
-  loadApprovers(input: { environment: Environment }): Promise<Approver[]>;
+  /**
+   * The approver directory; with `roles`, only its active approvers holding one of them (what a round short of
+   * approvers reads while it waits for one: a few people, not the whole directory, in its history).
+   */
+  loadApprovers(input: { environment: Environment; roles?: string[] }): Promise<Approver[]>;
   recordJournal(input: JournalInput): Promise<void>;
   /**
    * For a buy activity that did not report back: ends the attempt as not created when its request never left (the

@@ -44,6 +44,17 @@ export interface OrderStatusView {
     stillNeeded: number;
     deadline: string;
     remindersSent: number;
+    /**
+     * Approvers who could vote on the round by the directory as the order last read it (`directoryReadAt`): active,
+     * holding one of the tier's roles, not the requester. Those who voted already are among them.
+     */
+    eligibleApprovers: number;
+    directoryReadAt: string;
+    /**
+     * Set while the order awaits approval and fewer could vote than the tier needs: no one can approve it until the
+     * directory changes. The order reads it again at `nextDirectoryReadAt` (absent on orders begun before it did).
+     */
+    shortOfApprovers?: { eligible: number; needed: number; message: string; nextDirectoryReadAt?: string };
   };
   buyAttempts: number;
   product?: ProductRecord;

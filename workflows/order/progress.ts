@@ -7,7 +7,14 @@ import type { OrderRequest } from '../../schemas/index.js';
 import type { ErrorSummary, GoverningPolicy, OrderTargets, ProductRecord, QuoteRecord } from './activity-types.js';
 import { canTransition, type OrderState } from '../../domain/lifecycle/index.js';
 import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
-import { tallyVotes, type ApprovalTier, type ApprovalVote, type Approver } from '../../domain/approval/index.js';
+import {
+  approverShortfall,
+  eligibleApprovers,
+  tallyVotes,
+  type ApprovalTier,
+  type ApprovalVote,
+  type Approver,
+} from '../../domain/approval/index.js';
 import type { OrderStatusView, TimelineEntry } from './messages.js';
 
 export interface ApprovalRound {
@@ -21,6 +28,10 @@ export interface ApprovalRound {
   startedAt: number;
   deadline: number;
   remindersSent: number;
+  /** When `approvers` was last read from the directory (absent in rounds begun before it was kept: `startedAt`). */
+  directoryReadAt?: number;
+  /** While the round is short of approvers (`approverShortfall`): when the order reads the directory again. */
+  nextDirectoryReadAt?: number;
 }
 
 /** The follow-up of the bought product's provisioning, on the workflow clock (epoch ms). */
@@ -112,6 +123,42 @@ export function roundFacts(requesterId: string, round: ApprovalRound) {
   return { requesterId, quote: round.quote, tier: round.tier, approvers: round.approvers, votes: round.votes };
 }
 
+/** Who could vote on the round by the directory it holds, and whether that is fewer than its tier needs. */
+export function roundEligibility(requesterId: string, round: ApprovalRound) {
+  const facts = { requesterId, tier: round.tier };
+  const eligible = eligibleApprovers(facts, round.approvers);
+  return { eligible, shortfall: approverShortfall(facts, eligible) };
+}
+
+/** The round as the status query shows it. */
+function approvalView(
+  progress: OrderProgress,
+  requesterId: string,
+  round: ApprovalRound,
+): NonNullable<OrderStatusView['approval']> {
+  const iso = (at: number) => new Date(at).toISOString();
+  const tally = tallyVotes(roundFacts(requesterId, round));
+  const { eligible, shortfall } = roundEligibility(requesterId, round);
+  const waiting = progress.state === 'AWAITING_APPROVAL';
+  return {
+    tier: round.tier,
+    votes: [...round.votes],
+    stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
+    deadline: iso(round.deadline),
+    remindersSent: round.remindersSent,
+    eligibleApprovers: eligible.length,
+    directoryReadAt: iso(round.directoryReadAt ?? round.startedAt),
+    ...(waiting && shortfall
+      ? {
+          shortOfApprovers: {
+            ...shortfall,
+            ...(round.nextDirectoryReadAt !== undefined ? { nextDirectoryReadAt: iso(round.nextDirectoryReadAt) } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
 /** The order as the status query shows it. */
 export function statusView(
   progress: OrderProgress,
@@ -122,7 +169,6 @@ export function statusView(
   const { request } = input;
   const { round, governing, targets } = progress;
   const quote = currentQuote(progress);
-  const tally = round ? tallyVotes(roundFacts(request.requestedBy, round)) : undefined;
   return {
     workflowId,
     ...(firstRunId ? { firstRunId } : {}),
@@ -135,17 +181,7 @@ export function statusView(
     ...(targets ? { location: targets.location, image: targets.image, kind: targets.kind } : {}),
     ...(quote ? { quote } : {}),
     ...(progress.quotes.length > 1 ? { quoteHistory: [...progress.quotes] } : {}),
-    ...(round && tally
-      ? {
-          approval: {
-            tier: round.tier,
-            votes: [...round.votes],
-            stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
-            deadline: new Date(round.deadline).toISOString(),
-            remindersSent: round.remindersSent,
-          },
-        }
-      : {}),
+    ...(round ? { approval: approvalView(progress, request.requestedBy, round) } : {}),
     buyAttempts: progress.buyAttempts,
     ...(progress.product ? { product: progress.product } : {}),
     ...(progress.provisioning ? { provisioning: provisioningView(progress.provisioning) } : {}),

@@ -42,14 +42,25 @@ export interface RunChanges {
    * without waits for no notification, so its end is the same either way, and its history needs no marker.
    */
   writesRecordsBeforeLastNotifications: boolean;
+  /**
+   * A round short of approvers (fewer could vote than its tier needs) says so on the order's timeline and to its
+   * ticket system, and reads the directory again on the policy's `directoryRecheck` until enough could vote (before,
+   * it read it at its reminders only). Asked only when the run first finds a round short, and its first answer kept
+   * for the rest of the run: an order that never has such a round carries no marker (see docs/order-workflow.md,
+   * "Changing the workflow").
+   */
+  flagsRoundsShortOfApprovers(): boolean;
 }
 
 export function changesOfThisRun(input: Pick<OrderWorkflowInput, 'request'>): RunChanges {
+  let flagsShortRounds: boolean | undefined;
   return {
     skipsNumbersOfUncertainBuy: patched('skip-numbers-of-uncertain-buy'),
     checksResolvedProduct: patched('check-resolved-product'),
     writesRecordsBeforeLastNotifications:
       input.request.callbackUrl === undefined || patched('records-before-last-notifications'),
+    // The SDK does not keep a patch's "no" given on replay: asked again after the replay, it could say yes.
+    flagsRoundsShortOfApprovers: () => (flagsShortRounds ??= patched('flag-rounds-short-of-approvers')),
   };
 }
 

@@ -85,6 +85,7 @@ test.serial(
       roles: FINANCE.roles,
       approvals: 2,
       deadline: new Date(round.deadline).toISOString(),
+      eligibleApprovers: 2,
     });
     t.deepEqual(
       entriesOf(written, 'vote').map((entry) => [entry.approverId, entry.quoteNumber]),

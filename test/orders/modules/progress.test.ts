@@ -133,6 +133,8 @@ test('statusView shows the approval tally: votes, how many are still needed, dea
     stillNeeded: 2,
     deadline: new Date(T0 + 72 * HOUR).toISOString(),
     remindersSent: 0,
+    eligibleApprovers: 2,
+    directoryReadAt: new Date(round.startedAt).toISOString(),
   });
 
   round.votes.push({ approverId: 'fiona', decision: 'approve', monthlyRate: 4000, currency: 'USD' });
@@ -161,6 +163,27 @@ test('statusView shows the approval tally: votes, how many are still needed, dea
     comment: 'too dear',
   });
   t.is(statusView(rejected, input, WORKFLOW_ID).approval?.stillNeeded, 0, 'rejected: nothing more needed');
+});
+
+test('statusView says when fewer approvers could vote than the tier needs, and only while the order awaits approval', (t) => {
+  const progress = awaiting();
+  const round = progress.round!;
+  // dave is deactivated: alice, the requester, and fiona hold the tier's roles; the tier needs two.
+  round.approvers = round.approvers.map((person) => (person.id === 'dave' ? { ...person, active: false } : person));
+  round.directoryReadAt = T0 + HOUR;
+  round.nextDirectoryReadAt = T0 + HOUR + 15 * 60_000;
+  const approval = statusView(progress, input, WORKFLOW_ID).approval!;
+  t.is(approval.eligibleApprovers, 1);
+  t.is(approval.directoryReadAt, new Date(T0 + HOUR).toISOString());
+  t.deepEqual(approval.shortOfApprovers, {
+    eligible: 1,
+    needed: 2,
+    message:
+      'no one can approve this order: the "finance" tier needs 2 approvals and only 1 active approver other than the requester (alice) holds finance-approver or finance-director; give one more person one of these roles in the approver directory, or cancel the order',
+    nextDirectoryReadAt: new Date(T0 + HOUR + 15 * 60_000).toISOString(),
+  });
+  progress.state = 'CANCELLED';
+  t.is(statusView(progress, input, WORKFLOW_ID).approval?.shortOfApprovers, undefined, 'not once the round is over');
 });
 
 test('statusView copies what it shows: changing the view leaves the progress alone', (t) => {
