@@ -23,13 +23,14 @@ export async function needsAttention(api: ConsoleApi, now: () => number, limits:
     listed('PROVISIONING', 100),
   ]);
   const at = now();
-  const expiring = await expiringApprovals(api, awaiting.orders, at, limits.expiryWarningMs);
+  const rounds = await roundsOf(api, awaiting.orders);
   const failedWithTrace = await withTrace(api, failed.orders);
   const oldestChangeFirst = (a: ListedOrder, b: ListedOrder) => a.updatedAt.localeCompare(b.updatedAt);
   return {
     uncertain: [...uncertain.orders].sort(oldestChangeFirst),
     failed: failedWithTrace,
-    expiring,
+    shortOfApprovers: shortOfApprovers(rounds),
+    expiring: expiringApprovals(rounds, at, limits.expiryWarningMs),
     provisioningEnded: [...provisioningFailed.orders, ...provisioningStalled.orders]
       .sort((a, b) => oldestChangeFirst(b, a))
       .slice(0, 10),
@@ -43,24 +44,48 @@ function orderOf(api: ConsoleApi, order: ListedOrder) {
   return api.call<ApiOrder>('GET', `/api/v1/orders/${encodeURIComponent(order.orderId)}`);
 }
 
-/** The orders awaiting approval whose deadline is near, the nearest first (the list has no deadline: each order has). */
-async function expiringApprovals(
+type Approval = NonNullable<ApiOrder['approval']>;
+
+/** Each order awaiting approval with its round, read from the order itself (the list has no round). */
+async function roundsOf(
   api: ConsoleApi,
   awaiting: ListedOrder[],
-  at: number,
-  expiryWarningMs: number,
-): Promise<Attention['expiring']> {
+): Promise<Array<{ order: ListedOrder; approval: Approval }>> {
   const details = await Promise.all(
     awaiting.map(async (order) => {
       const answer = await orderOf(api, order);
       const approval = answer.status === 200 ? answer.body.approval : undefined;
-      return approval?.deadline
-        ? { order, deadline: approval.deadline, stillNeeded: approval.stillNeeded, tier: approval.tier.name }
-        : undefined;
+      return approval ? { order, approval } : undefined;
     }),
   );
-  return details
-    .filter((item): item is NonNullable<typeof item> => !!item && Date.parse(item.deadline) - at < expiryWarningMs)
+  return details.filter((item): item is NonNullable<typeof item> => !!item);
+}
+
+/** The orders awaiting approval whose deadline is near, the nearest first. */
+function expiringApprovals(
+  rounds: Array<{ order: ListedOrder; approval: Approval }>,
+  at: number,
+  expiryWarningMs: number,
+): Attention['expiring'] {
+  return rounds
+    .filter(({ approval }) => approval.deadline && Date.parse(approval.deadline) - at < expiryWarningMs)
+    .map(({ order, approval }) => ({
+      order,
+      deadline: approval.deadline,
+      stillNeeded: approval.stillNeeded,
+      tier: approval.tier.name,
+    }))
+    .sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline));
+}
+
+/** The orders awaiting approval that fewer approvers could vote on than their tier needs, the nearest deadline first. */
+function shortOfApprovers(rounds: Array<{ order: ListedOrder; approval: Approval }>): Attention['shortOfApprovers'] {
+  return rounds
+    .flatMap(({ order, approval }) =>
+      approval.shortOfApprovers
+        ? [{ order, tier: approval.tier, deadline: approval.deadline, ...approval.shortOfApprovers }]
+        : [],
+    )
     .sort((a, b) => Date.parse(a.deadline) - Date.parse(b.deadline));
 }
 

@@ -3,6 +3,7 @@ import { describeDuration, ORDER_STATES } from '../../../domain/lifecycle/index.
 import { html, money, timeLeft, when, type Html } from '../html.js';
 import { errorParts, ordersTable, type ListedOrder } from '../listed-orders.js';
 import { portalWords, type ProviderPortal } from '../portal.js';
+import { shortOfApproversAttention, type ShortOfApprovers } from './short-of-approvers.js';
 
 export interface OpsFilters {
   status?: string;
@@ -16,6 +17,8 @@ export interface Attention {
   uncertain: ListedOrder[];
   failed: ListedOrder[];
   expiring: Array<{ order: ListedOrder; deadline: string; stillNeeded: number; tier: string }>;
+  /** Orders awaiting approval that fewer approvers could vote on than their tier needs, the nearest deadline first. */
+  shortOfApprovers: ShortOfApprovers[];
   /** The most recent orders whose provisioning failed or stalled, newest first. */
   provisioningEnded: ListedOrder[];
   /** Orders in PROVISIONING with no change for longer than `slowProvisioningMs`, the longest first. */
@@ -63,6 +66,7 @@ function attentionSection(
       }
       <h3>Failed <span class="muted">(${attention.failed.length} most recent)</span></h3>
       ${attention.failed.length ? html`<ul>${attention.failed.map(failedItem)}</ul>` : html`<p class="muted">None.</p>`}
+      ${shortOfApproversAttention(attention.shortOfApprovers, now)}
       <h3>Approvals close to their deadline <span class="muted">(within ${describeDuration(limits.expiryWarningMs)}: ${attention.expiring.length})</span></h3>
       ${
         attention.expiring.length

@@ -2,6 +2,7 @@ import { describeDuration } from '../../../domain/lifecycle/index.js';
 import { html, stateBadge, STATE_WORDS, when, type Html } from '../html.js';
 import { errorParts, standingError } from '../listed-orders.js';
 import { isOps } from '../roles.js';
+import { shortOfApproversNotice } from './approvers-notice.js';
 import { decisionSection, whoDecides } from './decision.js';
 import { quoteAndPolicy, whatIsOrdered } from './facts.js';
 import { workflowHistorySection } from './history-section.js';
@@ -22,6 +23,7 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
       <p>State: ${stateBadge(order.state, 'order-state')} <span class="muted">${STATE_WORDS[order.state] ?? ''}</span>
         ${recordsNote(data)}</p>
       ${whoDecides(data)}
+      ${shortOfApproversNotice(data)}
       ${lastErrorNotice(data)}
     </section>
     ${decisionSection(data, extras)}
