@@ -1,6 +1,23 @@
 import { html, raw, type Html } from './html.js';
 import type { ConsoleSession } from './sessions.js';
 
+/**
+ * The CSS that shows the tables `t` selects as cards, one a row (a <tbody>, with its detail line), each cell labelled
+ * with its column's name beside it (`data-label`): a label longer than its place wraps, and its cell grows with it.
+ */
+function cardRules(t: string): string {
+  return `
+  ${t}, ${t} > tbody, ${t} > tbody > tr { display: block; }
+  ${t} > thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  ${t} > tbody { border: 1px solid var(--line); border-radius: .4rem; margin: .6rem 0; padding: .4rem .7rem; }
+  ${t} > caption { display: block; }
+  ${t} > tbody > tr > th, ${t} > tbody > tr > td { display: flow-root; border: 0; background: none; padding: .1rem 0 .1rem 8rem; text-align: left; white-space: normal; min-width: 0; overflow-wrap: anywhere; }
+  ${t} > tbody > tr > :empty { display: none; }
+  ${t} > tbody > tr > [data-label]::before { content: attr(data-label); float: left; width: 7.5rem; margin-left: -8rem; color: var(--muted); font-weight: 400; font-size: .875rem; line-height: 1.5rem; overflow-wrap: break-word; }
+  ${t} > tbody > tr.detail > td { padding: .3rem 0 .1rem; } ${t} td.event > code { white-space: normal; } ${t} .clamp { -webkit-line-clamp: 4; line-clamp: 4; }
+  ${t} > tbody > tr > td.prose { padding-left: 0; } ${t} > tbody > tr > td.prose::before { float: none; display: block; width: auto; margin: 0; }`;
+}
+
 const CSS = `
 :root { color-scheme: light; --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0b57d0; --ok: #116329; --bad: #a40e26; --warn: #7d4e00; }
 * { box-sizing: border-box; }
@@ -45,18 +62,15 @@ button:focus-visible, a:focus-visible, input:focus-visible, textarea:focus-visib
 .signin-users button { min-width: 10rem; text-align: left; } .signin-users small { display: block; color: var(--muted); font-weight: 400; }
 time, td.num, th.num { white-space: nowrap; }
 code { font-family: ui-monospace, monospace; font-size: .9em; }
+@media (max-width: 70rem) {
+${cardRules('table.cards.wide')}
+  table.cards.wide { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(21rem, 100%), 1fr)); gap: 0 .8rem; }
+  table.cards.wide > caption { grid-column: 1 / -1; } table.cards.wide > tbody { margin: .3rem 0; }
+}
 @media (max-width: 40rem) {
   header.top { padding: .5rem 1rem; gap: .5rem 1rem; } main { padding: .5rem 1rem 2rem; }
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; } dl.facts dd { margin-bottom: .4rem; }
-  table.cards, table.cards > tbody, table.cards > tbody > tr { display: block; }
-  table.cards > thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
-  table.cards > tbody { border: 1px solid var(--line); border-radius: .4rem; margin: .6rem 0; padding: .4rem .7rem; }
-  table.cards > caption { display: block; }
-  table.cards > tbody > tr > th, table.cards > tbody > tr > td { display: flow-root; border: 0; background: none; padding: .1rem 0 .1rem 8rem; text-align: left; white-space: normal; min-width: 0; overflow-wrap: anywhere; }
-  table.cards > tbody > tr > :empty { display: none; }
-  table.cards > tbody > tr > [data-label]::before { content: attr(data-label); float: left; width: 7.5rem; margin-left: -8rem; color: var(--muted); font-weight: 400; font-size: .875rem; line-height: 1.5rem; overflow-wrap: break-word; }
-  table.cards > tbody > tr.detail > td { padding: .3rem 0 .1rem; } table.cards td.event > code { white-space: normal; } table.cards .clamp { -webkit-line-clamp: 4; line-clamp: 4; }
-  table.cards > tbody > tr > td.prose { padding-left: 0; } table.cards > tbody > tr > td.prose::before { float: none; display: block; width: auto; margin: 0; }
+${cardRules('table.cards')}
 }
 details > summary { cursor: pointer; } details > summary h2.inline { display: inline; border: 0; } code.wrap, pre.wrap { white-space: pre-wrap; word-break: break-word; } pre.wrap { margin: .3rem 0; font-size: .85em; }
 `;

@@ -42,6 +42,7 @@ export function ordersTable(orders: ListedOrder[], caption: string, testId: stri
     rows: orders,
     caption,
     rowHeader: true,
+    wide: true,
     rowAttributes: (order) => html`data-testid="${testId}" data-ticket="${order.ticketId}"`,
     detail: (order) => {
       const error = standingError(order);

@@ -29,8 +29,13 @@ export function dataTable<Row>(options: {
   rowHeader?: boolean;
   /** A line under the row, across every column (its label in its own words): e.g. the order's last error. */
   detail?: (row: Row) => Html | undefined;
+  /**
+   * Many columns: cards already below a laptop's width (70rem), side by side where there is room, so that no width
+   * leaves the table wider than its box. Other tables become cards on a phone (40rem).
+   */
+  wide?: boolean;
 }): Html {
-  const { columns, rows, caption, testId, rowAttributes, rowHeader, detail } = options;
+  const { columns, rows, caption, testId, rowAttributes, rowHeader, detail, wide } = options;
   const cell = (column: Column<Row>, row: Row, index: number): Html => {
     const classes = [column.num ? 'num' : undefined, column.className?.(row)].filter(Boolean).join(' ');
     const attributes = html`${classes ? html` class="${classes}"` : ''} data-label="${column.label}"`;
@@ -44,7 +49,7 @@ export function dataTable<Row>(options: {
       below ? html`<tr class="detail"><td colspan="${columns.length}">${below}</td></tr>` : ''
     }</tbody>`;
   };
-  return html`<div class="table-scroll"><table class="cards" ${testId ? html`data-testid="${testId}"` : ''}>
+  return html`<div class="table-scroll"><table class="cards${wide ? ' wide' : ''}" ${testId ? html`data-testid="${testId}"` : ''}>
     ${caption ? html`<caption>${caption}</caption>` : ''}
     <thead><tr>${columns.map((column) => html`<th scope="col"${column.num ? html` class="num"` : ''}>${column.label}</th>`)}</tr></thead>
     ${rows.map(body)}

@@ -62,6 +62,7 @@ export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
               rows: items,
               caption: `${items.length} order${items.length === 1 ? '' : 's'} awaiting your decision`,
               rowHeader: true,
+              wide: true,
               rowAttributes: (item) => html`data-testid="inbox-row" data-ticket="${item.ticketId}"`,
             })
       }
