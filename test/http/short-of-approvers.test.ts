@@ -5,6 +5,7 @@
  * directory again, the warning goes and they approve it.
  */
 import anyTest, { type TestFn } from 'ava';
+import { formatStatus } from '../../client/cli/commands/order-view.js';
 import { issueApiToken } from '../../client/http/index.js';
 import type { ApiOrder } from '../../client/http-client/index.js';
 import { parseApprovalPolicy } from '../../domain/approval/index.js';
@@ -95,6 +96,10 @@ test.serial(
       'no one can approve this order: the "director" tier needs 1 approval and no active approver but the requester (dave) holds finance-director; give one more person one of these roles in the approver directory, or cancel the order',
     );
     t.truthy(order.approval?.shortOfApprovers?.nextDirectoryReadAt, 'says when it looks again');
+    t.regex(
+      formatStatus(order),
+      /\n {2}warning {6}no one can approve this order: .* \(the directory is read again at /,
+    );
 
     const history = await waitFor(
       async () => {
@@ -120,6 +125,7 @@ test.serial('an order someone else can approve says nothing of the kind', async 
   const order = await submittedFor(harness.api, 'NOAPP-2', 'pat');
   t.is(order.approval?.eligibleApprovers, 1, 'dave');
   t.is(order.approval?.shortOfApprovers, undefined);
+  t.notRegex(formatStatus(order), /warning/);
   t.false((await listedAsShort(ops)).includes('NOAPP-2'));
   const page = await ops.request('GET', '/orders/NOAPP-2');
   t.notRegex(page.text, /data-testid="short-of-approvers"/);

@@ -58,6 +58,11 @@ export function formatStatus(order: ApiOrder, now = Date.now()): string {
       `tier "${tier.name}": ${tier.approvals} approver(s) with role ${tier.roles.join(' or ')}; ${stillNeeded} still needed`,
     );
     row('', `deadline ${deadline} (${untilDeadline(Date.parse(deadline), now)}), reminders sent ${remindersSent}`);
+    const short = order.approval.shortOfApprovers;
+    if (short) {
+      const again = short.nextDirectoryReadAt ? ` (the directory is read again at ${short.nextDirectoryReadAt})` : '';
+      row('warning', `${short.message}${again}`);
+    }
     for (const vote of votes) {
       row(
         '',
