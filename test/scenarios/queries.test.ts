@@ -120,11 +120,30 @@ test.serial('the API lists the orders, filtered and paged, as each role may see 
     );
 });
 
+/** What `submit` asks for (the example's request, named after its ticket), in the inbox's words. */
+const ordered = (ticketId: string, size: string) => ({
+  productName: `${ticketId} firewall`,
+  size,
+  term: 12,
+  place: 'Sydney, AU',
+  image: 'Fortinet FortiGate-VM latest',
+  vnics: ['WAN', 'LAN 1'],
+});
+
 /** How the inboxes show the orders waiting for a vote: what they are and how far their round is, not ids or times. */
 const WAITING = {
-  'Q-TEAM': { requestedBy: 'alice', ...TEAM, tier: 'team', approvalsNeeded: 1, approvalsGiven: 0, stillNeeded: 1 },
+  'Q-TEAM': {
+    requestedBy: 'alice',
+    ordered: ordered('Q-TEAM', 'MVE 8/32'),
+    ...TEAM,
+    tier: 'team',
+    approvalsNeeded: 1,
+    approvalsGiven: 0,
+    stillNeeded: 1,
+  },
   'Q-FINANCE': {
     requestedBy: 'pat',
+    ordered: ordered('Q-FINANCE', 'MVE 16/64'),
     ...FINANCE,
     tier: 'finance',
     approvalsNeeded: 2,
