@@ -71,3 +71,21 @@ test("the approver named holds one of the tier's roles and is not the requester"
   // fiona asked for it herself: she may not approve it.
   t.regex(line('fiona', ['finance-approver', 'finance-director']), /--as dave`$/);
 });
+
+test('an order no one but its requester may approve: the line says to give someone the role, not to approve', (t) => {
+  const said = describeAttention(
+    event({
+      state: 'AWAITING_APPROVAL',
+      requestedBy: 'pat',
+      details: { roles: ['finance-director'], approvals: 2, eligibleApprovers: 1 },
+      quote: { monthlyRate: 12000, currency: 'AUD' },
+    }),
+    places,
+  );
+  t.regex(said, /Next: 2 approvals from finance-director, but only 1 person other than the requester may give one: /);
+  t.regex(
+    said,
+    /`npx mve-orders approvers add <id> --roles finance-director --database-url <databaseUrl of dev\.json>`/,
+  );
+  t.notRegex(said, /mve-orders approve /);
+});

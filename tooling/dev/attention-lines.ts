@@ -26,7 +26,10 @@ export interface AttentionEvent {
   state: AttentionState;
   /** The event's reason, as the workflow recorded it (never a secret). */
   reason: string;
-  /** The event's details: for AWAITING_APPROVAL, the round (`tier`, `roles`, `approvals`, `deadline`). */
+  /**
+   * The event's details: for AWAITING_APPROVAL, the round (`tier`, `roles`, `approvals`, `deadline`) and how many
+   * people other than the requester may vote in it (`eligibleApprovers`).
+   */
   details: Record<string, unknown>;
   requestedBy: string;
   quote: { monthlyRate: number; currency: string } | undefined;
@@ -81,6 +84,17 @@ function awaitingApproval(event: AttentionEvent, page: string, places: Attention
   const approvals = typeof event.details['approvals'] === 'number' ? event.details['approvals'] : 1;
   const deadline = typeof event.details['deadline'] === 'string' ? ` by ${event.details['deadline']}` : '';
   const who = roles.length > 0 ? ` from ${roles.join(' or ')}` : '';
+  const eligible = event.details['eligibleApprovers'];
+  if (typeof eligible === 'number' && eligible < approvals) {
+    // The worker found too few people who may vote (approval-round.ts): no seeded user can settle it by approving.
+    const role = roles[0] ?? '<role>';
+    return (
+      `${approvals} approval${approvals === 1 ? '' : 's'}${who}${deadline}, but only ${eligible} person` +
+      `${eligible === 1 ? '' : 's'} other than the requester may give one: give someone the role ` +
+      `(\`npx mve-orders approvers add <id> --roles ${role} --database-url <databaseUrl of dev.json>\`), ` +
+      `or cancel at ${page}`
+    );
+  }
   const approver = userWith(places, roles, event.requestedBy) ?? '<approver>';
   const command = event.quote
     ? `\`npx mve-orders approve ${event.orderId} --rate ${event.quote.monthlyRate} --currency ${event.quote.currency} --as ${approver}\``
