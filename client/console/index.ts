@@ -42,6 +42,7 @@ export async function registerConsole(
     secureCookies: options.secureCookies,
     now: options.now ?? Date.now,
     ...(options.oidc ? { providerOrigin: options.oidc.providerOrigin } : {}),
+    ...(options.providerPortal ? { providerPortal: options.providerPortal } : {}),
   });
   await app.register((scope, _options, done) => {
     prepareScope(scope, kit, context.log);

@@ -9,6 +9,7 @@ import { ConsoleApi, type ApiTarget } from './api.js';
 import { html, type Html } from './html.js';
 import { page, type PageOptions } from './layout.js';
 import { flashNotice, messagePage } from './notices.js';
+import type { ProviderPortal } from './portal.js';
 import {
   csrfMatches,
   sessionCookie,
@@ -42,6 +43,8 @@ export interface ConsoleKitOptions {
   now: () => number;
   /** The identity provider's origin when people sign in through one: the OIDC sign-in form's POST goes there. */
   providerOrigin?: string;
+  /** Where ops check the provider's products (`ConsoleOptions.providerPortal`), for the pages that send them there. */
+  providerPortal?: ProviderPortal;
 }
 
 export class ConsoleKit {
@@ -50,6 +53,7 @@ export class ConsoleKit {
   readonly now: () => number;
   private readonly target: ApiTarget;
   private readonly providerOrigin: string | undefined;
+  readonly providerPortal: ProviderPortal | undefined;
 
   constructor(options: ConsoleKitOptions) {
     this.sessions = options.sessions;
@@ -57,6 +61,7 @@ export class ConsoleKit {
     this.now = options.now;
     this.target = options.target;
     this.providerOrigin = options.providerOrigin;
+    this.providerPortal = options.providerPortal;
   }
 
   /** The API, asked with this credential. */

@@ -27,7 +27,7 @@ const test = anyTest as TestFn<{ harness: ConsoleHarness }>;
 const pg = usePostgres(test);
 
 test.before(async (t) => {
-  t.context.harness = await startConsole(pg);
+  t.context.harness = await startConsole(pg, { simulatorPortal: true });
 });
 test.afterEach.always((t) => {
   t.context.harness?.api.sim.clearFaults();
@@ -315,6 +315,15 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     await page.goto(`${harness.url}/ops`);
     const item = page.locator('[data-testid=attention-uncertain][data-ticket=WEB-7]');
     t.regex(await item.innerText(), /uncertain for/);
+    // In dev the provider is the simulator: "the provider's portal" links to its state, which lists the product.
+    const portal = `${api.sim.url}/_sim/state`;
+    t.regex(await item.innerText(), /Check the provider's portal \(here: the API simulator's \/_sim\/state/);
+    t.is(await item.getByTestId('provider-portal').getAttribute('href'), portal);
+    const state = (await (await fetch(portal)).json()) as { products: Array<{ technicalServiceUid: string }> };
+    t.true(
+      state.products.some((product) => product.technicalServiceUid === uid),
+      'the portal lists the product',
+    );
     t.true((await page.getByTestId('ops-row').count()) >= 6);
     const shot = screenshotPath('ops.png');
     if (shot) await page.screenshot({ path: shot, fullPage: true });
@@ -338,6 +347,7 @@ test.serial('ops resolve an uncertain buy from the ops view', async (t) => {
     // What ops look for in the portal is the very name the product was bought under.
     t.is(await page.getByTestId('bought-under-name').innerText(), created[0].serviceName);
     t.regex(await page.getByTestId('uncertain-note').innerText(), /MVE \d+\/\d+, 12 months, sent /);
+    t.is(await page.getByTestId('uncertain-note').getByTestId('provider-portal').getAttribute('href'), portal);
     t.is(await page.getByTestId('cancel-form').count(), 0, 'an uncertain buy cannot be cancelled');
     const shotUncertain = screenshotPath('order-buy-uncertain.png');
     if (shotUncertain) await page.screenshot({ path: shotUncertain, fullPage: true });

@@ -12,6 +12,7 @@ import { registerConsole, SessionStore } from '../../client/console/index.js';
 import { startApiEngine, TEST_USERS, type ApiEngine, type TestUser } from '../helpers/api.js';
 import type { EngineOptions } from '../helpers/orders.js';
 import type { TestPostgres } from '../helpers/postgres.js';
+import { simulatorPortal } from '../../tooling/dev/api.js';
 import { launchChromium } from '../../scripts/chromium.js';
 import { describeFitProblems, pageFitProblems } from '../../scripts/page-fit.js';
 
@@ -43,7 +44,13 @@ export function sessionsOf(api: ApiEngine): SessionStore {
 
 export async function startConsole(
   pg: TestPostgres,
-  options: { browser?: boolean; worker?: boolean; engine?: EngineOptions } = {},
+  options: {
+    browser?: boolean;
+    worker?: boolean;
+    engine?: EngineOptions;
+    /** Link the console to the simulator's state as "the provider's portal", as `mve-orders dev` does. */
+    simulatorPortal?: boolean;
+  } = {},
 ): Promise<ConsoleHarness> {
   const api = await startApiEngine(pg, { ...options.engine, worker: options.worker ?? true });
   const app = Fastify({ logger: false });
@@ -54,6 +61,7 @@ export async function startConsole(
     devUsers: devUsersOf(api),
     secureCookies: false,
     now: () => Date.now() + clock.offsetMs,
+    ...(options.simulatorPortal ? { providerPortal: simulatorPortal(api.sim.url) } : {}),
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   const browser = options.browser === false ? undefined : await launchChromium();

@@ -3,6 +3,7 @@ import { CANCELLABLE_STATES, describeDuration } from '../../../domain/lifecycle/
 import { mayCancel, mayResolveBuys } from '../../orders/index.js';
 import { html, months, when, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
+import { portalWords } from '../portal.js';
 import { principalOf } from '../roles.js';
 import type { OrderPageData } from './page-data.js';
 
@@ -42,7 +43,7 @@ export function opsSection(data: OrderPageData): Html {
     <h2 id="ops-heading">${canResolve ? 'Resolve the uncertain buy' : 'Cancel'}</h2>
     ${
       canResolve
-        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${describeDuration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check the provider's portal for ${boughtUnder(data)}, then say what you found. Buying again without checking could buy it twice.</p>
+        ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${describeDuration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check ${portalWords(data.providerPortal)} for ${boughtUnder(data)}, then say what you found. Buying again without checking could buy it twice.</p>
         <div class="cols">
           <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-created-form">
             ${csrfField(session)}<input type="hidden" name="outcome" value="created">

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { historyResponse } from '../../http/schemas.js';
 import type { ApiOrder } from '../../orders/index.js';
 import type { Html } from '../html.js';
+import type { ProviderPortal } from '../portal.js';
 import type { ConsoleSession, ConsoleUser } from '../sessions.js';
 
 /** The order's history as `GET /api/v1/orders/{orderId}/history` answers it. */
@@ -15,6 +16,8 @@ export interface OrderPageData {
   user: ConsoleUser;
   session: ConsoleSession;
   now: number;
+  /** Where ops check the provider's products, when the console was told (in dev, the simulator's state). */
+  providerPortal?: ProviderPortal;
 }
 
 export interface OrderPageExtras {

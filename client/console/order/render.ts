@@ -47,6 +47,7 @@ export async function renderOrder(
       user: session.user,
       session,
       now: kit.now(),
+      ...(kit.providerPortal ? { providerPortal: kit.providerPortal } : {}),
     },
     flash ? { ...extras, flash: flashOf(flash, order) } : extras,
   );
