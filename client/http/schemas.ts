@@ -173,7 +173,9 @@ export const orderBody = z.looseObject({
     .object({
       status: z.string().describe("the provider's provisioningStatus of the product: DEPLOYABLE, CONFIGURED, LIVE…"),
       since: z.string(),
-      startedAt: z.string().describe('when the follow-up began (the buy)'),
+      startedAt: z
+        .string()
+        .describe('when the follow-up began: when the order was bought, as its timeline says (or the buy settled)'),
       deadline: z.string().describe('when the order ends PROVISIONING_STALLED if the product is not LIVE'),
       lastAnsweredAt: z.string().optional(),
       failedReads: z.number().describe('product reads that failed since the API last answered one'),
@@ -181,6 +183,12 @@ export const orderBody = z.looseObject({
       statuses: z
         .array(z.object({ status: z.string(), at: z.string() }))
         .describe('every status seen, oldest first, with when it was first seen'),
+      settledBy: z
+        .string()
+        .optional()
+        .describe(
+          'who settled an uncertain buy as created, when it was bought that way: the follow-up began then, its first status the one the provider reported at the settlement',
+        ),
     })
     .optional()
     .describe(

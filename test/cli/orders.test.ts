@@ -375,6 +375,12 @@ test.serial(
     const outcome = await api.orders.result(orderOf('CLI-UNSURE'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.product?.technicalServiceUid, product.technicalServiceUid);
+    // Settled, the buy's outcome is known: status shows the product and no longer the error that asked ops to check.
+    const settled = await cli(t, 'alice', ['status', 'CLI-UNSURE']);
+    t.regex(settled.stdout, new RegExp(`product +${product.technicalServiceUid}`));
+    const [summary] = settled.stdout.split('\ntimeline\n');
+    t.notRegex(summary, /last error|outcome is unknown/, 'the timeline below still tells it was uncertain');
+    t.regex(settled.stdout, /BOUGHT +olga +found it in the portal/);
   },
 );
 

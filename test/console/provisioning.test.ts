@@ -253,6 +253,38 @@ test.serial(
   },
 );
 
+test.serial(
+  'an uncertain buy ops settle once the product is LIVE: the page tells it from the settlement, with no unknown outcome left',
+  async (t) => {
+    const { harness } = t.context;
+    harness.api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
+    await submit(harness, 'PROV-SETTLED');
+    await waitForApiState(harness.api, 'PROV-SETTLED', 'BUY_UNCERTAIN');
+    await waitFor(() => Promise.resolve(productOf(harness, 'PROV-SETTLED').provisioningStatus === 'LIVE' || undefined));
+    const settled = await harness.api.call('POST', '/api/v1/orders/PROV-SETTLED/resolve-buy', {
+      as: 'olga',
+      body: { outcome: 'created', technicalServiceUid: productOf(harness, 'PROV-SETTLED').technicalServiceUid },
+    });
+    t.is(settled.status, 200, JSON.stringify(settled.body));
+    await waitForApiState(harness.api, 'PROV-SETTLED', 'LIVE');
+    const { context, page, problems } = await signedIn(harness, 'olga');
+    try {
+      await page.goto(`${harness.url}/orders/PROV-SETTLED`);
+      const section = page.getByTestId('provisioning');
+      t.regex(
+        await section.getByTestId('provisioning-status').innerText(),
+        /^LIVE, as it was when olga settled the buy \(since /,
+      );
+      t.regex(await section.getByTestId('provisioning-settled').innerText(), /, by olga, who found the product/);
+      t.deepEqual(await attributesOf(section.getByTestId('provisioning-step'), 'data-status'), ['LIVE']);
+      t.is(await page.getByTestId('last-error').count(), 0, 'the outcome is known now');
+      t.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  },
+);
+
 test.serial('the provisioning pages fit a laptop and a phone, for ops and for the requester', async (t) => {
   t.timeout(5 * 60_000);
   const { harness } = t.context;

@@ -112,9 +112,13 @@ test.serial('a buy whose connection dropped before it was carried out is bought 
   const outcome = await engine.orders.result(orderOf('LOST-BUY'));
   t.is(outcome.state, 'BOUGHT');
   t.is(engine.sim.state().products.length, productsBefore + 1);
-  const states = (await engine.orders.status(orderOf('LOST-BUY'))).timeline.map((entry) => entry.state);
+  const status = await engine.orders.status(orderOf('LOST-BUY'));
+  const states = status.timeline.map((entry) => entry.state);
   // Not created, so it is bought again, after validating again: the price charged is the price approved.
   t.deepEqual(states.slice(-6), ['BUYING', 'BUY_UNCERTAIN', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT']);
+  // Settled, the outcome is known: the error that asked ops to check it is gone, from the order and its records.
+  t.is(status.lastError, undefined);
+  t.is((await engine.records('LOST-BUY'))?.order.lastError, null);
 });
 
 test.serial('a token that expires mid-order is refreshed and the order goes on', async (t) => {

@@ -276,6 +276,105 @@ test.serial(
   },
 );
 
+/** Fails unless the times run forward in sequence order, naming each line when they do not. */
+function inOrder<T extends { at: string }>(lines: T[], label: (line: T) => string): string | undefined {
+  const back = lines.findIndex((line, index) => index > 0 && Date.parse(line.at) < Date.parse(lines[index - 1].at));
+  return back < 0
+    ? undefined
+    : `${label(lines[back])} at ${lines[back].at} is before ${label(lines[back - 1])} at ${lines[back - 1].at}`;
+}
+
+test.serial(
+  'the timeline runs in the order things happened, and the provisioning section agrees with it on when it was bought',
+  async (t) => {
+    const { engine } = t.context;
+    // A buy that takes its time: the workflow's clock stands still while its task waits for it.
+    engine.sim.injectFault({ kind: 'latency', endpoint: 'buy', ms: 500, times: 1 });
+    const submitted = await submit(engine, 'PROV-ORDER');
+    const live = await waitForState(engine.orders, 'PROV-ORDER', 'LIVE', 30_000);
+    t.is(
+      inOrder(live.timeline, (line) => `${line.seq} ${line.state}`),
+      undefined,
+      live.timeline.map((line) => `${line.seq} ${line.at} ${line.state}`).join('\n'),
+    );
+    const bought = live.timeline.find((line) => line.state === 'BOUGHT')!;
+    t.is(live.provisioning?.startedAt, bought.at, 'bought when the timeline says');
+    t.is(live.provisioning?.statuses[0]?.at, bought.at, 'the status the buy answered was seen then');
+
+    const records = await waitFor(async () => {
+      const order = await engine.repository.getOrder(submitted.workflowId);
+      return order?.events.some((event) => event.to === 'LIVE') ? order : undefined;
+    });
+    const recorded = [
+      ...records.events.map((event) => ({ seq: event.sequence, at: event.at, what: event.to })),
+      ...records.notes.map((note) => ({ seq: note.sequence, at: note.at, what: `note ${note.message}` })),
+    ].sort((a, b) => a.seq - b.seq);
+    t.is(
+      inOrder(recorded, (line) => `${line.seq} ${line.what}`),
+      undefined,
+      'the records run forward too',
+    );
+  },
+);
+
+test.serial(
+  'an uncertain buy ops settle as created: no unknown outcome is left, and LIVE is told from the settlement',
+  async (t) => {
+    const { engine } = t.context;
+    engine.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy', times: 2 });
+    const before = engine.sim.state().products.length;
+    const early = await submit(engine, 'PROV-SETTLED-EARLY');
+    const late = await submit(engine, 'PROV-SETTLED-LATE');
+    const uncertain = await waitForState(engine.orders, 'PROV-SETTLED-EARLY', 'BUY_UNCERTAIN', 30_000);
+    await waitForState(engine.orders, 'PROV-SETTLED-LATE', 'BUY_UNCERTAIN', 30_000);
+    t.regex(uncertain.lastError?.message ?? '', /outcome is unknown/);
+    const productOf = (ticketId: string) =>
+      engine.sim
+        .state()
+        .products.slice(before)
+        .find((product) => product.serviceName.includes(`[${orderOf(ticketId)}]`))!;
+    const settle = (ticketId: string) =>
+      engine.orders.resolveBuy(orderOf(ticketId), {
+        actor: 'olga-ops',
+        outcome: 'created',
+        technicalServiceUid: productOf(ticketId).technicalServiceUid,
+        note: 'found in the portal',
+      });
+
+    // One settled while its product is still being set up, the other once the provider has it LIVE.
+    await settle('PROV-SETTLED-EARLY');
+    await waitFor(() => Promise.resolve(productOf('PROV-SETTLED-LATE').provisioningStatus === 'LIVE' || undefined));
+    await settle('PROV-SETTLED-LATE');
+    for (const [ticketId, submitted, reason] of [
+      ['PROV-SETTLED-EARLY', early, /^product \S+ is LIVE, \d+ s after olga-ops settled the buy$/],
+      ['PROV-SETTLED-LATE', late, /^product \S+ is LIVE, as it was when olga-ops settled the buy$/],
+    ] as const) {
+      const live = await waitForState(engine.orders, ticketId, 'LIVE', 30_000);
+      t.is(live.lastError, undefined, `${ticketId}: the unknown outcome is settled`);
+      t.regex(live.timeline.at(-1)!.reason, reason, ticketId);
+      t.is(live.provisioning?.settledBy, 'olga-ops');
+      t.false(
+        live.provisioning?.statuses.some((seen) => seen.status === 'UNKNOWN'),
+        `${ticketId}: no unknown step`,
+      );
+      t.is(
+        inOrder(live.timeline, (line) => line.state),
+        undefined,
+        ticketId,
+      );
+      const records = await waitFor(async () => {
+        const order = await engine.repository.getOrder(submitted.workflowId);
+        return order?.order.status === 'LIVE' ? order : undefined;
+      });
+      t.is(records.order.lastError, null, `${ticketId}: the records hold no unknown outcome either`);
+    }
+    t.deepEqual(
+      (await engine.orders.status(orderOf('PROV-SETTLED-LATE'))).provisioning?.statuses.map((seen) => seen.status),
+      ['LIVE'],
+    );
+  },
+);
+
 test.serial('every history of this file replays cleanly', async (t) => {
   const { replayed, failures } = await replayEveryHistory(t.context.engine);
   t.deepEqual(failures, []);

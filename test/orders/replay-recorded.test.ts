@@ -13,7 +13,7 @@ import { orderWorkflowBundle } from '../../worker/index.js';
  */
 const FIXTURES = new URL('./fixtures/histories/', import.meta.url);
 /** How many scenarios were recorded: the folder must not lose any. */
-const SCENARIOS = 76;
+const SCENARIOS = 79;
 /** Each file is named after the server that recorded it: `temporal server start-dev` or the time-skipping server. */
 const RECORDED_ON = /^(real|time-skipping)\.mve-order-.+\.json$/;
 

@@ -177,6 +177,10 @@ export async function settleUncertainBuy(run: OrderRun): Promise<BuyResult> {
   }
   const resolution = inbox.resolution!;
   inbox.resolution = undefined;
+  // Settled, the buy's outcome is known: the error that left it unknown no longer stands. The records clear it with
+  // the resolved outcome (an entry of its own would number what follows otherwise, and a later buy's recorded answer
+  // carries the numbers reserved for it).
+  progress.lastError = undefined;
   const recorded = {
     type: 'buy-outcome',
     attempt: resolution.attempt,

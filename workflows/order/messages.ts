@@ -71,6 +71,8 @@ export interface OrderStatusView {
     remindersSent: number;
     /** Every status seen, oldest first, with when it was first seen: how long the product spent in each. */
     statuses: Array<{ status: string; at: string }>;
+    /** Who settled an uncertain buy as created, when it was bought that way: the follow-up counts from then. */
+    settledBy?: string;
   };
   lastError?: { message: string; type?: string; traceId?: string; at: string };
   timeline: TimelineEntry[];

@@ -49,6 +49,11 @@ export interface ProvisioningProgress {
   /** Reads that failed since the last answer. */
   failedReads: number;
   remindersSent: number;
+  /**
+   * Who settled an uncertain buy as created, when the order was bought that way: the follow-up began then, and its
+   * first status is the one the provider reported at the settlement.
+   */
+  settledBy?: string;
 }
 
 export interface OrderProgress {
@@ -196,11 +201,14 @@ function provisioningView(follow: ProvisioningProgress): NonNullable<OrderStatus
   return {
     status: current.status,
     since: iso(current.at),
-    startedAt: iso(follow.startedAt),
+    // When the order was bought, as its timeline says: the first status was seen then. (`startedAt` counts the
+    // deadline and reminders on the workflow's clock, which can stand a little earlier: see OrderRecorder.now.)
+    startedAt: iso(follow.statuses[0].at),
     deadline: iso(follow.deadline),
     ...(follow.lastAnsweredAt !== undefined ? { lastAnsweredAt: iso(follow.lastAnsweredAt) } : {}),
     failedReads: follow.failedReads,
     remindersSent: follow.remindersSent,
     statuses: follow.statuses.map(({ status, at }) => ({ status, at: iso(at) })),
+    ...(follow.settledBy !== undefined ? { settledBy: follow.settledBy } : {}),
   };
 }

@@ -28,7 +28,7 @@ export interface ProvisioningEnding {
 export async function followProvisioning(run: OrderRun, plan: ProvisioningPlan): Promise<ProvisioningEnding> {
   const { recorder } = run;
   const { progress } = recorder;
-  const follow = (progress.provisioning ??= begin(progress.product!.provisioningStatus, plan));
+  const follow = (progress.provisioning ??= begin(run, plan));
   for (;;) {
     const answer = await readProduct(run, follow);
     follow.reads++;
@@ -44,16 +44,35 @@ export async function followProvisioning(run: OrderRun, plan: ProvisioningPlan):
   }
 }
 
-function begin(boughtStatus: string, plan: ProvisioningPlan): ProvisioningProgress {
+/**
+ * The follow-up begins where the order was bought: by its buy, or by ops settling an uncertain buy as created (then
+ * the product's first status is the one the provider reported at the settlement). The deadline and the reminders
+ * count on the workflow's clock; the statuses are stamped as the timeline is (`OrderRecorder.now`).
+ */
+function begin(run: OrderRun, plan: ProvisioningPlan): ProvisioningProgress {
+  const { progress } = run.recorder;
   const now = Date.now();
+  const bought = progress.timeline.findLast((line) => line.state === 'BOUGHT');
   return {
     startedAt: now,
     deadline: now + plan.deadlineMs,
-    statuses: [{ status: boughtStatus.trim() || 'UNKNOWN', at: now }],
+    // Seen when the order was bought: the timeline's time for it.
+    statuses: [
+      {
+        status: progress.product!.provisioningStatus.trim() || 'UNKNOWN',
+        at: bought ? Date.parse(bought.at) : run.recorder.now(),
+      },
+    ],
     reads: 0,
     failedReads: 0,
     remindersSent: 0,
+    ...(bought && bought.actor !== ENGINE ? { settledBy: bought.actor } : {}),
   };
+}
+
+/** What the product's time is counted from: the buy, or the settlement of an uncertain one. */
+function fromTheBuy(follow: ProvisioningProgress): string {
+  return follow.settledBy ? `${follow.settledBy} settled the buy` : 'the buy';
 }
 
 function nextReminderAt(follow: ProvisioningProgress, plan: ProvisioningPlan): number {
@@ -87,7 +106,7 @@ function onAnswer(
   const product = progress.product!;
   const uid = product.technicalServiceUid;
   const answeredBefore = follow.lastAnsweredAt !== undefined;
-  follow.lastAnsweredAt = Date.now();
+  follow.lastAnsweredAt = recorder.now();
   if (follow.failedReads > 0) {
     follow.failedReads = 0;
     progress.lastError = undefined;
@@ -111,7 +130,7 @@ function onAnswer(
   const status = answer.provisioningStatus.trim() || 'UNKNOWN';
   const previous = follow.statuses.at(-1)!;
   if (status !== previous.status) {
-    const now = Date.now();
+    const now = recorder.now();
     follow.statuses.push({ status, at: now });
     progress.product = { ...product, provisioningStatus: status };
     recorder.record({ type: 'product', product: progress.product, actor: ENGINE });
@@ -123,7 +142,10 @@ function onAnswer(
   }
   const verdict = verdictOf(status);
   if (verdict === 'live') {
-    const reason = `product ${uid} is LIVE, ${describeDuration(Date.now() - follow.startedAt)} after the buy`;
+    const reason =
+      follow.statuses.length === 1
+        ? `product ${uid} is LIVE, as it was when ${follow.settledBy ? fromTheBuy(follow) : 'bought'}`
+        : `product ${uid} is LIVE, ${describeDuration(Date.now() - follow.startedAt)} after ${fromTheBuy(follow)}`;
     recorder.moveTo('LIVE', ENGINE, reason);
     return { state: 'LIVE', actor: ENGINE, reason };
   }
@@ -149,7 +171,7 @@ function failed(run: OrderRun, error: { type: string; message: string }): Provis
 function stalled(run: OrderRun, follow: ProvisioningProgress, plan: ProvisioningPlan): ProvisioningEnding {
   const { status } = follow.statuses.at(-1)!;
   const uid = run.recorder.progress.product!.technicalServiceUid;
-  const message = `product ${uid} is not LIVE ${describeDuration(plan.deadlineMs)} after the buy (still ${status}); ops must check it with the provider`;
+  const message = `product ${uid} is not LIVE ${describeDuration(plan.deadlineMs)} after ${fromTheBuy(follow)} (still ${status}); ops must check it with the provider`;
   run.recorder.setLastError({ type: 'ProvisioningStalled', message });
   run.recorder.moveTo('PROVISIONING_STALLED', ENGINE, message);
   return { state: 'PROVISIONING_STALLED', actor: ENGINE, reason: message };
@@ -159,6 +181,6 @@ function remind(run: OrderRun, follow: ProvisioningProgress): void {
   const { recorder } = run;
   follow.remindersSent++;
   const { status, at } = follow.statuses.at(-1)!;
-  const message = `reminder ${follow.remindersSent}: product ${recorder.progress.product!.technicalServiceUid} is not LIVE yet (${status} for ${describeDuration(Date.now() - at)}; the order ends PROVISIONING_STALLED at ${new Date(follow.deadline).toISOString()})`;
+  const message = `reminder ${follow.remindersSent}: product ${recorder.progress.product!.technicalServiceUid} is not LIVE yet (${status} for ${describeDuration(recorder.now() - at)}; the order ends PROVISIONING_STALLED at ${new Date(follow.deadline).toISOString()})`;
   recorder.noteAndNotify(ENGINE, 'provisioning-slow', message);
 }

@@ -37,6 +37,8 @@ export class OrderRecorder {
   private readonly searchAttributes = new SearchAttributeChanges();
   /** Sequence numbers a step in flight will give the entries it writes itself (see `reserve`). */
   private reservation: { after: number; count: number } | undefined;
+  /** The latest time a step stamped the entries it wrote itself (see `now`). */
+  private stampedUpTo = 0;
 
   constructor(
     readonly input: OrderWorkflowInput,
@@ -59,6 +61,17 @@ export class OrderRecorder {
   /** Starts telling approvers, when the workers have a webhook for them (known once the policy is read). */
   listenForApprovers(): void {
     this.approvers.listen(this.progress);
+  }
+
+  /**
+   * The time to stamp what the order does now with: the workflow's clock, but never before an entry a step stamped
+   * itself. The workflow's clock stands at the start of its task while a local activity runs in it, so the buy's own
+   * entries (stamped when the MVE was created) would otherwise be later than what the workflow does next, and the
+   * timeline would run backwards. Only stamps read it: decisions keep the workflow's clock (Date.now()), so a
+   * history recorded before replays the same.
+   */
+  now(): number {
+    return Math.max(Date.now(), this.stampedUpTo);
   }
 
   private nextSeq(): number {
@@ -107,6 +120,7 @@ export class OrderRecorder {
       if (!reservation || entry.seq <= reservation.after || entry.seq > reservation.after + reservation.count) {
         throw new Error(`journal entry ${entry.seq} (${entry.type}) is outside the sequence numbers reserved for it`);
       }
+      this.stampedUpTo = Math.max(this.stampedUpTo, entry.at);
       this.follow(entry, written);
     }
   }
@@ -115,7 +129,7 @@ export class OrderRecorder {
     const transition = {
       type: 'transition',
       seq: this.nextSeq(),
-      at: Date.now(),
+      at: this.now(),
       from: this.progress.state,
       to,
       actor,
@@ -141,7 +155,7 @@ export class OrderRecorder {
     this.journal.push({
       type: 'note',
       seq: this.nextSeq(),
-      at: Date.now(),
+      at: this.now(),
       actor,
       message,
       ...(details ? { details } : {}),
@@ -149,7 +163,7 @@ export class OrderRecorder {
   }
 
   record(entry: DistributiveOmit<JournalEntry, 'seq' | 'at'>): void {
-    this.journal.push({ ...entry, seq: this.nextSeq(), at: Date.now() });
+    this.journal.push({ ...entry, seq: this.nextSeq(), at: this.now() });
   }
 
   recordQuote(quote: QuoteRecord): void {
@@ -174,7 +188,7 @@ export class OrderRecorder {
 
   /** Shows the error on the order (status and records). */
   setLastError(summary: ErrorSummary): void {
-    this.progress.lastError = { ...summary, at: new Date(Date.now()).toISOString() };
+    this.progress.lastError = { ...summary, at: new Date(this.now()).toISOString() };
     this.record({ type: 'error', message: summary.message });
   }
 

@@ -70,8 +70,13 @@ async function writeQuote({ records, run }: EntryTarget, entry: EntryOf<'quote'>
   });
 }
 
+/**
+ * A buy's outcome. One ops resolved settles an uncertain buy, so the order's last error (the outcome that was not
+ * known) is cleared with it, as the workflow clears it: both writes start here together, before the entries after
+ * it, which may set a new one.
+ */
 async function writeBuyOutcome({ records, run }: EntryTarget, entry: EntryOf<'buy-outcome'>): Promise<void> {
-  await records.recordBuyOutcome({
+  const outcome = records.recordBuyOutcome({
     workflowId: run.workflowId,
     attempt: entry.attempt,
     outcome: entry.outcome,
@@ -81,6 +86,11 @@ async function writeBuyOutcome({ records, run }: EntryTarget, entry: EntryOf<'bu
     resolvedBy: entry.resolvedBy === undefined ? null : fit(entry.resolvedBy, 255),
     at: new Date(entry.at),
   });
+  const settled =
+    entry.resolvedBy === undefined
+      ? undefined
+      : records.recordLastError({ workflowId: run.workflowId, error: null, at: new Date(entry.at) });
+  await Promise.all([outcome, settled]);
 }
 
 /** The product, its status never empty (UNKNOWN). */

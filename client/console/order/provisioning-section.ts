@@ -51,7 +51,11 @@ export function provisioningSection(order: FollowedOrder, now: number, boughtUnd
     ${endingNotice(order, boughtUnder)}
     <dl class="facts">
       <dt>Status</dt><dd data-testid="provisioning-status">${statusNow(order.state, follow, now)}</dd>
-      <dt>Bought</dt><dd>${when(follow.startedAt)}</dd>
+      ${
+        follow.settledBy
+          ? html`<dt>Settled</dt><dd data-testid="provisioning-settled">${when(follow.startedAt)}, by ${follow.settledBy}, who found the product after an uncertain buy</dd>`
+          : html`<dt>Bought</dt><dd>${when(follow.startedAt)}</dd>`
+      }
       ${deadlineRow(order.state, follow, now)}
       ${
         follow.failedReads > 0
@@ -82,8 +86,11 @@ function knownUntil(state: string, follow: Provisioning, now: number): number {
 function statusNow(state: string, follow: Provisioning, now: number): Html {
   const since = Date.parse(follow.since);
   const status = html`<strong>${follow.status}</strong>`;
+  const bought = follow.settledBy ? `${follow.settledBy} settled the buy` : 'the buy';
+  if ((state === 'LIVE' || state === 'PROVISIONING_FAILED') && follow.statuses.length === 1)
+    return html`${status}, as it was when ${follow.settledBy ? bought : 'bought'} (since ${when(follow.since)})`;
   if (state === 'LIVE' || state === 'PROVISIONING_FAILED')
-    return html`${status}, ${describeDuration(since - Date.parse(follow.startedAt))} after the buy (since ${when(follow.since)})`;
+    return html`${status}, ${describeDuration(since - Date.parse(follow.startedAt))} after ${bought} (since ${when(follow.since)})`;
   if (state === 'PROVISIONING_STALLED')
     return html`${status} for at least ${describeDuration(knownUntil(state, follow, now) - since)} (since ${when(follow.since)}), when it was last read`;
   return html`${status} for ${describeDuration(now - since)} (since ${when(follow.since)})`;
