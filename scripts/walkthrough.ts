@@ -5,7 +5,11 @@
  * In a temporary folder: `git clone`, `npm ci` (from the npm cache where it can), `npm start` in the background
  * until its `ready:` line, then every ```bash block of the README in order, as written (the one saying
  * `npm ci && npm start` is what the two steps before did), the commands the ready line suggests, a check that
- * every order those placed is bought, `npm run demo`, `--help` of the CLI (which must list every command of the
+ * every order those placed is bought, `npm run demo`; then in chromium every console page each seeded user reaches at
+ * 1280×800 and 390×844 (nothing wider than the window: scripts/page-fit.ts) and the README's order in the Temporal
+ * Web UI, decoded for ops with nothing set in the UI; fiona's approval overtaken by a 10 % price rise (the notice must
+ * say the order is back awaiting approval); a buy whose answer was lost, settled by ops, and `status` of it;
+ * every timeline in time order; `npm run bench:cli` (the CLI's start-up against its targets); `--help` of the CLI (which must list every command of the
  * README's table) and of each command the README uses, Ctrl-C to `npm start` (dev stops in order and exits 0, its
  * ports free, no process of the clone left), and `npx mve-orders dev --reset` (the data folder and what dev kept elsewhere gone).
  *
@@ -17,7 +21,7 @@
  *
  * Prints one line per step (seconds, ok or failed); on the first failure, the step's command and output (and the
  * end of `npm start`'s), then stops dev, resets and removes the clone. --verbose prints each step's output too;
- * --keep leaves the clone in place. Needs git, jq and curl. Exit 0 when every step passed, 1 when one failed, 2
+ * --keep leaves the clone in place. Needs git, jq, curl and chromium. Exit 0 when every step passed, 1 when one failed, 2
  * when git, jq, curl or npm is missing.
  */ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,6 +30,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { launchChromium } from './chromium.js';
+import { cliStartBench, settledUncertainBuy, timelinesInOrder } from './walkthrough/change-of-course.js';
+import { consoleFits, reQuoteNotice, webUiDecodes } from './walkthrough/in-browser.js';
 import { NpmStart, STOP_MS, stopDev, type DevState } from './walkthrough/npm-start.js';
 import { bashBlocks, blockLabel, commandTable, failingCurl, runBlock, type BashBlock } from './walkthrough/readme.js';
 import { COMMAND_MS, ENV, run, shell, sleep, StepFailure, withTimeout, type StepResult } from './walkthrough/shell.js';
@@ -99,6 +106,7 @@ async function main(): Promise<number> {
     const readme = await cloneAndRead(walk);
     const dev = await installAndStart(walk);
     await followReadme(walk, dev, readme);
+    await firstHour(walk, dev.started);
     await helpPages(clone, readme);
     await stopAndReset(walk, dev);
     process.stdout.write(`walkthrough: every step passed in ${((Date.now() - walkStarted) / 1000).toFixed(0)} s\n`);
@@ -202,6 +210,35 @@ async function followReadme(
   await step('every order so far is bought and LIVE', () => allLive(walk.state!), dev);
 
   await step('npm run demo', async () => ({ output: await shell('npm run demo', clone) }), dev);
+}
+
+/**
+ * What a new user meets next: the console in a browser at a laptop's and a phone's size as each seeded user, the
+ * README's order decoded in the Temporal Web UI, a vote overtaken by a price rise, a lost buy settled by ops, timelines,
+ * and the CLI's start-up.
+ */
+async function firstHour(walk: Walk, dev: NpmStart): Promise<void> {
+  const { clone } = walk;
+  const state = walk.state!;
+  const browser = await launchChromium();
+  try {
+    await step('the console fits 1280×800 and 390×844, as each seeded user', () => consoleFits(browser, state), dev);
+    await step(
+      'ops read CHG-2101 in the Temporal Web UI, decoded',
+      () => webUiDecodes(browser, state, 'CHG-2101'),
+      dev,
+    );
+    await step(
+      'a price rise as fiona approves: the notice says it is back',
+      () => reQuoteNotice(browser, state, clone),
+      dev,
+    );
+  } finally {
+    await browser.close();
+  }
+  await step('a lost buy, settled by ops: status tells it bought', () => settledUncertainBuy(state, clone), dev);
+  await step('every timeline runs forward in time', () => timelinesInOrder(state, clone), dev);
+  await step('npm run bench:cli: the CLI starts within its targets', () => cliStartBench(clone), dev);
 }
 
 /** `--help` lists the README's command table, and each command the README uses has a `--help` of its own. */
