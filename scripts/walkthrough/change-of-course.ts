@@ -128,20 +128,20 @@ export async function timelinesInOrder(state: DevState, clone: string): Promise<
 /** `npm run bench:cli`: the CLI's start-up against its targets (it exits 1 when one is missed). */
 export async function cliStartBench(clone: string): Promise<StepResult> {
   const output = await shell('npm run -s bench:cli -- --json', clone, 600_000);
-  const figures = JSON.parse(output) as unknown;
+  // Its progress lines (stderr) come first; the JSON document is the rest, from its opening brace's line.
+  const start = /^\{$/m.exec(output);
+  if (!start) throw new StepFailure('bench:cli --json printed no JSON document', output);
+  const figures = JSON.parse(output.slice(start.index)) as unknown;
   return { note: summary(figures), output };
 }
 
-/** The medians the bench reports, as `--help 0.11 s, status 0.17 s`, from its JSON whatever its nesting. */
+/** The bench's figures with a target, as `--help 105 ms (< 300 ms)`. */
 function summary(figures: unknown): string {
-  const found: string[] = [];
-  const visit = (value: unknown, name: string) => {
-    if (!value || typeof value !== 'object') return;
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      if (/median/i.test(key) && typeof inner === 'number') found.push(`${name} ${inner}`);
-      else visit(inner, key);
-    }
+  const { figures: measured = [] } = figures as {
+    figures?: Array<{ name: string; medianMs: number; targetMs: number | null }>;
   };
-  visit(figures, '');
-  return found.join(', ') || 'done';
+  return measured
+    .filter((figure) => figure.targetMs !== null)
+    .map((figure) => `${figure.name} ${figure.medianMs} ms (< ${figure.targetMs} ms)`)
+    .join(', ');
 }
