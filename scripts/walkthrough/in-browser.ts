@@ -4,6 +4,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { describeFitProblems, pageFitProblems } from '../page-fit.js';
+import { historyInWebUi, startedEvent } from '../web-ui.js';
 import { call, exampleRequest, orderWhen, simulator, userWith, type Order } from './change-of-course.js';
 import type { DevState } from './npm-start.js';
 import { StepFailure, type StepResult } from './shell.js';
@@ -105,25 +106,7 @@ export async function webUiDecodes(browser: Browser, state: DevState, ticketId: 
   try {
     const page = await context.newPage();
     if (!(await signIn(page, state, ops.id))) throw new StepFailure(`the sign-in page offers no ${ops.id}`);
-    const query = encodeURIComponent(`TicketId="${ticketId}"`);
-    await page.goto(`${uiUrl}/namespaces/${namespace}/workflows?query=${query}`);
-    await page
-      .getByRole('link', { name: `mve-order-${orderId}` })
-      .first()
-      .click();
-    await page.getByTestId('history-tab').click();
-    await page.getByRole('button', { name: 'Descending' }).click(); // oldest first: the start on top
-    await page.waitForURL(/\/history\?sort=ascending/);
-    await page.goto(page.url());
-    const first = page.getByTestId('event-summary-row').first();
-    await first.waitFor();
-    await first.click();
-    const details = page.getByTestId('event-summary-table');
-    await details.getByText('Original Execution Run ID').waitFor();
-    await page
-      .locator('[data-testid="data-encoder-status-error"], [data-testid="data-encoder-status-success"]')
-      .waitFor();
-    const text = await details.innerText();
+    const text = await startedEvent(page, await historyInWebUi(page, { uiUrl, namespace, ticketId, orderId }));
     const decoded = text.includes(`"ticketId": "${ticketId}"`);
     const redacted = /"sshPublicKey": "\[redacted\]"/.test(text) && !/ssh-rsa AAAA/.test(text);
     if (!decoded || !redacted)

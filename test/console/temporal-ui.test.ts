@@ -20,6 +20,7 @@ import { encryptedJson, type JsonPayload } from '../helpers/codec-json.js';
 import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { spawnCli, type CliChild } from '../dev/child.js';
+import { historyInWebUi, startedEvent } from '../../scripts/web-ui.js';
 import { launchChromium, screenshotPath } from './harness.js';
 
 interface DevState {
@@ -85,22 +86,6 @@ async function signOut(page: Page, state: DevState): Promise<void> {
   await page.waitForURL(/\/sign-in/);
 }
 
-/** The first event of the order's history (its start, with the request), expanded: its text as the UI shows it. */
-async function startedEvent(page: Page, historyUrl: string): Promise<string> {
-  await page.goto(historyUrl);
-  const first = page.getByTestId('event-summary-row').first();
-  await first.waitFor();
-  await first.click();
-  const details = page.getByTestId('event-summary-table');
-  await details.getByText('Original Execution Run ID').waitFor();
-  // Decoding is asynchronous: wait for it to have answered, either way.
-  await page
-    .locator('[data-testid="data-encoder-status-error"], [data-testid="data-encoder-status-success"]')
-    .waitFor();
-  await page.waitForLoadState('networkidle');
-  return details.innerText();
-}
-
 /** Submits the order (auto-approved below the staging line) and waits until it is LIVE. */
 async function liveOrder(t: ExecutionContext, state: DevState): Promise<string> {
   const submitted = await api(state, '/api/v1/orders', {
@@ -117,21 +102,6 @@ async function liveOrder(t: ExecutionContext, state: DevState): Promise<string> 
   }
   t.is(order?.state, 'LIVE', 'auto-approved below the staging line, bought, and LIVE');
   return orderId;
-}
-
-/** The order found in the UI by its search attribute, as ops search it; its history oldest first: the page's URL. */
-async function historyInUi(page: Page, state: DevState, orderId: string): Promise<string> {
-  await page.goto(
-    `${state.temporal.uiUrl}/namespaces/${state.temporal.namespace}/workflows?query=${encodeURIComponent(`TicketId="${TICKET}"`)}`,
-  );
-  await page
-    .getByRole('link', { name: `mve-order-${orderId}` })
-    .first()
-    .click();
-  await page.getByTestId('history-tab').click();
-  await page.getByRole('button', { name: 'Descending' }).click(); // oldest first: the start on top
-  await page.waitForURL(/\/history\?sort=ascending/);
-  return page.url();
 }
 
 /** The statuses the codec server answered the page's decode requests with, from now on. */
@@ -159,7 +129,8 @@ test('in dev, ops read an order in the real Web UI decoded with no codec setting
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await context.newPage();
   const answered = codecAnswers(page, state);
-  const historyUrl = await historyInUi(page, state, orderId);
+  const { uiUrl, namespace } = state.temporal;
+  const historyUrl = await historyInWebUi(page, { uiUrl, namespace, ticketId: TICKET, orderId });
 
   // Nobody signed in: the codec server refuses, the UI shows ciphertext and says where to sign in.
   answered();
