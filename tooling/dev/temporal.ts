@@ -46,10 +46,30 @@ export interface DevTemporalOptions {
  * through the API's codec server with the browser's console sign-in; start-dev's own UI server listens behind it.
  */
 export async function startDevTemporal(options: DevTemporalOptions): Promise<DevTemporal> {
-  const { cli, config, ports } = options;
+  const { cli, config } = options;
   if (!cli) return { address: config.address!, server: { kind: 'external' }, lost: NEVER_LOST, uiOrigins: [] };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, cli);
+    } catch (error) {
+      if (attempt >= START_ATTEMPTS || !lostAPort(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Starts made in all: the ports dev picks are free when picked, but another program (or an outgoing connection's
+ * local port) can take one before start-dev binds it; start-dev then exits saying so, and dev picks again.
+ */
+const START_ATTEMPTS = 3;
+
+function lostAPort(error: unknown): boolean {
+  return error instanceof Error && /address already in use/.test(error.message);
+}
+
+async function startOnce(options: DevTemporalOptions, cli: TemporalCli): Promise<DevTemporal> {
+  const { config, ports } = options;
   const frontend = await ports.concrete('temporal');
-  ports.got('temporal', 'Temporal', frontend.port, frontend.taken);
   const preferredUi = await ports.preferredOrFree('temporalUi');
   const inner = await concretePort(0, HOST);
   const front = await startWebUiFront({
@@ -58,7 +78,6 @@ export async function startDevTemporal(options: DevTemporalOptions): Promise<Dev
     upstreamPort: inner.port,
     apiPort: options.apiPort,
   });
-  ports.got('temporalUi', 'Temporal Web UI', front.port, preferredUi.taken || front.taken);
   let server: RunningRealTemporal;
   try {
     server = await startRealTemporal({
@@ -75,6 +94,8 @@ export async function startDevTemporal(options: DevTemporalOptions): Promise<Dev
     await front.close();
     throw error;
   }
+  ports.got('temporal', 'Temporal', frontend.port, frontend.taken);
+  ports.got('temporalUi', 'Temporal Web UI', front.port, preferredUi.taken || front.taken);
   return {
     address: server.address,
     server: {
