@@ -1,10 +1,10 @@
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
-import { spawnCli, type CliChild } from '../dev/child.js';
+import { removeDevFolder, spawnCli, type CliChild } from '../dev/child.js';
 
 // What a newcomer meets with `npm start` running: `mve-orders dev` as a child process (Temporal's own server, free
 // ports, a data folder of its own), the CLI finding it through the state file alone. The dev terminal's output is
@@ -36,7 +36,7 @@ test.before(async (t) => {
 
 test.after.always(async (t) => {
   await t.context.dev?.stop('SIGTERM', 60_000);
-  if (t.context.root) await rm(t.context.root, { recursive: true, force: true });
+  if (t.context.root) await removeDevFolder(t.context.root);
 });
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -8,7 +8,7 @@
  * without the cookie and a cookie on /api/ are refused.
  */
 import { createServer, request as httpRequest } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import type { ApiOrder, SubmitResult } from '../../client/http-client/index.js';
 import { encryptedJson, type JsonPayload } from '../helpers/codec-json.js';
 import { json } from '../helpers/json.js';
 import { sydneyRequest } from '../helpers/orders.js';
-import { spawnCli, type CliChild } from '../dev/child.js';
+import { removeDevFolder, spawnCli, type CliChild } from '../dev/child.js';
 import { historyInWebUi, startedEvent } from '../../scripts/web-ui.js';
 import { launchChromium, screenshotPath } from './harness.js';
 
@@ -56,7 +56,7 @@ test.before(async (t) => {
 test.after.always(async (t) => {
   await t.context.browser?.close().catch(() => undefined);
   await t.context.dev?.stop('SIGINT', 60_000);
-  if (t.context.root) await rm(t.context.root, { recursive: true, force: true });
+  if (t.context.root) await removeDevFolder(t.context.root);
 });
 
 /** A call to the dev API as one of its seeded users, or with the headers given. */

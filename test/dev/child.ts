@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
@@ -90,4 +91,12 @@ export async function startDevChild(args: string[], env: NodeJS.ProcessEnv, read
     throw error;
   });
   return dev;
+}
+
+/**
+ * Removes a dev's folder after it stopped. A PostgreSQL that dev left behind (its stop ran past its time on a loaded
+ * machine) is stopped by its watcher as dev exits, and may still write its WAL meanwhile: ENOTEMPTY is tried again.
+ */
+export function removeDevFolder(root: string): Promise<void> {
+  return rm(root, { recursive: true, force: true, maxRetries: 30, retryDelay: 500 });
 }

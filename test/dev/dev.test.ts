@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import test from 'ava';
 import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
 import { freePortBelowEphemeral } from '../helpers/ports.js';
-import { spawnCli } from './child.js';
+import { removeDevFolder, spawnCli } from './child.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.ts', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -135,6 +135,6 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
     t.false(existsSync(dataDir), 'the data folder is gone');
     t.regex((await runCli(['dev', '--reset'], { env })).stdout, /^nothing to remove$/m);
   } finally {
-    await rm(root, { recursive: true, force: true });
+    await removeDevFolder(root);
   }
 });

@@ -4,7 +4,7 @@
  * found at start-up and said, with how to finish or end them; `--drop-earlier-orders` ends them in the records, saying
  * why, and drops the schema. Orders that ended, and orders whose workflow this Temporal knows, are left alone.
  */
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { OrderState } from '../../domain/lifecycle/index.js';
 import { createRepository } from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
-import { startDevChild, type CliChild } from './child.js';
+import { removeDevFolder, startDevChild, type CliChild } from './child.js';
 
 const pg = usePostgres(test);
 const START_MS = 240_000; // bundling the workflows on a loaded machine
@@ -140,6 +140,6 @@ test('dev tells the orders the retired embedded server strands, and --drop-earli
     running = undefined;
   } finally {
     await running?.signalGroup('SIGKILL', 10_000);
-    await rm(root, { recursive: true, force: true });
+    await removeDevFolder(root);
   }
 });

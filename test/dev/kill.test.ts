@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { runCli } from '../helpers/cli.js';
 import { sydneyRequest } from '../helpers/orders.js';
+import { removeDevFolder } from './child.js';
 
 const BIN = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
 const START_MS = 240_000;
@@ -102,6 +103,6 @@ test('SIGKILL of the whole mve-orders dev process group loses no order, and the 
     }
   } finally {
     await first.killGroup('SIGKILL').catch(() => undefined);
-    await rm(root, { recursive: true, force: true });
+    await removeDevFolder(root);
   }
 });

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,7 +15,7 @@ import type { DevState } from '../../client/cli/dev-state.js';
 import { PROJECT_TEMPORAL_CLI } from '../../tooling/dev/temporal-cli.js';
 import { runCli } from '../helpers/cli.js';
 import { sydneyRequest } from '../helpers/orders.js';
-import { startDevChild, type CliChild } from './child.js';
+import { removeDevFolder, startDevChild, type CliChild } from './child.js';
 
 const execFileAsync = promisify(execFile);
 const START_MS = 240_000; // bundling the workflows and a cold initdb, on a loaded machine
@@ -132,6 +132,6 @@ test("dev on Temporal's own server: says so, keeps an open order across Ctrl-C a
     await until('the Temporal server gone after SIGKILL', () => processesOn(dbFile).length === 0 || undefined);
   } finally {
     await running?.signalGroup('SIGKILL', 10_000);
-    await rm(root, { recursive: true, force: true });
+    await removeDevFolder(root);
   }
 });

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
+import { removeDevFolder } from './child.js';
 
 // How `mve-orders dev` stops, as a terminal stops it: Ctrl-C signals the terminal's whole foreground process group.
 // Each test starts the real dev, in a process group of its own (as a shell starts it), on free ports and this file's
@@ -25,7 +26,7 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await removeDevFolder(root);
 });
 
 interface Exit {

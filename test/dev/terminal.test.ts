@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,7 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { spawnCli, type CliChild } from './child.js';
+import { removeDevFolder, spawnCli, type CliChild } from './child.js';
 
 // The dev terminal as a newcomer watches it: one line per order event that needs a person, naming the order and
 // what to do next, read from the records; a requester's mistake is such a line, never a stack trace; anything that may
@@ -53,7 +53,7 @@ test.before(async (t) => {
 
 test.after.always(async (t) => {
   await t.context.dev?.stop('SIGTERM', 60_000);
-  if (t.context.root) await rm(t.context.root, { recursive: true, force: true });
+  if (t.context.root) await removeDevFolder(t.context.root);
 });
 
 async function readState(env: NodeJS.ProcessEnv): Promise<DevState> {
