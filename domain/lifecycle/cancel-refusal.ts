@@ -2,15 +2,7 @@
  * Why an order cannot be cancelled, and what to do instead: the words of the API's `NOT_CANCELLABLE` refusal (and of
  * the workflow's, when a buy began meanwhile), which the console and the CLI show as they are.
  */
-import type { OrderState } from './order-states.js';
-
-const BOUGHT_STATES: ReadonlySet<OrderState> = new Set([
-  'BOUGHT',
-  'PROVISIONING',
-  'LIVE',
-  'PROVISIONING_FAILED',
-  'PROVISIONING_STALLED',
-]);
+import { BOUGHT_STATES, type OrderState } from './order-states.js';
 
 /** `product`: the bought product's UID, when the order knows it. */
 export function cancelRefusal(state: OrderState, product?: string): string {

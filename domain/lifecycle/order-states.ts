@@ -38,6 +38,15 @@ export const FINAL_STATES: ReadonlySet<OrderState> = new Set([
   'FAILED',
 ]);
 
+/** States of an order whose product was bought: it names one, which the provider has. */
+export const BOUGHT_STATES: ReadonlySet<OrderState> = new Set([
+  'BOUGHT',
+  'PROVISIONING',
+  'LIVE',
+  'PROVISIONING_FAILED',
+  'PROVISIONING_STALLED',
+]);
+
 /** States from which a `cancel` is still possible: nothing has been sent to the buy endpoint yet. */
 export const CANCELLABLE_STATES: ReadonlySet<OrderState> = new Set([
   'RECEIVED',

@@ -2,21 +2,12 @@
  * The end of a campaign, the same for both: every order against the provider's products (double buys, lost orders,
  * orders left unsettled), then every ticket sent again with the same body, which must start and buy nothing.
  */
-import { FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
+import { BOUGHT_STATES, FINAL_STATES, type OrderState } from '../../domain/lifecycle/index.js';
 import type { Simulator } from '../../tooling/sim/index.js';
 import { productNameFor } from '../orders/fixtures/restart-env.js';
 import type { ChaosOrder } from './orders.js';
 import { sleep } from './random.js';
 import type { ChaosTally } from './report.js';
-
-/** States of an order that bought its product: it names one, which the provider must have. */
-const BOUGHT_STATES: ReadonlySet<OrderState> = new Set([
-  'BOUGHT',
-  'PROVISIONING',
-  'LIVE',
-  'PROVISIONING_FAILED',
-  'PROVISIONING_STALLED',
-]);
 
 /** What the engine says of an order at the end. */
 export interface OrderFinding {
