@@ -14,6 +14,7 @@ const LAYERS = [
   ['client/console'],
   ['client/server', 'client/http-client'],
   ['client/cli'],
+  ['tooling/temporal'],
   ['tooling/dev'],
   ['tooling/commands'],
 ];
@@ -31,6 +32,7 @@ const APP = pathOf([
   'activities',
   'worker',
   'client',
+  'tooling/temporal',
   'tooling/dev',
   'tooling/commands',
   'bin',

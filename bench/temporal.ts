@@ -12,7 +12,7 @@ import {
   DURABLE_SQLITE_PRAGMAS,
   startHeadlessTemporal,
   type HeadlessTemporal,
-} from '../tooling/dev/start-dev-server.js';
+} from '../tooling/temporal/start-dev-server.js';
 import { findTemporalCli, INSTALL_TEMPORAL } from '../tooling/dev/temporal-cli.js';
 
 /** `defaults`: SQLite's own (a rollback journal, every commit synced); `tuned`: dev's (DURABLE_SQLITE_PRAGMAS). */

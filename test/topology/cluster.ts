@@ -33,7 +33,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { orderSearchAttributeFlags } from '../../tooling/dev/real-temporal.js';
-import { startHeadlessTemporal, type HeadlessTemporal } from '../../tooling/dev/start-dev-server.js';
+import { startHeadlessTemporal, type HeadlessTemporal } from '../../tooling/temporal/start-dev-server.js';
 import { writeSimKindMap } from '../../tooling/dev/kind-map.js';
 import { issueApiToken } from '../../client/http/index.js';
 import {

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../temporal/free-port.js';
 
 /** The ports dev prefers on a first start (later starts prefer the last start's). */
 export const DEFAULT_TEMPORAL_PORT = 7233;
@@ -30,16 +31,7 @@ export async function preferredOrFree(preferred: number, host: string): Promise<
 export async function concretePort(preferred: number, host: string): Promise<{ port: number; taken: boolean }> {
   const choice = await preferredOrFree(preferred, host);
   if (choice.port !== 0) return choice;
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port: free } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(free));
-    });
-  });
-  return { port, taken: choice.taken };
+  return { port: await freePort(host), taken: choice.taken };
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { awaitProcessEnd, superviseServer } from '../postgres/index.js';
 import { ORDER_SEARCH_ATTRIBUTES } from '../../workflows/order/search-attributes.js';
-import { DURABLE_SQLITE_PRAGMAS, startDevArgs, untilAnswers, withConnection } from './start-dev-server.js';
+import { DURABLE_SQLITE_PRAGMAS, startDevArgs, untilAnswers, withConnection } from '../temporal/start-dev-server.js';
 import type { TemporalCli } from './temporal-cli.js';
 
 export const TEMPORAL_DB_FILE = 'temporal.db';

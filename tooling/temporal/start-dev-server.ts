@@ -4,7 +4,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { superviseServer, type SupervisedServer } from '../postgres/index.js';
-import { concretePort } from './ports.js';
+import { freePort } from './free-port.js';
 
 export interface StartDevFlags {
   host: string;
@@ -122,7 +122,7 @@ export async function startHeadlessTemporal(options: {
   let failure: Error | undefined;
   const attempts = options.port === undefined ? START_ATTEMPTS : 1;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const port = options.port ?? (await concretePort(0, host)).port;
+    const port = options.port ?? (await freePort(host));
     const address = `${host}:${port}`;
     let recent = '';
     const server = await superviseServer(
