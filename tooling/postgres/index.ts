@@ -37,6 +37,8 @@ export interface EmbeddedPostgresOptions {
   ephemeral?: boolean;
   /** Receives the server's log output. Default: kept in memory and shown only if start fails. */
   log?: (line: string) => void;
+  /** Further server settings, given as `-c name=value` after the defaults (e.g. `ssl`, for a test of TLS). */
+  settings?: Record<string, string>;
 }
 
 export interface EmbeddedPostgresServer {
@@ -379,11 +381,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await awaitKilledServer(dataDir);
   const port = options.port ?? (await freePort());
   const { postgresFlags } = clusterOptions(dataDir, port, password, ephemeral, log.add);
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   let running: SupervisedServer;
   try {
     running = await startSupervised(
       await serverBinary(),
-      ['-D', dataDir, '-p', String(port), ...postgresFlags],
+      ['-D', dataDir, '-p', String(port), ...postgresFlags, ...settings],
       runningAsRoot() ? await accountIds() : undefined,
       log.add,
     );
