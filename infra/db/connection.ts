@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { databaseTls } from './tls.js';
 
 export type Sql = postgres.Sql;
 /** Where a statement runs: the pool (or a connection reserved from it) or an open transaction. */
@@ -36,11 +37,14 @@ export interface ConnectOptions {
 }
 
 /**
- * Opens a connection pool (connections are made lazily, on the first query). Server notices
- * ("relation already exists, skipping") are dropped: they are not for users. Close with `sql.end()`.
+ * Opens a connection pool (connections are made lazily, on the first query). TLS follows the URL's `sslmode` and
+ * `sslrootcert` (./tls.ts); a bad one throws here. Server notices ("relation already exists, skipping") are dropped:
+ * they are not for users. Close with `sql.end()`.
  */
 export function connectDatabase(url: string, options: ConnectOptions = {}): Sql {
-  return postgres(url, {
+  const tls = databaseTls(url);
+  return postgres(tls.url, {
+    ...(tls.ssl === undefined ? {} : { ssl: tls.ssl }),
     max: options.maxConnections ?? 10,
     connect_timeout: 10,
     idle_timeout: 60,
@@ -60,6 +64,26 @@ export async function openDatabase(url: string, options: ConnectOptions = {}): P
   } catch (error) {
     await sql.end({ timeout: 1 }).catch(() => {});
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot reach PostgreSQL at ${redactDatabaseUrl(url)}: ${reason}`);
+    const hint = certificateHint((error as NodeJS.ErrnoException).code);
+    throw new Error(`cannot reach PostgreSQL at ${redactDatabaseUrl(url)}: ${reason}${hint ? ` (${hint})` : ''}`);
   }
+}
+
+/** Node's words for a refused certificate, said in terms of the URL's settings. */
+function certificateHint(code: string | undefined): string | undefined {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return "the server's certificate does not name this host: sslmode=verify-full checks it";
+  }
+  const untrusted = [
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'CERT_UNTRUSTED',
+  ];
+  if (code && untrusted.includes(code)) {
+    return "the server's certificate is not signed by the CA of sslrootcert (or, without one, by a CA Node trusts)";
+  }
+  return undefined;
 }
