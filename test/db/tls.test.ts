@@ -73,6 +73,11 @@ test.before(async () => {
     settings: { ssl: 'on', ssl_cert_file: path.join(dir, 'server.pem'), ssl_key_file: key },
   });
   setup = { dir, server, ca: path.join(dir, 'ca.pem'), otherCa: path.join(dir, 'other-ca.pem') };
+  // The product's own role and database, as a managed PostgreSQL is set up for it: no superuser.
+  const admin = connectDatabase(server.adminUrl, { maxConnections: 1 });
+  await admin.unsafe(`CREATE ROLE orders_owner LOGIN PASSWORD '${PASSWORD}'`);
+  await admin.unsafe('CREATE DATABASE orders_app OWNER orders_owner');
+  await admin.end();
 });
 
 test.after.always(async () => {
@@ -81,8 +86,8 @@ test.after.always(async () => {
 });
 
 /** The server's URL through `host`, with `query` (sslmode, sslrootcert) appended. */
-const urlVia = (host: string, query = '') =>
-  `postgres://postgres:${PASSWORD}@${host}:${ready().server.port}/orders${query ? `?${query}` : ''}`;
+const urlVia = (host: string, query = '', login = 'postgres', database = 'orders') =>
+  `postgres://${login}:${PASSWORD}@${host}:${ready().server.port}/${database}${query ? `?${query}` : ''}`;
 
 /** Whether the session the URL opens is encrypted, as the server sees it. */
 async function sessionIsEncrypted(url: string): Promise<boolean> {
@@ -151,18 +156,22 @@ test('an unknown sslmode, an unreadable CA file, a client certificate: refused, 
   });
 });
 
-test('migrate, serve and worker connect through it: PGSSLMODE and PGSSLROOTCERT as psql reads them', async (t) => {
-  const plainUrl = urlVia('localhost');
+test("migrate (as its database's owner, no superuser), serve and worker connect through it; PGSSLMODE too", async (t) => {
+  const plainUrl = urlVia('localhost', '', 'orders_owner', 'orders_app');
   const withCa = (ca: string) => ({ DATABASE_URL: plainUrl, PGSSLMODE: 'verify-full', PGSSLROOTCERT: ca });
-  const [migrated, ...refused] = await Promise.all([
-    runCli(['migrate'], { env: withCa(ready().ca) }),
-    ...['migrate', 'serve', 'worker'].map((command) => runCli([command], { env: withCa(ready().otherCa) })),
-  ]);
+  const migrated = await runCli(['migrate'], { env: withCa(ready().ca) });
   t.is(migrated.code, 0, migrated.stderr);
   t.regex(migrated.stdout, /migration\(s\) applied/);
+  const noCodecKeys = { ...withCa(ready().ca), MVE_CODEC_KEYS: '' };
+  const [served, worked, ...refused] = await Promise.all([
+    ...['serve', 'worker'].map((command) => runCli([command], { env: noCodecKeys })),
+    ...['migrate', 'serve', 'worker'].map((command) => runCli([command], { env: withCa(ready().otherCa) })),
+  ]);
+  // Past the database, serve and worker stop at the next thing they need (no codec keys here).
+  for (const run of [served, worked]) t.regex(run?.stderr ?? '', /MVE_CODEC_KEYS is not set/);
   for (const run of refused) {
     t.not(run.code, 0);
-    t.regex(run.stderr, /cannot reach PostgreSQL at postgres:\/\/postgres:\*\*\*@localhost:.*not signed by the CA/);
+    t.regex(run.stderr, /cannot reach PostgreSQL at postgres:\/\/orders_owner:\*\*\*@localhost:.*not signed by the CA/);
     t.false(run.stderr.includes(PASSWORD));
   }
   const badMode = await runCli(['migrate'], { env: { DATABASE_URL: urlVia('localhost', 'sslmode=on') } });
