@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -115,6 +115,10 @@ async function refusal(url: string): Promise<string> {
 
 test('verify-full with the CA that signed the server: connected, and the session is encrypted', async (t) => {
   t.true(await sessionIsEncrypted(urlVia('localhost', `sslmode=verify-full&sslrootcert=${ready().ca}`)));
+  // A provider's bundle holds several CAs (its old and new during its own rotation): any of them will do.
+  const bundle = path.join(ready().dir, 'bundle.pem');
+  await writeFile(bundle, (await readFile(ready().otherCa, 'utf8')) + (await readFile(ready().ca, 'utf8')));
+  t.true(await sessionIsEncrypted(urlVia('localhost', `sslmode=verify-full&sslrootcert=${bundle}`)));
 });
 
 test('verify-full with another CA is refused, saying the CA did not sign it, without the password', async (t) => {
