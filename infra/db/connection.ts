@@ -83,7 +83,7 @@ function certificateHint(code: string | undefined): string | undefined {
     'CERT_UNTRUSTED',
   ];
   if (code && untrusted.includes(code)) {
-    return "the server's certificate is not signed by the CA of sslrootcert (or, without one, by a CA Node trusts)";
+    return "the server's certificate is not signed by the CA of sslrootcert, or by one Node trusts when there is none";
   }
   return undefined;
 }
