@@ -14,7 +14,7 @@ const LAYERS = [
   ['client/console'],
   ['client/server', 'client/http-client'],
   ['client/cli'],
-  ['tooling/temporal', 'tooling/cluster'],
+  ['tooling/temporal'],
   ['tooling/dev'],
   ['tooling/commands'],
 ];
@@ -33,7 +33,6 @@ const APP = pathOf([
   'worker',
   'client',
   'tooling/temporal',
-  'tooling/cluster',
   'tooling/dev',
   'tooling/commands',
   'bin',

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { projectPath } from '../../config/project-folder.js';
+import { projectPath } from '../../../config/project-folder.js';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.32.2';
 /** The Go the module needs (1.26.10 or newer); any go from 1.21 on fetches it through the module proxy. */
@@ -33,7 +33,7 @@ const PARTIAL = '.partial-';
 const TAIL_LINES = 20;
 const PREFIX = 'temporal cluster:';
 const WHAT = `server ${TEMPORAL_SERVER_VERSION} and its schema tool with Go ${GO_TOOLCHAIN}`;
-const FIRST_BUILD_NOTE = "the first build takes about 20 minutes on 2 cores; later ones reuse Go's build cache";
+const FIRST_BUILD_NOTE = "the first build takes 6 to 20 minutes on 2 cores; later ones reuse Go's build cache";
 
 export interface ClusterTools {
   version: string;

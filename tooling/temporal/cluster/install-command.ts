@@ -18,7 +18,7 @@ the Go module go.temporal.io/server with Go ${GO_TOOLCHAIN}, and copies its Post
 .tools/temporal-cluster/${TEMPORAL_SERVER_VERSION}/. A build already there is used as it is.
 
 Needs go 1.21 or newer on PATH (or ${GO_VARIABLE} naming one) and the Go module proxy in reach. The first build takes
-about 20 minutes on 2 cores. ${TOOLS_DIR_VARIABLE} puts the tools folder elsewhere.
+6 to 20 minutes on 2 cores. ${TOOLS_DIR_VARIABLE} puts the tools folder elsewhere.
 `;
 
 async function main(): Promise<number> {

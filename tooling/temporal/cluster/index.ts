@@ -1,0 +1,15 @@
+/**
+ * A Temporal cluster of one's own, shaped like production (cluster.ts), from the parts tools.ts builds: what
+ * `mve-orders cluster`, `mve-orders dev --temporal cluster`, the topology harness, chaos and the benches run.
+ */
+export {
+  DEFAULT_HISTORY_SHARDS,
+  DEFAULT_SERVICE_COUNTS,
+  startTemporalCluster,
+  type ServiceCounts,
+  type TemporalCluster,
+  type TemporalClusterOptions,
+} from './cluster.js';
+export { SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
+export { databaseOf } from './database.js';
+export type { ClusterService } from './service.js';
