@@ -15,6 +15,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { untilAnswers, withConnection } from '../start-dev-server.js';
 import { DYNAMIC_CONFIG, SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
+import { recordedHistoryShards } from './metadata.js';
 import { acceptsAStart, registerNamespace } from './register.js';
 import { prepareSchemas, type SchemaStep } from './schema.js';
 import { servicePorts, startService, type ClusterService, type ServiceInput } from './service.js';
@@ -37,6 +38,7 @@ export interface TemporalClusterOptions {
   /** The first frontend's gRPC port, where clients dial; default: one free now. */
   frontendPort?: number;
   counts?: Partial<ServiceCounts>;
+  /** Set when the cluster is created (default 16), fixed after: an existing cluster's count, or refused if another. */
   historyShards?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** How long the cluster may take to serve (default 120 s). */
@@ -73,11 +75,12 @@ const HOST = '127.0.0.1';
 export async function startTemporalCluster(options: TemporalClusterOptions): Promise<TemporalCluster> {
   const log = options.log ?? (() => undefined);
   const counts = { ...DEFAULT_SERVICE_COUNTS, ...options.counts };
-  const historyShards = options.historyShards ?? DEFAULT_HISTORY_SHARDS;
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
   log(`temporal cluster: schemas with ${options.tools.sqlTool}`);
   const schema = await prepareSchemas(options.tools.sqlTool, options.tools.schemaDir, options.database);
   for (const step of schema) log(`temporal cluster: ${step.database} schema ${step.from} → ${step.to}`);
+  const recorded = await recordedHistoryShards(options.database);
+  const historyShards = fixedShards(options.database, recorded, options.historyShards);
 
   const dynamicConfigFile = join(options.dir, 'dynamic-config.yaml');
   await writeFile(dynamicConfigFile, DYNAMIC_CONFIG);
@@ -98,10 +101,14 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   };
   try {
     for (const kind of SERVICE_KINDS)
-      for (const [at, ports] of plan[kind].entries())
+      for (const [at, ports] of plan[kind].entries()) {
         services.push(
           await startService({ binary: options.tools.server, dir: options.dir, kind, index: at + 1, ports, input }),
         );
+        // A new cluster's processes race to record its metadata, and the losers end: the first one records it alone.
+        if (recorded === undefined && services.length === 1)
+          await untilRecorded(options.database, services[0], options.readyTimeoutMs ?? 120_000);
+      }
     const cluster = clusterOf(options, services, schema, historyShards, stopAll);
     await cluster.untilStarted(options.readyTimeoutMs ?? 120_000);
     cluster.version = await withConnection(cluster.address, async (connection) => {
@@ -116,6 +123,27 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
       `the Temporal cluster did not start: ${(error as Error).message}; its processes' logs are in ${options.dir}`,
     );
   }
+}
+
+/**
+ * The cluster's history shard count: the one it recorded at its first start, else the one asked, else the default. A
+ * count asked that differs from the recorded one is refused: the server would silently keep the recorded one.
+ */
+function fixedShards(db: ClusterDatabase, recorded: number | undefined, asked: number | undefined): number {
+  if (recorded !== undefined && asked !== undefined && asked !== recorded)
+    throw new Error(
+      `the cluster in database ${db.database} on ${db.host}:${db.port} has ${recorded} history shards, set when it ` +
+        `was created: the count is fixed for a cluster's life, so it cannot start with ${asked}. Leave the count ` +
+        `out (or give ${recorded}), or create a new cluster (another database or data folder)`,
+    );
+  return recorded ?? asked ?? DEFAULT_HISTORY_SHARDS;
+}
+
+/** Resolves once the first process has recorded the new cluster's metadata; fails if it ends first. */
+async function untilRecorded(db: ClusterDatabase, first: ClusterService, timeoutMs: number): Promise<void> {
+  await untilAnswers({ exited: first.exited() }, `${db.host}:${db.port}/${db.database}`, timeoutMs, () =>
+    recordedHistoryShards(db),
+  );
 }
 
 /** Loopback ports free now for every process, the first frontend's gRPC port as asked. */
