@@ -39,6 +39,7 @@ import {
   type ChaosTally,
 } from './report.js';
 import { formatTopologyReport, runTopologyChaos, topologyPassed } from './topology-campaign.js';
+import { TEMPORAL_KIND_VARIABLE, temporalKindOf, type TemporalKind } from '../topology/temporal-part.js';
 
 export type { ChaosOptions };
 
@@ -259,17 +260,57 @@ export function campaignPassed(report: ChaosReport): boolean {
   return report.doubleBuys === 0 && report.lost === 0 && report.unsettled === 0 && report.startedAgain === 0;
 }
 
+const USAGE = `usage: npm run chaos -- [--topology [--temporal start-dev|cluster]] [--seed N] [--seconds N] [--orders N]
+                       [--drain-seconds N] [--quiet]
+
+  (no --topology)      workers and Temporal's server killed under the order workflow, in this process (campaign.ts)
+  --topology           API servers, workers, PostgreSQL and Temporal as processes of their own (topology-campaign.ts)
+  --temporal cluster   with --topology: Temporal as a cluster shaped like production, its history, matching, frontend
+                       and worker processes killed too (built first when missing: npm run cluster:install);
+                       default: TOPOLOGY_TEMPORAL, else start-dev
+  --seed N             the dice (default 42): one seed arms the same faults on every machine
+  --seconds N          how long faults and kills go on (default 60)
+  --orders N           orders submitted over that time (default 24)
+  --drain-seconds N    how long every order may take to settle afterwards (default 150; 300 with --topology)
+  --quiet              the report alone
+
+Exit 0 when no order was bought twice or lost (nor a vote, with --topology) and every order settled; 1 otherwise.
+See docs/chaos.md.`;
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({
-    options: {
-      seed: { type: 'string', default: '42' },
-      seconds: { type: 'string', default: '60' },
-      orders: { type: 'string', default: '24' },
-      'drain-seconds': { type: 'string' },
-      topology: { type: 'boolean', default: false },
-      quiet: { type: 'boolean', default: false },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        seed: { type: 'string', default: '42' },
+        seconds: { type: 'string', default: '60' },
+        orders: { type: 'string', default: '24' },
+        'drain-seconds': { type: 'string' },
+        topology: { type: 'boolean', default: false },
+        temporal: { type: 'string' },
+        quiet: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (values.temporal !== undefined && !values.topology) {
+    console.error('--temporal goes with --topology: the campaign without it runs start-dev in this process');
+    process.exit(2);
+  }
+  let temporal: TemporalKind;
+  try {
+    temporal = temporalKindOf(values.temporal ?? process.env[TEMPORAL_KIND_VARIABLE]);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(2);
+  }
   const numberOf = (name: string, text: string, min: number) => {
     const value = Number(text);
     if (!Number.isInteger(value) || value < min) {
@@ -285,6 +326,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     orders: numberOf('orders', values.orders, 1),
     ...(drain === undefined ? {} : { drainSeconds: numberOf('drain-seconds', drain, 0) }),
     ...(values.quiet ? {} : { log: (line: string) => console.log(line) }),
+    temporal,
   };
   if (values.topology) {
     const report = await runTopologyChaos(options);

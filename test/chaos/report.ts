@@ -1,4 +1,5 @@
 /** What both campaigns are given and count, and the pieces of their printed report. */
+import type { TemporalKind } from '../topology/temporal-part.js';
 import type { OrderState } from '../../domain/lifecycle/index.js';
 import type { TestDatabase } from '../helpers/postgres.js';
 
@@ -13,6 +14,8 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** Upper bound of the drain after the campaign, in seconds (default 150; 300 with --topology). */
   drainSeconds?: number;
+  /** With --topology: Temporal's kind (default: TOPOLOGY_TEMPORAL, else start-dev). */
+  temporal?: TemporalKind;
 }
 
 export interface ChaosTally {

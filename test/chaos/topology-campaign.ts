@@ -30,7 +30,10 @@ import {
   type ChaosOptions,
   type ChaosTally,
 } from './report.js';
+import { planTemporalKills, temporalKiller, KILLED_KINDS } from './temporal-kills.js';
 import { httpDesk } from './topology-desk.js';
+import type { ServiceKind } from '../../tooling/temporal/cluster/index.js';
+import type { TemporalKind } from '../topology/temporal-part.js';
 
 export interface TopologyReport extends ChaosTally {
   /** What ran: Temporal (which CLI), PostgreSQL, servers and workers. */
@@ -41,6 +44,10 @@ export interface TopologyReport extends ChaosTally {
   /** Why PostgreSQL was not stopped, when it was not. */
   postgresSkipped?: string;
   temporalStops: number[];
+  temporal: TemporalKind;
+  /** On a cluster: its processes killed, by kind, and how long each was down (ms). */
+  temporalKills: Partial<Record<ServiceKind, number>>;
+  temporalKillDowns: number[];
   drainSeconds: number;
   drainLimitSeconds: number;
   lostVotes: number;
@@ -61,6 +68,7 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
   // The children's own lines only on request; what the cluster does, always.
   const childLines = Boolean(process.env['TOPOLOGY_LOG']);
   const cluster = await startCluster({
+    ...(options.temporal ? { temporal: options.temporal } : {}),
     // the sizes' approvals as in campaign.ts: auto, one approver, two
     env: { MVE_APPROVAL_POLICY: JSON.stringify({ staging: TEST_POLICIES.staging }) },
     log: (text) => {
@@ -69,11 +77,14 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
   });
   const report: TopologyReport = {
     ...newTally(options),
-    engine: `Temporal server start-dev (${cluster.temporal.cli}); PostgreSQL ${cluster.postgres.kind}; ${cluster.servers.length} API servers, ${cluster.workers.length} workers`,
+    engine: `Temporal ${cluster.temporal.describe}; PostgreSQL ${cluster.postgres.kind}; ${cluster.servers.length} API servers, ${cluster.workers.length} workers`,
     serverKills: 0,
     postgresStops: [],
     ...(cluster.postgres.outage ? { postgresSkipped: cluster.postgres.outage } : {}),
     temporalStops: [],
+    temporal: cluster.temporal.kind,
+    temporalKills: {},
+    temporalKillDowns: [],
     drainSeconds: 0,
     drainLimitSeconds: options.drainSeconds ?? DEFAULT_DRAIN_SECONDS,
     lostVotes: 0,
@@ -203,9 +214,16 @@ async function unleashChaos(campaign: Campaign, slots: ProcessSlots): Promise<vo
   let temporalDone = false;
   let buyInFlightArmed = false;
   if (report.postgresSkipped) log(`PostgreSQL will not be stopped: ${report.postgresSkipped}`);
+  const temporalKills = temporalKiller(
+    cluster.temporal.services,
+    cluster.temporal.services.length ? planTemporalKills(dice, campaignMs) : [],
+    { kills: report.temporalKills, downs: report.temporalKillDowns },
+    campaign,
+  );
 
   while (elapsed() < campaignMs) {
     const now = elapsed();
+    await temporalKills.due(now);
     if (now >= nextFaultAt) {
       armProviderFault(sim, dice, report.faults);
       nextFaultAt = now + between(500, 2_500);
@@ -227,6 +245,8 @@ async function unleashChaos(campaign: Campaign, slots: ProcessSlots): Promise<vo
     }
     if (!temporalDone && now >= temporalAt) {
       temporalDone = true;
+      // a cluster is stopped whole only with every killed process back
+      await temporalKills.restarted();
       await stopAndStart(campaign, 'Temporal', temporalFor);
     }
     if (now >= nextWorkerKillAt) {
@@ -257,6 +277,7 @@ async function unleashChaos(campaign: Campaign, slots: ProcessSlots): Promise<vo
     await sleep(250);
   }
   sim.clearFaults();
+  await temporalKills.restarted();
   log(`${at()} campaign over: faults cleared; draining (at most ${report.drainLimitSeconds} s)`);
 }
 
@@ -375,6 +396,12 @@ async function countLostVotes(cluster: Cluster, orders: readonly ChaosOrder[], r
   }
 }
 
+/** On a cluster, the service kinds the campaign never killed (it was too short to reach their turn). */
+function unkilledKinds(report: TopologyReport): ServiceKind[] {
+  if (report.temporal !== 'cluster') return [];
+  return KILLED_KINDS.filter((kind) => !report.temporalKills[kind]);
+}
+
 export function formatTopologyReport(report: TopologyReport): string {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const stops = (what: string, durations: number[]) =>
@@ -386,6 +413,11 @@ export function formatTopologyReport(report: TopologyReport): string {
     `faults armed: ${list(report.faults)}`,
     `kills: ${report.workerKills} worker(s) (${report.buyInFlightKills} time(s) with a buy in flight), ${report.serverKills} API server(s); ` +
       `${report.postgresSkipped ? `PostgreSQL not stopped (${report.postgresSkipped})` : stops('PostgreSQL', report.postgresStops)}; ${stops('Temporal', report.temporalStops)}`,
+    ...(report.temporalKillDowns.length || Object.keys(report.temporalKills).length
+      ? [
+          `Temporal processes killed: ${list(report.temporalKills)}; down ${report.temporalKillDowns.map(seconds).join(', ')}`,
+        ]
+      : []),
     `drain: ${report.drainSeconds} s (at most ${report.drainLimitSeconds})`,
     ...outcomeLines(report),
     `HTTP: ${http.requests} requests (by server: ${http.answersByServer.join(', ')}); 503s met ${http.unavailable} (${list(http.unavailableBy)}); ` +
@@ -394,6 +426,9 @@ export function formatTopologyReport(report: TopologyReport): string {
     `longest patient call: ${seconds(http.longestPatientMs)}${http.longestPatientCall ? ` (${http.longestPatientCall})` : ''}`,
     `longest stall during an outage: ${longestStall ? `${seconds(longestStall.ms)} (${longestStall.ticketId} in ${longestStall.state}; ${outageNames(longestStall.outages)})` : 'none'}`,
     ...problemLines(report),
+    ...(unkilledKinds(report).length
+      ? [`Temporal processes never killed: ${unkilledKinds(report).join(', ')} (make --seconds longer)`]
+      : []),
     ...countLines([
       ['orders', report.orders],
       ['bought', report.bought],
@@ -406,9 +441,13 @@ export function formatTopologyReport(report: TopologyReport): string {
   ].join('\n');
 }
 
-/** Passed: no double buy, no order or vote lost, every order settled, no unclear 5xx, no ticket started twice. */
+/**
+ * Passed: no double buy, no order or vote lost, every order settled, no unclear 5xx, no ticket started twice; on a
+ * Temporal cluster, each of its service kinds killed at least once.
+ */
 export function topologyPassed(report: TopologyReport): boolean {
   return (
+    unkilledKinds(report).length === 0 &&
     report.doubleBuys === 0 &&
     report.lost === 0 &&
     report.lostVotes === 0 &&

@@ -5,9 +5,10 @@
  *   scratch database on it, dropped at the end). `stopPostgres()` / `startPostgres()` stop it and start it again on
  *   the same data and port: an outage, not a new database. DATABASE_URL's server is not the cluster's to stop:
  *   those two then throw, saying so (`postgres.outage` says it beforehand); `postgres: 'embedded'` insists.
- * - Temporal: the real server (`temporal server start-dev --headless`, its state in a SQLite file, the order's search
- *   attributes registered), with the temporal CLI dev finds (none found is an error that says how to install it).
- *   `stopTemporal()` / `startTemporal()` on the same port and state; `temporal.cli` says which CLI runs it.
+ * - Temporal (./temporal-part.ts): the real server (`temporal server start-dev --headless`, its state in a SQLite file,
+ *   the order's search attributes registered), or with `temporal: 'cluster'` (or TOPOLOGY_TEMPORAL=cluster) a cluster
+ *   shaped like production, its services processes of their own (`temporal.services`) on a PostgreSQL of its own.
+ *   `stopTemporal()` / `startTemporal()` on the same port and state.
  * - The API simulator, in this process: the provider. It outlives everything and lists what was bought
  *   (`productsFor(ticket)`: requests made by `topologyRequest` carry the ticket in their product's name).
  * - `workers` order workers (`mve-orders worker`) and `servers` API servers (`mve-orders serve`), each a child process
@@ -32,8 +33,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { orderSearchAttributeFlags } from '../../tooling/dev/real-temporal.js';
-import { startHeadlessTemporal, type HeadlessTemporal } from '../../tooling/temporal/start-dev-server.js';
 import { writeSimKindMap } from '../../tooling/dev/kind-map.js';
 import { issueApiToken } from '../../client/http/index.js';
 import {
@@ -46,9 +45,16 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../too
 import { namedRequest } from '../helpers/api.js';
 import { APPROVERS } from '../helpers/orders.js';
 import { startCopyOfTemplate } from '../helpers/postgres.js';
-import { temporalCli } from '../helpers/real-temporal.js';
 import { runCli, startCliProcess, type CliProcess } from './cli-process.js';
 import { RoundRobinClient } from './round-robin.js';
+import type { ClusterService } from '../../tooling/temporal/cluster/index.js';
+import {
+  startTemporalPart,
+  TEMPORAL_KIND_VARIABLE,
+  temporalKindOf,
+  type TemporalKind,
+  type TemporalPart,
+} from './temporal-part.js';
 
 /** Who holds an API token, with what roles. */
 export const CLUSTER_USERS = {
@@ -64,6 +70,8 @@ export interface ClusterOptions {
   servers?: number;
   /** Order workers to start (default 2). */
   workers?: number;
+  /** Which Temporal: start-dev's single process, or a cluster shaped like production (default: TOPOLOGY_TEMPORAL, else start-dev). */
+  temporal?: TemporalKind;
   /** `embedded` even when DATABASE_URL is set (a PostgreSQL outage needs a server the cluster may stop). */
   postgres?: 'auto' | 'embedded';
   /** The simulator's options (faults, provisioning times…); by default products go LIVE 2 s after the buy. */
@@ -95,9 +103,12 @@ export interface Cluster {
     outage: string | undefined;
   };
   temporal: {
-    /** The temporal CLI that runs it. */
-    cli: string;
+    kind: TemporalKind;
     address: string;
+    /** What runs it, in a line. */
+    describe: string;
+    /** The cluster's processes (none for start-dev), each of which can be killed and started again. */
+    services: readonly ClusterService[];
   };
   sim: Simulator;
   tokens: Record<ClusterUser, string>;
@@ -118,7 +129,7 @@ export interface Cluster {
   /** PostgreSQL's fast shutdown (connections cut); its data and port are kept. */
   stopPostgres(): Promise<void>;
   startPostgres(): Promise<void>;
-  /** Temporal stopped (gracefully), its state and port kept. */
+  /** Temporal stopped (gracefully; a cluster's every process), its state and port kept. */
   stopTemporal(): Promise<void>;
   startTemporal(): Promise<void>;
   /** The products the simulator created for a ticket of `topologyRequest`. */
@@ -153,7 +164,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       startSimulator({ provisioning: { configuredAfterMs: 1_000, liveAfterMs: 2_000 }, ...options.sim }),
     ]);
     undo.push(() => sim.close());
-    const cli = temporalCli();
     const kindMapFile = await writeSimKindMap(dir);
     const base = {
       ...withoutDeploymentVariables(process.env),
@@ -166,7 +176,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     // Migrations first, as docs/running.md asks of a deployment (serve and worker expect the schema), then the
     // directory and the tokens; Temporal meanwhile.
     const [temporal, tokens] = await Promise.all([
-      startTemporalPart(cli, dir, log, undo),
+      startTemporalPart({
+        kind: options.temporal ?? temporalKindOf(process.env[TEMPORAL_KIND_VARIABLE]),
+        namespace: NAMESPACE,
+        dir,
+        log,
+        undo,
+      }),
       runCli(['migrate'], base).then(async (output) => {
         log(output.trim());
         return seedDirectory(postgres.url);
@@ -199,7 +215,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       ...Array.from({ length: options.workers ?? 2 }, (_, index) => slots.startWorker(index)),
       ...Array.from({ length: options.servers ?? 2 }, (_, index) => slots.startServer(index)),
     ]);
-    const cluster = clusterOf({ postgres, temporal, cli, sim, tokens, slots, log, stop: cleanUp });
+    const cluster = clusterOf({ postgres, temporal, sim, tokens, slots, log, stop: cleanUp });
     log(cluster.describe());
     return cluster;
   } catch (error) {
@@ -266,14 +282,13 @@ function processSlots(
 function clusterOf(parts: {
   postgres: PostgresPart;
   temporal: TemporalPart;
-  cli: string;
   sim: Simulator;
   tokens: Record<ClusterUser, string>;
   slots: ProcessSlots;
   log: (line: string) => void;
   stop: () => Promise<void>;
 }): Cluster {
-  const { postgres, temporal, cli, sim, tokens, slots, log } = parts;
+  const { postgres, temporal, sim, tokens, slots, log } = parts;
   const { workers, servers } = slots;
   const slot = (entry: WorkerEntry) => ({
     index: entry.index,
@@ -285,7 +300,12 @@ function clusterOf(parts: {
   const serverUrls = () => servers.map((server) => server.url);
   return {
     postgres: { kind: postgres.kind, url: postgres.url, outage: postgres.outage },
-    temporal: { cli, address: temporal.address },
+    temporal: {
+      kind: temporal.kind,
+      address: temporal.address,
+      describe: temporal.describe,
+      services: temporal.services,
+    },
     sim,
     tokens,
     http: new RoundRobinClient(serverUrls, tokens),
@@ -299,7 +319,7 @@ function clusterOf(parts: {
     describe: () =>
       [
         `PostgreSQL   ${postgres.kind === 'embedded' ? 'embedded' : 'DATABASE_URL'}: ${postgres.redactedUrl}`,
-        `Temporal     ${temporal.address} (${cli} server start-dev)`,
+        `Temporal     ${temporal.describe}`,
         `simulator    ${sim.url}`,
         ...workers.map((worker) => `worker ${worker.index}     pid ${worker.process.pid}`),
         ...servers.map((server) => `server ${server.index}     pid ${server.process.pid}, ${server.url}`),
@@ -418,41 +438,6 @@ async function startPostgresPart(choice: 'auto' | 'embedded', undo: Array<() => 
       server = await startEmbeddedPostgres({ dataDir, port, ephemeral: true, database: name });
       stopped = false;
     },
-  };
-}
-
-interface TemporalPart {
-  address: string;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-}
-
-async function startTemporalPart(
-  cli: string,
-  dir: string,
-  log: (line: string) => void,
-  undo: Array<() => Promise<void>>,
-): Promise<TemporalPart> {
-  let running: HeadlessTemporal | undefined;
-  // the first start takes a free port; a start again, the same one
-  const startOnce = async (port?: number): Promise<string> => {
-    running = await startHeadlessTemporal({
-      cli,
-      namespace: NAMESPACE,
-      dbFile: path.join(dir, 'temporal.db'),
-      ...(port === undefined ? {} : { port }),
-      extra: [...orderSearchAttributeFlags(), '--log-level', 'error'],
-      output: (chunk) => log(`[temporal] ${chunk.trimEnd()}`),
-    });
-    return running.address;
-  };
-  const address = await startOnce();
-  const port = Number(address.split(':').pop());
-  undo.push(async () => running?.stop());
-  return {
-    address,
-    stop: async () => running?.stop(),
-    start: async () => void (await startOnce(port)),
   };
 }
 

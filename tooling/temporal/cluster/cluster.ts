@@ -96,8 +96,9 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   };
   const services: ClusterService[] = [];
   const stopAll = async () => {
+    // one at a time: two hosts of a kind stopping at once can each wait on the other's leaving the ring
     for (const kind of STOP_ORDER)
-      await Promise.all(services.filter((service) => service.kind === kind).map((service) => service.stop()));
+      for (const service of services.filter((each) => each.kind === kind)) await service.stop();
   };
   try {
     for (const kind of SERVICE_KINDS)

@@ -25,6 +25,11 @@ export interface ClusterService {
   exited(): Promise<string>;
 }
 
+/** How long a process may take to stop gracefully before it is killed. */
+const GRACEFUL_STOP_MS = 10_000;
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export type ServiceInput = Omit<ServiceConfigInput, 'kind' | 'ports'>;
 
 /** Loopback ports free now for one process. */
@@ -68,7 +73,9 @@ export async function startService(options: {
     const server = await superviseServer(options.binary, args, {
       name: `temporal-${name}`,
       umask: 0o077,
-      output: (chunk) => log?.write(chunk),
+      output: (chunk) => {
+        if (log && !log.writableEnded) log.write(chunk);
+      },
     });
     current = server;
     running = true;
@@ -79,8 +86,10 @@ export async function startService(options: {
   await launch();
   const ended = async (how: 'kill' | 'stop') => {
     const server = current!;
-    if (how === 'kill' && running) process.kill(server.pid, 'SIGKILL');
-    else await server.stop();
+    if (how === 'stop') await Promise.race([server.stop(), server.exited, delay(GRACEFUL_STOP_MS)]);
+    // Killed on purpose, or a graceful stop that hangs (a history host, at times, on its shards' shutdown): its state
+    // is in PostgreSQL, so a kill loses nothing.
+    if (running) process.kill(server.pid, 'SIGKILL');
     await server.exited;
   };
   return {
