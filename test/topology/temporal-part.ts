@@ -16,7 +16,11 @@ import path from 'node:path';
 import { orderSearchAttributeFlags } from '../../tooling/dev/real-temporal.js';
 import { quoteIdentifier, type EmbeddedPostgresServer } from '../../tooling/dev/embedded-postgres.js';
 import { connectDatabase } from '../../infra/db/index.js';
-import { startHeadlessTemporal, type HeadlessTemporal } from '../../tooling/temporal/start-dev-server.js';
+import {
+  DURABLE_SQLITE_PRAGMAS,
+  startHeadlessTemporal,
+  type HeadlessTemporal,
+} from '../../tooling/temporal/start-dev-server.js';
 import { databaseOf, startTemporalCluster, type ClusterService } from '../../tooling/temporal/cluster/index.js';
 import { installClusterTools } from '../../tooling/temporal/cluster/tools.js';
 import { startCopyOfTemplate } from '../helpers/postgres.js';
@@ -71,6 +75,9 @@ async function startDevPart(options: {
       cli,
       namespace: options.namespace,
       dbFile: path.join(options.dir, 'temporal.db'),
+      // SQLite set as dev sets it: with its own defaults every commit is synced, and each of the one history shard's
+      // writes, taken one at a time, costs three times as much (docs/http-api.md, "Where a vote's time goes")
+      sqlitePragmas: DURABLE_SQLITE_PRAGMAS,
       ...(port === undefined ? {} : { port }),
       extra: [...orderSearchAttributeFlags(), '--log-level', 'error'],
       output: (chunk) => options.log(`[temporal] ${chunk.trimEnd()}`),
