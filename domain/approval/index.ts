@@ -9,12 +9,15 @@ export {
   type ApprovalPolicies,
   type ApprovalPolicy,
   type ApprovalPolicyInput,
+  type ApprovalTeam,
   type ApprovalTierPolicy,
   type Environment,
+  type TeamBudget,
   DEFAULT_POLICY_VERSION,
   UNVERSIONED_POLICY,
 } from './policy.js';
 export { defaultApprovalPolicies } from './defaults.js';
+export { isTimeZone, REFUSE_OVER_BUDGET, TEAM_ID_PATTERN, TEAM_ID_RULE } from './teams.js';
 export {
   ApprovalPolicyError,
   POLICY_FILE_VARIABLE,

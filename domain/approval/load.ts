@@ -91,8 +91,14 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown, source: strin
   if (result.success) return result.data;
   throw new ApprovalPolicyError(
     source,
-    result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+    result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: messageOf(issue) })),
   );
+}
+
+/** The rule an issue breaks; for a key of a record (a currency), the key's own rule rather than zod's "Invalid key". */
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_key' && issue.issues.length > 0) return issue.issues[0].message;
+  return issue.message;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationSchema } from '../lifecycle/index.js';
+import { checkTeams, teamSchemas } from './teams.js';
 
 /**
  * The approval policy as data: one per environment. Written in JSON by people (durations as text), parsed here
@@ -18,6 +19,7 @@ function buildPolicySchemas() {
   const amount = z.number().finite().nonnegative();
   const amountsByCurrency = z.record(currencyCode, amount);
   const duration = durationSchema();
+  const teamFields = teamSchemas(amountsByCurrency);
 
   const tierSchema = z.strictObject({
     name: z.string().min(1, 'must not be empty'),
@@ -63,11 +65,21 @@ function buildPolicySchemas() {
     directoryRecheck: duration
       .refine((ms) => ms >= 1000, 'must be at least 1s: each read of the directory is events in the order history')
       .optional(),
+    /**
+     * The teams (cost centres) orders are charged to, with their budgets (./teams.ts). Absent: orders belong to no
+     * team. Like every optional field here, absent fields stay out of the parsed policy, so its hash is as before.
+     */
+    teams: teamFields.teams.optional(),
+    /** The IANA time zone whose calendar months the teams' monthly budgets run by; required with teams. */
+    budgetTimeZone: teamFields.budgetTimeZone.optional(),
+    /** What an order that would take its team over a budget needs: a tier of this policy, or refusal. */
+    overBudget: teamFields.overBudget.optional(),
   });
 
   const policy = policyShape.superRefine((policy, ctx) => {
     checkTiers(policy, ctx);
     checkReminders(policy, ctx);
+    checkTeams(policy, ctx);
   });
 
   const policies = z.strictObject({ staging: policy, production: policy });
@@ -204,6 +216,8 @@ export function policySchemas(): PolicySchemas {
 export type ApprovalPolicy = z.output<PolicySchemas['policy']>;
 export type ApprovalPolicyInput = z.input<PolicySchemas['policy']>;
 export type ApprovalTierPolicy = ApprovalPolicy['tiers'][number];
+export type ApprovalTeam = NonNullable<ApprovalPolicy['teams']>[number];
+export type TeamBudget = NonNullable<ApprovalTeam['budget']>;
 
 /** The policy of each environment. */
 export type ApprovalPolicies = z.output<PolicySchemas['policies']>;

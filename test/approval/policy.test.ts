@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import test from 'ava';
+import { canonicalJson } from '../../domain/index.js';
 import {
   ApprovalPolicyError,
   defaultApprovalPolicies,
@@ -198,4 +200,111 @@ test('the production example in docs/approval-policy.md is the shipped default',
   t.truthy(example, 'the document has a JSON example');
   const { policies } = loadApprovalPolicies({ MVE_APPROVAL_POLICY: example! }, noFile);
   t.deepEqual(policies.production, defaultApprovalPolicies().production);
+});
+
+/** TEST_POLICY_INPUT with two teams, one with a budget in each kind. */
+const TEAMED: ApprovalPolicyInput = {
+  ...TEST_POLICY_INPUT,
+  teams: [
+    { id: 'network', name: 'Network engineering', budget: { monthlyNew: { AUD: 5000 }, runRateCap: { AUD: 20000 } } },
+    { id: 'sec-ops', name: 'Security operations' },
+  ],
+  budgetTimeZone: 'Australia/Sydney',
+  overBudget: { tier: 'director' },
+};
+
+test('a policy without teams hashes as it did before teams existed', (t) => {
+  const hash = (policy: object) => createHash('sha256').update(canonicalJson(policy)).digest('hex');
+  const { staging, production } = defaultApprovalPolicies();
+  t.false('teams' in production || 'budgetTimeZone' in production || 'overBudget' in production);
+  t.is(hash(staging), '9a7bac97d59ef64df97ca0ecccb4de71d8416e3dfa8e3e2de8405a2aaef4decc');
+  t.is(hash(production), '313259df596567c215e969086edf9daa056f3e460838eac25add7e57db2291c8');
+});
+
+test('teams with budgets, their time zone and the over-budget rule parse, and parse again the same', (t) => {
+  const policy = parseApprovalPolicy(TEAMED);
+  t.deepEqual(policy.teams?.[0].budget, { monthlyNew: { AUD: 5000 }, runRateCap: { AUD: 20000 } });
+  t.is(policy.budgetTimeZone, 'Australia/Sydney');
+  t.deepEqual(policy.overBudget, { tier: 'director' });
+  t.deepEqual(parseApprovalPolicy(JSON.parse(JSON.stringify(policy))), policy);
+  t.is(parseApprovalPolicy({ ...TEAMED, overBudget: 'refuse' }).overBudget, 'refuse');
+  const unbudgeted = { ...TEAMED, teams: [{ id: 'sec-ops', name: 'Security operations' }], overBudget: undefined };
+  t.deepEqual(parseApprovalPolicy(unbudgeted).teams, [{ id: 'sec-ops', name: 'Security operations' }]);
+});
+
+/** TEAMED with other teams, and no over-budget rule (which needs a team with a budget). */
+const withTeams = (teams: unknown[]) => ({ ...TEAMED, teams, overBudget: undefined });
+
+test('team errors name the field and the rule', (t) => {
+  const cases: Array<[string, unknown, string, RegExp]> = [
+    ['empty teams', withTeams([]), 'teams', /must name at least one team/],
+    ['a bad id', withTeams([{ id: 'net work', name: 'N' }]), 'teams[0].id', /letters, digits and \. _ -/],
+    [
+      'a duplicate id',
+      { ...TEAMED, teams: [...TEAMED.teams!, { id: 'network', name: 'Again' }] },
+      'teams[2].id',
+      /must be unique; "network" is used twice/,
+    ],
+    ['a blank name', withTeams([{ id: 'a', name: ' ' }]), 'teams[0].name', /must not be empty/],
+    [
+      'an empty budget',
+      { ...TEAMED, teams: [{ id: 'a', name: 'A', budget: {} }] },
+      'teams[0].budget',
+      /must name monthlyNew, runRateCap or both/,
+    ],
+    [
+      'a lower-case currency',
+      { ...TEAMED, teams: [{ id: 'a', name: 'A', budget: { monthlyNew: { aud: 1 } } }] },
+      'teams[0].budget.monthlyNew.aud',
+      /three-letter upper-case currency code/,
+    ],
+    [
+      'a negative amount',
+      { ...TEAMED, teams: [{ id: 'a', name: 'A', budget: { runRateCap: { AUD: -1 } } }] },
+      'teams[0].budget.runRateCap.AUD',
+      /./,
+    ],
+    ['an unknown time zone', { ...TEAMED, budgetTimeZone: 'Mars/Olympus' }, 'budgetTimeZone', /IANA time zone/],
+    ['no time zone', { ...TEAMED, budgetTimeZone: undefined }, 'budgetTimeZone', /is required with teams/],
+    ['an unknown tier', { ...TEAMED, overBudget: { tier: 'cfo' } }, 'overBudget.tier', /"cfo" is none/],
+    ['neither tier nor refuse', { ...TEAMED, overBudget: 'escalate' }, 'overBudget', /./],
+    ['budgets and no rule', { ...TEAMED, overBudget: undefined }, 'overBudget', /is required when a team has a budget/],
+    [
+      'a rule and no budget',
+      { ...TEAMED, teams: [{ id: 'a', name: 'A' }] },
+      'overBudget',
+      /has no effect: no team has a budget/,
+    ],
+    [
+      'a time zone without teams',
+      { ...TEST_POLICY_INPUT, budgetTimeZone: 'UTC' },
+      'budgetTimeZone',
+      /only for a policy with teams/,
+    ],
+    [
+      'a rule without teams',
+      { ...TEST_POLICY_INPUT, overBudget: 'refuse' },
+      'overBudget',
+      /only for a policy with teams/,
+    ],
+    ['an unknown key', withTeams([{ id: 'a', name: 'A', cap: 1 }]), 'teams[0]', /cap/],
+  ];
+  for (const [name, input, path, rule] of cases) {
+    const error = policyErrorFor(input);
+    t.deepEqual(paths(error), [path], name);
+    t.regex(error.issues[0].message, rule, name);
+    t.true(error.message.includes(`${path}: `), name);
+  }
+});
+
+test('the teams example in docs/approval-policy.md parses as part of the production policy', async (t) => {
+  const doc = await readFile(new URL('../../docs/approval-policy.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Teams and budgets'));
+  const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]) as object;
+  const policy = parseApprovalPolicy({ ...defaultApprovalPolicies().production, ...example });
+  t.deepEqual(
+    policy.teams?.map((team) => team.id),
+    ['network', 'sec-ops', 'lab'],
+  );
+  t.deepEqual(policy.overBudget, { tier: 'finance-senior' });
 });
