@@ -67,6 +67,25 @@ test('last use is written at most once a minute', async (t) => {
   t.false(await repo.touchToken('nosuchtoken1', start), 'an unknown id writes nothing');
 });
 
+test('a token used again within the minute is let in without a write; a use after it is recorded', async (t) => {
+  const { repo } = await fresh();
+  const issued = await issueApiToken(repo, { owner: 'bot', roles: ['ops'] });
+  const writes: Date[] = [];
+  const counting = {
+    ...repo,
+    touchToken: async (id: string, at: Date | string) => {
+      writes.push(new Date(at));
+      return repo.touchToken(id, at);
+    },
+  };
+  const start = new Date('2030-01-01T00:00:00Z');
+  const later = (seconds: number) => new Date(start.getTime() + seconds * 1000);
+  for (const seconds of [0, 1, 30, 60, 61, 62])
+    t.is((await authenticateApiToken(counting, issued.token, later(seconds))).id, 'bot');
+  t.deepEqual(writes, [start, later(61)], 'the first use and the first over a minute after it, no statement between');
+  t.is((await repo.listTokens())[0].lastUsedAt, later(61).toISOString());
+});
+
 test('wrong secrets, unknown ids, malformed strings, revoked and expired tokens are each refused, saying which', async (t) => {
   const { repo } = await fresh();
   const expiresAt = new Date(Date.now() + DAY);

@@ -1,5 +1,10 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { RepositoryError, type ApiTokenRecord, type TokensRepository } from '../../../infra/db/index.js';
+import {
+  RepositoryError,
+  TOKEN_TOUCH_INTERVAL_SECONDS,
+  type ApiTokenRecord,
+  type TokensRepository,
+} from '../../../infra/db/index.js';
 import type { Principal } from '../../orders/index.js';
 import { AuthenticationError } from './authentication-error.js';
 
@@ -64,8 +69,8 @@ export function looksLikeApiToken(value: string): boolean {
 /**
  * Verifies with a constant-time comparison of the hashes; refuses unknown, malformed, revoked and expired tokens
  * with AuthenticationError (the message says which and names the token's public id at most, never the token);
- * on success touches last use and returns the Principal { id: owner, qualifiedId: owner, roles, via: { kind: 'token',
- * tokenId } }.
+ * on success records its use (when the last one recorded is over a minute old) and returns the Principal { id: owner,
+ * qualifiedId: owner, roles, via: { kind: 'token', tokenId } }.
  *
  * Revocation and expiry are told only to a caller that holds the right secret.
  */
@@ -95,9 +100,18 @@ export async function authenticateApiToken(
     throw new AuthenticationError(`API token ${id} expired at ${record.expiresAt}`);
   }
 
-  await repo.touchToken(id, now);
+  // The row just read says when the token was last used: within the minute, the write would change nothing, and a
+  // busy token would cost every request a second statement.
+  if (useIsDue(record, now)) await repo.touchToken(id, now);
   // The owner's form (no colon) keeps it apart from any OIDC person's qualified id.
   return { id: record.owner, qualifiedId: record.owner, roles: [...record.roles], via: { kind: 'token', tokenId: id } };
+}
+
+/** Whether a use at `now` is to be written: none was, or the last is older than the touch interval (as touchToken asks). */
+function useIsDue(record: ApiTokenRecord, now: Date): boolean {
+  return (
+    record.lastUsedAt === null || Date.parse(record.lastUsedAt) < now.getTime() - TOKEN_TOUCH_INTERVAL_SECONDS * 1000
+  );
 }
 
 /** SHA-256 of the secret part's characters. A fast hash is right: the secret has 256 bits of entropy. */
