@@ -66,6 +66,12 @@ export class DuplicateOrderError extends Error {
   }
 }
 
+/**
+ * An order by its id; or by its id with the run that claimed its ticket, when the caller has just read the ticket (the
+ * order service, which looks the name up there first): the claim is then not read again.
+ */
+export type OrderRef = string | { orderId: string; firstRunId: string };
+
 export interface SubmittedOrder {
   workflowId: string;
   orderId: string;
@@ -145,8 +151,8 @@ export class OrderClient {
    * The order's status, from the chain of runs that claimed its ticket (any other run of its workflow id is not it).
    * An order whose first step has not run yet (no worker has taken it) is NOT_STARTED, without waiting on a query.
    */
-  async status(orderId: string): Promise<OrderStatusView> {
-    const firstRunId = await this.firstRunOf(orderId);
+  async status(order: OrderRef): Promise<OrderStatusView> {
+    const { orderId, firstRunId } = await this.claimOf(order);
     const view = await this.call(orderId, (handle) => handle.query(statusQuery));
     if (view.firstRunId !== undefined && view.firstRunId !== firstRunId) throw new OrderNotFoundError(orderId);
     return view;
@@ -158,14 +164,14 @@ export class OrderClient {
   }
 
   /** Each action takes `sending`, called right before the update leaves: the API marks it sent (or stops it there). */
-  async approve(orderId: string, vote: VoteInput, sending?: () => void): Promise<VoteResult> {
-    return this.act(orderId, 'approve', vote, sending, (handle, signed) =>
+  async approve(order: OrderRef, vote: VoteInput, sending?: () => void): Promise<VoteResult> {
+    return this.act(order, 'approve', vote, sending, (handle, signed) =>
       handle.executeUpdate(approveUpdate, { args: [signed] }),
     );
   }
 
-  async reject(orderId: string, vote: VoteInput, sending?: () => void): Promise<VoteResult> {
-    return this.act(orderId, 'reject', vote, sending, (handle, signed) =>
+  async reject(order: OrderRef, vote: VoteInput, sending?: () => void): Promise<VoteResult> {
+    return this.act(order, 'reject', vote, sending, (handle, signed) =>
       handle.executeUpdate(rejectUpdate, { args: [signed] }),
     );
   }
@@ -201,7 +207,7 @@ export class OrderClient {
    * under the same workflow id some other way never receives it).
    */
   private async act<F extends object, T>(
-    orderId: string,
+    order: OrderRef,
     action: SignedActionName,
     fields: F,
     sending: (() => void) | undefined,
@@ -212,7 +218,7 @@ export class OrderClient {
       throw new Error(
         'this order client holds no action key (MVE_ACTION_KEY): votes, cancels and resolutions go through the HTTP API',
       );
-    const firstRunId = await this.firstRunOf(orderId);
+    const { orderId, firstRunId } = await this.claimOf(order);
     const key = { id: keys.currentKeyId, key: keys.currentKey().toString('base64') };
     const workflowId = orderWorkflowId(orderId);
     const issuedAt = this.options.clock ? await this.options.clock() : Date.now();
@@ -265,6 +271,11 @@ export class OrderClient {
         throw new OrderRefusedError('NOT_STARTED', 'the order has not started yet; try again in a moment');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /** The order's id and the run that claimed its ticket, read now unless the caller gave it. */
+  private async claimOf(order: OrderRef): Promise<{ orderId: string; firstRunId: string }> {
+    return typeof order === 'string' ? { orderId: order, firstRunId: await this.firstRunOf(order) } : order;
   }
 
   private handle(orderId: string): WorkflowHandle {

@@ -1,7 +1,7 @@
 import type { TicketRecord } from '../../../infra/db/index.js';
 import { orderIdOfWorkflow, orderWorkflowId } from '../../../domain/index.js';
 import { allow, mayReadOrders, maySee, READ_NEEDS_ROLE } from '../access.js';
-import { OrderNotFoundError } from '../order-client.js';
+import { OrderNotFoundError, type OrderRef } from '../order-client.js';
 import { orderFromRecords, orderFromWorkflow, type ApiOrder } from '../order-view.js';
 import type { Principal } from '../principal.js';
 import { NoSuchOrder, OrderConflict } from '../refusals.js';
@@ -29,17 +29,34 @@ export async function readOrder(
   name: string,
   purpose: ReadPurpose = 'read',
 ): Promise<ApiOrder> {
+  return (await readClaimedOrder(parts, principal, name, purpose)).order;
+}
+
+/**
+ * `readOrder`, with the order as an action names it to the order client: its id and, when its ticket was found claimed,
+ * the run that claimed it, so that the action does not read the ticket again.
+ */
+export async function readClaimedOrder(
+  parts: OrderServiceParts,
+  principal: Principal,
+  name: string,
+  purpose: ReadPurpose = 'read',
+): Promise<{ order: ApiOrder; ref: OrderRef }> {
   allow(mayReadOrders(principal), READ_NEEDS_ROLE);
   const { orderId, ticket } = await resolveOrder(parts, name, principal);
   // No worker has started it (none serves its environment now): the records answer at once, and say so.
   const unstarted = ticket && !ticket.claimedRunId ? await parts.repository.getOrder(ticket.workflowId) : null;
   if (unstarted && ticket) {
     const order = orderFromRecords(unstarted);
-    return ticket.cancelledBeforeStartAt ? order : { ...order, waitingForWorkerSince: ticket.registeredAt };
+    return {
+      order: ticket.cancelledBeforeStartAt ? order : { ...order, waitingForWorkerSince: ticket.registeredAt },
+      ref: orderId,
+    };
   }
+  const ref: OrderRef = ticket?.claimedRunId ? { orderId, firstRunId: ticket.claimedRunId } : orderId;
   let order: ApiOrder | undefined;
   try {
-    order = await liveOrder(parts, orderId, purpose);
+    order = await liveOrder(parts, ref, purpose);
   } catch (error) {
     // Temporal forgot the order, or does not answer now: the records answer (`source: records`), as they can.
     const temporalDown = purpose === 'read' && unavailableDependency(error) === 'Temporal';
@@ -47,16 +64,13 @@ export async function readOrder(
     order = await orderFromRecordsOf(parts, orderId);
   }
   if (!order || !maySee(principal, order)) throw new NoSuchOrder(name);
-  return order;
+  return { order, ref };
 }
 
 /** The order from its workflow; from the records when this server is past its bound on reads at Temporal. */
-async function liveOrder(
-  parts: OrderServiceParts,
-  orderId: string,
-  purpose: ReadPurpose,
-): Promise<ApiOrder | undefined> {
-  const status = () => parts.orders.status(orderId);
+async function liveOrder(parts: OrderServiceParts, ref: OrderRef, purpose: ReadPurpose): Promise<ApiOrder | undefined> {
+  const orderId = typeof ref === 'string' ? ref : ref.orderId;
+  const status = () => parts.orders.status(ref);
   const live =
     purpose === 'read'
       ? await parts.liveReads.within(() => parts.temporal.withDeadline(Date.now() + READ_DEADLINE_MS, status))

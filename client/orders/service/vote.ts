@@ -5,7 +5,7 @@ import type { ApiOrder } from '../order-view.js';
 import { sameIdentity, type Principal } from '../principal.js';
 import { OrderConflict } from '../refusals.js';
 import type { OrderServiceParts } from './parts.js';
-import { readOrder } from './read.js';
+import { readClaimedOrder } from './read.js';
 
 export type Decision = 'approve' | 'reject';
 
@@ -32,7 +32,7 @@ export async function vote(
   sending: () => void,
 ): Promise<VoteOutcome> {
   allow(mayVote(principal), VOTE_NEEDS_ROLE);
-  const order = await readOrder(parts, principal, name, 'act');
+  const { order, ref } = await readClaimedOrder(parts, principal, name, 'act');
   if (order.waitingForWorkerSince)
     throw new OrderConflict(
       'NOT_STARTED',
@@ -54,8 +54,8 @@ export async function vote(
   const approverId = await parts.intake.canonicalRequester(principal.id);
   const fields = { approverId, ...named };
   return decision === 'approve'
-    ? parts.orders.approve(order.orderId, fields, sending)
-    : parts.orders.reject(order.orderId, fields, sending);
+    ? parts.orders.approve(ref, fields, sending)
+    : parts.orders.reject(ref, fields, sending);
 }
 
 /**
