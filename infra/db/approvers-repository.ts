@@ -12,7 +12,7 @@ import {
 } from './schemas.js';
 import { operation } from './validate.js';
 
-/** Who may approve orders, and with which roles. Approvers are deactivated, never deleted: votes refer to them. */
+/** Who may approve orders, and with which roles; which team each person's orders are charged to. Approvers are deactivated, never deleted: votes refer to them. */
 export interface ApproversRepository {
   /** Adds an active approver. Repeating the same add is a no-op; a different one under the same id is refused. */
   addApprover(input: NewApproverInput): Promise<{ created: boolean; approver: ApproverRecord }>;
@@ -30,10 +30,11 @@ export function createApproversRepository(sql: Sql): ApproversRepository {
   const notFound = (op: string, id: string) => new RepositoryError('not-found', `${op}: no approver with id ${id}`);
 
   const update = (op: string, input: ApproverUpdateInput) =>
-    operation(op, approverUpdateInput, input, async ({ id, displayName, roles, active }) => {
+    operation(op, approverUpdateInput, input, async ({ id, displayName, roles, team, active }) => {
       const [row] = await sql<ApproverRow[]>`
         UPDATE approvers SET display_name = coalesce(${displayName ?? null}, display_name),
                roles = coalesce(${roles ?? null}::text[], roles),
+               team = ${team === undefined ? sql`team` : team},
                active = coalesce(${active ?? null}::boolean, active),
                updated_at = now()
         WHERE id = ${id} RETURNING *`;
@@ -43,14 +44,15 @@ export function createApproversRepository(sql: Sql): ApproversRepository {
 
   return {
     addApprover: (input) =>
-      operation('addApprover', newApproverInput, input, async ({ id, displayName, roles }) => {
+      operation('addApprover', newApproverInput, input, async ({ id, displayName, roles, team = null }) => {
         const inserted = await sql<ApproverRow[]>`
-          INSERT INTO approvers (id, display_name, roles) VALUES (${id}, ${displayName}, ${roles}::text[])
+          INSERT INTO approvers (id, display_name, roles, team) VALUES (${id}, ${displayName}, ${roles}::text[], ${team})
           ON CONFLICT (id) DO NOTHING RETURNING *`;
         if (inserted.length > 0) return { created: true, approver: toApprover(inserted[0]) };
         const [row] = await sql<ApproverRow[]>`SELECT * FROM approvers WHERE id = ${id}`;
         const existing = toApprover(row);
-        if (existing.active && existing.displayName === displayName && sameRoles(existing.roles, roles)) {
+        const same = existing.displayName === displayName && sameRoles(existing.roles, roles) && existing.team === team;
+        if (existing.active && same) {
           return { created: false, approver: existing };
         }
         throw new RepositoryError(

@@ -37,6 +37,8 @@ const CONSTRAINT_RULES: Record<string, string> = {
   approvals_decision_valid: 'decision must be approve or reject',
   approvers_id_format: 'an approver id is letters, digits and . _ @ - (at most 128)',
   approvers_roles_format: 'roles are lowercase words (letters, digits, . _ -)',
+  approvers_team_format: 'a team is 1 to 64 letters, digits and . _ - (starting with a letter or digit)',
+  orders_team_format: 'a team is 1 to 64 letters, digits and . _ - (starting with a letter or digit)',
   buy_attempts_outcome_valid: 'a buy outcome is created, not-created or uncertain',
   buy_attempts_created_has_uid: 'a created buy needs its technicalServiceUid',
   order_events_workflow_id_fkey: 'the order must be recorded first',

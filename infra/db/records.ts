@@ -20,6 +20,8 @@ export interface OrderRecord {
   lastError: { message: string; at: string } | null;
   /** The approval policy that governs the order (null until the workflow has read it). */
   policy: { version: string; hash: string } | null;
+  /** The team the intake charged it to; null: none (its policy lists no teams, or it was recorded before teams). */
+  team: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -95,6 +97,8 @@ export interface ApproverRecord {
   id: string;
   displayName: string;
   roles: string[];
+  /** The team (cost centre) the person's orders are charged to when a request names none; null: none. */
+  team: string | null;
   active: boolean;
   createdAt: string;
   updatedAt: string;
@@ -140,6 +144,8 @@ export interface OrderRow {
   last_error_at: Date | null;
   policy_version: string | null;
   policy_hash: string | null;
+  /** Absent from reads that name their columns without it. */
+  team?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -182,6 +188,7 @@ export interface ApproverRow {
   id: string;
   display_name: string;
   roles: string[];
+  team: string | null;
   active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -243,6 +250,7 @@ export function toOrder(row: OrderRow): OrderRecord {
       row.policy_version === null || row.policy_version === undefined
         ? null
         : { version: row.policy_version, hash: row.policy_hash! },
+    team: row.team ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -293,6 +301,7 @@ export function toApprover(row: ApproverRow): ApproverRecord {
     id: row.id,
     displayName: row.display_name,
     roles: row.roles,
+    team: row.team,
     active: row.active,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

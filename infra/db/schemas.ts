@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { ORDER_STATES, type OrderState } from '../../domain/lifecycle/index.js';
+import { TEAM_ID_PATTERN, TEAM_ID_RULE } from '../../domain/approval/index.js';
 
 /** The order states, as the workflow names them (its states module is their one source) and the database checks them. */
 export const ORDER_STATUSES = ORDER_STATES;
@@ -39,6 +40,8 @@ const jsonObject = z.record(z.string(), z.unknown());
 export const approverIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'must be letters, digits and . _ @ - (at most 128)');
+/** A team (cost centre) as the policy names it. */
+export const teamSchema = z.string().regex(TEAM_ID_PATTERN, TEAM_ID_RULE);
 export const roleSchema = z
   .string()
   .regex(/^[a-z][a-z0-9._-]{0,63}$/, 'must be a lowercase word (letters, digits, . _ -), e.g. finance');
@@ -52,6 +55,8 @@ export const orderReceivedInput = z.object({
   request: jsonObject,
   /** The workflow run that received it. */
   runId: text(255).optional(),
+  /** The team the intake charged it to (checked against its policy's teams); absent or null: none. */
+  team: teamSchema.nullish(),
   at: moment.optional(),
 });
 
@@ -199,6 +204,8 @@ export const newApproverInput = z.object({
   id: approverIdSchema,
   displayName: text(255),
   roles,
+  /** The team (cost centre) the person's orders are charged to when a request names none. */
+  team: teamSchema.nullish(),
 });
 
 export const approverUpdateInput = z
@@ -206,11 +213,15 @@ export const approverUpdateInput = z
     id: approverIdSchema,
     displayName: text(255).optional(),
     roles: roles.optional(),
+    /** A team, or null to clear it. */
+    team: teamSchema.nullable().optional(),
     active: z.boolean().optional(),
   })
-  .refine((input) => input.displayName !== undefined || input.roles !== undefined || input.active !== undefined, {
-    message: 'name at least one of displayName, roles, active',
-  });
+  .refine(
+    (input) =>
+      input.displayName !== undefined || input.roles !== undefined || input.team !== undefined || input.active !== undefined,
+    { message: 'name at least one of displayName, roles, team, active' },
+  );
 
 export const listApproversInput = z.object({
   activeOnly: z.boolean().default(false),

@@ -45,7 +45,7 @@ test('update changes only the named fields; deactivate keeps the approver, inact
 
   await t.throwsAsync(repo.deactivateApprover('nobody'), { message: /deactivateApprover: no approver with id nobody/ });
   await t.throwsAsync(repo.updateApprover({ id: 'carl' }), {
-    message: /updateApprover: invalid input: .*name at least one of displayName, roles, active/,
+    message: /updateApprover: invalid input: .*name at least one of displayName, roles, team, active/,
   });
 });
 
@@ -79,4 +79,24 @@ test('bad approver ids and roles are refused naming the field and the rule', asy
   t.regex(error.message, /displayName: must not be empty/);
   t.regex(error.message, /roles\.0: must be a lowercase word/);
   t.deepEqual(await repo.listApprovers(), []);
+});
+
+test("a person's team is kept, compared when added again, changed or cleared by update, and checked", async (t) => {
+  const repo = await freshRepository();
+  const added = await repo.addApprover({ id: 'alice', displayName: 'Alice', roles: [], team: 'network' });
+  t.is(added.approver.team, 'network');
+  t.false((await repo.addApprover({ id: 'alice', displayName: 'Alice', roles: [], team: 'network' })).created);
+  await t.throwsAsync(repo.addApprover({ id: 'alice', displayName: 'Alice', roles: [] }), {
+    message: /approver alice already exists with other details/,
+  });
+  t.is((await repo.addApprover({ id: 'bob', displayName: 'Bob', roles: ['finance'] })).approver.team, null);
+
+  t.like(await repo.updateApprover({ id: 'alice', displayName: 'Alice A.' }), { team: 'network' });
+  t.like(await repo.updateApprover({ id: 'alice', team: 'sec-ops' }), { team: 'sec-ops', displayName: 'Alice A.' });
+  t.like(await repo.updateApprover({ id: 'alice', team: null }), { team: null });
+
+  const error = await t.throwsAsync(repo.addApprover({ id: 'carl', displayName: 'Carl', roles: [], team: 'net work' }));
+  t.is((error as RepositoryError).kind, 'invalid-input');
+  t.regex(error.message, /team: must be 1 to 64 letters, digits and \. _ -/);
+  t.is(await repo.getApprover('carl'), null);
 });

@@ -55,7 +55,10 @@ test.serial('approvers add, list, update and deactivate, in words and as JSON', 
     { env },
   );
   t.regex(again.stdout, /already exists; nothing changed/);
-  await runCli(['approvers', 'add', 'adam', '--name', 'Adam', '--roles', 'finance'], { env });
+  const adam = await runCli(['approvers', 'add', 'adam', '--name', 'Adam', '--roles', 'finance', '--team', 'network'], {
+    env,
+  });
+  t.is(adam.stdout, 'added approver adam (Adam; finance; team network)\n');
 
   const table = await runCli(['approvers', 'list'], { env });
   t.is(table.code, 0, table.stderr);
@@ -65,9 +68,9 @@ test.serial('approvers add, list, update and deactivate, in words and as JSON', 
       .split('\n')
       .map((line) => line.split(/\s{2,}/)),
     [
-      ['ID', 'NAME', 'ROLES', 'ACTIVE'],
-      ['adam', 'Adam', 'finance', 'yes'],
-      ['fiona@example.com', 'Fiona Finance', 'cfo,finance', 'yes'],
+      ['ID', 'NAME', 'ROLES', 'TEAM', 'ACTIVE'],
+      ['adam', 'Adam', 'finance', 'network', 'yes'],
+      ['fiona@example.com', 'Fiona Finance', 'cfo,finance', '-', 'yes'],
     ],
   );
 
@@ -82,7 +85,11 @@ test.serial('approvers add, list, update and deactivate, in words and as JSON', 
   );
 
   const updated = await runCli(['approvers', 'update', 'adam', '--roles', 'finance,cfo', '--activate'], { env });
-  t.is(updated.stdout, 'updated approver adam (Adam; cfo,finance)\n');
+  t.is(updated.stdout, 'updated approver adam (Adam; cfo,finance; team network)\n');
+  const moved = await runCli(['approvers', 'update', 'adam', '--team', 'sec-ops'], { env });
+  t.is(moved.stdout, 'updated approver adam (Adam; cfo,finance; team sec-ops)\n');
+  const cleared = await runCli(['approvers', 'update', 'adam', '--no-team'], { env });
+  t.is(cleared.stdout, 'updated approver adam (Adam; cfo,finance)\n');
 });
 
 test.serial('approvers refuses bad input naming the field and the rule, changing nothing', async (t) => {
@@ -91,6 +98,9 @@ test.serial('approvers refuses bad input naming the field and the rule, changing
   const result = await runCli(['approvers', 'add', 'carl', '--name', 'Carl', '--roles', 'Finance Team'], { env });
   t.not(result.code, 0);
   t.regex(result.stderr, /roles\.0: must be a lowercase word/);
+  const team = await runCli(['approvers', 'add', 'carl', '--name', 'Carl', '--roles', '', '--team', 'a team'], { env });
+  t.not(team.code, 0);
+  t.regex(team.stderr, /team: must be 1 to 64 letters, digits and \. _ -/);
   const missing = await runCli(['approvers', 'deactivate', 'nobody'], { env });
   t.not(missing.code, 0);
   t.regex(missing.stderr, /no approver with id nobody/);

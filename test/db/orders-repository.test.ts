@@ -53,6 +53,15 @@ test('recording an order twice keeps one order with one "received" event', async
   );
 });
 
+test('the team the intake charged an order to is recorded with it, and listed; a malformed one is refused', async (t) => {
+  const teamed = await newOrder({ team: 'network' });
+  t.is((await repo.getOrder(teamed.workflowId))!.order.team, 'network');
+  t.is((await repo.getOrder((await newOrder()).workflowId))!.order.team, null);
+  t.is((await repo.listOrders({ ticketId: teamed.ticketId }))[0].team, 'network');
+  const error = await t.throwsAsync(newOrder({ team: 'net work' }), { instanceOf: RepositoryError });
+  t.regex(error.message, /team: must be 1 to 64 letters, digits and \. _ -/);
+});
+
 test('a request with a secret left in clear is refused, naming the field and not the value', async (t) => {
   const request = {
     ticketId: 'CHG-LEAK',

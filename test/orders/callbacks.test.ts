@@ -47,6 +47,7 @@ function recordsOf(callbackUrl: string | undefined, more: Partial<OrderView> = {
       product: null,
       lastError: null,
       policy: null,
+      team: null,
       createdAt: at(0),
       updatedAt: at(2),
     },

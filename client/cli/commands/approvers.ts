@@ -20,13 +20,19 @@ export function registerApproversCommand(program: Command): void {
     );
 
   databaseOptions(approvers.command('add'))
-    .description('Add an active approver')
+    .description('Add an active approver (or, with no roles, a person of the directory: a requester and their team)')
     .argument('<id>', 'the approver id, e.g. an email address')
     .requiredOption('--name <name>', 'display name')
-    .requiredOption('--roles <roles>', 'comma-separated roles, e.g. finance,cfo')
-    .action((id: string, options: DatabaseCommandOptions & { name: string; roles: string }) =>
+    .requiredOption('--roles <roles>', 'comma-separated roles, e.g. finance,cfo ("" for none)')
+    .option('--team <team>', "the team (a policy's cost centre) their orders are charged to when a request names none")
+    .action((id: string, options: DatabaseCommandOptions & { name: string; roles: string; team?: string }) =>
       withRepository(options, async (repo) => {
-        const result = await repo.addApprover({ id, displayName: options.name, roles: parseRoles(options.roles) });
+        const result = await repo.addApprover({
+          id,
+          displayName: options.name,
+          roles: parseRoles(options.roles),
+          ...(options.team === undefined ? {} : { team: options.team }),
+        });
         printResult(options, result, () =>
           result.created
             ? `added ${describe(result.approver)}\n`
@@ -36,17 +42,21 @@ export function registerApproversCommand(program: Command): void {
     );
 
   databaseOptions(approvers.command('update'))
-    .description("Change an approver's name or roles, or reactivate them")
+    .description("Change an approver's name, roles or team, or reactivate them")
     .argument('<id>', 'the approver id')
     .option('--name <name>', 'new display name')
     .option('--roles <roles>', 'new comma-separated roles (replaces the old ones)')
+    .option('--team <team>', 'the team their orders are charged to when a request names none')
+    .option('--no-team', 'clear their team')
     .option('--activate', 'make an inactive approver active again')
-    .action((id: string, options: DatabaseCommandOptions & { name?: string; roles?: string; activate?: boolean }) =>
+    .action((id: string, options: DatabaseCommandOptions & UpdateOptions) =>
       withRepository(options, async (repo) => {
         const approver = await repo.updateApprover({
           id,
           displayName: options.name,
           roles: options.roles === undefined ? undefined : parseRoles(options.roles),
+          // commander: --team <team> gives the text, --no-team false, neither undefined.
+          team: options.team === false ? null : options.team,
           active: options.activate ? true : undefined,
         });
         printResult(options, approver, () => `updated ${describe(approver)}\n`);
@@ -64,6 +74,13 @@ export function registerApproversCommand(program: Command): void {
     );
 }
 
+interface UpdateOptions {
+  name?: string;
+  roles?: string;
+  team?: string | false;
+  activate?: boolean;
+}
+
 /** "finance, cfo" → ['finance', 'cfo']; the repository checks each role's form. */
 function parseRoles(list: string): string[] {
   return list
@@ -74,11 +91,12 @@ function parseRoles(list: string): string[] {
 
 function describe(approver: ApproverRecord): string {
   const roles = approver.roles.length > 0 ? approver.roles.join(',') : 'no roles';
-  return `approver ${approver.id} (${approver.displayName}; ${roles}${approver.active ? '' : '; inactive'})`;
+  const team = approver.team === null ? '' : `; team ${approver.team}`;
+  return `approver ${approver.id} (${approver.displayName}; ${roles}${team}${approver.active ? '' : '; inactive'})`;
 }
 
 function approversTable(list: ApproverRecord[]): string {
   if (list.length === 0) return 'No approvers.\n';
-  const rows = list.map((a) => [a.id, a.displayName, a.roles.join(','), a.active ? 'yes' : 'no']);
-  return formatTable(['ID', 'NAME', 'ROLES', 'ACTIVE'], rows);
+  const rows = list.map((a) => [a.id, a.displayName, a.roles.join(','), a.team ?? '-', a.active ? 'yes' : 'no']);
+  return formatTable(['ID', 'NAME', 'ROLES', 'TEAM', 'ACTIVE'], rows);
 }

@@ -43,9 +43,9 @@ export function createOrderIntake(sql: Sql): OrderIntake {
         // One statement (the order and its event 0 together, or neither): a round trip, not four.
         const [inserted] = await sql<Array<{ created: boolean }>>`
           WITH created AS (
-            INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request, run_id)
+            INSERT INTO orders (workflow_id, ticket_id, environment, requested_by, request, run_id, team)
             VALUES (${order.workflowId}, ${order.ticketId}, ${order.environment}, ${order.requestedBy},
-                    ${jsonParameter(sql, order.request)}, ${order.runId ?? null})
+                    ${jsonParameter(sql, order.request)}, ${order.runId ?? null}, ${order.team ?? null})
             ON CONFLICT (workflow_id) DO NOTHING
             RETURNING workflow_id
           ), received AS (
