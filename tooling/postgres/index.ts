@@ -72,7 +72,7 @@ const runningAsRoot = () => userInfo().uid === 0;
  * SIGTERM, SIGHUP, beforeExit, exit, message) that stop every cluster and call process.exit — cutting
  * short a worker's graceful shutdown, overriding the exit code, and throwing at exit. We import it lazily, for
  * initdb only (importing this module has no side effects), and unhook exactly those handlers through the same
- * `async-exit-hook` instance: whoever started a server stops it, and the server's supervisor (see SUPERVISOR)
+ * `async-exit-hook` instance: whoever started a server stops it, and the server's supervisor (see supervise.ts)
  * stops it if the process ends without doing so.
  */
 async function loadEmbeddedPostgres() {

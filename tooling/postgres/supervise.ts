@@ -8,12 +8,12 @@ import { constants as osConstants } from 'node:os';
  * when its standard input reaches end of file: when the program that started it closes that pipe (stop()), or
  * ends, however it ends (SIGKILL too), as the pipe closes with it. So no server outlives the program that started it.
  */
-const SUPERVISOR = `
+const supervisor = (signal: StopSignal) => `
 exec 3<&0
 "$@" </dev/null >&2 3<&- &
 server=$!
 echo "$server"
-{ while read -r _; do :; done; kill -INT "$server" 2>/dev/null; } <&3 &
+{ while read -r _; do :; done; kill -${signal} "$server" 2>/dev/null; } <&3 &
 watch=$!
 exec 3<&- </dev/null
 wait "$server"
@@ -41,16 +41,23 @@ export interface SuperviseOptions {
   account?: { uid: number; gid: number };
   /** The server's umask (0o077: the files it makes are its owner's alone). Default: this process's. */
   umask?: number;
+  /**
+   * The signal that stops it; default INT. A shell starts a background command with SIGINT ignored, so a server that
+   * sets no handler of its own for it (Temporal's Web UI server) is stopped with TERM.
+   */
+  stopSignal?: StopSignal;
 }
 
+export type StopSignal = 'INT' | 'TERM';
+
 /**
- * Starts a server under SUPERVISOR, in a session (and so a process group) of its own: a terminal's Ctrl-C, which
+ * Starts a server under the supervisor (above), in a session (and so a process group) of its own: a terminal's Ctrl-C, which
  * signals its whole foreground process group, reaches the program that started the server, not the server, so that
  * program can stop what depends on the server first. Resolves once the server runs (its process id is known);
  * whether it is ready to serve is for the caller to find out.
  */
 export function superviseServer(binary: string, args: string[], options: SuperviseOptions): Promise<SupervisedServer> {
-  const script = options.umask === undefined ? SUPERVISOR : `umask ${options.umask.toString(8)}\n${SUPERVISOR}`;
+  const script = `${options.umask === undefined ? '' : `umask ${options.umask.toString(8)}\n`}${supervisor(options.stopSignal ?? 'INT')}`;
   const child = spawn('/bin/sh', ['-c', script, options.name, binary, ...args], {
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
