@@ -15,6 +15,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { untilAnswers, withConnection } from '../start-dev-server.js';
 import { DYNAMIC_CONFIG, SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
+import { lastWords } from './last-words.js';
 import { recordedHistoryShards } from './metadata.js';
 import { acceptsAStart, registerNamespace } from './register.js';
 import { prepareSchemas, type SchemaStep } from './schema.js';
@@ -119,9 +120,13 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     log(`temporal cluster: serving on ${cluster.address}`);
     return cluster;
   } catch (error) {
+    const said = await Promise.all(
+      services.filter((service) => !service.alive()).map(async (s) => `${s.name} said: ${await lastWords(s.logFile)}`),
+    );
     await stopAll();
     throw new Error(
-      `the Temporal cluster did not start: ${(error as Error).message}; its processes' logs are in ${options.dir}`,
+      `the Temporal cluster did not start: ${(error as Error).message}; its processes' logs are in ${options.dir}` +
+        said.map((words) => `\n  ${words}`).join(''),
     );
   }
 }

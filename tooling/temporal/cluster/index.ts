@@ -1,6 +1,7 @@
 /**
  * A Temporal cluster of one's own, shaped like production (cluster.ts), from the parts tools.ts builds: what
- * `mve-orders cluster`, `mve-orders dev --temporal cluster`, the topology harness, chaos and the benches run.
+ * `mve-orders cluster`, `mve-orders dev --temporal cluster`, the topology harness, chaos and the benches run; the
+ * Web UI server beside it (web-ui.ts).
  */
 export {
   DEFAULT_HISTORY_SHARDS,
@@ -13,3 +14,12 @@ export {
 export { SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
 export { databaseOf } from './database.js';
 export type { ClusterService } from './service.js';
+export { READY_PROBE_TYPE } from './register.js';
+export { startWebUiServer, type WebUiServer, type WebUiServerOptions } from './web-ui.js';
+export {
+  installClusterTools,
+  installedClusterTools,
+  TEMPORAL_SERVER_VERSION,
+  TEMPORAL_UI_VERSION,
+  type ClusterTools,
+} from './tools.js';

@@ -42,6 +42,9 @@ function indexedValueType(
   return IndexedValueType[name as keyof typeof IndexedValueType];
 }
 
+/** The type of the readiness probe's workflows: never run, ended at once; not an order's. */
+export const READY_PROBE_TYPE = 'clusterReadyProbe';
+
 /**
  * Whether the cluster takes an order's start: a workflow started with the four search attributes set (history must
  * own the shard, the frontend must know the attributes), then terminated. Nothing polls its task queue, so it never
@@ -57,7 +60,7 @@ export async function acceptsAStart(connection: Connection, namespace: string): 
     namespace,
     workflowId,
     requestId: randomUUID(),
-    workflowType: { name: 'clusterReadyProbe' },
+    workflowType: { name: READY_PROBE_TYPE },
     taskQueue: { name: 'cluster-ready-probe' },
     searchAttributes: {
       indexedFields: Object.fromEntries(
