@@ -24,8 +24,17 @@ export interface DevState {
   pid: number;
   startedAt: string;
   dataDir: string;
-  /** `uiUrl`: the Web UI of the Temporal server dev started (none when TEMPORAL_ADDRESS names one). */
-  temporal: { address: string; namespace: string; taskQueue: string; uiUrl?: string };
+  /**
+   * `kind`: the Temporal dev started, `start-dev` or `cluster` (`mve-orders dev --temporal`), or `external`
+   * (TEMPORAL_ADDRESS's); absent in the file of a dev older than it. `uiUrl`: the Web UI of the Temporal dev started.
+   */
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    kind?: 'start-dev' | 'cluster' | 'external';
+    uiUrl?: string;
+  };
   databaseUrl: string;
   api: {
     environment: 'staging' | 'production';

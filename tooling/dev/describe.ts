@@ -21,16 +21,15 @@ export function describeDev(report: DevReport): string {
     `${redactDatabaseUrl(state.databaseUrl)}${embedded.postgres ? ` (embedded; data in ${show(report.postgresDataDir ?? `${state.dataDir}/postgres`)})` : ' (DATABASE_URL)'}`,
   );
   const server = report.temporalServer;
-  row(
-    'Temporal',
-    `${state.temporal.address} (${
-      server.kind === 'real'
-        ? `temporal server start-dev: Server ${server.version}, CLI at ${show(server.cli.path)} (${server.cli.via}); ` +
-          `state in ${show(server.dbFile)}, kept across restarts: ${runs(server.openRuns)} carried over; log in ${show(server.logFile)}`
-        : 'TEMPORAL_ADDRESS'
-    })`,
-  );
-  if (server.kind === 'real')
+  row('Temporal', `${state.temporal.address} (${describeTemporal(server, show)})`);
+  if (server.kind === 'cluster')
+    for (const process of server.processes)
+      row(
+        '',
+        `${process.name.padEnd(11)} pid ${String(process.pid).padEnd(8)} gRPC ${process.grpc.padEnd(16)} ` +
+          `metrics ${process.metricsUrl}  log ${show(process.logFile)}`,
+      );
+  if (server.kind !== 'external')
     row(
       'Web UI',
       `${server.uiUrl}  (payloads decoded once this browser is signed in to the console as ops, e.g. olga; docs/running.md)`,
@@ -77,6 +76,22 @@ export function describeDev(report: DevReport): string {
     '',
   );
   return lines.join('\n');
+}
+
+/** Which Temporal runs, and where its state and logs are. */
+function describeTemporal(server: DevReport['temporalServer'], show: (path: string) => string): string {
+  if (server.kind === 'external') return 'TEMPORAL_ADDRESS';
+  const carried = `kept across restarts: ${runs(server.openRuns)} carried over`;
+  if (server.kind === 'real')
+    return (
+      `temporal server start-dev: Server ${server.version}, CLI at ${show(server.cli.path)} (${server.cli.via}); ` +
+      `state in ${show(server.dbFile)}, ${carried}; log in ${show(server.logFile)}`
+    );
+  return (
+    `a Temporal cluster: Server ${server.version} built from go.temporal.io/server, ${server.processes.length} ` +
+    `processes, ${server.historyShards} history shards; state in ${server.database}, ${carried}; config and logs ` +
+    `in ${show(server.dir)}`
+  );
 }
 
 /** What the reader should know first: ports that moved, orders an earlier server strands. */

@@ -67,7 +67,7 @@ async function retiredSchema(sql: Sql): Promise<string | undefined> {
 }
 
 /** The orders of the records that have not ended, oldest first. */
-async function openOrders(sql: Sql): Promise<StrandedOrder[]> {
+export async function openOrders(sql: Sql): Promise<StrandedOrder[]> {
   const ended = ORDER_STATES.filter(hasEnded);
   const rows = await sql<Array<{ workflow_id: string; ticket_id: string; status: OrderState }>>`
     SELECT workflow_id, ticket_id, status FROM orders WHERE status NOT IN ${sql(ended)} ORDER BY created_at`;
@@ -75,7 +75,7 @@ async function openOrders(sql: Sql): Promise<StrandedOrder[]> {
 }
 
 /** Those of `orders` whose workflow the Temporal server does not know. */
-async function unknownTo(
+export async function unknownTo(
   temporal: { address: string; config: TemporalConfig },
   orders: StrandedOrder[],
 ): Promise<StrandedOrder[]> {

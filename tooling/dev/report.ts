@@ -65,7 +65,8 @@ function devState(dev: StartedDev): DevState {
       address: temporal.address,
       namespace: temporalConfig.namespace,
       taskQueue: temporalConfig.taskQueue,
-      ...(temporal.server.kind === 'real' ? { uiUrl: temporal.server.uiUrl } : {}),
+      kind: temporal.server.kind === 'real' ? 'start-dev' : temporal.server.kind,
+      ...(temporal.server.kind === 'external' ? {} : { uiUrl: temporal.server.uiUrl }),
     },
     databaseUrl: dev.database.url,
     api: {

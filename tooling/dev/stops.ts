@@ -10,6 +10,8 @@ export const STOP_STEPS = {
   attention: { order: 3, name: 'order events', stopped: 'order events no longer followed', limitMs: 15_000 },
   simulator: { order: 4, name: 'API simulator', stopped: 'API simulator closed', limitMs: 15_000 },
   temporal: { order: 5, name: 'Temporal', stopped: 'Temporal closed', limitMs: 30_000 },
+  // Its kinds one after the other (frontends first), each process given up to 10 s before it is killed.
+  temporalCluster: { order: 5, name: 'Temporal cluster', stopped: 'Temporal cluster stopped', limitMs: 60_000 },
   postgres: { order: 6, name: 'PostgreSQL', stopped: 'PostgreSQL stopped', limitMs: 30_000 },
 } as const;
 

@@ -1,9 +1,12 @@
 import type { TemporalConfig } from '../../config/temporal.js';
+import type { DevDatabase } from './database.js';
 import { HOST, type PortPlan } from './port-plan.js';
 import { concretePort } from './ports.js';
 import { startRealTemporal, type RunningRealTemporal } from './real-temporal.js';
 import { NEVER_LOST, STOP_STEPS, watchUnaskedEnd, type DevStops } from './stops.js';
 import type { TemporalCli } from './temporal-cli.js';
+import { startDevCluster, type ClusterReport } from './temporal-cluster.js';
+import type { DevTemporalKind } from './temporal-kind.js';
 import { startWebUiFront, type WebUiFront } from './web-ui-front.js';
 
 /** `dbFile`: where the server keeps its state; `openRuns`: the workflow runs open in it when it started. */
@@ -17,7 +20,8 @@ export type TemporalServerReport =
       openRuns: number;
       logFile: string;
       uiUrl: string;
-    };
+    }
+  | ClusterReport;
 
 export interface DevTemporal {
   address: string;
@@ -30,7 +34,10 @@ export interface DevTemporal {
 }
 
 export interface DevTemporalOptions {
-  /** The temporal CLI that runs the server; none when TEMPORAL_ADDRESS names one. */
+  env: NodeJS.ProcessEnv;
+  /** start-dev (with `cli`) or a cluster (`--temporal cluster`); ignored when TEMPORAL_ADDRESS names a server. */
+  kind: DevTemporalKind;
+  /** The temporal CLI that runs start-dev; none for a cluster, or when TEMPORAL_ADDRESS names a server. */
   cli: TemporalCli | undefined;
   config: TemporalConfig;
   dataDir: string;
@@ -38,16 +45,22 @@ export interface DevTemporalOptions {
   apiPort: number;
   ports: PortPlan;
   stops: DevStops;
+  /** The cluster keeps its state on dev's PostgreSQL server. */
+  database: DevDatabase;
+  log: (line: string) => void;
 }
 
 /**
- * TEMPORAL_ADDRESS's server, else Temporal's own (`temporal server start-dev`), its state kept in the data folder. Its
- * Web UI is reached through dev's front (web-ui-front.ts) on the Web UI's port, which has the UI decode payloads
- * through the API's codec server with the browser's console sign-in; start-dev's own UI server listens behind it.
+ * TEMPORAL_ADDRESS's server, else Temporal's own: `temporal server start-dev`, its state kept in the data folder, or a
+ * cluster (temporal-cluster.ts), its state in PostgreSQL. Its Web UI is reached through dev's front (web-ui-front.ts)
+ * on the Web UI's port, which has the UI decode payloads through the API's codec server with the browser's console
+ * sign-in; start-dev's own UI server (or the cluster's UI server) listens behind it.
  */
 export async function startDevTemporal(options: DevTemporalOptions): Promise<DevTemporal> {
   const { cli, config } = options;
-  if (!cli) return { address: config.address!, server: { kind: 'external' }, lost: NEVER_LOST, uiOrigins: [] };
+  if (config.address) return { address: config.address, server: { kind: 'external' }, lost: NEVER_LOST, uiOrigins: [] };
+  if (options.kind === 'cluster') return startDevCluster(options);
+  if (!cli) throw new Error('start-dev needs a temporal CLI');
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(options, cli);

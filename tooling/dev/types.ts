@@ -2,6 +2,7 @@ import type { EarlierOrders } from './earlier-orders.js';
 import type { GivenPorts, MovedPort } from './port-plan.js';
 import type { DevState } from '../../client/cli/dev-state.js';
 import type { TemporalServerReport } from './temporal.js';
+import type { DevTemporalKind } from './temporal-kind.js';
 import type { DevUser } from './users.js';
 
 export type { TemporalServerReport };
@@ -12,6 +13,8 @@ export interface DevOptions extends GivenPorts {
   dataDir: string;
   /** End in the records the orders the retired embedded Temporal server strands, and drop its state (earlier-orders.ts). */
   dropEarlierOrders?: boolean;
+  /** Which Temporal dev starts (`--temporal`): start-dev by default. */
+  temporal?: DevTemporalKind;
   log: (line: string) => void;
 }
 
@@ -46,7 +49,10 @@ export interface RunningDev extends DevReport {
    * killed, crashed, or stopped by someone else. Never resolves otherwise.
    */
   postgresLost: Promise<string>;
-  /** Likewise for the real Temporal server: resolves, saying how and where its log is, if it ends unasked. */
+  /**
+   * Likewise for the Temporal dev started: resolves, saying how and where its log is, if it ends unasked (a cluster:
+   * if any of its processes does).
+   */
   temporalLost: Promise<string>;
   /**
    * Removes the state file, then stops taking HTTP requests, stops the worker (letting running tasks finish), the
