@@ -18,11 +18,12 @@ import { registerApproveCommand, registerRejectCommand } from './commands/vote.j
 import { registerWorkerCommand } from './commands/worker.js';
 
 /**
- * The commands of a machine of your own, `dev` and `sim`: development tooling (tooling/commands), which the product
- * never imports. The entry point (bin/cli.ts) hands them in; without them the command serves the product alone.
+ * The commands of a machine of your own, `dev`, `cluster` and `sim`: development tooling (tooling/commands), which the
+ * product never imports. The entry point (bin/cli.ts) hands them in; without them the command serves the product alone.
  */
 export interface ToolingCommands {
   registerDevCommand(program: Command): void;
+  registerClusterCommand(program: Command): void;
   registerSimCommand(program: Command): void;
 }
 
@@ -74,6 +75,7 @@ export function registerCommands(program: Command, tooling?: ToolingCommands, de
   registerApprovalsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
+  tooling?.registerClusterCommand(program);
   tooling?.registerSimCommand(program);
   registerLocationsCommand(program);
   registerImagesCommand(program);

@@ -82,7 +82,8 @@ test('the list of commands and each order command’s help load none of the engi
   const top = await launch(t.context.hooks, ['--help']);
   t.is(top.code, 0, top.stderr);
   t.regex(top.stdout, /^Usage: mve-orders/);
-  for (const command of ['submit', 'status', 'history', 'approve', 'cancel', 'approvals', 'worker', 'serve']) {
+  const commands = ['submit', 'status', 'history', 'approve', 'cancel', 'approvals', 'worker', 'serve', 'cluster'];
+  for (const command of commands) {
     const help = await launch(t.context.hooks, [command, '--help']);
     t.is(help.code, 0, `${command} --help: ${help.stderr}`);
     t.regex(help.stdout, new RegExp(`^Usage: mve-orders ${command}`), command);
