@@ -11,6 +11,11 @@ import { withTimeout } from '../orders/fixtures/restart-env.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../bin/mve-orders.js', import.meta.url));
+/**
+ * Node's own options for every command started here, space-separated: `TOPOLOGY_NODE_ARGS='--cpu-prof
+ * --cpu-prof-dir=/tmp/prof'` writes a CPU profile of each worker and server as it ends (NODE_OPTIONS refuses --cpu-prof).
+ */
+const NODE_ARGS = (process.env['TOPOLOGY_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean);
 
 export interface CliProcess {
   /** The command's own process id (not its supervisor's). */
@@ -45,7 +50,7 @@ export async function startCliProcess(options: CliProcessOptions): Promise<CliPr
   let partial = '';
   let ready: ((match: RegExpExecArray) => void) | undefined;
   const readyMatch = new Promise<RegExpExecArray>((resolve) => (ready = resolve));
-  const supervised = await superviseServer(process.execPath, [CLI, ...options.args], {
+  const supervised = await superviseServer(process.execPath, [...NODE_ARGS, CLI, ...options.args], {
     name: `${options.name.replace(/\s+/g, '-')}-supervisor`,
     env: options.env,
     output: (chunk) => {
