@@ -15,20 +15,26 @@ export interface CpuTimes {
   /** The SDK's Rust core (its tokio threads). */
   rustCore: number;
   postgres: number;
-  /** `temporal server start-dev`. */
+  /** Temporal's own processes: `temporal server start-dev`, or each service of a cluster. */
   temporal: number;
+  /** A Temporal cluster's PostgreSQL (start-dev keeps its state in its own process). */
+  temporalPostgres: number;
 }
 
-const PARTS = ['main', 'nodeThreads', 'rustCore', 'postgres', 'temporal'] as const;
+const PARTS = ['main', 'nodeThreads', 'rustCore', 'postgres', 'temporal', 'temporalPostgres'] as const;
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /**
  * The CPU times so far (ms), or undefined where /proc cannot tell them. `postgresDataDir` names the PostgreSQL
- * server's cluster, `temporalPid` the Temporal server's process.
+ * server's cluster, `temporalPids` Temporal's processes, `temporalPostgresDataDir` a Temporal cluster's PostgreSQL.
  */
-export function readCpuTimes(servers: { postgresDataDir: string; temporalPid: number }): CpuTimes | undefined {
+export function readCpuTimes(servers: {
+  postgresDataDir: string;
+  temporalPids: number[];
+  temporalPostgresDataDir?: string;
+}): CpuTimes | undefined {
   if (!existsSync('/proc/self/task')) return undefined;
-  const times: CpuTimes = { main: 0, nodeThreads: 0, rustCore: 0, postgres: 0, temporal: 0 };
+  const times: CpuTimes = { main: 0, nodeThreads: 0, rustCore: 0, postgres: 0, temporal: 0, temporalPostgres: 0 };
   const self = String(process.pid);
   for (const tid of readdirSync('/proc/self/task')) {
     const stat = readStat(`/proc/self/task/${tid}/stat`);
@@ -36,17 +42,20 @@ export function readCpuTimes(servers: { postgresDataDir: string; temporalPid: nu
     const part = tid === self ? 'main' : stat.name.startsWith('tokio-runtime') ? 'rustCore' : 'nodeThreads';
     times[part] += stat.cpuMs;
   }
-  const postmaster = postmasterPid(servers.postgresDataDir);
-  const temporal = String(servers.temporalPid);
+  const servings: Array<[string | undefined, 'postgres' | 'temporal' | 'temporalPostgres']> = [
+    [postmasterPid(servers.postgresDataDir), 'postgres'],
+    ...servers.temporalPids.map((pid): [string, 'temporal'] => [String(pid), 'temporal']),
+    [servers.temporalPostgresDataDir ? postmasterPid(servers.temporalPostgresDataDir) : undefined, 'temporalPostgres'],
+  ];
   for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
     const stat = readStat(`/proc/${pid}/stat`);
     if (!stat) continue;
     // Each server, what it forked and still runs (PostgreSQL's backends and helpers), and what it forked that has
     // ended (a backend whose connection closed: its CPU moves into its parent's count of ended children).
-    if (postmaster && pid === postmaster) times.postgres += stat.cpuMs + stat.endedChildrenCpuMs;
-    if (postmaster && stat.parent === postmaster) times.postgres += stat.cpuMs;
-    if (pid === temporal) times.temporal += stat.cpuMs + stat.endedChildrenCpuMs;
-    if (stat.parent === temporal) times.temporal += stat.cpuMs;
+    for (const [server, part] of servings) {
+      if (server && pid === server) times[part] += stat.cpuMs + stat.endedChildrenCpuMs;
+      if (server && stat.parent === server) times[part] += stat.cpuMs;
+    }
   }
   return times;
 }

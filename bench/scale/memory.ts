@@ -2,6 +2,26 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
+/** One process of a stack: its RSS and its PSS (shared pages divided among the processes that map them), in MiB. */
+export interface ProcessMemory {
+  process: string;
+  pid: number;
+  /** How many processes the figures sum: a PostgreSQL server's postmaster and backends. */
+  processes: number;
+  'RSS MiB': number;
+  'PSS MiB': number;
+}
+
+/**
+ * A process's memory, or with `tree` the memory of it and everything it started (PostgreSQL's postmaster and its
+ * backends, whose RSS counts the shared buffers once per backend: their PSS sum counts them once).
+ */
+export function processMemory(process: string, pid: number, options: { tree?: boolean } = {}): ProcessMemory {
+  const pids = options.tree ? treeOf(pid) : [pid];
+  const sum = (read: (each: number) => number) => Math.round(pids.reduce((total, each) => total + read(each), 0));
+  return { process, pid, processes: pids.length, 'RSS MiB': sum(rssMiB), 'PSS MiB': sum(pssMiB) };
+}
+
 /** Resident set size of one process, in MiB. */
 export function rssMiB(pid: number): number {
   return kiBField(`/proc/${pid}/status`, 'VmRSS') / 1024;
@@ -24,9 +44,14 @@ export function postgresPssMiB(dataDir: string): number {
  * whole stack's memory, the Node runtime's pages shared between its processes counted once.
  */
 function treePssMiB(root: number): number {
+  return treeOf(root).reduce((sum, pid) => sum + pssMiB(pid), 0);
+}
+
+/** A process and everything it started, theirs too. */
+function treeOf(root: number): number[] {
   const pids = [root];
   for (let i = 0; i < pids.length; i++) pids.push(...childrenOf(pids[i]));
-  return pids.reduce((sum, pid) => sum + pssMiB(pid), 0);
+  return pids;
 }
 
 /** The proportional set size of one process, in MiB. */
