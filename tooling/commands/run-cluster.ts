@@ -9,6 +9,7 @@ import { redactDatabaseUrl } from '../../infra/db/index.js';
 import { concretePort } from '../dev/ports.js';
 import { startEmbeddedPostgres } from '../postgres/index.js';
 import {
+  clusterConnections,
   databaseOf,
   installClusterTools,
   startTemporalCluster,
@@ -64,7 +65,8 @@ export async function runCluster(options: ClusterCommandOptions): Promise<void> 
 }
 
 async function startParts(options: ClusterCommandOptions, folder: string, parts: Part[]): Promise<ClusterSummary> {
-  const postgres = await startDatabase(folder, parts);
+  const processes = (options.frontend ?? 1) + (options.history ?? 2) + (options.matching ?? 2) + 1;
+  const postgres = await startDatabase(folder, parts, processes);
   const tools = await installClusterTools({ log });
   const frontendPort = await chosenPort(options.port, DEFAULT_PORT, '--port');
   const namespace = process.env['TEMPORAL_NAMESPACE']?.trim() || 'default';
@@ -97,14 +99,19 @@ async function startParts(options: ClusterCommandOptions, folder: string, parts:
   return summaryOf({ folder, postgres, cluster, ui, notes: moved });
 }
 
-/** The embedded PostgreSQL in `<folder>/postgres`, or DATABASE_URL's server. */
+/**
+ * The embedded PostgreSQL in `<folder>/postgres`, with room for the connections of the cluster's processes on top of
+ * PostgreSQL's default 100 (for a serve and a worker of yours on it), or DATABASE_URL's server.
+ */
 async function startDatabase(
   folder: string,
   parts: Part[],
+  processes: number,
 ): Promise<{ url: string; embedded: boolean; dataDir?: string }> {
   const external = process.env['DATABASE_URL']?.trim();
   if (external) return { url: external, embedded: false };
-  const server = await startEmbeddedPostgres({ dataDir: join(folder, 'postgres') });
+  const settings = { max_connections: String(100 + clusterConnections(processes)) };
+  const server = await startEmbeddedPostgres({ dataDir: join(folder, 'postgres'), settings });
   parts.push({ name: 'PostgreSQL', stop: () => server.stop(), lost: server.exited });
   return { url: server.adminUrl, embedded: true, dataDir: server.dataDir };
 }

@@ -17,19 +17,31 @@ export interface DevDatabase {
   users: DevUser[];
 }
 
-/** DATABASE_URL's database, else the embedded PostgreSQL (stopped last); migrated, demo people and users in it. */
-export async function startDevDatabase(env: NodeJS.ProcessEnv, dataDir: string, stops: DevStops): Promise<DevDatabase> {
+/**
+ * DATABASE_URL's database, else the embedded PostgreSQL (stopped last), with `settings` beyond its own; migrated, demo
+ * people and users in it.
+ */
+export async function startDevDatabase(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  stops: DevStops,
+  settings?: Record<string, string>,
+): Promise<DevDatabase> {
   const server = env['DATABASE_URL']
     ? { url: env['DATABASE_URL'], postgresDataDir: undefined, postgresLost: NEVER_LOST }
-    : await startPostgres(dataDir, stops);
+    : await startPostgres(dataDir, stops, settings);
   return { ...server, ...(await prepareDatabase(server.url, dataDir)) };
 }
 
 async function startPostgres(
   dataDir: string,
   stops: DevStops,
+  settings: Record<string, string> | undefined,
 ): Promise<Pick<DevDatabase, 'url' | 'postgresDataDir' | 'postgresLost'>> {
-  const postgres = await startEmbeddedPostgres({ dataDir: join(dataDir, 'postgres') });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: join(dataDir, 'postgres'),
+    ...(settings ? { settings } : {}),
+  });
   const end = watchUnaskedEnd(postgres.exited);
   stops.add(STOP_STEPS.postgres, async () => {
     const ended = end.ask();

@@ -12,6 +12,7 @@ import { loadDevSecrets } from './secrets.js';
 import { startDevSimulator } from './simulator.js';
 import { DevStops } from './stops.js';
 import { startDevTemporal, type DevTemporal } from './temporal.js';
+import { CLUSTER_POSTGRES_SETTINGS } from './temporal-cluster.js';
 import { requireTemporalCli } from './temporal-cli.js';
 import { refuseStrandingSwitch, rememberTemporalKind } from './temporal-switch.js';
 import type { DevOptions, RunningDev } from './types.js';
@@ -37,7 +38,8 @@ export async function startDev(options: DevOptions): Promise<RunningDev> {
   const ports = await PortPlan.forStart(options, dataDir);
   const stops = new DevStops(log);
   try {
-    const database = await startDevDatabase(env, dataDir, stops);
+    const onCluster = options.temporal === 'cluster';
+    const database = await startDevDatabase(env, dataDir, stops, onCluster ? CLUSTER_POSTGRES_SETTINGS : undefined);
     const { apiPort, temporal } = await startTemporal({ options, temporalConfig, temporalCli, database, ports, stops });
     const earlier = await earlierOrders({
       databaseUrl: database.url,

@@ -8,7 +8,9 @@
 import { join } from 'node:path';
 import type { TemporalConfig } from '../../config/temporal.js';
 import {
+  clusterConnections,
   databaseOf,
+  DEFAULT_SERVICE_COUNTS,
   installClusterTools,
   READY_PROBE_TYPE,
   startTemporalCluster,
@@ -25,6 +27,14 @@ import { concretePort } from './ports.js';
 import { STOP_STEPS, watchUnaskedEnd, type DevStops } from './stops.js';
 import { DEV_CLUSTER_DIR } from './temporal-switch.js';
 import { startWebUiFront, type WebUiFront } from './web-ui-front.js';
+
+/**
+ * dev's embedded PostgreSQL with the cluster on it: room for the cluster's connections (config.ts) on top of
+ * PostgreSQL's default 100, which the product's pools fit in.
+ */
+export const CLUSTER_POSTGRES_SETTINGS = {
+  max_connections: String(100 + clusterConnections(Object.values(DEFAULT_SERVICE_COUNTS).reduce((a, b) => a + b))),
+};
 
 export interface DevClusterOptions {
   env: NodeJS.ProcessEnv;

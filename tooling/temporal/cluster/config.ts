@@ -45,6 +45,18 @@ export interface ServiceConfigInput {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
 
+/** The PostgreSQL connections one process of the cluster may hold, to each of its two stores. */
+export const STORE_CONNECTIONS = { default: 20, visibility: 10 } as const;
+
+/**
+ * What the cluster may hold at once on its PostgreSQL server: `processes` times both stores' connections. An idle
+ * cluster of six already holds about 75, so a server of PostgreSQL's default max_connections (100) shared with the
+ * product runs out under load; `mve-orders cluster` and dev's cluster give their embedded PostgreSQL room for these.
+ */
+export function clusterConnections(processes: number): number {
+  return processes * (STORE_CONNECTIONS.default + STORE_CONNECTIONS.visibility);
+}
+
 /** Temporal's PostgreSQL connections for one store; a cluster process holds up to `maxConns` to each. */
 function datastore(database: ClusterDatabase, name: string, maxConns: number): object {
   return {
@@ -72,8 +84,8 @@ export function serviceConfig(input: ServiceConfigInput): object {
       // Fixed for the life of the cluster: a shard is the unit the history hosts share out between them.
       numHistoryShards: input.historyShards,
       datastores: {
-        default: datastore(database, database.database, 20),
-        visibility: datastore(database, database.visibilityDatabase, 10),
+        default: datastore(database, database.database, STORE_CONNECTIONS.default),
+        visibility: datastore(database, database.visibilityDatabase, STORE_CONNECTIONS.visibility),
       },
     },
     global: {

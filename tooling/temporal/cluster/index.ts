@@ -11,7 +11,7 @@ export {
   type TemporalCluster,
   type TemporalClusterOptions,
 } from './cluster.js';
-export { SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
+export { clusterConnections, SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
 export { databaseOf } from './database.js';
 export type { ClusterService } from './service.js';
 export { READY_PROBE_TYPE } from './register.js';
