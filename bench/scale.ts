@@ -4,33 +4,50 @@
  * measures with no order parked, parks N orders awaiting a finance approval, and measures again:
  *
  *   - auto-approved orders: orders per second at concurrency C, and their median submit-to-BOUGHT time;
- *   - memory: the Temporal server's RSS, dev's RSS and PostgreSQL's PSS (so its shared buffers count once);
+ *   - memory: the Temporal server's RSS, dev's RSS and PostgreSQL's PSS (so its shared buffers count once), and each
+ *     process's RSS and PSS; what the state takes on disk (the product's database, Temporal's) (scale/footprint.ts);
  *   - listing the waiting orders (the median of 5 tries each): through visibility (first page of 100, and every
  *     page), and through the HTTP API (`GET /api/v1/approvals?limit=100`, as a finance approver);
  *   - approving over HTTP: orders just parked (still in the worker's cache), and, with N above the cache,
- *     the oldest parked orders (evicted: the approve replays them).
+ *     the oldest parked orders (evicted: the approve replays them); the very oldest is also followed to BOUGHT.
+ *
+ * On `--temporal cluster`, dev runs on a Temporal cluster shaped like production (bench/cluster.ts) with a PostgreSQL
+ * of its own; `both` runs the whole bench on each in turn.
  *
  *   npm run bench:scale                          N = 10,000 (takes several minutes to park)
  *   npm run bench:scale -- --parked 2000         another N
  *   npm run bench:scale -- --cache 500           the worker's workflow cache (MVE_WORKFLOW_CACHE_SIZE)
  *   npm run -s bench:scale -- --json             the figures as JSON (progress stays on stderr)
+ *   npm run bench:scale -- --temporal cluster    on the cluster
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../worker/cache.js';
-import { postgresPssMiB, rssMiB } from './scale/memory.js';
+import { readFootprint, type Footprint } from './scale/footprint.js';
 import { ScaleOrders } from './scale/orders.js';
 import { startScaleStack, type ScaleStack } from './scale/stack.js';
 import { percentile } from './stats.js';
+import { TEMPORAL_OPTION_HELP, temporalKinds, type TemporalKind } from './temporal-choice.js';
+
+const USAGE = `npm run bench:scale -- [options]
+  ${TEMPORAL_OPTION_HELP}
+  --parked <n>            orders parked awaiting approval (default 10000)
+  --orders <n>            auto-approved orders measured each time (default 200), at --concurrency <n> (default 20)
+  --approvals <n>         orders approved for each approve figure (default 20)
+  --cache <n>             the worker's workflow cache (default ${DEFAULT_WORKFLOW_CACHE_SIZE})
+  --json                  the figures as JSON (progress stays on stderr)
+  --help                  this text`;
 
 const { values } = parseArgs({
   options: {
+    temporal: { type: 'string', default: 'start-dev' },
     parked: { type: 'string', default: '10000' },
     orders: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '20' },
     approvals: { type: 'string', default: '20' },
     cache: { type: 'string' },
     json: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
 const positive = (name: keyof typeof values) => {
@@ -39,10 +56,27 @@ const positive = (name: keyof typeof values) => {
     throw new Error(`--${name} must be a whole number of at least 1, not ${values[name]}`);
   return value;
 };
-const PARKED = positive('parked');
-const AUTO_ORDERS = positive('orders');
-const CONCURRENCY = positive('concurrency');
-const APPROVALS = positive('approvals');
+let settings: { kinds: TemporalKind[]; parked: number; orders: number; concurrency: number; approvals: number };
+try {
+  settings = {
+    kinds: temporalKinds(values.temporal),
+    parked: positive('parked'),
+    orders: positive('orders'),
+    concurrency: positive('concurrency'),
+    approvals: positive('approvals'),
+  };
+} catch (error) {
+  process.stderr.write(`bench:scale: ${(error as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const PARKED = settings.parked;
+const AUTO_ORDERS = settings.orders;
+const CONCURRENCY = settings.concurrency;
+const APPROVALS = settings.approvals;
 const CACHE = values.cache === undefined ? DEFAULT_WORKFLOW_CACHE_SIZE : positive('cache');
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
@@ -51,8 +85,11 @@ interface Figures {
   parked: number;
   autoOrdersPerSecond: number;
   autoP50Ms: number;
-  /** `temporal`: the Temporal server's own process, under dev. */
-  rssMiB: { temporal: number; dev: number; postgres: number; total: number };
+  /** `temporal`: start-dev's own process (under dev), or the cluster's processes (PSS): scale/footprint.ts. */
+  rssMiB: Footprint['rssMiB'];
+  /** Each process of the stack. */
+  processes: Footprint['processes'];
+  storageMiB: Footprint['storageMiB'];
   visibilityFirstPageMs: number;
   visibilityAllMs: number;
   visibilityListed: number;
@@ -60,22 +97,41 @@ interface Figures {
   approveCachedP50Ms: number;
   /** Null while everything parked still fits the worker's cache. */
   approveUncachedP50Ms: number | null;
+  /** The oldest parked order, approved over HTTP and followed to BOUGHT; null with none parked. */
+  oldestApprovedToBoughtMs: number | null;
+}
+
+/** One run of the bench on one Temporal. */
+interface Run {
+  temporal: { kind: TemporalKind; processes: string[]; parkSeconds: number };
+  before: Figures;
+  after: Figures;
 }
 
 async function main(): Promise<void> {
-  progress(`starting the stack (PostgreSQL, dev with a workflow cache of ${CACHE})…`);
-  const stack = await startScaleStack({
-    workflowCacheSize: CACHE,
-    log: (line) => progress(line),
-  });
+  const runs: Run[] = [];
+  for (const kind of settings.kinds) {
+    runs.push(await runOn(kind));
+    if (!values.json) report(runs.at(-1)!);
+  }
+  if (values.json) {
+    const json = runs.map((run) => ({ cache: CACHE, ...run }));
+    process.stdout.write(`${JSON.stringify(json.length === 1 ? json[0] : json, null, 2)}\n`);
+  }
+}
+
+async function runOn(kind: TemporalKind): Promise<Run> {
+  progress(`starting the stack (PostgreSQL, Temporal ${kind}, dev with a workflow cache of ${CACHE})…`);
+  const stack = await startScaleStack({ temporal: kind, workflowCacheSize: CACHE, log: (line) => progress(line) });
   try {
     const orders = await ScaleOrders.connect(stack, progress);
     await orders.autoOrders(10, 5); // warms catalogs, token, connections, the bundle's code paths
     const before = await measure(stack, orders, 0, APPROVALS);
-    await orders.park(PARKED);
+    const { seconds } = await orders.park(PARKED);
     const after = await measure(stack, orders, PARKED, APPROVALS);
     await orders.close();
-    report(before, after);
+    const processes = stack.temporal.processes.map(({ name, pid }) => `${name} (pid ${pid})`);
+    return { temporal: { kind, processes, parkSeconds: Math.round(seconds) }, before, after };
   } finally {
     await stack.stop();
   }
@@ -87,11 +143,7 @@ async function measure(stack: ScaleStack, orders: ScaleOrders, parked: number, a
   const { parkedTickets } = orders;
   const http = devHttp(stack);
   const auto = await orders.autoOrders(AUTO_ORDERS, CONCURRENCY);
-  const memory = {
-    temporal: rssMiB(stack.temporal.pid),
-    dev: rssMiB(stack.dev.pid),
-    postgres: postgresPssMiB(stack.postgres.dataDir),
-  };
+  const footprint = await readFootprint(stack);
   const firstPage = await medianOf(LISTING_REPEATS, () => orders.listWaiting(100, false));
   const all = await medianOf(LISTING_REPEATS, () => orders.listWaiting(1000, true));
   const route = await medianOf(LISTING_REPEATS, () => http('GET', '/api/v1/approvals?limit=100', 'fiona'));
@@ -99,18 +151,20 @@ async function measure(stack: ScaleStack, orders: ScaleOrders, parked: number, a
   // parked, a few are parked for the cached approve (approved at once, so none stays parked).
   const fresh = parked === 0 ? await parkFresh(orders, approvals) : parkedTickets.slice(-approvals);
   const approveCached = await approve(http, fresh);
+  const oldest = parked === 0 ? null : await approveToBought(http, orders, parkedTickets.shift()!);
   const approveUncached = parked > CACHE + approvals ? await approve(http, parkedTickets.slice(0, approvals)) : null;
   return {
     parked,
     autoOrdersPerSecond: auto.perSecond,
     autoP50Ms: auto.p50,
-    rssMiB: { ...memory, total: memory.temporal + memory.dev + memory.postgres },
+    ...footprint,
     visibilityFirstPageMs: firstPage.ms,
     visibilityAllMs: all.ms,
     visibilityListed: all.listed,
     approvalsRouteFirstPageMs: route.ms,
     approveCachedP50Ms: approveCached,
     approveUncachedP50Ms: approveUncached,
+    oldestApprovedToBoughtMs: oldest,
   };
 }
 
@@ -142,16 +196,30 @@ const inboxPage = z.object({
   approvals: z.array(z.object({ monthlyRate: z.number().nullable(), currency: z.string().nullable() })),
 });
 
-/** Approves the given parked orders one at a time over HTTP, as the finance approver; the median time. */
-async function approve(http: Http, tickets: string[]): Promise<number> {
-  // every parked order is the same request, so one quote (from the approver's inbox) is every order's quote
+/** Every parked order is the same request, so one quote (from the approver's inbox) is every order's quote. */
+async function inboxQuote(http: Http): Promise<{ monthlyRate: number | null; currency: string | null }> {
   const inbox = inboxPage.parse((await http('GET', '/api/v1/approvals?limit=1', 'fiona')).json);
   const { monthlyRate, currency } = inbox.approvals[0];
+  return { monthlyRate, currency };
+}
+
+/** Approves the given parked orders one at a time over HTTP, as the finance approver; the median time. */
+async function approve(http: Http, tickets: string[]): Promise<number> {
+  const quote = await inboxQuote(http);
   const times: number[] = [];
   for (const ticketId of tickets)
-    times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', { monthlyRate, currency })).ms);
+    times.push((await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', quote)).ms);
   times.sort((a, b) => a - b);
   return percentile(times, 50);
+}
+
+/** Approves one parked order over HTTP and follows it to BOUGHT: the time from the approve to BOUGHT. */
+async function approveToBought(http: Http, orders: ScaleOrders, ticketId: string): Promise<number> {
+  const quote = await inboxQuote(http);
+  const t0 = performance.now();
+  await http('POST', `/api/v1/orders/${ticketId}/approve`, 'fiona', quote);
+  await orders.untilBought(ticketId);
+  return performance.now() - t0;
 }
 
 /** One request's time is noise on this machine: each listing is made this many times and its median kept. */
@@ -164,16 +232,26 @@ async function medianOf<R extends { ms: number }>(times: number, measure: () => 
   return runs.sort((a, b) => a.ms - b.ms)[Math.floor(times / 2)];
 }
 
-function report(before: Figures, after: Figures): void {
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ cache: CACHE, before, after }, null, 2)}\n`);
-    return;
-  }
+function report({ temporal, before, after }: Run): void {
   process.stdout.write(
-    `\nbench:scale — ${PARKED} orders parked awaiting approval; worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}\n`,
+    `\nbench:scale — Temporal ${temporal.kind}; ${PARKED} orders parked awaiting approval (in ${temporal.parkSeconds} s); worker cache ${CACHE}; auto-approved: ${AUTO_ORDERS} at concurrency ${CONCURRENCY}\n`,
   );
-  console.table(figureRows(before, after));
+  console.table(figureRows(temporal.kind, before, after));
   console.table(targetRows(before, after));
+  process.stdout.write('Each process (RSS; PSS: pages shared between processes counted once):\n');
+  console.table(processRows(before, after));
+}
+
+/** Each process's RSS and PSS, with none parked and with PARKED parked. */
+function processRows(before: Figures, after: Figures): Array<Record<string, string | number>> {
+  return after.processes.map((row, at) => ({
+    process: row.process,
+    processes: row.processes,
+    'RSS, none parked': mib(before.processes[at]['RSS MiB']),
+    'PSS, none parked': mib(before.processes[at]['PSS MiB']),
+    [`RSS, ${PARKED} parked`]: mib(row['RSS MiB']),
+    [`PSS, ${PARKED} parked`]: mib(row['PSS MiB']),
+  }));
 }
 
 const ms = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`);
@@ -181,7 +259,7 @@ const mib = (value: number | null) => (value === null ? 'n/a' : `${value.toFixed
 const ratio = (value: number) => `${(value * 100).toFixed(0)} %`;
 
 /** Each figure with none parked and with PARKED parked. */
-function figureRows(before: Figures, after: Figures): Array<Record<string, string>> {
+function figureRows(kind: TemporalKind, before: Figures, after: Figures): Array<Record<string, string>> {
   const row = (figure: string, none: string, parked: string) => ({
     figure,
     'none parked': none,
@@ -193,16 +271,32 @@ function figureRows(before: Figures, after: Figures): Array<Record<string, strin
   return [
     both('auto-approved orders/s', perSecond, (figures) => figures.autoOrdersPerSecond),
     both('auto-approved p50', ms, (figures) => figures.autoP50Ms),
-    both('RSS temporal server start-dev', mib, (figures) => figures.rssMiB.temporal),
+    kind === 'cluster'
+      ? both("Temporal cluster's processes (PSS)", mib, (figures) => figures.rssMiB.temporal)
+      : both('RSS temporal server start-dev', mib, (figures) => figures.rssMiB.temporal),
     both('RSS dev (worker, HTTP API, simulator)', mib, (figures) => figures.rssMiB.dev),
     both('PostgreSQL (PSS)', mib, (figures) => figures.rssMiB.postgres),
+    ...(kind === 'cluster'
+      ? [both("Temporal's PostgreSQL (PSS)", mib, (figures) => figures.rssMiB.temporalPostgres ?? 0)]
+      : []),
+    ...Object.keys(after.storageMiB).map((part) =>
+      both(`on disk: ${STORAGE_LABELS[part] ?? part}`, mib, (figures) => figures.storageMiB[part]),
+    ),
     both('visibility: first page of 100', ms, (figures) => figures.visibilityFirstPageMs),
     both(`visibility: every waiting order (${after.visibilityListed})`, ms, (figures) => figures.visibilityAllMs),
     both('GET /api/v1/approvals?limit=100', ms, (figures) => figures.approvalsRouteFirstPageMs),
     both('approve (cached order), p50', ms, (figures) => figures.approveCachedP50Ms),
     row('approve (evicted order), p50', 'n/a', ms(after.approveUncachedP50Ms)),
+    row('oldest parked order: approve to BOUGHT', 'n/a', ms(after.oldestApprovedToBoughtMs)),
   ];
 }
+
+const STORAGE_LABELS: Record<string, string> = {
+  product: "the product's database",
+  temporal: "Temporal's database (temporal)",
+  temporalVisibility: "Temporal's visibility database (temporal_visibility)",
+  temporalSqlite: "start-dev's SQLite file and WAL",
+};
 
 /** The issue's targets, with PARKED parked (against none parked where the target is a share). */
 function targetRows(before: Figures, after: Figures) {

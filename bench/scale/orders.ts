@@ -22,6 +22,8 @@ const PARKED_SIZE = 'MVE 16/64';
 export class ScaleOrders {
   /** Parked in order, oldest first: the oldest are the first the worker's cache evicts. */
   readonly parkedTickets: string[] = [];
+  /** The order of each parked ticket. */
+  readonly #orderIds = new Map<string, string>();
   #ticket = 0;
 
   private constructor(
@@ -84,7 +86,7 @@ export class ScaleOrders {
     };
     await pool(count, PARK_CONCURRENCY, async () => {
       const ticketId = this.#newTicket('PARK');
-      await this.intake.submit(ticketId, PARKED_SIZE);
+      this.#orderIds.set(ticketId, await this.intake.submit(ticketId, PARKED_SIZE));
       this.parkedTickets.push(ticketId);
       if (due())
         this.log(
@@ -103,6 +105,12 @@ export class ScaleOrders {
     const seconds = (performance.now() - started) / 1000;
     this.log(`parked ${count} orders in ${seconds.toFixed(0)} s (${rate(count)}/s)`);
     return { seconds };
+  }
+
+  /** Resolves once the parked order of `ticketId` has ended BOUGHT; throws if it ended otherwise. */
+  async untilBought(ticketId: string): Promise<void> {
+    const outcome = await this.intake.orders.result(this.#orderIds.get(ticketId)!);
+    if (outcome.state !== 'BOUGHT') throw new Error(`${ticketId} ended ${outcome.state}: ${outcome.reason}`);
   }
 
   /** The waiting orders through visibility, a page of `pageSize` or every page; the time it took. */

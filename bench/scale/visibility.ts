@@ -1,5 +1,6 @@
 /** What Temporal's visibility says of the bench's orders: how many wait for approval, listing them, and any that ended. */
 import type { Client } from '@temporalio/client';
+import { READY_PROBE_TYPE } from '../../tooling/temporal/cluster/register.js';
 
 const WAITING_QUERY = `OrderStatus = 'AWAITING_APPROVAL'`;
 
@@ -33,11 +34,14 @@ export async function listWaiting(
   return { ms: performance.now() - t0, listed };
 }
 
-/** Every order the bench makes ends BOUGHT or waits: one that ended otherwise is a defect, and fails the bench. */
+/**
+ * Every order the bench makes ends BOUGHT or waits: one that ended otherwise is a defect, and fails the bench. A
+ * cluster's readiness probe (its search attributes set, then terminated) is not an order.
+ */
 export async function failOnEndedOrders(client: Client): Promise<void> {
   const ended: string[] = [];
   for await (const order of client.workflow.list({
-    query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT'`,
+    query: `ExecutionStatus != 'Running' AND OrderStatus != 'BOUGHT' AND WorkflowType != '${READY_PROBE_TYPE}'`,
   }))
     ended.push(`${order.workflowId} (${String(order.searchAttributes.OrderStatus?.[0] ?? order.status.name)})`);
   if (ended.length)
