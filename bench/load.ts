@@ -28,6 +28,8 @@
  *   npm run bench:load -- --connection-rate 0  every connection as fast as it is answered: the machine's limit
  *   npm run bench:load -- --connections 100 --ticket-systems 2 --approvers 10 --submit-rate 5 --vote-rate 5
  *   npm run -s bench:load -- --json            the figures as JSON (progress stays on stderr)
+ *   npm run bench:load -- --temporal cluster   Temporal as a cluster shaped like production (test/topology/temporal-part.ts)
+ *   npm run bench:load -- --temporal both      start-dev, then the cluster, each with the phase and checks
  *   TOPOLOGY_LOG=1 npm run bench:load          every process's output on stderr as well
  */
 import { cpus, loadavg } from 'node:os';
@@ -38,9 +40,22 @@ import { checkOrders, type Checks } from './load/check.js';
 import { addLoadPeople, type LoadPeople } from './load/people.js';
 import { REQUEST_TIMEOUT_S, runLoad, type LoadOutcome } from './load/traffic.js';
 import { seedVotePool } from './load/vote-pool.js';
+import { TEMPORAL_OPTION_HELP, temporalKinds, type TemporalKind } from './temporal-choice.js';
+
+const USAGE = `npm run bench:load -- [options]
+  ${TEMPORAL_OPTION_HELP}
+  --seconds <n>           the load phase (default 30)
+  --connections <n>       connections, half on each server (default 200)
+  --rate-limit <n>        requests a minute per credential per server, 0 for none (default 600)
+  --ticket-systems <n>    (default 2)   --approvers <n> (default 10)
+  --submit-rate <n>       submits a second (default 5)   --vote-rate <n> votes a second (default 5)
+  --connection-rate <n>   requests a second per connection, 0 for as fast as answered (default 2)
+  --json                  the figures as JSON (progress stays on stderr)
+  --help                  this text`;
 
 const { values } = parseArgs({
   options: {
+    temporal: { type: 'string' },
     seconds: { type: 'string', default: '30' },
     connections: { type: 'string', default: '200' },
     'rate-limit': { type: 'string', default: '600' },
@@ -50,8 +65,13 @@ const { values } = parseArgs({
     'vote-rate': { type: 'string', default: '5' },
     'connection-rate': { type: 'string', default: '2' },
     json: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 
 function wholeNumber(name: string, least: number): number {
   const text = values[name as keyof typeof values] as string;
@@ -60,27 +80,54 @@ function wholeNumber(name: string, least: number): number {
     throw new Error(`--${name} must be a whole number of at least ${least}, not ${text}`);
   return value;
 }
-const SECONDS = wholeNumber('seconds', 1);
-const CONNECTIONS = wholeNumber('connections', 4);
-const RATE_LIMIT = wholeNumber('rate-limit', 0);
-const TICKET_SYSTEMS = wholeNumber('ticket-systems', 1);
-const APPROVERS = wholeNumber('approvers', 1);
-const SUBMIT_RATE = wholeNumber('submit-rate', 1);
-const VOTE_RATE = wholeNumber('vote-rate', 1);
-const CONNECTION_RATE = wholeNumber('connection-rate', 0);
+/** The options, checked: a bad one is said with the usage, exit 2. */
+function checked<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    process.stderr.write(`bench:load: ${(error as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+// without --temporal, the harness's own default: TOPOLOGY_TEMPORAL, else start-dev
+const TEMPORAL = checked(() => temporalKinds(values.temporal ?? process.env['TOPOLOGY_TEMPORAL']));
+const SECONDS = checked(() => wholeNumber('seconds', 1));
+const CONNECTIONS = checked(() => wholeNumber('connections', 4));
+const RATE_LIMIT = checked(() => wholeNumber('rate-limit', 0));
+const TICKET_SYSTEMS = checked(() => wholeNumber('ticket-systems', 1));
+const APPROVERS = checked(() => wholeNumber('approvers', 1));
+const SUBMIT_RATE = checked(() => wholeNumber('submit-rate', 1));
+const VOTE_RATE = checked(() => wholeNumber('vote-rate', 1));
+const CONNECTION_RATE = checked(() => wholeNumber('connection-rate', 0));
 /** The harness's ops user: lists every order, for the seeding and the checks. */
 const OPS = 'olga';
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const secondsSince = (start: number) => Math.round((performance.now() - start) / 100) / 10;
 
+/** The bench on each Temporal asked for, one after the other; exit 1 when any run failed. */
 async function main(): Promise<void> {
+  const runs: RunFigures[] = [];
+  for (const kind of TEMPORAL) {
+    const run = await runOn(kind);
+    runs.push(run);
+    if (!values.json) report(run);
+  }
+  if (values.json) {
+    const json = runs.map(jsonOf);
+    process.stdout.write(`${JSON.stringify(json.length === 1 ? json[0] : json, null, 2)}\n`);
+  }
+  process.exitCode = runs.some((run) => run.failures.length) ? 1 : 0;
+}
+
+async function runOn(kind: TemporalKind): Promise<RunFigures> {
   const started = performance.now();
   const loadBefore = loadavg();
-  progress(`starting the cluster (2 servers, 2 workers, rate limit ${RATE_LIMIT || 'off'})…`);
+  progress(`starting the cluster (2 servers, 2 workers, Temporal ${kind}, rate limit ${RATE_LIMIT || 'off'})…`);
   const cluster: Cluster = await startCluster({
     servers: 2,
     workers: 2,
+    temporal: kind,
     env: { MVE_RATE_LIMIT: String(RATE_LIMIT) },
     ...(process.env['TOPOLOGY_LOG'] ? { log: progress } : {}),
   });
@@ -117,7 +164,12 @@ async function main(): Promise<void> {
       log: progress,
     });
     const failures = [...outcomeFailures(outcome), ...checks.failures, ...client.problems];
-    report({
+    return {
+      temporal: {
+        kind,
+        describe: cluster.temporal.describe,
+        processes: cluster.temporal.services.map((service) => `${service.name} (pid ${service.pid})`),
+      },
       people: { ticketSystems: people.ticketSystems.length, approvers: people.approvers.length },
       outcome,
       checks,
@@ -130,8 +182,7 @@ async function main(): Promise<void> {
         total: secondsSince(started),
       },
       load: { before: loadBefore, after: loadAfter, cpus: cpus().length },
-    });
-    process.exitCode = failures.length ? 1 : 0;
+    };
   } finally {
     await cluster.stop();
   }
@@ -173,16 +224,19 @@ function outcomeFailures(outcome: LoadOutcome): string[] {
   ];
 }
 
-function report(run: {
+interface RunFigures {
+  /** Which Temporal, what runs it, and its processes (a cluster's; none for start-dev). */
+  temporal: { kind: TemporalKind; describe: string; processes: string[] };
   people: { ticketSystems: number; approvers: number };
   outcome: LoadOutcome;
   checks: Checks;
   failures: string[];
   seconds: Record<string, number>;
   load: { before: number[]; after: number[]; cpus: number };
-}): void {
-  const { outcome, checks } = run;
-  const setup = {
+}
+
+function setupOf(run: RunFigures) {
+  return {
     seconds: SECONDS,
     connections: CONNECTIONS,
     rateLimitPerMinute: RATE_LIMIT,
@@ -192,17 +246,38 @@ function report(run: {
     connectionRate: CONNECTION_RATE,
     node: process.version,
   };
-  const votes = { sent: outcome.votesSent.length, approved: outcome.votesApproved.length };
-  if (values.json) {
-    const { routes, roles } = outcome;
-    process.stdout.write(
-      `${JSON.stringify({ benchmark: 'load', setup, routes, roles, votes, checks, failures: run.failures, seconds: run.seconds, load: run.load }, null, 2)}\n`,
-    );
-    return;
-  }
+}
+
+const votesOf = ({ outcome }: RunFigures) => ({
+  sent: outcome.votesSent.length,
+  approved: outcome.votesApproved.length,
+});
+
+/** A run's figures as JSON: as before the Temporal kinds, with `temporal` added. */
+function jsonOf(run: RunFigures) {
+  const { routes, roles } = run.outcome;
+  const { checks, failures, seconds, load, temporal } = run;
+  return {
+    benchmark: 'load',
+    setup: setupOf(run),
+    temporal,
+    routes,
+    roles,
+    votes: votesOf(run),
+    checks,
+    failures,
+    seconds,
+    load,
+  };
+}
+
+function report(run: RunFigures): void {
+  const { outcome, checks } = run;
+  const setup = setupOf(run);
+  const votes = votesOf(run);
   const one = (values: number[]) => values.map((value) => value.toFixed(1)).join(' ');
   process.stdout.write(
-    `\nbench:load — ${CONNECTIONS} connections (half on each server) for ${outcome.seconds.toFixed(1)} s; ` +
+    `\nbench:load — Temporal ${run.temporal.describe}\n${CONNECTIONS} connections (half on each server) for ${outcome.seconds.toFixed(1)} s; ` +
       `${setup.ticketSystems} ticket systems, ${setup.approvers} approvers; ` +
       `${CONNECTION_RATE ? `at most ${CONNECTION_RATE} requests/s per connection` : 'connections as fast as answered'}; rate limit ${RATE_LIMIT ? `${RATE_LIMIT}/min per credential per server` : 'off'}; ` +
       `${run.load.cpus} CPUs, load average (1, 5, 15 min) ${one(run.load.before)} before, ${one(run.load.after)} after\n`,
