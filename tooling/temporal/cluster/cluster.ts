@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { untilAnswers, withConnection } from '../start-dev-server.js';
 import { DYNAMIC_CONFIG, SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
 import { lastWords } from './last-words.js';
-import { recordedHistoryShards } from './metadata.js';
+import { recordedCluster } from './metadata.js';
 import { acceptsAStart, registerNamespace } from './register.js';
 import { prepareSchemas, type SchemaStep } from './schema.js';
 import { servicePorts, startService, type ClusterService, type ServiceInput } from './service.js';
@@ -80,8 +80,8 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   log(`temporal cluster: schemas with ${options.tools.sqlTool}`);
   const schema = await prepareSchemas(options.tools.sqlTool, options.tools.schemaDir, options.database);
   for (const step of schema) log(`temporal cluster: ${step.database} schema ${step.from} → ${step.to}`);
-  const recorded = await recordedHistoryShards(options.database);
-  const historyShards = fixedShards(options.database, recorded, options.historyShards);
+  const recorded = await recordedCluster(options.database);
+  const historyShards = fixedShards(options.database, recorded?.historyShards, options.historyShards);
 
   const dynamicConfigFile = join(options.dir, 'dynamic-config.yaml');
   await writeFile(dynamicConfigFile, DYNAMIC_CONFIG);
@@ -107,9 +107,10 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
         services.push(
           await startService({ binary: options.tools.server, dir: options.dir, kind, index: at + 1, ports, input }),
         );
-        // A new cluster's processes race to record its metadata, and the losers end: the first one records it alone.
-        if (recorded === undefined && services.length === 1)
-          await untilRecorded(options.database, services[0], options.readyTimeoutMs ?? 120_000);
+        // Processes that find the cluster's metadata missing or out of date (a new cluster; its frontend's address
+        // changed) race to record it, and the losers end: the first one records it alone.
+        if (recorded?.clusterAddress !== input.frontendAddress && services.length === 1)
+          await untilRecorded(options.database, services[0], input.frontendAddress, options.readyTimeoutMs ?? 120_000);
       }
     const cluster = clusterOf(options, services, schema, historyShards, stopAll);
     await cluster.untilStarted(options.readyTimeoutMs ?? 120_000);
@@ -145,10 +146,15 @@ function fixedShards(db: ClusterDatabase, recorded: number | undefined, asked: n
   return recorded ?? asked ?? DEFAULT_HISTORY_SHARDS;
 }
 
-/** Resolves once the first process has recorded the new cluster's metadata; fails if it ends first. */
-async function untilRecorded(db: ClusterDatabase, first: ClusterService, timeoutMs: number): Promise<void> {
-  await untilAnswers({ exited: first.exited() }, `${db.host}:${db.port}/${db.database}`, timeoutMs, () =>
-    recordedHistoryShards(db),
+/** Resolves once the first process has recorded the cluster's metadata with `address`; fails if it ends first. */
+async function untilRecorded(
+  db: ClusterDatabase,
+  first: ClusterService,
+  address: string,
+  timeoutMs: number,
+): Promise<void> {
+  await untilAnswers({ exited: first.exited() }, `${db.host}:${db.port}/${db.database}`, timeoutMs, async () =>
+    (await recordedCluster(db))?.clusterAddress === address ? true : undefined,
   );
 }
 

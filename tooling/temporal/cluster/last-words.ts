@@ -6,7 +6,7 @@ const TAIL_BYTES = 64 * 1024;
 /**
  * What a process of the cluster said last before it ended, from its log: its last error lines (the `msg` and `error`
  * of the server's JSON lines, or a plain line such as `Unable to create server. Error: …`), `count` at most, each cut
- * to 300 characters; empty when the log says nothing of the kind.
+ * to its last 300 characters; empty when the log says nothing of the kind.
  */
 export async function lastWords(logFile: string, count = 2): Promise<string> {
   let tail: string;
@@ -37,6 +37,7 @@ export async function lastWords(logFile: string, count = 2): Promise<string> {
   });
   return said
     .slice(-count)
-    .map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line))
+    // the end of a long line: a chain of wrapped errors names its cause last
+    .map((line) => (line.length > 300 ? `…${line.slice(-300)}` : line))
     .join(' | ');
 }

@@ -1,12 +1,25 @@
 import postgres from 'postgres';
 import type { ClusterDatabase } from './config.js';
 
+/** What the cluster recorded of itself: Temporal's ClusterMetadata (proto/internal/…/persistence/v1/cluster_metadata.proto). */
+export interface RecordedCluster {
+  /** Set at its first start; a server started later with another count logs a warning and uses this one. */
+  historyShards: number;
+  /** The frontend address its config named (`clusterInformation.<name>.rpcAddress`) when it last recorded it. */
+  clusterAddress: string;
+}
+
+/** Its fields in Temporal's ClusterMetadata message. */
+const HISTORY_SHARD_COUNT = 2;
+const CLUSTER_ADDRESS = 6;
+/** PostgreSQL's SQLSTATE for a database that does not exist. */
+const INVALID_CATALOG_NAME = '3D000';
+
 /**
- * The history shard count the cluster recorded at its first start (its row of `cluster_metadata_info`), or undefined
- * for a cluster that has not started yet: no database, no table or no row. A server started later with another count
- * in its config logs a warning and uses the recorded one, so the count is fixed for the cluster's life.
+ * The cluster's row of `cluster_metadata_info`, or undefined for a cluster that has not started yet: no database, no
+ * table or no row.
  */
-export async function recordedHistoryShards(db: ClusterDatabase): Promise<number | undefined> {
+export async function recordedCluster(db: ClusterDatabase): Promise<RecordedCluster | undefined> {
   const sql = postgres({
     host: db.host,
     port: db.port,
@@ -24,7 +37,12 @@ export async function recordedHistoryShards(db: ClusterDatabase): Promise<number
     if (!row) return undefined;
     if (row['data_encoding'] !== 'Proto3')
       throw new Error(`cluster_metadata_info of ${db.database} is encoded ${String(row['data_encoding'])}, not Proto3`);
-    return int32Field(row['data'] as Uint8Array, HISTORY_SHARD_COUNT);
+    const fields = protobufFields(row['data'] as Uint8Array);
+    const address = fields.get(CLUSTER_ADDRESS);
+    return {
+      historyShards: Number(BigInt.asIntN(32, (fields.get(HISTORY_SHARD_COUNT) as bigint | undefined) ?? 0n)),
+      clusterAddress: address instanceof Uint8Array ? new TextDecoder().decode(address) : '',
+    };
   } catch (error) {
     if ((error as { code?: string }).code === INVALID_CATALOG_NAME) return undefined; // no such database yet
     throw error;
@@ -33,13 +51,12 @@ export async function recordedHistoryShards(db: ClusterDatabase): Promise<number
   }
 }
 
-/** `history_shard_count` in Temporal's ClusterMetadata message (proto/internal/…/persistence/v1/cluster_metadata.proto). */
-const HISTORY_SHARD_COUNT = 2;
-/** PostgreSQL's SQLSTATE for a database that does not exist. */
-const INVALID_CATALOG_NAME = '3D000';
-
-/** The value of a varint field of a protobuf message, read field by field (the others skipped by their wire type). */
-export function int32Field(message: Uint8Array, field: number): number | undefined {
+/**
+ * The varint (as bigint) and length-delimited (as bytes) fields of a protobuf message, by field number, the first of
+ * each; fixed-width fields are skipped.
+ */
+export function protobufFields(message: Uint8Array): Map<number, bigint | Uint8Array> {
+  const fields = new Map<number, bigint | Uint8Array>();
   let at = 0;
   const varint = (): bigint => {
     let value = 0n;
@@ -50,18 +67,21 @@ export function int32Field(message: Uint8Array, field: number): number | undefin
       if ((byte & 0x80) === 0) return value;
     }
   };
+  const keep = (field: number, value: bigint | Uint8Array) => {
+    if (!fields.has(field)) fields.set(field, value);
+  };
   while (at < message.length) {
     const key = Number(varint());
+    const field = key >>> 3;
     const wireType = key & 7;
-    if (wireType === 0) {
-      const value = varint();
-      if (key >>> 3 === field) return Number(BigInt.asIntN(32, value));
-    } else if (wireType === 2) {
-      const length = Number(varint()); // read before `at` is: the length moves it
+    if (wireType === 0) keep(field, varint());
+    else if (wireType === 2) {
+      const length = Number(varint()); // read before `at` is: reading the length moves it
+      keep(field, message.subarray(at, at + length));
       at += length;
     } else if (wireType === 1) at += 8;
     else if (wireType === 5) at += 4;
     else throw new Error(`a protobuf field of wire type ${wireType}, which this reader does not skip`);
   }
-  return undefined;
+  return fields;
 }
