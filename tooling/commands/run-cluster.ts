@@ -12,7 +12,7 @@ import {
   clusterConnections,
   databaseOf,
   installClusterTools,
-  startTemporalCluster,
+  startTemporalClusterOnFreePorts,
   startWebUiServer,
   type TemporalCluster,
   type WebUiServer,
@@ -68,21 +68,24 @@ async function startParts(options: ClusterCommandOptions, folder: string, parts:
   const processes = (options.frontend ?? 1) + (options.history ?? 2) + (options.matching ?? 2) + 1;
   const postgres = await startDatabase(folder, parts, processes);
   const tools = await installClusterTools({ log });
-  const frontendPort = await chosenPort(options.port, DEFAULT_PORT, '--port');
   const namespace = process.env['TEMPORAL_NAMESPACE']?.trim() || 'default';
-  const cluster = await startTemporalCluster({
-    tools,
-    dir: join(folder, 'temporal'),
-    database: databaseOf(postgres.url),
-    namespace,
-    frontendPort: frontendPort.port,
-    counts: {
-      ...(options.frontend ? { frontend: options.frontend } : {}),
-      ...(options.history ? { history: options.history } : {}),
-      ...(options.matching ? { matching: options.matching } : {}),
-    },
-    ...(options.shards ? { historyShards: options.shards } : {}),
-    log,
+  let frontendPort: { port: number; note?: string } = { port: 0 };
+  const cluster = await startTemporalClusterOnFreePorts(async () => {
+    frontendPort = await chosenPort(options.port, DEFAULT_PORT, '--port');
+    return {
+      tools,
+      dir: join(folder, 'temporal'),
+      database: databaseOf(postgres.url),
+      namespace,
+      frontendPort: frontendPort.port,
+      counts: {
+        ...(options.frontend ? { frontend: options.frontend } : {}),
+        ...(options.history ? { history: options.history } : {}),
+        ...(options.matching ? { matching: options.matching } : {}),
+      },
+      ...(options.shards ? { historyShards: options.shards } : {}),
+      log,
+    };
   });
   parts.push({ name: 'Temporal cluster', stop: () => cluster.stop(), lost: anyEnded(cluster) });
   const uiPort = await chosenPort(options.uiPort, DEFAULT_UI_PORT, '--ui-port');

@@ -13,7 +13,7 @@ import {
   DEFAULT_SERVICE_COUNTS,
   installClusterTools,
   READY_PROBE_TYPE,
-  startTemporalCluster,
+  startTemporalClusterOnFreePorts,
   startWebUiServer,
   type ClusterTools,
   type TemporalCluster,
@@ -84,16 +84,13 @@ export async function startDevCluster(options: DevClusterOptions): Promise<DevCl
   const { ports, log } = options;
   const tools = await installClusterTools({ log });
   const dir = join(options.dataDir, DEV_CLUSTER_DIR);
-  const frontend = await ports.concrete('temporal');
   const parts: RunningParts = {};
   const { lost, watch } = stopWithDev(parts, options.stops);
-  parts.cluster = await startTemporalCluster({
-    tools,
-    dir,
-    database: databaseOf(options.database.url),
-    namespace: options.config.namespace,
-    frontendPort: frontend.port,
-    log,
+  let frontend = { port: 0, taken: false };
+  parts.cluster = await startTemporalClusterOnFreePorts(async () => {
+    frontend = await ports.concrete('temporal');
+    const database = databaseOf(options.database.url);
+    return { tools, dir, database, namespace: options.config.namespace, frontendPort: frontend.port, log };
   });
   ports.got('temporal', 'Temporal', frontend.port, frontend.taken);
   await startWebUi(parts, tools, dir, options);

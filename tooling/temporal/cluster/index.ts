@@ -14,6 +14,7 @@ export {
 export { clusterConnections, SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
 export { databaseOf } from './database.js';
 export type { ClusterService } from './service.js';
+export { startTemporalClusterOnFreePorts } from './start-again.js';
 export { READY_PROBE_TYPE } from './register.js';
 export { startWebUiServer, type WebUiServer, type WebUiServerOptions } from './web-ui.js';
 export {
