@@ -95,6 +95,11 @@ export const orderRequestSchema = z
     promoCode: z.string().nullable().optional(),
     vendorConfig: z.record(z.string(), z.unknown()),
     vnics: vnicsSchema.optional(),
+    /**
+     * The team (cost centre) the order is charged to: one of the teams of its environment's approval policy, checked at
+     * intake (docs/approval-policy.md, "Teams and budgets"); without it, the requester's team in the approver directory.
+     */
+    costCentre: label(64).optional(),
     callbackUrl: z
       .string()
       .refine((value) => httpUrlProblem(value) === null, {

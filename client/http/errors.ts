@@ -14,6 +14,7 @@ import {
   TicketConflictError,
   unavailableDependency,
   UnknownRequester,
+  UnknownTeam,
 } from '../orders/index.js';
 import { actionOutcome, type ActionOutcome } from './action-outcome.js';
 import { AuthenticationError } from './auth/authentication-error.js';
@@ -83,6 +84,7 @@ const SERVICE_REFUSAL_STATUS: ReadonlyArray<[abstract new (...args: never[]) => 
   [NoSuchOrder, 404],
   [OrderConflict, 409],
   [UnknownRequester, 422],
+  [UnknownTeam, 422],
 ];
 
 /**

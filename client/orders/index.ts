@@ -28,6 +28,7 @@ export {
   OrderConflict,
   ServiceRefusal,
   UnknownRequester,
+  UnknownTeam,
 } from './refusals.js';
 export type { RefusalDetail } from './refusals.js';
 export {

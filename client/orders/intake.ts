@@ -16,8 +16,15 @@ import {
   type Issue,
   type KindMap,
 } from '../../domain/index.js';
-import { sameIdentity } from '../../domain/approval/index.js';
+import {
+  defaultApprovalPolicies,
+  orderTeam,
+  sameIdentity,
+  type ApprovalPolicies,
+} from '../../domain/approval/index.js';
+import type { OrderRequest } from '../../schemas/index.js';
 import { DuplicateOrderError, OrderRequestError, type OrderClient } from './order-client.js';
+import { UnknownTeam } from './refusals.js';
 
 /**
  * The submitter sent one of its tickets again with a different request: one ticket is one order, forever. Ticket ids
@@ -62,6 +69,11 @@ export interface OrderIntakeOptions {
   kindMap?: KindMap;
   /** The environments this deployment runs workers for (MVE_ENVIRONMENTS); default: both. */
   environments?: readonly Environment[];
+  /**
+   * The approval policies the workers enforce (the same MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY): their teams
+   * decide whose money each order spends. Default: the shipped policies, which list no teams.
+   */
+  policies?: ApprovalPolicies;
 }
 
 /**
@@ -79,6 +91,8 @@ export class OrderIntake {
     const request = check.request;
     const served = this.options.environments ?? ENVIRONMENTS;
     if (!served.includes(request.environment)) throw new EnvironmentNotServedError(request.environment, served);
+    // Before anything is registered: an order no team of its policy would pay for leaves no trace.
+    const team = await this.teamOf(request);
     const { repository, fingerprintKeys } = this.options;
     const keyId = fingerprintKeys.currentKeyId;
     const { registered, ticket } = await repository.registerTicket({
@@ -108,6 +122,7 @@ export class OrderIntake {
       environment: ticket.environment,
       requestedBy: ticket.requestedBy,
       request: redactOrderRequest(request),
+      team,
       at: new Date(ticket.registeredAt),
     });
     try {
@@ -118,6 +133,22 @@ export class OrderIntake {
     }
     // Started now, also when the ticket was registered before by a submission whose process died before starting it.
     return { created: true, orderId, ticket, warnings: check.warnings };
+  }
+
+  /**
+   * The team the order is charged to (domain/approval/order-team.ts), or UnknownTeam. The directory is read only when
+   * the policy lists teams and the request names none.
+   */
+  private async teamOf(request: OrderRequest): Promise<string | null> {
+    const policy = (this.options.policies ?? defaultApprovalPolicies())[request.environment];
+    let directoryTeam: string | null | undefined;
+    if (policy.teams && request.costCentre === undefined) {
+      const directory = await this.options.repository.listApprovers({ activeOnly: false });
+      directoryTeam = directory.find((person) => sameIdentity(person.id, request.requestedBy))?.team;
+    }
+    const choice = orderTeam(policy, request, directoryTeam);
+    if ('refused' in choice) throw new UnknownTeam(choice.refused);
+    return choice.team;
   }
 
   /**

@@ -44,6 +44,17 @@ export class OrderConflict extends ServiceRefusal {
   override readonly name = 'OrderConflict';
 }
 
+/**
+ * The order's team is not one its environment's policy knows (TEAM_UNKNOWN): the request's `costCentre` names none of
+ * them, or, without it, the requester has no team of the policy's in the directory. Nothing was registered.
+ */
+export class UnknownTeam extends ServiceRefusal {
+  override readonly name = 'UnknownTeam';
+  constructor(rule: string) {
+    super('TEAM_UNKNOWN', `costCentre: ${rule}`, [{ path: 'costCentre', message: rule }]);
+  }
+}
+
 /** A ticket system named a requester the approver directory does not know (REQUESTER_UNKNOWN). */
 export class UnknownRequester extends ServiceRefusal {
   override readonly name = 'UnknownRequester';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { connectDatabase, createRepository } from '../../infra/db/index.js';
@@ -5,6 +6,7 @@ import { encryptingDataConverter, type Keyring } from '../../codec/index.js';
 import { connectionOptions, loadTemporalConfig } from '../../config/temporal.js';
 import { servedEnvironmentsFromEnv } from '../../config/served-environments.js';
 import type { KindMap } from '../../domain/index.js';
+import { loadApprovalPolicies, type ApprovalPolicies } from '../../domain/approval/index.js';
 import type { Logger } from '../../infra/log.js';
 import type { Repository } from '../../infra/db/index.js';
 import {
@@ -86,6 +88,8 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
   const authFailures = authFailureLimitFromEnv(options.env);
   const trustProxy = trustProxyFromEnv(options.env);
   const requestTimeoutMs = requestTimeoutFromEnv(options.env);
+  // The workers' policies, from the same variables: their teams and budgets are the API's too. A broken one stops us.
+  const { policies } = loadApprovalPolicies(options.env, (path) => readFileSync(path, 'utf8'));
   const connection = await Connection.connect({
     ...connectionOptions(temporalConfig, address),
     connectTimeout: options.temporalConnectTimeoutMs ?? 10_000,
@@ -103,7 +107,13 @@ export async function startApiServer(options: StartApiOptions): Promise<RunningA
       namespace: temporalConfig.namespace,
       dataConverter: encryptingDataConverter(options.codecKeys),
     });
-    const context = apiContext(options, { temporal, taskQueue: temporalConfig.taskQueue, repository, oidcConfig });
+    const context = apiContext(options, {
+      temporal,
+      taskQueue: temporalConfig.taskQueue,
+      repository,
+      oidcConfig,
+      policies,
+    });
     const app = await buildApiServer({
       context,
       ...consoleBeside(options, { context, repository }, consoleOidc),
@@ -147,11 +157,13 @@ function apiContext(
     taskQueue,
     repository,
     oidcConfig,
+    policies,
   }: {
     temporal: Client;
     taskQueue: string;
     repository: Repository;
     oidcConfig: OidcConfig | undefined;
+    policies: ApprovalPolicies;
   },
 ): ApiContext {
   const orders = new OrderClient({
@@ -169,6 +181,7 @@ function apiContext(
       fingerprintKeys: options.actionKeys,
       kindMap: options.kindMap,
       environments: servedEnvironmentsFromEnv(options.env),
+      policies,
     }),
     repository,
     temporal,

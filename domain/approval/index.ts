@@ -17,7 +17,8 @@ export {
   UNVERSIONED_POLICY,
 } from './policy.js';
 export { defaultApprovalPolicies } from './defaults.js';
-export { isTimeZone, REFUSE_OVER_BUDGET, TEAM_ID_PATTERN, TEAM_ID_RULE } from './teams.js';
+export { isTimeZone, REFUSE_OVER_BUDGET, TEAM_ID_RULE, teamIdSchema } from './teams.js';
+export { orderTeam, type OrderTeam, type TeamedRequest } from './order-team.js';
 export {
   ApprovalPolicyError,
   POLICY_FILE_VARIABLE,

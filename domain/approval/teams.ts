@@ -6,9 +6,15 @@ import { z } from 'zod';
  * them parses (and hashes) as it always did. Amounts stay per currency; nothing is converted.
  */
 
-/** A team's id, as a request's `costCentre` and the approver directory's `team` name it. */
-export const TEAM_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const TEAM_ID_RULE = 'must be 1 to 64 letters, digits and . _ - (starting with a letter or digit)';
+
+/**
+ * A team's id, as a request's `costCentre` and the approver directory's `team` name it. A schema made on each call:
+ * the workflow sandbox freezes what this module exports, and zod writes to a regular expression's `lastIndex`.
+ */
+export function teamIdSchema() {
+  return z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, TEAM_ID_RULE);
+}
 
 /** What an order that would take its team over a budget needs: a named tier's approvals, or refusal. */
 export const REFUSE_OVER_BUDGET = 'refuse';
@@ -36,7 +42,7 @@ export function teamSchemas(amountsByCurrency: z.ZodType<Record<string, number>>
       message: 'must name monthlyNew, runRateCap or both (leave budget out for a team without one)',
     });
   const team = z.strictObject({
-    id: z.string().regex(TEAM_ID_PATTERN, TEAM_ID_RULE),
+    id: teamIdSchema(),
     name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
     budget: budget.optional(),
   });

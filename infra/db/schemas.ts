@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { ORDER_STATES, type OrderState } from '../../domain/lifecycle/index.js';
-import { TEAM_ID_PATTERN, TEAM_ID_RULE } from '../../domain/approval/index.js';
+import { teamIdSchema } from '../../domain/approval/index.js';
 
 /** The order states, as the workflow names them (its states module is their one source) and the database checks them. */
 export const ORDER_STATUSES = ORDER_STATES;
@@ -41,7 +41,7 @@ export const approverIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$/, 'must be letters, digits and . _ @ - (at most 128)');
 /** A team (cost centre) as the policy names it. */
-export const teamSchema = z.string().regex(TEAM_ID_PATTERN, TEAM_ID_RULE);
+export const teamSchema = teamIdSchema();
 export const roleSchema = z
   .string()
   .regex(/^[a-z][a-z0-9._-]{0,63}$/, 'must be a lowercase word (letters, digits, . _ -), e.g. finance');
@@ -219,7 +219,10 @@ export const approverUpdateInput = z
   })
   .refine(
     (input) =>
-      input.displayName !== undefined || input.roles !== undefined || input.team !== undefined || input.active !== undefined,
+      input.displayName !== undefined ||
+      input.roles !== undefined ||
+      input.team !== undefined ||
+      input.active !== undefined,
     { message: 'name at least one of displayName, roles, team, active' },
   );
 

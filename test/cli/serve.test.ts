@@ -78,3 +78,29 @@ test.serial('a worker with a broken approval policy refuses to start, naming the
     /invalid approval policy \(MVE_APPROVAL_POLICY\): staging\.tiers: must have at least one tier/,
   );
 });
+
+test.serial(
+  'serve with a broken approval policy refuses to start: its teams decide whose money an order spends',
+  async (t) => {
+    const result = await runCli(['serve', '--port', '0'], {
+      env: {
+        ...t.context.env,
+        MVE_APPROVAL_POLICY: JSON.stringify({
+          staging: {
+            autoApproveBelow: { AUD: 10 },
+            tiers: [{ name: 'finance', roles: ['finance-approver'], approvals: 1 }],
+            deadline: '1h',
+            maxQuoteAge: '1h',
+            teams: [{ id: 'network', name: 'Network engineering' }],
+            budgetTimeZone: 'Mars/Olympus',
+          },
+        }),
+      },
+    });
+    t.is(result.code, 2, result.stderr);
+    t.regex(
+      result.stderr,
+      /invalid approval policy \(MVE_APPROVAL_POLICY\): staging\.budgetTimeZone: must be an IANA time zone/,
+    );
+  },
+);

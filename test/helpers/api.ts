@@ -24,7 +24,14 @@ import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import { callApi, type ApiAnswer } from './api-call.js';
 import { json } from './json.js';
 import type { TestPostgres } from './postgres.js';
-import { startOrderEngine, sydneyRequest, TASK_QUEUE, type EngineOptions, type OrderEngine } from './orders.js';
+import {
+  startOrderEngine,
+  sydneyRequest,
+  TASK_QUEUE,
+  TEST_POLICIES_IN_FORCE,
+  type EngineOptions,
+  type OrderEngine,
+} from './orders.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -70,6 +77,8 @@ export async function startApiEngine(
       kindMap: SIM_KIND_MAP,
       // The engine runs a staging worker only.
       environments: ['staging'],
+      // The workers' policies: the API charges orders to their teams.
+      policies: (options.policies ?? TEST_POLICIES_IN_FORCE).policies,
     }),
     repository: engine.repository,
     temporal: engine.client,

@@ -32,8 +32,19 @@ function registerIntakeRoute(app: FastifyInstance, service: OrderService): void 
         summary: 'Submit an order: one ticket is one order, forever',
         description:
           'The body is an order request (docs/order-request.md). A requester submits for themselves; a ticket system names the requester in `requestedBy`. ' +
-          'The same ticket with the same body answers the existing order (200); a different body is refused (409).',
-        body: z.record(z.string(), z.unknown()).describe('the order request'),
+          'The same ticket with the same body answers the existing order (200); a different body is refused (409). ' +
+          "When the environment's approval policy lists teams, the order is charged to one: `costCentre`, else the requester's team in the approver directory; an order whose team is unknown is refused (422 TEAM_UNKNOWN, detail on `costCentre`) and nothing is registered.",
+        body: z
+          .looseObject({
+            // Checked by the intake with every other field of the request (docs/order-request.md): described here only.
+            costCentre: z
+              .unknown()
+              .optional()
+              .describe(
+                "a string: the team (cost centre) the order is charged to, one of the teams of its environment's approval policy; without it, the requester's team in the approver directory",
+              ),
+          })
+          .describe('the order request (docs/order-request.md)'),
         response: { 200: submitResponse, 201: submitResponse, ...orderRefusals },
       },
     },
