@@ -164,13 +164,13 @@ async function sweepAbandonedClusters(root: string): Promise<void> {
 
 /**
  * A PostgreSQL server of its own on a copy of the cached cluster (in memory where possible): the caller stops it and
- * removes its `dataDir`. Its `url` is the maintenance database's.
+ * removes its `dataDir`. Its `url` is the maintenance database's. `settings`: further server settings (`-c`).
  */
-export async function startCopyOfTemplate(): Promise<EmbeddedPostgresServer> {
+export async function startCopyOfTemplate(settings: Record<string, string> = {}): Promise<EmbeddedPostgresServer> {
   const root = clusterRoot();
   await sweepAbandonedClusters(root);
   const dataDir = path.join(root, `${CLUSTER_PREFIX}${process.pid}-${randomBytes(3).toString('hex')}`);
   // cp -a keeps owner and modes: as root the copy stays owned by the account PostgreSQL runs as.
   await execFileAsync('cp', ['-a', await templateDir(), dataDir]);
-  return startEmbeddedPostgres({ dataDir, ephemeral: true, database: 'postgres' });
+  return startEmbeddedPostgres({ dataDir, ephemeral: true, database: 'postgres', settings });
 }

@@ -21,10 +21,18 @@ import {
   startHeadlessTemporal,
   type HeadlessTemporal,
 } from '../../tooling/temporal/start-dev-server.js';
-import { databaseOf, startTemporalCluster, type ClusterService } from '../../tooling/temporal/cluster/index.js';
+import {
+  clusterPostgresSettings,
+  databaseOf,
+  DEFAULT_SERVICE_COUNTS,
+  startTemporalCluster,
+  type ClusterService,
+} from '../../tooling/temporal/cluster/index.js';
 import { installClusterTools } from '../../tooling/temporal/cluster/tools.js';
 import { startCopyOfTemplate } from '../helpers/postgres.js';
 import { temporalCli } from '../helpers/real-temporal.js';
+
+const CLUSTER_PROCESSES = Object.values(DEFAULT_SERVICE_COUNTS).reduce((sum, count) => sum + count, 0);
 
 export const TEMPORAL_KINDS = ['start-dev', 'cluster'] as const;
 export type TemporalKind = (typeof TEMPORAL_KINDS)[number];
@@ -134,7 +142,7 @@ async function clusterPostgres(
 ): Promise<{ url: string; prefix: string; where: string }> {
   const external = process.env['DATABASE_URL']?.trim();
   if (!external) {
-    const server: EmbeddedPostgresServer = await startCopyOfTemplate();
+    const server: EmbeddedPostgresServer = await startCopyOfTemplate(clusterPostgresSettings(CLUSTER_PROCESSES));
     undo.push(async () => {
       await server.stop();
       await rm(server.dataDir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { redactDatabaseUrl } from '../../infra/db/index.js';
 import { concretePort } from '../dev/ports.js';
 import { startEmbeddedPostgres } from '../postgres/index.js';
 import {
-  clusterConnections,
+  clusterPostgresSettings,
   databaseOf,
   installClusterTools,
   startTemporalClusterOnFreePorts,
@@ -113,8 +113,10 @@ async function startDatabase(
 ): Promise<{ url: string; embedded: boolean; dataDir?: string }> {
   const external = process.env['DATABASE_URL']?.trim();
   if (external) return { url: external, embedded: false };
-  const settings = { max_connections: String(100 + clusterConnections(processes)) };
-  const server = await startEmbeddedPostgres({ dataDir: join(folder, 'postgres'), settings });
+  const server = await startEmbeddedPostgres({
+    dataDir: join(folder, 'postgres'),
+    settings: clusterPostgresSettings(processes),
+  });
   parts.push({ name: 'PostgreSQL', stop: () => server.stop(), lost: server.exited });
   return { url: server.adminUrl, embedded: true, dataDir: server.dataDir };
 }

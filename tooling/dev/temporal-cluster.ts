@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { TemporalConfig } from '../../config/temporal.js';
 import {
-  clusterConnections,
+  clusterPostgresSettings,
   databaseOf,
   DEFAULT_SERVICE_COUNTS,
   installClusterTools,
@@ -32,9 +32,9 @@ import { startWebUiFront, type WebUiFront } from './web-ui-front.js';
  * dev's embedded PostgreSQL with the cluster on it: room for the cluster's connections (config.ts) on top of
  * PostgreSQL's default 100, which the product's pools fit in.
  */
-export const CLUSTER_POSTGRES_SETTINGS = {
-  max_connections: String(100 + clusterConnections(Object.values(DEFAULT_SERVICE_COUNTS).reduce((a, b) => a + b))),
-};
+export const CLUSTER_POSTGRES_SETTINGS = clusterPostgresSettings(
+  Object.values(DEFAULT_SERVICE_COUNTS).reduce((a, b) => a + b),
+);
 
 export interface DevClusterOptions {
   env: NodeJS.ProcessEnv;

@@ -57,6 +57,14 @@ export function clusterConnections(processes: number): number {
   return processes * (STORE_CONNECTIONS.default + STORE_CONNECTIONS.visibility);
 }
 
+/**
+ * The server settings of a PostgreSQL the cluster runs on, `processes` of it: PostgreSQL's default 100 connections,
+ * which the product's pools fit in, and room for the cluster's beside them.
+ */
+export function clusterPostgresSettings(processes: number): Record<string, string> {
+  return { max_connections: String(100 + clusterConnections(processes)) };
+}
+
 /** Temporal's PostgreSQL connections for one store; a cluster process holds up to `maxConns` to each. */
 function datastore(database: ClusterDatabase, name: string, maxConns: number): object {
   return {

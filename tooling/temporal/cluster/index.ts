@@ -11,7 +11,13 @@ export {
   type TemporalCluster,
   type TemporalClusterOptions,
 } from './cluster.js';
-export { clusterConnections, SERVICE_KINDS, type ClusterDatabase, type ServiceKind } from './config.js';
+export {
+  clusterConnections,
+  clusterPostgresSettings,
+  SERVICE_KINDS,
+  type ClusterDatabase,
+  type ServiceKind,
+} from './config.js';
 export { databaseOf } from './database.js';
 export type { ClusterService } from './service.js';
 export { startTemporalClusterOnFreePorts } from './start-again.js';
