@@ -21,7 +21,16 @@ export {
   type MigrationRun,
 } from './migrations.js';
 export { createRepository, type Repository } from './repository.js';
-export type { OrdersRepository, OrderStatistics, TransitionOutcome } from './orders/index.js';
+export type {
+  CommitmentsQuery,
+  CommitmentTotals,
+  CommittedOrderRecord,
+  CommittedOrdersQuery,
+  OrdersRepository,
+  OrderStatistics,
+  TeamCommitment,
+  TransitionOutcome,
+} from './orders/index.js';
 export type { ApproversRepository } from './approvers-repository.js';
 export {
   createTicketsRepository,

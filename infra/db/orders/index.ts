@@ -1,5 +1,6 @@
 import type { Sql } from '../connection.js';
 import { createBuyAttempts, type BuyAttempts } from './buys.js';
+import { createCommitmentReads, type CommitmentReads } from './commitments.js';
 import { createOrderIntake, type OrderIntake } from './intake.js';
 import { createOrderJournal, type OrderJournal } from './journal.js';
 import { createOrderPolicies, type OrderPolicies } from './policies.js';
@@ -10,6 +11,13 @@ import { createQuotesAndVotes, type QuotesAndVotes } from './votes.js';
 
 export type { TransitionOutcome } from './journal.js';
 export type { OrderStatistics } from './statistics.js';
+export type {
+  CommitmentsQuery,
+  CommitmentTotals,
+  CommittedOrderRecord,
+  CommittedOrdersQuery,
+  TeamCommitment,
+} from './commitments.js';
 
 /**
  * What the order workflow records (through its activities) and what ops read.
@@ -25,7 +33,8 @@ export type OrdersRepository = OrderIntake &
   OrderProducts &
   OrderPolicies &
   OrderReads &
-  OrderStatisticsReads & {
+  OrderStatisticsReads &
+  CommitmentReads & {
     /**
      * Runs `work` with this repository on one connection of the pool, reserved for it: the writes it starts together
      * go to PostgreSQL in one round trip and run there in the order they were started, each on its own as usual (an
@@ -45,6 +54,7 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
     ...createOrderPolicies(sql, pool),
     ...createOrderReads(sql, pool),
     ...createOrderStatisticsReads(sql),
+    ...createCommitmentReads(sql),
     withOneConnection: async (work) => {
       // A pool of one connection sends everything on it, in order, already.
       if (sql.options.max <= 1) return work(createOrdersRepository(sql));

@@ -1,0 +1,272 @@
+import { z } from 'zod';
+import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
+import type { Sql } from '../connection.js';
+import { ENVIRONMENTS, teamSchema, text } from '../schemas.js';
+import { operation } from '../validate.js';
+
+/**
+ * What an environment's teams have committed to, per team and currency, from the records (docs/approval-policy.md,
+ * "Teams and budgets"): each order's price is its current quote (what it was approved and bought at), its term is its
+ * request's, its purchase its move to BOUGHT and its approval its latest move to APPROVED.
+ *
+ * - Run-rate at `asOf`: the monthly prices of the orders bought before `asOf` whose term (starting at BOUGHT, ending
+ *   `term` calendar months later in the budget's time zone) ends after it. `asOf` is now, clamped into the month: its
+ *   end for a month gone by, its start for one to come.
+ * - Approved this month: the monthly prices of the orders whose latest approval falls in the calendar month in the
+ *   budget's time zone, and which still stand: approved, being validated again or bought, buying, or bought (an order
+ *   approved and then rejected on a new quote, cancelled, expired or failed no longer counts; one sent back for a new
+ *   approval counts in the month it is approved again).
+ *
+ * Money is summed by PostgreSQL's numeric, exactly, and given as decimal strings; nothing is converted between currencies.
+ */
+export interface CommitmentReads {
+  /** Per team and currency: the figures, beside the budgets given (a budget with nothing committed is listed too). */
+  commitmentTotals(query: CommitmentsQuery): Promise<CommitmentTotals>;
+  /** The orders behind the figures (in the run-rate, approved in the month, or both), newest first, by keyset. */
+  listCommittedOrders(query: CommittedOrdersQuery): Promise<CommittedOrderRecord[]>;
+}
+
+/** The states an approval still commits money in (the run-rate counts BOUGHT_STATES only). */
+const STANDING_STATES = ['APPROVED', 'VALIDATING', 'BUYING', 'BUY_UNCERTAIN', ...BOUGHT_STATES];
+
+const amount = z.number().finite().nonnegative();
+const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code, e.g. USD');
+
+const commitmentsQuery = z.object({
+  environment: z.enum(ENVIRONMENTS),
+  /** The calendar month, `YYYY-MM`, in `timeZone`. */
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM, e.g. 2026-11'),
+  /** An IANA time zone name (the policy's `budgetTimeZone`). */
+  timeZone: text(100),
+  /** Only this team's orders (and budgets). */
+  team: teamSchema.optional(),
+  /** Only orders (and budgets) in this currency. */
+  currency: currency.optional(),
+  /** The policy's budgets, per team and currency; the figures are listed beside them. */
+  budgets: z
+    .array(z.object({ team: teamSchema, currency, monthlyNew: amount.nullable(), runRateCap: amount.nullable() }))
+    .default([]),
+});
+
+const committedOrdersQuery = commitmentsQuery.extend({
+  after: z.object({ createdAt: z.iso.datetime({ offset: true }), workflowId: text(255) }).optional(),
+  limit: z.number().int().min(1).max(10_000).default(100),
+});
+
+export type CommitmentsQuery = z.input<typeof commitmentsQuery>;
+export type CommittedOrdersQuery = z.input<typeof committedOrdersQuery>;
+
+export interface CommitmentTotals {
+  /** The month's bounds, and the moment the run-rate is taken at (ISO instants). */
+  monthStart: string;
+  monthEnd: string;
+  asOf: string;
+  /** By team (null: orders charged to no team) then currency. */
+  teams: TeamCommitment[];
+}
+
+/** A team's figures in one currency, decimal strings; a budget or remaining figure is null where none is set. */
+export interface TeamCommitment {
+  team: string | null;
+  currency: string;
+  runRate: string;
+  runningOrders: number;
+  approvedThisMonth: string;
+  approvedOrders: number;
+  budget: { monthlyNew: string | null; runRateCap: string | null };
+  /** Budget less figure: negative when over it. */
+  remaining: { monthlyNew: string | null; runRateCap: string | null };
+}
+
+export interface CommittedOrderRecord {
+  workflowId: string;
+  ticketId: string;
+  team: string | null;
+  status: string;
+  currency: string;
+  monthlyRate: string;
+  termMonths: number;
+  /** The monthly rate times the term. */
+  termTotal: string;
+  /** When it was bought (its term's start), and when its term ends; null while it is not bought. */
+  boughtAt: string | null;
+  termEndsAt: string | null;
+  /** Its latest approval (null if none is recorded). */
+  approvedAt: string | null;
+  inRunRate: boolean;
+  approvedThisMonth: boolean;
+  createdAt: string;
+}
+
+type Query = z.output<typeof commitmentsQuery>;
+
+export function createCommitmentReads(sql: Sql): CommitmentReads {
+  return {
+    commitmentTotals: (input) =>
+      operation('commitmentTotals', commitmentsQuery, input, async (query) => {
+        const [bounds] = await sql<Array<{ month_start: Date; month_end: Date; as_of: Date }>>`
+          ${boundsOf(sql, query)} SELECT * FROM bounds`;
+        const rows = await sql<TotalsRow[]>`${flagged(sql, query)}, ${totals(sql, query)}`;
+        return {
+          monthStart: bounds.month_start.toISOString(),
+          monthEnd: bounds.month_end.toISOString(),
+          asOf: bounds.as_of.toISOString(),
+          teams: rows.map(toTeamCommitment),
+        };
+      }),
+
+    listCommittedOrders: (input) =>
+      operation('listCommittedOrders', committedOrdersQuery, input, async (query) => {
+        const { after, limit } = query;
+        const rows = await sql<CommittedRow[]>`
+          ${flagged(sql, query)}
+          SELECT workflow_id, ticket_id, team, status, currency, trim_scale(monthly_rate)::text AS monthly_rate,
+                 term_months, trim_scale(term_total)::text AS term_total, bought_at, term_ends_at, approved_at,
+                 in_run_rate, approved_this_month, created_at
+          FROM flagged
+          WHERE (in_run_rate OR approved_this_month)
+            ${after ? sql`AND (created_at, workflow_id) < (${after.createdAt}::timestamptz, ${after.workflowId})` : sql``}
+          ORDER BY created_at DESC, workflow_id DESC
+          LIMIT ${limit}`;
+        return rows.map(toCommittedOrder);
+      }),
+  };
+}
+
+/** `WITH bounds AS (…)`: the month's first and next month's first instants in the time zone, and the run-rate's moment. */
+function boundsOf(sql: Sql, { month, timeZone }: Query) {
+  const [year, monthNumber] = month.split('-').map(Number);
+  return sql`
+    WITH local AS (SELECT make_timestamp(${year}::int, ${monthNumber}::int, 1, 0, 0, 0) AS first),
+    bounds AS (
+      SELECT month_start, month_end, greatest(month_start, least(now(), month_end)) AS as_of
+      FROM (SELECT first AT TIME ZONE ${timeZone} AS month_start,
+                   (first + interval '1 month') AT TIME ZONE ${timeZone} AS month_end FROM local) m
+    )`;
+}
+
+/**
+ * `WITH …, flagged AS (…)`: the environment's orders that may count, each with its figures and whether it is in the
+ * run-rate and approved in the month. Candidates come by status (an index), their purchase and approval from their
+ * own events (the events' key).
+ */
+function flagged(sql: Sql, query: Query) {
+  const { environment, team, currency, timeZone } = query;
+  return sql`
+    ${boundsOf(sql, query)},
+    committed AS (
+      SELECT o.workflow_id, o.ticket_id, o.team, o.status, o.created_at, o.quote_currency AS currency,
+             o.quote_monthly_rate AS monthly_rate, (o.request ->> 'term')::int AS term_months,
+             b.at AS bought_at, a.at AS approved_at
+      FROM orders o
+      LEFT JOIN LATERAL (SELECT min(e.at) AS at FROM order_events e
+                         WHERE e.workflow_id = o.workflow_id AND e.to_status = 'BOUGHT') b ON true
+      LEFT JOIN LATERAL (SELECT max(e.at) AS at FROM order_events e
+                         WHERE e.workflow_id = o.workflow_id AND e.to_status = 'APPROVED') a ON true
+      WHERE o.environment = ${environment} AND o.status IN ${sql(STANDING_STATES)} AND o.quote_currency IS NOT NULL
+        ${team === undefined ? sql`` : sql`AND o.team = ${team}`}
+        ${currency === undefined ? sql`` : sql`AND o.quote_currency = ${currency}`}
+    ),
+    flagged AS (
+      SELECT c.*, c.monthly_rate * c.term_months AS term_total, t.term_ends_at,
+             (c.status IN ${sql([...BOUGHT_STATES])} AND c.bought_at < bounds.as_of AND t.term_ends_at > bounds.as_of)
+               IS TRUE AS in_run_rate,
+             (c.approved_at >= bounds.month_start AND c.approved_at < bounds.month_end) IS TRUE AS approved_this_month
+      FROM committed c
+      CROSS JOIN bounds
+      CROSS JOIN LATERAL (SELECT (c.bought_at AT TIME ZONE ${timeZone} + make_interval(months => c.term_months))
+                                   AT TIME ZONE ${timeZone} AS term_ends_at) t
+    )`;
+}
+
+/** `figures AS (…), budgets AS (…) SELECT …`: per team and currency, the figures beside the budgets. */
+function totals(sql: Sql, { team, currency, budgets }: Query) {
+  const wanted = budgets.filter(
+    (budget) =>
+      (team === undefined || budget.team === team) && (currency === undefined || budget.currency === currency),
+  );
+  return sql`
+    figures AS (
+      SELECT team, currency,
+             coalesce(sum(monthly_rate) FILTER (WHERE in_run_rate), 0) AS run_rate,
+             count(*) FILTER (WHERE in_run_rate)::int AS running_orders,
+             coalesce(sum(monthly_rate) FILTER (WHERE approved_this_month), 0) AS approved,
+             count(*) FILTER (WHERE approved_this_month)::int AS approved_orders
+      FROM flagged WHERE in_run_rate OR approved_this_month
+      GROUP BY team, currency
+    ),
+    budgets AS (
+      SELECT * FROM jsonb_to_recordset(${sql.json(wanted)}::jsonb)
+        AS b(team text, currency text, "monthlyNew" numeric, "runRateCap" numeric)
+    )
+    SELECT coalesce(f.team, b.team) AS team, coalesce(f.currency, b.currency) AS currency,
+           trim_scale(coalesce(f.run_rate, 0))::text AS run_rate, coalesce(f.running_orders, 0) AS running_orders,
+           trim_scale(coalesce(f.approved, 0))::text AS approved, coalesce(f.approved_orders, 0) AS approved_orders,
+           trim_scale(b."monthlyNew")::text AS monthly_new, trim_scale(b."runRateCap")::text AS run_rate_cap,
+           trim_scale(b."monthlyNew" - coalesce(f.approved, 0))::text AS monthly_new_remaining,
+           trim_scale(b."runRateCap" - coalesce(f.run_rate, 0))::text AS run_rate_cap_remaining
+    FROM figures f FULL JOIN budgets b ON b.team = f.team AND b.currency = f.currency
+    ORDER BY 1 NULLS LAST, 2`;
+}
+
+interface TotalsRow {
+  team: string | null;
+  currency: string;
+  run_rate: string;
+  running_orders: number;
+  approved: string;
+  approved_orders: number;
+  monthly_new: string | null;
+  run_rate_cap: string | null;
+  monthly_new_remaining: string | null;
+  run_rate_cap_remaining: string | null;
+}
+
+function toTeamCommitment(row: TotalsRow): TeamCommitment {
+  return {
+    team: row.team,
+    currency: row.currency,
+    runRate: row.run_rate,
+    runningOrders: row.running_orders,
+    approvedThisMonth: row.approved,
+    approvedOrders: row.approved_orders,
+    budget: { monthlyNew: row.monthly_new, runRateCap: row.run_rate_cap },
+    remaining: { monthlyNew: row.monthly_new_remaining, runRateCap: row.run_rate_cap_remaining },
+  };
+}
+
+interface CommittedRow {
+  workflow_id: string;
+  ticket_id: string;
+  team: string | null;
+  status: string;
+  currency: string;
+  monthly_rate: string;
+  term_months: number;
+  term_total: string;
+  bought_at: Date | null;
+  term_ends_at: Date | null;
+  approved_at: Date | null;
+  in_run_rate: boolean;
+  approved_this_month: boolean;
+  created_at: Date;
+}
+
+function toCommittedOrder(row: CommittedRow): CommittedOrderRecord {
+  return {
+    workflowId: row.workflow_id,
+    ticketId: row.ticket_id,
+    team: row.team,
+    status: row.status,
+    currency: row.currency,
+    monthlyRate: row.monthly_rate,
+    termMonths: row.term_months,
+    termTotal: row.term_total,
+    boughtAt: row.bought_at?.toISOString() ?? null,
+    termEndsAt: row.term_ends_at?.toISOString() ?? null,
+    approvedAt: row.approved_at?.toISOString() ?? null,
+    inRunRate: row.in_run_rate,
+    approvedThisMonth: row.approved_this_month,
+    createdAt: row.created_at.toISOString(),
+  };
+}
