@@ -16,6 +16,11 @@ export interface ServerCounters {
    * long polls aside (a poll waits for work: its time is not a hop's cost).
    */
   calls: { requests: number; seconds: number };
+  /**
+   * A history shard's writes, made one at a time: the waits for the shard's turn (`semaphore_latency` of ShardInfo),
+   * and the seconds waited in all.
+   */
+  shardQueue: { requests: number; seconds: number };
   /** On a cluster, its PostgreSQL: statements other than transaction control, transactions, and execution ms. */
   sql?: { statements: number; transactions: number; executionMs: number };
 }
@@ -37,6 +42,10 @@ export async function readServerCounters(source: TemporalMetricsSource): Promise
     persistence: pair('persistence'),
     visibility: pair('visibility_persistence'),
     calls: pair('client', LONG_POLL),
+    shardQueue: {
+      requests: sum('semaphore_latency_count', NOT_SHARD_INFO),
+      seconds: sum('semaphore_latency_sum', NOT_SHARD_INFO),
+    },
     ...(source.postgres ? { sql: await sqlCounters(source.postgres.adminUrl, source.postgres.databases) } : {}),
   };
 }
@@ -59,6 +68,7 @@ export function serverCostPerUnit(
     'visibility ms (mean)': meanMs((c) => c.visibility),
     'calls between services (polls aside)': per((c) => c.calls.requests),
     'call ms (mean)': meanMs((c) => c.calls),
+    'shard write queue ms (mean)': meanMs((c) => c.shardQueue),
     ...(before.sql && after.sql
       ? {
           'SQL statements': per((c) => c.sql!.statements),
@@ -70,6 +80,7 @@ export function serverCostPerUnit(
 }
 
 const LONG_POLL = /operation="[^"]*Poll[^"]*"/;
+const NOT_SHARD_INFO = /operation="(?!ShardInfo")/;
 
 /**
  * The sum of every series of a metric in Prometheus's text format (its labels, whatever they are, summed over), but
