@@ -4,7 +4,7 @@
  * a second one on the same folder is refused; Ctrl-C stops every process; and a start asking another history shard
  * count than the cluster was created with is refused, saying why.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { Connection } from '@temporalio/client';
 import test from 'ava';
 import { runCli } from '../helpers/cli.js';
 import { removeDevFolder, spawnCli, type CliChild } from '../dev/child.js';
+import { processesWith } from '../helpers/processes.js';
 
 const START_MS = 240_000; // a cold initdb, the cluster's schemas and six processes, on 2 cores
 const STOP_MS = 90_000;
@@ -33,20 +34,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-/** The processes with `folder` in their command line: the cluster's, its Web UI server's and PostgreSQL's. */
-function processesIn(folder: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(folder);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 test('mve-orders cluster --json: serves, is one per folder, stops whole on Ctrl-C, and keeps its shard count', async (t) => {
   t.timeout(8 * 60_000);
@@ -90,13 +77,13 @@ test('mve-orders cluster --json: serves, is one per folder, stops whole on Ctrl-
     t.is(await running.signalGroup('SIGINT', STOP_MS), 0, running.stderr());
     running = undefined;
     t.deepEqual(pids.filter(alive), [], 'no process of it left running');
-    t.deepEqual(processesIn(folder), []);
+    t.deepEqual(processesWith(folder), []);
 
     // The shard count is the cluster's for its life.
     const reshard = await runCli(['cluster', '--port', '0', '--ui-port', '0', '--shards', '16'], { env });
     t.not(reshard.code, 0);
     t.regex(reshard.stderr, /has 4 history shards, set when it was created: the count is fixed for a cluster's life/);
-    t.deepEqual(processesIn(folder), [], 'nothing left running after the refusal');
+    t.deepEqual(processesWith(folder), [], 'nothing left running after the refusal');
   } finally {
     await running?.signalGroup('SIGKILL', 10_000);
     await removeDevFolder(root);

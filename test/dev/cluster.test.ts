@@ -4,7 +4,6 @@
  * every process, an order runs to LIVE on it, Ctrl-C stops every process of it, a switch to start-dev is refused while
  * an order is open on the cluster, and a second start on the cluster finds that order and buys it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,24 +12,11 @@ import type { DevState } from '../../client/cli/dev-state.js';
 import { runCli } from '../helpers/cli.js';
 import { sydneyRequest } from '../helpers/orders.js';
 import { removeDevFolder, spawnCli, startDevChild, type CliChild } from './child.js';
+import { processesWith } from '../helpers/processes.js';
 
 const START_MS = 300_000; // a cold initdb, the cluster's schemas and six processes, bundling the workflows, on 2 cores
 const STOP_MS = 90_000;
 const PROCESSES = ['frontend-1', 'history-1', 'history-2', 'matching-1', 'matching-2', 'worker-1'];
-
-/** The processes with `folder` in their command line: the cluster's six and its Web UI server. */
-function processesIn(folder: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(folder);
-      } catch {
-        return false; // ended meanwhile
-      }
-    })
-    .map(Number);
-}
 
 async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -85,14 +71,14 @@ test('dev on a Temporal cluster: lists its processes, runs an order to LIVE, sto
     await reaches('CLUSTER-2', 'AWAITING_APPROVAL');
 
     // Ctrl-C, as a terminal sends it to the whole group: dev stops the cluster after the worker, and exits 0.
-    t.true(processesIn(clusterDir).length >= PROCESSES.length + 1, 'the six processes and the Web UI server run');
+    t.true(processesWith(clusterDir).length >= PROCESSES.length + 1, 'the six processes and the Web UI server run');
     t.is(await first.signalGroup('SIGINT', STOP_MS), 0, first.stderr());
     running = undefined;
     t.regex(
       first.stdout(),
       /\n {2}API simulator closed\n {2}Temporal cluster stopped\n {2}PostgreSQL stopped\nstopped\n$/,
     );
-    t.deepEqual(processesIn(clusterDir), [], 'no process of the cluster left running');
+    t.deepEqual(processesWith(clusterDir), [], 'no process of the cluster left running');
 
     // start-dev keeps its state apart: the open order would be stranded, so the switch is refused.
     const refused = spawnCli(['dev', '--temporal', 'start-dev', ...ports], env, { ownGroup: true });
@@ -112,7 +98,7 @@ test('dev on a Temporal cluster: lists its processes, runs an order to LIVE, sto
     await reaches('CLUSTER-2', 'BOUGHT|PROVISIONING|LIVE');
     t.is(await second.signalGroup('SIGINT', STOP_MS), 0, second.stderr());
     running = undefined;
-    t.deepEqual(processesIn(clusterDir), []);
+    t.deepEqual(processesWith(clusterDir), []);
   } finally {
     await running?.signalGroup('SIGKILL', 10_000);
     await removeDevFolder(root);

