@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { teamIdSchema } from '../../domain/approval/index.js';
 import { ORDER_STATES } from '../../domain/lifecycle/index.js';
 
 // The HTTP API's shapes, as zod: they validate requests, shape responses and become the OpenAPI document.
@@ -309,4 +310,72 @@ export const historyResponse = z.object({
     .describe(
       "Temporal's history events as proto3 JSON; payloads decoded and redacted for ops and admins, withheld for others",
     ),
+});
+
+/** An exact amount of money, as the records sum it: a decimal string, in its currency. */
+const decimal = () => z.string().describe('an exact decimal amount, e.g. "1618.22" (never a float; negative: over)');
+
+export const commitmentsQuery = z.object({
+  environment: z
+    .enum(['staging', 'production'])
+    .default('production')
+    .describe("whose commitments, under that environment's policy (default production)"),
+  month: z
+    .string()
+    .regex(/^[12]\d{3}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM (years 1000 to 2999), e.g. 2026-11')
+    .optional()
+    .describe("the calendar month in the policy's budgetTimeZone; default: the current one"),
+  team: teamIdSchema().optional().describe("only this team's (a requester may name only their own)"),
+  currency: currency.optional().describe('only this currency'),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe('orders behind the figures per page: JSON 50 by default, at most 500; CSV 10,000 by default and at most'),
+  cursor: z.string().max(500).optional().describe('nextCursor of the previous page (X-Next-Cursor of a CSV)'),
+  format: z.enum(['json', 'csv']).optional().describe('csv: the same as CSV (as `Accept: text/csv`)'),
+});
+
+const amounts = z.object({ monthlyNew: decimal().nullable(), runRateCap: decimal().nullable() });
+
+export const commitmentsResponse = z.object({
+  environment: z.enum(['staging', 'production']),
+  month: z.string().describe('YYYY-MM'),
+  timeZone: z.string().describe("the policy's budgetTimeZone (UTC for a policy without teams)"),
+  monthStart: z.string().describe('the first instant of the month in that time zone'),
+  monthEnd: z.string().describe('the first instant of the next month'),
+  asOf: z.string().describe('when the run-rate is taken: now, within the month; its end for a month gone by'),
+  teams: z.array(
+    z.object({
+      team: z.string().nullable().describe('null: orders charged to no team'),
+      name: z.string().nullable().describe("the team's name in the policy"),
+      currency: z.string(),
+      runRate: decimal().describe('the monthly prices of the bought orders whose term runs at asOf'),
+      runningOrders: z.number().int(),
+      approvedThisMonth: decimal().describe('the monthly prices approved in the month, of orders that still stand'),
+      approvedOrders: z.number().int(),
+      budget: amounts.describe("the policy's limits in this currency (null: none)"),
+      remaining: amounts.describe('budget less figure: monthlyNew less approvedThisMonth, runRateCap less runRate'),
+    }),
+  ),
+  orders: z.array(
+    z.object({
+      orderId: orderId(),
+      ticketId: z.string(),
+      team: z.string().nullable(),
+      state: orderState,
+      currency: z.string(),
+      monthlyRate: decimal(),
+      termMonths: z.number().int(),
+      termTotal: decimal().describe('monthlyRate times termMonths'),
+      boughtAt: z.string().nullable().describe("when it was bought: its term's start"),
+      termEndsAt: z.string().nullable(),
+      approvedAt: z.string().nullable().describe('its latest approval'),
+      inRunRate: z.boolean(),
+      approvedThisMonth: z.boolean(),
+    }),
+  ),
+  nextCursor: z.string().nullable(),
 });

@@ -8,6 +8,7 @@ import type { Principal } from '../orders/index.js';
 import type { ApiContext } from './context.js';
 import { frameworkErrors, installErrorHandler, MAX_PARAM_LENGTH } from './errors.js';
 import { registerApprovalRoutes } from './routes/approvals.js';
+import { registerCommitmentRoutes } from './routes/commitments.js';
 import { codecCors, isCodecOrigin, registerCodecRoutes } from './routes/codec.js';
 import { registerHealthRoutes, type Readiness } from './routes/health.js';
 import { createApiMetrics, registerMetricsRoute } from './routes/metrics.js';
@@ -103,6 +104,7 @@ export async function buildApiServer(options: ApiServerOptions): Promise<Fastify
   registerOrderRoutes(app, context);
   registerRecoveryRoutes(app, context);
   registerApprovalRoutes(app, context);
+  registerCommitmentRoutes(app, context);
   registerCodecRoutes(app, context);
   registerHealthRoutes(app, readiness, draining);
   registerMetricsRoute(app, metrics);

@@ -39,6 +39,18 @@ function submittedByCaller(principal: Principal, order: OwnedOrder): boolean {
   return !!order.submittedBy && sameIdentity(principal.qualifiedId, order.submittedBy);
 }
 
+/**
+ * Commitments (what teams spend): ops, admins and approvers read every team's; a requester their own team's (the
+ * directory's), and no other; anyone else none.
+ */
+export function mayReadAllCommitments(principal: Principal): boolean {
+  return seesAllOrders(principal);
+}
+
+/** Why a caller may read no commitments at all. */
+export const COMMITMENTS_NEED_ROLE =
+  "reading commitments needs a role: an approver role or ops (every team's), or requester (your own team's)";
+
 export function maySubmit(principal: Principal): boolean {
   return hasRole(principal, 'requester', 'ticket-system');
 }

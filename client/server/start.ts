@@ -187,6 +187,7 @@ function apiContext(
     temporal,
     codecKeys: options.codecKeys,
     liveReads: new LiveReads(liveReadsFromEnv(options.env)),
+    policies,
     log: options.log,
   });
   return {

@@ -19,6 +19,7 @@ export {
 export { defaultApprovalPolicies } from './defaults.js';
 export { isTimeZone, REFUSE_OVER_BUDGET, TEAM_ID_RULE, teamIdSchema } from './teams.js';
 export { orderTeam, type OrderTeam, type TeamedRequest } from './order-team.js';
+export { budgetTimeZone, calendarMonth, teamBudgets, type TeamCurrencyBudget } from './budgets.js';
 export {
   ApprovalPolicyError,
   POLICY_FILE_VARIABLE,

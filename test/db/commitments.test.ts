@@ -5,61 +5,11 @@
  */
 import test from 'ava';
 import { createRepository, type Repository } from '../../infra/db/index.js';
-import type { OrderState } from '../../domain/lifecycle/index.js';
+import { JANUARY_ORDERS, seedCommitted } from '../helpers/commitments.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const postgres = usePostgres(test);
 let repo: Repository;
-
-/** The path of each kind of order, as the workflow moves it. */
-const PATHS: Record<string, OrderState[]> = {
-  bought: ['LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT'],
-  live: ['LOOKING_UP', 'VALIDATING', 'APPROVED', 'BUYING', 'BOUGHT', 'PROVISIONING', 'LIVE'],
-  approved: ['LOOKING_UP', 'VALIDATING', 'AWAITING_APPROVAL', 'APPROVED'],
-  cancelled: ['LOOKING_UP', 'VALIDATING', 'APPROVED', 'CANCELLED'],
-  // Approved, then its stale quote was validated again and rose: it waits for a new approval.
-  requoted: ['LOOKING_UP', 'VALIDATING', 'APPROVED', 'VALIDATING', 'AWAITING_APPROVAL'],
-};
-
-interface Seed {
-  ticketId: string;
-  team: string | null;
-  monthlyRate: string;
-  currency?: string;
-  term?: number;
-  environment?: 'staging' | 'production';
-  path: keyof typeof PATHS;
-  /** When it was approved (its latest approval), and bought where its path buys. */
-  approvedAt: string;
-  boughtAt?: string;
-}
-
-async function seed(order: Seed): Promise<void> {
-  const workflowId = `mve-order-${order.ticketId}`;
-  await repo.recordOrderReceived({
-    workflowId,
-    ticketId: order.ticketId,
-    environment: order.environment ?? 'production',
-    requestedBy: 'alice',
-    request: { ticketId: order.ticketId, term: order.term ?? 12 },
-    team: order.team,
-    at: '2025-11-01T00:00:00.000Z',
-  });
-  await repo.recordQuote({
-    workflowId,
-    quoteNumber: 1,
-    monthlyRate: order.monthlyRate,
-    currency: order.currency ?? 'AUD',
-    quotedAt: order.approvedAt,
-  });
-  let from: OrderState = 'RECEIVED';
-  for (const [index, to] of PATHS[order.path].entries()) {
-    const bought = to === 'BUYING' || to === 'BOUGHT' || to === 'PROVISIONING' || to === 'LIVE';
-    const at = bought ? order.boughtAt! : order.approvedAt;
-    await repo.recordTransition({ workflowId, sequence: index + 1, from, to, actor: 'engine', at });
-    from = to;
-  }
-}
 
 const BUDGETS = [
   { team: 'network', currency: 'AUD', monthlyNew: 3236.41, runRateCap: 1618.23 },
@@ -69,69 +19,7 @@ const JANUARY = { environment: 'production' as const, month: '2026-01', timeZone
 
 test.before(async () => {
   repo = createRepository((await postgres.database()).sql);
-  const orders: Seed[] = [
-    // Running all January: bought in December for 12 months.
-    {
-      ticketId: 'A',
-      team: 'network',
-      monthlyRate: '1618.2',
-      path: 'live',
-      approvedAt: '2025-12-20T00:00:00Z',
-      boughtAt: '2025-12-20T01:00:00Z',
-    },
-    // One month, bought on 10 December: its term ended on 10 January, before the month's end.
-    {
-      ticketId: 'B',
-      team: 'network',
-      monthlyRate: '809.1',
-      term: 1,
-      path: 'bought',
-      approvedAt: '2025-12-10T00:00:00Z',
-      boughtAt: '2025-12-10T00:00:00Z',
-    },
-    // Approved at 23:59:59.999 on 31 January in Sydney: January's.
-    { ticketId: 'C', team: 'network', monthlyRate: '3236.4', path: 'approved', approvedAt: '2026-01-31T12:59:59.999Z' },
-    // Approved at midnight starting 1 February in Sydney (still 31 January in UTC): February's.
-    { ticketId: 'D', team: 'network', monthlyRate: '100.01', path: 'approved', approvedAt: '2026-01-31T13:00:00Z' },
-    // Approved at midnight starting 1 January in Sydney (still 31 December in UTC), bought on 5 January: both.
-    {
-      ticketId: 'E',
-      team: 'network',
-      monthlyRate: '0.02',
-      path: 'bought',
-      approvedAt: '2025-12-31T13:00:00Z',
-      boughtAt: '2026-01-05T00:00:00Z',
-    },
-    // Approved in January, then cancelled; another approved and sent back for a new approval: neither stands.
-    {
-      ticketId: 'F',
-      team: 'sec-ops',
-      monthlyRate: '50.05',
-      currency: 'USD',
-      path: 'cancelled',
-      approvedAt: '2026-01-10T00:00:00Z',
-    },
-    { ticketId: 'H', team: 'network', monthlyRate: '7', path: 'requoted', approvedAt: '2026-01-10T00:00:00Z' },
-    // Staging's, and one charged to no team.
-    {
-      ticketId: 'G',
-      team: 'network',
-      monthlyRate: '10',
-      environment: 'staging',
-      path: 'bought',
-      approvedAt: '2026-01-10T00:00:00Z',
-      boughtAt: '2026-01-10T00:00:00Z',
-    },
-    {
-      ticketId: 'N',
-      team: null,
-      monthlyRate: '5.5',
-      path: 'bought',
-      approvedAt: '2026-01-10T00:00:00Z',
-      boughtAt: '2026-01-10T00:00:00Z',
-    },
-  ];
-  for (const order of orders) await seed(order);
+  for (const order of JANUARY_ORDERS) await seedCommitted(repo, order);
 });
 
 test('per team and currency: run-rate, approved this month, budgets and what remains, at exact cents', async (t) => {

@@ -68,6 +68,7 @@ export async function startApiEngine(
 ): Promise<ApiEngine> {
   const engine = await startOrderEngine(pg, options);
   const log = (line: string) => void (process.env['API_TEST_LOG'] && console.error(line));
+  const { policies } = options.policies ?? TEST_POLICIES_IN_FORCE;
   const parts: OrderServiceParts = {
     orders: engine.orders,
     intake: new OrderIntake({
@@ -78,12 +79,13 @@ export async function startApiEngine(
       // The engine runs a staging worker only.
       environments: ['staging'],
       // The workers' policies: the API charges orders to their teams.
-      policies: (options.policies ?? TEST_POLICIES_IN_FORCE).policies,
+      policies,
     }),
     repository: engine.repository,
     temporal: engine.client,
     codecKeys: engine.keyring,
     liveReads: new LiveReads(options.liveReads ?? DEFAULT_LIVE_READS),
+    policies,
     log,
   };
   const context: ApiContext = {

@@ -5,6 +5,14 @@ import { OrderedCache } from '../ordered.js';
 import type { Principal } from '../principal.js';
 import type { RecoveryResult } from '../recovery.js';
 import { cancelOrder, type CancelOutcome } from './cancel.js';
+import {
+  commitmentFigures,
+  readCommitments,
+  type CommitmentFigure,
+  type Commitments,
+  type CommitmentsFilter,
+  type CommitmentsPage,
+} from './commitments.js';
 import { orderHistory } from './history.js';
 import { awaitingApproval, listOrders, type OrderFilters, type OrderPage } from './list.js';
 import type { OrderServiceParts } from './parts.js';
@@ -81,6 +89,16 @@ export class OrderService {
   /** Runs `work` with every call it makes to Temporal bounded by `deadline` (epoch ms): a request's time limit. */
   withDeadline<T>(deadline: number, work: () => Promise<T>): Promise<T> {
     return this.parts.temporal.withDeadline(deadline, work);
+  }
+
+  /** What an environment's teams have committed to in a month, per team and currency, with the orders behind it. */
+  commitments(principal: Principal, filter: CommitmentsFilter, page: CommitmentsPage): Promise<Commitments> {
+    return readCommitments(this.parts, principal, filter, page);
+  }
+
+  /** Each environment's run-rate and approved-this-month per team and currency, for metrics: never an order. */
+  commitmentFigures(): Promise<CommitmentFigure[]> {
+    return commitmentFigures(this.parts);
   }
 
   /** Order figures from the records, for metrics: counts, never an order's content. */

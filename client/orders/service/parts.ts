@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Keyring } from '../../../codec/index.js';
+import type { ApprovalPolicies } from '../../../domain/approval/index.js';
 import type { Repository } from '../../../infra/db/index.js';
 import type { OrderIntake } from '../intake.js';
 import type { LiveReads } from '../live-reads.js';
@@ -19,5 +20,10 @@ export interface OrderServiceParts {
   codecKeys: Keyring;
   /** This server's bound on reads of orders at Temporal (MVE_LIVE_READS); past it, reads answer from the records. */
   liveReads: LiveReads;
+  /**
+   * The approval policies the workers enforce (the same MVE_APPROVAL_POLICY_FILE / MVE_APPROVAL_POLICY): their teams,
+   * budgets and time zones frame the commitments. Default: the shipped policies, which list no teams.
+   */
+  policies?: ApprovalPolicies;
   log: (line: string) => void;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
 import type { Sql } from '../connection.js';
-import { ENVIRONMENTS, teamSchema, text } from '../schemas.js';
+import { ENVIRONMENTS, teamSchema, text, type OrderStatus } from '../schemas.js';
 import { operation } from '../validate.js';
 
 /**
@@ -35,7 +35,9 @@ const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217
 const commitmentsQuery = z.object({
   environment: z.enum(ENVIRONMENTS),
   /** The calendar month, `YYYY-MM`, in `timeZone`. */
-  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM, e.g. 2026-11'),
+  month: z
+    .string()
+    .regex(/^[12]\d{3}-(0[1-9]|1[0-2])$/, 'must be a month as YYYY-MM (years 1000 to 2999), e.g. 2026-11'),
   /** An IANA time zone name (the policy's `budgetTimeZone`). */
   timeZone: text(100),
   /** Only this team's orders (and budgets). */
@@ -50,7 +52,7 @@ const commitmentsQuery = z.object({
 
 const committedOrdersQuery = commitmentsQuery.extend({
   after: z.object({ createdAt: z.iso.datetime({ offset: true }), workflowId: text(255) }).optional(),
-  limit: z.number().int().min(1).max(10_000).default(100),
+  limit: z.number().int().min(1).max(100_000).default(100),
 });
 
 export type CommitmentsQuery = z.input<typeof commitmentsQuery>;
@@ -82,7 +84,7 @@ export interface CommittedOrderRecord {
   workflowId: string;
   ticketId: string;
   team: string | null;
-  status: string;
+  status: OrderStatus;
   currency: string;
   monthlyRate: string;
   termMonths: number;
@@ -239,7 +241,7 @@ interface CommittedRow {
   workflow_id: string;
   ticket_id: string;
   team: string | null;
-  status: string;
+  status: OrderStatus;
   currency: string;
   monthly_rate: string;
   term_months: number;
