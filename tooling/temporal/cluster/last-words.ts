@@ -35,9 +35,11 @@ export async function lastWords(logFile: string, count = 2): Promise<string> {
     }
     return /error|fail|unable/i.test(line) && !line.startsWith('---') ? [line.trim()] : [];
   });
-  return said
-    .slice(-count)
-    // the end of a long line: a chain of wrapped errors names its cause last
-    .map((line) => (line.length > 300 ? `…${line.slice(-300)}` : line))
-    .join(' | ');
+  return (
+    said
+      .slice(-count)
+      // the end of a long line: a chain of wrapped errors names its cause last
+      .map((line) => (line.length > 300 ? `…${line.slice(-300)}` : line))
+      .join(' | ')
+  );
 }
