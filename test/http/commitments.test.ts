@@ -253,3 +253,24 @@ test('bad queries are 400 naming the field and the rule; the month defaults to t
     [['network', '10', null]],
   );
 });
+
+test("/metrics carries this month's run-rate and approvals per environment, team and currency", async (t) => {
+  const { api } = t.context;
+  const justNow = new Date(Date.now() - 1000).toISOString();
+  await seedCommitted(api.repository, {
+    ticketId: 'M',
+    team: 'sec-ops',
+    monthlyRate: '50.05',
+    currency: 'USD',
+    path: 'bought',
+    approvedAt: justNow,
+    boughtAt: justNow,
+  });
+  const response = await fetch(`${api.url}/metrics`);
+  t.is(response.status, 200);
+  const text = await response.text();
+  const labels = 'environment="production",team="sec-ops",currency="USD"';
+  t.true(text.includes(`mve_commitments_run_rate{${labels}} 50.05`), text);
+  t.true(text.includes(`mve_commitments_approved_this_month{${labels}} 50.05`), text);
+  t.regex(text, /# HELP mve_commitments_run_rate Monthly prices of each team's bought orders/);
+});

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ORDER_STATES } from '../../../domain/lifecycle/index.js';
 import type { OrderStatistics } from '../../../infra/db/index.js';
-import type { OrderService } from '../../orders/index.js';
+import type { CommitmentFigure, OrderService } from '../../orders/index.js';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -12,6 +12,12 @@ export interface ApiMetrics {
 
 /** Order figures as the gauges read them: one read of the records per scrape, shared by every gauge. */
 type Statistics = () => Promise<OrderStatistics>;
+
+/**
+ * How long the commitments' figures are kept between scrapes: they sum every running order of every team, a heavier
+ * read than the counts, and move only when an order is approved or bought.
+ */
+export const COMMITMENTS_METRICS_TTL_MS = 30_000;
 
 /** Prometheus metrics (prom-client, one registry per server): the API's own traffic, and order figures read from Postgres at scrape time. */
 export function createApiMetrics(service: OrderService): ApiMetrics {
@@ -33,6 +39,10 @@ export function createApiMetrics(service: OrderService): ApiMetrics {
   };
   orderGauges(registry, statistics);
   provisioningGauges(registry, statistics);
+  commitmentGauges(
+    registry,
+    keptFor(COMMITMENTS_METRICS_TTL_MS, () => service.commitmentFigures()),
+  );
   return { registry, instrument };
 }
 
@@ -144,6 +154,54 @@ function provisioningGauges(registry: Registry, statistics: Statistics): void {
       this.set((await statistics()).timeToLiveSeconds.count);
     },
   });
+}
+
+/** `read`'s answer, read again once `ms` have passed; a failed read is not kept, so the next scrape tries again. */
+function keptFor<T>(ms: number, read: () => Promise<T>): () => Promise<T> {
+  let kept: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!kept || Date.now() - kept.at > ms) {
+      const value = read();
+      const entry = { at: Date.now(), value };
+      kept = entry;
+      value.catch(() => {
+        if (kept === entry) kept = undefined;
+      });
+    }
+    return kept.value;
+  };
+}
+
+/** Each environment's run-rate and approved-this-month per team and currency, this month (in the policy's time zone). */
+function commitmentGauges(registry: Registry, figures: () => Promise<CommitmentFigure[]>): void {
+  const gauges: Array<[name: string, help: string, amount: (figure: CommitmentFigure) => string]> = [
+    [
+      'mve_commitments_run_rate',
+      'Monthly prices of each team\'s bought orders whose term runs now, in the currency (team="": no team)',
+      (figure) => figure.runRate,
+    ],
+    [
+      'mve_commitments_approved_this_month',
+      'Monthly prices of each team\'s orders approved this month that still stand, in the currency (team="": no team)',
+      (figure) => figure.approvedThisMonth,
+    ],
+  ];
+  for (const [name, help, amount] of gauges) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['environment', 'team', 'currency'],
+      registers: [registry],
+      async collect() {
+        const list = await figures();
+        this.reset();
+        for (const figure of list) {
+          const labels = { environment: figure.environment, team: figure.team ?? '', currency: figure.currency };
+          this.set(labels, Number(amount(figure)));
+        }
+      },
+    });
+  }
 }
 
 /** `/metrics`, Prometheus text. Open like /healthz: it carries counts, never an order's content. */
