@@ -1,8 +1,9 @@
 /**
  * Where Temporal's work goes, by operation, on each kind: one-activity workflows (bench/one-activity.ts) run at a
  * concurrency on a fresh start-dev and on a fresh cluster (bench/temporal.ts), and Temporal's own counters (each
- * process's /metrics) read around them: per workflow, each persistence operation's requests and mean latency, and
- * each call one service made to another, with the history shards each process owns. bench:orders prints the sums;
+ * process's /metrics) read around them: per workflow, each persistence operation's requests and mean latency, each
+ * call one service made to another, and the waits of a history shard's writes for their turn, with the history shards
+ * each process owns. bench:orders prints the sums;
  * this says which operations make them.
  *
  *   node --import tsx bench/temporal-ops.ts                       both kinds, 500 workflows at concurrency 50
@@ -23,7 +24,15 @@ const USAGE = `node --import tsx bench/temporal-ops.ts [options]
 /** `persistence_requests` and the like, summed per service and operation. */
 type Counters = Map<string, number>;
 
-const COUNTED = /^(persistence_requests|persistence_latency_sum|client_requests|client_latency_sum)\{(.*)\} (\S+)$/;
+/** Each kind of work: the metric that counts it, the one that sums its seconds. */
+const KINDS = {
+  persistence: ['persistence_requests', 'persistence_latency_sum'],
+  call: ['client_requests', 'client_latency_sum'],
+  /** a history shard's writes wait their turn: one at a time per shard */
+  'shard queue': ['semaphore_latency_count', 'semaphore_latency_sum'],
+} as const;
+
+const COUNTED = new RegExp(`^(${Object.values(KINDS).flat().join('|')})\\{(.*)\\} (\\S+)$`);
 
 async function readCounters(urls: string[]): Promise<Counters> {
   const counters: Counters = new Map();
@@ -70,11 +79,11 @@ function perWorkflow(before: Counters, after: Counters, workflows: number) {
   const rows = [];
   for (const key of after.keys()) {
     const [metric, service, operation] = key.split('|');
-    if (!metric.endsWith('_requests') || operation.includes('Poll')) continue;
+    const [kind, [, sum]] = Object.entries(KINDS).find(([, [count]]) => count === metric) ?? ['', []];
+    if (!kind || operation.includes('Poll')) continue;
     const requests = delta(key);
     if (requests / workflows < 0.05) continue;
-    const kind = metric.startsWith('client') ? 'call' : 'persistence';
-    const seconds = delta(key.replace('_requests|', '_latency_sum|'));
+    const seconds = delta([sum, service, operation].join('|'));
     rows.push({
       kind,
       service,
