@@ -5,7 +5,9 @@
  *
  * Its PostgreSQL syncs to disk but does not wait for the disk at each commit (`synchronous_commit=off`), as durable as
  * start-dev's SQLite with dev's settings (`synchronous=normal` in WAL mode): a crashed process loses nothing, a power
- * cut the last commits. It loads pg_stat_statements, so a bench can count the statements Temporal makes.
+ * cut the last commits. It loads pg_stat_statements, so a bench can count the statements Temporal makes. It takes 200
+ * connections: each of the six processes may open 30 (20 to the workflow store, 10 to visibility), 180 together, over
+ * PostgreSQL's default of 100; at 100, with 10,000 orders parked, a bench's own reads were refused ("too many clients").
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,7 +50,11 @@ export async function startBenchCluster(options: {
     const postgres = await startEmbeddedPostgres({
       dataDir: path.join(folder, 'postgres'),
       database: 'postgres',
-      settings: { synchronous_commit: 'off', shared_preload_libraries: 'pg_stat_statements' },
+      settings: {
+        synchronous_commit: 'off',
+        shared_preload_libraries: 'pg_stat_statements',
+        max_connections: String(MAX_CONNECTIONS),
+      },
     });
     stops.push(() => postgres.stop());
     const database = databaseOf(postgres.adminUrl);
@@ -65,7 +71,7 @@ export async function startBenchCluster(options: {
       address: cluster.address,
       description:
         `Temporal ${cluster.version} cluster (${names}; ${cluster.historyShards} history shards; ` +
-        `PostgreSQL of its own, port ${postgres.port}, synchronous_commit=off)`,
+        `PostgreSQL of its own, port ${postgres.port}, synchronous_commit=off, max_connections=${MAX_CONNECTIONS})`,
       processes: () =>
         cluster.services.map(({ name, pid, ports }) => ({
           name: `temporal ${name}`,
@@ -82,5 +88,8 @@ export async function startBenchCluster(options: {
     throw error;
   }
 }
+
+/** Above the 180 connections the cluster's processes may open together (config.ts: 20 + 10 each). */
+const MAX_CONNECTIONS = 200;
 
 const metricsUrl = (ports: { metrics: number }) => `http://127.0.0.1:${ports.metrics}/metrics`;
