@@ -21,6 +21,14 @@ export { isTimeZone, REFUSE_OVER_BUDGET, TEAM_ID_RULE, teamIdSchema } from './te
 export { orderTeam, type OrderTeam, type TeamedRequest } from './order-team.js';
 export { budgetTimeZone, calendarMonth, teamBudgets, type TeamCurrencyBudget } from './budgets.js';
 export {
+  budgetFit,
+  overBudgetReason,
+  type BudgetFit,
+  type BudgetLimit,
+  type BudgetOverrun,
+  type BudgetStanding,
+} from './budget-fit.js';
+export {
   ApprovalPolicyError,
   POLICY_FILE_VARIABLE,
   POLICY_JSON_VARIABLE,
