@@ -336,6 +336,13 @@ export const commitmentsQuery = z.object({
     .describe('orders behind the figures per page: JSON 50 by default, at most 500; CSV 10,000 by default and at most'),
   cursor: z.string().max(500).optional().describe('nextCursor of the previous page (X-Next-Cursor of a CSV)'),
   format: z.enum(['json', 'csv']).optional().describe('csv: the same as CSV (as `Accept: text/csv`)'),
+  renewalDays: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(366)
+    .optional()
+    .describe('renewals: the terms ending within this many days of asOf (default 90, at most 366)'),
 });
 
 const amounts = z.object({ monthlyNew: decimal().nullable(), runRateCap: decimal().nullable() });
@@ -378,4 +385,21 @@ export const commitmentsResponse = z.object({
     }),
   ),
   nextCursor: z.string().nullable(),
+  renewalDays: z.number().int().describe('the renewals window, in days from asOf'),
+  renewals: z
+    .array(
+      z.object({
+        orderId: orderId(),
+        ticketId: z.string(),
+        team: z.string().nullable(),
+        currency: z.string(),
+        monthlyRate: decimal(),
+        termMonths: z.number().int(),
+        boughtAt: z.string().describe("its term's start"),
+        termEndsAt: z.string().describe("termMonths calendar months after boughtAt, in the policy's budgetTimeZone"),
+        daysLeft: z.number().int().describe('whole days from asOf to termEndsAt, a part of a day counting as one'),
+      }),
+    )
+    .describe('the bought orders whose term runs at asOf and ends within renewalDays days of it, the soonest first'),
+  moreRenewals: z.boolean().describe('more terms end in the window than the 500 listed'),
 });

@@ -28,6 +28,8 @@ export type {
   CommittedOrdersQuery,
   OrdersRepository,
   OrderStatistics,
+  RenewalRecord,
+  RenewalsQuery,
   TeamCommitment,
   TransitionOutcome,
 } from './orders/index.js';

@@ -41,7 +41,7 @@ export function registerCommitmentRoutes(app: FastifyInstance, { service }: ApiC
       schema: {
         summary: 'What the teams committed to in a month: run-rate and approvals per team and currency, against budget',
         description:
-          "Per team and currency of the environment: the run-rate (the monthly prices of bought orders whose term runs at `asOf`), the monthly prices approved in the month (in the policy's `budgetTimeZone`), the policy's budgets and what remains of them; with the orders behind them, newest first (cursor paging). " +
+          "Per team and currency of the environment: the run-rate (the monthly prices of bought orders whose term runs at `asOf`), the monthly prices approved in the month (in the policy's `budgetTimeZone`), the policy's budgets and what remains of them; with the orders behind them, newest first (cursor paging), and the renewals: the terms ending within `renewalDays` (default 90) days of `asOf`, the soonest first. " +
           'Amounts are exact decimal strings, never converted between currencies. `format=csv` or `Accept: text/csv` gives the orders behind the figures as CSV, one row each (up to 10,000 at once; `X-Next-Cursor` names the next page), whose `run_rate` and `approved_this_month` columns add up, per team and currency, to the JSON figures. ' +
           "Approvers and ops read every team's; a requester reads their own team's (the approver directory's): naming another team is 403.",
         querystring: commitmentsQuery,
@@ -61,7 +61,7 @@ export function registerCommitmentRoutes(app: FastifyInstance, { service }: ApiC
       },
     },
     async (request, reply) => {
-      const { environment, month, team, currency, cursor, format, limit: asked } = request.query;
+      const { environment, month, team, currency, renewalDays, cursor, format, limit: asked } = request.query;
       const csv = format === 'csv' || (format === undefined && acceptsCsv(request));
       const limit = asked ?? (csv ? MAX_CSV_ROWS : DEFAULT_PAGE);
       if (!csv && limit > MAX_JSON_PAGE) {
@@ -73,13 +73,20 @@ export function registerCommitmentRoutes(app: FastifyInstance, { service }: ApiC
       // One row more than the page: whether there is a next one. The cursor is read once the caller may read.
       const commitments = await service.commitments(
         request.principal!,
-        { environment, month, team, currency },
+        { environment, month, team, currency, renewalDays },
         { limit: limit + 1, ...(cursor ? { after: () => decodeCursor(cursor) } : {}) },
       );
       const orders = commitments.orders.slice(0, limit);
       const last = orders.at(-1);
       const nextCursor = commitments.orders.length > limit && last ? encodeCursor(last) : null;
-      if (!csv) return { ...commitments, orders: orders.map(orderOf), nextCursor };
+      if (!csv) {
+        return {
+          ...commitments,
+          orders: orders.map(orderOf),
+          nextCursor,
+          renewals: commitments.renewals.map(renewalOf),
+        };
+      }
       if (nextCursor) void reply.header('x-next-cursor', nextCursor);
       return reply
         .type('text/csv; charset=utf-8')
@@ -112,6 +119,11 @@ function orderOf(order: Commitments['orders'][number]) {
     inRunRate: order.inRunRate,
     approvedThisMonth: order.approvedThisMonth,
   };
+}
+
+/** A term ending soon, as the JSON answer shows it. */
+function renewalOf({ workflowId, ...renewal }: Commitments['renewals'][number]) {
+  return { orderId: orderIdOfWorkflow(workflowId), ...renewal };
 }
 
 /** The orders behind the figures, one row each; a row's amounts are in the figures it counts in, else 0. */

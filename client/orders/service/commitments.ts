@@ -7,7 +7,7 @@ import {
   type ApprovalPolicy,
   type Environment,
 } from '../../../domain/approval/index.js';
-import type { CommittedOrderRecord, CommitmentsQuery, TeamCommitment } from '../../../infra/db/index.js';
+import type { CommittedOrderRecord, CommitmentsQuery, RenewalRecord, TeamCommitment } from '../../../infra/db/index.js';
 import { allow, COMMITMENTS_NEED_ROLE, mayReadAllCommitments } from '../access.js';
 import { hasRole, sameIdentity, type Principal } from '../principal.js';
 import { AccessRefused } from '../refusals.js';
@@ -19,7 +19,13 @@ export interface CommitmentsFilter {
   month?: string | undefined;
   team?: string | undefined;
   currency?: string | undefined;
+  /** How far ahead the renewals look from `asOf`, in days (default RENEWAL_DAYS). */
+  renewalDays?: number | undefined;
 }
+
+/** The renewals' window by default, and the most renewals one answer lists (the soonest first). */
+export const RENEWAL_DAYS = 90;
+export const MAX_RENEWALS = 500;
 
 /** Which of the orders behind the figures, newest first: at most `limit`, after where the previous page ended. */
 export interface CommitmentsPage {
@@ -39,6 +45,11 @@ export interface Commitments {
   /** Per team and currency, with the team's name in the policy (null: a team it no longer lists, or no team). */
   teams: Array<TeamCommitment & { name: string | null }>;
   orders: CommittedOrderRecord[];
+  /** The terms that end within `renewalDays` days of `asOf`, the soonest first (at most MAX_RENEWALS). */
+  renewalDays: number;
+  renewals: RenewalRecord[];
+  /** Whether more terms end in the window than `renewals` lists. */
+  moreRenewals: boolean;
 }
 
 /** The commitments of the environment the filter names, limited to the caller's team for a requester. */
@@ -61,8 +72,21 @@ export async function readCommitments(
     budgets: teamBudgets(policy),
   };
   const after = page.after?.();
-  const [totals, orders] = await Promise.all([
-    parts.repository.commitmentTotals(query),
+  const renewalDays = filter.renewalDays ?? RENEWAL_DAYS;
+  // The renewals' window opens at the run-rate's moment, which the totals give.
+  const [{ totals, renewals }, orders] = await Promise.all([
+    parts.repository.commitmentTotals(query).then(async (totals) => ({
+      totals,
+      renewals: await parts.repository.listRenewals({
+        environment: query.environment,
+        timeZone,
+        from: totals.asOf,
+        days: renewalDays,
+        ...(team === undefined ? {} : { team }),
+        ...(filter.currency === undefined ? {} : { currency: filter.currency }),
+        limit: MAX_RENEWALS + 1,
+      }),
+    })),
     parts.repository.listCommittedOrders({ ...query, limit: page.limit, ...(after ? { after } : {}) }),
   ]);
   const names = new Map((policy.teams ?? []).map((entry) => [entry.id, entry.name]));
@@ -73,6 +97,9 @@ export async function readCommitments(
     ...totals,
     teams: totals.teams.map((figures) => ({ ...figures, name: names.get(figures.team ?? '') ?? null })),
     orders,
+    renewalDays,
+    renewals: renewals.slice(0, MAX_RENEWALS),
+    moreRenewals: renewals.length > MAX_RENEWALS,
   };
 }
 

@@ -6,6 +6,7 @@ import { createOrderJournal, type OrderJournal } from './journal.js';
 import { createOrderPolicies, type OrderPolicies } from './policies.js';
 import { createOrderProducts, type OrderProducts } from './products.js';
 import { createOrderReads, type OrderReads } from './reads.js';
+import { createRenewalReads, type RenewalReads } from './renewals.js';
 import { createOrderStatisticsReads, type OrderStatisticsReads } from './statistics.js';
 import { createQuotesAndVotes, type QuotesAndVotes } from './votes.js';
 
@@ -18,6 +19,7 @@ export type {
   CommittedOrdersQuery,
   TeamCommitment,
 } from './commitments.js';
+export type { RenewalRecord, RenewalsQuery } from './renewals.js';
 
 /**
  * What the order workflow records (through its activities) and what ops read.
@@ -34,7 +36,8 @@ export type OrdersRepository = OrderIntake &
   OrderPolicies &
   OrderReads &
   OrderStatisticsReads &
-  CommitmentReads & {
+  CommitmentReads &
+  RenewalReads & {
     /**
      * Runs `work` with this repository on one connection of the pool, reserved for it: the writes it starts together
      * go to PostgreSQL in one round trip and run there in the order they were started, each on its own as usual (an
@@ -55,6 +58,7 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
     ...createOrderReads(sql, pool),
     ...createOrderStatisticsReads(sql),
     ...createCommitmentReads(sql),
+    ...createRenewalReads(sql),
     withOneConnection: async (work) => {
       // A pool of one connection sends everything on it, in order, already.
       if (sql.options.max <= 1) return work(createOrdersRepository(sql));
