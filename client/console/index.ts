@@ -5,11 +5,12 @@
  * `app.ready()`; see docs/console.md.
  *
  * One folder per page, each registering its own routes and rendering its own views: `sign-in/`, `inbox/` (`/`),
- * `order/` (`/orders/:orderId` and its forms), `ops/` (`/ops`). What they share: the page kit (kit.ts), the scope's
+ * `order/` (`/orders/:orderId` and its forms), `commitments/` (`/commitments`), `ops/` (`/ops`). What they share: the page kit (kit.ts), the scope's
  * hooks (scope.ts), the layout, the HTML helpers, the notices and the API wrapper (api.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../http/context.js';
+import { registerCommitmentsPage } from './commitments/routes.js';
 import { registerInbox } from './inbox/routes.js';
 import { ConsoleKit } from './kit.js';
 import { registerOps } from './ops/routes.js';
@@ -30,7 +31,7 @@ export {
 export type { ConsoleOptions } from './options.js';
 export type { ProviderPortal } from './portal.js';
 
-/** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:orderId`, `/ops`) on `app`. */
+/** Registers the console's routes (`/`, `/sign-in`, `/sign-out`, `/orders/:orderId`, `/commitments`, `/ops`) on `app`. */
 export async function registerConsole(
   app: FastifyInstance,
   context: ApiContext,
@@ -49,6 +50,7 @@ export async function registerConsole(
     registerSignIn(scope, kit, { devUsers: options.devUsers ?? [], oidc: options.oidc, log: context.log });
     registerInbox(scope, kit);
     registerOrderPage(scope, kit);
+    registerCommitmentsPage(scope, kit);
     registerOps(
       scope,
       kit,

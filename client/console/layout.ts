@@ -1,4 +1,5 @@
 import { html, raw, type Html } from './html.js';
+import { mayReadCommitments } from './roles.js';
 import type { ConsoleSession } from './sessions.js';
 
 /**
@@ -49,7 +50,7 @@ tr.has-detail > * { border-bottom: 0; } tr.detail > td { padding-top: 0; font-si
 .muted { color: var(--muted); } .urgent { color: var(--bad); font-weight: 600; }
 form.stack { display: grid; gap: .5rem; max-width: 40rem; }
 label { font-weight: 600; }
-input[type=text], input[type=search], select, textarea { font: inherit; padding: .35rem .5rem; border: 1px solid #8c959f; border-radius: .3rem; width: 100%; }
+input[type=text], input[type=search], input[type=month], select, textarea { font: inherit; padding: .35rem .5rem; border: 1px solid #8c959f; border-radius: .3rem; width: 100%; }
 textarea { min-height: 4.5rem; }
 button { font: inherit; padding: .45rem .9rem; border-radius: .35rem; border: 1px solid #8c959f; background: #f6f8fa; cursor: pointer; }
 button.primary { background: #1f883d; border-color: #1a7f37; color: #fff; font-weight: 600; }
@@ -72,6 +73,10 @@ ${cardRules('table.cards.wide')}
   dl.facts { grid-template-columns: minmax(0, 1fr); gap: 0; } dl.facts dd { margin-bottom: .4rem; }
 ${cardRules('table.cards')}
 }
+nav.month-picker { display: flex; flex-wrap: wrap; gap: .3rem 1rem; align-items: baseline; justify-content: space-between; margin: 0 0 .8rem; }
+.team-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(24rem, 100%), 1fr)); gap: .8rem; }
+.team-card { border: 1px solid var(--line); border-radius: .4rem; padding: .2rem .9rem .4rem; } .team-card h3 { overflow-wrap: anywhere; } .team-card p { margin: .3rem 0 0; font-size: .9rem; } td.term { white-space: nowrap; }
+.bar { margin: .5rem 0; } .bar-svg { display: block; margin-top: .2rem; border-radius: .2rem; } .bar .over { color: var(--bad); } .bar.is-over .bar-svg { outline: 2px solid var(--bad); outline-offset: 1px; }
 details > summary { cursor: pointer; } details > summary h2.inline { display: inline; border: 0; } code.wrap, pre.wrap { white-space: pre-wrap; word-break: break-word; } pre.wrap { margin: .3rem 0; font-size: .85em; }
 `;
 
@@ -125,7 +130,7 @@ export interface PageOptions {
   /** The GET path the live script refreshes this page's `data-live` regions from; omitted: no live updates. */
   liveSrc?: string;
   /** Which navigation entry is current. */
-  current?: 'inbox' | 'ops' | 'sign-in';
+  current?: 'inbox' | 'commitments' | 'ops' | 'sign-in';
   /**
    * The copy a live refresh fetches: without the style and the script, which the live script's parser would
    * otherwise try to apply under the page's own policy, and be refused (their nonce is this copy's, not the page's).
@@ -138,6 +143,7 @@ export function page({ title, session, nonce, body, liveSrc, current, refresh }:
   const nav = user
     ? html`<nav aria-label="Main">
         <a href="/" ${current === 'inbox' ? raw('aria-current="page"') : ''}>${user.can.approve ? 'Approvals inbox' : 'Orders'}</a>
+        ${mayReadCommitments(user) ? html`<a href="/commitments" ${current === 'commitments' ? raw('aria-current="page"') : ''}>Commitments</a>` : ''}
         ${user.roles.includes('ops') || user.roles.includes('admin') ? html`<a href="/ops" ${current === 'ops' ? raw('aria-current="page"') : ''}>Ops</a>` : ''}
       </nav>
       <span>Signed in as <strong data-testid="signed-in-as">${user.id}</strong> <span class="muted">(${user.roles.join(', ')})</span></span>
