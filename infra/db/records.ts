@@ -46,6 +46,11 @@ export interface ApprovalVoteRecord {
   at: string;
   /** The HTTP API's signature over the vote; null for votes recorded before signatures were kept. */
   signature: Record<string, unknown> | null;
+  /**
+   * The decision figures the API showed when it accepted the vote (the team's commitments and budget beside the price;
+   * migrations/0022_vote_figures.sql); null: none (an order without a team, or a vote cast before they were kept).
+   */
+  figures: Record<string, unknown> | null;
 }
 
 export interface BuyAttemptRecord {
@@ -169,6 +174,8 @@ export interface ApprovalVoteRow {
   reason: string | null;
   at: Date;
   signature: Record<string, unknown> | null;
+  /** Absent from reads that do not join the vote's figures. */
+  figures?: Record<string, unknown> | null;
 }
 
 export interface BuyAttemptRow {
@@ -278,6 +285,7 @@ export function toVote(row: ApprovalVoteRow): ApprovalVoteRecord {
     reason: row.reason,
     at: row.at.toISOString(),
     signature: row.signature ?? null,
+    figures: row.figures ?? null,
   };
 }
 

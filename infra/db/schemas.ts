@@ -116,6 +116,14 @@ export const approvalVoteInput = z.object({
   signature: z.record(z.string(), z.unknown()).nullish(),
 });
 
+/** The figures an approver was shown, kept under the key of the vote they cast (migrations/0022_vote_figures.sql). */
+export const voteFiguresInput = z.object({
+  workflowId,
+  quoteNumber: positiveInt,
+  approverId: approverIdSchema,
+  figures: jsonObject,
+});
+
 export const buyIntentInput = z.object({
   workflowId,
   attempt: positiveInt,
@@ -265,6 +273,7 @@ export type TransitionInput = z.input<typeof transitionInput>;
 export type NoteInput = z.input<typeof noteInput>;
 export type QuoteInput = z.input<typeof quoteInput>;
 export type ApprovalVoteInput = z.input<typeof approvalVoteInput>;
+export type VoteFiguresInput = z.input<typeof voteFiguresInput>;
 export type BuyIntentInput = z.input<typeof buyIntentInput>;
 export type BuyOutcomeInput = z.input<typeof buyOutcomeInput>;
 export type BuyAttemptKey = z.input<typeof buyAttemptKey>;

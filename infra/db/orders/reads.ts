@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Sql } from '../connection.js';
+import type { Queryable, Sql } from '../connection.js';
 import {
   toBuyAttempt,
   toEvent,
@@ -29,6 +29,8 @@ export interface OrderReads {
   getOrder(workflowId: string): Promise<OrderView | null>;
   /** The order's request as recorded (secrets redacted); null if unknown. One row: it never waits on the journal. */
   getOrderRequest(workflowId: string): Promise<Record<string, unknown> | null>;
+  /** The team the order is charged to (null: none); undefined if the order is unknown. One row, as the request. */
+  getOrderTeam(workflowId: string): Promise<string | null | undefined>;
   /** Newest first. */
   listOrders(filter?: ListOrdersInput): Promise<OrderRecord[]>;
   /** Orders awaiting a vote this approver may give (one of their roles, not their own order, not yet voted), oldest first. */
@@ -56,34 +58,19 @@ export function createOrderReads(sql: Sql, pool: Sql): OrderReads {
   return {
     getOrder: (workflowId) =>
       operation('getOrder', workflowIdInput, workflowId, (id) =>
-        pool.begin('isolation level repeatable read read only', async (tx) => {
-          const [order] = await tx<OrderRow[]>`
-            SELECT o.*, t.submitted_by FROM orders o LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
-            WHERE o.workflow_id = ${id}`;
-          if (!order) return null;
-          const events = await tx<
-            OrderEventRow[]
-          >`SELECT * FROM order_events WHERE workflow_id = ${id} ORDER BY sequence`;
-          const notes = await tx<OrderNoteRow[]>`SELECT * FROM order_notes WHERE workflow_id = ${id} ORDER BY sequence`;
-          const approvals = await tx<ApprovalVoteRow[]>`
-            SELECT * FROM approvals WHERE workflow_id = ${id} ORDER BY quote_number, at, approver_id`;
-          const attempts = await tx<
-            BuyAttemptRow[]
-          >`SELECT * FROM buy_attempts WHERE workflow_id = ${id} ORDER BY attempt`;
-          return {
-            order: toOrder(order),
-            events: events.map(toEvent),
-            notes: notes.map(toNote),
-            approvals: approvals.map(toVote),
-            buyAttempts: attempts.map(toBuyAttempt),
-          };
-        }),
+        pool.begin('isolation level repeatable read read only', (tx) => readOrderView(tx, id)),
       ),
 
     getOrderRequest: (workflowId) =>
       operation('getOrderRequest', workflowIdInput, workflowId, async (id) => {
         const [row] = await sql<Array<Pick<OrderRow, 'request'>>>`SELECT request FROM orders WHERE workflow_id = ${id}`;
         return row?.request ?? null;
+      }),
+
+    getOrderTeam: (workflowId) =>
+      operation('getOrderTeam', workflowIdInput, workflowId, async (id) => {
+        const [row] = await sql<Array<Pick<OrderRow, 'team'>>>`SELECT team FROM orders WHERE workflow_id = ${id}`;
+        return row ? (row.team ?? null) : undefined;
       }),
 
     listOrders: (filter = {}) =>
@@ -133,6 +120,28 @@ export function createOrderReads(sql: Sql, pool: Sql): OrderReads {
           ORDER BY page.round_at, page.workflow_id`;
         return rows.map(toAwaitingApproval);
       }),
+  };
+}
+
+/** The order with its events, notes, votes (with the figures each approver was shown) and buy attempts. */
+async function readOrderView(tx: Queryable, id: string): Promise<OrderView | null> {
+  const [order] = await tx<OrderRow[]>`
+    SELECT o.*, t.submitted_by FROM orders o LEFT JOIN tickets t ON t.workflow_id = o.workflow_id
+    WHERE o.workflow_id = ${id}`;
+  if (!order) return null;
+  const events = await tx<OrderEventRow[]>`SELECT * FROM order_events WHERE workflow_id = ${id} ORDER BY sequence`;
+  const notes = await tx<OrderNoteRow[]>`SELECT * FROM order_notes WHERE workflow_id = ${id} ORDER BY sequence`;
+  const approvals = await tx<ApprovalVoteRow[]>`
+    SELECT a.*, f.figures FROM approvals a
+    LEFT JOIN vote_figures f USING (workflow_id, quote_number, approver_id)
+    WHERE a.workflow_id = ${id} ORDER BY a.quote_number, a.at, a.approver_id`;
+  const attempts = await tx<BuyAttemptRow[]>`SELECT * FROM buy_attempts WHERE workflow_id = ${id} ORDER BY attempt`;
+  return {
+    order: toOrder(order),
+    events: events.map(toEvent),
+    notes: notes.map(toNote),
+    approvals: approvals.map(toVote),
+    buyAttempts: attempts.map(toBuyAttempt),
   };
 }
 

@@ -2,7 +2,14 @@ import type { Sql } from '../connection.js';
 import { RepositoryError } from '../errors.js';
 import { jsonParameter } from '../json.js';
 import { toVote, type ApprovalVoteRecord, type ApprovalVoteRow, type OrderRow } from '../records.js';
-import { approvalVoteInput, quoteInput, type ApprovalVoteInput, type QuoteInput } from '../schemas.js';
+import {
+  approvalVoteInput,
+  quoteInput,
+  voteFiguresInput,
+  type ApprovalVoteInput,
+  type QuoteInput,
+  type VoteFiguresInput,
+} from '../schemas.js';
 import { operation } from '../validate.js';
 import { requireOrder } from './require-order.js';
 
@@ -12,6 +19,11 @@ export interface QuotesAndVotes {
   recordQuote(input: QuoteInput): Promise<{ recorded: boolean }>;
   /** One vote per approver per quote: a second vote returns the first, unchanged. */
   recordApprovalVote(input: ApprovalVoteInput): Promise<{ recorded: boolean; vote: ApprovalVoteRecord }>;
+  /**
+   * Keeps the figures shown to an approver with the vote they are casting; figures kept for a vote already recorded
+   * are not changed (`kept: false`). Reads of the vote give them as its `figures`.
+   */
+  recordVoteFigures(input: VoteFiguresInput): Promise<{ kept: boolean }>;
 }
 
 export function createQuotesAndVotes(sql: Sql): QuotesAndVotes {
@@ -65,5 +77,24 @@ export function createQuotesAndVotes(sql: Sql): QuotesAndVotes {
         }
         return { recorded: false, vote: first };
       }),
+
+    recordVoteFigures: (input) =>
+      operation(
+        'recordVoteFigures',
+        voteFiguresInput,
+        input,
+        async ({ workflowId, quoteNumber, approverId, figures }) => {
+          // A vote that was refused leaves its figures to be replaced by the next; a recorded vote's figures stay.
+          const kept = await sql`
+          INSERT INTO vote_figures AS f (workflow_id, quote_number, approver_id, figures)
+          VALUES (${workflowId}, ${quoteNumber}, ${approverId}, ${jsonParameter(sql, figures)})
+          ON CONFLICT (workflow_id, quote_number, approver_id) DO UPDATE
+            SET figures = excluded.figures, computed_at = excluded.computed_at
+            WHERE NOT EXISTS (SELECT 1 FROM approvals a WHERE a.workflow_id = f.workflow_id
+                              AND a.quote_number = f.quote_number AND a.approver_id = f.approver_id)
+          RETURNING 1`;
+          return { kept: kept.length > 0 };
+        },
+      ),
   };
 }
