@@ -3,6 +3,7 @@ import { registerApprovalsCommand } from './commands/approvals.js';
 import { registerApproversCommand } from './commands/approvers.js';
 import { registerCancelCommand } from './commands/cancel.js';
 import { registerCheckCommand } from './commands/check.js';
+import { registerCommitmentsCommand } from './commands/commitments.js';
 import { registerHistoryCommand } from './commands/history.js';
 import { registerImagesCommand } from './commands/images.js';
 import { registerLocationsCommand } from './commands/locations.js';
@@ -73,6 +74,7 @@ export function registerCommands(program: Command, tooling?: ToolingCommands, de
   registerRecoverCommand(program);
   registerOrdersCommand(program, details.orders);
   registerApprovalsCommand(program);
+  registerCommitmentsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
   tooling?.registerClusterCommand(program);

@@ -2,6 +2,14 @@
 export { ApiCallError, ApiUnreachableError, OrdersApiClient } from './orders-api-client.js';
 export type { OrdersApiClientOptions } from './orders-api-client.js';
 export type {
+  CommittedOrder,
+  Commitments,
+  CommitmentsCsv,
+  CommitmentsQuery,
+  Renewal,
+  TeamCommitmentFigures,
+} from './commitments.js';
+export type {
   ApiErrorDetail,
   ApiOrder,
   ApproveInput,

@@ -18,6 +18,7 @@ import type {
   VoteResult,
 } from './types.js';
 import type { OrderState } from '../../domain/lifecycle/index.js';
+import type { Commitments, CommitmentsCsv, CommitmentsQuery } from './commitments.js';
 
 /**
  * The API answered with a refusal or a failure: `status` is the HTTP status, `code`, `message` and `details`
@@ -164,6 +165,21 @@ export class OrdersApiClient {
     return this.call('GET', `/approvals${queryString({ limit: options.limit })}`);
   }
 
+  /** `GET /api/v1/commitments`: per team and currency against budget, the orders behind them and the renewals. */
+  commitments(query: CommitmentsQuery = {}): Promise<Commitments> {
+    return this.call('GET', `/commitments${queryString({ ...query })}`);
+  }
+
+  /** The same orders behind the figures as the API's CSV, as it sends it. */
+  async commitmentsCsv(query: Omit<CommitmentsQuery, 'renewalDays'> = {}): Promise<CommitmentsCsv> {
+    const path = `/commitments${queryString({ ...query, format: 'csv' })}`;
+    const answer = await this.send('GET', path, undefined, 'text/csv');
+    if (answer.status < 200 || answer.status >= 300) {
+      throw errorFrom(answer.status, parseJson(answer.text), 'GET /api/v1/commitments', this.url);
+    }
+    return { csv: answer.text, nextCursor: answer.headers.get('x-next-cursor') };
+  }
+
   /** `GET /api/v1/me`: who the token is to the API. */
   me(): Promise<Me> {
     return this.call('GET', '/me');
@@ -175,31 +191,7 @@ export class OrdersApiClient {
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const url = `${this.url}/api/v1${path}`;
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'mve-orders-cli' };
-    if (this.token) headers['authorization'] = `Bearer ${this.token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const progress = { connected: false };
-    let status: number;
-    let text: string;
-    try {
-      const response = await fetch(url, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        redirect: 'error',
-        signal: controller.signal,
-        agent: () => watching(this.agent, progress),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      throw this.unreachable(error, method, progress.connected);
-    } finally {
-      clearTimeout(timer);
-    }
+    const { status, text } = await this.send(method, path, body, 'application/json');
     const json = parseJson(text);
     if (status >= 200 && status < 300) {
       if (json === undefined) {
@@ -212,6 +204,37 @@ export class OrdersApiClient {
       return json as T;
     }
     throw errorFrom(status, json, `${method} /api/v1${path.split('?')[0]}`, this.url);
+  }
+
+  /** One request, its answer as text: failures to reach the API are ApiUnreachableError, answers are the caller's. */
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    accept: string,
+  ): Promise<{ status: number; text: string; headers: { get(name: string): string | null } }> {
+    const url = `${this.url}/api/v1${path}`;
+    const headers: Record<string, string> = { accept, 'user-agent': 'mve-orders-cli' };
+    if (this.token) headers['authorization'] = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const progress = { connected: false };
+    try {
+      const response = await fetch(url, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        redirect: 'error',
+        signal: controller.signal,
+        agent: () => watching(this.agent, progress),
+      });
+      return { status: response.status, text: await response.text(), headers: response.headers };
+    } catch (error) {
+      throw this.unreachable(error, method, progress.connected);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private unreachable(error: unknown, method: string, connected: boolean): Error {
