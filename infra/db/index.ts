@@ -22,6 +22,8 @@ export {
 } from './migrations.js';
 export { createRepository, type Repository } from './repository.js';
 export type {
+  BudgetCommitmentRecord,
+  CommitDecision,
   CommitmentsQuery,
   CommitmentTotals,
   CommittedOrderRecord,

@@ -21,7 +21,7 @@ const status = z.enum(ORDER_STATUSES);
 const positiveInt = z.number().int('must be a whole number').min(1, 'must be at least 1');
 
 /** A moment: a Date or an ISO 8601 string with offset; stored as timestamptz. */
-const moment = z
+export const moment = z
   .union([z.date(), z.iso.datetime({ offset: true })])
   .transform((value) => new Date(value).toISOString());
 

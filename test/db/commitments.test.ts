@@ -1,7 +1,7 @@
 /**
  * The commitments read model over the records: run-rate and approved-this-month per team and currency, at exact
  * cents, with the month taken in the budget's time zone (January 2026 in Sydney runs from 13:00 UTC on 31 December to
- * 13:00 UTC on 31 January), terms starting at BOUGHT, and only orders whose approval still stands.
+ * 13:00 UTC on 31 January), terms starting at BOUGHT, and approvals as committed (budget_commitments) by orders whose approval still stands.
  */
 import test from 'ava';
 import { createRepository, type Repository } from '../../infra/db/index.js';
@@ -35,6 +35,7 @@ test('per team and currency: run-rate, approved this month, budgets and what rem
       runningOrders: 2,
       approvedThisMonth: '3236.42',
       approvedOrders: 2,
+      approvedNotBought: '3336.41',
       budget: { monthlyNew: '3236.41', runRateCap: '1618.23' },
       remaining: { monthlyNew: '-0.01', runRateCap: '0.01' },
     },
@@ -45,6 +46,7 @@ test('per team and currency: run-rate, approved this month, budgets and what rem
       runningOrders: 0,
       approvedThisMonth: '0',
       approvedOrders: 0,
+      approvedNotBought: '0',
       budget: { monthlyNew: '100', runRateCap: null },
       remaining: { monthlyNew: '100', runRateCap: null },
     },
@@ -55,6 +57,7 @@ test('per team and currency: run-rate, approved this month, budgets and what rem
       runningOrders: 1,
       approvedThisMonth: '5.5',
       approvedOrders: 1,
+      approvedNotBought: '0',
       budget: { monthlyNew: null, runRateCap: null },
       remaining: { monthlyNew: null, runRateCap: null },
     },

@@ -33,7 +33,7 @@ export interface CommittedSeed {
 /** The workflow id the seeded order is recorded under. */
 export const seededWorkflowId = (ticketId: string) => `mve-order-${ticketId}`;
 
-/** Records the order, its quote and its moves along its path. */
+/** Records the order, its quote, its moves along its path and, where its path approves it, its commitment. */
 export async function seedCommitted(repository: Repository, order: CommittedSeed): Promise<void> {
   const workflowId = seededWorkflowId(order.ticketId);
   await repository.recordOrderReceived({
@@ -53,17 +53,33 @@ export async function seedCommitted(repository: Repository, order: CommittedSeed
     quotedAt: order.approvedAt,
   });
   let from: OrderState = 'RECEIVED';
+  let approved = false;
   for (const [index, to] of (PATHS[order.path] as OrderState[]).entries()) {
-    const at = BUYING.has(to) ? order.boughtAt! : order.approvedAt;
+    // What an order does after its approval and short of a buy (a new quote, a new round) comes a second later.
+    const afterApproval = new Date(Date.parse(order.approvedAt) + 1000).toISOString();
+    const at = BUYING.has(to) ? order.boughtAt! : approved ? afterApproval : order.approvedAt;
+    approved ||= to === 'APPROVED';
     await repository.recordTransition({ workflowId, sequence: index + 1, from, to, actor: 'engine', at });
     from = to;
   }
+  if (!(PATHS[order.path] as OrderState[]).includes('APPROVED')) return;
+  const commitment = {
+    workflowId,
+    environment: order.environment ?? 'production',
+    team: order.team,
+    currency: order.currency ?? 'AUD',
+    monthlyRate: Number(order.monthlyRate),
+    tier: null,
+    check: null,
+    at: order.approvedAt,
+  };
+  await repository.commitBudget(commitment, () => ({ commit: true, overBudget: false, fit: null }));
 }
 
 /**
  * January 2026 in Sydney (13:00 UTC on 31 December to 13:00 UTC on 31 January), for team network in AUD: run-rate
- * 1618.22 (A and E), approved 3236.42 (C and E); D is February's; B's term ended on 10 January; F and H no longer
- * stand; G is staging's; N is charged to no team.
+ * 1618.22 (A and E), approved 3236.42 (C and E), approved and not bought 3336.41 (C and D); D is February's; B's term
+ * ended on 10 January; F and H no longer stand; G is staging's; N is charged to no team.
  */
 export const JANUARY_ORDERS: CommittedSeed[] = [
   // Running all January: bought in December for 12 months.

@@ -11,7 +11,11 @@ export interface BuyEvidenceRecord {
     environment: 'staging' | 'production';
     requestedBy: string;
     quote: { monthlyRate: number; currency: string } | null;
+    /** The team the intake charged it to (null: none). */
+    team: string | null;
   } | null;
+  /** The approval that committed the team's money (budget_commitments), or null when none is recorded. */
+  commitment: { monthlyRate: number; currency: string; tier: string | null; overBudget: boolean } | null;
   /** Oldest first. */
   workerQuotes: Array<{ quotedAt: Date; monthlyRate: number; currency: string; seal: string }>;
   /** Oldest first, each with the HTTP API's signature as it was recorded (null before signatures were kept). */
@@ -44,7 +48,9 @@ interface BuyEvidenceRow {
     requested_by: string;
     quote_monthly_rate: number | null;
     quote_currency: string;
+    team: string | null;
   } | null;
+  commitment: { monthly_rate: number; currency: string; tier: string | null; over_budget: boolean } | null;
   quotes: Array<{ quoted_at: string; monthly_rate: number; currency: string; seal: string }>;
   votes: Array<{
     approver_id: string;
@@ -63,8 +69,11 @@ export function createBuyEvidenceReads(sql: Sql): BuyEvidenceReads {
           SELECT
             (SELECT row_to_json(t) FROM (SELECT fingerprint, fingerprint_key_id, claimed_run_id
                                          FROM tickets WHERE workflow_id = ${id}) t) AS ticket,
-            (SELECT row_to_json(o) FROM (SELECT status, environment, requested_by, quote_monthly_rate, quote_currency
+            (SELECT row_to_json(o) FROM (SELECT status, environment, requested_by, quote_monthly_rate, quote_currency,
+                                                team
                                          FROM orders WHERE workflow_id = ${id}) o) AS "order",
+            (SELECT row_to_json(c) FROM (SELECT monthly_rate, currency, tier, over_budget
+                                         FROM budget_commitments WHERE workflow_id = ${id}) c) AS commitment,
             (SELECT coalesce(json_agg(q ORDER BY q.quoted_at), '[]') FROM (
                SELECT quoted_at, monthly_rate, currency, seal FROM worker_quotes WHERE workflow_id = ${id}) q) AS quotes,
             (SELECT coalesce(json_agg(a ORDER BY a.at), '[]') FROM (
@@ -81,7 +90,7 @@ export function createBuyEvidenceReads(sql: Sql): BuyEvidenceReads {
   };
 }
 
-function toBuyEvidence({ ticket, order, quotes, votes }: BuyEvidenceRow): BuyEvidenceRecord {
+function toBuyEvidence({ ticket, order, commitment, quotes, votes }: BuyEvidenceRow): BuyEvidenceRecord {
   return {
     ticket: ticket
       ? {
@@ -99,6 +108,15 @@ function toBuyEvidence({ ticket, order, quotes, votes }: BuyEvidenceRow): BuyEvi
             order.quote_monthly_rate === null
               ? null
               : { monthlyRate: Number(order.quote_monthly_rate), currency: order.quote_currency },
+          team: order.team,
+        }
+      : null,
+    commitment: commitment
+      ? {
+          monthlyRate: Number(commitment.monthly_rate),
+          currency: commitment.currency,
+          tier: commitment.tier,
+          overBudget: commitment.over_budget,
         }
       : null,
     workerQuotes: quotes.map((quote) => ({

@@ -1,21 +1,23 @@
 import { z } from 'zod';
 import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
-import type { Sql } from '../connection.js';
+import type { Queryable } from '../connection.js';
 import { ENVIRONMENTS, teamSchema, text, type OrderStatus } from '../schemas.js';
 import { operation } from '../validate.js';
 
 /**
  * What an environment's teams have committed to, per team and currency, from the records (docs/approval-policy.md,
  * "Teams and budgets"): each order's price is its current quote (what it was approved and bought at), its term is its
- * request's, its purchase its move to BOUGHT and its approval its latest move to APPROVED.
+ * request's, its purchase its move to BOUGHT and its approval its commitment (the price it was approved at).
  *
  * - Run-rate at `asOf`: the monthly prices of the orders bought before `asOf` whose term (starting at BOUGHT, ending
  *   `term` calendar months later in the budget's time zone) ends after it. `asOf` is now, clamped into the month: its
  *   end for a month gone by, its start for one to come.
- * - Approved this month: the monthly prices of the orders whose latest approval falls in the calendar month in the
- *   budget's time zone, and which still stand: approved, being validated again or bought, buying, or bought (an order
- *   approved and then rejected on a new quote, cancelled, expired or failed no longer counts; one sent back for a new
- *   approval counts in the month it is approved again).
+ * - Approved this month: the monthly prices committed in the calendar month in the budget's time zone
+ *   (`budget_commitments`, written by the workers with the budget check: budget-commitments.ts), of the orders that
+ *   have not ended without a buy (an order approved and then rejected on a new quote, cancelled, expired or failed no
+ *   longer counts; one sent back for a new approval counts again when its new approval commits it).
+ * - Approved, not bought: the monthly prices committed by orders not bought yet and not ended, whatever the month:
+ *   they run once bought, so a run-rate cap counts them.
  *
  * Money is summed by PostgreSQL's numeric, exactly, and given as decimal strings; nothing is converted between currencies.
  */
@@ -26,8 +28,8 @@ export interface CommitmentReads {
   listCommittedOrders(query: CommittedOrdersQuery): Promise<CommittedOrderRecord[]>;
 }
 
-/** The states an approval still commits money in (the run-rate counts BOUGHT_STATES only). */
-const STANDING_STATES = ['APPROVED', 'VALIDATING', 'BUYING', 'BUY_UNCERTAIN', ...BOUGHT_STATES];
+/** The ends of an order that never bought: its commitment no longer holds money. */
+const ENDED_UNBOUGHT: OrderStatus[] = ['REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED'];
 
 const amount = z.number().finite().nonnegative();
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code, e.g. USD');
@@ -48,6 +50,8 @@ const commitmentsQuery = z.object({
   budgets: z
     .array(z.object({ team: teamSchema, currency, monthlyNew: amount.nullable(), runRateCap: amount.nullable() }))
     .default([]),
+  /** Leave this order out (the budget check leaves out the order's own earlier commitment). */
+  excluding: text(255).optional(),
 });
 
 const committedOrdersQuery = commitmentsQuery.extend({
@@ -75,6 +79,8 @@ export interface TeamCommitment {
   runningOrders: number;
   approvedThisMonth: string;
   approvedOrders: number;
+  /** The monthly prices committed by its orders not bought yet (any month): the run-rate cap counts them. */
+  approvedNotBought: string;
   budget: { monthlyNew: string | null; runRateCap: string | null };
   /** Budget less figure: negative when over it. */
   remaining: { monthlyNew: string | null; runRateCap: string | null };
@@ -93,7 +99,7 @@ export interface CommittedOrderRecord {
   /** When it was bought (its term's start), and when its term ends; null while it is not bought. */
   boughtAt: string | null;
   termEndsAt: string | null;
-  /** Its latest approval (null if none is recorded). */
+  /** When its approval committed its price (null if none is recorded). */
   approvedAt: string | null;
   inRunRate: boolean;
   approvedThisMonth: boolean;
@@ -102,7 +108,7 @@ export interface CommittedOrderRecord {
 
 type Query = z.output<typeof commitmentsQuery>;
 
-export function createCommitmentReads(sql: Sql): CommitmentReads {
+export function createCommitmentReads(sql: Queryable): CommitmentReads {
   return {
     commitmentTotals: (input) =>
       operation('commitmentTotals', commitmentsQuery, input, async (query) => {
@@ -136,7 +142,7 @@ export function createCommitmentReads(sql: Sql): CommitmentReads {
 }
 
 /** `WITH bounds AS (…)`: the month's first and next month's first instants in the time zone, and the run-rate's moment. */
-function boundsOf(sql: Sql, { month, timeZone }: Query) {
+function boundsOf(sql: Queryable, { month, timeZone }: Query) {
   const [year, monthNumber] = month.split('-').map(Number);
   return sql`
     WITH local AS (SELECT make_timestamp(${year}::int, ${monthNumber}::int, 1, 0, 0, 0) AS first),
@@ -152,28 +158,34 @@ function boundsOf(sql: Sql, { month, timeZone }: Query) {
  * run-rate and approved in the month. Candidates come by status (an index), their purchase and approval from their
  * own events (the events' key).
  */
-function flagged(sql: Sql, query: Query) {
-  const { environment, team, currency, timeZone } = query;
+function flagged(sql: Queryable, query: Query) {
+  const { environment, team, currency, timeZone, excluding } = query;
   return sql`
     ${boundsOf(sql, query)},
     committed AS (
-      SELECT o.workflow_id, o.ticket_id, o.team, o.status, o.created_at, o.quote_currency AS currency,
-             o.quote_monthly_rate AS monthly_rate, (o.request ->> 'term')::int AS term_months,
-             b.at AS bought_at, a.at AS approved_at
+      SELECT o.workflow_id, o.ticket_id, o.team, o.status, o.created_at,
+             coalesce(o.quote_currency, c.currency) AS currency,
+             coalesce(o.quote_monthly_rate, c.monthly_rate) AS monthly_rate, c.monthly_rate AS committed_rate,
+             (o.request ->> 'term')::int AS term_months, b.at AS bought_at, c.committed_at AS approved_at
       FROM orders o
+      LEFT JOIN budget_commitments c ON c.workflow_id = o.workflow_id AND NOT EXISTS (
+        SELECT 1 FROM order_events e
+        WHERE e.workflow_id = o.workflow_id AND e.to_status = 'AWAITING_APPROVAL' AND e.at > c.committed_at)
       LEFT JOIN LATERAL (SELECT min(e.at) AS at FROM order_events e
                          WHERE e.workflow_id = o.workflow_id AND e.to_status = 'BOUGHT') b ON true
-      LEFT JOIN LATERAL (SELECT max(e.at) AS at FROM order_events e
-                         WHERE e.workflow_id = o.workflow_id AND e.to_status = 'APPROVED') a ON true
-      WHERE o.environment = ${environment} AND o.status IN ${sql(STANDING_STATES)} AND o.quote_currency IS NOT NULL
+      WHERE o.environment = ${environment} AND o.status NOT IN ${sql(ENDED_UNBOUGHT)}
+        AND (o.status IN ${sql([...BOUGHT_STATES])} OR c.workflow_id IS NOT NULL)
+        AND coalesce(o.quote_currency, c.currency) IS NOT NULL
         ${team === undefined ? sql`` : sql`AND o.team = ${team}`}
-        ${currency === undefined ? sql`` : sql`AND o.quote_currency = ${currency}`}
+        ${currency === undefined ? sql`` : sql`AND coalesce(o.quote_currency, c.currency) = ${currency}`}
+        ${excluding === undefined ? sql`` : sql`AND o.workflow_id <> ${excluding}`}
     ),
     flagged AS (
       SELECT c.*, c.monthly_rate * c.term_months AS term_total, t.term_ends_at,
              (c.status IN ${sql([...BOUGHT_STATES])} AND c.bought_at < bounds.as_of AND t.term_ends_at > bounds.as_of)
                IS TRUE AS in_run_rate,
-             (c.approved_at >= bounds.month_start AND c.approved_at < bounds.month_end) IS TRUE AS approved_this_month
+             (c.approved_at >= bounds.month_start AND c.approved_at < bounds.month_end) IS TRUE AS approved_this_month,
+             (c.committed_rate IS NOT NULL AND c.status NOT IN ${sql([...BOUGHT_STATES])}) AS approved_not_bought
       FROM committed c
       CROSS JOIN bounds
       CROSS JOIN LATERAL (SELECT (c.bought_at AT TIME ZONE ${timeZone} + make_interval(months => c.term_months))
@@ -182,7 +194,7 @@ function flagged(sql: Sql, query: Query) {
 }
 
 /** `figures AS (…), budgets AS (…) SELECT …`: per team and currency, the figures beside the budgets. */
-function totals(sql: Sql, { team, currency, budgets }: Query) {
+function totals(sql: Queryable, { team, currency, budgets }: Query) {
   const wanted = budgets.filter(
     (budget) =>
       (team === undefined || budget.team === team) && (currency === undefined || budget.currency === currency),
@@ -192,9 +204,10 @@ function totals(sql: Sql, { team, currency, budgets }: Query) {
       SELECT team, currency,
              coalesce(sum(monthly_rate) FILTER (WHERE in_run_rate), 0) AS run_rate,
              count(*) FILTER (WHERE in_run_rate)::int AS running_orders,
-             coalesce(sum(monthly_rate) FILTER (WHERE approved_this_month), 0) AS approved,
-             count(*) FILTER (WHERE approved_this_month)::int AS approved_orders
-      FROM flagged WHERE in_run_rate OR approved_this_month
+             coalesce(sum(committed_rate) FILTER (WHERE approved_this_month), 0) AS approved,
+             count(*) FILTER (WHERE approved_this_month)::int AS approved_orders,
+             coalesce(sum(committed_rate) FILTER (WHERE approved_not_bought), 0) AS approved_not_bought
+      FROM flagged WHERE in_run_rate OR approved_this_month OR approved_not_bought
       GROUP BY team, currency
     ),
     budgets AS (
@@ -204,6 +217,7 @@ function totals(sql: Sql, { team, currency, budgets }: Query) {
     SELECT coalesce(f.team, b.team) AS team, coalesce(f.currency, b.currency) AS currency,
            trim_scale(coalesce(f.run_rate, 0))::text AS run_rate, coalesce(f.running_orders, 0) AS running_orders,
            trim_scale(coalesce(f.approved, 0))::text AS approved, coalesce(f.approved_orders, 0) AS approved_orders,
+           trim_scale(coalesce(f.approved_not_bought, 0))::text AS approved_not_bought,
            trim_scale(b."monthlyNew")::text AS monthly_new, trim_scale(b."runRateCap")::text AS run_rate_cap,
            trim_scale(b."monthlyNew" - coalesce(f.approved, 0))::text AS monthly_new_remaining,
            trim_scale(b."runRateCap" - coalesce(f.run_rate, 0))::text AS run_rate_cap_remaining
@@ -218,6 +232,7 @@ interface TotalsRow {
   running_orders: number;
   approved: string;
   approved_orders: number;
+  approved_not_bought: string;
   monthly_new: string | null;
   run_rate_cap: string | null;
   monthly_new_remaining: string | null;
@@ -232,6 +247,7 @@ function toTeamCommitment(row: TotalsRow): TeamCommitment {
     runningOrders: row.running_orders,
     approvedThisMonth: row.approved,
     approvedOrders: row.approved_orders,
+    approvedNotBought: row.approved_not_bought,
     budget: { monthlyNew: row.monthly_new, runRateCap: row.run_rate_cap },
     remaining: { monthlyNew: row.monthly_new_remaining, runRateCap: row.run_rate_cap_remaining },
   };

@@ -1,5 +1,6 @@
 import type { Sql } from '../connection.js';
 import { createBuyAttempts, type BuyAttempts } from './buys.js';
+import { createBudgetCommitments, type BudgetCommitments } from './budget-commitments.js';
 import { createCommitmentReads, type CommitmentReads } from './commitments.js';
 import { createOrderIntake, type OrderIntake } from './intake.js';
 import { createOrderJournal, type OrderJournal } from './journal.js';
@@ -19,6 +20,7 @@ export type {
   CommittedOrdersQuery,
   TeamCommitment,
 } from './commitments.js';
+export type { BudgetCommitmentRecord, BudgetCommitments, CommitDecision, CommitInput } from './budget-commitments.js';
 export type { RenewalRecord, RenewalsQuery } from './renewals.js';
 
 /**
@@ -37,6 +39,7 @@ export type OrdersRepository = OrderIntake &
   OrderReads &
   OrderStatisticsReads &
   CommitmentReads &
+  BudgetCommitments &
   RenewalReads & {
     /**
      * Runs `work` with this repository on one connection of the pool, reserved for it: the writes it starts together
@@ -58,6 +61,7 @@ export function createOrdersRepository(sql: Sql, pool: Sql = sql): OrdersReposit
     ...createOrderReads(sql, pool),
     ...createOrderStatisticsReads(sql),
     ...createCommitmentReads(sql),
+    ...createBudgetCommitments(sql),
     ...createRenewalReads(sql),
     withOneConnection: async (work) => {
       // A pool of one connection sends everything on it, in order, already.
