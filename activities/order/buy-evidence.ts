@@ -1,5 +1,15 @@
 import type { Keyring } from '../../codec/index.js';
-import { approvalRefusal, type ApprovalVote, type PoliciesInForce } from '../../domain/approval/index.js';
+import {
+  approvalRefusal,
+  formatQuote,
+  REFUSE_OVER_BUDGET,
+  tallyVotes,
+  type ApprovalPolicy,
+  type ApprovalVote,
+  type Approver,
+  type PoliciesInForce,
+  type Quote,
+} from '../../domain/approval/index.js';
 import {
   ticketFingerprint,
   type ApproversRepository,
@@ -23,7 +33,8 @@ export interface BuyEvidenceDeps {
  * Why this buy must not be sent, or undefined when the records prove its right to spend (docs/security.md): the
  * API registered the ticket with exactly this request, the order is being bought (not ended, not waiting), the price
  * is the last one a worker was quoted for it (sealed), and that price is approved — automatically under this
- * worker's policy, or by votes the HTTP API signed, enough for the tier. The run itself was admitted (run-guard.ts);
+ * worker's policy, or by votes the HTTP API signed, enough for the tier — and, when its team has a budget, committed
+ * against it (by the `overBudget` tier's votes when over it). The run itself was admitted (run-guard.ts);
  * at most one buy per ticket is the claim's (`claimBuyForSending`). A database that does not answer is thrown.
  */
 export async function buyRefusal(
@@ -45,14 +56,59 @@ export async function buyRefusal(
   const policy = deps.policies.policies[order.environment];
   if (!policy) return `this worker holds no approval policy for ${order.environment}`;
   const votes = signedVotes(deps.actionKeys, { workflowId: run.workflowId, firstRunId: ticket.claimedRunId }, evidence);
-  const refusal = approvalRefusal({
-    policy,
-    requesterId: order.requestedBy,
-    quotes,
-    votes,
-    approvers: votes.length ? await deps.repository.listApprovers() : [],
-  });
+  const approvers = votes.length ? await deps.repository.listApprovers() : [];
+  const refusal =
+    approvalRefusal({ policy, requesterId: order.requestedBy, quotes, votes, approvers }) ??
+    commitmentRefusal({ policy, order, commitment: evidence.commitment, buying, votes, approvers });
   return refusal && `${refusal} (checked against the records: quotes the workers obtained, votes the API signed)`;
+}
+
+/**
+ * When the order's team has a budget in the currency, the buy spends only a price its approval committed (the
+ * commitment's price covers the one bought); a commitment over budget needs the approvals of the policy's
+ * `overBudget` tier, tallied from the signed votes at the committed price.
+ */
+function commitmentRefusal(facts: {
+  policy: ApprovalPolicy;
+  order: NonNullable<BuyEvidenceRecord['order']>;
+  commitment: BuyEvidenceRecord['commitment'];
+  buying: Quote;
+  votes: ApprovalVote[];
+  approvers: Approver[];
+}): string | undefined {
+  const { policy, order, commitment, buying } = facts;
+  const budget = policy.teams?.find((team) => team.id === order.team)?.budget;
+  if (budget?.monthlyNew?.[buying.currency] === undefined && budget?.runRateCap?.[buying.currency] === undefined)
+    return undefined;
+  if (
+    !commitment ||
+    commitment.currency !== buying.currency ||
+    micros(commitment.monthlyRate) < micros(buying.monthlyRate)
+  )
+    return `no approval committed ${formatQuote(buying)} against team ${order.team}'s budget`;
+  if (!commitment.overBudget) return undefined;
+  const rule = policy.overBudget;
+  if (rule === undefined || rule === REFUSE_OVER_BUDGET)
+    return `the policy refuses an order over team ${order.team}'s budget`;
+  const index = policy.tiers.findIndex((tier) => tier.name === rule.tier);
+  const { name, roles, approvals } = policy.tiers[index];
+  const committed = { monthlyRate: commitment.monthlyRate, currency: commitment.currency };
+  const tally = tallyVotes({
+    requesterId: order.requestedBy,
+    quote: committed,
+    tier: { index, name, roles: [...roles], approvals },
+    approvers: facts.approvers,
+    votes: facts.votes.filter(
+      (vote) => vote.currency === committed.currency && micros(vote.monthlyRate) === micros(committed.monthlyRate),
+    ),
+  });
+  return tally.outcome === 'approved'
+    ? undefined
+    : `${formatQuote(committed)} is over team ${order.team}'s budget and the "${name}" tier has not approved it`;
+}
+
+function micros(amount: number): number {
+  return Math.round(amount * 1e6);
 }
 
 function sealedQuotes(keys: Keyring, workflowId: string, evidence: BuyEvidenceRecord) {

@@ -2,6 +2,7 @@
 import { createAdmissionActivity, type AdmissionActivityDeps } from './admission-activity.js';
 import { createApiActivities, type ApiActivityDeps } from './api/index.js';
 import { createApproverNotifyActivity, type ApproverNotifyDeps } from './approver-notify.js';
+import { createBudgetActivity } from './budget-activity.js';
 import { createJournalWriter } from './journal/index.js';
 import { createNotifyActivity, type NotifyDeps } from './notify.js';
 import { createPolicyActivity, type PolicyActivityDeps } from './policy-activity.js';
@@ -35,6 +36,7 @@ function unguardedActivities(options: OrderActivityDeps, admittedRuns: AdmittedR
   return {
     ...api,
     ...createRecordActivities(deps),
+    ...createBudgetActivity(deps),
     ...createAdmissionActivity({
       ...deps,
       ...createPolicyActivity({ ...deps, approverWebhook: Boolean(deps.approverWebhookUrl) }),

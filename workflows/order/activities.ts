@@ -32,6 +32,16 @@ export const journaling = proxyActivities<Pick<OrderActivities, 'recordJournal' 
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/**
+ * The team's budget: the preview before a round opens, and the check with the commitment of an approval (one
+ * transaction under the team's lock). Records activities, not local: they wait on other orders' commitments of the
+ * same team, which must not hold a workflow task open. Retried until the database answers.
+ */
+export const budgets = proxyActivities<Pick<OrderActivities, 'previewBudget' | 'commitBudget'>>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
 /** Lookups and validation: idempotent API reads, retried with backoff (the activity marks what is final). */
 export const reads = retryingAbandoned(
   proxyLocalActivities<Pick<OrderActivities, 'lookUpLocation' | 'lookUpImage' | 'validateOrder'>>({

@@ -2,7 +2,7 @@
  * The order workflow's activities as types: the workflow imports only this file (as types), never the
  * implementations. Inputs and outputs are plain JSON; outputs never carry a secret or the catalog.
  */
-import type { ApprovalPolicy, Approver } from '../../domain/approval/index.js';
+import type { ApprovalPolicy, Approver, BudgetFit } from '../../domain/approval/index.js';
 import type { OrderState } from '../../domain/lifecycle/index.js';
 import type { ProvisioningPlan } from '../../domain/lifecycle/index.js';
 import type { OrderRequest } from '../../schemas/index.js';
@@ -303,6 +303,29 @@ export type ResolvedProductCheck =
   | { accepted: true; provisioningStatus: string }
   | { accepted: false; code: 'PRODUCT_NOT_FOUND' | 'PRODUCT_OF_ANOTHER_ORDER'; reason: string };
 
+/**
+ * A price to check against the team's budget: the activity reads the order's team and the policy itself, and refuses a
+ * price that is not the order's last quote a worker obtained (sealed).
+ */
+export interface BudgetInput {
+  monthlyRate: number;
+  currency: string;
+}
+
+/** The same, approved: by the tier named, or by the policy on its own (null). */
+export interface BudgetCommitInput extends BudgetInput {
+  tier: string | null;
+}
+
+/** How the price sits against the team's budget, and whether the approval was committed. */
+export interface BudgetAnswer {
+  /** The figures checked; null when there is nothing to check (no team, or no budget in the currency). */
+  fit: BudgetFit | null;
+  overBudget: boolean;
+  /** Written to the records (never by a preview). */
+  committed: boolean;
+}
+
 export interface OrderActivities {
   /**
    * Each run's first step: admits the run only when the API's intake registered its ticket and this chain claimed it
@@ -341,6 +364,14 @@ export interface OrderActivities {
    */
   closeUnsentBuy(input: { attempt: number }): Promise<boolean>;
   notifyTicketSystem(input: TicketNotificationInput): Promise<void>;
+  /** How the price would sit against the team's budget now, this order's own commitment left out; commits nothing. */
+  previewBudget(input: BudgetInput): Promise<BudgetAnswer>;
+  /**
+   * The budget check and the commitment of the approved price, as one transaction serialised per team: committed when
+   * it fits, when the team has no budget in the currency, or when the tier approving it is at or above the policy's
+   * `overBudget` tier; otherwise nothing is written and the answer says it is over budget.
+   */
+  commitBudget(input: BudgetCommitInput): Promise<BudgetAnswer>;
   /** Posts a signed Slack-compatible message to the approvers' webhook (MVE_APPROVER_WEBHOOK_URL); nothing when it is not set. */
   notifyApprovers(input: ApproverMessage): Promise<void>;
 }

@@ -1,5 +1,4 @@
 import { condition } from '@temporalio/workflow';
-import type { QuoteRecord } from './activity-types.js';
 import {
   approvalDeadline,
   approversFoundMessage,
@@ -7,19 +6,14 @@ import {
   eligibleApprovers,
   reminderTimes,
   tallyVotes,
-  type ApprovalTier,
 } from '../../domain/approval/index.js';
 import { records } from './activities.js';
+import { commitApproval } from './budget-gate.js';
 import { continueAsNewIfDue } from './continue-as-new.js';
-import { roundEligibility, roundFacts, type ApprovalRound } from './progress.js';
+import { roundEligibility, roundFacts, type ApprovalRound, type RoundStart } from './progress.js';
 import type { Ending, GovernedRun } from './run.js';
 
-export interface RoundStart {
-  tier: ApprovalTier;
-  quote: QuoteRecord;
-  /** Why approval is needed, as the timeline says it. */
-  reason: string;
-}
+export type { RoundStart } from './progress.js';
 
 /**
  * One approval round: the quote waits for the tier's votes until it is approved, rejected or past its deadline,
@@ -33,16 +27,28 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
   const { progress } = recorder;
   const { environment, requestedBy } = recorder.input.request;
   if (start) openRound(run, start, await records.loadApprovers({ environment }));
-  const round = progress.round!;
+  let round = progress.round!;
   checkShortfall(run, round);
-  const reminders = reminderTimes(policy, round.startedAt);
+  let reminders = reminderTimes(policy, round.startedAt);
   for (;;) {
     const tally = tallyVotes(roundFacts(requestedBy, round));
     if (tally.outcome === 'approved') {
+      // The approval commits the price against the team's budget; one that no longer fits goes to the budget's tier.
+      const verdict = await commitApproval(run, round.quote, round.tier);
+      if (verdict.kind === 'end') return verdict.ending;
+      if (verdict.kind === 'escalate') {
+        openRound(run, verdict.start, await records.loadApprovers({ environment }));
+        round = progress.round!;
+        checkShortfall(run, round);
+        reminders = reminderTimes(policy, round.startedAt);
+        continue;
+      }
+      const details = Object.keys(verdict.details).length > 0 ? verdict.details : undefined;
       recorder.moveTo(
         'APPROVED',
         tally.approvedBy.join(', '),
         `approved by ${tally.approvedBy.join(', ')} at ${round.quote.monthlyRate} ${round.quote.currency}`,
+        details,
       );
       progress.approved = round.quote;
       return undefined;
@@ -93,6 +99,7 @@ function openRound(run: GovernedRun, start: RoundStart, approvers: ApprovalRound
     deadline,
     remindersSent: 0,
     directoryReadAt: startedAt,
+    ...(start.budget ? { overBudget: start.reason } : {}),
   };
   progress.round = round;
   const { tier } = start;
@@ -102,6 +109,7 @@ function openRound(run: GovernedRun, start: RoundStart, approvers: ApprovalRound
     approvals: tier.approvals,
     deadline: new Date(deadline).toISOString(),
     eligibleApprovers: roundEligibility(recorder.input.request.requestedBy, round).eligible.length,
+    ...(start.budget ? { budget: start.budget } : {}),
   });
   recorder.tellApprovers('awaiting-approval');
 }

@@ -9,8 +9,9 @@ import {
 } from '../../domain/approval/index.js';
 import { reads } from './activities.js';
 import { awaitApproval } from './approval-round.js';
+import { budgetRound, commitApproval, type BudgetVerdict } from './budget-gate.js';
 import { summarise } from './failures.js';
-import { currentQuote } from './progress.js';
+import { currentQuote, type RoundStart } from './progress.js';
 import { ENGINE } from './recorder.js';
 import type { Ending, GovernedRun, OrderRun } from './run.js';
 
@@ -70,39 +71,75 @@ async function reachApprovedQuote(run: GovernedRun, resumeRound: boolean): Promi
       : 'validating the order with the API';
     const current = await validate(run, reason);
     validatedSinceWait = true;
-    if (approved) {
-      const decision = requoteDecision(policy, approved, current);
-      if (decision.decision === 'buy') {
-        recorder.moveTo(
-          'APPROVED',
-          'policy',
-          `re-validated at ${current.monthlyRate} ${current.currency}: within the approval given`,
-        );
-        progress.approved = current;
-        return undefined;
-      }
-      const requirement = approvalRequirement(policy, current);
-      const tier = requirement.kind === 'needs-approval' ? requirement.tier : lowestTier(policy);
-      const ending = await awaitApproval(run, { tier, quote: current, reason: decision.reason });
-      if (ending) return ending;
-      validatedSinceWait = false;
-      continue;
-    }
-    const requirement = approvalRequirement(policy, current);
-    if (requirement.kind === 'auto-approved') {
-      recorder.moveTo(
-        'APPROVED',
-        'policy',
-        `${current.monthlyRate} ${current.currency} is below the auto-approve line`,
-      );
-      progress.approved = current;
-    } else {
-      const reason = `${current.monthlyRate} ${current.currency} needs the "${requirement.tier.name}" tier (${requirement.cause})`;
-      const ending = await awaitApproval(run, { tier: requirement.tier, quote: current, reason });
-      if (ending) return ending;
-      validatedSinceWait = false;
-    }
+    const step = approved ? await decideRequote(run, approved, current) : await decideQuote(run, current);
+    if (step.kind === 'end') return step.ending;
+    if (step.kind === 'waited') validatedSinceWait = false;
+    else if (approved) return undefined;
   }
+}
+
+/** What the gate did with a quote: approved it at once, waited for a round (then validates again), or ended. */
+type GateStep = { kind: 'approved' } | { kind: 'waited' } | { kind: 'end'; ending: NonNullable<Ending> };
+
+/** A first quote (or one after a round): approved by the policy on its own, or put to a tier's round. */
+async function decideQuote(run: GovernedRun, current: QuoteRecord): Promise<GateStep> {
+  const requirement = approvalRequirement(run.policy, current);
+  if (requirement.kind === 'needs-approval') {
+    const reason = `${current.monthlyRate} ${current.currency} needs the "${requirement.tier.name}" tier (${requirement.cause})`;
+    return putToRound(run, { tier: requirement.tier, quote: current, reason });
+  }
+  const escalated = await budgetRound(run, current, null);
+  if (escalated) return afterVerdict(run, escalated);
+  const verdict = await commitApproval(run, current, null);
+  if (verdict.kind !== 'approve') return afterVerdict(run, verdict);
+  approve(run, current, 'policy', `${current.monthlyRate} ${current.currency} is below the auto-approve line`, verdict);
+  return { kind: 'approved' };
+}
+
+/** A quote validated again after the approval: bought on it (a rise commits again), or put to a new round. */
+async function decideRequote(run: GovernedRun, approved: QuoteRecord, current: QuoteRecord): Promise<GateStep> {
+  const { policy, recorder } = run;
+  const decision = requoteDecision(policy, approved, current);
+  if (decision.decision === 'buy') {
+    const rose = current.monthlyRate > approved.monthlyRate;
+    const verdict = rose
+      ? await commitApproval(run, current, recorder.progress.round?.tier ?? null)
+      : ({ kind: 'approve', details: {} } as const);
+    if (verdict.kind !== 'approve') return afterVerdict(run, verdict);
+    const reason = `re-validated at ${current.monthlyRate} ${current.currency}: within the approval given`;
+    approve(run, current, 'policy', reason, verdict);
+    return { kind: 'approved' };
+  }
+  const requirement = approvalRequirement(policy, current);
+  const tier = requirement.kind === 'needs-approval' ? requirement.tier : lowestTier(policy);
+  return putToRound(run, { tier, quote: current, reason: decision.reason });
+}
+
+/** A round on the quote, at the tier its budget needs when that is higher (or the order's end, when refused). */
+async function putToRound(run: GovernedRun, start: RoundStart): Promise<GateStep> {
+  const verdict = await budgetRound(run, start.quote, start.tier);
+  if (verdict) return afterVerdict(run, verdict);
+  const ending = await awaitApproval(run, start);
+  return ending ? { kind: 'end', ending } : { kind: 'waited' };
+}
+
+async function afterVerdict(run: GovernedRun, verdict: Exclude<BudgetVerdict, { kind: 'approve' }>): Promise<GateStep> {
+  if (verdict.kind === 'end') return verdict;
+  const ending = await awaitApproval(run, verdict.start);
+  return ending ? { kind: 'end', ending } : { kind: 'waited' };
+}
+
+/** The quote is approved: journaled with the budget figures the approval was checked against, when there were any. */
+function approve(
+  run: GovernedRun,
+  quote: QuoteRecord,
+  actor: string,
+  reason: string,
+  verdict: Extract<BudgetVerdict, { kind: 'approve' }>,
+): void {
+  const details = Object.keys(verdict.details).length > 0 ? verdict.details : undefined;
+  run.recorder.moveTo('APPROVED', actor, reason, details);
+  run.recorder.progress.approved = quote;
 }
 
 /**

@@ -55,6 +55,8 @@ export interface OrderStatusView {
      * directory changes. The order reads it again at `nextDirectoryReadAt` (absent on orders begun before it did).
      */
     shortOfApprovers?: { eligible: number; needed: number; message: string; nextDirectoryReadAt?: string };
+    /** Set when the round's tier is the one the policy names for an order over its team's budget: why. */
+    overBudget?: string;
   };
   buyAttempts: number;
   product?: ProductRecord;

@@ -14,8 +14,19 @@ import {
   type ApprovalTier,
   type ApprovalVote,
   type Approver,
+  type BudgetFit,
 } from '../../domain/approval/index.js';
 import type { OrderStatusView, TimelineEntry } from './messages.js';
+
+/** What opens an approval round (approval-round.ts). */
+export interface RoundStart {
+  tier: ApprovalTier;
+  quote: QuoteRecord;
+  /** Why approval is needed, as the timeline says it. */
+  reason: string;
+  /** Set when the round's tier is the budget's: the figures that put the price over it (the reason says why). */
+  budget?: BudgetFit;
+}
 
 export interface ApprovalRound {
   tier: ApprovalTier;
@@ -32,6 +43,8 @@ export interface ApprovalRound {
   directoryReadAt?: number;
   /** While the round is short of approvers (`approverShortfall`): when the order reads the directory again. */
   nextDirectoryReadAt?: number;
+  /** Why the round's tier is the budget's: the price would take the team over its budget. */
+  overBudget?: string;
 }
 
 /** The follow-up of the bought product's provisioning, on the workflow clock (epoch ms). */
@@ -153,6 +166,7 @@ function approvalView(
     remindersSent: round.remindersSent,
     eligibleApprovers: eligible.length,
     directoryReadAt: iso(round.directoryReadAt ?? round.startedAt),
+    ...(round.overBudget !== undefined ? { overBudget: round.overBudget } : {}),
     ...(waiting && shortfall
       ? {
           shortOfApprovers: {

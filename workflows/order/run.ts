@@ -50,10 +50,17 @@ export interface RunChanges {
    * "Changing the workflow").
    */
   flagsRoundsShortOfApprovers(): boolean;
+  /**
+   * The approval checks the team's budget (budget-gate.ts): a price over it opens its round at the policy's
+   * `overBudget` tier (or is refused), and each approval commits the price under the team's lock. Asked only of an
+   * order whose policy gives a team a budget, when it is first needed: orders of other policies carry no marker.
+   */
+  checksTeamBudgets(): boolean;
 }
 
 export function changesOfThisRun(input: Pick<OrderWorkflowInput, 'request'>): RunChanges {
   let flagsShortRounds: boolean | undefined;
+  let checksBudgets: boolean | undefined;
   return {
     skipsNumbersOfUncertainBuy: patched('skip-numbers-of-uncertain-buy'),
     checksResolvedProduct: patched('check-resolved-product'),
@@ -61,6 +68,7 @@ export function changesOfThisRun(input: Pick<OrderWorkflowInput, 'request'>): Ru
       input.request.callbackUrl === undefined || patched('records-before-last-notifications'),
     // The SDK does not keep a patch's "no" given on replay: asked again after the replay, it could say yes.
     flagsRoundsShortOfApprovers: () => (flagsShortRounds ??= patched('flag-rounds-short-of-approvers')),
+    checksTeamBudgets: () => (checksBudgets ??= patched('check-team-budgets')),
   };
 }
 
