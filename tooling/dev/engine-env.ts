@@ -1,5 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { CODEC_CORS_VARIABLE } from '../../client/server/index.js';
 import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.js';
+import { POLICY_FILE_VARIABLE, POLICY_JSON_VARIABLE } from '../../domain/approval/index.js';
+
+/**
+ * dev's approval policy, unless the caller names one: the shipped staging policy with two teams, one with a budget, so
+ * orders are charged to teams and the demo meets a budget (docs/approval-policy.md, "Teams and budgets").
+ */
+export const DEV_POLICY_FILE = fileURLToPath(new URL('./approval-policy.json', import.meta.url));
 
 export interface EngineEnvOptions {
   env: NodeJS.ProcessEnv;
@@ -19,6 +27,9 @@ export function engineEnv(options: EngineEnvOptions): NodeJS.ProcessEnv {
     ...env,
     ...apiEnv,
     MVE_CALLBACK_SECRET: options.callbackSecret,
+    ...(env[POLICY_FILE_VARIABLE]?.trim() || env[POLICY_JSON_VARIABLE]?.trim()
+      ? {}
+      : { [POLICY_FILE_VARIABLE]: DEV_POLICY_FILE }),
     // dev runs one worker, for the ordering API's environment: the API takes orders for that environment only.
     [SERVED_ENVIRONMENTS_VARIABLE]: apiEnv['MVE_ENVIRONMENT'] ?? 'staging',
     // A ticket system tried out next to dev listens on this machine over plain http.
