@@ -119,6 +119,52 @@ const ordered = z
   })
   .describe('what the order asked for, from its recorded request (secrets redacted; vendorConfig never shown)');
 
+/** An exact amount of money in the figures' currency, as budget-fit and the records sum it: a decimal string. */
+const figure = () => z.string().describe('an exact decimal amount in the currency, e.g. "1618.22" (never a float)');
+const limits = (what: string) =>
+  z
+    .object({ monthlyNew: figure().nullable(), runRateCap: figure().nullable() })
+    .describe(`${what}, for the budget of new commitments this month and the run-rate cap (null: no such limit)`);
+
+/**
+ * What an approver weighs beside the price (client/orders/service/decision-figures.ts): the order's team and its
+ * commitments in the order's currency, its budget, and what would remain after this order.
+ */
+export const decisionFigures = z
+  .object({
+    team: z.string(),
+    teamName: z.string().nullable().describe("the team's name in the policy (null: one it no longer lists)"),
+    currency: z.string(),
+    month: z.string().describe("the calendar month counted, YYYY-MM in the policy's budgetTimeZone"),
+    timeZone: z.string(),
+    asOf: z.string().describe('when the run-rate is taken'),
+    runRate: figure().describe("the monthly prices of the team's bought orders whose term runs"),
+    approvedNotBought: figure().describe(
+      'the monthly prices approved and not bought yet (the run-rate cap counts them)',
+    ),
+    approvedThisMonth: figure().describe('the monthly prices approved this month that still stand'),
+    budget: limits("the team's budget in the currency"),
+    price: figure().describe("this order's monthly price"),
+    remainingAfter: limits('what would remain with this order counted (negative: over)'),
+    overBudget: z
+      .object({
+        reason: z.string().describe('why, in words, as the timeline and the ticket say it'),
+        overruns: z.array(
+          z.object({
+            limit: z.enum(['monthlyNew', 'runRateCap']),
+            budget: figure(),
+            withOrder: figure(),
+            over: figure(),
+          }),
+        ),
+      })
+      .nullable()
+      .describe('set when this order would take the team over a budget'),
+  })
+  .describe(
+    "the team's figures beside the price while the order awaits a decision: run-rate, approved not bought, approved this month, budget and what would remain after this order, in the order's currency",
+  );
+
 /** The order as this API shows it: live from the workflow while Temporal has it, else from the records. */
 export const orderBody = z.looseObject({
   orderId: orderId(),
@@ -129,7 +175,18 @@ export const orderBody = z.looseObject({
   submittedBy: z.string().nullable(),
   state: orderState,
   policy: z.object({ version: z.string(), hash: z.string() }).nullable(),
+  team: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('the team (cost centre) the order is charged to; null: none. On every read of the order'),
   quote: money.extend({ quotedAt: z.string().optional() }).nullable(),
+  budget: decisionFigures
+    .nullable()
+    .optional()
+    .describe(
+      "present while the order awaits approval: its team's figures beside the price (null: it has no team, or its policy lists none)",
+    ),
   quoteHistory: z
     .array(money.extend({ quotedAt: z.string() }).loose())
     .optional()
@@ -235,6 +292,8 @@ export const approvalsResponse = z.object({
       ordered,
       monthlyRate: z.number().nullable(),
       currency: z.string().nullable(),
+      team: z.string().nullable().describe('the team the order is charged to; null: none'),
+      budget: decisionFigures.nullable().describe("the team's figures beside the price (null: no team)"),
       tier: z.string(),
       approvalsNeeded: z.number(),
       approvalsGiven: z.number(),
@@ -289,6 +348,12 @@ export const historyResponse = z.object({
       currency: z.string(),
       reason: z.string().nullable(),
       at: z.string(),
+      figures: z
+        .record(z.string(), z.unknown())
+        .nullable()
+        .describe(
+          "the figures the approver was shown (the shape of an order's `budget`), as the API computed them at the moment it accepted the vote; null: the order has no team, or the vote predates them",
+        ),
     }),
   ),
   buyAttempts: z.array(

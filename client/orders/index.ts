@@ -21,6 +21,7 @@ export { OrderService } from './service/order-service.js';
 export type { OrderServiceParts } from './service/parts.js';
 export type { BuyResolution } from './service/resolve-buy.js';
 export type { OrderFilters, OrderPage } from './service/list.js';
+export type { DecisionFigures } from './service/decision-figures.js';
 export type { CommitmentFigure, Commitments, CommitmentsFilter, CommitmentsPage } from './service/commitments.js';
 export {
   AccessRefused,

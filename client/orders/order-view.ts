@@ -2,6 +2,7 @@ import type { OrderRecord, OrderView as OrderRecords } from '../../infra/db/inde
 import type { OrderStatusView } from '../../workflows/order/messages.js';
 import { orderIdOfWorkflow } from '../../domain/index.js';
 import { orderedOf, type Ordered } from './ordered.js';
+import type { DecisionFigures } from './service/decision-figures.js';
 
 /**
  * An order as the order service reads it and the HTTP API shows it: live from its workflow (`source: 'workflow'`, every field the status query
@@ -18,6 +19,10 @@ export type ApiOrder = {
   submittedBy: string | null;
   state: OrderStatusView['state'];
   policy: { version: string; hash: string } | null;
+  /** The team the order is charged to (null: none); set on every read of the order, not on what actions read. */
+  team?: string | null;
+  /** While it awaits a decision: its team's commitments and budget beside its price (null: no team). */
+  budget?: DecisionFigures | null;
   quote: { monthlyRate: number; currency: string; quotedAt?: string } | null;
   source: 'workflow' | 'records';
   /** No worker has started the order yet (none serves its environment now): since when it waits for one. */
@@ -69,6 +74,7 @@ export function orderSummary(order: OrderRecord) {
     submittedBy: order.submittedBy,
     state: order.status,
     policy: order.policy,
+    team: order.team,
     quote: order.quote
       ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency, quotedAt: order.quote.quotedAt }
       : null,

@@ -119,6 +119,7 @@ test.serial(
     t.deepEqual(Object.keys(fionas[0]).sort(), [
       'approvalsGiven',
       'approvalsNeeded',
+      'budget',
       'currency',
       'deadline',
       'environment',
@@ -127,6 +128,7 @@ test.serial(
       'ordered',
       'requestedBy',
       'stillNeeded',
+      'team',
       'ticketId',
       'tier',
       'waitingSince',
@@ -141,6 +143,9 @@ test.serial(
       approvalsNeeded: 1,
       approvalsGiven: 0,
       stillNeeded: 1,
+      // The test policy lists no teams: no team, no figures.
+      team: null,
+      budget: null,
     });
     const ordered = {
       productName: 'INBOX-1 firewall',

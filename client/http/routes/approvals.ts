@@ -47,6 +47,8 @@ export function registerApprovalRoutes(app: FastifyInstance, context: ApiContext
           ordered: orderedOf(item.order.request),
           monthlyRate: item.order.quote ? Number(item.order.quote.monthlyRate) : null,
           currency: item.order.quote?.currency ?? null,
+          team: item.order.team,
+          budget: item.budget,
           tier: item.tier,
           approvalsNeeded: item.approvalsNeeded,
           approvalsGiven: item.approvalsGiven,

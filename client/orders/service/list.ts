@@ -2,6 +2,7 @@ import type { AwaitingApprovalRecord, ListOrdersInput, OrderRecord } from '../..
 import { allow, mayReadOrders, mayVote, READ_NEEDS_ROLE, seesAllOrders } from '../access.js';
 import { approverRoles, hasRole, sameIdentity, type Principal } from '../principal.js';
 import { AccessRefused, InvalidInput } from '../refusals.js';
+import { decisionFigures, type DecisionFigures } from './decision-figures.js';
 import type { OrderServiceParts } from './parts.js';
 
 /** What a listing is narrowed to: a state, an environment, the person the orders were requested for. */
@@ -36,15 +37,32 @@ export async function listOrders(
   });
 }
 
-/** The orders awaiting the caller's decision (their approver roles, not their own order, not yet voted), oldest first. */
+/** An order awaiting the caller's decision, with its team's figures beside its price (null: no team). */
+export type AwaitingDecision = AwaitingApprovalRecord & { budget: DecisionFigures | null };
+
+/**
+ * The orders awaiting the caller's decision (their approver roles, not their own order, not yet voted), oldest first,
+ * each with its decision figures: read once per team and currency of the page.
+ */
 export async function awaitingApproval(
   parts: OrderServiceParts,
   principal: Principal,
   limit: number,
-): Promise<AwaitingApprovalRecord[]> {
+): Promise<AwaitingDecision[]> {
   allow(mayVote(principal), 'the approvals inbox needs an approver role (e.g. finance-approver)');
   const approverId = await parts.intake.canonicalRequester(principal.id);
-  return parts.repository.listAwaitingApproval({ approverId, roles: approverRoles(principal), limit });
+  const waiting = await parts.repository.listAwaitingApproval({ approverId, roles: approverRoles(principal), limit });
+  const figures = await decisionFigures(
+    parts,
+    waiting.map(({ order }) => ({
+      workflowId: order.workflowId,
+      environment: order.environment,
+      team: order.team,
+      quote: order.quote ? { monthlyRate: Number(order.quote.monthlyRate), currency: order.quote.currency } : null,
+      quoteNumber: order.quote?.number ?? 1,
+    })),
+  );
+  return waiting.map((item, index) => ({ ...item, budget: figures[index] ?? null }));
 }
 
 /** The orders a caller's listing is limited to: a ticket system's by its qualified id, a requester's by their name. */

@@ -1,4 +1,4 @@
-import type { AwaitingApprovalRecord, OrderRecord, OrderStatistics } from '../../../infra/db/index.js';
+import type { OrderRecord, OrderStatistics } from '../../../infra/db/index.js';
 import type { OrderState } from '../../../domain/lifecycle/index.js';
 import type { ApiOrder } from '../order-view.js';
 import { OrderedCache } from '../ordered.js';
@@ -13,8 +13,9 @@ import {
   type CommitmentsFilter,
   type CommitmentsPage,
 } from './commitments.js';
+import { orderDecisionFigures } from './decision-figures.js';
 import { orderHistory } from './history.js';
-import { awaitingApproval, listOrders, type OrderFilters, type OrderPage } from './list.js';
+import { awaitingApproval, listOrders, type AwaitingDecision, type OrderFilters, type OrderPage } from './list.js';
 import type { OrderServiceParts } from './parts.js';
 import { readOrder, type ReadPurpose } from './read.js';
 import { resolveBuy, type BuyResolution } from './resolve-buy.js';
@@ -40,18 +41,22 @@ export class OrderService {
    */
   async read(principal: Principal, name: string, purpose: ReadPurpose = 'read'): Promise<ApiOrder> {
     const order = await readOrder(this.parts, principal, name, purpose);
-    if (order.ordered || purpose === 'act') return order;
-    const ordered = await this.ordered.of(order.workflowId, () =>
-      this.parts.repository.getOrderRequest(order.workflowId),
-    );
-    return ordered ? { ...order, ordered } : order;
+    if (purpose === 'act') return order;
+    const { repository } = this.parts;
+    const [ordered, team] = await Promise.all([
+      order.ordered ?? this.ordered.of(order.workflowId, () => repository.getOrderRequest(order.workflowId)),
+      order.team !== undefined ? order.team : repository.getOrderTeam(order.workflowId),
+    ]);
+    const read = { ...order, ...(ordered ? { ordered } : {}), team: team ?? null };
+    const budget = await orderDecisionFigures(this.parts, read);
+    return budget === undefined ? read : { ...read, budget };
   }
 
   list(principal: Principal, filters: OrderFilters, page: OrderPage): Promise<OrderRecord[]> {
     return listOrders(this.parts, principal, filters, page);
   }
 
-  awaitingApproval(principal: Principal, limit: number): Promise<AwaitingApprovalRecord[]> {
+  awaitingApproval(principal: Principal, limit: number): Promise<AwaitingDecision[]> {
     return awaitingApproval(this.parts, principal, limit);
   }
 

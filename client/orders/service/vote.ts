@@ -4,6 +4,7 @@ import { allow, mayVote, VOTE_NEEDS_ROLE } from '../access.js';
 import type { ApiOrder } from '../order-view.js';
 import { sameIdentity, type Principal } from '../principal.js';
 import { OrderConflict } from '../refusals.js';
+import { keepVoteFigures } from './decision-figures.js';
 import type { OrderServiceParts } from './parts.js';
 import { readClaimedOrder } from './read.js';
 
@@ -52,6 +53,7 @@ export async function vote(
     throw new OrderConflict(refusal.code, refusal.reason, details);
   }
   const approverId = await parts.intake.canonicalRequester(principal.id);
+  await keepVoteFigures(parts, order, approverId);
   const fields = { approverId, ...named };
   return decision === 'approve'
     ? parts.orders.approve(ref, fields, sending)
