@@ -59,7 +59,34 @@ const ORDERS = [
   listed('WEB-1', 'LIVE'),
 ];
 
-const INBOX: InboxItem[] = ['SNOW-CHG0045825-NETWORK-EDGE-SYD-PRIMARY-FIREWALL', 'WEB-2'].map((ticketId) => ({
+/** The team's figures beside a price of 123456.78 AUD: the first row would take it over its budgets, the second not. */
+function figures(over: boolean): NonNullable<InboxItem['budget']> {
+  return {
+    team: 'network-edge-engineering-sydney',
+    teamName: 'Network edge engineering, Sydney',
+    currency: 'AUD',
+    month: '2026-11',
+    timeZone: 'Australia/Sydney',
+    asOf: '2026-11-29T13:37:00Z',
+    runRate: '1234567.89',
+    approvedNotBought: '0',
+    approvedThisMonth: over ? '9000000' : '0',
+    budget: { monthlyNew: '9000000', runRateCap: '2000000' },
+    price: '123456.78',
+    remainingAfter: over
+      ? { monthlyNew: '-123456.78', runRateCap: '641975.33' }
+      : { monthlyNew: '8876543.22', runRateCap: '641975.33' },
+    overBudget: over
+      ? {
+          reason:
+            '123456.78 AUD a month would take team network-edge-engineering-sydney over its budget for new commitments this month of 9000000 AUD (9123456.78 with this order, 123456.78 over)',
+          overruns: [{ limit: 'monthlyNew', budget: '9000000', withOrder: '9123456.78', over: '123456.78' }],
+        }
+      : null,
+  };
+}
+
+const INBOX: InboxItem[] = ['SNOW-CHG0045825-NETWORK-EDGE-SYD-PRIMARY-FIREWALL', 'WEB-2'].map((ticketId, index) => ({
   orderId: `${ticketId}.0123456789`,
   ticketId,
   requestedBy: REQUESTER,
@@ -67,6 +94,8 @@ const INBOX: InboxItem[] = ['SNOW-CHG0045825-NETWORK-EDGE-SYD-PRIMARY-FIREWALL',
   ordered: { size: 'MVE 16/64', place: 'Equinix SY3 Mascot, Sydney, AU', term: 36, productName: 'syd-edge-fw' },
   monthlyRate: 123456.78,
   currency: 'AUD',
+  team: 'network-edge-engineering-sydney',
+  budget: figures(index === 0),
   tier: 'finance',
   approvalsNeeded: 2,
   approvalsGiven: 0,

@@ -1,5 +1,6 @@
 import type { PendingApproval as InboxItem } from '../../http/schemas.js';
 import { breakable, html, money, months, termTotal, timeLeft, UTC_COLUMN, when, type Html } from '../html.js';
+import { budgetFiguresLine } from '../budget-figures.js';
 import { ordersTable, type ListedOrder } from '../listed-orders.js';
 import type { Ordered } from '../../orders/index.js';
 import { isOps } from '../roles.js';
@@ -37,7 +38,8 @@ export function inboxView(items: InboxItem[], now: number, flash: Html): Html {
           item.monthlyRate !== null && item.currency && term !== undefined
             ? html`<br><span class="muted" data-testid="inbox-term-total"><span class="amount">${money(termTotal(item.monthlyRate, term), item.currency)}</span> over ${months(term)}</span>`
             : '';
-        return html`<span class="amount">${money(item.monthlyRate, item.currency)}</span>${total}`;
+        const figures = item.budget ? html`<br>${budgetFiguresLine(item.budget, 'inbox-budget')}` : '';
+        return html`<span class="amount">${money(item.monthlyRate, item.currency)}</span>${total}${figures}`;
       },
     },
     { label: 'Approvals', cell: (item) => `${item.tier}: ${item.stillNeeded} of ${item.approvalsNeeded} still needed` },

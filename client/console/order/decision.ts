@@ -1,6 +1,7 @@
 /** Who may vote on an order now, and the form they vote with. */
 import { notDecidable, voterRefusal, type VoteRefusalCode } from '../../../domain/approval/index.js';
 import { approverRoles, type ApiOrder } from '../../orders/index.js';
+import { budgetFiguresBlock } from '../budget-figures.js';
 import { html, money, months, termTotal, type Html } from '../html.js';
 import { csrfField } from '../layout.js';
 import { principalOf } from '../roles.js';
@@ -45,6 +46,16 @@ export function whoDecides({ order, user }: OrderPageData): Html | string {
   return html`<p data-testid="cannot-decide" data-reason="${cannot.reason}">Decided by ${approval.tier.roles.join(' or ')} (tier ${approval.tier.name}): ${needed}.${cannot.text ? ` ${cannot.text}` : ''}</p>`;
 }
 
+/**
+ * The team's figures for whoever looks at an order awaiting a decision and cannot vote on it now (the decision form
+ * shows them to whoever can).
+ */
+export function figuresForOthers(data: OrderPageData): Html | string {
+  const { order, user } = data;
+  if (!order.budget || (!whyCannotDecide(order, user) && order.quote)) return '';
+  return budgetFiguresBlock(order.budget);
+}
+
 /** The decision form, for someone who may vote now; an empty live region otherwise (so it empties live too). */
 export function decisionSection(data: OrderPageData, extras: OrderPageExtras): Html {
   const { order, user, session } = data;
@@ -57,6 +68,7 @@ export function decisionSection(data: OrderPageData, extras: OrderPageExtras): H
       <input type="hidden" name="monthlyRate" value="${String(quote.monthlyRate)}">
       <input type="hidden" name="currency" value="${quote.currency}">
       <p>You are deciding on <strong>${money(quote.monthlyRate, quote.currency)} a month</strong>${term !== undefined ? html` for ${months(term)}: <strong data-testid="decision-commitment">${money(termTotal(quote.monthlyRate, term), quote.currency)}</strong> over the term` : ''}${order.approval ? html` (tier <strong>${order.approval.tier.name}</strong>, ${order.approval.stillNeeded} approval${order.approval.stillNeeded === 1 ? '' : 's'} still needed)` : ''}. If the price changes before you send this, your vote is refused and you are shown the new price.</p>
+      ${order.budget ? budgetFiguresBlock(order.budget) : ''}
       <label for="decision-comment">Comment <span class="muted">(optional to approve; required to reject: say why)</span></label>
       <textarea id="decision-comment" name="comment" maxlength="2000" data-testid="decision-comment">${extras.comment ?? ''}</textarea>
       <p class="notice info" data-changed-note hidden>This order changed while you were typing. When you send, your decision is checked against the current price.</p>

@@ -45,6 +45,7 @@ export function quoteAndPolicy(data: OrderPageData): Html {
     <dt>Monthly price</dt><dd data-testid="quote" data-price="${quote ? `${quote.monthlyRate} ${quote.currency}` : ''}">${quote ? html`<strong>${money(quote.monthlyRate, quote.currency)}</strong> a month` : 'no quote yet'}</dd>
     ${quote && term !== undefined ? html`<dt>Over the term</dt><dd data-testid="commitment">${commitment(quote.monthlyRate, quote.currency, term)}</dd>` : ''}
     ${quote?.quotedAt ? html`<dt>Quoted</dt><dd>${when(quote.quotedAt)}</dd>` : ''}
+    ${order.team ? html`<dt>Team</dt><dd data-testid="order-team">${order.team}</dd>` : ''}
     <dt>Policy</dt><dd data-testid="policy">${order.policy ? html`version <strong>${order.policy.version}</strong> <span class="muted">(<code title="${order.policy.hash}">${order.policy.hash.slice(0, 12)}</code>)</span>` : 'not yet read'}</dd>
     ${approval ? html`<dt>Tier</dt><dd data-testid="tier"><strong>${approval.tier.name}</strong>: ${approval.tier.approvals} approval${approval.tier.approvals === 1 ? '' : 's'} from ${approval.tier.roles.join(' or ')}</dd>` : ''}
     ${

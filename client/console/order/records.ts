@@ -1,5 +1,7 @@
 /** The order's records: votes, buy attempts and the timeline. */
-import { sameIdentity, type ApiOrder } from '../../orders/index.js';
+import { decisionFigures } from '../../http/schemas.js';
+import { sameIdentity, type ApiOrder, type DecisionFigures } from '../../orders/index.js';
+import { budgetFiguresLine } from '../budget-figures.js';
 import { html, money, moneyInText, stateBadge, UTC_COLUMN, when, type Html } from '../html.js';
 import { dataTable } from '../tables.js';
 import { currenciesOf, type OrderPageData } from './page-data.js';
@@ -9,6 +11,8 @@ interface VoteRow {
   decision: string;
   price: string;
   comment: string;
+  /** The team's figures as the approver was shown them when voting (recorded votes of an order with a team). */
+  figures?: DecisionFigures | null;
   /** When the vote was recorded; a vote of the live round may not be yet. */
   at?: string;
 }
@@ -32,6 +36,7 @@ export function votesTable({ order, history }: OrderPageData): Html {
         decision: vote.decision,
         price: money(vote.monthlyRate, vote.currency),
         comment: vote.reason ?? '',
+        figures: figuresOf(vote.figures),
         at: vote.at,
       }))
     : live.map(liveVoteRow);
@@ -55,10 +60,19 @@ export function votesTable({ order, history }: OrderPageData): Html {
       { label: 'Approver', cell: (row) => row.who },
       { label: 'Decision', cell: (row) => (row.decision === 'approve' ? 'approved' : 'rejected') },
       { label: 'On the price', num: true, cell: (row) => row.price },
+      ...(rows.some((row) => row.figures)
+        ? [{ label: "Team's figures then", cell: (row: VoteRow) => budgetFiguresLine(row.figures, 'vote-figures') }]
+        : []),
       { label: 'Comment', className: () => 'prose', cell: (row) => row.comment },
       { label: 'When (UTC)', cell: (row) => when(row.at, UTC_COLUMN) },
     ],
   });
+}
+
+/** A vote's recorded figures, as the API keeps them (null: none, or of a shape this console does not read). */
+function figuresOf(recorded: Record<string, unknown> | null): DecisionFigures | null {
+  const parsed = decisionFigures.safeParse(recorded);
+  return parsed.success ? parsed.data : null;
 }
 
 export function buyAttemptsSection({ history }: OrderPageData): Html {

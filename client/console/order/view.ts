@@ -3,7 +3,7 @@ import { html, stateBadge, STATE_WORDS, when, type Html } from '../html.js';
 import { errorParts, standingError } from '../listed-orders.js';
 import { isOps } from '../roles.js';
 import { shortOfApproversNotice } from './approvers-notice.js';
-import { decisionSection, whoDecides } from './decision.js';
+import { decisionSection, figuresForOthers, whoDecides } from './decision.js';
 import { quoteAndPolicy, whatIsOrdered } from './facts.js';
 import { workflowHistorySection } from './history-section.js';
 import { boughtUnder, opsSection } from './ops-actions.js';
@@ -37,6 +37,7 @@ export function orderView(data: OrderPageData, extras: OrderPageExtras = {}): Ht
       <section data-live="quote" aria-labelledby="quote-heading">
         <h2 id="quote-heading">Quote and approval</h2>
         ${quoteAndPolicy(data)}
+        ${figuresForOthers(data)}
       </section>
     </div>
     <section data-live="votes" aria-labelledby="votes-heading">
