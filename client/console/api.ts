@@ -35,13 +35,19 @@ export class ConsoleApi {
       },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
-    let parsed: unknown = response.body;
-    try {
-      parsed = JSON.parse(response.body);
-    } catch {
-      // not JSON: kept as text
-    }
-    return { status: response.statusCode, body: parsed as T };
+    return { status: response.statusCode, body: parsedBody(response.body) as T };
+  }
+
+  /** A GET answered as text (a CSV), with the file name the API gives it; a refusal's body is parsed as `call`'s. */
+  async download(url: string, accept: string): Promise<ApiAnswer & { disposition?: string }> {
+    const response = await this.target.inject({
+      method: 'GET',
+      url,
+      headers: { authorization: `Bearer ${this.credential}`, accept },
+    });
+    const disposition = response.headers['content-disposition'];
+    if (response.statusCode !== 200) return { status: response.statusCode, body: parsedBody(response.body) };
+    return { status: 200, body: response.body, ...(typeof disposition === 'string' ? { disposition } : {}) };
   }
 
   /** A 2xx answer's body, or ApiRefusal with the API's own code and message. */
@@ -49,6 +55,15 @@ export class ConsoleApi {
     const answer = await this.call<T>(method, url, body);
     if (answer.status >= 200 && answer.status < 300) return answer.body;
     throw new ApiRefusal(failureOf(answer));
+  }
+}
+
+/** The API's JSON, or the text itself when it is not JSON. */
+function parsedBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 

@@ -95,30 +95,45 @@ for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) 
   );
 }
 
-test.serial('the month picker and the filters narrow the page, and a bad filter is refused naming it', async (t) => {
-  const { harness } = t.context;
-  const { context, page } = await signedIn(harness, 'olga');
-  try {
-    await open(harness, page, JANUARY);
-    await page.getByTestId('previous-month').click();
-    await page.locator('h1', { hasText: 'December 2025' }).waitFor();
-    await page.getByTestId('next-month').click();
-    await page.locator('h1', { hasText: 'January 2026' }).waitFor();
+test.serial(
+  'the month picker and the filters narrow the page, the CSV link follows them, a bad filter is refused',
+  async (t) => {
+    const { harness } = t.context;
+    const { context, page } = await signedIn(harness, 'olga');
+    try {
+      await open(harness, page, JANUARY);
+      await page.getByTestId('previous-month').click();
+      await page.locator('h1', { hasText: 'December 2025' }).waitFor();
+      await page.getByTestId('next-month').click();
+      await page.locator('h1', { hasText: 'January 2026' }).waitFor();
 
-    await page.getByTestId('filter-currency').fill('usd');
-    await page.getByTestId('filter-button').click();
-    await page.waitForURL(/currency=usd/);
-    t.deepEqual(await attributesOf(page.getByTestId('team-figures'), 'data-team'), ['network', 'sec-ops']);
-    t.deepEqual(await attributesOf(page.getByTestId('team-figures'), 'data-currency'), ['USD', 'USD']);
-    t.deepEqual(await attributesOf(page.getByTestId('renewal'), 'data-ticket'), ['R2']);
+      await page.getByTestId('filter-currency').fill('usd');
+      await page.getByTestId('filter-button').click();
+      await page.waitForURL(/currency=usd/);
+      t.deepEqual(await attributesOf(page.getByTestId('team-figures'), 'data-team'), ['network', 'sec-ops']);
+      t.deepEqual(await attributesOf(page.getByTestId('team-figures'), 'data-currency'), ['USD', 'USD']);
+      t.deepEqual(await attributesOf(page.getByTestId('renewal'), 'data-ticket'), ['R2']);
 
-    const refused = await page.goto(`${harness.url}/commitments?month=2026-13`);
-    t.is(refused?.status(), 400);
-    t.regex(await page.getByTestId('error').innerText(), /querystring\.month: must be a month as YYYY-MM/);
-  } finally {
-    await context.close();
-  }
-});
+      // The CSV link gives the API's own CSV of the same filters, every row at once.
+      const href = (await page.getByTestId('csv-link').getAttribute('href'))!;
+      const download = await page.request.get(harness.url + href);
+      t.is(download.status(), 200);
+      t.is(download.headers()['content-type'], 'text/csv; charset=utf-8');
+      t.is(download.headers()['content-disposition'], 'attachment; filename="commitments-production-2026-01.csv"');
+      const fromApi = await fetch(`${harness.api.url}/api/v1/commitments?month=2026-01&currency=USD&format=csv`, {
+        headers: { authorization: `Bearer ${harness.api.tokens.olga}` },
+      });
+      t.is(await download.text(), await fromApi.text());
+      t.regex(await download.text(), /^environment,month,team,team_name,currency,order_id,ticket_id,/);
+
+      const refused = await page.goto(`${harness.url}/commitments?month=2026-13`);
+      t.is(refused?.status(), 400);
+      t.regex(await page.getByTestId('error').innerText(), /querystring\.month: must be a month as YYYY-MM/);
+    } finally {
+      await context.close();
+    }
+  },
+);
 
 test.serial("a requester sees their own team's commitments only; a ticket system is refused", async (t) => {
   const { harness } = t.context;

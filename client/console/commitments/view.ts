@@ -100,13 +100,13 @@ export function shiftMonth(month: string, delta: number): string {
 }
 
 /** The page's address with these filters (a month change starts the orders from their first page). */
-export function pageLink(filters: CommitmentsFilters): string {
+export function pageLink(filters: CommitmentsFilters, path = '/commitments'): string {
   const search = new URLSearchParams(
     Object.entries(filters).filter(
       (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== '',
     ),
   ).toString();
-  return `/commitments${search ? `?${search}` : ''}`;
+  return `${path}${search ? `?${search}` : ''}`;
 }
 
 function monthPicker(filters: CommitmentsFilters, answer: CommitmentsAnswer): Html {
@@ -202,8 +202,10 @@ function ordersSection(filters: CommitmentsFilters, answer: CommitmentsAnswer): 
   ];
   const next = answer.nextCursor ? pageLink({ ...filters, cursor: answer.nextCursor }) : undefined;
   const first = filters.cursor ? pageLink({ ...filters, cursor: undefined }) : undefined;
+  const csv = pageLink({ ...filters, month: answer.month, cursor: undefined }, '/commitments.csv');
   return html`<section aria-labelledby="orders-heading">
       <h2 id="orders-heading">The orders behind the figures</h2>
+      <p><a href="${csv}" download data-testid="csv-link">Download all of them as CSV</a> <span class="muted">(one row each, as the API gives it)</span></p>
       ${
         answer.orders.length === 0
           ? html`<p class="muted" data-testid="commitment-orders-empty">No orders.</p>`
