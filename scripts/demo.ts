@@ -1,10 +1,12 @@
 /**
  * `npm run demo`: against the running `mve-orders dev`, through its HTTP API as its seeded users. alice submits
  * one order the staging policy approves by itself and one that waits for a finance approver; fiona finds the
- * second in her inbox and approves the quote the API shows her. Prints each timeline and what each order
- * cost: history events and their size, API calls (the simulator's counters), and the auto-approved order's
- * end-to-end time. The workers follow each bought MVE until the simulator reports it LIVE (about 8 s). Exit 0 when
- * both are bought and LIVE (or BOUGHT, where the workers do not follow products).
+ * second in her inbox and approves the quote the API shows her. A third, charged to the lab team, would take it over
+ * its monthly budget (dev's policy: tooling/dev/approval-policy.json), so it needs the policy's over-budget tier:
+ * fiona and dave approve it. Prints each timeline and what each order cost: history events and their size, API calls
+ * (the simulator's counters), and the auto-approved order's end-to-end time. The workers follow each bought MVE until
+ * the simulator reports it LIVE (about 8 s). Exit 0 when all three are bought and LIVE (or BOUGHT, where the workers
+ * do not follow products) and the third was escalated by its budget.
  */
 import { readFileSync } from 'node:fs';
 import { ApiCallError, OrdersApiClient, type ApiOrder } from '../client/http-client/index.js';
@@ -21,6 +23,10 @@ const AUTO_SIZE = 'MVE 4/16';
 const APPROVAL_SIZE = 'MVE 16/64';
 const REQUESTER = 'alice';
 const APPROVER = 'fiona';
+const SECOND_APPROVER = 'dave';
+/** dev's policy's team with a monthly budget (3,000 AUD) that the approval-sized order passes, and the tier it then needs. */
+const BUDGETED_TEAM = 'lab';
+const OVER_BUDGET_TIER = 'finance';
 const WAIT_MS = 120_000;
 const ENDS = ['LIVE', 'PROVISIONING_FAILED', 'PROVISIONING_STALLED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED'];
 
@@ -60,9 +66,9 @@ async function main(): Promise<number> {
     );
   }
   const requesterSettings = await loadClientSettings(process.env, { as: REQUESTER });
-  const approverSettings = await loadClientSettings(process.env, { as: APPROVER });
   const alice = client(requesterSettings);
-  const fiona = client(approverSettings);
+  const fiona = client(await loadClientSettings(process.env, { as: APPROVER }));
+  const dave = client(await loadClientSettings(process.env, { as: SECOND_APPROVER }));
   try {
     const simulatorUrl = requesterSettings.dev?.api.simulatorUrl;
     const example = JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, unknown>;
@@ -72,53 +78,92 @@ async function main(): Promise<number> {
     const line = defaultApprovalPolicies().staging.autoApproveBelow['AUD'];
     const expected = (size: string) => formatMoney(priceOf(size, 12, MARKET).monthlyRate, 'AUD');
     process.stdout.write(
-      `Through the HTTP API at ${alice.url}, as ${REQUESTER} (requester) and ${APPROVER} (finance-approver).\n` +
+      `Through the HTTP API at ${alice.url}, as ${REQUESTER} (requester), ${APPROVER} (finance-approver) and ${SECOND_APPROVER} (finance-director).\n` +
         `The default staging policy auto-approves below ${line === undefined ? '(no AUD line)' : formatMoney(line, 'AUD')} a month. ` +
         `Sydney, 12 months: ${AUTO_SIZE} is quoted ${expected(AUTO_SIZE)}, ${APPROVAL_SIZE} ${expected(APPROVAL_SIZE)}.\n\n`,
     );
 
-    const auto = await runOrder(
-      alice,
-      simulatorUrl,
-      { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE },
-      () => Promise.resolve(),
-    );
-    const approved = await runOrder(
-      alice,
-      simulatorUrl,
-      { ...example, ticketId: `DEMO-${stamp}-APPROVAL`, size: APPROVAL_SIZE },
-      (ticketId) => approveAsFinance(fiona, ticketId),
-    );
-
-    for (const { ticketId, order } of [auto, approved]) {
-      const price = order.quote ? ` at ${formatMoney(order.quote.monthlyRate, order.quote.currency)} a month` : '';
-      process.stdout.write(
-        `\n${ticketId}: ${order.state}${price} (policy ${formatPolicy(order.policy)}, submitted by ${order.submittedBy ?? '?'})\n`,
-      );
-      process.stdout.write(formatTimeline(order.timeline ?? []));
-    }
-    process.stdout.write(`\n${figuresTable([auto, approved])}`);
-    process.stdout.write(
-      'History events count the whole history: up to BOUGHT an auto-approved order is 16 (npm run bench:orders); ' +
-        "following the product to LIVE adds the workers' reads of it.\n",
-    );
-    const toLive = secondsTo(auto.order, 'LIVE');
-    process.stdout.write(
-      `\nEnd to end, the auto-approved order took ${secondsTo(auto.order, 'BOUGHT') ?? '?'} s from submit to BOUGHT` +
-        (toLive ? `, and the provider had it LIVE ${toLive} s after the submit.\n` : '.\n') +
-        (simulatorUrl ? '' : 'API calls were not counted: the API is not the dev simulator.\n'),
-    );
-    const both = done(auto.order) && done(approved.order);
-    process.stdout.write(
-      both
-        ? `\ndemo: both orders ${auto.order.state}\n`
-        : '\ndemo: not every order was bought and live (see the timelines above)\n',
-    );
-    return both ? 0 : 1;
+    const people = { alice, fiona, dave, simulatorUrl };
+    const orders = await runOrders(people, example, stamp);
+    return report(orders, simulatorUrl);
   } finally {
-    alice.close();
-    fiona.close();
+    for (const api of [alice, fiona, dave]) api.close();
   }
+}
+
+interface DemoPeople {
+  alice: OrdersApiClient;
+  fiona: OrdersApiClient;
+  dave: OrdersApiClient;
+  simulatorUrl: string | undefined;
+}
+
+/** The three orders, one after the other: auto-approved, approved by fiona, and escalated by its team's budget. */
+async function runOrders(people: DemoPeople, example: Record<string, unknown>, stamp: string): Promise<OrderFigures[]> {
+  const auto = await runOrder(
+    people.alice,
+    people.simulatorUrl,
+    { ...example, ticketId: `DEMO-${stamp}-AUTO`, size: AUTO_SIZE },
+    () => Promise.resolve(),
+  );
+  const approved = await runOrder(
+    people.alice,
+    people.simulatorUrl,
+    { ...example, ticketId: `DEMO-${stamp}-APPROVAL`, size: APPROVAL_SIZE },
+    (ticketId) => approveInTurn([[APPROVER, people.fiona]], ticketId),
+  );
+  process.stdout.write(
+    `\n${REQUESTER} charges the next one to team ${BUDGETED_TEAM}, whose monthly budget it passes:\n`,
+  );
+  const overBudget = await runOrder(
+    people.alice,
+    people.simulatorUrl,
+    { ...example, ticketId: `DEMO-${stamp}-BUDGET`, size: APPROVAL_SIZE, costCentre: BUDGETED_TEAM },
+    (ticketId) =>
+      approveInTurn(
+        [
+          [APPROVER, people.fiona],
+          [SECOND_APPROVER, people.dave],
+        ],
+        ticketId,
+      ),
+  );
+  return [auto, approved, overBudget];
+}
+
+/** Each order's timeline and figures; exit code 0 when all are bought (and LIVE) and the third was escalated. */
+function report(orders: OrderFigures[], simulatorUrl: string | undefined): number {
+  const [auto, , overBudget] = orders;
+  for (const { ticketId, order } of orders) {
+    const price = order.quote ? ` at ${formatMoney(order.quote.monthlyRate, order.quote.currency)} a month` : '';
+    process.stdout.write(
+      `\n${ticketId}: ${order.state}${price} (policy ${formatPolicy(order.policy)}, submitted by ${order.submittedBy ?? '?'})\n`,
+    );
+    process.stdout.write(formatTimeline(order.timeline ?? []));
+  }
+  process.stdout.write(`\n${figuresTable(orders)}`);
+  process.stdout.write(
+    'History events count the whole history: up to BOUGHT an auto-approved order is 16 (npm run bench:orders); ' +
+      "following the product to LIVE adds the workers' reads of it.\n",
+  );
+  const toLive = secondsTo(auto.order, 'LIVE');
+  process.stdout.write(
+    `\nEnd to end, the auto-approved order took ${secondsTo(auto.order, 'BOUGHT') ?? '?'} s from submit to BOUGHT` +
+      (toLive ? `, and the provider had it LIVE ${toLive} s after the submit.\n` : '.\n') +
+      (simulatorUrl ? '' : 'API calls were not counted: the API is not the dev simulator.\n'),
+  );
+  const escalated = escalatedByBudget(overBudget.ticketId, overBudget.order);
+  if (!escalated)
+    process.stdout.write(
+      `\ndemo: ${overBudget.ticketId} was not sent to the "${OVER_BUDGET_TIER}" tier for its budget: is dev running its own policy (tooling/dev/approval-policy.json)?\n`,
+    );
+  const all = orders.every(({ order }) => done(order));
+  process.stdout.write(
+    !all
+      ? '\ndemo: not every order was bought and live (see the timelines above)\n'
+      : `\ndemo: all three orders ${auto.order.state}${escalated ? ", one escalated by its team's budget" : ''}\n`,
+  );
+  return all && escalated ? 0 : 1;
 }
 
 function client(settings: ClientSettings): OrdersApiClient {
@@ -161,40 +206,58 @@ async function runOrder(
   };
 }
 
-/** fiona finds the order in her inbox and approves the quote the API shows her. */
-async function approveAsFinance(approver: OrdersApiClient, ticketId: string): Promise<void> {
+/** The tier each order showed in an approver's inbox. */
+const tiersSeen = new Map<string, string>();
+
+/** Whether the order waited for the over-budget tier, its timeline saying why: its team's budget. */
+function escalatedByBudget(ticketId: string, order: ApiOrder): boolean {
+  const waited = (order.timeline ?? []).find((line) => line.state === 'AWAITING_APPROVAL');
+  return tiersSeen.get(ticketId) === OVER_BUDGET_TIER && /budget/.test(waited?.reason ?? '');
+}
+
+/** Each approver in turn finds the order in their inbox and approves the quote the API shows them. */
+async function approveInTurn(approvers: Array<[string, OrdersApiClient]>, ticketId: string): Promise<void> {
+  for (const [index, [name, approver]] of approvers.entries()) {
+    await findInInbox(name, approver, ticketId);
+    const order = await approver.get(ticketId);
+    const quote = order.quote!;
+    process.stdout.write(`${name} approves ${ticketId} at ${formatMoney(quote.monthlyRate, quote.currency)}\n`);
+    const result = await approver.approve(ticketId, {
+      monthlyRate: quote.monthlyRate,
+      currency: quote.currency,
+      comment: 'approved in the demo',
+    });
+    if (result.stillNeeded === 0) return;
+    if (index === approvers.length - 1) {
+      throw new Error(
+        `${ticketId} needs ${result.stillNeeded} more distinct approver(s); approve with \`mve-orders approve ${ticketId} --as <approver>\` to finish it`,
+      );
+    }
+  }
+}
+
+/** Waits until the order is in `name`'s inbox, and says how it shows there. */
+async function findInInbox(name: string, approver: OrdersApiClient, ticketId: string): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const { approvals } = await approver.approvals();
     const waiting = approvals.find((item) => item.ticketId === ticketId);
     if (waiting) {
+      tiersSeen.set(ticketId, waiting.tier);
       const quote =
         waiting.monthlyRate !== null && waiting.currency !== null
           ? formatMoney(waiting.monthlyRate, waiting.currency)
           : 'no quote';
       process.stdout.write(
-        `${APPROVER}'s inbox: ${ticketId} (tier "${waiting.tier}", ${waiting.stillNeeded} of ${waiting.approvalsNeeded} approval(s) needed) at ${quote}\n`,
+        `${name}'s inbox: ${ticketId} (tier "${waiting.tier}", ${waiting.stillNeeded} of ${waiting.approvalsNeeded} approval(s) needed) at ${quote}\n`,
       );
-      break;
+      return;
     }
     if (Date.now() > deadline)
       throw new Error(
-        `${ticketId} did not reach ${APPROVER}'s inbox within ${WAIT_MS / 1000} s: does she hold a role of its tier?`,
+        `${ticketId} did not reach ${name}'s inbox within ${WAIT_MS / 1000} s: does ${name} hold a role of its tier?`,
       );
     await sleep(200);
-  }
-  const order = await approver.get(ticketId);
-  const quote = order.quote!;
-  process.stdout.write(`${APPROVER} approves ${ticketId} at ${formatMoney(quote.monthlyRate, quote.currency)}\n`);
-  const result = await approver.approve(ticketId, {
-    monthlyRate: quote.monthlyRate,
-    currency: quote.currency,
-    comment: 'approved in the demo',
-  });
-  if (result.stillNeeded > 0) {
-    throw new Error(
-      `${ticketId} needs ${result.stillNeeded} more distinct approver(s); approve with \`mve-orders approve ${ticketId} --as dave\` to finish it`,
-    );
   }
 }
 

@@ -18,7 +18,7 @@ const START_MS = 240_000;
 // `npm start` then `npm run demo`, as a user runs them: dev as a child process on free ports with its own data
 // folder, the demo and the CLI finding its HTTP API and its seeded users' tokens through the state file alone
 // (`--as <user>`), then SIGTERM; then a second start that finds the data of the first.
-test('dev runs the demo to two bought orders, stops cleanly, and a second start reuses its data', async (t) => {
+test('dev runs the demo to three bought orders, one escalated by budget, stops cleanly, and a second start reuses its data', async (t) => {
   t.timeout(10 * 60_000); // initdb on first use, bundling, two starts: minutes on a loaded machine
   const root = await mkdtemp(join(tmpdir(), 'mve-dev-'));
   // As root, PostgreSQL runs as the postgres account, which must be able to pass through to its folder.
@@ -70,9 +70,9 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
         throw new Error(`demo failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
       });
-      t.regex(demo.stdout, /demo: both orders LIVE/);
+      t.regex(demo.stdout, /demo: all three orders LIVE, one escalated by its team's budget/);
       const timelines = demo.stdout.split(/\n(?=DEMO-\S+: )/).slice(1);
-      t.is(timelines.length, 2, demo.stdout);
+      t.is(timelines.length, 3, demo.stdout);
       const [auto, approved] = timelines as [string, string];
       t.regex(auto, /^DEMO-\S+-AUTO: LIVE at 809\.10 AUD/);
       t.regex(auto, /BOUGHT[\s\S]*PROVISIONING[\s\S]*LIVE/);
@@ -81,6 +81,8 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       t.regex(approved, /AWAITING_APPROVAL[\s\S]*APPROVED\s+fiona/);
       t.regex(demo.stdout, /HISTORY EVENTS\s+HISTORY JSON BYTES\s+API CALLS/);
       t.regex(demo.stdout, /fiona's inbox: DEMO-\S+-APPROVAL/);
+      t.regex(demo.stdout, /dave's inbox: DEMO-\S+-BUDGET \(tier "finance"/);
+      t.regex(demo.stdout, /AWAITING_APPROVAL .* would take team lab over its budget for new commitments this month/);
       t.regex(
         demo.stdout,
         /the auto-approved order took \d+\.\d\d s from submit to BOUGHT, and the provider had it LIVE \d+\.\d\d s after/,
@@ -92,7 +94,7 @@ test('dev runs the demo to two bought orders, stops cleanly, and a second start 
       const bought = (
         JSON.parse(listed.stdout) as { orders: Array<{ ticketId: string; requestedBy: string; submittedBy: string }> }
       ).orders;
-      t.is(bought.length, 2);
+      t.is(bought.length, 3);
       t.true(bought.every((order) => order.requestedBy === 'alice' && order.submittedBy === 'alice'));
       const shown = await runCli(['status', bought[0].ticketId, '--as', 'alice'], { env });
       t.is(shown.code, 0, shown.stderr);
