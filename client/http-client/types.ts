@@ -51,6 +51,8 @@ export interface HistoryVote {
   currency: string;
   reason: string | null;
   at: string;
+  /** The team's figures the approver was shown when voting (the shape of an order's `budget`); null: none. */
+  figures?: Record<string, unknown> | null;
 }
 
 export interface HistoryBuyAttempt {

@@ -187,7 +187,7 @@ test.serial(
     t.like(inbox, { requestedBy: 'alice', monthlyRate: 1618.2, currency: 'AUD', tier: 'team', stillNeeded: 1 });
     const table = await cli(t, 'fiona', ['approvals']);
     t.is(table.code, 0, table.stderr);
-    t.regex(table.stdout, /CLI-ONE\.[0-9a-f]{10}\s+alice\s+staging\s+1618\.20 AUD\s+team\s+0\/1/);
+    t.regex(table.stdout, /CLI-ONE\.[0-9a-f]{10}\s+alice\s+staging\s+1618\.20 AUD\s+-\s+team\s+0\/1/);
     t.regex(table.stdout, /mve-orders approve CLI-ONE\.[0-9a-f]{10} --rate 1618\.2 --currency AUD/);
     const notAnApprover = await cli(t, 'alice', ['approvals']);
     t.is(notAnApprover.code, 1);

@@ -7,6 +7,7 @@ import type {
   PendingApproval,
 } from '../../http-client/index.js';
 import type { TimelineEntry } from '../../../workflows/order/messages.js';
+import { budgetAfter, budgetRows, recordedFigures } from './budget-lines.js';
 import { formatTable } from './table.js';
 
 /** How an order reads to a person: `mve-orders status`, `orders`, `approvals`, `history` and the demo print it this way. */
@@ -51,6 +52,8 @@ export function formatStatus(order: ApiOrder, now = Date.now()): string {
     const quoted = order.quote.quotedAt ? ` (quoted ${order.quote.quotedAt})` : '';
     row('quote', `${formatMoney(order.quote.monthlyRate, order.quote.currency)} a month${quoted}`);
   }
+  if (order.budget) for (const [label, value] of budgetRows(order.budget)) row(label, value);
+  else if (order.team) row('team', order.team);
   if (order.approval) {
     const { tier, votes, stillNeeded, deadline, remindersSent } = order.approval;
     row(
@@ -115,13 +118,14 @@ export function formatApprovals(approvals: readonly PendingApproval[]): string {
     item.requestedBy,
     item.environment,
     item.monthlyRate === null || item.currency === null ? '-' : formatMoney(item.monthlyRate, item.currency),
+    budgetAfter(item.budget),
     item.tier,
     `${item.approvalsGiven}/${item.approvalsNeeded}`,
     item.deadline ?? '-',
     item.waitingSince,
   ]);
   return formatTable(
-    ['ORDER', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'],
+    ['ORDER', 'REQUESTER', 'ENV', 'MONTHLY RATE', 'TEAM AFTER IT', 'TIER', 'APPROVALS', 'DEADLINE', 'WAITING SINCE'],
     rows,
   );
 }
@@ -146,9 +150,11 @@ export function formatVotes(votes: readonly HistoryVote[]): string {
     vote.decision,
     vote.approverId,
     `${Number(vote.monthlyRate).toFixed(2)} ${vote.currency}`,
+    budgetAfter(recordedFigures(vote.figures)),
     vote.reason ?? '',
   ]);
-  return indent(formatTable(['QUOTE', 'AT', 'DECISION', 'BY', 'AT PRICE', 'WHY'], rows));
+  // The team's figures as the approver was shown them when voting.
+  return indent(formatTable(['QUOTE', 'AT', 'DECISION', 'BY', 'AT PRICE', 'TEAM AFTER IT', 'WHY'], rows));
 }
 
 export function formatBuyAttempts(attempts: readonly HistoryBuyAttempt[]): string {
