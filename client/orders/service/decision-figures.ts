@@ -110,6 +110,9 @@ export async function orderDecisionFigures(
  * the approver was shown them: kept before the vote is sent, so that a vote recorded has them whatever the answer.
  */
 export async function keepVoteFigures(parts: OrderServiceParts, order: ReadOrder, approverId: string): Promise<void> {
+  // Under a policy without teams there are no figures: a vote costs no read more.
+  const environment = ENVIRONMENTS.find((name) => name === order.environment);
+  if (!environment || !policyOf(parts, environment).teams) return;
   const team = (await parts.repository.getOrderTeam(order.workflowId)) ?? null;
   const figures = await orderDecisionFigures(parts, { ...order, team });
   if (!figures) return;
