@@ -68,6 +68,11 @@ test.serial('approvals and status show the team, what would remain, and over bud
   t.regex(status.stdout, /\n {2}budget {7}month budget 3000 AUD\n/);
   t.regex(status.stdout, /\n {2}after this {3}month budget OVER by 236\.4 AUD\n/);
   t.regex(status.stdout, /\n {2}OVER BUDGET {2}3236\.4 AUD a month would take team network over its budget/);
+
+  // approve without naming the quote shows it, and the figures beside it.
+  const unnamed = await cli(t, 'dave', ['approve', 'CLI-OVER']);
+  t.is(unnamed.code, 1);
+  t.regex(unnamed.stderr, /is 3236\.40 AUD a month\. After it, team network: OVER by 236\.4 AUD \(3236\.4 AUD a month/);
 });
 
 test.serial("history lists each vote with the team's figures its approver was shown", async (t) => {

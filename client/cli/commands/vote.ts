@@ -12,6 +12,7 @@ import {
   runOrderCommand,
   type OrderCommandOptions,
 } from './order-session.js';
+import { budgetAfter } from './budget-lines.js';
 import { formatMoney } from './order-view.js';
 
 type Verb = 'approve' | 'reject';
@@ -111,8 +112,12 @@ function nameTheQuote(verb: Verb, order: ApiOrder, options: VoteOptions): string
   const quote = formatMoney(order.quote.monthlyRate, order.quote.currency);
   const state =
     order.state === 'AWAITING_APPROVAL' ? '' : ` (note: the order is ${order.state}, not awaiting approval)`;
+  // What the approver weighs beside the price: its team's figures, while it awaits a decision.
+  const figures = order.budget
+    ? `After it, team ${budgetAfter(order.budget)}${order.budget.overBudget ? ` (${order.budget.overBudget.reason})` : ''}. `
+    : '';
   return (
-    `name the quote you ${verb}: the current quote of ${order.ticketId} is ${quote} a month${state}. ` +
+    `name the quote you ${verb}: the current quote of ${order.ticketId} is ${quote} a month${state}. ${figures}` +
     `To ${verb} it: mve-orders ${verb} ${order.orderId}${asFlag(options)} --rate ${order.quote.monthlyRate} --currency ${order.quote.currency}` +
     (verb === 'reject' ? ` --comment ${options.comment ? JSON.stringify(options.comment) : '<why>'}` : '')
   );

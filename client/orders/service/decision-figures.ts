@@ -63,7 +63,8 @@ interface StandingKey {
 /**
  * The decision figures of each order (null: it has no team, no quote, or its environment's policy lists no teams),
  * in the orders' order. The commitments are read once per environment, team and currency, however many orders
- * share them: a page of the inbox costs a read per team, not per row.
+ * share them: a page of the inbox costs a read per team, not per row (and one for each order quoted again, read
+ * without its own earlier commitment).
  */
 export async function decisionFigures(
   parts: OrderServiceParts,
@@ -125,7 +126,7 @@ export async function keepVoteFigures(parts: OrderServiceParts, order: ReadOrder
 }
 
 /** The number of the order's current quote: the live view lists its quotes only when there was more than one. */
-export function quoteNumberOf(order: Pick<ReadOrder, 'quoteHistory'>): number {
+function quoteNumberOf(order: Pick<ReadOrder, 'quoteHistory'>): number {
   return order.quoteHistory?.length ?? 1;
 }
 
