@@ -102,7 +102,7 @@ for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) 
       );
       t.is(await misfits(page), '', `the decision page at ${width}×${height}`);
       t.deepEqual(problems, [], 'no console error');
-      const orderShot = screenshotPath(`pages/order-budget-${viewport}.png`);
+      const orderShot = screenshotPath(`order-budget-${viewport}.png`);
       if (orderShot) await page.screenshot({ path: orderShot, fullPage: true });
     } finally {
       await context.close();
