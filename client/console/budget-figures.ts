@@ -12,6 +12,9 @@ const LIMIT_WORDS: Record<Limit, string> = {
   runRateCap: 'the run-rate cap',
 };
 
+/** The same, in a line of a list. */
+const SHORT_LIMIT_WORDS: Record<Limit, string> = { monthlyNew: "month's budget", runRateCap: 'run-rate cap' };
+
 /** The block the decision page shows: team, run-rate, approved, budget, what would remain; over budget and why. */
 export function budgetFiguresBlock(figures: DecisionFigures): Html {
   const { currency, overBudget } = figures;
@@ -38,7 +41,7 @@ export function budgetFiguresLine(figures: DecisionFigures | null | undefined, t
   const { currency, overBudget } = figures;
   if (overBudget) {
     const worst = overBudget.overruns.reduce((a, b) => (Number(b.over) > Number(a.over) ? b : a));
-    return html`<span data-testid="${testId}" data-over-budget="true">${figures.team}: <strong class="urgent">over budget</strong> by ${money(worst.over, currency)} <span class="muted">(${LIMIT_WORDS[worst.limit]})</span></span>`;
+    return html`<span data-testid="${testId}" data-over-budget="true">${figures.team}: <strong class="urgent">over budget</strong> by ${money(worst.over, currency)} <span class="muted">(${SHORT_LIMIT_WORDS[worst.limit]})</span></span>`;
   }
   const limits = (['monthlyNew', 'runRateCap'] as const).filter((limit) => figures.remainingAfter[limit] !== null);
   if (limits.length === 0)
@@ -46,7 +49,7 @@ export function budgetFiguresLine(figures: DecisionFigures | null | undefined, t
   const tightest = limits.reduce((a, b) =>
     Number(figures.remainingAfter[b]) < Number(figures.remainingAfter[a]) ? b : a,
   );
-  return html`<span data-testid="${testId}" data-over-budget="false">${figures.team}: ${money(figures.remainingAfter[tightest], currency)} left after <span class="muted">(${LIMIT_WORDS[tightest]})</span></span>`;
+  return html`<span data-testid="${testId}" data-over-budget="false">${figures.team}: ${money(figures.remainingAfter[tightest], currency)} left after <span class="muted">(${SHORT_LIMIT_WORDS[tightest]})</span></span>`;
 }
 
 /** "1,381.80 AUD of this month's budget for new commitments", or what it would be over by. */
