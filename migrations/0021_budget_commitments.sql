@@ -32,3 +32,7 @@ LEFT JOIN LATERAL (SELECT e.details ->> 'tier' AS tier FROM order_events e
 WHERE o.status IN ('APPROVED', 'VALIDATING', 'BUYING', 'BUY_UNCERTAIN', 'BOUGHT', 'PROVISIONING', 'LIVE',
                    'PROVISIONING_FAILED', 'PROVISIONING_STALLED')
   AND o.quote_currency ~ '^[A-Z]{3}$' AND o.quote_monthly_rate >= 0;
+
+-- A policy that refuses an order over its team's budget rejects it straight from its validation
+-- (domain/lifecycle/order-states.ts).
+INSERT INTO order_transitions (from_status, to_status) VALUES ('VALIDATING', 'REJECTED');

@@ -59,7 +59,8 @@ export const CANCELLABLE_STATES: ReadonlySet<OrderState> = new Set([
 const TRANSITIONS: Record<OrderState, readonly OrderState[]> = {
   RECEIVED: ['LOOKING_UP', 'CANCELLED', 'FAILED'],
   LOOKING_UP: ['VALIDATING', 'CANCELLED', 'FAILED'],
-  VALIDATING: ['AWAITING_APPROVAL', 'APPROVED', 'CANCELLED', 'FAILED'],
+  // VALIDATING -> REJECTED: the policy refuses a price over its team's budget (`overBudget: "refuse"`).
+  VALIDATING: ['AWAITING_APPROVAL', 'APPROVED', 'REJECTED', 'CANCELLED', 'FAILED'],
   AWAITING_APPROVAL: ['APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED'],
   // APPROVED -> VALIDATING: the quote went stale before buying and is checked again.
   APPROVED: ['BUYING', 'VALIDATING', 'CANCELLED', 'FAILED'],

@@ -37,7 +37,7 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
       const verdict = await commitApproval(run, round.quote, round.tier);
       if (verdict.kind === 'end') return verdict.ending;
       if (verdict.kind === 'escalate') {
-        openRound(run, verdict.start, await records.loadApprovers({ environment }));
+        openRound(run, verdict.start, await records.loadApprovers({ environment }), true);
         round = progress.round!;
         checkShortfall(run, round);
         reminders = reminderTimes(policy, round.startedAt);
@@ -83,8 +83,17 @@ export async function awaitApproval(run: GovernedRun, start?: RoundStart): Promi
   }
 }
 
-/** A new round on the quote, decided by the tier, with the directory as just read. */
-function openRound(run: GovernedRun, start: RoundStart, approvers: ApprovalRound['approvers']): void {
+/**
+ * A new round on the quote, decided by the tier, with the directory as just read. `escalated`: the order awaits
+ * approval already (an approval that no longer fits the budget goes to a higher tier), so the round is noted on the
+ * timeline rather than moved to.
+ */
+function openRound(
+  run: GovernedRun,
+  start: RoundStart,
+  approvers: ApprovalRound['approvers'],
+  escalated = false,
+): void {
   const { recorder, policy } = run;
   const { progress } = recorder;
   const startedAt = Date.now();
@@ -103,14 +112,16 @@ function openRound(run: GovernedRun, start: RoundStart, approvers: ApprovalRound
   };
   progress.round = round;
   const { tier } = start;
-  recorder.moveTo('AWAITING_APPROVAL', 'policy', start.reason, {
+  const details = {
     tier: tier.name,
     roles: tier.roles,
     approvals: tier.approvals,
     deadline: new Date(deadline).toISOString(),
     eligibleApprovers: roundEligibility(recorder.input.request.requestedBy, round).eligible.length,
     ...(start.budget ? { budget: start.budget } : {}),
-  });
+  };
+  if (escalated) recorder.note('policy', start.reason, details);
+  else recorder.moveTo('AWAITING_APPROVAL', 'policy', start.reason, details);
   recorder.tellApprovers('awaiting-approval');
 }
 

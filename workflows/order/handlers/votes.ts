@@ -27,8 +27,19 @@ export function voteHandler(run: OrderRun, signatures: Signatures, decision: Dec
     // A decisive vote answers with the state it led to (APPROVED or REJECTED), not the one before. An approval
     // is answered as APPROVED even though the order is validating again by the time the handler resumes.
     if (result.stillNeeded > 0 && decision === 'approve') return result;
-    await waitFor(() => progress.state !== 'AWAITING_APPROVAL');
+    await waitFor(() => progress.state !== 'AWAITING_APPROVAL' || progress.round !== round);
+    // An approval that no longer fits the team's budget opens a round at a higher tier: the order still waits.
+    if (progress.state === 'AWAITING_APPROVAL') return escalated(run, progress.round!);
     return { ...result, state: decision === 'approve' ? 'APPROVED' : progress.state };
+  };
+}
+
+function escalated(run: OrderRun, round: NonNullable<OrderRun['recorder']['progress']['round']>): VoteResult {
+  const tally = tallyVotes(roundFacts(run.recorder.input.request.requestedBy, round));
+  return {
+    state: 'AWAITING_APPROVAL',
+    approvedBy: [],
+    stillNeeded: tally.outcome === 'waiting' ? tally.stillNeeded : 0,
   };
 }
 

@@ -1,0 +1,47 @@
+/**
+ * A policy that refuses an order over its team's budget (docs/approval-policy.md, "Teams and budgets"): in the worker
+ * on Temporal's real server, the order ends REJECTED by the policy with the reason, and nothing is committed.
+ */
+import test from 'ava';
+import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
+import { BUDGET_TEST_RULES, intakeOf, monthly } from '../helpers/budgets.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { orderOf, startOrderEngine, sydneyRequest, workflowOf, type OrderEngine } from '../helpers/orders.js';
+
+const pg = usePostgres(test);
+let engine: OrderEngine | undefined;
+
+const REFUSING: PoliciesInForce = {
+  version: 'budgets-refusing-1',
+  source: 'test',
+  policies: {
+    staging: parseApprovalPolicy({
+      ...BUDGET_TEST_RULES,
+      budgetTimeZone: 'UTC',
+      teams: [{ id: 'strict', name: 'Refused over budget', budget: monthly(1618.19) }],
+      overBudget: 'refuse',
+    }),
+    production: parseApprovalPolicy(BUDGET_TEST_RULES),
+  },
+};
+
+test.after.always(async () => {
+  await engine?.stop();
+});
+
+test('a policy that refuses over budget rejects the order, saying why, and commits nothing', async (t) => {
+  engine = await startOrderEngine(pg, { policies: REFUSING });
+  const { orders, repository } = engine;
+  const request = sydneyRequest('BUDGET-REFUSED', { size: 'MVE 8/32', costCentre: 'strict' });
+  await intakeOf(engine, REFUSING).submit(request, 'alice');
+  t.is((await orders.result(orderOf('BUDGET-REFUSED'))).state, 'REJECTED');
+  const status = await orders.status(orderOf('BUDGET-REFUSED'));
+  t.like(status.timeline.at(-1), {
+    state: 'REJECTED',
+    actor: 'policy',
+    reason:
+      '1618.2 AUD a month would take team strict over its budget for new commitments this month of 1618.19 AUD ' +
+      '(1618.2 with this order, 0.01 over); the policy refuses it',
+  });
+  t.is(await repository.budgetCommitment(workflowOf('BUDGET-REFUSED')), null);
+});
