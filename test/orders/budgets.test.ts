@@ -27,6 +27,7 @@ const POLICIES: PoliciesInForce = {
         { id: 'over', name: 'One cent over', budget: monthly(1618.19) },
         { id: 'shared', name: 'Room for one', budget: monthly(3236.39) },
         { id: 'small', name: 'Below an automatic approval', budget: monthly(809.09) },
+        { id: 'rising', name: 'A rise crosses the line', budget: monthly(1618.21) },
       ],
       overBudget: { tier: 'finance' },
     }),
@@ -121,4 +122,31 @@ test.serial('two approvals at once against the last of a budget: one commits, th
     team: 'shared',
   });
   t.is(totals.teams[0]?.approvedThisMonth, '1618.2');
+});
+
+test.serial('a re-quote whose rise crosses the line is checked again and goes to the overBudget tier', async (t) => {
+  const { orders, sim, repository } = t.context.engine;
+  await submit(t, 'BUDGET-RISE', 'rising');
+  t.is((await waitForState(orders, 'BUDGET-RISE', 'AWAITING_APPROVAL')).approval?.tier.name, 'team');
+  sim.setPriceFactor(1.01); // within the policy's 2 % allowance: the tier alone would buy it
+  try {
+    await orders.approve(orderOf('BUDGET-RISE'), { approverId: 'fiona', ...MVE_8_32 });
+    const again = await waitFor(async () => {
+      const view = await orders.status(orderOf('BUDGET-RISE'));
+      return view.approval?.tier.name === 'finance' ? view : undefined;
+    });
+    const risen = again.quote!.monthlyRate;
+    t.true(risen > 1618.2 && risen <= 1618.2 * 1.02);
+    t.is(again.state, 'AWAITING_APPROVAL');
+    t.true(
+      again.approval?.overBudget?.startsWith(
+        `the price rose from 1618.2 to ${risen} AUD: ${risen} AUD a month would take team rising over its budget`,
+      ),
+      again.approval?.overBudget,
+    );
+    t.like(await repository.budgetCommitment(workflowOf('BUDGET-RISE')), { monthlyRate: '1618.2', overBudget: false });
+    await orders.cancel(orderOf('BUDGET-RISE'), { actor: 'alice', reason: 'not needed' });
+  } finally {
+    sim.setPriceFactor(1);
+  }
 });

@@ -45,18 +45,20 @@ export async function budgetRound(
 
 /**
  * An approval of `quote` by `tier` (null: by the policy on its own) commits it against the budget: approved when it
- * is committed; when it no longer fits and `tier` is below the policy's `overBudget` tier, escalated or refused.
+ * is committed; when it no longer fits and `tier` is below the policy's `overBudget` tier, escalated or refused, saying
+ * `why` it no longer fits (another approval took the budget meanwhile, or the price rose).
  */
 export async function commitApproval(
   run: GovernedRun,
   quote: QuoteRecord,
   tier: ApprovalTier | null,
+  why = 'the budget was used meanwhile',
 ): Promise<BudgetVerdict> {
   if (!checksBudgets(run)) return { kind: 'approve', details: {} };
   const answer = await budgets.commitBudget({ ...priceOf(quote), tier: tier?.name ?? null });
   if (answer.committed) return { kind: 'approve', details: answer.fit ? { budget: answer.fit } : {} };
   const fit = answer.fit!;
-  return overBudget(run, quote, tier, fit, `the budget was used meanwhile: ${overBudgetReason(fit)}`);
+  return overBudget(run, quote, tier, fit, `${why}: ${overBudgetReason(fit)}`);
 }
 
 function overBudget(

@@ -102,8 +102,9 @@ async function decideRequote(run: GovernedRun, approved: QuoteRecord, current: Q
   const decision = requoteDecision(policy, approved, current);
   if (decision.decision === 'buy') {
     const rose = current.monthlyRate > approved.monthlyRate;
+    const why = `the price rose from ${approved.monthlyRate} to ${current.monthlyRate} ${current.currency}`;
     const verdict = rose
-      ? await commitApproval(run, current, recorder.progress.round?.tier ?? null)
+      ? await commitApproval(run, current, recorder.progress.round?.tier ?? null, why)
       : ({ kind: 'approve', details: {} } as const);
     if (verdict.kind !== 'approve') return afterVerdict(run, verdict);
     const reason = `re-validated at ${current.monthlyRate} ${current.currency}: within the approval given`;
