@@ -13,11 +13,22 @@ const PROJECT = fileURLToPath(new URL('../', import.meta.url));
 const FOLDER = 'docs/screenshots';
 
 /**
+ * The commitments page shows the same fixed month every run, so its images do not change (and cannot be committed
+ * anew) when another page does: it shows the console less the other pages (git pathspecs).
+ */
+const COMMITMENTS_PAGE = [
+  'client/console',
+  ...['order', 'inbox', 'ops', 'sign-in', 'budget-figures.ts'].map((other) => `:(exclude)client/console/${other}`),
+];
+
+/**
  * The code each screenshot shows: the console's pages, or the codec server the Temporal Web UI decodes through and
  * the front dev puts before the Web UI.
  */
 const SHOWS: Record<string, readonly string[]> = {
   'temporal-ui-decoded-order.png': ['client/http/routes/codec.ts', 'codec', 'tooling/dev/web-ui-front.ts'],
+  'commitments-desktop.png': COMMITMENTS_PAGE,
+  'commitments-phone.png': COMMITMENTS_PAGE,
 };
 const CONSOLE = ['client/console'];
 
