@@ -66,7 +66,7 @@ function decide(policy: ApprovalPolicy, input: BudgetCommitInput, standing: Budg
 }
 
 /** Whether approval by `tier` is at or above the tier the policy names for an order over budget. */
-export function mayPassBudget(policy: ApprovalPolicy, tier: string | null): boolean {
+function mayPassBudget(policy: ApprovalPolicy, tier: string | null): boolean {
   const rule = policy.overBudget;
   if (rule === undefined || rule === REFUSE_OVER_BUDGET || tier === null) return false;
   const rank = (name: string) => policy.tiers.findIndex((candidate) => candidate.name === name);

@@ -164,12 +164,15 @@ test.serial(
         },
       },
       { activity: 'beginRun', input: { request: {}, firstRunId: waiting.firstRunId } },
+      // A commitment of the team's money on the word of a made-up tier.
+      { activity: 'commitBudget', input: { ...TEAM, tier: 'finance' } },
     ]);
     const refusals = onWaiting.outcomes.map((outcome) => ('refused' in outcome ? outcome.refused : 'answered'));
     t.regex(refusals[0], /buyOrder .* scheduled through the task queue/);
     t.regex(refusals[1], /recordJournal .* never admitted this run/);
     t.regex(refusals[2], /notifyTicketSystem .* never admitted this run/);
     t.regex(refusals[3], /beginRun .* scheduled through the task queue/);
+    t.regex(refusals[4], /commitBudget .* never admitted this run/);
     const madeUp = await attack(t, 'orderWorkflow', 'mve-order-EVIL-1.0000000000', [
       { activity: 'recordJournal', input: { entries: [{ type: 'received', seq: 0, at: Date.now() }] } },
       buyCall(),
@@ -180,6 +183,7 @@ test.serial(
 
     t.is(buys(engine), before.buys, 'nothing bought');
     t.is(await engine.repository.getOrder('mve-order-EVIL-1.0000000000'), null, 'no order made up');
+    t.is(await engine.repository.budgetCommitment(workflowOf('EP-WAIT')), null, 'no money committed');
     const after = await engine.records('EP-WAIT');
     t.is(after?.order.status, 'AWAITING_APPROVAL');
     t.deepEqual(after?.approvals, waitingRecords?.approvals, 'no vote recorded');
@@ -192,7 +196,7 @@ test.serial(
         .filter((note) => note.runId === onWaiting.runId)
         .map((note) => note.activity)
         .sort(),
-      ['beginRun', 'buyOrder', 'notifyTicketSystem', 'recordJournal'],
+      ['beginRun', 'buyOrder', 'commitBudget', 'notifyTicketSystem', 'recordJournal'],
       'each refusal is noted with the workflow id and run id',
     );
   },
