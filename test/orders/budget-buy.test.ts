@@ -150,3 +150,37 @@ test.serial(
     t.is(sim.state().calls.buy, buysBefore + 1);
   },
 );
+
+test.serial("the budget check takes no price but the order's last sealed quote", async (t) => {
+  const { sql, repository, activities, actionKeys } = t.context;
+  const run = { workflowId: 'mve-order-BUDGET-BUY-2', runId: 'run-BUDGET-BUY-2' };
+  const ordered = request('BUDGET-BUY-2');
+  await recordIntake(repository, actionKeys, { ...run, request: ordered });
+  await sql`UPDATE orders SET team = 'net' WHERE workflow_id = ${run.workflowId}`;
+  const lookup = { workflowId: run.workflowId, environment: 'staging' as const, request: ordered };
+  const as =
+    (isLocal: boolean) =>
+    <I, O>(activity: (input: I) => Promise<O>, input: I): Promise<O> =>
+      new MockActivityEnvironment({ workflowExecution: run, isLocal }).run<[I], O, typeof activity>(activity, input);
+  const local = as(true);
+  const { location, warnings } = await local(activities.lookUpLocation.bind(activities), lookup);
+  const { image, kind } = await local(activities.lookUpImage.bind(activities), lookup);
+  const quote = await local(activities.validateOrder.bind(activities), {
+    ...lookup,
+    targets: { location, image, kind, warnings },
+  });
+  // A records activity, scheduled on the task queue for the admitted run.
+  const scheduled = as(false);
+
+  const cheaper = { monthlyRate: 1, currency: 'AUD', tier: 'finance' };
+  const refused = await t.throwsAsync(scheduled(activities.commitBudget.bind(activities), cheaper));
+  t.regex(refused.message, /1 AUD is not the last quote a worker obtained for mve-order-BUDGET-BUY-2/);
+  t.is(await repository.budgetCommitment(run.workflowId), null, 'nothing committed');
+
+  // The first test's order committed 1618.2 of the 100000 already.
+  const preview = await scheduled(activities.previewBudget.bind(activities), quote);
+  t.like(preview, { overBudget: false, committed: false, fit: { remainingAfter: { monthlyNew: '96763.6' } } });
+  const committed = await scheduled(activities.commitBudget.bind(activities), { ...quote, tier: 'team' });
+  t.like(committed, { overBudget: false, committed: true });
+  t.like(await repository.budgetCommitment(run.workflowId), { team: 'net', monthlyRate: '1618.2', tier: 'team' });
+});
