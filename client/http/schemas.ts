@@ -216,6 +216,12 @@ export const orderBody = z.looseObject({
         .describe(
           'set while the order awaits approval and fewer approvers could vote than its tier needs: no one can approve it until the approver directory changes (give someone the role, or cancel the order); the order reads the directory again at nextDirectoryReadAt',
         ),
+      overBudget: z
+        .string()
+        .optional()
+        .describe(
+          "set when the round's tier is the policy's overBudget tier because the price would take the order's team over a budget: why, in words",
+        ),
     })
     .optional()
     .describe(

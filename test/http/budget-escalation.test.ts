@@ -43,11 +43,11 @@ test('one cent over the budget waits for the overBudget tier, saying why, and it
   t.is((await api.call('POST', '/api/v1/orders', { as: 'alice', body })).status, 201);
   const waiting = await waitForApiState(api, 'BUDGET-HTTP-1', 'AWAITING_APPROVAL');
   t.like(waiting, { approval: { tier: { name: 'finance', approvals: 2 }, stillNeeded: 2 } });
-  t.is(
-    waiting.timeline?.at(-1)?.reason,
+  const reason =
     '1618.2 AUD a month would take team network over its budget for new commitments this month of 1618.19 AUD ' +
-      '(1618.2 with this order, 0.01 over): it needs the "finance" tier',
-  );
+    '(1618.2 with this order, 0.01 over): it needs the "finance" tier';
+  t.is(waiting.timeline?.at(-1)?.reason, reason);
+  t.is((waiting.approval as { overBudget?: string } | undefined)?.overBudget, reason, 'the round says why');
 
   const first = await api.call('POST', '/api/v1/orders/BUDGET-HTTP-1/approve', { as: 'fiona', body: PRICE });
   t.is(first.status, 200, JSON.stringify(first.body));
