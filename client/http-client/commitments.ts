@@ -23,8 +23,10 @@ export interface TeamCommitmentFigures {
   runningOrders: number;
   approvedThisMonth: string;
   approvedOrders: number;
+  /** Approved and not bought yet, in any month: the run-rate cap counts them. */
+  approvedNotBought: string;
   budget: { monthlyNew: string | null; runRateCap: string | null };
-  /** Budget less figure: negative when over it. */
+  /** Budget less what counts against it (the run-rate cap: run-rate and approved not bought); negative when over it. */
   remaining: { monthlyNew: string | null; runRateCap: string | null };
 }
 

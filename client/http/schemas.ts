@@ -434,8 +434,13 @@ export const commitmentsResponse = z.object({
       runningOrders: z.number().int(),
       approvedThisMonth: decimal().describe('the monthly prices approved in the month, of orders that still stand'),
       approvedOrders: z.number().int(),
+      approvedNotBought: decimal().describe(
+        'the monthly prices approved and not bought yet, in any month: they run once bought, so the run-rate cap counts them',
+      ),
       budget: amounts.describe("the policy's limits in this currency (null: none)"),
-      remaining: amounts.describe('budget less figure: monthlyNew less approvedThisMonth, runRateCap less runRate'),
+      remaining: amounts.describe(
+        'budget less what counts against it, as the budget check counts it: monthlyNew less approvedThisMonth, runRateCap less runRate and approvedNotBought',
+      ),
     }),
   ),
   orders: z.array(

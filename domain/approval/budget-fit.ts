@@ -66,7 +66,7 @@ export function overBudgetReason(fit: BudgetFit): string {
   const { team, currency } = fit.standing;
   const passed = fit.overruns.map(
     ({ limit, budget, withOrder, over }) =>
-      `its ${LIMIT_NAMES[limit]} of ${budget} ${currency} (${withOrder} with this order, ${over} over)`,
+      `its ${LIMIT_NAMES[limit]} of ${budget} ${currency} (${withOrder} ${currency} with this order, ${over} ${currency} over)`,
   );
   return `${fit.price} ${currency} a month would take team ${team} over ${passed.join(' and ')}`;
 }

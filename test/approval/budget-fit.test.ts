@@ -31,7 +31,7 @@ test('the run-rate cap counts running orders, approved ones not bought yet, and 
   t.deepEqual(fit.remainingAfter, { monthlyNew: null, runRateCap: '-0.01' });
   t.is(
     overBudgetReason(fit),
-    '6999.51 AUD a month would take team network over its run-rate cap of 50000 AUD (50000.01 with this order, 0.01 over)',
+    '6999.51 AUD a month would take team network over its run-rate cap of 50000 AUD (50000.01 AUD with this order, 0.01 AUD over)',
   );
 });
 

@@ -50,7 +50,7 @@ test('finance reads the figures against budget and the renewals, in 100 columns'
     'Run-rate as of 2026-01-31 13:00 UTC',
   ]);
   const row = (start: string) => lines.find((line) => line.startsWith(start))?.split(/\s{2,}/);
-  t.deepEqual(row('network    AUD')?.slice(0, 5), ['network', 'AUD', '1738.22', '1618.23', '-119.99 OVER']);
+  t.deepEqual(row('network    AUD')?.slice(0, 5), ['network', 'AUD', '1738.22', '1618.23', '-3456.4 OVER']);
   t.deepEqual(row('sec-ops    USD'), ['sec-ops', 'USD', '325.5', '-', '-', '0', '500', '500']);
   t.true(lines.includes('Renewals: terms ending within 90 days'));
   t.deepEqual(

@@ -58,7 +58,10 @@ for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) 
         const network = page.locator('[data-testid=team-figures][data-team=network][data-currency=AUD]');
         const runRate = network.locator('[data-testid=bar][data-kind=run-rate]');
         t.is(await runRate.getAttribute('data-over'), 'true');
-        t.regex(await runRate.innerText(), /Run-rate 1738\.22 AUD of cap 1618\.23 AUD · Over cap by 119\.99 AUD/);
+        t.regex(
+          await runRate.innerText(),
+          /Run-rate 1738\.22 AUD \(\+ 3336\.41 AUD approved, not bought\) of cap 1618\.23 AUD · Over cap by 3456\.4 AUD/,
+        );
         t.is(await runRate.locator('svg[role=img]').count(), 1, 'drawn as a bar');
         // Approved this month is what the API says, shown as it writes it.
         const api = json<Answer>(await harness.api.call('GET', '/api/v1/commitments?month=2026-01', { as: 'fiona' }));

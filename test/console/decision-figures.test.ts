@@ -98,7 +98,7 @@ for (const viewport of Object.keys(VIEWPORTS) as Array<keyof typeof VIEWPORTS>) 
       );
       t.regex(
         await block.getByTestId('over-budget').innerText(),
-        /^Over budget\. 3,236\.40 AUD a month would take team network over its budget for new commitments this month of 3,000\.00 AUD \(3236\.4 with this order, 236\.4 over\)$/,
+        /^Over budget\. 3,236\.40 AUD a month would take team network over its budget for new commitments this month of 3,000\.00 AUD \(3,236\.40 AUD with this order, 236\.40 AUD over\)$/,
       );
       t.is(await misfits(page), '', `the decision page at ${width}×${height}`);
       t.deepEqual(problems, [], 'no console error');

@@ -79,7 +79,7 @@ function figures(over: boolean): NonNullable<InboxItem['budget']> {
     overBudget: over
       ? {
           reason:
-            '123456.78 AUD a month would take team network-edge-engineering-sydney over its budget for new commitments this month of 9000000 AUD (9123456.78 with this order, 123456.78 over)',
+            '123456.78 AUD a month would take team network-edge-engineering-sydney over its budget for new commitments this month of 9000000 AUD (9123456.78 AUD with this order, 123456.78 AUD over)',
           overruns: [{ limit: 'monthlyNew', budget: '9000000', withOrder: '9123456.78', over: '123456.78' }],
         }
       : null,

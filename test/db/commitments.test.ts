@@ -37,7 +37,8 @@ test('per team and currency: run-rate, approved this month, budgets and what rem
       approvedOrders: 2,
       approvedNotBought: '3336.41',
       budget: { monthlyNew: '3236.41', runRateCap: '1618.23' },
-      remaining: { monthlyNew: '-0.01', runRateCap: '0.01' },
+      // The cap counts what is approved and not bought yet, as the budget check does: 1618.23 - 1618.22 - 3336.41.
+      remaining: { monthlyNew: '-0.01', runRateCap: '-3336.4' },
     },
     {
       team: 'network',

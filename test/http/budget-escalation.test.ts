@@ -45,7 +45,7 @@ test('one cent over the budget waits for the overBudget tier, saying why, and it
   t.like(waiting, { approval: { tier: { name: 'finance', approvals: 2 }, stillNeeded: 2 } });
   const reason =
     '1618.2 AUD a month would take team network over its budget for new commitments this month of 1618.19 AUD ' +
-    '(1618.2 with this order, 0.01 over): it needs the "finance" tier';
+    '(1618.2 AUD with this order, 0.01 AUD over): it needs the "finance" tier';
   t.is(waiting.timeline?.at(-1)?.reason, reason);
   t.is((waiting.approval as { overBudget?: string } | undefined)?.overBudget, reason, 'the round says why');
 

@@ -11,19 +11,10 @@ import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { JANUARY_ORDERS, millionths, seedCommitted } from '../helpers/commitments.js';
 import { TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import type { TeamCommitmentFigures } from '../../client/http-client/index.js';
 import { json, type ErrorBody } from '../helpers/json.js';
 
-interface Figures {
-  team: string | null;
-  name: string | null;
-  currency: string;
-  runRate: string;
-  runningOrders: number;
-  approvedThisMonth: string;
-  approvedOrders: number;
-  budget: { monthlyNew: string | null; runRateCap: string | null };
-  remaining: { monthlyNew: string | null; runRateCap: string | null };
-}
+type Figures = TeamCommitmentFigures;
 interface CommitmentsBody {
   environment: string;
   month: string;
@@ -80,8 +71,10 @@ const NETWORK_AUD: Figures = {
   runningOrders: 2,
   approvedThisMonth: '3236.42',
   approvedOrders: 2,
+  approvedNotBought: '3336.41',
   budget: { monthlyNew: '3236.41', runRateCap: '1618.23' },
-  remaining: { monthlyNew: '-0.01', runRateCap: '0.01' },
+  // The cap counts what is approved and not bought yet, as the budget check does: 1618.23 - 1618.22 - 3336.41.
+  remaining: { monthlyNew: '-0.01', runRateCap: '-3336.4' },
 };
 const NETWORK_USD: Figures = {
   team: 'network',
@@ -91,6 +84,7 @@ const NETWORK_USD: Figures = {
   runningOrders: 0,
   approvedThisMonth: '0',
   approvedOrders: 0,
+  approvedNotBought: '0',
   budget: { monthlyNew: '100', runRateCap: null },
   remaining: { monthlyNew: '100', runRateCap: null },
 };
@@ -118,6 +112,7 @@ test('finance reads every team: figures at exact cents against budget, January t
       runningOrders: 1,
       approvedThisMonth: '5.5',
       approvedOrders: 1,
+      approvedNotBought: '0',
       budget: { monthlyNew: null, runRateCap: null },
       remaining: { monthlyNew: null, runRateCap: null },
     },

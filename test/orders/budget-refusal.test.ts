@@ -41,7 +41,7 @@ test('a policy that refuses over budget rejects the order, saying why, and commi
     actor: 'policy',
     reason:
       '1618.2 AUD a month would take team strict over its budget for new commitments this month of 1618.19 AUD ' +
-      '(1618.2 with this order, 0.01 over); the policy refuses it',
+      '(1618.2 AUD with this order, 0.01 AUD over); the policy refuses it',
   });
   t.is(await repository.budgetCommitment(workflowOf('BUDGET-REFUSED')), null);
 });

@@ -73,7 +73,7 @@ test.serial("one cent over: the overBudget tier's round, with the reason shown, 
   const waiting = await waitForState(orders, 'BUDGET-OVER', 'AWAITING_APPROVAL');
   const reason =
     '1618.2 AUD a month would take team over over its budget for new commitments this month of 1618.19 AUD ' +
-    '(1618.2 with this order, 0.01 over): it needs the "finance" tier';
+    '(1618.2 AUD with this order, 0.01 AUD over): it needs the "finance" tier';
   t.is(waiting.approval?.tier.name, 'finance');
   t.is(waiting.approval?.overBudget, reason);
   t.is(waiting.timeline.at(-1)?.reason, reason, 'the timeline says why');
@@ -111,7 +111,7 @@ test.serial('two approvals at once against the last of a budget: one commits, th
   }, 30_000);
   t.regex(
     settled.escalated.approval?.overBudget ?? '',
-    /^the budget was used meanwhile: 1618\.2 AUD a month would take team shared over .*\(3236\.4 with this order, 0\.01 over\)/,
+    /^the budget was used meanwhile: 1618\.2 AUD a month would take team shared over .*\(3236\.4 AUD with this order, 0\.01 AUD over\)/,
   );
   const commitments = await Promise.all(tickets.map((ticket) => repository.budgetCommitment(workflowOf(ticket))));
   t.is(commitments.filter((commitment) => commitment !== null).length, 1, 'exactly one committed');

@@ -11,6 +11,7 @@ export interface TeamFigures {
   name: string | null;
   currency: string;
   runRate: string;
+  approvedNotBought: string;
   runningOrders: number;
   approvedThisMonth: string;
   approvedOrders: number;
@@ -161,6 +162,7 @@ function teamCard(figures: TeamFigures): Html {
         limitName: 'cap',
         currency: figures.currency,
         value: figures.runRate,
+        pending: { label: 'approved, not bought', value: figures.approvedNotBought },
         limit: figures.budget.runRateCap,
         remaining: figures.remaining.runRateCap,
       })}

@@ -82,7 +82,10 @@ export interface TeamCommitment {
   /** The monthly prices committed by its orders not bought yet (any month): the run-rate cap counts them. */
   approvedNotBought: string;
   budget: { monthlyNew: string | null; runRateCap: string | null };
-  /** Budget less figure: negative when over it. */
+  /**
+   * Budget less what counts against it, as the budget check counts it: the monthly budget less approved this month, the
+   * run-rate cap less the run-rate and approved not bought. Negative when over it.
+   */
   remaining: { monthlyNew: string | null; runRateCap: string | null };
 }
 
@@ -220,7 +223,8 @@ function totals(sql: Queryable, { team, currency, budgets }: Query) {
            trim_scale(coalesce(f.approved_not_bought, 0))::text AS approved_not_bought,
            trim_scale(b."monthlyNew")::text AS monthly_new, trim_scale(b."runRateCap")::text AS run_rate_cap,
            trim_scale(b."monthlyNew" - coalesce(f.approved, 0))::text AS monthly_new_remaining,
-           trim_scale(b."runRateCap" - coalesce(f.run_rate, 0))::text AS run_rate_cap_remaining
+           trim_scale(b."runRateCap" - coalesce(f.run_rate, 0) - coalesce(f.approved_not_bought, 0))::text
+             AS run_rate_cap_remaining
     FROM figures f FULL JOIN budgets b ON b.team = f.team AND b.currency = f.currency
     ORDER BY 1 NULLS LAST, 2`;
 }
