@@ -479,3 +479,10 @@ export const commitmentsResponse = z.object({
     .describe('the bought orders whose term runs at asOf and ends within renewalDays days of it, the soonest first'),
   moreRenewals: z.boolean().describe('more terms end in the window than the 500 listed'),
 });
+
+/** `GET /api/v1/commitments` as its callers read it (the HTTP client, the console, the CLI). */
+export type Commitments = z.output<typeof commitmentsResponse>;
+/** A team's figures in one currency: exact decimal strings, never converted between currencies. */
+export type TeamCommitmentFigures = Commitments['teams'][number];
+export type CommittedOrder = Commitments['orders'][number];
+export type Renewal = Commitments['renewals'][number];

@@ -8,7 +8,8 @@ import { ApiRefusal, failureOf, query, type ApiAnswer } from '../api.js';
 import type { ConsoleKit } from '../kit.js';
 import { failureNotice, messagePage } from '../notices.js';
 import { principalOf } from '../roles.js';
-import { commitmentsView, pageLink, type CommitmentsAnswer, type CommitmentsFilters } from './view.js';
+import type { Commitments as CommitmentsAnswer } from '../../http/schemas.js';
+import { commitmentsView, pageLink, type CommitmentsFilters } from './view.js';
 
 /** Orders behind the figures per page. */
 const PAGE_SIZE = 25;

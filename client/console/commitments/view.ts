@@ -5,58 +5,14 @@
 import { breakable, html, months, stateBadge, UTC_COLUMN, when, type Html } from '../html.js';
 import { dataTable, type Column } from '../tables.js';
 import { amount, budgetBar } from './bars.js';
+import type {
+  CommittedOrder,
+  Commitments as CommitmentsAnswer,
+  Renewal,
+  TeamCommitmentFigures,
+} from '../../http/schemas.js';
 
-export interface TeamFigures {
-  team: string | null;
-  name: string | null;
-  currency: string;
-  runRate: string;
-  approvedNotBought: string;
-  runningOrders: number;
-  approvedThisMonth: string;
-  approvedOrders: number;
-  budget: { monthlyNew: string | null; runRateCap: string | null };
-  remaining: { monthlyNew: string | null; runRateCap: string | null };
-}
-
-export interface CommittedOrder {
-  orderId: string;
-  ticketId: string;
-  team: string | null;
-  state: string;
-  currency: string;
-  monthlyRate: string;
-  termMonths: number;
-  termTotal: string;
-  boughtAt: string | null;
-  termEndsAt: string | null;
-  inRunRate: boolean;
-  approvedThisMonth: boolean;
-}
-
-export interface Renewal {
-  orderId: string;
-  ticketId: string;
-  team: string | null;
-  currency: string;
-  monthlyRate: string;
-  termMonths: number;
-  termEndsAt: string;
-  daysLeft: number;
-}
-
-export interface CommitmentsAnswer {
-  environment: string;
-  month: string;
-  timeZone: string;
-  asOf: string;
-  teams: TeamFigures[];
-  orders: CommittedOrder[];
-  nextCursor: string | null;
-  renewalDays: number;
-  renewals: Renewal[];
-  moreRenewals: boolean;
-}
+type TeamFigures = TeamCommitmentFigures;
 
 /** The page's query: each set filter, as the API takes it. */
 export interface CommitmentsFilters {
