@@ -6,34 +6,26 @@
  */
 import anyTest, { type TestFn } from 'ava';
 import type { OrderIntake } from '../../client/orders/index.js';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
-import { BUDGET_TEST_RULES, intakeOf, monthly } from '../helpers/budgets.js';
+import { BUDGET_TEST_POLICIES, intakeOf, monthly } from '../helpers/budgets.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { teamedPolicies } from '../helpers/teams.js';
 import { orderOf, startOrderEngine, sydneyRequest, workflowOf, type OrderEngine } from '../helpers/orders.js';
 import { waitFor, waitForState } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ engine: OrderEngine; intake: OrderIntake }>;
 const pg = usePostgres(test);
 
-const POLICIES: PoliciesInForce = {
+const POLICIES = teamedPolicies({
   version: 'budgets-1',
-  source: 'test',
-  policies: {
-    staging: parseApprovalPolicy({
-      ...BUDGET_TEST_RULES,
-      budgetTimeZone: 'UTC',
-      teams: [
-        { id: 'under', name: 'One cent under', budget: monthly(1618.21) },
-        { id: 'over', name: 'One cent over', budget: monthly(1618.19) },
-        { id: 'shared', name: 'Room for one', budget: monthly(3236.39) },
-        { id: 'small', name: 'Below an automatic approval', budget: monthly(809.09) },
-        { id: 'rising', name: 'A rise crosses the line', budget: monthly(1618.21) },
-      ],
-      overBudget: { tier: 'finance' },
-    }),
-    production: parseApprovalPolicy(BUDGET_TEST_RULES),
-  },
-};
+  base: BUDGET_TEST_POLICIES,
+  teams: [
+    { id: 'under', name: 'One cent under', budget: monthly(1618.21) },
+    { id: 'over', name: 'One cent over', budget: monthly(1618.19) },
+    { id: 'shared', name: 'Room for one', budget: monthly(3236.39) },
+    { id: 'small', name: 'Below an automatic approval', budget: monthly(809.09) },
+    { id: 'rising', name: 'A rise crosses the line', budget: monthly(1618.21) },
+  ],
+});
 
 const MVE_8_32 = { monthlyRate: 1618.2, currency: 'AUD' };
 
@@ -90,7 +82,7 @@ test.serial('an automatic approval over budget goes to the overBudget tier too',
   await submit(t, 'BUDGET-AUTO', 'small', { size: 'MVE 4/16' });
   const waiting = await waitForState(orders, 'BUDGET-AUTO', 'AWAITING_APPROVAL');
   t.is(waiting.approval?.tier.name, 'finance');
-  t.regex(waiting.approval?.overBudget ?? '', /^809\.1 AUD a month would take team small over .* 0\.01 over\)/);
+  t.regex(waiting.approval?.overBudget ?? '', /^809\.1 AUD a month would take team small over .* 0\.01 AUD over\)/);
   await orders.cancel(orderOf('BUDGET-AUTO'), { actor: 'alice', reason: 'not needed' });
 });
 
