@@ -3,6 +3,7 @@ import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
 import type { Queryable } from '../connection.js';
 import { ENVIRONMENTS, teamSchema, text, type OrderStatus } from '../schemas.js';
 import { operation } from '../validate.js';
+import { firstBoughtJoin, termEndSql } from './terms.js';
 
 /**
  * What an environment's teams have committed to, per team and currency, from the records (docs/approval-policy.md,
@@ -174,8 +175,7 @@ function flagged(sql: Queryable, query: Query) {
       LEFT JOIN budget_commitments c ON c.workflow_id = o.workflow_id AND NOT EXISTS (
         SELECT 1 FROM order_events e
         WHERE e.workflow_id = o.workflow_id AND e.to_status = 'AWAITING_APPROVAL' AND e.at > c.committed_at)
-      LEFT JOIN LATERAL (SELECT min(e.at) AS at FROM order_events e
-                         WHERE e.workflow_id = o.workflow_id AND e.to_status = 'BOUGHT') b ON true
+      ${firstBoughtJoin(sql, 'o.workflow_id', 'b')}
       WHERE o.environment = ${environment} AND o.status NOT IN ${sql(ENDED_UNBOUGHT)}
         AND (o.status IN ${sql([...BOUGHT_STATES])} OR c.workflow_id IS NOT NULL)
         AND coalesce(o.quote_currency, c.currency) IS NOT NULL
@@ -191,8 +191,7 @@ function flagged(sql: Queryable, query: Query) {
              (c.committed_rate IS NOT NULL AND c.status NOT IN ${sql([...BOUGHT_STATES])}) AS approved_not_bought
       FROM committed c
       CROSS JOIN bounds
-      CROSS JOIN LATERAL (SELECT (c.bought_at AT TIME ZONE ${timeZone} + make_interval(months => c.term_months))
-                                   AT TIME ZONE ${timeZone} AS term_ends_at) t
+      CROSS JOIN LATERAL (SELECT ${termEndSql(sql, 'c.bought_at', 'c.term_months', timeZone)} AS term_ends_at) t
     )`;
 }
 

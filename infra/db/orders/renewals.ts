@@ -3,12 +3,11 @@ import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
 import type { Sql } from '../connection.js';
 import { ENVIRONMENTS, teamSchema, text } from '../schemas.js';
 import { operation } from '../validate.js';
+import { firstBoughtJoin, termEndSql } from './terms.js';
 
 /**
- * The terms coming to an end (docs/approval-policy.md, "Teams and budgets"): the bought orders whose term runs at
- * `from` and ends within `days` days of it, the soonest first. A term is the one the commitments read counts in the
- * run-rate (./commitments.ts): it starts at the order's first move to BOUGHT and ends `term` calendar months later in
- * the budget's time zone.
+ * The terms coming to an end (docs/approval-policy.md, "Teams and budgets"): the bought orders whose term (./terms.ts) runs
+ * at `from` and ends within `days` days of it, the soonest first.
  */
 export interface RenewalReads {
   listRenewals(query: RenewalsQuery): Promise<RenewalRecord[]>;
@@ -44,15 +43,6 @@ export interface RenewalRecord {
   daysLeft: number;
 }
 
-/**
- * The instant a term ends: `termMonths` calendar months after `boughtAt`, counted on the wall clock of `timeZone`
- * (a term bought at 10:00 on 31 January in Sydney ends at 10:00 on 28 or 29 February there).
- */
-export function termEndSql(sql: Sql, boughtAt: string, termMonths: string, timeZone: string) {
-  return sql`((${sql(boughtAt)} AT TIME ZONE ${timeZone} + make_interval(months => ${sql(termMonths)}))
-              AT TIME ZONE ${timeZone})`;
-}
-
 export function createRenewalReads(sql: Sql): RenewalReads {
   return {
     listRenewals: (input) =>
@@ -63,9 +53,8 @@ export function createRenewalReads(sql: Sql): RenewalReads {
             SELECT o.workflow_id, o.ticket_id, o.team, o.quote_currency AS currency,
                    o.quote_monthly_rate AS monthly_rate, (o.request ->> 'term')::int AS term_months, b.at AS bought_at
             FROM orders o
-            JOIN LATERAL (SELECT min(e.at) AS at FROM order_events e
-                          WHERE e.workflow_id = o.workflow_id AND e.to_status = 'BOUGHT') b ON b.at IS NOT NULL
-            WHERE o.environment = ${environment} AND o.status IN ${sql([...BOUGHT_STATES])}
+            ${firstBoughtJoin(sql, 'o.workflow_id', 'b')}
+            WHERE o.environment = ${environment} AND o.status IN ${sql([...BOUGHT_STATES])} AND b.at IS NOT NULL
               AND o.quote_currency IS NOT NULL
               ${team === undefined ? sql`` : sql`AND o.team = ${team}`}
               ${currency === undefined ? sql`` : sql`AND o.quote_currency = ${currency}`}
