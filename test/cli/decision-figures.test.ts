@@ -4,34 +4,24 @@
  * policy whose team "network" may commit 3000 AUD of new monthly prices a month.
  */
 import anyTest, { type TestFn } from 'ava';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import { runCli } from '../helpers/cli.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine, type TestUser } from '../helpers/api.js';
-import { TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { joinTeams, networkTeam, teamedPolicies } from '../helpers/teams.js';
 import { waitFor } from '../helpers/wait.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
 
-const TEAMED_POLICIES: PoliciesInForce = {
+const TEAMED_POLICIES = teamedPolicies({
   version: 'test-cli-figures-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    staging: parseApprovalPolicy({
-      ...TEST_POLICIES.staging,
-      teams: [{ id: 'network', name: 'Network engineering', budget: { monthlyNew: { AUD: 3000 } } }],
-      budgetTimeZone: 'UTC',
-      overBudget: { tier: 'finance' },
-    }),
-  },
-};
+  teams: [networkTeam({ monthlyNew: { AUD: 3000 } })],
+});
 
 test.before(async (t) => {
   const api = await startApiEngine(pg, { policies: TEAMED_POLICIES });
   t.context.api = api;
-  await api.repository.updateApprover({ id: 'alice', team: 'network' });
+  await joinTeams(api.repository, { alice: 'network' });
   for (const [ticketId, size] of [
     ['CLI-FITS', 'MVE 8/32'],
     ['CLI-OVER', 'MVE 16/64'],

@@ -5,10 +5,9 @@
  * said in words, and a vote keeps the figures its approver was shown.
  */
 import anyTest, { type TestFn } from 'ava';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import { namedRequest } from '../helpers/api.js';
-import { TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { joinTeams, networkTeam, teamedPolicies } from '../helpers/teams.js';
 import {
   misfits,
   screenshotPath,
@@ -23,30 +22,15 @@ const test = anyTest as TestFn<{ harness: ConsoleHarness }>;
 const pg = usePostgres(test);
 
 /** Staging's rules, with team "network" allowed 3000 AUD of new commitments a month and a run-rate of 4000 AUD. */
-const TEAMED_POLICIES: PoliciesInForce = {
+const TEAMED_POLICIES = teamedPolicies({
   version: 'test-console-figures-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    staging: parseApprovalPolicy({
-      ...TEST_POLICIES.staging,
-      teams: [
-        {
-          id: 'network',
-          name: 'Network engineering',
-          budget: { monthlyNew: { AUD: 3000 }, runRateCap: { AUD: 4000 } },
-        },
-      ],
-      budgetTimeZone: 'UTC',
-      overBudget: { tier: 'finance' },
-    }),
-  },
-};
+  teams: [networkTeam({ monthlyNew: { AUD: 3000 }, runRateCap: { AUD: 4000 } })],
+});
 
 test.before(async (t) => {
   const harness = await startConsole(pg, { engine: { policies: TEAMED_POLICIES } });
   t.context.harness = harness;
-  await harness.api.repository.updateApprover({ id: 'alice', team: 'network' });
+  await joinTeams(harness.api.repository, { alice: 'network' });
   // One that fits (1618.20 of 3000 AUD), and one that would take the team over this month's budget (3236.40 AUD).
   for (const [ticketId, size] of [
     ['FIG-FITS', 'MVE 8/32'],

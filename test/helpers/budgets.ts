@@ -1,6 +1,6 @@
 /** Policies with team budgets for the worker's tests (test/orders/budgets.test.ts, budget-refusal.test.ts). */
 import { OrderIntake } from '../../client/orders/index.js';
-import type { PoliciesInForce } from '../../domain/approval/index.js';
+import { parseApprovalPolicy, type ApprovalPolicies, type PoliciesInForce } from '../../domain/approval/index.js';
 import { SIM_KIND_MAP } from '../../tooling/sim/index.js';
 import type { OrderEngine } from './orders.js';
 
@@ -15,6 +15,12 @@ export const BUDGET_TEST_RULES = {
   reminders: { beforeDeadline: ['24h'] },
   maxRiseWithoutApproval: { percent: 2 },
   maxQuoteAge: '12h',
+};
+
+/** Both environments under those rules, without teams: what test/helpers/teams.ts adds teams to. */
+export const BUDGET_TEST_POLICIES: ApprovalPolicies = {
+  staging: parseApprovalPolicy(BUDGET_TEST_RULES),
+  production: parseApprovalPolicy(BUDGET_TEST_RULES),
 };
 
 /** A monthly budget for new commitments in AUD. */

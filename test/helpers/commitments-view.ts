@@ -3,31 +3,20 @@
  * two teams and budgets in Sydney's months, January 2026's orders (./commitments.ts), and terms that end soon after
  * January (its `asOf` is 2026-01-31T13:00Z, the first midnight of February in Sydney).
  */
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import type { ApiEngine } from './api.js';
 import { JANUARY_ORDERS, seedCommitted, type CommittedSeed } from './commitments.js';
-import { TEST_POLICIES } from './orders.js';
+import { joinTeams, networkTeam, secOpsTeam, teamedPolicies } from './teams.js';
 
-export const TEAMED_POLICIES: PoliciesInForce = {
+export const TEAMED_POLICIES = teamedPolicies({
   version: 'test-teams-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    production: parseApprovalPolicy({
-      ...TEST_POLICIES.production,
-      teams: [
-        {
-          id: 'network',
-          name: 'Network engineering',
-          budget: { monthlyNew: { AUD: 3236.41, USD: 100 }, runRateCap: { AUD: 1618.23 } },
-        },
-        { id: 'sec-ops', name: 'Security operations', budget: { monthlyNew: { USD: 500 } } },
-      ],
-      budgetTimeZone: 'Australia/Sydney',
-      overBudget: { tier: 'finance-senior' },
-    }),
-  },
-};
+  environment: 'production',
+  teams: [
+    networkTeam({ monthlyNew: { AUD: 3236.41, USD: 100 }, runRateCap: { AUD: 1618.23 } }),
+    secOpsTeam({ monthlyNew: { USD: 500 } }),
+  ],
+  budgetTimeZone: 'Australia/Sydney',
+  overBudget: { tier: 'finance-senior' },
+});
 
 /**
  * Terms ending after January: R2 in under a day, R3 on 10 February at 10:00 in Sydney (bought in its winter, it ends
@@ -74,6 +63,6 @@ export const RENEWING_ORDERS: CommittedSeed[] = [
 
 /** alice is in team network; January's orders and the renewing ones are recorded. */
 export async function seedCommitmentsView(api: ApiEngine): Promise<void> {
-  await api.repository.updateApprover({ id: 'alice', team: 'network' });
+  await joinTeams(api.repository, { alice: 'network' });
   for (const order of [...JANUARY_ORDERS, ...RENEWING_ORDERS]) await seedCommitted(api.repository, order);
 }

@@ -4,13 +4,12 @@
  * who reads which team's, the orders behind the figures page by page, and the CSV whose columns add up to the JSON.
  */
 import anyTest, { type TestFn } from 'ava';
-import { issueApiToken } from '../../client/http/index.js';
 import { COMMITMENTS_CSV_COLUMNS } from '../../client/http/routes/commitments.js';
-import { calendarMonth, parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
+import { calendarMonth } from '../../domain/approval/index.js';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { JANUARY_ORDERS, millionths, seedCommitted } from '../helpers/commitments.js';
-import { TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { joinTeams, networkTeam, requesterToken, secOpsTeam, teamedPolicies } from '../helpers/teams.js';
 import type { TeamCommitmentFigures } from '../../client/http-client/index.js';
 import { json, type ErrorBody } from '../helpers/json.js';
 
@@ -30,33 +29,20 @@ interface CommitmentsBody {
 const test = anyTest as TestFn<{ api: ApiEngine; pat: string }>;
 const pg = usePostgres(test);
 
-const TEAMED_POLICIES: PoliciesInForce = {
+const TEAMED_POLICIES = teamedPolicies({
   version: 'test-teams-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    production: parseApprovalPolicy({
-      ...TEST_POLICIES.production,
-      teams: [
-        {
-          id: 'network',
-          name: 'Network engineering',
-          budget: { monthlyNew: { AUD: 3236.41, USD: 100 }, runRateCap: { AUD: 1618.23 } },
-        },
-        { id: 'sec-ops', name: 'Security operations' },
-      ],
-      budgetTimeZone: 'Australia/Sydney',
-      overBudget: { tier: 'finance-senior' },
-    }),
-  },
-};
+  environment: 'production',
+  teams: [networkTeam({ monthlyNew: { AUD: 3236.41, USD: 100 }, runRateCap: { AUD: 1618.23 } }), secOpsTeam()],
+  budgetTimeZone: 'Australia/Sydney',
+  overBudget: { tier: 'finance-senior' },
+});
 
 test.before(async (t) => {
   const api = await startApiEngine(pg, { policies: TEAMED_POLICIES });
   t.context.api = api;
-  await api.repository.updateApprover({ id: 'alice', team: 'network' });
+  await joinTeams(api.repository, { alice: 'network' });
   // pat is a person of the directory with no team.
-  t.context.pat = (await issueApiToken(api.repository, { owner: 'pat', roles: ['requester'] })).token;
+  t.context.pat = await requesterToken(api.repository, 'pat');
   for (const order of JANUARY_ORDERS) await seedCommitted(api.repository, order);
 });
 test.after.always(async (t) => {

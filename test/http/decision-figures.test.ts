@@ -5,41 +5,26 @@
  * none of its team's figures.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { issueApiToken } from '../../client/http/index.js';
 import type { ApiOrder, PendingApproval } from '../../client/http-client/index.js';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
-import { TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { joinTeams, networkTeam, requesterToken, secOpsTeam, teamedPolicies } from '../helpers/teams.js';
 import { waitFor } from '../helpers/wait.js';
 import { json } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine; quinn: string }>;
 const pg = usePostgres(test);
 
-const TEAMED_POLICIES: PoliciesInForce = {
+const TEAMED_POLICIES = teamedPolicies({
   version: 'test-decision-figures-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    staging: parseApprovalPolicy({
-      ...TEST_POLICIES.staging,
-      teams: [
-        { id: 'network', name: 'Network engineering', budget: { monthlyNew: { AUD: 3000 } } },
-        { id: 'sec-ops', name: 'Security operations' },
-      ],
-      budgetTimeZone: 'UTC',
-      overBudget: { tier: 'finance' },
-    }),
-  },
-};
+  teams: [networkTeam({ monthlyNew: { AUD: 3000 } }), secOpsTeam()],
+});
 
 test.before(async (t) => {
   const api = await startApiEngine(pg, { policies: TEAMED_POLICIES });
   t.context.api = api;
-  await api.repository.updateApprover({ id: 'alice', team: 'network' });
-  await api.repository.updateApprover({ id: 'quinn', team: 'sec-ops' });
-  t.context.quinn = (await issueApiToken(api.repository, { owner: 'quinn', roles: ['requester'] })).token;
+  await joinTeams(api.repository, { alice: 'network', quinn: 'sec-ops' });
+  t.context.quinn = await requesterToken(api.repository, 'quinn');
 });
 test.after.always(async (t) => {
   await t.context.api?.stop();

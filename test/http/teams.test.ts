@@ -5,38 +5,25 @@
  * registered, started or recorded.
  */
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
 import { namedRequest, startApiEngine, waitForApiState, type ApiEngine } from '../helpers/api.js';
-import { TEST_POLICIES } from '../helpers/orders.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { joinTeams, networkTeam, secOpsTeam, teamedPolicies } from '../helpers/teams.js';
 import { json, type ErrorBody } from '../helpers/json.js';
 
 const test = anyTest as TestFn<{ api: ApiEngine }>;
 const pg = usePostgres(test);
 
-const TEAMED_POLICIES: PoliciesInForce = {
+const TEAMED_POLICIES = teamedPolicies({
   version: 'test-teams-1',
-  source: 'test',
-  policies: {
-    ...TEST_POLICIES,
-    staging: parseApprovalPolicy({
-      ...TEST_POLICIES.staging,
-      teams: [
-        { id: 'network', name: 'Network engineering', budget: { monthlyNew: { AUD: 5000 } } },
-        { id: 'sec-ops', name: 'Security operations' },
-      ],
-      budgetTimeZone: 'Australia/Sydney',
-      overBudget: { tier: 'finance' },
-    }),
-  },
-};
+  teams: [networkTeam({ monthlyNew: { AUD: 5000 } }), secOpsTeam()],
+  budgetTimeZone: 'Australia/Sydney',
+});
 
 test.before(async (t) => {
   const api = await startApiEngine(pg, { policies: TEAMED_POLICIES });
   t.context.api = api;
-  await api.repository.updateApprover({ id: 'alice', team: 'network' });
   // quinn's team is one the policy does not list; pat has none.
-  await api.repository.updateApprover({ id: 'quinn', team: 'lab' });
+  await joinTeams(api.repository, { alice: 'network', quinn: 'lab' });
 });
 test.after.always(async (t) => {
   await t.context.api?.stop();
