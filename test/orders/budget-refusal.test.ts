@@ -3,27 +3,20 @@
  * on Temporal's real server, the order ends REJECTED by the policy with the reason, and nothing is committed.
  */
 import test from 'ava';
-import { parseApprovalPolicy, type PoliciesInForce } from '../../domain/approval/index.js';
-import { BUDGET_TEST_RULES, intakeOf, monthly } from '../helpers/budgets.js';
+import { BUDGET_TEST_POLICIES, intakeOf, monthly } from '../helpers/budgets.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { teamedPolicies } from '../helpers/teams.js';
 import { orderOf, startOrderEngine, sydneyRequest, workflowOf, type OrderEngine } from '../helpers/orders.js';
 
 const pg = usePostgres(test);
 let engine: OrderEngine | undefined;
 
-const REFUSING: PoliciesInForce = {
+const REFUSING = teamedPolicies({
   version: 'budgets-refusing-1',
-  source: 'test',
-  policies: {
-    staging: parseApprovalPolicy({
-      ...BUDGET_TEST_RULES,
-      budgetTimeZone: 'UTC',
-      teams: [{ id: 'strict', name: 'Refused over budget', budget: monthly(1618.19) }],
-      overBudget: 'refuse',
-    }),
-    production: parseApprovalPolicy(BUDGET_TEST_RULES),
-  },
-};
+  base: BUDGET_TEST_POLICIES,
+  teams: [{ id: 'strict', name: 'Refused over budget', budget: monthly(1618.19) }],
+  overBudget: 'refuse',
+});
 
 test.after.always(async () => {
   await engine?.stop();
