@@ -5,20 +5,10 @@
 import anyTest, { type TestFn } from 'ava';
 import { startApiEngine, type ApiEngine } from '../helpers/api.js';
 import { seedCommitmentsView, TEAMED_POLICIES } from '../helpers/commitments-view.js';
+import type { Renewal } from '../../client/http-client/index.js';
 import { json, type ErrorBody } from '../helpers/json.js';
 import { usePostgres } from '../helpers/postgres.js';
 
-interface Renewal {
-  orderId: string;
-  ticketId: string;
-  team: string | null;
-  currency: string;
-  monthlyRate: string;
-  termMonths: number;
-  boughtAt: string;
-  termEndsAt: string;
-  daysLeft: number;
-}
 interface Body {
   asOf: string;
   renewalDays: number;
