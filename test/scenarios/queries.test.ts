@@ -136,6 +136,9 @@ const WAITING = {
     requestedBy: 'alice',
     ordered: ordered('Q-TEAM', 'MVE 8/32'),
     ...TEAM,
+    // The scenarios' policy charges orders to no team, so the inbox shows no team's figures.
+    team: null,
+    budget: null,
     tier: 'team',
     approvalsNeeded: 1,
     approvalsGiven: 0,
@@ -145,6 +148,9 @@ const WAITING = {
     requestedBy: 'pat',
     ordered: ordered('Q-FINANCE', 'MVE 16/64'),
     ...FINANCE,
+    // The scenarios' policy charges orders to no team, so the inbox shows no team's figures.
+    team: null,
+    budget: null,
     tier: 'finance',
     approvalsNeeded: 2,
     approvalsGiven: 1,
