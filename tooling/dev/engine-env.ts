@@ -1,5 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { CODEC_CORS_VARIABLE } from '../../client/server/index.js';
+import { projectPath } from '../../config/project-folder.js';
 import { SERVED_ENVIRONMENTS_VARIABLE } from '../../config/served-environments.js';
 import { POLICY_FILE_VARIABLE, POLICY_JSON_VARIABLE } from '../../domain/approval/index.js';
 
@@ -7,7 +7,8 @@ import { POLICY_FILE_VARIABLE, POLICY_JSON_VARIABLE } from '../../domain/approva
  * dev's approval policy, unless the caller names one: the shipped staging policy with two teams, one with a budget, so
  * orders are charged to teams and the demo meets a budget (docs/approval-policy.md, "Teams and budgets").
  */
-export const DEV_POLICY_FILE = fileURLToPath(new URL('./approval-policy.json', import.meta.url));
+// From the project's folder, since the compiled dev (dist/) runs beside the sources, not among them.
+export const DEV_POLICY_FILE = projectPath('tooling/dev/approval-policy.json');
 
 export interface EngineEnvOptions {
   env: NodeJS.ProcessEnv;
