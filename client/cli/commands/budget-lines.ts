@@ -1,4 +1,3 @@
-import { decisionFigures } from '../../http/schemas.js';
 import type { DecisionFigures } from '../../orders/index.js';
 
 /**
@@ -44,10 +43,21 @@ export function budgetAfter(figures: DecisionFigures | null | undefined): string
   return `${figures.team}: ${remaining(figures, tightest)}`;
 }
 
-/** A vote's recorded figures, read as the API describes them (anything else: none). */
+/**
+ * A vote's recorded figures when they hold what `budgetAfter` prints (anything else: none). Checked here field by field,
+ * not with the API's zod schema: the CLI starts without loading zod (test/cli/start-up.test.ts).
+ */
 export function recordedFigures(recorded: unknown): DecisionFigures | null {
-  const parsed = decisionFigures.safeParse(recorded);
-  return parsed.success ? parsed.data : null;
+  if (!recorded || typeof recorded !== 'object') return null;
+  const { team, currency, remainingAfter } = recorded as Record<string, unknown>;
+  if (typeof team !== 'string' || typeof currency !== 'string') return null;
+  if (!remainingAfter || typeof remainingAfter !== 'object') return null;
+  const left = remainingAfter as Record<string, unknown>;
+  if (
+    !(['monthlyNew', 'runRateCap'] as const).every((limit) => left[limit] === null || typeof left[limit] === 'string')
+  )
+    return null;
+  return recorded as DecisionFigures;
 }
 
 function remaining(figures: DecisionFigures, limit: Limit): string {
