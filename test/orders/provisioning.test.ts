@@ -257,10 +257,13 @@ test.serial(
     t.true(quiet.length >= 3, `${quiet.length} polls that found nothing new`);
     const task = ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'];
     const quietPoll = [...task, 'MARKER_RECORDED core_local_activity', 'TIMER_STARTED', 'TIMER_FIRED'];
-    // On a loaded machine the workflow may go on from a read's answer in one more workflow task.
+    // On a loaded machine the workflow may go on from a read's answer in one more workflow task, or a read that
+    // outlasts its workflow task's timeout keeps the task alive with one more before its marker.
     const slowPoll = [...task, 'MARKER_RECORDED core_local_activity', ...task, 'TIMER_STARTED', 'TIMER_FIRED'];
+    const longRead = [...task, ...task, 'MARKER_RECORDED core_local_activity', 'TIMER_STARTED', 'TIMER_FIRED'];
     const shapes = quiet.map(({ from, to }) => stuck.types.slice(from, to).join(', '));
-    for (const shape of shapes) t.true([quietPoll.join(', '), slowPoll.join(', ')].includes(shape), shape);
+    const known = [quietPoll, slowPoll, longRead].map((shape) => shape.join(', '));
+    for (const shape of shapes) t.true(known.includes(shape), shape);
     t.true(shapes.includes(quietPoll.join(', ')), 'a poll in its own workflow task: six events');
     // What following a product to LIVE adds to an order that ends at BOUGHT (both auto-approved, no callback URL).
     await submit(engine, 'PROV-LEAN');
