@@ -26,6 +26,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { startRestartEnv, withTimeout, type RestartEnv } from '../orders/fixtures/restart-env.js';
 import { auditOrders, resendTickets, type OrderFinding } from './accounting.js';
 import { startBots, type OrderDesk } from './bots.js';
+import { describeUnsettled } from './diagnose.js';
 import { armProviderFault, buyInFlight } from './faults.js';
 import { planOrders, sizesOf, type ChaosOrder } from './orders.js';
 import { seededDice, sleep, type Dice } from './random.js';
@@ -206,6 +207,11 @@ async function runCampaign(
       );
     }
     await sleep(1_000);
+  }
+  const unsettled = orders.filter((order) => order.submitted && !order.settled).map((order) => order.ticketId);
+  if (unsettled.length) {
+    log(`t+${Math.round(elapsed() / 1000)}s what Temporal says of the orders left unsettled:`);
+    await describeUnsettled(env, unsettled, (line) => log(`  ${line}`));
   }
   await bots.stop(5_000);
 

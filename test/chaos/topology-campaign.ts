@@ -17,6 +17,7 @@ import { startCluster, type Cluster } from '../topology/cluster.js';
 import type { ClientStats } from '../topology/round-robin.js';
 import { auditOrders, resendTickets, type OrderFinding } from './accounting.js';
 import { startBots } from './bots.js';
+import { describeUnsettled } from './diagnose.js';
 import { armProviderFault, buyInFlight } from './faults.js';
 import { planOrders, sizesOf, type ChaosOrder } from './orders.js';
 import { OutageLog, outageNames, type Outage, type Stall } from './outages.js';
@@ -299,7 +300,7 @@ async function stopAndStart(
 }
 
 /** Every order must settle, at most the drain limit; an activity a killed worker held waits for its timeout. */
-async function drain({ report, orders, outages, log, at }: Campaign): Promise<void> {
+async function drain({ cluster, report, orders, outages, log, at }: Campaign): Promise<void> {
   const drainStarted = Date.now();
   const drainUntil = drainStarted + report.drainLimitSeconds * 1000;
   let lastReport = Date.now();
@@ -314,6 +315,11 @@ async function drain({ report, orders, outages, log, at }: Campaign): Promise<vo
     await sleep(1_000);
   }
   report.drainSeconds = Math.round((Date.now() - drainStarted) / 1000);
+  const unsettled = orders.filter((order) => order.submitted && !order.settled).map((order) => order.ticketId);
+  if (unsettled.length) {
+    log(`${at()} what Temporal says of the orders left unsettled:`);
+    await describeUnsettled(cluster.temporal, unsettled, (line) => log(`  ${line}`));
+  }
   outages.finish(orders);
   report.longestStall = outages.longestStall;
 }

@@ -105,6 +105,8 @@ export interface Cluster {
   temporal: {
     kind: TemporalKind;
     address: string;
+    /** The orders' namespace. */
+    namespace: string;
     /** What runs it, in a line. */
     describe: string;
     /** The cluster's processes (none for start-dev), each of which can be killed and started again. */
@@ -303,6 +305,7 @@ function clusterOf(parts: {
     temporal: {
       kind: temporal.kind,
       address: temporal.address,
+      namespace: NAMESPACE,
       describe: temporal.describe,
       services: temporal.services,
     },
