@@ -33,7 +33,10 @@ export function httpDesk(cluster: Cluster, refusals: Record<string, number>): Or
     },
     async status(ticketId) {
       const answer = await http.patient('GET', path(ticketId), { as: 'ticket-bot' }, PATIENCE_MS);
-      return answer.status === 200 ? json<SeenStatus>(answer) : undefined;
+      if (answer.status === 200) return json<SeenStatus>(answer);
+      // said in the log, or an order whose reads are refused looks like one that never moves
+      const { code = '', message = '' } = refusalOf(answer);
+      throw new Error(`reading it: ${answer.status} ${code} from server ${answer.server}: ${message}`);
     },
     async approve(ticketId, approverId, quote) {
       const body = { ...quote, comment: 'chaos bot' };
