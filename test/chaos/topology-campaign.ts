@@ -59,6 +59,8 @@ export interface TopologyReport extends ChaosTally {
 }
 
 const DEFAULT_DRAIN_SECONDS = 300;
+/** The workers' and servers' last lines kept for a campaign that fails. */
+const KEPT_LINES = 3_000;
 /** How long PostgreSQL and Temporal stay stopped. */
 const STOP_MS = [2_000, 6_000] as const;
 
@@ -66,14 +68,19 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const dice = seededDice(options.seed);
-  // The children's own lines only on request; what the cluster does, always.
+  // The children's own lines as they come on request; else kept, and printed if the campaign fails. What the cluster
+  // does, always.
   const childLines = Boolean(process.env['TOPOLOGY_LOG']);
+  const kept: string[] = [];
   const cluster = await startCluster({
     ...(options.temporal ? { temporal: options.temporal } : {}),
     // the sizes' approvals as in campaign.ts: auto, one approver, two
     env: { MVE_APPROVAL_POLICY: JSON.stringify({ staging: TEST_POLICIES.staging }) },
     log: (text) => {
-      if (childLines || !text.startsWith('[')) for (const line of text.split('\n')) log(`  ${line}`);
+      const lines = text.split('\n');
+      if (childLines || !text.startsWith('[')) for (const line of lines) log(`  ${line}`);
+      else kept.push(...lines);
+      if (kept.length > KEPT_LINES) kept.splice(0, kept.length - KEPT_LINES);
     },
   });
   const report: TopologyReport = {
@@ -99,6 +106,10 @@ export async function runTopologyChaos(options: ChaosOptions): Promise<TopologyR
     await cluster.stop().catch((error: unknown) => log(`stopping: ${String(error)}`));
   }
   report.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+  if (kept.length && !topologyPassed(report)) {
+    log(`the processes' last ${kept.length} lines (TOPOLOGY_LOG=1 prints them as they come):`);
+    for (const line of kept) log(`  ${line}`);
+  }
   return report;
 }
 
