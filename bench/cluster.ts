@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../tooling/dev/embedded-postgres.js';
-import { databaseOf, startTemporalCluster } from '../tooling/temporal/cluster/index.js';
+import { databaseOf, startTemporalClusterOnFreePorts } from '../tooling/temporal/cluster/index.js';
 import { installClusterTools } from '../tooling/temporal/cluster/tools.js';
 
 /** One of Temporal's own processes, by name, and its Prometheus endpoint. */
@@ -58,13 +58,15 @@ export async function startBenchCluster(options: {
     });
     stops.push(() => postgres.stop());
     const database = databaseOf(postgres.adminUrl);
-    const cluster = await startTemporalCluster({
-      tools,
-      dir: path.join(folder, 'cluster'),
-      database,
-      namespace: options.namespace,
-      log: options.log,
-    });
+    const cluster = await startTemporalClusterOnFreePorts(() =>
+      Promise.resolve({
+        tools,
+        dir: path.join(folder, 'cluster'),
+        database,
+        namespace: options.namespace,
+        log: options.log,
+      }),
+    );
     stops.push(() => cluster.stop());
     const names = cluster.services.map((service) => service.name).join(', ');
     return {

@@ -10,7 +10,12 @@ import path from 'node:path';
 import test from 'ava';
 import postgres from 'postgres';
 import { Connection } from '@temporalio/client';
-import { databaseOf, startTemporalCluster, type TemporalCluster } from '../../tooling/temporal/cluster/index.js';
+import {
+  databaseOf,
+  startTemporalCluster,
+  startTemporalClusterOnFreePorts,
+  type TemporalCluster,
+} from '../../tooling/temporal/cluster/index.js';
 import { installClusterTools } from '../../tooling/temporal/cluster/tools.js';
 import type { EmbeddedPostgresServer } from '../../tooling/dev/embedded-postgres.js';
 import { startCopyOfTemplate } from '../helpers/postgres.js';
@@ -34,12 +39,12 @@ test.after.always(async () => {
 });
 
 const start = async (): Promise<TemporalCluster> =>
-  startTemporalCluster({
+  startTemporalClusterOnFreePorts(async () => ({
     tools: await installClusterTools({ log: () => undefined }),
     dir,
     database: databaseOf(server.adminUrl),
     namespace: 'default',
-  });
+  }));
 
 /** The kind each process was started as, from its command line. */
 function serviceOf(pid: number): string | undefined {

@@ -25,7 +25,7 @@ import {
   clusterPostgresSettings,
   databaseOf,
   DEFAULT_SERVICE_COUNTS,
-  startTemporalCluster,
+  startTemporalClusterOnFreePorts,
   type ClusterService,
 } from '../../tooling/temporal/cluster/index.js';
 import { installClusterTools } from '../../tooling/temporal/cluster/tools.js';
@@ -114,13 +114,15 @@ async function startClusterPart(options: {
   const { log, undo } = options;
   const tools = await installClusterTools({ log });
   const postgres = await clusterPostgres(undo);
-  const cluster = await startTemporalCluster({
-    tools,
-    dir: path.join(options.dir, 'temporal-cluster'),
-    database: databaseOf(postgres.url, postgres.prefix),
-    namespace: options.namespace,
-    log,
-  });
+  const cluster = await startTemporalClusterOnFreePorts(() =>
+    Promise.resolve({
+      tools,
+      dir: path.join(options.dir, 'temporal-cluster'),
+      database: databaseOf(postgres.url, postgres.prefix),
+      namespace: options.namespace,
+      log,
+    }),
+  );
   undo.push(() => cluster.stop());
   const counts = cluster.services.map((service) => service.name).join(', ');
   return {
