@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
+import { BOUGHT_STATES, ORDER_STATES } from '../../../domain/lifecycle/index.js';
 import type { Queryable } from '../connection.js';
 import { ENVIRONMENTS, teamSchema, text, type OrderStatus } from '../schemas.js';
 import { operation } from '../validate.js';
-import { firstBoughtJoin, termEndSql } from './terms.js';
+import { termEndSql, termsRunningFromSql } from './terms.js';
 
 /**
  * What an environment's teams have committed to, per team and currency, from the records (docs/approval-policy.md,
@@ -31,6 +31,10 @@ export interface CommitmentReads {
 
 /** The ends of an order that never bought: its commitment no longer holds money. */
 const ENDED_UNBOUGHT: OrderStatus[] = ['REJECTED', 'EXPIRED', 'CANCELLED', 'FAILED'];
+/** Not bought yet and not ended: an approval of one of these holds its money until it is bought or ends. */
+const UNBOUGHT: OrderStatus[] = ORDER_STATES.filter(
+  (state) => !BOUGHT_STATES.has(state) && !ENDED_UNBOUGHT.includes(state),
+);
 
 const amount = z.number().finite().nonnegative();
 const currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code, e.g. USD');
@@ -145,43 +149,74 @@ export function createCommitmentReads(sql: Queryable): CommitmentReads {
   };
 }
 
-/** `WITH bounds AS (…)`: the month's first and next month's first instants in the time zone, and the run-rate's moment. */
+/**
+ * `WITH bounds AS (…)`: the month's first and next month's first instants in the time zone, the run-rate's moment, and
+ * the earliest purchase whose term may run then.
+ */
 function boundsOf(sql: Queryable, { month, timeZone }: Query) {
   const [year, monthNumber] = month.split('-').map(Number);
   return sql`
     WITH local AS (SELECT make_timestamp(${year}::int, ${monthNumber}::int, 1, 0, 0, 0) AS first),
     bounds AS (
-      SELECT month_start, month_end, greatest(month_start, least(now(), month_end)) AS as_of
-      FROM (SELECT first AT TIME ZONE ${timeZone} AS month_start,
-                   (first + interval '1 month') AT TIME ZONE ${timeZone} AS month_end FROM local) m
+      SELECT month_start, month_end, as_of, ${termsRunningFromSql(sql, sql`as_of`)} AS terms_from
+      FROM (SELECT month_start, month_end, greatest(month_start, least(now(), month_end)) AS as_of
+            FROM (SELECT first AT TIME ZONE ${timeZone} AS month_start,
+                         (first + interval '1 month') AT TIME ZONE ${timeZone} AS month_end FROM local) m) a
     )`;
 }
 
 /**
- * `WITH …, flagged AS (…)`: the environment's orders that may count, each with its figures and whether it is in the
- * run-rate and approved in the month. Candidates come by status (an index), their purchase and approval from their
- * own events (the events' key).
+ * `running AS (…), candidates AS (…)`: the environment's (and team's) orders that may count, read by index, none twice:
+ * the bought ones whose term may still run at the run-rate's moment (an ended term is not read), those not bought yet
+ * and not ended, and the others approved in the month. An approval commits before its buy, so the last are none but
+ * an order whose commitment was recorded after a buy long gone; they are looked up once the month's commitments of
+ * the first are struck off (a commitment is charged as its order is).
+ */
+function candidates(sql: Queryable, { environment, team, excluding }: Query) {
+  const bought = sql([...BOUGHT_STATES]);
+  const inView = sql`o.environment = ${environment}
+    ${team === undefined ? sql`` : sql`AND o.team = ${team}`}
+    ${excluding === undefined ? sql`` : sql`AND o.workflow_id <> ${excluding}`}`;
+  return sql`
+    running AS MATERIALIZED (
+      SELECT o.* FROM orders o
+      WHERE ${inView} AND o.status IN ${bought} AND o.bought_at >= (SELECT terms_from FROM bounds)
+    ),
+    candidates AS (
+      SELECT * FROM running
+      UNION ALL
+      SELECT o.* FROM orders o WHERE ${inView} AND o.status IN ${sql(UNBOUGHT)}
+      UNION ALL
+      SELECT o.* FROM budget_commitments m JOIN orders o ON o.workflow_id = m.workflow_id CROSS JOIN bounds
+      WHERE m.environment = ${environment} ${team === undefined ? sql`` : sql`AND m.team = ${team}`}
+        AND m.committed_at >= bounds.month_start AND m.committed_at < bounds.month_end
+        AND NOT EXISTS (SELECT 1 FROM running r WHERE r.workflow_id = m.workflow_id)
+        AND ${inView} AND o.status IN ${bought} AND (o.bought_at IS NULL OR o.bought_at < bounds.terms_from)
+    )`;
+}
+
+/**
+ * `WITH …, flagged AS (…)`: the candidates, each with its figures and whether it is in the run-rate and approved in
+ * the month. Their approval comes from their commitment, unless their own events (the events' key) show a new round
+ * after it.
  */
 function flagged(sql: Queryable, query: Query) {
-  const { environment, team, currency, timeZone, excluding } = query;
+  const { currency, timeZone } = query;
   return sql`
     ${boundsOf(sql, query)},
+    ${candidates(sql, query)},
     committed AS (
       SELECT o.workflow_id, o.ticket_id, o.team, o.status, o.created_at,
              coalesce(o.quote_currency, c.currency) AS currency,
              coalesce(o.quote_monthly_rate, c.monthly_rate) AS monthly_rate, c.monthly_rate AS committed_rate,
-             (o.request ->> 'term')::int AS term_months, b.at AS bought_at, c.committed_at AS approved_at
-      FROM orders o
+             (o.request ->> 'term')::int AS term_months, o.bought_at, c.committed_at AS approved_at
+      FROM candidates o
       LEFT JOIN budget_commitments c ON c.workflow_id = o.workflow_id AND NOT EXISTS (
         SELECT 1 FROM order_events e
         WHERE e.workflow_id = o.workflow_id AND e.to_status = 'AWAITING_APPROVAL' AND e.at > c.committed_at)
-      ${firstBoughtJoin(sql, 'o.workflow_id', 'b')}
-      WHERE o.environment = ${environment} AND o.status NOT IN ${sql(ENDED_UNBOUGHT)}
-        AND (o.status IN ${sql([...BOUGHT_STATES])} OR c.workflow_id IS NOT NULL)
+      WHERE (o.status IN ${sql([...BOUGHT_STATES])} OR c.workflow_id IS NOT NULL)
         AND coalesce(o.quote_currency, c.currency) IS NOT NULL
-        ${team === undefined ? sql`` : sql`AND o.team = ${team}`}
         ${currency === undefined ? sql`` : sql`AND coalesce(o.quote_currency, c.currency) = ${currency}`}
-        ${excluding === undefined ? sql`` : sql`AND o.workflow_id <> ${excluding}`}
     ),
     flagged AS (
       SELECT c.*, c.monthly_rate * c.term_months AS term_total, t.term_ends_at,

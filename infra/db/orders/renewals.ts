@@ -3,11 +3,11 @@ import { BOUGHT_STATES } from '../../../domain/lifecycle/index.js';
 import type { Sql } from '../connection.js';
 import { ENVIRONMENTS, teamSchema, text } from '../schemas.js';
 import { operation } from '../validate.js';
-import { firstBoughtJoin, termEndSql } from './terms.js';
+import { termEndSql, termsRunningFromSql } from './terms.js';
 
 /**
  * The terms coming to an end (docs/approval-policy.md, "Teams and budgets"): the bought orders whose term (./terms.ts) runs
- * at `from` and ends within `days` days of it, the soonest first.
+ * at `from` and ends within `days` days of it, the soonest first. Terms certainly ended by `from` are not read.
  */
 export interface RenewalReads {
   listRenewals(query: RenewalsQuery): Promise<RenewalRecord[]>;
@@ -51,10 +51,10 @@ export function createRenewalReads(sql: Sql): RenewalReads {
         const rows = await sql<RenewalRow[]>`
           WITH bought AS (
             SELECT o.workflow_id, o.ticket_id, o.team, o.quote_currency AS currency,
-                   o.quote_monthly_rate AS monthly_rate, (o.request ->> 'term')::int AS term_months, b.at AS bought_at
+                   o.quote_monthly_rate AS monthly_rate, (o.request ->> 'term')::int AS term_months, o.bought_at
             FROM orders o
-            ${firstBoughtJoin(sql, 'o.workflow_id', 'b')}
-            WHERE o.environment = ${environment} AND o.status IN ${sql([...BOUGHT_STATES])} AND b.at IS NOT NULL
+            WHERE o.environment = ${environment} AND o.status IN ${sql([...BOUGHT_STATES])}
+              AND o.bought_at >= ${termsRunningFromSql(sql, sql`${from}::timestamptz`)}
               AND o.quote_currency IS NOT NULL
               ${team === undefined ? sql`` : sql`AND o.team = ${team}`}
               ${currency === undefined ? sql`` : sql`AND o.quote_currency = ${currency}`}
