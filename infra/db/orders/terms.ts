@@ -4,7 +4,7 @@ import type { Queryable } from '../connection.js';
 
 /**
  * An order's term as the commitments, the budget check and the renewals count it (docs/approval-policy.md, "Teams and
- * budgets"): it starts at the order's first move to BOUGHT (`orders.bought_at`, kept by the journal) and ends `term`
+ * budgets"): it starts at the order's first move to BOUGHT (`orders.bought_at`, kept as the move is recorded) and ends `term`
  * calendar months later on the wall clock of the budget's time zone (a term bought at 10:00 on 31 January in Sydney
  * ends at 10:00 on 28 or 29 February there).
  */
