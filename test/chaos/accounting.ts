@@ -23,7 +23,8 @@ export interface OrderFinding {
 const describeRead = (order: ChaosOrder) =>
   `${order.status!.state}${order.status!.source ? ` (from the ${order.status!.source})` : ''}`;
 
-const productsOf = (sim: Simulator, ticketId: string) =>
+/** The products the provider created for the ticket. */
+export const productsOf = (sim: Simulator, ticketId: string) =>
   sim.state().products.filter((product) => product.serviceName?.startsWith(`${productNameFor(ticketId)} [`));
 
 /** Checks every order (`find` says what the engine has of it) against the provider, counting into `tally`. */
@@ -43,7 +44,8 @@ export async function auditOrders(
     const bought = productsOf(sim, order.ticketId);
     if (bought.length > 1) {
       tally.doubleBuys += bought.length - 1;
-      problems.push(`${order.ticketId}: bought ${bought.length} times`);
+      const when = bought.map((product) => `${product.technicalServiceUid} at ${product.createdAt}`).join(', ');
+      problems.push(`${order.ticketId}: bought ${bought.length} times (${when})`);
     }
     const finding = await find(order);
     const { state } = finding;

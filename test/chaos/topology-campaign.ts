@@ -15,7 +15,7 @@ import { json } from '../helpers/json.js';
 import { TEST_POLICIES } from '../helpers/orders.js';
 import { startCluster, type Cluster } from '../topology/cluster.js';
 import type { ClientStats } from '../topology/round-robin.js';
-import { auditOrders, resendTickets, type OrderFinding } from './accounting.js';
+import { auditOrders, productsOf, resendTickets, type OrderFinding } from './accounting.js';
 import { startBots } from './bots.js';
 import { describeUnsettled } from './diagnose.js';
 import { armProviderFault, buyInFlight } from './faults.js';
@@ -336,9 +336,11 @@ async function drain({ cluster, report, orders, outages, log, at }: Campaign): P
 }
 
 /** The accounting, every vote taken, then every ticket again: nothing may start or be bought. */
-async function account({ cluster, report, orders }: Campaign): Promise<void> {
+async function account(campaign: Campaign): Promise<void> {
+  const { cluster, report, orders } = campaign;
   const { sim } = cluster;
   await auditOrders(orders, sim, (order) => findThroughApi(cluster, order), report);
+  await describeDoubleBuys(campaign);
   await countLostVotes(cluster, orders, report);
   await resendTickets(
     orders,
@@ -352,6 +354,24 @@ async function account({ cluster, report, orders }: Campaign): Promise<void> {
     report,
   );
   report.problems.push(...unclearAnswers(cluster.http.problems));
+}
+
+/** For every order the provider created more than one product for: its buy attempts and timeline, as ops read them. */
+async function describeDoubleBuys({ cluster, orders, log }: Campaign): Promise<void> {
+  for (const order of orders.filter((each) => productsOf(cluster.sim, each.ticketId).length > 1)) {
+    const path = `/api/v1/orders/${encodeURIComponent(order.ticketId)}/history?events=false`;
+    const answer = await cluster.http.patient('GET', path, { as: 'olga' });
+    if (answer.status !== 200) continue;
+    const { buyAttempts, timeline } = json<OrderHistory>(answer);
+    log(`${order.ticketId}, bought more than once: its buy attempts and timeline`);
+    for (const attempt of buyAttempts)
+      log(
+        `  attempt ${attempt.attempt}: intent ${attempt.intentAt}, sent ${attempt.sentAt ?? '-'}, ` +
+          `${attempt.outcome ?? 'no outcome'} ${attempt.technicalServiceUid ?? ''} at ${attempt.finishedAt ?? '-'}` +
+          `${attempt.resolvedBy ? ` (resolved by ${attempt.resolvedBy})` : ''}${attempt.errorMessage ? `: ${attempt.errorMessage}` : ''}`,
+      );
+    for (const entry of timeline) log(`  ${entry.at} ${entry.state ?? 'note'} by ${entry.actor}: ${entry.text}`);
+  }
 }
 
 /** The client's problems, alike ones (another order, another server) counted once: `unclear answer ×17: GET …`. */
