@@ -102,8 +102,10 @@ export type VoteResult = WorkflowVoteResult & Repeat;
 /** An action's answer: the state the order went to. */
 export type StateResult = { state: OrderState } & Repeat;
 
+/** `attempt`: the buy attempt ops checked at the provider (the order's `buyAttempts`); a later one is not settled. */
 export type ResolveBuyInput =
-  { outcome: 'created'; technicalServiceUid: string; note?: string } | { outcome: 'not-created'; note: string };
+  | { outcome: 'created'; attempt: number; technicalServiceUid: string; note?: string }
+  | { outcome: 'not-created'; attempt: number; note: string };
 
 /** One order awaiting the caller's decision (the server's schema of `GET /api/v1/approvals`). */
 export type { PendingApproval } from '../http/schemas.js';

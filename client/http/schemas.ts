@@ -72,14 +72,25 @@ export const rejectBody = z.strictObject({
 export const cancelBody = z.strictObject({
   reason: note().min(1, 'must say why the order is cancelled').max(2000),
 });
+/**
+ * The buy attempt ops checked at the provider (the order's `buyAttempts`): a resolution settles that attempt or none,
+ * so one sent again after a 503 cannot settle a later attempt it was never about (and buy again).
+ */
+const checkedAttempt = z
+  .number({ error: "must be the buy attempt you checked (the order's buyAttempts)" })
+  .int("must be the buy attempt you checked (the order's buyAttempts)")
+  .min(1, "must be the buy attempt you checked (the order's buyAttempts), 1 or more");
+
 export const resolveBuyBody = z.discriminatedUnion('outcome', [
   z.strictObject({
     outcome: z.literal('created'),
+    attempt: checkedAttempt,
     technicalServiceUid: z.uuid("must be the created product's UID (UUID form)"),
     note: note().min(1).max(2000).optional(),
   }),
   z.strictObject({
     outcome: z.literal('not-created'),
+    attempt: checkedAttempt,
     note: note().min(1, 'must say how you know the MVE was not created').max(2000),
   }),
 ]);

@@ -46,13 +46,10 @@ export function httpDesk(cluster: Cluster, refusals: Record<string, number>): Or
       if (answer.status === 409 && refusalOf(answer).code === 'ALREADY_VOTED') return 'already counted';
       throw refusal(answer);
     },
-    async resolveBuy(ticketId, resolution) {
-      const answer = await http.patient(
-        'POST',
-        path(ticketId, '/resolve-buy'),
-        { as: 'olga', body: resolution },
-        PATIENCE_MS,
-      );
+    async resolveBuy(ticketId, resolution, status) {
+      // the attempt ops checked: sent again after a 503, the resolution cannot settle a later attempt
+      const body = { ...resolution, attempt: status.buyAttempts ?? 0 };
+      const answer = await http.patient('POST', path(ticketId, '/resolve-buy'), { as: 'olga', body }, PATIENCE_MS);
       if (answer.status !== 200) throw refusal(answer);
     },
     productsFor: (ticketId) => cluster.productsFor(ticketId),

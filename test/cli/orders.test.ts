@@ -359,6 +359,16 @@ test.serial(
     t.is(malformed.code, 1);
     t.is(jsonOf<CliRefusal>(malformed).error.status, 400);
     t.regex(malformed.stderr, /^ {2}body\.technicalServiceUid: /m);
+    const otherAttempt = await cli(t, 'olga', [
+      'resolve-buy',
+      'CLI-UNSURE',
+      '--created',
+      product.technicalServiceUid,
+      '--attempt',
+      '7',
+    ]);
+    t.is(otherAttempt.code, 1);
+    t.regex(otherAttempt.stderr, /refused \(NOT_UNCERTAIN\): attempt: the order has made 1 buy attempt\(s\), not 7/);
     t.is((await api.orders.status(orderOf('CLI-UNSURE'))).state, 'BUY_UNCERTAIN', 'nothing changed');
 
     const resolved = await cli(t, 'olga', [
@@ -371,7 +381,7 @@ test.serial(
       '--json',
     ]);
     t.is(resolved.code, 0, resolved.stderr);
-    t.deepEqual(jsonOf<unknown>(resolved), { order: 'CLI-UNSURE', state: 'BOUGHT' });
+    t.deepEqual(jsonOf<unknown>(resolved), { order: 'CLI-UNSURE', attempt: 1, state: 'BOUGHT' });
     const outcome = await api.orders.result(orderOf('CLI-UNSURE'));
     t.is(outcome.state, 'BOUGHT');
     t.is(outcome.product?.technicalServiceUid, product.technicalServiceUid);

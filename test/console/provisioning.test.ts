@@ -263,7 +263,11 @@ test.serial(
     await waitFor(() => Promise.resolve(productOf(harness, 'PROV-SETTLED').provisioningStatus === 'LIVE' || undefined));
     const settled = await harness.api.call('POST', '/api/v1/orders/PROV-SETTLED/resolve-buy', {
       as: 'olga',
-      body: { outcome: 'created', technicalServiceUid: productOf(harness, 'PROV-SETTLED').technicalServiceUid },
+      body: {
+        outcome: 'created',
+        attempt: 1,
+        technicalServiceUid: productOf(harness, 'PROV-SETTLED').technicalServiceUid,
+      },
     });
     t.is(settled.status, 200, JSON.stringify(settled.body));
     await waitForApiState(harness.api, 'PROV-SETTLED', 'LIVE');

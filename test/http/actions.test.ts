@@ -174,13 +174,13 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
   for (const user of ['alice', 'fiona', 'ticket-bot'] as TestUser[]) {
     const refused = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
       as: user,
-      body: { outcome: 'created', technicalServiceUid: uid },
+      body: { outcome: 'created', attempt: 1, technicalServiceUid: uid },
     });
     expectError(t, refused, 403, 'FORBIDDEN');
   }
   const badUid = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: 'not-a-uid' },
+    body: { outcome: 'created', attempt: 1, technicalServiceUid: 'not-a-uid' },
   });
   expectError(t, badUid, 400, 'INVALID_INPUT');
   t.true(
@@ -189,7 +189,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
   );
   const noNote = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'not-created' },
+    body: { outcome: 'not-created', attempt: 1 },
   });
   expectError(t, noNote, 400, 'INVALID_INPUT');
   const badOutcome = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
@@ -197,11 +197,17 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
     body: { outcome: 'maybe', note: 'x' },
   });
   expectError(t, badOutcome, 400, 'INVALID_INPUT');
-  const namesAttempt = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
+  const noAttempt = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: uid, attempt: 7 },
+    body: { outcome: 'created', technicalServiceUid: uid },
   });
-  expectError(t, namesAttempt, 400, 'INVALID_INPUT');
+  expectError(t, noAttempt, 400, 'INVALID_INPUT', 'body.attempt');
+  const otherAttempt = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
+    as: 'olga',
+    body: { outcome: 'created', attempt: 7, technicalServiceUid: uid },
+  });
+  expectError(t, otherAttempt, 409, 'NOT_UNCERTAIN');
+  t.regex(json<ErrorBody>(otherAttempt).error.message, /^attempt: the order has made 1 buy attempt\(s\), not 7; /);
   // The buy may have happened: nobody can cancel now, and the refusal says what comes first.
   const refused = await api.call('POST', '/api/v1/orders/UNC-1/cancel', {
     as: 'alice',
@@ -223,7 +229,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
 
   const resolved = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: uid, note: 'found in the portal' },
+    body: { outcome: 'created', attempt: 1, technicalServiceUid: uid, note: 'found in the portal' },
   });
   t.is(resolved.status, 200, JSON.stringify(resolved.body));
   const bought = await waitForApiState(api, 'UNC-1', 'BOUGHT');
@@ -237,7 +243,7 @@ test.serial('a buy carried out whose answer was lost: only ops resolve it, as cr
   // Settled: another resolution is refused.
   const again = await api.call('POST', '/api/v1/orders/UNC-1/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'not-created', note: 'second thoughts' },
+    body: { outcome: 'not-created', attempt: 1, note: 'second thoughts' },
   });
   expectError(t, again, 409, 'NOT_UNCERTAIN');
   t.is(productsFor(api, 'UNC-1').length, 1);
@@ -251,7 +257,7 @@ test.serial("an uncertain buy is never settled with another order's product: 409
   await waitForApiState(api, 'UNC-5', 'BUY_UNCERTAIN');
   const taken = await api.call('POST', '/api/v1/orders/UNC-5/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: othersProduct },
+    body: { outcome: 'created', attempt: 1, technicalServiceUid: othersProduct },
   });
   expectError(t, taken, 409, 'PRODUCT_TAKEN');
   t.regex(json<ErrorBody>(taken).error.message, new RegExp(`${othersProduct} is the product of order UNC-1`));
@@ -264,7 +270,7 @@ test.serial("an uncertain buy is never settled with another order's product: 409
   const own = productsFor(api, 'UNC-5')[0].technicalServiceUid;
   const resolved = await api.call('POST', '/api/v1/orders/UNC-5/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: own },
+    body: { outcome: 'created', attempt: 1, technicalServiceUid: own },
   });
   t.is(resolved.status, 200, JSON.stringify(resolved.body));
   t.is((await waitForApiState(api, 'UNC-5', 'BOUGHT')).product?.technicalServiceUid, own);
@@ -281,7 +287,7 @@ test.serial(
 
     const resolved = await api.call('POST', '/api/v1/orders/UNC-2/resolve-buy', {
       as: 'olga',
-      body: { outcome: 'not-created', note: 'not in the portal' },
+      body: { outcome: 'not-created', attempt: 1, note: 'not in the portal' },
     });
     t.is(resolved.status, 200, JSON.stringify(resolved.body));
     const bought = await waitForApiState(api, 'UNC-2', 'BOUGHT');
@@ -304,6 +310,41 @@ test.serial(
 );
 
 test.serial(
+  'a "not created" sent again after the order bought again is refused: it names attempt 1, and attempt 2 is uncertain',
+  async (t) => {
+    const { api } = t.context;
+    // Attempt 1 never reaches the provider; attempt 2 is carried out and its answer lost.
+    api.sim.injectFault({ kind: 'drop', endpoint: 'buy' });
+    await submit(t, api, 'UNC-6');
+    await waitForApiState(api, 'UNC-6', 'BUY_UNCERTAIN');
+    api.sim.injectFault({ kind: 'apply-then-drop', endpoint: 'buy' });
+    const notCreated = { outcome: 'not-created', attempt: 1, note: 'not in the portal' };
+    const first = await api.call('POST', '/api/v1/orders/UNC-6/resolve-buy', { as: 'olga', body: notCreated });
+    t.is(first.status, 200, JSON.stringify(first.body));
+    const again = await waitFor(async () => {
+      const order = json<ApiOrder>(await api.call('GET', '/api/v1/orders/UNC-6', { as: 'olga' }));
+      return order.state === 'BUY_UNCERTAIN' && order.buyAttempts === 2 ? order : undefined;
+    });
+    t.is(productsFor(api, 'UNC-6').length, 1, 'attempt 2 was carried out');
+
+    // The same request again (as after a 503 that "may have taken effect") settles nothing.
+    const repeat = await api.call('POST', '/api/v1/orders/UNC-6/resolve-buy', { as: 'olga', body: notCreated });
+    expectError(t, repeat, 409, 'NOT_UNCERTAIN');
+    t.regex(json<ErrorBody>(repeat).error.message, /^attempt: buy attempt 1 was settled already .* attempt 2: check/);
+    const after = json<ApiOrder>(await api.call('GET', '/api/v1/orders/UNC-6', { as: 'olga' }));
+    t.like(after, { state: 'BUY_UNCERTAIN', buyAttempts: again.buyAttempts });
+    t.is(productsFor(api, 'UNC-6').length, 1, 'nothing bought again');
+
+    const [made] = productsFor(api, 'UNC-6');
+    const created = { outcome: 'created', attempt: 2, technicalServiceUid: made.technicalServiceUid };
+    const settled = await api.call('POST', '/api/v1/orders/UNC-6/resolve-buy', { as: 'olga', body: created });
+    t.is(settled.status, 200, JSON.stringify(settled.body));
+    t.is((await waitForApiState(api, 'UNC-6', 'BOUGHT')).product?.technicalServiceUid, made.technicalServiceUid);
+    t.is(productsFor(api, 'UNC-6').length, 1, 'bought exactly once');
+  },
+);
+
+test.serial(
   'resolve-buy on an order that is not in BUY_UNCERTAIN: 409 NOT_UNCERTAIN; unknown order: 404',
   async (t) => {
     const { api } = t.context;
@@ -311,13 +352,13 @@ test.serial(
     await waitForApiState(api, 'UNC-3', 'AWAITING_APPROVAL');
     const waiting = await api.call('POST', '/api/v1/orders/UNC-3/resolve-buy', {
       as: 'olga',
-      body: { outcome: 'not-created', note: 'nothing to resolve' },
+      body: { outcome: 'not-created', attempt: 1, note: 'nothing to resolve' },
     });
     expectError(t, waiting, 409, 'NOT_UNCERTAIN');
     t.regex(json<ErrorBody>(waiting).error.message, /AWAITING_APPROVAL/);
     const bought = await api.call('POST', '/api/v1/orders/CAN-4/resolve-buy', {
       as: 'olga',
-      body: { outcome: 'created', technicalServiceUid: '0b6a3f0e-8b1f-4a44-9d55-000000000000' },
+      body: { outcome: 'created', attempt: 1, technicalServiceUid: '0b6a3f0e-8b1f-4a44-9d55-000000000000' },
     });
     expectError(t, bought, 409, 'NOT_UNCERTAIN');
     t.is(
@@ -329,7 +370,7 @@ test.serial(
       t,
       await api.call('POST', '/api/v1/orders/NO-SUCH/resolve-buy', {
         as: 'olga',
-        body: { outcome: 'not-created', note: 'x' },
+        body: { outcome: 'not-created', attempt: 1, note: 'x' },
       }),
       404,
       'NOT_FOUND',

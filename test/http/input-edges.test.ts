@@ -65,7 +65,7 @@ test('a NUL character in a comment, reason or note is 400; the order still waits
     ['approve', 'fiona', { ...quote, comment: 'budgeted\u0000' }, 'body.comment'],
     ['reject', 'fiona', { ...quote, reason: '\u0000too dear' }, 'body.reason'],
     ['cancel', 'olga', { reason: 'dup\u0000licate' }, 'body.reason'],
-    ['resolve-buy', 'olga', { outcome: 'not-created', note: 'checked\u0000' }, 'body.note'],
+    ['resolve-buy', 'olga', { outcome: 'not-created', attempt: 1, note: 'checked\u0000' }, 'body.note'],
   ];
   for (const [action, as, body, path] of refused) {
     const response = await api.call('POST', `/api/v1/orders/NUL-1/${action}`, { as: as as 'fiona' | 'olga', body });

@@ -477,7 +477,7 @@ test.serial('a ticket re-posted after Temporal has forgotten its workflow buys n
   expectError(t, approve, 409, 'ORDER_CLOSED');
   const resolve = await api.call('POST', '/api/v1/orders/FORGET-1/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'not-created', note: 'not in the portal' },
+    body: { outcome: 'not-created', attempt: 1, note: 'not in the portal' },
   });
   expectError(t, resolve, 409, 'NOT_UNCERTAIN');
   t.is(await runsOf(api, 'FORGET-1'), 0);

@@ -54,7 +54,7 @@ test.serial('a buy whose answer was lost waits for ops, who settle it with the p
   t.is(cancel.status, 409, 'the buy may have happened, nobody cancels now');
   const resolved = await api.call('POST', '/api/v1/orders/RS-UNCERTAIN/resolve-buy', {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: made.technicalServiceUid, note: 'in the portal' },
+    body: { outcome: 'created', attempt: 1, technicalServiceUid: made.technicalServiceUid, note: 'in the portal' },
   });
   t.is(resolved.status, 200, JSON.stringify(resolved.body));
   const bought = await settledIn(api, 'RS-UNCERTAIN', 'BOUGHT');

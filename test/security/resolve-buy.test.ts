@@ -44,7 +44,7 @@ async function uncertainBuy(t: ExecutionContext, api: ApiEngine, ticketId: strin
 function resolve(api: ApiEngine, ticketId: string, technicalServiceUid: string) {
   return api.call('POST', `/api/v1/orders/${ticketId}/resolve-buy`, {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid, note: 'seen in the portal' },
+    body: { outcome: 'created', attempt: 1, technicalServiceUid, note: 'seen in the portal' },
   });
 }
 

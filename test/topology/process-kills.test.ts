@@ -90,7 +90,12 @@ test('a server and the worker holding a buy SIGKILLed: clients go on elsewhere, 
   t.truthy(product, 'the provider carried out the buy the killed worker sent');
   const resolved = await cluster.http.patient('POST', `/api/v1/orders/${held.ticketId}/resolve-buy`, {
     as: 'olga',
-    body: { outcome: 'created', technicalServiceUid: product.technicalServiceUid, note: 'seen on the portal' },
+    body: {
+      outcome: 'created',
+      attempt: uncertain.buyAttempts,
+      technicalServiceUid: product.technicalServiceUid,
+      note: 'seen on the portal',
+    },
   });
   t.is(resolved.status, 200, JSON.stringify(resolved.body));
 

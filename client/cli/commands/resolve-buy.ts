@@ -4,6 +4,7 @@ import {
   CliFailure,
   nonEmpty,
   ORDER_ARGUMENT,
+  parseLimit,
   orderCommand,
   printJson,
   runOrderCommand,
@@ -12,6 +13,7 @@ import {
 } from './order-session.js';
 
 interface ResolveOptions extends OrderCommandOptions {
+  attempt?: number;
   created?: string;
   notCreated?: boolean;
   note?: string;
@@ -28,27 +30,39 @@ export function registerResolveBuyCommand(program: Command): void {
     )
     .option('--not-created', 'the buy did not happen: the order tries again (re-validating a stale quote first)')
     .option('--note <text>', 'what you checked (required with --not-created)', nonEmpty('--note'))
-    .option('--json', 'print { order, state } as JSON (state: where the order went)')
+    .option(
+      '--attempt <n>',
+      'the buy attempt you checked (default: the uncertain one, read now); a later attempt is never settled',
+      parseLimit('--attempt', 1_000_000),
+    )
+    .option('--json', 'print { order, attempt, state } as JSON (attempt: the one settled; state: where the order went)')
     .addHelpText(
       'after',
       '\nGive exactly one of --created <uid> and --not-created --note <text>. You are recorded as the one who resolved it.',
     )
     .action((ticket: string, options: ResolveOptions) =>
       runOrderCommand('resolve-buy', options, async ({ api }) => {
-        const resolution = resolutionOf(options);
+        const outcome = outcomeOf(options);
+        const attempt = options.attempt ?? (await api.get(ticket)).buyAttempts ?? 0;
+        const resolution: ResolveBuyInput = { ...outcome, attempt };
         const accepted = await api.resolveBuy(ticket, resolution);
         const { state, settled } = await stateAfter(api, ticket, accepted.state);
-        if (options.json) return printJson({ order: ticket, state });
+        if (options.json) return printJson({ order: ticket, attempt, state });
         process.stdout.write(
           settled
-            ? `resolved ${ticket} (${resolution.outcome}): now ${state}\n`
-            : `resolution of ${ticket} (${resolution.outcome}) accepted (in ${accepted.state}); the order has not moved on yet: see \`mve-orders status ${ticket}\`\n`,
+            ? `resolved buy attempt ${attempt} of ${ticket} (${resolution.outcome}): now ${state}\n`
+            : `resolution of buy attempt ${attempt} of ${ticket} (${resolution.outcome}) accepted (in ${accepted.state}); the order has not moved on yet: see \`mve-orders status ${ticket}\`\n`,
         );
       }),
     );
 }
 
-function resolutionOf(options: ResolveOptions): ResolveBuyInput {
+/** What ops found, without the attempt they checked. */
+type Outcome = WithoutAttempt<ResolveBuyInput>;
+type WithoutAttempt<T> = T extends unknown ? Omit<T, 'attempt'> : never;
+
+/** What ops found, checked before anything is read or sent. */
+function outcomeOf(options: ResolveOptions): Outcome {
   if ((options.created !== undefined) === (options.notCreated === true)) {
     throw new CliFailure(2, 'give exactly one of --created <uid> and --not-created --note <text>');
   }

@@ -61,9 +61,16 @@ export const cancel: OrderAction = async (api, orderId, form) => {
 export const resolveBuy: OrderAction = async (api, orderId, form) => {
   const note = (form['note'] ?? '').trim();
   const created = form['outcome'] === 'created';
+  // the attempt the page showed; a missing or mangled one is the API's to refuse, naming the field
+  const attempt = /^\d+$/.test(form['attempt'] ?? '') ? Number(form['attempt']) : form['attempt'];
   const body = created
-    ? { outcome: 'created', technicalServiceUid: (form['technicalServiceUid'] ?? '').trim(), ...(note ? { note } : {}) }
-    : { outcome: form['outcome'] ?? '', note };
+    ? {
+        outcome: 'created',
+        attempt,
+        technicalServiceUid: (form['technicalServiceUid'] ?? '').trim(),
+        ...(note ? { note } : {}),
+      }
+    : { outcome: form['outcome'] ?? '', attempt, note };
   const answer = await api.call<{ state: string }>('POST', orderPath(orderId, 'resolve-buy'), body);
   if (answer.status !== 200) return { failure: failureOf(answer) };
   return {

@@ -39,14 +39,16 @@ export function opsSection(data: OrderPageData): Html {
   if (!canResolve && !canCancel) return html`<div data-live="ops-actions"></div>`;
   const timeline = order.timeline ?? [];
   const since = [...timeline].reverse().find((entry) => entry.state === 'BUY_UNCERTAIN')?.at;
+  // The attempt shown is the one settled: sent again later (a reload, a retry), the answer cannot settle another.
+  const attemptField = html`<input type="hidden" name="attempt" value="${String(order.buyAttempts ?? '')}">`;
   return html`<section data-live="ops-actions" aria-labelledby="ops-heading">
-    <h2 id="ops-heading">${canResolve ? 'Resolve the uncertain buy' : 'Cancel'}</h2>
+    <h2 id="ops-heading">${canResolve ? `Resolve the uncertain buy (attempt ${order.buyAttempts ?? '?'})` : 'Cancel'}</h2>
     ${
       canResolve
         ? html`<p class="notice error" data-testid="uncertain-note">The buy request was sent but its outcome was never seen${since ? html` (uncertain for ${describeDuration(now - Date.parse(since))}, since ${when(since)})` : ''}. Check ${portalWords(data.providerPortal)} for ${boughtUnder(data)}, then say what you found. Buying again without checking could buy it twice.</p>
         <div class="cols">
           <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-created-form">
-            ${csrfField(session)}<input type="hidden" name="outcome" value="created">
+            ${csrfField(session)}<input type="hidden" name="outcome" value="created">${attemptField}
             <h3>It was created</h3>
             <label for="resolve-uid">Product UID (technicalServiceUid)</label>
             <input type="text" id="resolve-uid" name="technicalServiceUid" required autocomplete="off" spellcheck="false" placeholder="e.g. 0b6a3f0e-8b1f-4a44-9d55-…" data-testid="resolve-uid">
@@ -55,7 +57,7 @@ export function opsSection(data: OrderPageData): Html {
             <div><button type="submit" class="primary" data-testid="resolve-created-button">Record as created</button></div>
           </form>
           <form method="post" action="/orders/${ticket}/resolve-buy" class="stack" data-testid="resolve-not-created-form">
-            ${csrfField(session)}<input type="hidden" name="outcome" value="not-created">
+            ${csrfField(session)}<input type="hidden" name="outcome" value="not-created">${attemptField}
             <h3>It was not created</h3>
             <label for="resolve-note">How you know it was not created</label>
             <textarea id="resolve-note" name="note" required maxlength="2000" data-testid="resolve-note"></textarea>
