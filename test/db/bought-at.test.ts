@@ -8,32 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import type { OrderState } from '../../domain/lifecycle/index.js';
-import {
-  createRepository,
-  MIGRATIONS_DIRECTORY,
-  runMigrations,
-  type Repository,
-  type Sql,
-} from '../../infra/db/index.js';
+import { createRepository, MIGRATIONS_DIRECTORY, runMigrations, type Sql } from '../../infra/db/index.js';
 import { seedCommitted } from '../helpers/commitments.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { recordTeamOrder } from '../helpers/team-orders.js';
 
 const postgres = usePostgres(test);
 
 const BOUGHT_AT = '2026-01-10T00:00:05.000Z';
-
-async function recordOrder(repository: Repository, ticketId: string): Promise<string> {
-  const workflowId = `mve-order-${ticketId}`;
-  await repository.recordOrderReceived({
-    workflowId,
-    ticketId,
-    environment: 'staging',
-    requestedBy: 'alice',
-    request: { ticketId, term: 12 },
-    team: 'net',
-  });
-  return workflowId;
-}
 
 /** The moves of `path`, event 1 on, a second apart from 00:00:00 on 10 January 2026 (BOUGHT is the fifth). */
 function moves(workflowId: string, path: OrderState[]) {
@@ -64,7 +46,7 @@ async function firstBought(sql: Sql, workflowId: string): Promise<string | null>
 test('bought_at is the first BOUGHT: set by the move, unchanged by a replay and by PROVISIONING, then LIVE', async (t) => {
   const { sql } = await postgres.database();
   const repository = createRepository(sql);
-  const workflowId = await recordOrder(repository, 'KEPT');
+  const workflowId = await recordTeamOrder(repository, 'KEPT');
   const events = moves(workflowId, TO_LIVE);
 
   for (const event of events.slice(0, 4)) await repository.recordTransition(event);
@@ -86,11 +68,11 @@ test('bought_at is the first BOUGHT: set by the move, unchanged by a replay and 
 test('bought_at is kept when the moves come in one statement, and when BOUGHT arrives after a newer move', async (t) => {
   const { sql } = await postgres.database();
   const repository = createRepository(sql);
-  const together = await recordOrder(repository, 'TOGETHER');
+  const together = await recordTeamOrder(repository, 'TOGETHER');
   await repository.recordTransitions(moves(together, TO_LIVE));
   t.is(await boughtAt(sql, together), BOUGHT_AT);
 
-  const late = await recordOrder(repository, 'LATE');
+  const late = await recordTeamOrder(repository, 'LATE');
   const events = moves(late, TO_LIVE);
   for (const event of [...events.slice(0, 4), events[5], events[4], events[6]])
     await repository.recordTransition(event);
@@ -107,9 +89,9 @@ test('0023 gives the orders bought before it their first BOUGHT, and the others 
   for (const name of before) await cp(path.join(MIGRATIONS_DIRECTORY, name), path.join(dir, name));
   await runMigrations(sql, { directory: dir });
   const repository = createRepository(sql);
-  const live = await recordOrder(repository, 'OLD-LIVE');
+  const live = await recordTeamOrder(repository, 'OLD-LIVE');
   await repository.recordTransitions(moves(live, TO_LIVE));
-  const approved = await recordOrder(repository, 'OLD-APPROVED');
+  const approved = await recordTeamOrder(repository, 'OLD-APPROVED');
   await repository.recordTransitions(moves(approved, TO_LIVE.slice(0, 3)));
 
   await cp(path.join(MIGRATIONS_DIRECTORY, '0023_orders_bought_at.sql'), path.join(dir, '0023_orders_bought_at.sql'));

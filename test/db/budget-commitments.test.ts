@@ -19,29 +19,17 @@ import {
   type Repository,
 } from '../../infra/db/index.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { recordTeamOrder } from '../helpers/team-orders.js';
 import { waitFor } from '../helpers/wait.js';
 
 const postgres = usePostgres(test);
-
-async function recordOrder(repository: Repository, ticketId: string): Promise<string> {
-  const workflowId = `mve-order-${ticketId}`;
-  await repository.recordOrderReceived({
-    workflowId,
-    ticketId,
-    environment: 'staging',
-    requestedBy: 'alice',
-    request: { ticketId, term: 12 },
-    team: 'net',
-  });
-  return workflowId;
-}
 
 test('two commits at once on one team from two connections: exactly one fits', async (t) => {
   const { sql, url } = await postgres.database();
   const other = pg(url, { max: 1, onnotice: () => undefined });
   t.teardown(() => other.end());
   const [first, second] = [createRepository(sql), createRepository(other)];
-  const orders = [await recordOrder(first, 'RACE-A'), await recordOrder(first, 'RACE-B')];
+  const orders = [await recordTeamOrder(first, 'RACE-A'), await recordTeamOrder(first, 'RACE-B')];
   const check = { timeZone: 'UTC', budget: { monthlyNew: 100, runRateCap: null } };
   const commit = (repository: Repository, workflowId: string) =>
     repository.commitBudget(
@@ -93,7 +81,7 @@ test('0021 gives the orders approved before it their commitment, from their reco
   await runMigrations(sql, { directory: dir });
   const repository = createRepository(sql);
   const seed = async (ticketId: string, moves: OrderState[]) => {
-    const workflowId = await recordOrder(repository, ticketId);
+    const workflowId = await recordTeamOrder(repository, ticketId);
     await repository.recordQuote({
       workflowId,
       quoteNumber: 1,
